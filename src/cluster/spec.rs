@@ -1,0 +1,75 @@
+//! What a run starts from: brokers, topics, producers, configs and the seed.
+
+use crate::config::{BrokerConfig, ProducerConfig, TopicConfig};
+use crate::sim::BrokerId;
+
+/// How replicas are placed when a topic is created (rule book §1).
+#[derive(Clone, PartialEq, Eq, Debug, Default)]
+pub enum Placement {
+    /// Kafka's own placement for KRaft: `StripedReplicaPlacer` with a seeded random start (R1.6).
+    #[default]
+    Kafka,
+    /// The seed documents' rule: partition i's replica j on broker (i + j) mod n (R1.1).
+    Seed,
+    /// Replica lists given by the user, one per partition.
+    Explicit(Vec<Vec<BrokerId>>),
+}
+
+/// A topic to create at start.
+#[derive(Clone, PartialEq, Debug)]
+pub struct TopicSpec {
+    /// Name.
+    pub name: String,
+    /// Partition count.
+    pub partitions: u32,
+    /// Replication factor.
+    pub replication_factor: u32,
+    /// Replica placement.
+    pub placement: Placement,
+    /// Topic-level overrides.
+    pub config: TopicConfig,
+}
+
+/// A producer client to start.
+#[derive(Clone, PartialEq, Debug)]
+pub struct ProducerSpec {
+    /// Topic it writes to (keyless, spread over partitions).
+    pub topic: String,
+    /// Its configuration, including `rate`.
+    pub config: ProducerConfig,
+}
+
+/// Everything a run starts from.
+#[derive(Clone, PartialEq, Debug)]
+pub struct ClusterSpec {
+    /// Master seed: the same seed and commands give the same run.
+    pub seed: u64,
+    /// Broker ids, ascending.
+    pub brokers: Vec<BrokerId>,
+    /// Cluster-wide broker config.
+    pub broker_config: BrokerConfig,
+    /// Topics created at t=0.
+    pub topics: Vec<TopicSpec>,
+    /// Producers started at t=0.
+    pub producers: Vec<ProducerSpec>,
+}
+
+impl ClusterSpec {
+    /// The seed document's cluster: brokers 0, 1, 2, topic `test_repli` with 6 partitions and
+    /// replication factor 3, one producer at 100 records/s with Kafka's current defaults.
+    pub fn default_run(seed: u64) -> Self {
+        Self {
+            seed,
+            brokers: vec![0, 1, 2],
+            broker_config: BrokerConfig::default(),
+            topics: vec![TopicSpec {
+                name: "test_repli".into(),
+                partitions: 6,
+                replication_factor: 3,
+                placement: Placement::Kafka,
+                config: TopicConfig::default(),
+            }],
+            producers: vec![ProducerSpec { topic: "test_repli".into(), config: ProducerConfig::default() }],
+        }
+    }
+}

@@ -1,0 +1,635 @@
+//! Typed Kafka configuration with one registry of properties (name, scope, default, meaning,
+//! validator). The registry serves `--set`, the `set` command and scenario `config` tables.
+//! Defaults are Kafka 4.x's (rule book §11).
+
+use crate::sim::{Acks, Ms};
+use std::fmt;
+
+/// Where a property can be set.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Scope {
+    /// Cluster-wide broker default (`kafka-configs.sh --entity-default --entity-type brokers`).
+    Broker,
+    /// Broker default that a topic may override (`--entity-type topics`).
+    BrokerAndTopic,
+    /// Producer client property.
+    Producer,
+}
+
+/// The value type and bounds of a property.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Kind {
+    /// An integer within inclusive bounds.
+    Long {
+        /// Smallest allowed value.
+        min: i64,
+        /// Largest allowed value.
+        max: i64,
+    },
+    /// `true` or `false`.
+    Bool,
+    /// `0`, `1`, `all` or `-1`.
+    Acks,
+    /// A non-negative decimal number (records per second).
+    Rate,
+}
+
+/// One configuration property known to isrlab.
+#[derive(Debug)]
+pub struct Property {
+    /// Kafka's property name, e.g. `min.insync.replicas`.
+    pub name: &'static str,
+    /// Where it can be set.
+    pub scope: Scope,
+    /// Kafka's default, as text.
+    pub default: &'static str,
+    /// Value type and bounds.
+    pub kind: Kind,
+    /// What it means, in plain words.
+    pub doc: &'static str,
+}
+
+const MAX_INT: i64 = i32::MAX as i64;
+
+const fn long(min: i64, max: i64) -> Kind {
+    Kind::Long { min, max }
+}
+
+/// Every property isrlab understands.
+pub static PROPERTIES: &[Property] = &[
+    Property {
+        name: "replica.lag.time.max.ms",
+        scope: Scope::Broker,
+        default: "30000",
+        kind: long(1, MAX_INT),
+        doc: "a follower not caught up for this long leaves the ISR (R4.1)",
+    },
+    Property {
+        name: "replica.fetch.wait.max.ms",
+        scope: Scope::Broker,
+        default: "500",
+        kind: long(0, MAX_INT),
+        doc: "how long a leader parks an empty follower fetch (R2.4)",
+    },
+    Property {
+        name: "replica.fetch.max.bytes",
+        scope: Scope::Broker,
+        default: "1048576",
+        kind: long(1, MAX_INT),
+        doc: "bytes per partition in one follower fetch (soft)",
+    },
+    Property {
+        name: "replica.fetch.response.max.bytes",
+        scope: Scope::Broker,
+        default: "10485760",
+        kind: long(1, MAX_INT),
+        doc: "bytes in one follower fetch response",
+    },
+    Property {
+        name: "replica.fetch.backoff.ms",
+        scope: Scope::Broker,
+        default: "1000",
+        kind: long(0, MAX_INT),
+        doc: "pause after a fetch error",
+    },
+    Property {
+        name: "replica.socket.timeout.ms",
+        scope: Scope::Broker,
+        default: "30000",
+        kind: long(1, MAX_INT),
+        doc: "a follower fetch with no answer is abandoned after this",
+    },
+    Property {
+        name: "replica.high.watermark.checkpoint.interval.ms",
+        scope: Scope::Broker,
+        default: "5000",
+        kind: long(1, MAX_INT),
+        doc: "how often each broker writes its HWs to disk (R3.11)",
+    },
+    Property {
+        name: "broker.heartbeat.interval.ms",
+        scope: Scope::Broker,
+        default: "2000",
+        kind: long(1, MAX_INT),
+        doc: "brokers heartbeat the KRaft controller this often (R6.1)",
+    },
+    Property {
+        name: "broker.session.timeout.ms",
+        scope: Scope::Broker,
+        default: "9000",
+        kind: long(1, MAX_INT),
+        doc: "the controller fences a broker silent for this long (R6.1)",
+    },
+    Property {
+        name: "min.insync.replicas",
+        scope: Scope::BrokerAndTopic,
+        default: "1",
+        kind: long(1, MAX_INT),
+        doc: "acks=all needs an ISR at least this big; the HW waits for it too (R5.4, R3.3)",
+    },
+    Property {
+        name: "unclean.leader.election.enable",
+        scope: Scope::BrokerAndTopic,
+        default: "false",
+        kind: Kind::Bool,
+        doc: "let a replica outside the ISR lead when no ISR member is alive (R6.5)",
+    },
+    Property {
+        name: "unclean.leader.election.interval.ms",
+        scope: Scope::Broker,
+        default: "300000",
+        kind: long(1, MAX_INT),
+        doc: "how often the KRaft controller retries unclean elections (R6.5)",
+    },
+    Property {
+        name: "auto.leader.rebalance.enable",
+        scope: Scope::Broker,
+        default: "true",
+        kind: Kind::Bool,
+        doc: "move leadership back to preferred replicas periodically (R6.7)",
+    },
+    Property {
+        name: "leader.imbalance.check.interval.seconds",
+        scope: Scope::Broker,
+        default: "300",
+        kind: long(1, MAX_INT),
+        doc: "how often the controller checks for leader imbalance (R6.7)",
+    },
+    Property {
+        name: "acks",
+        scope: Scope::Producer,
+        default: "all",
+        kind: Kind::Acks,
+        doc: "how many replicas must have a record before the producer hears success (R5.2-R5.4)",
+    },
+    Property {
+        name: "enable.idempotence",
+        scope: Scope::Producer,
+        default: "true",
+        kind: Kind::Bool,
+        doc: "producer id and sequence numbers let the leader drop retried duplicates (R5.8)",
+    },
+    Property {
+        name: "retries",
+        scope: Scope::Producer,
+        default: "2147483647",
+        kind: long(0, MAX_INT),
+        doc: "how many times a retriable error is retried",
+    },
+    Property {
+        name: "delivery.timeout.ms",
+        scope: Scope::Producer,
+        default: "120000",
+        kind: long(1, MAX_INT),
+        doc: "a record not acknowledged within this fails with a TimeoutException",
+    },
+    Property {
+        name: "request.timeout.ms",
+        scope: Scope::Producer,
+        default: "30000",
+        kind: long(1, MAX_INT),
+        doc: "how long the leader may park an acks=all request (R5.4)",
+    },
+    Property {
+        name: "retry.backoff.ms",
+        scope: Scope::Producer,
+        default: "100",
+        kind: long(0, MAX_INT),
+        doc: "first wait before a retry",
+    },
+    Property {
+        name: "retry.backoff.max.ms",
+        scope: Scope::Producer,
+        default: "1000",
+        kind: long(0, MAX_INT),
+        doc: "longest wait before a retry (exponential backoff)",
+    },
+    Property {
+        name: "linger.ms",
+        scope: Scope::Producer,
+        default: "5",
+        kind: long(0, MAX_INT),
+        doc: "how long records wait to fill a batch",
+    },
+    Property {
+        name: "batch.size",
+        scope: Scope::Producer,
+        default: "16384",
+        kind: long(1, MAX_INT),
+        doc: "bytes in one producer batch",
+    },
+    Property {
+        name: "rate",
+        scope: Scope::Producer,
+        default: "100",
+        kind: Kind::Rate,
+        doc: "isrlab: records per second the producer sends (0 = only `produce` commands)",
+    },
+];
+
+/// A configuration mistake, with what was expected.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ConfigError {
+    /// No property has that name.
+    #[error("unknown property `{name}`{}", suggest(.suggestions))]
+    Unknown {
+        /// What was given.
+        name: String,
+        /// Known names close to it.
+        suggestions: Vec<&'static str>,
+    },
+    /// The value does not fit the property.
+    #[error("invalid value `{value}` for `{name}`: expected {expected}")]
+    InvalidValue {
+        /// Property name.
+        name: &'static str,
+        /// What was given.
+        value: String,
+        /// What would be accepted.
+        expected: String,
+    },
+    /// The property exists but not at this level.
+    #[error("`{name}` is a {actual} property and cannot be set {wanted}")]
+    WrongScope {
+        /// Property name.
+        name: &'static str,
+        /// Where it lives.
+        actual: &'static str,
+        /// Where the user tried to set it.
+        wanted: &'static str,
+    },
+}
+
+fn suggest(s: &[&'static str]) -> String {
+    if s.is_empty() {
+        String::new()
+    } else {
+        format!("; did you mean {}?", s.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(" or "))
+    }
+}
+
+/// A parsed property value.
+#[derive(Clone, Copy, PartialEq, Debug)]
+pub enum Value {
+    /// An integer.
+    Long(i64),
+    /// A boolean.
+    Bool(bool),
+    /// An acks setting.
+    Acks(Acks),
+    /// A rate in records per second.
+    Rate(f64),
+}
+
+impl fmt::Display for Value {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Value::Long(v) => write!(f, "{v}"),
+            Value::Bool(v) => write!(f, "{v}"),
+            Value::Acks(v) => write!(f, "{v}"),
+            Value::Rate(v) => write!(f, "{v}"),
+        }
+    }
+}
+
+/// Finds a property by name. Errors: [`ConfigError::Unknown`] with close matches.
+pub fn lookup(name: &str) -> Result<&'static Property, ConfigError> {
+    if let Some(p) = PROPERTIES.iter().find(|p| p.name == name) {
+        return Ok(p);
+    }
+    let mut scored: Vec<(f64, &'static str)> = PROPERTIES
+        .iter()
+        .map(|p| (strsim::jaro_winkler(name, p.name), p.name))
+        .filter(|(s, _)| *s > 0.8)
+        .collect();
+    scored.sort_by(|a, b| b.0.total_cmp(&a.0));
+    Err(ConfigError::Unknown {
+        name: name.to_string(),
+        suggestions: scored.into_iter().take(3).map(|(_, n)| n).collect(),
+    })
+}
+
+impl Property {
+    /// Parses `text` as this property's value. Errors: [`ConfigError::InvalidValue`].
+    pub fn parse(&'static self, text: &str) -> Result<Value, ConfigError> {
+        let text = text.trim();
+        let bad = |expected: String| ConfigError::InvalidValue {
+            name: self.name,
+            value: text.to_string(),
+            expected,
+        };
+        match self.kind {
+            Kind::Long { min, max } => match text.parse::<i64>() {
+                Ok(v) if (min..=max).contains(&v) => Ok(Value::Long(v)),
+                _ => Err(bad(format!("an integer from {min} to {max}"))),
+            },
+            Kind::Bool => match text {
+                "true" => Ok(Value::Bool(true)),
+                "false" => Ok(Value::Bool(false)),
+                _ => Err(bad("true or false".into())),
+            },
+            Kind::Acks => match text {
+                "0" => Ok(Value::Acks(Acks::Zero)),
+                "1" => Ok(Value::Acks(Acks::One)),
+                "all" | "-1" => Ok(Value::Acks(Acks::All)),
+                _ => Err(bad("0, 1, all or -1".into())),
+            },
+            Kind::Rate => match text.parse::<f64>() {
+                Ok(v) if v.is_finite() && (0.0..=100_000.0).contains(&v) => Ok(Value::Rate(v)),
+                _ => Err(bad("a number of records per second from 0 to 100000".into())),
+            },
+        }
+    }
+}
+
+fn scope_error(p: &'static Property, wanted: &'static str) -> ConfigError {
+    let actual = match p.scope {
+        Scope::Broker => "broker",
+        Scope::BrokerAndTopic => "broker/topic",
+        Scope::Producer => "producer",
+    };
+    ConfigError::WrongScope { name: p.name, actual, wanted }
+}
+
+fn as_u64(v: Value) -> u64 {
+    match v {
+        Value::Long(n) => n.max(0) as u64,
+        _ => 0,
+    }
+}
+
+fn as_bool(v: Value) -> bool {
+    matches!(v, Value::Bool(true))
+}
+
+/// Cluster-wide broker configuration (all brokers share it, as with `--entity-default`).
+#[derive(Clone, PartialEq, Debug)]
+pub struct BrokerConfig {
+    /// `replica.lag.time.max.ms` (ms).
+    pub replica_lag_time_max_ms: Ms,
+    /// `replica.fetch.wait.max.ms` (ms).
+    pub replica_fetch_wait_max_ms: Ms,
+    /// `replica.fetch.max.bytes` (bytes).
+    pub replica_fetch_max_bytes: u64,
+    /// `replica.fetch.response.max.bytes` (bytes).
+    pub replica_fetch_response_max_bytes: u64,
+    /// `replica.fetch.backoff.ms` (ms).
+    pub replica_fetch_backoff_ms: Ms,
+    /// `replica.socket.timeout.ms` (ms).
+    pub replica_socket_timeout_ms: Ms,
+    /// `replica.high.watermark.checkpoint.interval.ms` (ms).
+    pub replica_high_watermark_checkpoint_interval_ms: Ms,
+    /// `broker.heartbeat.interval.ms` (ms).
+    pub broker_heartbeat_interval_ms: Ms,
+    /// `broker.session.timeout.ms` (ms).
+    pub broker_session_timeout_ms: Ms,
+    /// `min.insync.replicas` broker default (replicas).
+    pub min_insync_replicas: u32,
+    /// `unclean.leader.election.enable` broker default.
+    pub unclean_leader_election_enable: bool,
+    /// `unclean.leader.election.interval.ms` (ms).
+    pub unclean_leader_election_interval_ms: Ms,
+    /// `auto.leader.rebalance.enable`.
+    pub auto_leader_rebalance_enable: bool,
+    /// `leader.imbalance.check.interval.seconds` (s).
+    pub leader_imbalance_check_interval_seconds: u64,
+}
+
+impl Default for BrokerConfig {
+    fn default() -> Self {
+        Self {
+            replica_lag_time_max_ms: 30_000,
+            replica_fetch_wait_max_ms: 500,
+            replica_fetch_max_bytes: 1_048_576,
+            replica_fetch_response_max_bytes: 10_485_760,
+            replica_fetch_backoff_ms: 1000,
+            replica_socket_timeout_ms: 30_000,
+            replica_high_watermark_checkpoint_interval_ms: 5000,
+            broker_heartbeat_interval_ms: 2000,
+            broker_session_timeout_ms: 9000,
+            min_insync_replicas: 1,
+            unclean_leader_election_enable: false,
+            unclean_leader_election_interval_ms: 300_000,
+            auto_leader_rebalance_enable: true,
+            leader_imbalance_check_interval_seconds: 300,
+        }
+    }
+}
+
+impl BrokerConfig {
+    /// Sets a broker-level property from text. Errors: unknown name, bad value, or a
+    /// producer property.
+    pub fn set(&mut self, name: &str, text: &str) -> Result<(), ConfigError> {
+        let p = lookup(name)?;
+        if p.scope == Scope::Producer {
+            return Err(scope_error(p, "on brokers"));
+        }
+        let v = p.parse(text)?;
+        match p.name {
+            "replica.lag.time.max.ms" => self.replica_lag_time_max_ms = as_u64(v),
+            "replica.fetch.wait.max.ms" => self.replica_fetch_wait_max_ms = as_u64(v),
+            "replica.fetch.max.bytes" => self.replica_fetch_max_bytes = as_u64(v),
+            "replica.fetch.response.max.bytes" => self.replica_fetch_response_max_bytes = as_u64(v),
+            "replica.fetch.backoff.ms" => self.replica_fetch_backoff_ms = as_u64(v),
+            "replica.socket.timeout.ms" => self.replica_socket_timeout_ms = as_u64(v),
+            "replica.high.watermark.checkpoint.interval.ms" => {
+                self.replica_high_watermark_checkpoint_interval_ms = as_u64(v)
+            }
+            "broker.heartbeat.interval.ms" => self.broker_heartbeat_interval_ms = as_u64(v),
+            "broker.session.timeout.ms" => self.broker_session_timeout_ms = as_u64(v),
+            "min.insync.replicas" => self.min_insync_replicas = as_u64(v) as u32,
+            "unclean.leader.election.enable" => self.unclean_leader_election_enable = as_bool(v),
+            "unclean.leader.election.interval.ms" => self.unclean_leader_election_interval_ms = as_u64(v),
+            "auto.leader.rebalance.enable" => self.auto_leader_rebalance_enable = as_bool(v),
+            "leader.imbalance.check.interval.seconds" => {
+                self.leader_imbalance_check_interval_seconds = as_u64(v)
+            }
+            other => unreachable!("registry entry {other} has no broker field"),
+        }
+        Ok(())
+    }
+}
+
+/// Topic-level overrides (`kafka-configs.sh --entity-type topics`); `None` = broker default.
+#[derive(Clone, PartialEq, Eq, Debug, Default)]
+pub struct TopicConfig {
+    /// `min.insync.replicas` override.
+    pub min_insync_replicas: Option<u32>,
+    /// `unclean.leader.election.enable` override.
+    pub unclean_leader_election_enable: Option<bool>,
+}
+
+impl TopicConfig {
+    /// Sets a topic-level property. Errors: unknown name, bad value, or a property that
+    /// topics cannot override.
+    pub fn set(&mut self, name: &str, text: &str) -> Result<(), ConfigError> {
+        let p = lookup(name)?;
+        if p.scope != Scope::BrokerAndTopic {
+            return Err(scope_error(p, "on a topic"));
+        }
+        match p.parse(text)? {
+            Value::Long(n) => self.min_insync_replicas = Some(n as u32),
+            Value::Bool(b) => self.unclean_leader_election_enable = Some(b),
+            _ => unreachable!("topic properties are long or bool"),
+        }
+        Ok(())
+    }
+
+    /// The configured `min.insync.replicas` (override or broker default).
+    pub fn min_insync_replicas(&self, broker: &BrokerConfig) -> u32 {
+        self.min_insync_replicas.unwrap_or(broker.min_insync_replicas)
+    }
+
+    /// Effective min ISR: `min(min.insync.replicas, replicas)` since Kafka 3.7 (R5.6).
+    pub fn effective_min_isr(&self, broker: &BrokerConfig, replica_count: usize) -> usize {
+        (self.min_insync_replicas(broker) as usize).min(replica_count.max(1))
+    }
+
+    /// Whether unclean election is allowed for this topic (override or broker default).
+    pub fn unclean_leader_election_enable(&self, broker: &BrokerConfig) -> bool {
+        self.unclean_leader_election_enable.unwrap_or(broker.unclean_leader_election_enable)
+    }
+
+    /// The overrides as `name=value` pairs, as `kafka-topics.sh --describe` lists `Configs:`.
+    pub fn overrides(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        if let Some(v) = self.min_insync_replicas {
+            out.push(format!("min.insync.replicas={v}"));
+        }
+        if let Some(v) = self.unclean_leader_election_enable {
+            out.push(format!("unclean.leader.election.enable={v}"));
+        }
+        out
+    }
+}
+
+/// Producer client configuration (Java client defaults, R5.7), plus isrlab's `rate`.
+#[derive(Clone, PartialEq, Debug)]
+pub struct ProducerConfig {
+    /// `acks`.
+    pub acks: Acks,
+    /// `enable.idempotence`.
+    pub enable_idempotence: bool,
+    /// `retries`.
+    pub retries: u32,
+    /// `delivery.timeout.ms` (ms).
+    pub delivery_timeout_ms: Ms,
+    /// `request.timeout.ms` (ms).
+    pub request_timeout_ms: Ms,
+    /// `retry.backoff.ms` (ms).
+    pub retry_backoff_ms: Ms,
+    /// `retry.backoff.max.ms` (ms).
+    pub retry_backoff_max_ms: Ms,
+    /// `linger.ms` (ms).
+    pub linger_ms: Ms,
+    /// `batch.size` (bytes).
+    pub batch_size: u64,
+    /// Records per second (isrlab's load knob; 0 = only explicit `produce` commands).
+    pub rate: f64,
+}
+
+impl Default for ProducerConfig {
+    fn default() -> Self {
+        Self {
+            acks: Acks::All,
+            enable_idempotence: true,
+            retries: i32::MAX as u32,
+            delivery_timeout_ms: 120_000,
+            request_timeout_ms: 30_000,
+            retry_backoff_ms: 100,
+            retry_backoff_max_ms: 1000,
+            linger_ms: 5,
+            batch_size: 16_384,
+            rate: 100.0,
+        }
+    }
+}
+
+impl ProducerConfig {
+    /// Sets a producer property. Errors: unknown name, bad value, or a broker property.
+    pub fn set(&mut self, name: &str, text: &str) -> Result<(), ConfigError> {
+        let p = lookup(name)?;
+        if p.scope != Scope::Producer {
+            return Err(scope_error(p, "on the producer"));
+        }
+        let v = p.parse(text)?;
+        match (p.name, v) {
+            ("acks", Value::Acks(a)) => self.acks = a,
+            ("enable.idempotence", v) => self.enable_idempotence = as_bool(v),
+            ("retries", v) => self.retries = as_u64(v) as u32,
+            ("delivery.timeout.ms", v) => self.delivery_timeout_ms = as_u64(v),
+            ("request.timeout.ms", v) => self.request_timeout_ms = as_u64(v),
+            ("retry.backoff.ms", v) => self.retry_backoff_ms = as_u64(v),
+            ("retry.backoff.max.ms", v) => self.retry_backoff_max_ms = as_u64(v),
+            ("linger.ms", v) => self.linger_ms = as_u64(v),
+            ("batch.size", v) => self.batch_size = as_u64(v),
+            ("rate", Value::Rate(r)) => self.rate = r,
+            (other, _) => unreachable!("registry entry {other} has no producer field"),
+        }
+        Ok(())
+    }
+
+    /// Whether idempotence is in effect: Kafka quietly turns the default off when acks is not
+    /// `all` or retries is 0 (R5.8).
+    pub fn idempotence_in_effect(&self) -> bool {
+        self.enable_idempotence && self.acks == Acks::All && self.retries > 0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_property_accepts_its_default_in_its_scope() {
+        for p in PROPERTIES {
+            match p.scope {
+                Scope::Broker => BrokerConfig::default().set(p.name, p.default).unwrap(),
+                Scope::BrokerAndTopic => {
+                    let mut b = BrokerConfig::default();
+                    b.set(p.name, p.default).unwrap();
+                    assert_eq!(b, BrokerConfig::default(), "{} default differs", p.name);
+                    TopicConfig::default().set(p.name, p.default).unwrap();
+                }
+                Scope::Producer => {
+                    let mut c = ProducerConfig::default();
+                    c.set(p.name, p.default).unwrap();
+                    assert_eq!(c, ProducerConfig::default(), "{} default differs", p.name);
+                }
+            }
+            if p.scope == Scope::Broker {
+                let mut b = BrokerConfig::default();
+                b.set(p.name, p.default).unwrap();
+                assert_eq!(b, BrokerConfig::default(), "{} default differs", p.name);
+            }
+        }
+    }
+
+    #[test]
+    fn unknown_property_names_close_matches() {
+        let err = lookup("min.insync.replica").unwrap_err();
+        assert!(err.to_string().contains("did you mean `min.insync.replicas`"), "{err}");
+    }
+
+    #[test]
+    fn bad_values_and_scopes_are_errors() {
+        let mut b = BrokerConfig::default();
+        assert!(b.set("min.insync.replicas", "0").is_err());
+        assert!(b.set("unclean.leader.election.enable", "yes").is_err());
+        assert!(b.set("acks", "1").is_err());
+        let mut t = TopicConfig::default();
+        assert!(t.set("replica.lag.time.max.ms", "1").is_err());
+        let mut p = ProducerConfig::default();
+        assert!(p.set("acks", "2").is_err());
+        p.set("acks", "-1").unwrap();
+        assert_eq!(p.acks, Acks::All);
+    }
+
+    #[test]
+    fn effective_min_isr_is_capped_by_replica_count() {
+        let b = BrokerConfig::default();
+        let t = TopicConfig { min_insync_replicas: Some(3), ..Default::default() };
+        assert_eq!(t.effective_min_isr(&b, 2), 2);
+        assert_eq!(t.effective_min_isr(&b, 3), 3);
+    }
+}

@@ -1,0 +1,10 @@
+//! isrlab: a simulated multi-broker Apache Kafka cluster with a live terminal dashboard of its
+//! replication (leaders, ISR, LEO, HW, lag), built to behave exactly like real Kafka.
+
+#![warn(missing_docs)]
+
+pub mod cluster;
+pub mod config;
+pub mod scenario;
+pub mod sim;
+pub mod ui;

@@ -1,0 +1,3 @@
+fn main() {
+    println!("isrlab: not wired yet");
+}

@@ -1,0 +1,4 @@
+//! Scenario files (TOML): a cluster, a timeline of commands and expectations. The same file
+//! runs interactively, as a guided lesson and headless in CI.
+
+pub mod command;

@@ -1,0 +1,152 @@
+//! Kafka error codes used by the simulation (rule book §12, Kafka's `Errors.java`).
+
+use std::fmt;
+
+/// A Kafka protocol error code. The `Display` form is Kafka's upper-case name.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug)]
+pub enum ErrorCode {
+    /// 1: fetch outside `[logStartOffset, LEO]`.
+    OffsetOutOfRange,
+    /// 3: unknown topic or partition (retriable).
+    UnknownTopicOrPartition,
+    /// 5: metadata while the partition has no leader (retriable).
+    LeaderNotAvailable,
+    /// 6: request sent to a broker that is not the leader (retriable).
+    NotLeaderOrFollower,
+    /// 7: acks=all not satisfied within the request timeout (retriable).
+    RequestTimedOut,
+    /// 13: the connection broke before a response arrived (client-side, retriable).
+    NetworkException,
+    /// 19: acks=all with ISR smaller than min ISR; nothing appended (retriable).
+    NotEnoughReplicas,
+    /// 20: appended, but ISR below min ISR at completion (retriable).
+    NotEnoughReplicasAfterAppend,
+    /// 21: acks not in {0, 1, -1}.
+    InvalidRequiredAcks,
+    /// 38: topic creation with an impossible replication factor.
+    InvalidReplicationFactor,
+    /// 41: request to a non-active controller.
+    NotController,
+    /// 45: idempotent producer sequence gap.
+    OutOfOrderSequenceNumber,
+    /// 74: request epoch older than the leader's.
+    FencedLeaderEpoch,
+    /// 75: request epoch newer than the leader's.
+    UnknownLeaderEpoch,
+    /// 80: preferred leader not live or not in ISR.
+    PreferredLeaderNotAvailable,
+    /// 84: preferred leader already leads.
+    ElectionNotNeeded,
+    /// 95: stale partition epoch in AlterPartition.
+    InvalidUpdateVersion,
+    /// 107: AlterPartition names a fenced or shutting-down replica.
+    IneligibleReplica,
+    /// Client-side `org.apache.kafka.common.errors.TimeoutException`: a batch expired after
+    /// `delivery.timeout.ms`. It has no wire code.
+    DeliveryTimeout,
+}
+
+impl ErrorCode {
+    /// The numeric wire code (`-1` for client-only errors).
+    pub fn code(self) -> i16 {
+        use ErrorCode::*;
+        match self {
+            OffsetOutOfRange => 1,
+            UnknownTopicOrPartition => 3,
+            LeaderNotAvailable => 5,
+            NotLeaderOrFollower => 6,
+            RequestTimedOut => 7,
+            NetworkException => 13,
+            NotEnoughReplicas => 19,
+            NotEnoughReplicasAfterAppend => 20,
+            InvalidRequiredAcks => 21,
+            InvalidReplicationFactor => 38,
+            NotController => 41,
+            OutOfOrderSequenceNumber => 45,
+            FencedLeaderEpoch => 74,
+            UnknownLeaderEpoch => 75,
+            PreferredLeaderNotAvailable => 80,
+            ElectionNotNeeded => 84,
+            InvalidUpdateVersion => 95,
+            IneligibleReplica => 107,
+            DeliveryTimeout => -1,
+        }
+    }
+
+    /// Kafka's name for the error, e.g. `NOT_ENOUGH_REPLICAS`.
+    pub fn name(self) -> &'static str {
+        use ErrorCode::*;
+        match self {
+            OffsetOutOfRange => "OFFSET_OUT_OF_RANGE",
+            UnknownTopicOrPartition => "UNKNOWN_TOPIC_OR_PARTITION",
+            LeaderNotAvailable => "LEADER_NOT_AVAILABLE",
+            NotLeaderOrFollower => "NOT_LEADER_OR_FOLLOWER",
+            RequestTimedOut => "REQUEST_TIMED_OUT",
+            NetworkException => "NETWORK_EXCEPTION",
+            NotEnoughReplicas => "NOT_ENOUGH_REPLICAS",
+            NotEnoughReplicasAfterAppend => "NOT_ENOUGH_REPLICAS_AFTER_APPEND",
+            InvalidRequiredAcks => "INVALID_REQUIRED_ACKS",
+            InvalidReplicationFactor => "INVALID_REPLICATION_FACTOR",
+            NotController => "NOT_CONTROLLER",
+            OutOfOrderSequenceNumber => "OUT_OF_ORDER_SEQUENCE_NUMBER",
+            FencedLeaderEpoch => "FENCED_LEADER_EPOCH",
+            UnknownLeaderEpoch => "UNKNOWN_LEADER_EPOCH",
+            PreferredLeaderNotAvailable => "PREFERRED_LEADER_NOT_AVAILABLE",
+            ElectionNotNeeded => "ELECTION_NOT_NEEDED",
+            InvalidUpdateVersion => "INVALID_UPDATE_VERSION",
+            IneligibleReplica => "INELIGIBLE_REPLICA",
+            DeliveryTimeout => "TIMEOUT",
+        }
+    }
+
+    /// Looks an error up by its Kafka name (as scenario `errors` tables write it).
+    pub fn from_name(name: &str) -> Option<Self> {
+        ALL.iter().copied().find(|e| e.name() == name)
+    }
+
+    /// Whether the Java producer retries this error (rule book R5.7).
+    pub fn is_retriable(self) -> bool {
+        use ErrorCode::*;
+        matches!(
+            self,
+            UnknownTopicOrPartition
+                | LeaderNotAvailable
+                | NotLeaderOrFollower
+                | RequestTimedOut
+                | NetworkException
+                | NotEnoughReplicas
+                | NotEnoughReplicasAfterAppend
+                | FencedLeaderEpoch
+                | UnknownLeaderEpoch
+        )
+    }
+}
+
+/// Every error code, for name lookups.
+pub const ALL: &[ErrorCode] = &[
+    ErrorCode::OffsetOutOfRange,
+    ErrorCode::UnknownTopicOrPartition,
+    ErrorCode::LeaderNotAvailable,
+    ErrorCode::NotLeaderOrFollower,
+    ErrorCode::RequestTimedOut,
+    ErrorCode::NetworkException,
+    ErrorCode::NotEnoughReplicas,
+    ErrorCode::NotEnoughReplicasAfterAppend,
+    ErrorCode::InvalidRequiredAcks,
+    ErrorCode::InvalidReplicationFactor,
+    ErrorCode::NotController,
+    ErrorCode::OutOfOrderSequenceNumber,
+    ErrorCode::FencedLeaderEpoch,
+    ErrorCode::UnknownLeaderEpoch,
+    ErrorCode::PreferredLeaderNotAvailable,
+    ErrorCode::ElectionNotNeeded,
+    ErrorCode::InvalidUpdateVersion,
+    ErrorCode::IneligibleReplica,
+    ErrorCode::DeliveryTimeout,
+];
+
+impl fmt::Display for ErrorCode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}

@@ -1,0 +1,353 @@
+//! Every state change of the simulated cluster as typed data. The plain-words text lives in
+//! one place, the `Display` impl below, never at the emit sites.
+
+use super::errors::ErrorCode;
+use super::{BrokerId, Epoch, Ms, Offset, TopicPartition, join_ids};
+use std::fmt;
+
+/// An event stamped with the sim time (ms) at which it happened.
+#[derive(Clone, PartialEq, Debug)]
+pub struct ClusterEvent {
+    /// Sim time in ms.
+    pub at: Ms,
+    /// What happened.
+    pub kind: EventKind,
+}
+
+/// Why an election happened and which rule chose the leader (R6.3–R6.7).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum ElectionKind {
+    /// First live ISR member in replica order (R6.3).
+    Clean,
+    /// No live ISR member; first live replica (R6.5).
+    Unclean,
+    /// The leader is in controlled shutdown (R6.6).
+    ControlledShutdown,
+    /// Preferred replica election by auto-rebalance (R6.7).
+    Preferred,
+    /// A leaderless partition got its leader back when an ISR member returned (R6.4).
+    Recovered,
+}
+
+/// Who removed a replica from an ISR and why (R4.1, R4.8).
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub enum ShrinkCause {
+    /// The leader's lag rule: not caught up for longer than `replica.lag.time.max.ms`.
+    Lagging {
+        /// How long since the follower was last caught up (ms).
+        behind_ms: Ms,
+        /// The configured limit (ms).
+        limit_ms: Ms,
+    },
+    /// The controller fenced the broker (missed heartbeats).
+    Fenced,
+    /// The broker is in controlled shutdown.
+    ControlledShutdown,
+}
+
+/// Why a producer batch failed at least once (shown when a partition starts failing).
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct ProduceFailure {
+    /// The error code.
+    pub error: ErrorCode,
+    /// Detail in Kafka's wording, e.g. the min ISR message.
+    pub detail: String,
+}
+
+/// What happened.
+#[derive(Clone, PartialEq, Debug)]
+pub enum EventKind {
+    /// A topic was created with this assignment.
+    TopicCreated {
+        /// Topic name.
+        topic: String,
+        /// Replica list per partition.
+        assignment: Vec<Vec<BrokerId>>,
+    },
+    /// A broker process started and registered with the controller.
+    BrokerRegistered {
+        /// The broker.
+        broker: BrokerId,
+        /// Its new broker epoch.
+        broker_epoch: i64,
+    },
+    /// The controller unfenced a broker: it may lead and join ISRs again.
+    BrokerUnfenced {
+        /// The broker.
+        broker: BrokerId,
+    },
+    /// A broker process died without warning (its log stays on disk).
+    BrokerCrashed {
+        /// The broker.
+        broker: BrokerId,
+    },
+    /// The controller fenced a broker that missed heartbeats.
+    BrokerFenced {
+        /// The broker.
+        broker: BrokerId,
+        /// Time since its last heartbeat (ms).
+        silent_ms: Ms,
+        /// `broker.session.timeout.ms`.
+        timeout_ms: Ms,
+    },
+    /// A broker asked for a controlled shutdown; the controller moved its leaderships.
+    ControlledShutdownStarted {
+        /// The broker.
+        broker: BrokerId,
+    },
+    /// A broker finished a controlled shutdown and stopped.
+    BrokerStopped {
+        /// The broker.
+        broker: BrokerId,
+    },
+    /// A partition's leader changed (or it went offline: `new_leader` is `None`).
+    LeaderChanged {
+        /// The partition.
+        tp: TopicPartition,
+        /// Previous leader.
+        old_leader: Option<BrokerId>,
+        /// New leader, `None` = offline.
+        new_leader: Option<BrokerId>,
+        /// New leader epoch.
+        leader_epoch: Epoch,
+        /// ISR after the change.
+        isr: Vec<BrokerId>,
+        /// Which rule chose.
+        kind: ElectionKind,
+    },
+    /// Replicas left an ISR.
+    IsrShrunk {
+        /// The partition.
+        tp: TopicPartition,
+        /// Removed replicas.
+        removed: Vec<BrokerId>,
+        /// ISR after the change.
+        isr: Vec<BrokerId>,
+        /// Why.
+        cause: ShrinkCause,
+    },
+    /// A replica joined an ISR.
+    IsrExpanded {
+        /// The partition.
+        tp: TopicPartition,
+        /// Added replica.
+        added: BrokerId,
+        /// ISR after the change.
+        isr: Vec<BrokerId>,
+    },
+    /// A follower truncated its log (R7.5, R7.6).
+    Truncated {
+        /// The truncating broker.
+        broker: BrokerId,
+        /// The partition.
+        tp: TopicPartition,
+        /// LEO before.
+        from: Offset,
+        /// LEO after.
+        to: Offset,
+        /// The leader's answer that decided the point.
+        diverging_epoch: Epoch,
+    },
+    /// The audit ledger found acknowledged records that no longer exist.
+    AckedRecordsLost {
+        /// The partition.
+        tp: TopicPartition,
+        /// How many acked records were lost.
+        count: u64,
+        /// Lowest lost offset.
+        first_offset: Offset,
+        /// Highest lost offset.
+        last_offset: Offset,
+        /// The replica whose log now decides (the new leader).
+        leader: BrokerId,
+    },
+    /// A record was acknowledged twice at different offsets (a non-idempotent retry).
+    DuplicateAcked {
+        /// The partition.
+        tp: TopicPartition,
+        /// The record's payload value.
+        value: u64,
+        /// Offset of the first copy.
+        first_offset: Offset,
+        /// Offset of the second copy.
+        second_offset: Offset,
+    },
+    /// Produce to a partition started failing.
+    ProduceFailing {
+        /// The partition.
+        tp: TopicPartition,
+        /// The error.
+        failure: ProduceFailure,
+    },
+    /// Produce to a partition succeeds again.
+    ProduceRecovered {
+        /// The partition.
+        tp: TopicPartition,
+        /// How many error responses it saw meanwhile.
+        errors: u64,
+    },
+    /// Records expired after `delivery.timeout.ms` and were given up.
+    RecordsExpired {
+        /// The partition.
+        tp: TopicPartition,
+        /// How many records.
+        count: u64,
+    },
+    /// A follower's fetchers were paused or resumed by the user.
+    FetchPaused {
+        /// The broker.
+        broker: BrokerId,
+        /// `true` = paused, `false` = resumed.
+        paused: bool,
+    },
+    /// A configuration changed.
+    ConfigChanged {
+        /// `broker`, `topic T` or `producer`.
+        scope: String,
+        /// Property name.
+        name: String,
+        /// New value.
+        value: String,
+        /// What the change means now.
+        note: String,
+    },
+}
+
+fn who(b: Option<BrokerId>) -> String {
+    b.map_or_else(|| "none".to_string(), |b| b.to_string())
+}
+
+impl fmt::Display for EventKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        use EventKind::*;
+        match self {
+            TopicCreated { topic, assignment } => {
+                let lists: Vec<String> = assignment.iter().map(|r| format!("[{}]", join_ids(r))).collect();
+                write!(f, "topic {topic} created with {} partitions: {}", assignment.len(), lists.join(" "))
+            }
+            BrokerRegistered { broker, broker_epoch } => {
+                write!(
+                    f,
+                    "broker {broker} registered with the controller (broker epoch {broker_epoch}), fenced until it catches up on metadata"
+                )
+            }
+            BrokerUnfenced { broker } => {
+                write!(f, "broker {broker} unfenced: it may lead and join ISRs again")
+            }
+            BrokerCrashed { broker } => write!(f, "broker {broker} crashed (its log stays on disk)"),
+            BrokerFenced { broker, silent_ms, timeout_ms } => write!(
+                f,
+                "broker {broker} fenced: no heartbeat for {} ms (broker.session.timeout.ms={timeout_ms})",
+                group(*silent_ms)
+            ),
+            ControlledShutdownStarted { broker } => {
+                write!(
+                    f,
+                    "broker {broker} began a controlled shutdown: its leaderships move and it leaves every ISR"
+                )
+            }
+            BrokerStopped { broker } => write!(f, "broker {broker} stopped cleanly"),
+            LeaderChanged { tp, old_leader, new_leader, leader_epoch, isr, kind } => {
+                let how = match kind {
+                    ElectionKind::Clean => "clean election: first live ISR member in replica order",
+                    ElectionKind::Unclean => {
+                        "UNCLEAN election: no live ISR member, first live replica (unclean.leader.election.enable=true)"
+                    }
+                    ElectionKind::ControlledShutdown => "controlled shutdown of the old leader",
+                    ElectionKind::Preferred => "preferred leader election (auto.leader.rebalance.enable)",
+                    ElectionKind::Recovered => "an ISR member came back",
+                };
+                match new_leader {
+                    Some(_) => write!(
+                        f,
+                        "{tp} leader {} → {}, {how}, leader epoch {leader_epoch}, ISR {}",
+                        who(*old_leader),
+                        who(*new_leader),
+                        join_ids(isr)
+                    ),
+                    None => write!(
+                        f,
+                        "{tp} OFFLINE: leader {} lost and no live ISR member can lead; ISR stays {} (leader epoch {leader_epoch})",
+                        who(*old_leader),
+                        join_ids(isr)
+                    ),
+                }
+            }
+            IsrShrunk { tp, removed, isr, cause } => {
+                let why = match cause {
+                    ShrinkCause::Lagging { behind_ms, limit_ms } => format!(
+                        "not caught up for {} ms (replica.lag.time.max.ms={limit_ms})",
+                        group(*behind_ms)
+                    ),
+                    ShrinkCause::Fenced => "its broker was fenced by the controller".to_string(),
+                    ShrinkCause::ControlledShutdown => "its broker is in controlled shutdown".to_string(),
+                };
+                write!(
+                    f,
+                    "broker {} removed from ISR of {tp}: {why}; ISR now {}",
+                    join_ids(removed),
+                    join_ids(isr)
+                )
+            }
+            IsrExpanded { tp, added, isr } => {
+                write!(
+                    f,
+                    "broker {added} rejoined ISR of {tp}: its LEO reached the HW; ISR now {}",
+                    join_ids(isr)
+                )
+            }
+            Truncated { broker, tp, from, to, diverging_epoch } => write!(
+                f,
+                "broker {broker} truncated {tp} from LEO {from} to {to}: the leader's log for leader epoch {diverging_epoch} ends at {to}",
+            ),
+            AckedRecordsLost { tp, count, first_offset, last_offset, leader } => write!(
+                f,
+                "{count} ACKED RECORD(S) LOST in {tp} (offsets {first_offset}–{last_offset}): leader {leader}'s log does not have them"
+            ),
+            DuplicateAcked { tp, value, first_offset, second_offset } => write!(
+                f,
+                "duplicate in {tp}: record m{value} acknowledged at offset {first_offset} and again at {second_offset} (retry without idempotence)"
+            ),
+            ProduceFailing { tp, failure } => {
+                write!(f, "produce to {tp} failing with {}: {}", failure.error, failure.detail)
+            }
+            ProduceRecovered { tp, errors } => {
+                write!(f, "produce to {tp} succeeds again after {errors} error response(s)")
+            }
+            RecordsExpired { tp, count } => write!(
+                f,
+                "{count} record(s) for {tp} failed: not acknowledged within delivery.timeout.ms (TimeoutException)"
+            ),
+            FetchPaused { broker, paused: true } => {
+                write!(f, "broker {broker} stopped fetching (it still heartbeats the controller)")
+            }
+            FetchPaused { broker, paused: false } => write!(f, "broker {broker} resumed fetching"),
+            ConfigChanged { scope, name, value, note } => {
+                write!(f, "{scope} config {name}={value}")?;
+                if !note.is_empty() {
+                    write!(f, ": {note}")?;
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+/// Formats a number with thin-space thousands groups, as the events do: `30 000`.
+pub fn group(n: u64) -> String {
+    let s = n.to_string();
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i) % 3 == 0 {
+            out.push(' ');
+        }
+        out.push(c);
+    }
+    out
+}
+
+impl fmt::Display for ClusterEvent {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} {}", super::format_time(self.at), self.kind)
+    }
+}

@@ -1,0 +1,305 @@
+//! Messages the simulated nodes exchange over the simulated network. They mirror the Kafka
+//! RPCs that matter for replication: Fetch, Produce, BrokerRegistration, BrokerHeartbeat,
+//! AlterPartition and the KRaft metadata records brokers replay.
+
+use super::errors::ErrorCode;
+use super::{Acks, BrokerId, Epoch, Ms, Offset, TopicPartition};
+use crate::config::{BrokerConfig, TopicConfig};
+use std::sync::Arc;
+
+/// An addressable node of the simulated cluster.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug)]
+pub enum NodeId {
+    /// A broker, by `node.id`.
+    Broker(BrokerId),
+    /// The KRaft controller ([`super::CONTROLLER_ID`]).
+    Controller,
+    /// A producer client, by index in the scenario's producer list.
+    Producer(u32),
+}
+
+/// One record as stored in a replica's log (Kafka keeps these fields per batch; we keep
+/// them per record for a clearer display).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct Record {
+    /// Offset in the partition.
+    pub offset: Offset,
+    /// Leader epoch of the leader that appended it (R7.4).
+    pub leader_epoch: Epoch,
+    /// Idempotent producer id, `-1` without idempotence (R5.8).
+    pub producer_id: i64,
+    /// Per-partition producer sequence, `-1` without idempotence.
+    pub sequence: i32,
+    /// The payload: a value unique across the whole run, so the audit ledger can tell records
+    /// apart (shown as `m<value>`).
+    pub value: u64,
+    /// Size in bytes, used for fetch size limits.
+    pub size: u32,
+}
+
+/// A producer batch before the leader assigns offsets.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct Batch {
+    /// Idempotent producer id, `-1` without idempotence.
+    pub producer_id: i64,
+    /// Sequence of the first record, `-1` without idempotence.
+    pub base_sequence: i32,
+    /// Record payloads, one per record.
+    pub values: Vec<u64>,
+    /// Size of each record in bytes.
+    pub record_size: u32,
+}
+
+/// Whether a partition's leader is known to hold all committed data (KIP-704).
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
+pub enum LeaderRecoveryState {
+    /// Normal state.
+    #[default]
+    Recovered,
+    /// Set by an unclean election until the new leader's first AlterPartition.
+    Recovering,
+}
+
+/// A partition's state as the controller stores it and brokers replay it (KRaft
+/// `PartitionRegistration`, the seeds' ZooKeeper `state` znode).
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct PartitionState {
+    /// The partition.
+    pub tp: TopicPartition,
+    /// Assigned replicas in order; position 0 is the preferred leader.
+    pub replicas: Vec<BrokerId>,
+    /// Committed ISR.
+    pub isr: Vec<BrokerId>,
+    /// Current leader, `None` when offline.
+    pub leader: Option<BrokerId>,
+    /// Leader epoch, bumped on every leader change (R6.8).
+    pub leader_epoch: Epoch,
+    /// Partition epoch, bumped on every change (R6.9).
+    pub partition_epoch: Epoch,
+    /// KIP-704 recovery state.
+    pub leader_recovery: LeaderRecoveryState,
+}
+
+/// A broker's registration as the controller publishes it.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct BrokerRegistration {
+    /// The broker.
+    pub id: BrokerId,
+    /// Epoch of this registration; changes on every restart.
+    pub broker_epoch: i64,
+    /// Fenced brokers may not lead or join an ISR.
+    pub fenced: bool,
+    /// In controlled shutdown: not eligible for leadership or ISR.
+    pub in_controlled_shutdown: bool,
+}
+
+/// A batch of metadata changes, as a broker replaying `__cluster_metadata` would apply them.
+#[derive(Clone, PartialEq, Debug, Default)]
+pub struct MetadataDelta {
+    /// Changed broker registrations.
+    pub brokers: Vec<BrokerRegistration>,
+    /// Changed partitions.
+    pub partitions: Vec<PartitionState>,
+    /// Changed topic configs (topic name, its overrides).
+    pub topic_configs: Vec<(Arc<str>, TopicConfig)>,
+    /// The cluster-wide dynamic broker config, when it changed.
+    pub broker_config: Option<BrokerConfig>,
+}
+
+/// A replica id plus the broker epoch the leader saw in its fetches (KIP-903).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct IsrMember {
+    /// Broker id.
+    pub id: BrokerId,
+    /// Broker epoch seen by the leader, `-1` if unknown.
+    pub broker_epoch: i64,
+}
+
+/// Epoch and end offset answered for a divergence check (R7.5, R7.6).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct EpochEndOffset {
+    /// The largest epoch at or below the requested one, known to the leader.
+    pub epoch: Epoch,
+    /// Where that epoch ends on the leader.
+    pub end_offset: Offset,
+}
+
+/// One partition inside a follower's Fetch request (R2.3).
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct FetchPartition {
+    /// The partition.
+    pub tp: TopicPartition,
+    /// The leader epoch the follower believes is current (KIP-320).
+    pub current_leader_epoch: Epoch,
+    /// The follower's LEO.
+    pub fetch_offset: Offset,
+    /// Epoch of the follower's last record, if any (KIP-595 style divergence check).
+    pub last_fetched_epoch: Option<Epoch>,
+    /// The follower's log start offset.
+    pub log_start_offset: Offset,
+}
+
+/// A follower's Fetch request to one leader (one per fetcher loop, R2.5).
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct FetchRequest {
+    /// Correlation id, echoed in the response.
+    pub correlation_id: u64,
+    /// The fetching follower.
+    pub replica: BrokerId,
+    /// The follower's broker epoch (Fetch v15).
+    pub broker_epoch: i64,
+    /// `replica.fetch.wait.max.ms`.
+    pub max_wait_ms: Ms,
+    /// `replica.fetch.max.bytes` per partition (soft: one batch is always returned).
+    pub partition_max_bytes: u64,
+    /// `replica.fetch.response.max.bytes`.
+    pub max_bytes: u64,
+    /// Partitions this fetcher replicates from the leader.
+    pub partitions: Vec<FetchPartition>,
+}
+
+/// Data or an error for one partition of a Fetch response.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct FetchedPartition {
+    /// The partition.
+    pub tp: TopicPartition,
+    /// Records and watermarks, or the partition-level error.
+    pub result: Result<FetchedData, ErrorCode>,
+}
+
+/// What a leader returns for one partition.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct FetchedData {
+    /// The leader's HW.
+    pub high_watermark: Offset,
+    /// The leader's log start offset.
+    pub log_start_offset: Offset,
+    /// Set when the follower's log diverged; no records come with it (R7.6).
+    pub diverging_epoch: Option<EpochEndOffset>,
+    /// Records from the fetch offset on.
+    pub records: Vec<Record>,
+}
+
+/// A leader's Fetch response.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct FetchResponse {
+    /// Echo of the request's correlation id.
+    pub correlation_id: u64,
+    /// The leader that answered.
+    pub leader: BrokerId,
+    /// Per-partition results.
+    pub partitions: Vec<FetchedPartition>,
+}
+
+/// A produce request for one partition.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct ProduceRequest {
+    /// Correlation id, echoed in the response.
+    pub correlation_id: u64,
+    /// The sending producer.
+    pub producer: u32,
+    /// Target partition.
+    pub tp: TopicPartition,
+    /// Required acks.
+    pub acks: Acks,
+    /// Broker-side wait limit for acks=all (producer `request.timeout.ms`).
+    pub timeout_ms: Ms,
+    /// The records.
+    pub batch: Batch,
+}
+
+/// The answer to a produce request (never sent for acks=0, R5.2).
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct ProduceResponse {
+    /// Echo of the request's correlation id.
+    pub correlation_id: u64,
+    /// The partition.
+    pub tp: TopicPartition,
+    /// Base offset and the leader epoch it was written in, or the error.
+    pub result: Result<(Offset, Epoch), ErrorCode>,
+}
+
+/// Everything that travels over the simulated network.
+#[derive(Clone, PartialEq, Debug)]
+pub enum Message {
+    /// Broker → controller: register after (re)start; gets a new broker epoch.
+    RegisterBroker {
+        /// The broker.
+        broker: BrokerId,
+    },
+    /// Controller → broker: registration accepted, with the full metadata image.
+    RegisterBrokerResponse {
+        /// The new broker epoch.
+        broker_epoch: i64,
+        /// Everything the broker must know.
+        image: MetadataDelta,
+    },
+    /// Broker → controller, every `broker.heartbeat.interval.ms`.
+    Heartbeat {
+        /// The broker.
+        broker: BrokerId,
+        /// Its broker epoch.
+        broker_epoch: i64,
+        /// Asks for a controlled shutdown.
+        want_shutdown: bool,
+    },
+    /// Controller → broker.
+    HeartbeatResponse {
+        /// Still fenced.
+        fenced: bool,
+        /// Controlled shutdown may complete now.
+        should_shutdown: bool,
+    },
+    /// Leader → controller: propose an ISR change (KIP-497).
+    AlterPartition {
+        /// The proposing leader.
+        leader: BrokerId,
+        /// Its broker epoch.
+        broker_epoch: i64,
+        /// The partition.
+        tp: TopicPartition,
+        /// Leader epoch the proposal is based on.
+        leader_epoch: Epoch,
+        /// Partition epoch the proposal is based on.
+        partition_epoch: Epoch,
+        /// The proposed ISR.
+        new_isr: Vec<IsrMember>,
+        /// KIP-704: the leader has recovered.
+        leader_recovery: LeaderRecoveryState,
+    },
+    /// Controller → leader.
+    AlterPartitionResponse {
+        /// The partition.
+        tp: TopicPartition,
+        /// The committed state, or why it was refused.
+        result: Result<PartitionState, ErrorCode>,
+    },
+    /// Controller → brokers and clients: replayed metadata records.
+    Metadata(MetadataDelta),
+    /// Follower → leader.
+    Fetch(FetchRequest),
+    /// Leader → follower.
+    FetchResponse(FetchResponse),
+    /// Producer → leader.
+    Produce(ProduceRequest),
+    /// Leader → producer.
+    ProduceResponse(ProduceResponse),
+    /// Network → sender: the peer's process is down, the connection was refused.
+    Disconnected {
+        /// The node that could not be reached.
+        peer: NodeId,
+        /// The correlation id of the lost request (0 when it had none).
+        correlation_id: u64,
+    },
+}
+
+impl Message {
+    /// The correlation id of a request that expects a response, for bounces.
+    pub fn correlation_id(&self) -> Option<u64> {
+        match self {
+            Message::Fetch(f) => Some(f.correlation_id),
+            Message::Produce(p) if p.acks != Acks::Zero => Some(p.correlation_id),
+            _ => None,
+        }
+    }
+}

@@ -1,0 +1,1 @@
+//! The ratatui dashboard: model, update, view over [`crate::cluster::snapshot::Snapshot`]s.

@@ -92,9 +92,10 @@ pub struct LiveSim {
 }
 
 impl LiveSim {
-    /// Starts the sim thread. Errors: the spec's [`SimError`].
-    pub fn spawn(spec: ClusterSpec) -> Result<LiveSim, SimError> {
-        let _ = spec;
+    /// Starts the sim thread. `timeline` holds commands to apply at given sim times (ms), as a
+    /// scenario's `[[at]]` entries do. Errors: the spec's [`SimError`].
+    pub fn spawn(spec: ClusterSpec, timeline: Vec<(Ms, Command)>) -> Result<LiveSim, SimError> {
+        let _ = (spec, timeline);
         unimplemented!()
     }
 

@@ -113,6 +113,24 @@ pub struct Outbox {
     pub sends: Vec<(protocol::NodeId, protocol::Message)>,
     /// Events that happened, in order.
     pub events: Vec<events::EventKind>,
+    /// Records that became acknowledged (producer side for acks=1/all, the leader's append
+    /// for acks=0), for the audit ledger.
+    pub acked: Vec<AckedRecords>,
+}
+
+/// Records a producer was told are safe, with where they were written.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct AckedRecords {
+    /// The partition.
+    pub tp: TopicPartition,
+    /// Offset of the first record.
+    pub base_offset: Offset,
+    /// Leader epoch they were appended in.
+    pub leader_epoch: Epoch,
+    /// Payload values, one per record, at consecutive offsets.
+    pub values: Vec<u64>,
+    /// The acks setting they were sent with.
+    pub acks: Acks,
 }
 
 impl Outbox {

@@ -217,6 +217,8 @@ pub struct ProduceResponse {
     pub tp: TopicPartition,
     /// Base offset and the leader epoch it was written in, or the error.
     pub result: Result<(Offset, Epoch), ErrorCode>,
+    /// Kafka's error message for the error, e.g. the min ISR text of R5.4 (empty on success).
+    pub error_message: String,
 }
 
 /// Everything that travels over the simulated network.

@@ -1,1 +1,11 @@
 //! The ratatui dashboard: model, update, view over [`crate::cluster::snapshot::Snapshot`]s.
+
+use crate::cluster::handle::LiveSim;
+
+/// Opens the dashboard on a running simulation and returns when the user quits. `speed` is
+/// the initial sim speed (sim ms per wall ms, 0.1 to 100). The terminal is restored on quit,
+/// on Ctrl-C and on a panic.
+pub fn run_dashboard(live: LiveSim, speed: f64) -> color_eyre::Result<()> {
+    let _ = (live, speed);
+    unimplemented!("dashboard not written yet")
+}

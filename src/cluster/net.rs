@@ -1,1 +1,111 @@
-//! (to be written)
+//! The simulated network: ordered links with a fixed latency, delivery by a tokio task on
+//! the virtual clock, refused connections when a process is down, and user-made cuts.
+
+use crate::sim::protocol::{Message, NodeId};
+use crate::sim::Ms;
+use std::cell::RefCell;
+use std::collections::{BTreeMap, BTreeSet};
+use tokio::sync::mpsc::UnboundedSender;
+use tokio::sync::Notify;
+
+/// One-way delay of every link (ms). Kafka inside one data centre sees well under a
+/// millisecond; 1 ms keeps every hop visible in event times.
+pub const LINK_LATENCY_MS: Ms = 1;
+
+/// What a node's inbox receives: the sender and the message.
+pub type Delivery = (NodeId, Message);
+
+#[derive(Default)]
+struct NetState {
+    queue: BTreeMap<(Ms, u64), (NodeId, NodeId, Message)>,
+    seq: u64,
+    routes: BTreeMap<NodeId, UnboundedSender<Delivery>>,
+    link_last: BTreeMap<(NodeId, NodeId), Ms>,
+    cuts: BTreeSet<(NodeId, NodeId)>,
+}
+
+/// The network shared by every task of one simulation (single-threaded).
+#[derive(Default)]
+pub struct Network {
+    state: RefCell<NetState>,
+    wake: Notify,
+}
+
+impl Network {
+    /// An empty network.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Connects a running node's inbox, or disconnects it (`None`: the process is down, and
+    /// requests to it are refused).
+    pub fn set_route(&self, node: NodeId, inbox: Option<UnboundedSender<Delivery>>) {
+        let mut s = self.state.borrow_mut();
+        match inbox {
+            Some(tx) => s.routes.insert(node, tx),
+            None => s.routes.remove(&node),
+        };
+    }
+
+    /// Cuts (or heals) the one-way link `from → to`: messages on it are silently dropped.
+    pub fn set_cut(&self, from: NodeId, to: NodeId, cut: bool) {
+        let mut s = self.state.borrow_mut();
+        if cut {
+            s.cuts.insert((from, to));
+        } else {
+            s.cuts.remove(&(from, to));
+        }
+    }
+
+    /// Queues a message for delivery after the link latency, after anything already queued on
+    /// the same link (links are ordered, like TCP).
+    pub fn send(&self, now: Ms, from: NodeId, to: NodeId, msg: Message) {
+        let mut s = self.state.borrow_mut();
+        if s.cuts.contains(&(from, to)) {
+            return;
+        }
+        let last = s.link_last.get(&(from, to)).copied().unwrap_or(0);
+        let at = (now + LINK_LATENCY_MS).max(last);
+        s.link_last.insert((from, to), at);
+        let seq = s.seq;
+        s.seq += 1;
+        s.queue.insert((at, seq), (from, to, msg));
+        drop(s);
+        self.wake.notify_one();
+    }
+
+    /// When the next message is due (ms).
+    pub fn next_due(&self) -> Option<Ms> {
+        self.state.borrow().queue.keys().next().map(|k| k.0)
+    }
+
+    /// Delivers every message due at or before `now`. A request to a node that is down is
+    /// answered with [`Message::Disconnected`] (connection refused).
+    pub fn deliver_due(&self, now: Ms) {
+        loop {
+            let mut s = self.state.borrow_mut();
+            let Some(entry) = s.queue.first_entry() else { return };
+            if entry.key().0 > now {
+                return;
+            }
+            let (from, to, msg) = entry.remove();
+            match s.routes.get(&to) {
+                Some(tx) => {
+                    let _ = tx.send((from, msg));
+                }
+                None => {
+                    let bounce = msg.correlation_id().map(|c| Message::Disconnected { peer: to, correlation_id: c });
+                    drop(s);
+                    if let Some(b) = bounce {
+                        self.send(now, to, from, b);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Waits until a new message is queued.
+    pub async fn changed(&self) {
+        self.wake.notified().await;
+    }
+}

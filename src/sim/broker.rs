@@ -1,1 +1,475 @@
-//! (to be written)
+//! One broker process: its replicas, its metadata cache, its follower fetchers (one loop per
+//! source broker, R2.5), the fetch purgatory, heartbeats to the controller and the periodic
+//! ISR-expiration and HW-checkpoint tasks. Kafka's `KafkaBroker` + `ReplicaManager` +
+//! `ReplicaFetcherManager`, as a sans-IO state machine.
+
+use super::events::EventKind;
+use super::log::PartitionLog;
+use super::partition::{Ctx, Partition};
+use super::protocol::{
+    BrokerRegistration, FetchPartition, FetchRequest, FetchResponse, FetchedPartition, MetadataDelta, Message,
+    NodeId,
+};
+use super::errors::ErrorCode;
+use super::{BrokerId, Ms, Offset, Outbox, TopicPartition};
+use crate::config::{BrokerConfig, TopicConfig};
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+static NO_OVERRIDES: TopicConfig = TopicConfig { min_insync_replicas: None, unclean_leader_election_enable: None };
+
+/// One follower fetch loop towards one leader broker.
+#[derive(Clone, Copy, Debug, Default)]
+struct Fetcher {
+    /// Correlation id and give-up time (`replica.socket.timeout.ms`) of the request in flight.
+    in_flight: Option<(u64, Ms)>,
+    /// No request before this time (after a connection error).
+    backoff_until: Ms,
+}
+
+/// A follower fetch the leader holds until data arrives or `replica.fetch.wait.max.ms` passes.
+#[derive(Clone, Debug)]
+struct ParkedFetch {
+    request: FetchRequest,
+    deadline: Ms,
+}
+
+/// A broker process and the state it keeps on disk across crashes (its logs and the HW
+/// checkpoint).
+#[derive(Debug)]
+pub struct Broker {
+    id: BrokerId,
+    broker_epoch: i64,
+    up: bool,
+    registered: bool,
+    shutting_down: bool,
+    config: BrokerConfig,
+    topic_configs: BTreeMap<Arc<str>, TopicConfig>,
+    brokers: BTreeMap<BrokerId, BrokerRegistration>,
+    partitions: BTreeMap<TopicPartition, Partition>,
+    fetchers: BTreeMap<BrokerId, Fetcher>,
+    parked: Vec<ParkedFetch>,
+    fetch_paused: bool,
+    next_heartbeat: Ms,
+    next_isr_check: Ms,
+    next_checkpoint: Ms,
+    hw_checkpoint: BTreeMap<TopicPartition, Offset>,
+    next_correlation: u64,
+}
+
+macro_rules! ctx {
+    ($self:ident, $now:expr, $tp:expr) => {
+        Ctx {
+            now: $now,
+            me: $self.id,
+            broker_epoch: $self.broker_epoch,
+            config: &$self.config,
+            topic: $self.topic_configs.get(&$tp.topic).unwrap_or(&NO_OVERRIDES),
+            brokers: &$self.brokers,
+        }
+    };
+}
+
+impl Broker {
+    /// A broker that has never run.
+    pub fn new(id: BrokerId, config: BrokerConfig) -> Self {
+        Self {
+            id,
+            broker_epoch: -1,
+            up: false,
+            registered: false,
+            shutting_down: false,
+            config,
+            topic_configs: BTreeMap::new(),
+            brokers: BTreeMap::new(),
+            partitions: BTreeMap::new(),
+            fetchers: BTreeMap::new(),
+            parked: Vec::new(),
+            fetch_paused: false,
+            next_heartbeat: 0,
+            next_isr_check: 0,
+            next_checkpoint: 0,
+            hw_checkpoint: BTreeMap::new(),
+            next_correlation: 1,
+        }
+    }
+
+    /// Broker id.
+    pub fn id(&self) -> BrokerId {
+        self.id
+    }
+
+    /// Current broker epoch (`-1` before the first registration).
+    pub fn broker_epoch(&self) -> i64 {
+        self.broker_epoch
+    }
+
+    /// Whether the process runs.
+    pub fn is_up(&self) -> bool {
+        self.up
+    }
+
+    /// Whether its follower fetchers are paused by the user.
+    pub fn fetch_paused(&self) -> bool {
+        self.fetch_paused
+    }
+
+    /// Its replica of `tp`, if it hosts one (also while down: the log is on disk).
+    pub fn partition(&self, tp: &TopicPartition) -> Option<&Partition> {
+        self.partitions.get(tp)
+    }
+
+    /// The context a partition view needs, for dashboards.
+    pub fn ctx_for<'a>(&'a self, now: Ms, tp: &TopicPartition) -> Ctx<'a> {
+        ctx!(self, now, tp)
+    }
+
+    fn timers_from(&mut self, now: Ms) {
+        self.next_heartbeat = now;
+        self.next_isr_check = now + self.config.replica_lag_time_max_ms / 2;
+        self.next_checkpoint = now + self.config.replica_high_watermark_checkpoint_interval_ms;
+    }
+
+    /// Starts at t=0 already registered and unfenced with `image` applied (the cluster was
+    /// formed before the run began).
+    pub fn start_bootstrapped(&mut self, now: Ms, broker_epoch: i64, image: &MetadataDelta, out: &mut Outbox) {
+        self.up = true;
+        self.registered = true;
+        self.broker_epoch = broker_epoch;
+        self.timers_from(now);
+        self.next_heartbeat = now + self.config.broker_heartbeat_interval_ms;
+        self.apply_metadata(now, image, out);
+    }
+
+    /// (Re)starts the process from its on-disk state: HWs from the checkpoint (R3.11), no
+    /// roles, then registers with the controller (R6.1).
+    pub fn start(&mut self, now: Ms, out: &mut Outbox) {
+        self.up = true;
+        self.registered = false;
+        self.shutting_down = false;
+        for (tp, p) in &mut self.partitions {
+            p.reset_role();
+            p.log.set_hw(self.hw_checkpoint.get(tp).copied().unwrap_or(0));
+        }
+        self.timers_from(now);
+        out.send(NodeId::Controller, Message::RegisterBroker { broker: self.id });
+    }
+
+    /// Kills the process: everything but the logs and the HW checkpoint is gone.
+    pub fn crash(&mut self) {
+        self.up = false;
+        self.registered = false;
+        self.shutting_down = false;
+        self.fetch_paused = false;
+        self.fetchers.clear();
+        self.parked.clear();
+        for p in self.partitions.values_mut() {
+            p.reset_role();
+        }
+    }
+
+    /// Asks the controller for a controlled shutdown (R6.6) with an immediate heartbeat.
+    /// Errors: the broker is not running or already shutting down.
+    pub fn begin_controlled_shutdown(&mut self, now: Ms, out: &mut Outbox) -> Result<(), String> {
+        if !self.up || !self.registered {
+            return Err(format!("broker {} is not running", self.id));
+        }
+        if self.shutting_down {
+            return Err(format!("broker {} is already shutting down", self.id));
+        }
+        self.shutting_down = true;
+        self.next_heartbeat = now;
+        self.on_tick(now, out);
+        Ok(())
+    }
+
+    /// Pauses or resumes its follower fetchers; it keeps heartbeating (a stalled fetcher, a
+    /// GC pause, a one-way network problem).
+    pub fn set_fetch_paused(&mut self, paused: bool, now: Ms, out: &mut Outbox) {
+        self.fetch_paused = paused;
+        out.emit(EventKind::FetchPaused { broker: self.id, paused });
+        self.maybe_send_fetches(now, out);
+    }
+
+    /// Handles one message from the network.
+    pub fn handle(&mut self, now: Ms, from: NodeId, msg: Message, out: &mut Outbox) {
+        if !self.up {
+            return;
+        }
+        match msg {
+            Message::RegisterBrokerResponse { broker_epoch, image } => {
+                self.broker_epoch = broker_epoch;
+                self.registered = true;
+                self.next_heartbeat = now;
+                self.apply_metadata(now, &image, out);
+            }
+            Message::HeartbeatResponse { should_shutdown, .. } => {
+                if self.shutting_down && should_shutdown {
+                    self.stop(out);
+                    return;
+                }
+            }
+            Message::Metadata(delta) => self.apply_metadata(now, &delta, out),
+            Message::AlterPartitionResponse { tp, result } => {
+                if let Some(p) = self.partitions.get_mut(&tp) {
+                    p.on_alter_partition_response(&ctx!(self, now, tp), &result, out);
+                }
+            }
+            Message::Fetch(req) => self.on_fetch(now, req, out),
+            Message::FetchResponse(resp) => self.on_fetch_response(now, resp, out),
+            Message::Produce(req) => {
+                let appended = match self.partitions.get_mut(&req.tp) {
+                    Some(p) => p.on_produce(&ctx!(self, now, req.tp), &req, out),
+                    None => {
+                        reject_produce(&req, from, out);
+                        false
+                    }
+                };
+                if appended {
+                    self.complete_parked(now, out);
+                }
+            }
+            Message::Disconnected { peer: NodeId::Broker(leader), correlation_id } => {
+                let backoff = now + self.config.replica_fetch_backoff_ms;
+                if let Some(f) = self.fetchers.get_mut(&leader)
+                    && f.in_flight.is_some_and(|(c, _)| c == correlation_id)
+                {
+                    f.in_flight = None;
+                    f.backoff_until = backoff;
+                }
+            }
+            _ => {}
+        }
+        self.maybe_send_fetches(now, out);
+    }
+
+    fn stop(&mut self, out: &mut Outbox) {
+        self.checkpoint_hws();
+        self.crash();
+        out.emit(EventKind::BrokerStopped { broker: self.id });
+    }
+
+    /// Whether a controlled shutdown has completed and the process has exited.
+    pub fn has_stopped(&self) -> bool {
+        !self.up
+    }
+
+    fn checkpoint_hws(&mut self) {
+        self.hw_checkpoint = self.partitions.iter().map(|(tp, p)| (tp.clone(), p.log.hw())).collect();
+    }
+
+    fn apply_metadata(&mut self, now: Ms, delta: &MetadataDelta, out: &mut Outbox) {
+        for b in &delta.brokers {
+            self.brokers.insert(b.id, *b);
+        }
+        if let Some(c) = &delta.broker_config {
+            self.config = c.clone();
+        }
+        for (topic, c) in &delta.topic_configs {
+            self.topic_configs.insert(topic.clone(), c.clone());
+        }
+        for ps in &delta.partitions {
+            if !ps.replicas.contains(&self.id) {
+                continue;
+            }
+            if !self.partitions.contains_key(&ps.tp) {
+                self.partitions.insert(ps.tp.clone(), Partition::new(ps.tp.clone(), PartitionLog::new()));
+            }
+            let ctx = ctx!(self, now, ps.tp);
+            if let Some(p) = self.partitions.get_mut(&ps.tp) {
+                p.apply_state(&ctx, ps, out);
+            }
+        }
+        self.complete_parked(now, out);
+    }
+
+    /// Leader side of a follower's Fetch (R2.4, R2.6): serve every partition, answer at once
+    /// if anything is ready, else park it for `replica.fetch.wait.max.ms`.
+    fn on_fetch(&mut self, now: Ms, req: FetchRequest, out: &mut Outbox) {
+        let stale_incarnation =
+            self.brokers.get(&req.replica).is_some_and(|reg| reg.broker_epoch > req.broker_epoch);
+        let mut ready = false;
+        let mut results = Vec::with_capacity(req.partitions.len());
+        for fp in &req.partitions {
+            let result = match self.partitions.get_mut(&fp.tp) {
+                _ if stale_incarnation => error_for(fp, ErrorCode::NotLeaderOrFollower),
+                Some(p) => p.on_follower_fetch(&ctx!(self, now, fp.tp), req.replica, req.broker_epoch, fp, out),
+                None => error_for(fp, ErrorCode::NotLeaderOrFollower),
+            };
+            ready |= match &result.result {
+                Ok(d) => d.diverging_epoch.is_some() || !d.records.is_empty(),
+                Err(_) => true,
+            };
+            results.push(result);
+        }
+        if ready || req.max_wait_ms == 0 {
+            self.send_fetch_response(req.replica, req.correlation_id, results, out);
+        } else {
+            let deadline = now + req.max_wait_ms;
+            self.parked.push(ParkedFetch { request: req, deadline });
+        }
+    }
+
+    fn send_fetch_response(&self, to: BrokerId, correlation_id: u64, partitions: Vec<FetchedPartition>, out: &mut Outbox) {
+        out.send(
+            NodeId::Broker(to),
+            Message::FetchResponse(FetchResponse { correlation_id, leader: self.id, partitions }),
+        );
+    }
+
+    /// Completes parked fetches whose wait ran out or that now have something to return:
+    /// data past their offset, or a partition that changed role (DelayedFetch, R2.4).
+    fn complete_parked(&mut self, now: Ms, out: &mut Outbox) {
+        let parked = std::mem::take(&mut self.parked);
+        for pf in parked {
+            let ready = pf.deadline <= now
+                || pf.request.partitions.iter().any(|fp| {
+                    self.partitions.get(&fp.tp).is_none_or(|p| p.can_complete_fetch(fp))
+                });
+            if !ready {
+                self.parked.push(pf);
+                continue;
+            }
+            let results = pf
+                .request
+                .partitions
+                .iter()
+                .map(|fp| match self.partitions.get(&fp.tp) {
+                    Some(p) => p.read_for_parked(&ctx!(self, now, fp.tp), pf.request.replica, fp),
+                    None => error_for(fp, ErrorCode::NotLeaderOrFollower),
+                })
+                .collect();
+            self.send_fetch_response(pf.request.replica, pf.request.correlation_id, results, out);
+        }
+    }
+
+    fn on_fetch_response(&mut self, now: Ms, resp: FetchResponse, out: &mut Outbox) {
+        let Some(f) = self.fetchers.get_mut(&resp.leader) else { return };
+        if f.in_flight.is_none_or(|(c, _)| c != resp.correlation_id) {
+            return;
+        }
+        f.in_flight = None;
+        for fp in resp.partitions {
+            let ctx = ctx!(self, now, fp.tp);
+            if let Some(p) = self.partitions.get_mut(&fp.tp) {
+                p.on_fetch_response(&ctx, resp.leader, &fp.result, out);
+            }
+        }
+    }
+
+    /// Sends one Fetch per leader whose fetcher is idle (R2.3, R2.5).
+    fn maybe_send_fetches(&mut self, now: Ms, out: &mut Outbox) {
+        if !self.up || !self.registered || self.fetch_paused {
+            return;
+        }
+        let mut by_leader: BTreeMap<BrokerId, Vec<FetchPartition>> = BTreeMap::new();
+        for p in self.partitions.values() {
+            if let Some((leader, fp)) = p.fetch_request(now) {
+                by_leader.entry(leader).or_default().push(fp);
+            }
+        }
+        for (leader, partitions) in by_leader {
+            let fetcher = self.fetchers.entry(leader).or_default();
+            if fetcher.in_flight.is_some() || now < fetcher.backoff_until {
+                continue;
+            }
+            let correlation_id = self.next_correlation;
+            self.next_correlation += 1;
+            fetcher.in_flight = Some((correlation_id, now + self.config.replica_socket_timeout_ms));
+            out.send(
+                NodeId::Broker(leader),
+                Message::Fetch(FetchRequest {
+                    correlation_id,
+                    replica: self.id,
+                    broker_epoch: self.broker_epoch,
+                    max_wait_ms: self.config.replica_fetch_wait_max_ms,
+                    partition_max_bytes: self.config.replica_fetch_max_bytes,
+                    max_bytes: self.config.replica_fetch_response_max_bytes,
+                    partitions,
+                }),
+            );
+        }
+    }
+
+    /// Fires every timer due at `now`: heartbeat, ISR expiration (every
+    /// `replica.lag.time.max.ms / 2`, R4.2), HW checkpoint, parked fetches and produces,
+    /// fetcher timeouts and backoffs.
+    pub fn on_tick(&mut self, now: Ms, out: &mut Outbox) {
+        if !self.up {
+            return;
+        }
+        if self.registered && now >= self.next_heartbeat {
+            out.send(
+                NodeId::Controller,
+                Message::Heartbeat {
+                    broker: self.id,
+                    broker_epoch: self.broker_epoch,
+                    want_shutdown: self.shutting_down,
+                },
+            );
+            self.next_heartbeat = now + self.config.broker_heartbeat_interval_ms;
+        }
+        if now >= self.next_isr_check {
+            for (tp, p) in &mut self.partitions {
+                p.maybe_shrink_isr(&ctx!(self, now, tp), out);
+            }
+            self.next_isr_check = now + (self.config.replica_lag_time_max_ms / 2).max(1);
+        }
+        if now >= self.next_checkpoint {
+            self.checkpoint_hws();
+            self.next_checkpoint = now + self.config.replica_high_watermark_checkpoint_interval_ms;
+        }
+        for p in self.partitions.values_mut() {
+            p.expire_delayed(now, out);
+            p.end_backoff(now);
+        }
+        let backoff = now + self.config.replica_fetch_backoff_ms;
+        for f in self.fetchers.values_mut() {
+            if f.in_flight.is_some_and(|(_, deadline)| deadline <= now) {
+                f.in_flight = None;
+                f.backoff_until = backoff;
+            } else if f.backoff_until <= now {
+                f.backoff_until = 0;
+            }
+        }
+        self.complete_parked(now, out);
+        self.maybe_send_fetches(now, out);
+    }
+
+    /// The next time (ms) `on_tick` has work, if the process runs.
+    pub fn next_deadline(&self) -> Option<Ms> {
+        if !self.up {
+            return None;
+        }
+        let mut next = self.next_isr_check.min(self.next_checkpoint);
+        if self.registered {
+            next = next.min(self.next_heartbeat);
+        }
+        let parked = self.parked.iter().map(|p| p.deadline);
+        let partitions = self.partitions.values().filter_map(Partition::next_deadline);
+        let fetchers = self.fetchers.values().flat_map(|f| {
+            let backoff = (f.in_flight.is_none() && f.backoff_until > 0).then_some(f.backoff_until);
+            f.in_flight.map(|(_, d)| d).into_iter().chain(backoff)
+        });
+        parked.chain(partitions).chain(fetchers).fold(Some(next), |acc, d| acc.map(|a| a.min(d)))
+    }
+}
+
+fn error_for(fp: &FetchPartition, error: ErrorCode) -> FetchedPartition {
+    FetchedPartition { tp: fp.tp.clone(), result: Err(error) }
+}
+
+fn reject_produce(req: &super::protocol::ProduceRequest, from: NodeId, out: &mut Outbox) {
+    if req.acks == super::Acks::Zero {
+        return;
+    }
+    out.send(
+        from,
+        Message::ProduceResponse(super::protocol::ProduceResponse {
+            correlation_id: req.correlation_id,
+            tp: req.tp.clone(),
+            result: Err(ErrorCode::NotLeaderOrFollower),
+            error_message: "this broker hosts no replica of the partition".into(),
+        }),
+    );
+}

@@ -116,6 +116,9 @@ pub struct Outbox {
     /// Records that became acknowledged (producer side for acks=1/all, the leader's append
     /// for acks=0), for the audit ledger.
     pub acked: Vec<AckedRecords>,
+    /// Partitions whose log changed shape on some replica (it became leader, or truncated);
+    /// the audit ledger re-checks them.
+    pub touched: Vec<TopicPartition>,
 }
 
 /// Records a producer was told are safe, with where they were written.

@@ -1,1 +1,740 @@
-//! (to be written)
+//! One broker's replica of one partition, as leader or follower: Kafka's `Partition` class.
+//! The leader keeps per-follower fetch state, the HW, ISR shrink/expand proposals and parked
+//! acks=all produces; the follower applies fetched records and truncates on divergence.
+//! Rule book §2–§5 and §7.
+
+use super::errors::ErrorCode;
+use super::events::{EventKind, ShrinkCause};
+use super::log::PartitionLog;
+use super::protocol::{
+    BrokerRegistration, FetchPartition, FetchedData, FetchedPartition, IsrMember, LeaderRecoveryState,
+    Message, NodeId, PartitionState, ProduceRequest, ProduceResponse,
+};
+use super::{join_ids, Acks, AckedRecords, BrokerId, Epoch, Ms, Offset, Outbox, TopicPartition};
+use crate::config::{BrokerConfig, TopicConfig};
+use std::collections::BTreeMap;
+
+/// What a partition needs to know about its broker and the cluster to act.
+pub struct Ctx<'a> {
+    /// Sim time (ms).
+    pub now: Ms,
+    /// This broker's id.
+    pub me: BrokerId,
+    /// This broker's current broker epoch.
+    pub broker_epoch: i64,
+    /// Cluster-wide broker config.
+    pub config: &'a BrokerConfig,
+    /// The topic's overrides.
+    pub topic: &'a TopicConfig,
+    /// The broker registrations from the metadata cache.
+    pub brokers: &'a BTreeMap<BrokerId, BrokerRegistration>,
+}
+
+/// The leader's bookkeeping about one follower (R2.6, Kafka's `Replica`).
+#[derive(Clone, Debug, Default)]
+pub struct FollowerState {
+    /// The follower's LEO as of its last fetch; `None` right after an election (R2.10).
+    pub leo: Option<Offset>,
+    /// The follower's log start offset.
+    pub log_start: Offset,
+    /// When it last fetched (ms).
+    pub last_fetch_time: Option<Ms>,
+    /// The leader's LEO at its previous fetch.
+    pub last_fetch_leader_leo: Offset,
+    /// When it was last caught up (ms); `None` = never (R2.6 step 3).
+    pub last_caught_up: Option<Ms>,
+    /// The broker epoch its fetches carried (`-1` unknown).
+    pub broker_epoch: i64,
+}
+
+/// An ISR change the leader proposed and the controller has not answered (R4.7).
+#[derive(Clone, Debug)]
+struct PendingIsr {
+    isr: Vec<BrokerId>,
+    change: IsrChange,
+}
+
+#[derive(Clone, Debug)]
+enum IsrChange {
+    Expand(BrokerId),
+    Shrink { removed: Vec<BrokerId>, behind_ms: Ms },
+}
+
+/// An acks=all produce parked until the HW passes it (Kafka's `DelayedProduce`, R5.4).
+#[derive(Clone, Debug)]
+struct DelayedProduce {
+    producer: u32,
+    correlation_id: u64,
+    required_offset: Offset,
+    base_offset: Offset,
+    leader_epoch: Epoch,
+    deadline: Ms,
+    timeout_ms: Ms,
+}
+
+/// Leader-only state.
+#[derive(Clone, Debug, Default)]
+struct LeaderState {
+    epoch_start_offset: Offset,
+    followers: BTreeMap<BrokerId, FollowerState>,
+    pending: Option<PendingIsr>,
+    delayed: Vec<DelayedProduce>,
+}
+
+/// This replica's role.
+#[derive(Clone, Debug, Default)]
+enum Role {
+    /// No partition state yet, or the broker is down.
+    #[default]
+    Unknown,
+    /// Following `leader` (`None` while the partition is offline).
+    Follower { leader: Option<BrokerId>, backoff_until: Ms },
+    /// Leading.
+    Leader(LeaderState),
+}
+
+/// One broker's replica of one partition.
+#[derive(Clone, Debug)]
+pub struct Partition {
+    /// The partition.
+    pub tp: TopicPartition,
+    /// The replica's log (what survives a crash).
+    pub log: PartitionLog,
+    state: Option<PartitionState>,
+    role: Role,
+}
+
+/// The leader's view of one follower, for the dashboard.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FollowerView {
+    /// Offsets behind the leader's LEO, when known.
+    pub lag: Option<Offset>,
+    /// ms until the lag rule removes it, when it is in the ISR and behind.
+    pub isr_expiry_in: Option<Ms>,
+    /// ms since it was last caught up.
+    pub caught_up_ago: Option<Ms>,
+}
+
+impl Partition {
+    /// A replica with the given log and no role yet.
+    pub fn new(tp: TopicPartition, log: PartitionLog) -> Self {
+        Self { tp, log, state: None, role: Role::Unknown }
+    }
+
+    /// The partition state this replica last applied.
+    pub fn state(&self) -> Option<&PartitionState> {
+        self.state.as_ref()
+    }
+
+    /// Whether this replica currently leads.
+    pub fn is_leader(&self) -> bool {
+        matches!(self.role, Role::Leader(_))
+    }
+
+    /// The leader this replica follows, if it is a follower of a live leader.
+    pub fn following(&self) -> Option<BrokerId> {
+        match self.role {
+            Role::Follower { leader, .. } => leader,
+            _ => None,
+        }
+    }
+
+    /// Forgets every volatile role state (a crash or stop): parked produces vanish with the
+    /// process, the log stays.
+    pub fn reset_role(&mut self) {
+        self.role = Role::Unknown;
+        self.state = None;
+    }
+
+    fn leader_epoch(&self) -> Epoch {
+        self.state.as_ref().map_or(-1, |s| s.leader_epoch)
+    }
+
+    fn committed_isr(&self) -> &[BrokerId] {
+        self.state.as_ref().map_or(&[], |s| &s.isr)
+    }
+
+    fn replicas(&self) -> &[BrokerId] {
+        self.state.as_ref().map_or(&[], |s| &s.replicas)
+    }
+
+    /// Committed ISR plus a member whose addition is in flight (R4.7).
+    pub fn maximal_isr(&self) -> Vec<BrokerId> {
+        let mut isr = self.committed_isr().to_vec();
+        if let Role::Leader(LeaderState { pending: Some(PendingIsr { change: IsrChange::Expand(r), .. }), .. }) =
+            &self.role
+        {
+            isr.push(*r);
+        }
+        isr
+    }
+
+    fn effective_min_isr(&self, ctx: &Ctx) -> usize {
+        ctx.topic.effective_min_isr(ctx.config, self.replicas().len())
+    }
+
+    /// Applies a partition state from the controller: `makeLeader` / `makeFollower` or an
+    /// ISR-only update. Stale states (older epochs) are ignored (R6.9).
+    pub fn apply_state(&mut self, ctx: &Ctx, new: &PartitionState, out: &mut Outbox) {
+        if let Some(cur) = &self.state {
+            let older = new.leader_epoch < cur.leader_epoch
+                || (new.leader_epoch == cur.leader_epoch && new.partition_epoch <= cur.partition_epoch);
+            if older {
+                return;
+            }
+        }
+        let was_leader_in_epoch = self.is_leader().then(|| self.leader_epoch());
+        self.commit_pending_if_matches(ctx, new, out);
+        self.state = Some(new.clone());
+        if new.leader == Some(ctx.me) {
+            if was_leader_in_epoch == Some(new.leader_epoch) {
+                if let Role::Leader(ls) = &mut self.role {
+                    ls.pending = None;
+                }
+            } else {
+                self.make_leader(ctx, out);
+            }
+            self.maybe_increment_hw(ctx, out);
+        } else {
+            if was_leader_in_epoch.is_some() {
+                self.fail_delayed(ErrorCode::NotLeaderOrFollower, out);
+            }
+            let backoff_until = match self.role {
+                Role::Follower { leader, backoff_until } if leader == new.leader => backoff_until,
+                _ => 0,
+            };
+            self.role = Role::Follower { leader: new.leader, backoff_until };
+        }
+    }
+
+    /// Becoming leader with a new leader epoch (R2.10): cache the epoch start, reset followers.
+    fn make_leader(&mut self, ctx: &Ctx, out: &mut Outbox) {
+        let state = self.state.as_ref().expect("state set before make_leader");
+        self.log.assign_epoch_start(state.leader_epoch);
+        let previous = std::mem::take(&mut self.role);
+        let (old_followers, delayed) = match previous {
+            Role::Leader(ls) => (Some(ls.followers), ls.delayed),
+            _ => (None, Vec::new()),
+        };
+        let followers = state
+            .replicas
+            .iter()
+            .filter(|&&r| r != ctx.me)
+            .map(|&r| {
+                let leo = old_followers.as_ref().and_then(|f| f.get(&r)).and_then(|f| f.leo);
+                let caught = state.isr.contains(&r).then_some(ctx.now);
+                (r, FollowerState { leo, last_caught_up: caught, broker_epoch: -1, ..Default::default() })
+            })
+            .collect();
+        self.role = Role::Leader(LeaderState {
+            epoch_start_offset: self.log.leo(),
+            followers,
+            pending: None,
+            delayed,
+        });
+        out.touched.push(self.tp.clone());
+    }
+
+    /// When the committed state equals the leader's own pending proposal, the proposal was
+    /// accepted: report the ISR change.
+    fn commit_pending_if_matches(&mut self, ctx: &Ctx, new: &PartitionState, out: &mut Outbox) {
+        let Role::Leader(ls) = &mut self.role else { return };
+        let Some(pending) = &ls.pending else { return };
+        let same_epoch = self.state.as_ref().is_some_and(|s| s.leader_epoch == new.leader_epoch);
+        if !same_epoch || pending.isr != new.isr {
+            return;
+        }
+        let event = match &pending.change {
+            IsrChange::Expand(r) => EventKind::IsrExpanded { tp: self.tp.clone(), added: *r, isr: new.isr.clone() },
+            IsrChange::Shrink { removed, behind_ms } => EventKind::IsrShrunk {
+                tp: self.tp.clone(),
+                removed: removed.clone(),
+                isr: new.isr.clone(),
+                cause: ShrinkCause::Lagging { behind_ms: *behind_ms, limit_ms: ctx.config.replica_lag_time_max_ms },
+            },
+        };
+        out.emit(event);
+        ls.pending = None;
+    }
+
+    /// The answer to this leader's AlterPartition (R4.7).
+    pub fn on_alter_partition_response(
+        &mut self,
+        ctx: &Ctx,
+        result: &Result<PartitionState, ErrorCode>,
+        out: &mut Outbox,
+    ) {
+        match result {
+            Ok(state) => self.apply_state(ctx, state, out),
+            Err(ErrorCode::IneligibleReplica) => {
+                if let Role::Leader(ls) = &mut self.role {
+                    ls.pending = None;
+                }
+            }
+            // Fenced or stale: stay pending until new metadata arrives.
+            Err(_) => {}
+        }
+    }
+
+    fn is_caught_up(f: &FollowerState, leader_leo: Offset, now: Ms, lag_ms: Ms) -> bool {
+        f.leo == Some(leader_leo) || f.last_caught_up.is_some_and(|t| now.saturating_sub(t) <= lag_ms)
+    }
+
+    fn is_isr_eligible(ctx: &Ctx, r: BrokerId, f: &FollowerState) -> bool {
+        ctx.brokers.get(&r).is_some_and(|reg| {
+            !reg.fenced
+                && !reg.in_controlled_shutdown
+                && (f.broker_epoch == -1 || f.broker_epoch == reg.broker_epoch)
+        })
+    }
+
+    /// Recomputes the leader's HW (R3.3, Kafka 3.7+): frozen under min ISR, else the minimum
+    /// LEO over the maximal ISR and caught-up eligible followers. Completes parked produces
+    /// the new HW satisfies. Returns whether the HW moved.
+    pub fn maybe_increment_hw(&mut self, ctx: &Ctx, out: &mut Outbox) -> bool {
+        if self.committed_isr().len() < self.effective_min_isr(ctx) {
+            return false;
+        }
+        let maximal = self.maximal_isr();
+        let Role::Leader(ls) = &self.role else { return false };
+        let leo = self.log.leo();
+        let lag = ctx.config.replica_lag_time_max_ms;
+        let candidate = ls
+            .followers
+            .iter()
+            .filter(|(r, f)| {
+                maximal.contains(r) || (Self::is_caught_up(f, leo, ctx.now, lag) && Self::is_isr_eligible(ctx, **r, f))
+            })
+            .map(|(_, f)| f.leo.unwrap_or(-1))
+            .fold(leo, Offset::min);
+        let moved = self.log.maybe_increment_hw(candidate);
+        if moved {
+            self.complete_delayed(ctx, out);
+        }
+        moved
+    }
+
+    fn complete_delayed(&mut self, ctx: &Ctx, out: &mut Outbox) {
+        let hw = self.log.hw();
+        let enough = self.maximal_isr().len() >= self.effective_min_isr(ctx);
+        let Role::Leader(ls) = &mut self.role else { return };
+        let (done, waiting): (Vec<_>, Vec<_>) = ls.delayed.drain(..).partition(|d| d.required_offset <= hw);
+        ls.delayed = waiting;
+        for d in done {
+            let result = if enough {
+                Ok((d.base_offset, d.leader_epoch))
+            } else {
+                Err(ErrorCode::NotEnoughReplicasAfterAppend)
+            };
+            respond(out, d.producer, d.correlation_id, &self.tp, result, String::new());
+        }
+    }
+
+    fn fail_delayed(&mut self, error: ErrorCode, out: &mut Outbox) {
+        if let Role::Leader(ls) = &mut self.role {
+            for d in ls.delayed.drain(..) {
+                respond(out, d.producer, d.correlation_id, &self.tp, Err(error), String::new());
+            }
+        }
+    }
+
+    /// Times out parked produces whose request timeout passed (`REQUEST_TIMED_OUT`, R5.4.5).
+    pub fn expire_delayed(&mut self, now: Ms, out: &mut Outbox) {
+        let Role::Leader(ls) = &mut self.role else { return };
+        let (expired, waiting): (Vec<_>, Vec<_>) = ls.delayed.drain(..).partition(|d| d.deadline <= now);
+        ls.delayed = waiting;
+        for d in expired {
+            let msg = format!("the HW did not reach offset {} within {} ms", d.required_offset, d.timeout_ms);
+            respond(out, d.producer, d.correlation_id, &self.tp, Err(ErrorCode::RequestTimedOut), msg);
+        }
+    }
+
+    /// Earliest parked-produce deadline or follower backoff end (ms).
+    pub fn next_deadline(&self) -> Option<Ms> {
+        match &self.role {
+            Role::Leader(ls) => ls.delayed.iter().map(|d| d.deadline).min(),
+            Role::Follower { backoff_until, .. } if *backoff_until > 0 => Some(*backoff_until),
+            _ => None,
+        }
+    }
+
+    /// A produce at this replica (R2.1, R5.1–R5.4, R5.8). Returns whether records were
+    /// appended (so parked fetches can be woken).
+    pub fn on_produce(&mut self, ctx: &Ctx, req: &ProduceRequest, out: &mut Outbox) -> bool {
+        let answer = |out: &mut Outbox, result, msg: String| {
+            if req.acks != Acks::Zero {
+                respond(out, req.producer, req.correlation_id, &self.tp, result, msg);
+            }
+        };
+        if !self.is_leader() {
+            let msg = format!("broker {} is not the leader of {}", ctx.me, self.tp);
+            answer(out, Err(ErrorCode::NotLeaderOrFollower), msg);
+            return false;
+        }
+        let min_isr = self.effective_min_isr(ctx);
+        if req.acks == Acks::All && self.committed_isr().len() < min_isr {
+            let msg = format!(
+                "The size of the current ISR [{}] is insufficient to satisfy the min.isr requirement of {} for partition {}",
+                join_ids(self.committed_isr()),
+                min_isr,
+                self.tp
+            );
+            answer(out, Err(ErrorCode::NotEnoughReplicas), msg);
+            return false;
+        }
+        let epoch = self.leader_epoch();
+        let info = match self.log.append_as_leader(&req.batch, epoch) {
+            Ok(info) => info,
+            Err(e) => {
+                answer(out, Err(e), format!("sequence gap from producer {}", req.batch.producer_id));
+                return false;
+            }
+        };
+        let written_epoch = self.log.record_at(info.base_offset).map_or(epoch, |r| r.leader_epoch);
+        match req.acks {
+            Acks::Zero if !info.duplicate => out.acked.push(AckedRecords {
+                tp: self.tp.clone(),
+                base_offset: info.base_offset,
+                leader_epoch: epoch,
+                values: req.batch.values.clone(),
+                acks: Acks::Zero,
+            }),
+            Acks::Zero => {}
+            Acks::One => answer(out, Ok((info.base_offset, written_epoch)), String::new()),
+            Acks::All => {
+                let required = info.last_offset + 1;
+                if self.log.hw() >= required {
+                    answer(out, Ok((info.base_offset, written_epoch)), String::new());
+                } else if let Role::Leader(ls) = &mut self.role {
+                    ls.delayed.push(DelayedProduce {
+                        producer: req.producer,
+                        correlation_id: req.correlation_id,
+                        required_offset: required,
+                        base_offset: info.base_offset,
+                        leader_epoch: written_epoch,
+                        deadline: ctx.now + req.timeout_ms,
+                        timeout_ms: req.timeout_ms,
+                    });
+                }
+            }
+        }
+        if info.duplicate {
+            return false;
+        }
+        self.maybe_increment_hw(ctx, out);
+        true
+    }
+
+    /// Leader side of a follower fetch for this partition (R2.6–R2.8, R7.6): epoch fencing,
+    /// the divergence check, follower bookkeeping, ISR expansion, HW, then the records.
+    pub fn on_follower_fetch(
+        &mut self,
+        ctx: &Ctx,
+        replica: BrokerId,
+        broker_epoch: i64,
+        fp: &FetchPartition,
+        out: &mut Outbox,
+    ) -> FetchedPartition {
+        let result = self.serve_follower_fetch(ctx, replica, broker_epoch, fp, out);
+        FetchedPartition { tp: self.tp.clone(), result }
+    }
+
+    fn check_fetch_epoch(&self, replica: BrokerId, fp: &FetchPartition) -> Result<(), ErrorCode> {
+        if !self.is_leader() {
+            return Err(ErrorCode::NotLeaderOrFollower);
+        }
+        let epoch = self.leader_epoch();
+        if fp.current_leader_epoch < epoch {
+            return Err(ErrorCode::FencedLeaderEpoch);
+        }
+        if fp.current_leader_epoch > epoch {
+            return Err(ErrorCode::UnknownLeaderEpoch);
+        }
+        if !self.replicas().contains(&replica) {
+            return Err(ErrorCode::NotLeaderOrFollower);
+        }
+        Ok(())
+    }
+
+    fn serve_follower_fetch(
+        &mut self,
+        ctx: &Ctx,
+        replica: BrokerId,
+        broker_epoch: i64,
+        fp: &FetchPartition,
+        out: &mut Outbox,
+    ) -> Result<FetchedData, ErrorCode> {
+        self.check_fetch_epoch(replica, fp)?;
+        if let Some(lfe) = fp.last_fetched_epoch
+            && let Some(div) = self.log.diverging_epoch(lfe, fp.fetch_offset)
+        {
+            return Ok(self.fetched(Some(div), Vec::new()));
+        }
+        if fp.fetch_offset > self.log.leo() || fp.fetch_offset < self.log.log_start() {
+            return Err(ErrorCode::OffsetOutOfRange);
+        }
+        let leo_changed = self.update_follower_state(ctx, replica, broker_epoch, fp);
+        self.maybe_expand_isr(ctx, replica, out);
+        if leo_changed {
+            self.maybe_increment_hw(ctx, out);
+        }
+        let records = self.log.read(fp.fetch_offset, ctx.config.replica_fetch_max_bytes);
+        Ok(self.fetched(None, records))
+    }
+
+    fn fetched(&self, diverging_epoch: Option<super::protocol::EpochEndOffset>, records: Vec<super::protocol::Record>) -> FetchedData {
+        FetchedData { high_watermark: self.log.hw(), log_start_offset: self.log.log_start(), diverging_epoch, records }
+    }
+
+    /// R2.6 steps 1–4. Returns whether the follower's LEO changed.
+    fn update_follower_state(&mut self, ctx: &Ctx, replica: BrokerId, broker_epoch: i64, fp: &FetchPartition) -> bool {
+        let leader_leo = self.log.leo();
+        let Role::Leader(ls) = &mut self.role else { return false };
+        let f = ls.followers.entry(replica).or_default();
+        let changed = f.leo != Some(fp.fetch_offset);
+        f.leo = Some(fp.fetch_offset);
+        f.log_start = fp.log_start_offset;
+        if fp.fetch_offset >= leader_leo {
+            f.last_caught_up = Some(f.last_caught_up.map_or(ctx.now, |t| t.max(ctx.now)));
+        } else if fp.fetch_offset >= f.last_fetch_leader_leo
+            && let Some(prev) = f.last_fetch_time
+        {
+            f.last_caught_up = Some(f.last_caught_up.map_or(prev, |t| t.max(prev)));
+        }
+        f.last_fetch_leader_leo = f.last_fetch_leader_leo.max(leader_leo);
+        f.last_fetch_time = Some(ctx.now);
+        f.broker_epoch = broker_epoch;
+        changed
+    }
+
+    /// Records for a fetch the leader had parked, read again now; `None` if this replica can
+    /// no longer serve it (the error is then reported by a fresh read).
+    pub fn read_for_parked(&self, ctx: &Ctx, replica: BrokerId, fp: &FetchPartition) -> FetchedPartition {
+        let result = self.check_fetch_epoch(replica, fp).and_then(|()| {
+            if fp.fetch_offset > self.log.leo() {
+                return Err(ErrorCode::OffsetOutOfRange);
+            }
+            Ok(self.fetched(None, self.log.read(fp.fetch_offset, ctx.config.replica_fetch_max_bytes)))
+        });
+        FetchedPartition { tp: self.tp.clone(), result }
+    }
+
+    /// Whether a parked fetch at `fetch_offset` can complete: data past it exists, or this
+    /// replica stopped leading.
+    pub fn can_complete_fetch(&self, fp: &FetchPartition) -> bool {
+        !self.is_leader() || self.leader_epoch() != fp.current_leader_epoch || self.log.leo() > fp.fetch_offset
+    }
+
+    fn isr_member(ctx: &Ctx, ls: &LeaderState, r: BrokerId) -> IsrMember {
+        let broker_epoch = if r == ctx.me { ctx.broker_epoch } else { ls.followers.get(&r).map_or(-1, |f| f.broker_epoch) };
+        IsrMember { id: r, broker_epoch }
+    }
+
+    fn propose(&mut self, ctx: &Ctx, isr: Vec<BrokerId>, change: IsrChange, out: &mut Outbox) {
+        let (leader_epoch, partition_epoch) = match &self.state {
+            Some(s) => (s.leader_epoch, s.partition_epoch),
+            None => return,
+        };
+        let Role::Leader(ls) = &mut self.role else { return };
+        let new_isr = isr.iter().map(|&r| Self::isr_member(ctx, ls, r)).collect();
+        out.send(
+            NodeId::Controller,
+            Message::AlterPartition {
+                leader: ctx.me,
+                broker_epoch: ctx.broker_epoch,
+                tp: self.tp.clone(),
+                leader_epoch,
+                partition_epoch,
+                new_isr,
+                leader_recovery: LeaderRecoveryState::Recovered,
+            },
+        );
+        ls.pending = Some(PendingIsr { isr, change });
+    }
+
+    /// ISR expansion on a follower fetch (R4.6): not already in, caught up to the HW and to
+    /// this leader's epoch start, and eligible.
+    fn maybe_expand_isr(&mut self, ctx: &Ctx, replica: BrokerId, out: &mut Outbox) {
+        let hw = self.log.hw();
+        let Role::Leader(ls) = &self.role else { return };
+        if ls.pending.is_some() || self.committed_isr().contains(&replica) {
+            return;
+        }
+        let Some(f) = ls.followers.get(&replica) else { return };
+        let Some(leo) = f.leo else { return };
+        if leo >= hw && leo >= ls.epoch_start_offset && Self::is_isr_eligible(ctx, replica, f) {
+            let mut isr = self.committed_isr().to_vec();
+            isr.push(replica);
+            self.propose(ctx, isr, IsrChange::Expand(replica), out);
+        }
+    }
+
+    /// The periodic ISR-expiration check (R4.1, R4.2): proposes removing followers that have
+    /// not been caught up for `replica.lag.time.max.ms`.
+    pub fn maybe_shrink_isr(&mut self, ctx: &Ctx, out: &mut Outbox) {
+        let leo = self.log.leo();
+        let lag = ctx.config.replica_lag_time_max_ms;
+        let Role::Leader(ls) = &self.role else { return };
+        if ls.pending.is_some() {
+            return;
+        }
+        let mut removed = Vec::new();
+        let mut behind_ms = 0;
+        for &r in self.committed_isr() {
+            if r == ctx.me {
+                continue;
+            }
+            let f = ls.followers.get(&r).cloned().unwrap_or_default();
+            if !Self::is_caught_up(&f, leo, ctx.now, lag) {
+                removed.push(r);
+                behind_ms = behind_ms.max(ctx.now.saturating_sub(f.last_caught_up.unwrap_or(0)));
+            }
+        }
+        if removed.is_empty() {
+            return;
+        }
+        let isr = self.committed_isr().iter().copied().filter(|r| !removed.contains(r)).collect();
+        self.propose(ctx, isr, IsrChange::Shrink { removed, behind_ms }, out);
+    }
+
+    /// What this follower asks its leader for, or `None` when it should not fetch now.
+    pub fn fetch_request(&self, now: Ms) -> Option<(BrokerId, FetchPartition)> {
+        let Role::Follower { leader: Some(leader), backoff_until } = self.role else { return None };
+        if now < backoff_until {
+            return None;
+        }
+        Some((
+            leader,
+            FetchPartition {
+                tp: self.tp.clone(),
+                current_leader_epoch: self.leader_epoch(),
+                fetch_offset: self.log.leo(),
+                last_fetched_epoch: self.log.latest_epoch(),
+                log_start_offset: self.log.log_start(),
+            },
+        ))
+    }
+
+    /// Follower side of a fetch response (R2.9, R7.5–R7.6): append, learn the HW, or truncate
+    /// on divergence. Errors back the partition off for `replica.fetch.backoff.ms`.
+    pub fn on_fetch_response(
+        &mut self,
+        ctx: &Ctx,
+        from: BrokerId,
+        result: &Result<FetchedData, ErrorCode>,
+        out: &mut Outbox,
+    ) {
+        if self.following() != Some(from) {
+            return;
+        }
+        let data = match result {
+            Ok(d) => d,
+            Err(_) => return self.back_off(ctx),
+        };
+        if let Some(div) = data.diverging_epoch {
+            let from_leo = self.log.leo();
+            let to = self.log.truncation_point(div);
+            if to >= from_leo {
+                return self.back_off(ctx);
+            }
+            self.log.truncate_to(to);
+            out.emit(EventKind::Truncated {
+                broker: ctx.me,
+                tp: self.tp.clone(),
+                from: from_leo,
+                to,
+                diverging_epoch: div.epoch,
+            });
+            out.touched.push(self.tp.clone());
+            return;
+        }
+        self.log.append_as_follower(&data.records);
+        self.log.maybe_increment_hw(data.high_watermark.min(self.log.leo()));
+    }
+
+    fn back_off(&mut self, ctx: &Ctx) {
+        if let Role::Follower { backoff_until, .. } = &mut self.role {
+            *backoff_until = ctx.now + ctx.config.replica_fetch_backoff_ms;
+        }
+    }
+
+    /// Clears an expired follower backoff; returns whether one ended.
+    pub fn end_backoff(&mut self, now: Ms) -> bool {
+        match &mut self.role {
+            Role::Follower { backoff_until, .. } if *backoff_until > 0 && *backoff_until <= now => {
+                *backoff_until = 0;
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// The leader's view of follower `r`, for the dashboard (R2.7, R4.1, R4.2).
+    pub fn follower_view(&self, ctx: &Ctx, r: BrokerId) -> Option<FollowerView> {
+        let Role::Leader(ls) = &self.role else { return None };
+        let f = ls.followers.get(&r)?;
+        let leo = self.log.leo();
+        let lag_ms = ctx.config.replica_lag_time_max_ms;
+        let caught_up_ago = f.last_caught_up.map(|t| ctx.now.saturating_sub(t));
+        let behind = f.leo.is_none_or(|l| l < leo);
+        let isr_expiry_in = (self.committed_isr().contains(&r) && behind).then(|| {
+            let since = caught_up_ago.unwrap_or(u64::MAX / 2);
+            // The expiration task runs every lag/2 (R4.2); this is the earliest removal.
+            lag_ms.saturating_sub(since)
+        });
+        Some(FollowerView { lag: f.leo.map(|l| leo - l), isr_expiry_in, caught_up_ago })
+    }
+
+    /// Why the leader's HW cannot advance right now, in plain words; `None` if it can or
+    /// this replica does not lead.
+    pub fn hw_blocked_by(&self, ctx: &Ctx) -> Option<String> {
+        let Role::Leader(ls) = &self.role else { return None };
+        let min_isr = self.effective_min_isr(ctx);
+        let isr = self.committed_isr();
+        if isr.len() < min_isr {
+            return Some(format!(
+                "HW frozen: ISR [{}] is below min.insync.replicas={} (Kafka 3.7+ rule)",
+                join_ids(isr),
+                min_isr
+            ));
+        }
+        let leo = self.log.leo();
+        if self.log.hw() >= leo {
+            return None;
+        }
+        let maximal = self.maximal_isr();
+        let slowest = ls
+            .followers
+            .iter()
+            .filter(|(r, _)| maximal.contains(r))
+            .min_by_key(|(_, f)| f.leo.unwrap_or(-1))?;
+        Some(match slowest.1.leo {
+            None => format!("HW waits for broker {}'s first fetch from the new leader", slowest.0),
+            Some(l) => format!("HW waits for broker {} (LEO {l}), still in the ISR", slowest.0),
+        })
+    }
+
+    /// The leader's unanswered ISR proposal, in words.
+    pub fn pending_isr(&self) -> Option<String> {
+        let Role::Leader(LeaderState { pending: Some(p), .. }) = &self.role else { return None };
+        let what = match &p.change {
+            IsrChange::Expand(r) => format!("adding {r}"),
+            IsrChange::Shrink { removed, .. } => format!("removing {}", join_ids(removed)),
+        };
+        Some(format!("AlterPartition ISR [{}] ({what}) awaiting the controller", join_ids(&p.isr)))
+    }
+}
+
+fn respond(
+    out: &mut Outbox,
+    producer: u32,
+    correlation_id: u64,
+    tp: &TopicPartition,
+    result: Result<(Offset, Epoch), ErrorCode>,
+    error_message: String,
+) {
+    out.send(
+        NodeId::Producer(producer),
+        Message::ProduceResponse(ProduceResponse { correlation_id, tp: tp.clone(), result, error_message }),
+    );
+}

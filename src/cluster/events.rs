@@ -1,0 +1,58 @@
+//! The event log: every event of the run, stamped with sim time, kept as a bounded recent
+//! window for the screen, an undrained queue for headless output and a running hash of the
+//! whole trace for the determinism check.
+
+use crate::sim::events::{ClusterEvent, EventKind};
+use crate::sim::Ms;
+use std::collections::VecDeque;
+use std::hash::{DefaultHasher, Hash, Hasher};
+use std::sync::Arc;
+
+/// How many recent events snapshots carry.
+pub const RECENT_EVENTS: usize = 300;
+
+/// The run's events.
+#[derive(Default)]
+pub struct EventLog {
+    recent: VecDeque<ClusterEvent>,
+    recent_shared: Option<Arc<[ClusterEvent]>>,
+    undrained: Vec<ClusterEvent>,
+    count: u64,
+    hasher: DefaultHasher,
+}
+
+impl EventLog {
+    /// Appends an event at sim time `at` (ms).
+    pub fn push(&mut self, at: Ms, kind: EventKind) {
+        let event = ClusterEvent { at, kind };
+        // DefaultHasher::new() has fixed keys: the same trace always gives the same hash.
+        format!("{event:?}").hash(&mut self.hasher);
+        self.count += 1;
+        if self.recent.len() == RECENT_EVENTS {
+            self.recent.pop_front();
+        }
+        self.recent.push_back(event.clone());
+        self.recent_shared = None;
+        self.undrained.push(event);
+    }
+
+    /// Events since the previous drain.
+    pub fn drain(&mut self) -> Vec<ClusterEvent> {
+        std::mem::take(&mut self.undrained)
+    }
+
+    /// The recent window, shared (rebuilt only after a change).
+    pub fn recent(&mut self) -> Arc<[ClusterEvent]> {
+        self.recent_shared.get_or_insert_with(|| self.recent.iter().cloned().collect()).clone()
+    }
+
+    /// Events so far.
+    pub fn count(&self) -> u64 {
+        self.count
+    }
+
+    /// Hash of the whole trace so far.
+    pub fn trace_hash(&self) -> u64 {
+        self.hasher.finish()
+    }
+}

@@ -1,1 +1,1203 @@
-//! (to be written)
+//! The sans-IO producer client: what the Java `KafkaProducer` does for one topic, reduced to the
+//! parts that matter for replication, loss and duplicates (rule book R5.2, R5.7, R5.8).
+//!
+//! One [`ProducerClient`] plays the roles of several Java classes:
+//! - `BuiltInPartitioner`: keyless records go round-robin over the partitions that currently
+//!   have a leader (FC-12); when no partition has one, over all partitions, as Java falls back
+//!   to any partition when none is available.
+//! - `RecordAccumulator`: per-partition queues of records; a batch is ready when `linger.ms`
+//!   has passed since its first record or when it is full (`batch.size` bytes, every record
+//!   being [`RECORD_SIZE_BYTES`]); records expire after `delivery.timeout.ms` (KIP-91).
+//! - `Sender`: sends ready batches to the partition leader, handles responses, retries
+//!   retriable errors with exponential backoff and jitter (`ExponentialBackoff`), skips the
+//!   backoff when the leader changed (KIP-951), and times out unanswered requests.
+//! - `TransactionManager` (idempotent part): producer id and per-partition sequence numbers
+//!   (R5.8); after a batch with an assigned sequence fails for good, the producer takes a
+//!   fresh producer id and restarts sequences at 0, which stands in for the epoch bump of
+//!   KIP-360 (our [`Batch`] has no epoch field).
+//!
+//! Simplifications (isrlab's, not Kafka's):
+//! - One in-flight request per partition (Java allows `max.in.flight.requests.per.connection`
+//!   = 5 per broker). Later records accumulate and go in the next batch.
+//! - acks=0 requests are fire-and-forget: the records count as acknowledged when sent (R5.2),
+//!   they never occupy the in-flight slot and never get a response.
+//! - One request carries one batch for one partition (Java groups batches per broker).
+//! - The producer does not ask for metadata: the controller pushes [`Message::Metadata`].
+//!   Records wait while the topic's metadata is unknown and expire after
+//!   `delivery.timeout.ms` (Java's `send()` would block up to `max.block.ms` instead); such
+//!   records count as failed under `TIMEOUT` but emit no event, having no partition yet.
+//! - A request with no answer after `request.timeout.ms` + [`CLIENT_TIMEOUT_MARGIN_MS`] fails
+//!   with `REQUEST_TIMED_OUT`, as Java's `Sender` reports a client-side request timeout. The
+//!   margin lets the broker's own `REQUEST_TIMED_OUT` (R5.4 step 5) normally arrive first.
+//! - Config changes take effect for new batches; a batch keeps the acks it was created with.
+
+use super::errors::ErrorCode;
+use super::events::{EventKind, ProduceFailure};
+use super::protocol::{Batch, Message, MetadataDelta, NodeId, ProduceRequest, ProduceResponse};
+use super::{AckedRecords, Acks, BrokerId, Epoch, Ms, Outbox, TopicPartition};
+use crate::cluster::snapshot::ProducerView;
+use crate::config::ProducerConfig;
+use rand::RngExt;
+use rand_chacha::ChaCha8Rng;
+use std::collections::{BTreeMap, VecDeque};
+use std::mem;
+use std::sync::Arc;
+
+/// Size of every simulated record in bytes (key-less, small value plus record overhead). A batch
+/// holds `batch.size / RECORD_SIZE_BYTES` records (at least one).
+pub const RECORD_SIZE_BYTES: u32 = 100;
+
+/// Extra wait (ms) on top of `request.timeout.ms` before the client gives up on an unanswered
+/// request, so that the leader's own `REQUEST_TIMED_OUT` answer for a parked acks=all request
+/// (R5.4 step 5), which is measured from when the broker received it, normally arrives first.
+pub const CLIENT_TIMEOUT_MARGIN_MS: Ms = 1_000;
+
+/// Record values of producer `i` are `i * VALUES_PER_PRODUCER + counter`, so every payload is
+/// unique across the run as long as one producer sends fewer than this many records.
+pub const VALUES_PER_PRODUCER: u64 = 1_000_000_000;
+
+/// Relative jitter applied to every retry backoff: the wait is multiplied by a factor drawn
+/// uniformly from `[1 - j, 1 + j)`, as Java's `CommonClientConfigs.RETRY_BACKOFF_JITTER` (0.2).
+pub const RETRY_BACKOFF_JITTER: f64 = 0.2;
+
+/// A fresh producer id (taken after an idempotent batch failed for good) is the base producer
+/// id plus `generation << PRODUCER_ID_GENERATION_SHIFT`, so ids stay unique across producers
+/// as long as base ids are below 2^32.
+pub const PRODUCER_ID_GENERATION_SHIFT: u32 = 32;
+
+/// Units of rate credit per record: the generator accumulates micro-records so that
+/// fractional rates (0.5 records/s) work with integer arithmetic.
+const MICROS_PER_RECORD: u64 = 1_000_000;
+
+/// A record handed to the producer and not yet in a batch.
+#[derive(Clone, Copy, Debug)]
+struct PendingRecord {
+    /// Unique payload.
+    value: u64,
+    /// Sim time it was handed to the producer (start of its delivery timeout).
+    created: Ms,
+}
+
+/// A batch after it left the accumulator: it keeps its sequence for every retry.
+#[derive(Clone, Debug)]
+struct ProducerBatch {
+    values: Vec<u64>,
+    /// Creation time of its first record (Java `ProducerBatch.createdMs`).
+    created: Ms,
+    producer_id: i64,
+    base_sequence: i32,
+    acks: Acks,
+    /// Retries done so far (Java `ProducerBatch.attempts` after re-enqueueing).
+    retries_done: u32,
+    /// Error of the latest failed attempt.
+    last_error: Option<ErrorCode>,
+}
+
+/// The single in-flight slot of a partition.
+#[derive(Clone, Debug)]
+enum Slot {
+    Idle,
+    InFlight {
+        correlation_id: u64,
+        leader: BrokerId,
+        /// Leader epoch the producer believed in when it sent the request.
+        sent_epoch: Epoch,
+        sent_at: Ms,
+        /// Client-side request timeout.
+        timeout_at: Ms,
+        batch: ProducerBatch,
+    },
+    Backoff {
+        retry_at: Ms,
+        sent_epoch: Epoch,
+        batch: ProducerBatch,
+    },
+}
+
+impl Slot {
+    fn batch(&self) -> Option<&ProducerBatch> {
+        match self {
+            Slot::Idle => None,
+            Slot::InFlight { batch, .. } | Slot::Backoff { batch, .. } => Some(batch),
+        }
+    }
+}
+
+/// What the producer knows and holds for one partition.
+#[derive(Clone, Debug)]
+struct PartitionQueue {
+    tp: TopicPartition,
+    leader: Option<BrokerId>,
+    leader_epoch: Epoch,
+    /// When the leader epoch last increased (KIP-951: a retry then skips its backoff).
+    epoch_changed_at: Ms,
+    waiting: VecDeque<PendingRecord>,
+    slot: Slot,
+    /// Next sequence for the current producer id.
+    next_sequence: i32,
+    /// Between a first error and the next success.
+    failing: bool,
+    /// Error responses (and expiries) since the partition started failing.
+    errors_since_ok: u64,
+}
+
+impl PartitionQueue {
+    fn new(tp: TopicPartition) -> Self {
+        Self {
+            tp,
+            leader: None,
+            leader_epoch: -1,
+            epoch_changed_at: 0,
+            waiting: VecDeque::new(),
+            slot: Slot::Idle,
+            next_sequence: 0,
+            failing: false,
+            errors_since_ok: 0,
+        }
+    }
+
+    fn pending(&self) -> u64 {
+        self.waiting.len() as u64 + self.slot.batch().map_or(0, |b| b.values.len() as u64)
+    }
+}
+
+/// Adds `n` to a producer sequence, wrapping past `i32::MAX` to 0 as Kafka's
+/// `DefaultRecordBatch.incrementSequence` does.
+fn increment_sequence(sequence: i32, n: usize) -> i32 {
+    ((sequence as i64 + n as i64) % (i32::MAX as i64 + 1)) as i32
+}
+
+/// Plain words for a broker error that came without an error message.
+fn explain(error: ErrorCode) -> &'static str {
+    match error {
+        ErrorCode::NotLeaderOrFollower => "the broker is no longer the partition's leader",
+        ErrorCode::LeaderNotAvailable => "the partition has no leader right now",
+        ErrorCode::NotEnoughReplicas => "the ISR is smaller than min.insync.replicas; nothing was written",
+        ErrorCode::NotEnoughReplicasAfterAppend => {
+            "written, but the ISR fell below min.insync.replicas before the acknowledgement"
+        }
+        ErrorCode::RequestTimedOut => "the leader could not satisfy acks=all within request.timeout.ms",
+        ErrorCode::UnknownTopicOrPartition => "the broker does not host this partition",
+        ErrorCode::OutOfOrderSequenceNumber => "the leader saw a gap in the producer's sequence numbers",
+        ErrorCode::InvalidRequiredAcks => "acks must be 0, 1 or all",
+        _ => "the broker refused the batch",
+    }
+}
+
+/// A simulated Kafka producer client for one topic (Java `KafkaProducer` with its
+/// `BuiltInPartitioner`, `RecordAccumulator`, `Sender` and idempotent `TransactionManager`;
+/// rule book R5.2, R5.7, R5.8). Sans-IO: the runtime feeds it messages and ticks and sends
+/// what it puts in the [`Outbox`].
+#[derive(Debug)]
+pub struct ProducerClient {
+    index: u32,
+    topic: Arc<str>,
+    config: ProducerConfig,
+    base_producer_id: i64,
+    /// How many fresh producer ids were taken (KIP-360 stand-in).
+    generation: i64,
+    rng: ChaCha8Rng,
+    /// Indexed by partition number.
+    partitions: Vec<PartitionQueue>,
+    /// Records handed over before the topic's metadata was known.
+    unassigned: VecDeque<PendingRecord>,
+    /// Round-robin position of the partitioner.
+    rr_cursor: usize,
+    /// Records created so far (the counter part of the values).
+    next_value: u64,
+    /// Sim time up to which the rate generator has run (`None` until first called).
+    gen_last: Option<Ms>,
+    /// Rate credit in micro-records.
+    gen_credit: u64,
+    next_correlation_id: u64,
+    sent: u64,
+    acked: u64,
+    failed: u64,
+    errors: BTreeMap<String, u64>,
+    last_error: Option<(Ms, String)>,
+}
+
+impl ProducerClient {
+    /// Creates a producer for `topic`. `index` is its place in the scenario's producer list (the
+    /// [`NodeId::Producer`] it answers to), `producer_id` its idempotent producer id (R5.8; sent
+    /// only while idempotence is in effect), `rng` its own seeded stream (used for backoff
+    /// jitter only). The rate generator starts at the first call that passes a sim time.
+    pub fn new(
+        index: u32,
+        topic: Arc<str>,
+        config: ProducerConfig,
+        producer_id: i64,
+        rng: ChaCha8Rng,
+    ) -> Self {
+        Self {
+            index,
+            topic,
+            config,
+            base_producer_id: producer_id,
+            generation: 0,
+            rng,
+            partitions: Vec::new(),
+            unassigned: VecDeque::new(),
+            rr_cursor: 0,
+            next_value: 0,
+            gen_last: None,
+            gen_credit: 0,
+            next_correlation_id: 1,
+            sent: 0,
+            acked: 0,
+            failed: 0,
+            errors: BTreeMap::new(),
+            last_error: None,
+        }
+    }
+
+    /// The producer's index in the scenario's producer list.
+    pub fn index(&self) -> u32 {
+        self.index
+    }
+
+    /// The topic it produces to.
+    pub fn topic(&self) -> &Arc<str> {
+        &self.topic
+    }
+
+    /// Its current configuration.
+    pub fn config(&self) -> &ProducerConfig {
+        &self.config
+    }
+
+    /// The producer id new idempotent batches get: the base id, changed each time a batch with
+    /// an assigned sequence failed for good (KIP-360 stand-in, see the module docs).
+    pub fn producer_id(&self) -> i64 {
+        self.base_producer_id + (self.generation << PRODUCER_ID_GENERATION_SHIFT)
+    }
+
+    /// Handles a message from the network:
+    /// - `Metadata`: learns leaders, leader epochs and the partition count of its topic (a
+    ///   partition with `leader: None` has none); older leader epochs are ignored.
+    /// - `ProduceResponse`: completes, retries or fails the in-flight batch it answers.
+    /// - `Disconnected`: the leader's process is down; the request fails with the retriable
+    ///   `NETWORK_EXCEPTION`.
+    ///
+    /// Unknown or stale correlation ids (e.g. of expired batches) are ignored. Afterwards it
+    /// does whatever is due at `now`, like [`Self::on_tick`].
+    pub fn handle(&mut self, now: Ms, msg: Message, out: &mut Outbox) {
+        match msg {
+            Message::Metadata(delta) => self.apply_metadata(now, &delta),
+            Message::ProduceResponse(resp) => self.on_response(now, resp, out),
+            Message::Disconnected { peer, correlation_id } => {
+                if let Some(i) = self.find_in_flight(correlation_id) {
+                    let detail = match peer {
+                        NodeId::Broker(b) => format!("connection to broker {b} refused: its process is down"),
+                        other => format!("connection to {other:?} refused"),
+                    };
+                    self.fail_in_flight(now, i, ErrorCode::NetworkException, detail, out);
+                }
+            }
+            _ => {}
+        }
+        self.run(now, out);
+    }
+
+    /// Does everything due at `now`: generates records at `rate`, expires records older than
+    /// `delivery.timeout.ms`, times out unanswered requests, fires retries whose backoff ended
+    /// and sends ready batches. The runtime calls it whenever `now ≥ next_deadline()`.
+    pub fn on_tick(&mut self, now: Ms, out: &mut Outbox) {
+        self.run(now, out);
+    }
+
+    /// The earliest sim time (ms) at which [`Self::on_tick`] has something to do, or `None`
+    /// when nothing will happen without an input. It may lie in the past (call it now).
+    pub fn next_deadline(&self) -> Option<Ms> {
+        let dt = self.config.delivery_timeout_ms;
+        let mut next = self.generation_due();
+        let mut consider = |t: Option<Ms>| {
+            if let Some(t) = t {
+                next = Some(next.map_or(t, |n: Ms| n.min(t)));
+            }
+        };
+        consider(self.unassigned.front().map(|r| r.created + dt));
+        for i in 0..self.partitions.len() {
+            let p = &self.partitions[i];
+            consider(p.waiting.front().map(|r| r.created + dt));
+            consider(p.slot.batch().map(|b| b.created + dt));
+            if let Slot::InFlight { timeout_at, .. } = p.slot {
+                consider(Some(timeout_at));
+            }
+            consider(self.retry_ready_at(i));
+            consider(self.batch_ready_at(i));
+        }
+        next
+    }
+
+    /// The `produce T N` command: hands `count` records to the producer at `now`. They are
+    /// partitioned at once (or wait for metadata) and sent by the next tick.
+    pub fn enqueue(&mut self, now: Ms, count: u64) {
+        self.generate(now);
+        self.add_records(now, count);
+    }
+
+    /// Replaces the configuration at `now`. Records due under the old `rate` are generated
+    /// first; acks, idempotence, batch size and the rest apply to batches formed from now on.
+    pub fn set_config(&mut self, now: Ms, config: ProducerConfig) {
+        self.generate(now);
+        self.config = config;
+    }
+
+    /// The producer's counters for the snapshot.
+    pub fn view(&self) -> ProducerView {
+        ProducerView {
+            index: self.index,
+            topic: self.topic.to_string(),
+            config: self.config.clone(),
+            idempotent: self.config.idempotence_in_effect(),
+            sent: self.sent,
+            acked: self.acked,
+            failed: self.failed,
+            pending: self.unassigned.len() as u64 + self.partitions.iter().map(|p| p.pending()).sum::<u64>(),
+            errors: self.errors.clone(),
+            last_error: self.last_error.clone(),
+        }
+    }
+
+    // ----- accumulator and partitioner -----
+
+    fn max_batch_records(&self) -> usize {
+        ((self.config.batch_size / RECORD_SIZE_BYTES as u64) as usize).max(1)
+    }
+
+    /// Rate in micro-records per ms (records/s × 1000).
+    fn rate_micros_per_ms(&self) -> u64 {
+        (self.config.rate.max(0.0) * 1000.0).round() as u64
+    }
+
+    /// When the rate generator owes the next record.
+    fn generation_due(&self) -> Option<Ms> {
+        let per_ms = self.rate_micros_per_ms();
+        if per_ms == 0 {
+            return None;
+        }
+        match self.gen_last {
+            None => Some(0),
+            Some(last) => Some(last + (MICROS_PER_RECORD - self.gen_credit).div_ceil(per_ms)),
+        }
+    }
+
+    /// Runs the rate generator up to `now`.
+    fn generate(&mut self, now: Ms) {
+        let Some(last) = self.gen_last else {
+            self.gen_last = Some(now);
+            return;
+        };
+        if now <= last {
+            return;
+        }
+        let credit = self.gen_credit + self.rate_micros_per_ms() * (now - last);
+        self.gen_credit = credit % MICROS_PER_RECORD;
+        self.gen_last = Some(now);
+        self.add_records(now, credit / MICROS_PER_RECORD);
+    }
+
+    fn add_records(&mut self, now: Ms, count: u64) {
+        for _ in 0..count {
+            let record = PendingRecord {
+                value: self.index as u64 * VALUES_PER_PRODUCER + self.next_value,
+                created: now,
+            };
+            self.next_value += 1;
+            self.sent += 1;
+            match self.choose_partition() {
+                Some(i) => self.partitions[i].waiting.push_back(record),
+                None => self.unassigned.push_back(record),
+            }
+        }
+    }
+
+    /// Round-robin over partitions with a leader; over all partitions when none has one;
+    /// `None` while the partition count is unknown.
+    fn choose_partition(&mut self) -> Option<usize> {
+        let n = self.partitions.len();
+        if n == 0 {
+            return None;
+        }
+        let start = self.rr_cursor % n;
+        let chosen =
+            (0..n).map(|k| (start + k) % n).find(|&i| self.partitions[i].leader.is_some()).unwrap_or(start);
+        self.rr_cursor = chosen + 1;
+        Some(chosen)
+    }
+
+    fn apply_metadata(&mut self, now: Ms, delta: &MetadataDelta) {
+        for state in delta.partitions.iter().filter(|s| s.tp.topic == self.topic) {
+            let idx = state.tp.partition as usize;
+            while self.partitions.len() <= idx {
+                let tp = TopicPartition::new(self.topic.clone(), self.partitions.len() as u32);
+                self.partitions.push(PartitionQueue::new(tp));
+            }
+            let p = &mut self.partitions[idx];
+            if state.leader_epoch < p.leader_epoch {
+                continue;
+            }
+            if state.leader_epoch > p.leader_epoch {
+                p.epoch_changed_at = now;
+            }
+            p.leader = state.leader;
+            p.leader_epoch = state.leader_epoch;
+        }
+        if !self.partitions.is_empty() {
+            while let Some(record) = self.unassigned.pop_front() {
+                if let Some(i) = self.choose_partition() {
+                    self.partitions[i].waiting.push_back(record);
+                }
+            }
+        }
+    }
+
+    // ----- sender -----
+
+    fn run(&mut self, now: Ms, out: &mut Outbox) {
+        self.generate(now);
+        self.expire(now, out);
+        for i in 0..self.partitions.len() {
+            if let Slot::InFlight { timeout_at, sent_at, leader, .. } = self.partitions[i].slot
+                && timeout_at <= now
+            {
+                let detail = format!(
+                    "no answer from broker {leader} within {} ms (request.timeout.ms plus isrlab's {CLIENT_TIMEOUT_MARGIN_MS} ms margin); the client dropped the request",
+                    timeout_at - sent_at
+                );
+                self.fail_in_flight(now, i, ErrorCode::RequestTimedOut, detail, out);
+            }
+            if let Some(t) = self.retry_ready_at(i)
+                && t <= now
+                && let Slot::Backoff { batch, .. } = mem::replace(&mut self.partitions[i].slot, Slot::Idle)
+            {
+                self.send_batch(now, i, batch, out);
+            }
+            while let Some(t) = self.batch_ready_at(i)
+                && t <= now
+            {
+                let batch = self.form_batch(i);
+                self.send_batch(now, i, batch, out);
+            }
+        }
+    }
+
+    /// When partition `i`'s backed-off batch may be re-sent: after its backoff, or as soon as
+    /// a newer leader epoch is known (KIP-951); never while the partition has no leader.
+    fn retry_ready_at(&self, i: usize) -> Option<Ms> {
+        let p = &self.partitions[i];
+        match p.slot {
+            Slot::Backoff { retry_at, sent_epoch, .. } if p.leader.is_some() => {
+                if p.leader_epoch > sent_epoch {
+                    Some(retry_at.min(p.epoch_changed_at))
+                } else {
+                    Some(retry_at)
+                }
+            }
+            _ => None,
+        }
+    }
+
+    /// When partition `i`'s accumulated records form a ready batch (`RecordAccumulator.ready`):
+    /// the slot is free, the leader known, and the batch full or lingered.
+    fn batch_ready_at(&self, i: usize) -> Option<Ms> {
+        let p = &self.partitions[i];
+        if !matches!(p.slot, Slot::Idle) || p.leader.is_none() {
+            return None;
+        }
+        let first = p.waiting.front()?;
+        if p.waiting.len() >= self.max_batch_records() {
+            Some(first.created)
+        } else {
+            Some(first.created + self.config.linger_ms)
+        }
+    }
+
+    /// Takes the next batch out of partition `i`'s queue; idempotent batches get the producer
+    /// id and the partition's next sequence here, once (Java assigns it at drain time).
+    fn form_batch(&mut self, i: usize) -> ProducerBatch {
+        let take = self.partitions[i].waiting.len().min(self.max_batch_records());
+        let idempotent = self.config.idempotence_in_effect();
+        let producer_id = self.producer_id();
+        let acks = self.config.acks;
+        let p = &mut self.partitions[i];
+        let records: Vec<PendingRecord> = p.waiting.drain(..take).collect();
+        let (producer_id, base_sequence) = if idempotent {
+            let seq = p.next_sequence;
+            p.next_sequence = increment_sequence(seq, take);
+            (producer_id, seq)
+        } else {
+            (-1, -1)
+        };
+        ProducerBatch {
+            created: records[0].created,
+            values: records.into_iter().map(|r| r.value).collect(),
+            producer_id,
+            base_sequence,
+            acks,
+            retries_done: 0,
+            last_error: None,
+        }
+    }
+
+    /// Sends `batch` to partition `i`'s leader (callers check there is one). acks=0 batches
+    /// count as acknowledged right away (R5.2); others occupy the in-flight slot.
+    fn send_batch(&mut self, now: Ms, i: usize, batch: ProducerBatch, out: &mut Outbox) {
+        let p = &self.partitions[i];
+        let Some(leader) = p.leader else {
+            // Defensive: keep the batch until a leader is known.
+            self.partitions[i].slot = Slot::Backoff { retry_at: now, sent_epoch: p.leader_epoch, batch };
+            return;
+        };
+        let correlation_id = self.next_correlation_id;
+        self.next_correlation_id += 1;
+        let request = ProduceRequest {
+            correlation_id,
+            producer: self.index,
+            tp: p.tp.clone(),
+            acks: batch.acks,
+            timeout_ms: self.config.request_timeout_ms,
+            batch: Batch {
+                producer_id: batch.producer_id,
+                base_sequence: batch.base_sequence,
+                values: batch.values.clone(),
+                record_size: RECORD_SIZE_BYTES,
+            },
+        };
+        out.send(NodeId::Broker(leader), Message::Produce(request));
+        if batch.acks == Acks::Zero {
+            self.acked += batch.values.len() as u64;
+            self.mark_success(i, out);
+        } else {
+            let sent_epoch = p.leader_epoch;
+            let timeout_at = now + self.config.request_timeout_ms + CLIENT_TIMEOUT_MARGIN_MS;
+            self.partitions[i].slot =
+                Slot::InFlight { correlation_id, leader, sent_epoch, sent_at: now, timeout_at, batch };
+        }
+    }
+
+    fn find_in_flight(&self, correlation_id: u64) -> Option<usize> {
+        self.partitions
+            .iter()
+            .position(|p| matches!(p.slot, Slot::InFlight { correlation_id: c, .. } if c == correlation_id))
+    }
+
+    fn on_response(&mut self, now: Ms, resp: ProduceResponse, out: &mut Outbox) {
+        let Some(i) = self.find_in_flight(resp.correlation_id) else { return };
+        if self.partitions[i].tp != resp.tp {
+            return;
+        }
+        match resp.result {
+            Ok((base_offset, leader_epoch)) => {
+                let Slot::InFlight { batch, .. } = mem::replace(&mut self.partitions[i].slot, Slot::Idle)
+                else {
+                    return;
+                };
+                self.acked += batch.values.len() as u64;
+                out.acked.push(AckedRecords {
+                    tp: resp.tp,
+                    base_offset,
+                    leader_epoch,
+                    values: batch.values,
+                    acks: batch.acks,
+                });
+                self.mark_success(i, out);
+            }
+            Err(error) => {
+                let detail = if resp.error_message.is_empty() {
+                    explain(error).to_string()
+                } else {
+                    resp.error_message
+                };
+                self.fail_in_flight(now, i, error, detail, out);
+            }
+        }
+    }
+
+    /// An attempt of partition `i`'s in-flight batch failed with `error`: count it, report the
+    /// partition as failing if it was fine, then retry after backoff (retriable error, retries
+    /// left, delivery timeout not reached: Java `Sender.canRetry`) or fail the batch.
+    fn fail_in_flight(&mut self, now: Ms, i: usize, error: ErrorCode, detail: String, out: &mut Outbox) {
+        let Slot::InFlight { mut batch, sent_epoch, .. } =
+            mem::replace(&mut self.partitions[i].slot, Slot::Idle)
+        else {
+            return;
+        };
+        self.note_error(now, i, error, detail, out);
+        batch.last_error = Some(error);
+        let can_retry = error.is_retriable()
+            && batch.retries_done < self.config.retries
+            && now < batch.created + self.config.delivery_timeout_ms;
+        if can_retry {
+            batch.retries_done += 1;
+            let retry_at = now + self.retry_backoff(batch.retries_done);
+            self.partitions[i].slot = Slot::Backoff { retry_at, sent_epoch, batch };
+        } else {
+            self.failed += batch.values.len() as u64;
+            if batch.producer_id >= 0 && batch.producer_id == self.producer_id() {
+                self.bump_producer_id();
+            }
+        }
+    }
+
+    /// Backoff before retry number `retry` (1-based): `retry.backoff.ms · 2^(retry-1)` capped
+    /// at `retry.backoff.max.ms`, times a jitter factor, capped again (Java
+    /// `ExponentialBackoff`). A max below the base means a constant base backoff.
+    fn retry_backoff(&mut self, retry: u32) -> Ms {
+        let base = self.config.retry_backoff_ms;
+        let max = self.config.retry_backoff_max_ms.max(base);
+        let shift = retry.saturating_sub(1).min(63);
+        let term = base.saturating_mul(1u64 << shift).min(max);
+        if term == 0 {
+            return 0;
+        }
+        let factor = self.rng.random_range(1.0 - RETRY_BACKOFF_JITTER..1.0 + RETRY_BACKOFF_JITTER);
+        ((term as f64 * factor) as Ms).min(max)
+    }
+
+    /// Counts an error for partition `i` and emits `ProduceFailing` when the partition goes
+    /// from fine to failing.
+    fn note_error(&mut self, now: Ms, i: usize, error: ErrorCode, detail: String, out: &mut Outbox) {
+        *self.errors.entry(error.name().to_string()).or_insert(0) += 1;
+        let p = &mut self.partitions[i];
+        self.last_error = Some((now, format!("{error} on {}: {detail}", p.tp)));
+        p.errors_since_ok += 1;
+        if !p.failing {
+            p.failing = true;
+            out.emit(EventKind::ProduceFailing {
+                tp: p.tp.clone(),
+                failure: ProduceFailure { error, detail },
+            });
+        }
+    }
+
+    fn mark_success(&mut self, i: usize, out: &mut Outbox) {
+        let p = &mut self.partitions[i];
+        if p.failing {
+            out.emit(EventKind::ProduceRecovered { tp: p.tp.clone(), errors: p.errors_since_ok });
+            p.failing = false;
+            p.errors_since_ok = 0;
+        }
+    }
+
+    /// Takes a fresh producer id and restarts every partition's sequence at 0 (KIP-360
+    /// stand-in). Batches already sent keep their old id and sequence for their retries.
+    fn bump_producer_id(&mut self) {
+        self.generation += 1;
+        for p in &mut self.partitions {
+            p.next_sequence = 0;
+        }
+    }
+
+    /// Fails every record whose delivery timeout passed (Java `RecordAccumulator.expiredBatches`
+    /// and `Sender.getExpiredInflightBatches`): counted as `failed` and under `TIMEOUT`, with a
+    /// `RecordsExpired` event per partition. A late response to an expired request is ignored.
+    fn expire(&mut self, now: Ms, out: &mut Outbox) {
+        let dt = self.config.delivery_timeout_ms;
+        let mut lost = 0u64;
+        while self.unassigned.front().is_some_and(|r| r.created + dt <= now) {
+            self.unassigned.pop_front();
+            lost += 1;
+        }
+        if lost > 0 {
+            self.failed += lost;
+            *self.errors.entry(ErrorCode::DeliveryTimeout.name().to_string()).or_insert(0) += 1;
+            self.last_error = Some((
+                now,
+                format!(
+                    "TIMEOUT: {lost} record(s) for {} expired: no metadata for the topic within delivery.timeout.ms={dt}",
+                    self.topic
+                ),
+            ));
+        }
+        let current = self.producer_id();
+        let mut bump = false;
+        for i in 0..self.partitions.len() {
+            let p = &mut self.partitions[i];
+            let mut count = 0u64;
+            let mut reason = String::new();
+            if p.slot.batch().is_some_and(|b| b.created + dt <= now) {
+                let (batch, why) = match mem::replace(&mut p.slot, Slot::Idle) {
+                    Slot::InFlight { batch, leader, .. } => {
+                        (batch, format!("; the request to broker {leader} is still unanswered"))
+                    }
+                    Slot::Backoff { batch, .. } => {
+                        let why = batch
+                            .last_error
+                            .map_or(String::new(), |e| format!("; the last attempt failed with {e}"));
+                        (batch, why)
+                    }
+                    Slot::Idle => unreachable!("checked above"),
+                };
+                count += batch.values.len() as u64;
+                reason = why;
+                bump |= batch.producer_id >= 0 && batch.producer_id == current;
+            }
+            while p.waiting.front().is_some_and(|r| r.created + dt <= now) {
+                p.waiting.pop_front();
+                count += 1;
+            }
+            if count == 0 {
+                continue;
+            }
+            if reason.is_empty() && p.leader.is_none() {
+                reason = "; the partition has no leader".to_string();
+            }
+            let tp = p.tp.clone();
+            let detail =
+                format!("{count} record(s) not acknowledged within delivery.timeout.ms={dt}{reason}");
+            self.failed += count;
+            self.note_error(now, i, ErrorCode::DeliveryTimeout, detail, out);
+            out.emit(EventKind::RecordsExpired { tp, count });
+        }
+        if bump {
+            self.bump_producer_id();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::protocol::PartitionState;
+    use rand::SeedableRng;
+
+    const TOPIC: &str = "t";
+
+    fn config() -> ProducerConfig {
+        ProducerConfig { rate: 0.0, ..ProducerConfig::default() }
+    }
+
+    fn producer(config: ProducerConfig, seed: u64) -> ProducerClient {
+        ProducerClient::new(0, Arc::from(TOPIC), config, 7, ChaCha8Rng::seed_from_u64(seed))
+    }
+
+    fn tp(p: u32) -> TopicPartition {
+        TopicPartition::new(TOPIC, p)
+    }
+
+    /// Metadata where partition `i` has leader `leaders[i]` at `epoch`.
+    fn metadata(leaders: &[Option<BrokerId>], epoch: Epoch) -> Message {
+        Message::Metadata(MetadataDelta {
+            partitions: leaders
+                .iter()
+                .enumerate()
+                .map(|(i, &leader)| PartitionState {
+                    tp: tp(i as u32),
+                    replicas: vec![0, 1, 2],
+                    isr: vec![0, 1, 2],
+                    leader,
+                    leader_epoch: epoch,
+                    partition_epoch: epoch,
+                    leader_recovery: Default::default(),
+                })
+                .collect(),
+            ..Default::default()
+        })
+    }
+
+    fn requests(out: &mut Outbox) -> Vec<(NodeId, ProduceRequest)> {
+        mem::take(&mut out.sends)
+            .into_iter()
+            .map(|(to, m)| match m {
+                Message::Produce(r) => (to, r),
+                other => panic!("unexpected {other:?}"),
+            })
+            .collect()
+    }
+
+    fn ok(r: &ProduceRequest, base_offset: i64, epoch: Epoch) -> Message {
+        Message::ProduceResponse(ProduceResponse {
+            correlation_id: r.correlation_id,
+            tp: r.tp.clone(),
+            result: Ok((base_offset, epoch)),
+            error_message: String::new(),
+        })
+    }
+
+    fn err(r: &ProduceRequest, e: ErrorCode, msg: &str) -> Message {
+        Message::ProduceResponse(ProduceResponse {
+            correlation_id: r.correlation_id,
+            tp: r.tp.clone(),
+            result: Err(e),
+            error_message: msg.to_string(),
+        })
+    }
+
+    /// Calls `on_tick` at every deadline up to `until`, answering each request with `answer`
+    /// at the same instant; returns every request sent.
+    fn drive(
+        p: &mut ProducerClient,
+        until: Ms,
+        out: &mut Outbox,
+        mut answer: impl FnMut(&ProduceRequest) -> Option<Message>,
+    ) -> Vec<(Ms, ProduceRequest)> {
+        let mut all = Vec::new();
+        while let Some(t) = p.next_deadline()
+            && t <= until
+        {
+            p.on_tick(t, out);
+            let mut batch = requests(out);
+            while !batch.is_empty() {
+                let mut next = Vec::new();
+                for (_, r) in batch {
+                    if let Some(m) = answer(&r) {
+                        p.handle(t, m, out);
+                        next.extend(requests(out));
+                    }
+                    all.push((t, r));
+                }
+                batch = next;
+            }
+        }
+        all
+    }
+
+    #[test]
+    fn rate_generates_records_evenly_and_fractional_rates_work() {
+        let mut p = producer(ProducerConfig { rate: 100.0, ..config() }, 1);
+        let mut out = Outbox::default();
+        p.handle(0, metadata(&[Some(0)], 0), &mut out);
+        // Records are created at 10, 20, …, 1000 ms; the last one leaves at 1005.
+        let sent = drive(&mut p, 1005, &mut out, |r| Some(ok(r, 0, 0)));
+        assert_eq!(p.view().sent, 100);
+        assert_eq!(p.view().acked, 100);
+        // One record every 10 ms, each sent alone after linger.ms = 5.
+        assert_eq!(sent.len(), 100);
+        assert_eq!(sent[0].0, 15);
+        assert_eq!(sent[1].0, 25);
+        let values: Vec<u64> = sent.iter().flat_map(|(_, r)| r.batch.values.clone()).collect();
+        assert_eq!(values, (0..100).collect::<Vec<u64>>());
+
+        let mut slow = producer(ProducerConfig { rate: 0.5, ..config() }, 1);
+        slow.handle(0, metadata(&[Some(0)], 0), &mut out);
+        drive(&mut slow, 10_000, &mut out, |r| Some(ok(r, 0, 0)));
+        assert_eq!(slow.view().sent, 5);
+    }
+
+    #[test]
+    fn full_batches_go_at_once_and_the_rest_after_linger() {
+        let mut p = producer(ProducerConfig { batch_size: 500, linger_ms: 1000, ..config() }, 1);
+        let mut out = Outbox::default();
+        p.handle(0, metadata(&[Some(1)], 0), &mut out);
+        p.enqueue(0, 12);
+        assert_eq!(p.next_deadline(), Some(0));
+        let sent = drive(&mut p, 5000, &mut out, |r| Some(ok(r, 0, 0)));
+        let shape: Vec<(Ms, usize)> = sent.iter().map(|(t, r)| (*t, r.batch.values.len())).collect();
+        assert_eq!(shape, vec![(0, 5), (0, 5), (1000, 2)]);
+        assert!(sent.iter().all(|(_, r)| r.batch.record_size == RECORD_SIZE_BYTES));
+        assert_eq!(p.view().pending, 0);
+    }
+
+    #[test]
+    fn one_request_in_flight_per_partition() {
+        let mut p = producer(ProducerConfig { linger_ms: 0, ..config() }, 1);
+        let mut out = Outbox::default();
+        p.handle(0, metadata(&[Some(1)], 0), &mut out);
+        p.enqueue(0, 1);
+        p.on_tick(0, &mut out);
+        let first = requests(&mut out);
+        assert_eq!(first.len(), 1);
+        p.enqueue(1, 3);
+        p.on_tick(1, &mut out);
+        assert!(out.sends.is_empty(), "later records wait for the in-flight request");
+        assert_eq!(p.view().pending, 4);
+        p.handle(2, ok(&first[0].1, 0, 0), &mut out);
+        let second = requests(&mut out);
+        assert_eq!(second[0].1.batch.values, vec![1, 2, 3]);
+    }
+
+    #[test]
+    fn round_robin_only_over_partitions_with_a_leader() {
+        let mut p = producer(ProducerConfig { linger_ms: 0, acks: Acks::Zero, ..config() }, 1);
+        let mut out = Outbox::default();
+        p.enqueue(0, 2);
+        p.on_tick(0, &mut out);
+        assert!(out.sends.is_empty(), "no metadata yet: records wait");
+        assert_eq!(p.view().pending, 2);
+        p.handle(1, metadata(&[Some(0), None, Some(2)], 0), &mut out);
+        p.enqueue(1, 2);
+        p.on_tick(1, &mut out);
+        let sent: Vec<(NodeId, TopicPartition, Vec<u64>)> =
+            requests(&mut out).into_iter().map(|(to, r)| (to, r.tp, r.batch.values)).collect();
+        assert_eq!(
+            sent,
+            vec![
+                (NodeId::Broker(0), tp(0), vec![0]),
+                (NodeId::Broker(2), tp(2), vec![1]),
+                (NodeId::Broker(0), tp(0), vec![2]),
+                (NodeId::Broker(2), tp(2), vec![3]),
+            ]
+        );
+    }
+
+    #[test]
+    fn values_are_unique_per_producer_index() {
+        let mut p = ProducerClient::new(3, Arc::from(TOPIC), config(), 7, ChaCha8Rng::seed_from_u64(1));
+        let mut out = Outbox::default();
+        p.handle(0, metadata(&[Some(0)], 0), &mut out);
+        p.enqueue(0, 2);
+        let sent = drive(&mut p, 100, &mut out, |_| None);
+        assert_eq!(sent[0].1.batch.values, vec![3_000_000_000, 3_000_000_001]);
+        assert_eq!(sent[0].1.producer, 3);
+    }
+
+    #[test]
+    fn retry_resends_the_same_batch_with_the_same_sequence() {
+        let mut p = producer(ProducerConfig { linger_ms: 0, ..config() }, 1);
+        let mut out = Outbox::default();
+        p.handle(0, metadata(&[Some(1)], 0), &mut out);
+        p.enqueue(0, 3);
+        p.on_tick(0, &mut out);
+        let first = requests(&mut out).remove(0).1;
+        assert_eq!((first.batch.producer_id, first.batch.base_sequence), (7, 0));
+        assert_eq!(first.acks, Acks::All);
+        assert_eq!(first.timeout_ms, 30_000);
+        p.enqueue(1, 2);
+        p.handle(10, err(&first, ErrorCode::NotLeaderOrFollower, ""), &mut out);
+        assert!(out.sends.is_empty());
+        let retry_at = p.next_deadline().unwrap();
+        assert!((10 + 80..=10 + 120).contains(&retry_at), "backoff 100 ms ± 20 %: {retry_at}");
+        p.on_tick(retry_at, &mut out);
+        let retry = requests(&mut out).remove(0).1;
+        assert_eq!(retry.batch, first.batch);
+        assert!(retry.correlation_id > first.correlation_id);
+        p.handle(retry_at + 5, ok(&retry, 40, 0), &mut out);
+        let next = requests(&mut out).remove(0).1;
+        assert_eq!((next.batch.producer_id, next.batch.base_sequence), (7, 3));
+        assert_eq!(next.batch.values, vec![3, 4]);
+    }
+
+    #[test]
+    fn not_enough_replicas_is_retried_and_counted_with_one_failing_and_one_recovered_event() {
+        let mut p = producer(ProducerConfig { linger_ms: 0, ..config() }, 1);
+        let mut out = Outbox::default();
+        p.handle(0, metadata(&[Some(1)], 0), &mut out);
+        p.enqueue(0, 1);
+        let msg = "The size of the current ISR Set(1) is insufficient to satisfy the min.isr requirement of 2 for partition t-0";
+        let mut failures = 0;
+        let sent = drive(&mut p, 60_000, &mut out, |r| {
+            failures += 1;
+            if failures <= 6 { Some(err(r, ErrorCode::NotEnoughReplicas, msg)) } else { Some(ok(r, 9, 2)) }
+        });
+        assert_eq!(sent.len(), 7);
+        assert!(sent.windows(2).all(|w| w[0].1.batch == w[1].1.batch));
+        // Exponential backoff: gaps grow up to retry.backoff.max.ms (with jitter).
+        let gaps: Vec<Ms> = sent.windows(2).map(|w| w[1].0 - w[0].0).collect();
+        let expect = [100, 200, 400, 800, 1000, 1000];
+        for (gap, base) in gaps.iter().zip(expect) {
+            assert!((base * 8 / 10..=(base * 12 / 10).min(1000)).contains(gap), "{gaps:?}");
+        }
+        let v = p.view();
+        assert_eq!(v.errors.get("NOT_ENOUGH_REPLICAS"), Some(&6));
+        assert_eq!(v.acked, 1);
+        assert_eq!(v.failed, 0);
+        assert!(v.last_error.as_ref().unwrap().1.contains("min.isr requirement of 2"));
+        let events = mem::take(&mut out.events);
+        assert_eq!(events.len(), 2, "{events:?}");
+        assert_eq!(
+            events[0],
+            EventKind::ProduceFailing {
+                tp: tp(0),
+                failure: ProduceFailure { error: ErrorCode::NotEnoughReplicas, detail: msg.to_string() }
+            }
+        );
+        assert_eq!(events[1], EventKind::ProduceRecovered { tp: tp(0), errors: 6 });
+    }
+
+    #[test]
+    fn non_retriable_error_fails_the_batch_and_takes_a_fresh_producer_id() {
+        let mut p = producer(ProducerConfig { linger_ms: 0, ..config() }, 1);
+        let mut out = Outbox::default();
+        p.handle(0, metadata(&[Some(1)], 0), &mut out);
+        p.enqueue(0, 2);
+        p.on_tick(0, &mut out);
+        let first = requests(&mut out).remove(0).1;
+        p.handle(5, err(&first, ErrorCode::OutOfOrderSequenceNumber, ""), &mut out);
+        assert_eq!(p.view().failed, 2);
+        assert_eq!(p.view().pending, 0);
+        p.enqueue(6, 1);
+        p.on_tick(6, &mut out);
+        let next = requests(&mut out).remove(0).1;
+        assert_eq!(next.batch.producer_id, 7 + (1 << 32));
+        assert_eq!(next.batch.base_sequence, 0);
+    }
+
+    #[test]
+    fn retries_zero_means_no_retry() {
+        let mut p = producer(ProducerConfig { linger_ms: 0, retries: 0, acks: Acks::One, ..config() }, 1);
+        let mut out = Outbox::default();
+        p.handle(0, metadata(&[Some(1)], 0), &mut out);
+        p.enqueue(0, 1);
+        let sent = drive(&mut p, 10_000, &mut out, |r| Some(err(r, ErrorCode::NotLeaderOrFollower, "")));
+        assert_eq!(sent.len(), 1);
+        assert_eq!(p.view().failed, 1);
+    }
+
+    #[test]
+    fn delivery_timeout_expires_records_and_resets_sequences() {
+        let cfg = ProducerConfig { linger_ms: 0, delivery_timeout_ms: 5_000, ..config() };
+        let mut p = producer(cfg, 1);
+        let mut out = Outbox::default();
+        p.handle(0, metadata(&[Some(1)], 0), &mut out);
+        p.enqueue(0, 4);
+        let sent =
+            drive(&mut p, 20_000, &mut out, |r| Some(err(r, ErrorCode::NotEnoughReplicas, "isr too small")));
+        assert!(sent.iter().all(|(t, r)| *t < 5_000 && r.batch.base_sequence == 0));
+        let v = p.view();
+        assert_eq!(v.failed, 4);
+        assert_eq!(v.pending, 0);
+        assert_eq!(v.errors.get("TIMEOUT"), Some(&1));
+        let events = mem::take(&mut out.events);
+        assert_eq!(events.iter().filter(|e| matches!(e, EventKind::ProduceFailing { .. })).count(), 1);
+        assert_eq!(events.last(), Some(&EventKind::RecordsExpired { tp: tp(0), count: 4 }));
+        // A fresh producer id with sequences from 0 (KIP-360 stand-in).
+        p.enqueue(20_000, 1);
+        p.on_tick(20_000, &mut out);
+        let next = requests(&mut out).remove(0).1;
+        assert_eq!((next.batch.producer_id, next.batch.base_sequence), (7 + (1 << 32), 0));
+    }
+
+    #[test]
+    fn records_for_a_leaderless_partition_expire_with_an_event() {
+        let cfg = ProducerConfig { linger_ms: 0, delivery_timeout_ms: 5_000, ..config() };
+        let mut p = producer(cfg, 1);
+        let mut out = Outbox::default();
+        p.handle(0, metadata(&[None], 0), &mut out);
+        p.enqueue(100, 3);
+        assert_eq!(p.next_deadline(), Some(5_100));
+        p.on_tick(5_100, &mut out);
+        assert!(out.sends.is_empty());
+        assert_eq!(p.view().failed, 3);
+        assert!(matches!(
+            &out.events[..],
+            [EventKind::ProduceFailing { failure, .. }, EventKind::RecordsExpired { count: 3, .. }]
+                if failure.error == ErrorCode::DeliveryTimeout && failure.detail.contains("no leader")
+        ));
+        // The same producer id continues: no sequence was assigned.
+        assert_eq!(p.producer_id(), 7);
+    }
+
+    #[test]
+    fn unanswered_request_times_out_on_the_client_and_is_retried() {
+        let mut p = producer(ProducerConfig { linger_ms: 0, ..config() }, 1);
+        let mut out = Outbox::default();
+        p.handle(0, metadata(&[Some(1)], 0), &mut out);
+        p.enqueue(0, 1);
+        p.on_tick(0, &mut out);
+        let first = requests(&mut out).remove(0).1;
+        assert_eq!(p.next_deadline(), Some(30_000 + CLIENT_TIMEOUT_MARGIN_MS));
+        p.on_tick(31_000, &mut out);
+        assert_eq!(p.view().errors.get("REQUEST_TIMED_OUT"), Some(&1));
+        let t = p.next_deadline().unwrap();
+        p.on_tick(t, &mut out);
+        let retry = requests(&mut out).remove(0).1;
+        assert_eq!(retry.batch, first.batch);
+        // The late answer to the abandoned request is ignored.
+        p.handle(t + 1, ok(&first, 0, 0), &mut out);
+        assert_eq!(p.view().acked, 0);
+    }
+
+    #[test]
+    fn disconnect_is_a_retriable_network_exception_and_a_new_leader_skips_the_backoff() {
+        let mut p = producer(ProducerConfig { linger_ms: 0, retry_backoff_ms: 5_000, ..config() }, 1);
+        let mut out = Outbox::default();
+        p.handle(0, metadata(&[Some(1)], 3), &mut out);
+        p.enqueue(0, 1);
+        p.on_tick(0, &mut out);
+        let first = requests(&mut out).remove(0).1;
+        p.handle(
+            1,
+            Message::Disconnected { peer: NodeId::Broker(1), correlation_id: first.correlation_id },
+            &mut out,
+        );
+        assert_eq!(p.view().errors.get("NETWORK_EXCEPTION"), Some(&1));
+        assert!(p.next_deadline().unwrap() >= 4_000);
+        p.handle(900, metadata(&[Some(2)], 4), &mut out);
+        let retry = requests(&mut out);
+        assert_eq!(retry[0].0, NodeId::Broker(2));
+        assert_eq!(retry[0].1.batch, first.batch);
+    }
+
+    #[test]
+    fn acks_zero_never_waits_and_is_not_reported_to_the_ledger() {
+        let cfg = ProducerConfig { linger_ms: 0, batch_size: 200, acks: Acks::Zero, ..config() };
+        let mut p = producer(cfg, 1);
+        let mut out = Outbox::default();
+        p.handle(0, metadata(&[Some(1)], 0), &mut out);
+        p.enqueue(0, 5);
+        p.on_tick(0, &mut out);
+        let sent = requests(&mut out);
+        assert_eq!(sent.iter().map(|(_, r)| r.batch.values.len()).collect::<Vec<_>>(), vec![2, 2, 1]);
+        assert!(sent.iter().all(|(_, r)| r.acks == Acks::Zero && r.batch.producer_id == -1));
+        let v = p.view();
+        assert_eq!((v.acked, v.pending, v.idempotent), (5, 0, false));
+        assert!(out.acked.is_empty());
+        assert_eq!(p.next_deadline(), None);
+    }
+
+    #[test]
+    fn acked_records_carry_offsets_epoch_and_acks() {
+        let mut p = producer(ProducerConfig { linger_ms: 0, ..config() }, 1);
+        let mut out = Outbox::default();
+        p.handle(0, metadata(&[Some(1)], 0), &mut out);
+        p.enqueue(0, 3);
+        p.on_tick(0, &mut out);
+        let r = requests(&mut out).remove(0).1;
+        p.handle(4, ok(&r, 42, 3), &mut out);
+        assert_eq!(
+            out.acked,
+            vec![AckedRecords {
+                tp: tp(0),
+                base_offset: 42,
+                leader_epoch: 3,
+                values: vec![0, 1, 2],
+                acks: Acks::All
+            }]
+        );
+        assert_eq!(p.view().acked, 3);
+    }
+
+    #[test]
+    fn config_changes_apply_to_new_batches() {
+        let mut p = producer(ProducerConfig { linger_ms: 0, ..config() }, 1);
+        let mut out = Outbox::default();
+        p.handle(0, metadata(&[Some(1)], 0), &mut out);
+        p.enqueue(0, 1);
+        p.on_tick(0, &mut out);
+        let first = requests(&mut out).remove(0).1;
+        p.set_config(1, ProducerConfig { linger_ms: 0, acks: Acks::One, ..config() });
+        p.handle(2, err(&first, ErrorCode::NotLeaderOrFollower, ""), &mut out);
+        p.enqueue(2, 1);
+        let t = p.next_deadline().unwrap();
+        p.on_tick(t, &mut out);
+        let retry = requests(&mut out).remove(0).1;
+        assert_eq!((retry.acks, retry.batch.producer_id), (Acks::All, 7));
+        p.handle(t, ok(&retry, 0, 0), &mut out);
+        let next = requests(&mut out).remove(0).1;
+        assert_eq!((next.acks, next.batch.producer_id, next.batch.base_sequence), (Acks::One, -1, -1));
+    }
+
+    #[test]
+    fn same_seed_gives_the_same_requests() {
+        let run = |seed: u64| {
+            let mut p = producer(ProducerConfig { rate: 37.5, ..config() }, seed);
+            let mut out = Outbox::default();
+            p.handle(0, metadata(&[Some(0), Some(1), None, Some(2)], 0), &mut out);
+            let mut n = 0u64;
+            let sent = drive(&mut p, 20_000, &mut out, |r| {
+                n += 1;
+                Some(if n.is_multiple_of(3) {
+                    err(r, ErrorCode::NotEnoughReplicas, "")
+                } else {
+                    ok(r, n as i64, 0)
+                })
+            });
+            (sent, out.acked, out.events, p.view().errors)
+        };
+        let a = run(42);
+        assert!(a.0.len() > 100);
+        assert_eq!(a, run(42));
+    }
+}

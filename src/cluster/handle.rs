@@ -284,7 +284,7 @@ fn crash(world: &Rc<World>, b: BrokerId, out: &mut Outbox) -> Result<NodeId, Sim
         task.abort();
     }
     world.net.set_route(NodeId::Broker(b), None);
-    node.core.borrow_mut().crash();
+    node.core.borrow_mut().crash(world.now());
     out.emit(EventKind::BrokerCrashed { broker: b });
     Ok(NodeId::Broker(b))
 }
@@ -311,14 +311,14 @@ fn set_producer(
 ) -> Result<NodeId, SimError> {
     let now = world.now();
     if world.producers.borrow().is_empty() {
-        let topic = world.controller.borrow().topic_names().into_iter().next();
+        let topic = world.controller.borrow().topics().next().map(|t| t.name.to_string());
         let topic = topic.ok_or_else(|| SimError::InvalidState("there is no topic to produce to".into()))?;
         add_producer(world, local, &topic, ProducerConfig { rate: 0.0, ..Default::default() });
     }
     let producers = world.producers.borrow();
     let mut configs = Vec::new();
     for p in producers.iter() {
-        let mut c = p.borrow().view().config.clone();
+        let mut c = p.borrow().config().clone();
         c.set(key, value)?;
         configs.push(c);
     }
@@ -348,7 +348,7 @@ fn produce(world: &Rc<World>, local: &LocalSet, topic: &str, count: u64, out: &m
     if world.controller.borrow().topic(topic).is_none() {
         return Err(SimError::UnknownTopic(topic.to_string()));
     }
-    let existing = world.producers.borrow().iter().position(|p| p.borrow().view().topic == topic);
+    let existing = world.producers.borrow().iter().position(|p| p.borrow().topic().as_ref() == topic);
     let index = match existing {
         Some(i) => i as u32,
         None => add_producer(world, local, topic, ProducerConfig { rate: 0.0, ..Default::default() }),

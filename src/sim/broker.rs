@@ -55,6 +55,8 @@ pub struct Broker {
     next_checkpoint: Ms,
     hw_checkpoint: BTreeMap<TopicPartition, Offset>,
     next_correlation: u64,
+    down_since: Option<Ms>,
+    stopped_cleanly: bool,
 }
 
 macro_rules! ctx {
@@ -91,6 +93,8 @@ impl Broker {
             next_checkpoint: 0,
             hw_checkpoint: BTreeMap::new(),
             next_correlation: 1,
+            down_since: None,
+            stopped_cleanly: false,
         }
     }
 
@@ -145,6 +149,7 @@ impl Broker {
     /// roles, then registers with the controller (R6.1).
     pub fn start(&mut self, now: Ms, out: &mut Outbox) {
         self.up = true;
+        self.down_since = None;
         self.registered = false;
         self.shutting_down = false;
         for (tp, p) in &mut self.partitions {
@@ -155,8 +160,15 @@ impl Broker {
         out.send(NodeId::Controller, Message::RegisterBroker { broker: self.id });
     }
 
-    /// Kills the process: everything but the logs and the HW checkpoint is gone.
-    pub fn crash(&mut self) {
+    /// When the process went down (ms) and whether it stopped cleanly; `None` while it runs.
+    pub fn down_since(&self) -> Option<(Ms, bool)> {
+        self.down_since.map(|t| (t, self.stopped_cleanly))
+    }
+
+    /// Kills the process at `now`: everything but the logs and the HW checkpoint is gone.
+    pub fn crash(&mut self, now: Ms) {
+        self.down_since = Some(now);
+        self.stopped_cleanly = false;
         self.up = false;
         self.registered = false;
         self.shutting_down = false;
@@ -205,7 +217,7 @@ impl Broker {
             }
             Message::HeartbeatResponse { should_shutdown, .. } => {
                 if self.shutting_down && should_shutdown {
-                    self.stop(out);
+                    self.stop(now, out);
                     return;
                 }
             }
@@ -243,9 +255,10 @@ impl Broker {
         self.maybe_send_fetches(now, out);
     }
 
-    fn stop(&mut self, out: &mut Outbox) {
+    fn stop(&mut self, now: Ms, out: &mut Outbox) {
         self.checkpoint_hws();
-        self.crash();
+        self.crash(now);
+        self.stopped_cleanly = true;
         out.emit(EventKind::BrokerStopped { broker: self.id });
     }
 

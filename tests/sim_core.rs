@@ -1,0 +1,133 @@
+//! End-to-end checks of the simulation through its public handle: determinism, the seed
+//! document's failover, and the loss the audit ledger must report.
+
+use isrlab::cluster::handle::Sim;
+use isrlab::cluster::snapshot::{PartitionView, Snapshot};
+use isrlab::cluster::spec::{ClusterSpec, Placement, ProducerSpec, TopicSpec};
+use isrlab::config::{BrokerConfig, ProducerConfig, TopicConfig};
+use isrlab::scenario::command::Command;
+use isrlab::sim::Acks;
+
+fn run(sim: &mut Sim, at: u64, cmd: &str) {
+    sim.advance_to(at);
+    sim.apply(&Command::parse(cmd).unwrap()).unwrap_or_else(|e| panic!("{cmd}: {e}"));
+}
+
+fn partition<'a>(s: &'a Snapshot, name: &str) -> &'a PartitionView {
+    s.partitions.iter().find(|p| p.tp.to_string() == name).unwrap_or_else(|| panic!("no {name}"))
+}
+
+fn seed_spec() -> ClusterSpec {
+    let mut spec = ClusterSpec::default_run(7);
+    spec.topics[0].placement =
+        Placement::Explicit(vec![vec![0, 1, 2], vec![1, 2, 0], vec![2, 0, 1], vec![0, 2, 1], vec![1, 0, 2], vec![2, 1, 0]]);
+    spec
+}
+
+fn trace_of(seed: u64) -> u64 {
+    let mut spec = ClusterSpec::default_run(seed);
+    spec.producers[0].config.rate = 200.0;
+    let mut sim = Sim::new(spec).unwrap();
+    run(&mut sim, 10_000, "crash 2");
+    run(&mut sim, 40_000, "restart 2");
+    run(&mut sim, 50_000, "set producer acks=1");
+    sim.advance_to(80_000);
+    sim.trace_hash()
+}
+
+#[test]
+fn same_seed_same_trace_other_seed_other_trace() {
+    let a = trace_of(42);
+    assert_eq!(a, trace_of(42));
+    assert_ne!(a, trace_of(43));
+}
+
+/// The seed document: broker 2 dies; its partitions move to the first live ISR member, every
+/// ISR drops 2, every replica list keeps 2; after a restart it rejoins every ISR.
+#[test]
+fn seed_example_failover_and_rejoin() {
+    let mut sim = Sim::new(seed_spec()).unwrap();
+    run(&mut sim, 5_000, "crash 2");
+    sim.advance_to(20_000);
+    let s = sim.snapshot();
+    for p in &s.partitions {
+        assert!(!p.isr.contains(&2), "{} ISR {:?}", p.tp, p.isr);
+        assert!(p.replicas.contains(&2));
+    }
+    // test_repli-2 [2,0,1] → 0; test_repli-5 [2,1,0] → 1.
+    assert_eq!(partition(&s, "test_repli-2").leader, Some(0));
+    assert_eq!(partition(&s, "test_repli-5").leader, Some(1));
+    assert_eq!(partition(&s, "test_repli-2").leader_epoch, 1);
+    run(&mut sim, 30_000, "restart 2");
+    sim.advance_to(60_000);
+    let s = sim.snapshot();
+    for p in &s.partitions {
+        assert_eq!(p.isr.len(), 3, "{} ISR {:?}", p.tp, p.isr);
+        let leo: Vec<i64> = p.replica_views.iter().map(|r| r.leo).collect();
+        assert!(leo.iter().all(|&l| l > 0), "{} LEOs {leo:?}", p.tp);
+    }
+    assert_eq!(s.acked_lost, 0);
+    assert!(s.producers[0].acked > 5_000, "acked {}", s.producers[0].acked);
+}
+
+fn single_partition(acks: Acks, min_isr: u32) -> ClusterSpec {
+    ClusterSpec {
+        seed: 1,
+        brokers: vec![1, 2, 3],
+        broker_config: BrokerConfig::default(),
+        topics: vec![TopicSpec {
+            name: "t".into(),
+            partitions: 1,
+            replication_factor: 3,
+            placement: Placement::Explicit(vec![vec![1, 2, 3]]),
+            config: TopicConfig { min_insync_replicas: Some(min_isr), ..Default::default() },
+        }],
+        producers: vec![ProducerSpec { topic: "t".into(), config: ProducerConfig { acks, rate: 0.0, ..Default::default() } }],
+    }
+}
+
+/// Rule book S3: acks=1 records the followers never copied are lost when the leader crashes.
+#[test]
+fn acks_one_records_lost_on_leader_crash() {
+    let mut sim = Sim::new(single_partition(Acks::One, 1)).unwrap();
+    run(&mut sim, 100, "produce t 5");
+    run(&mut sim, 1_000, "pause-fetch 2");
+    run(&mut sim, 1_000, "pause-fetch 3");
+    run(&mut sim, 1_100, "produce t 2");
+    run(&mut sim, 1_200, "crash 1");
+    run(&mut sim, 1_300, "resume-fetch 2");
+    run(&mut sim, 1_300, "resume-fetch 3");
+    sim.advance_to(12_000);
+    let s = sim.snapshot();
+    let p = partition(&s, "t-0");
+    assert_eq!(p.leader, Some(2));
+    assert_eq!(p.leader_epoch, 1);
+    assert_eq!(p.hw, 5);
+    assert_eq!(s.acked_lost, 2, "events: {:#?}", s.recent_events);
+    run(&mut sim, 20_000, "restart 1");
+    sim.advance_to(40_000);
+    let s = sim.snapshot();
+    let p = partition(&s, "t-0");
+    assert_eq!(p.isr.len(), 3, "{:?}", p.isr);
+    assert!(p.replica_views.iter().all(|r| r.leo == 5), "{:?}", p.replica_views);
+    assert_eq!(s.acked_lost, 2);
+    assert!(s.recent_events.iter().any(|e| e.to_string().contains("broker 1 truncated t-0 from LEO 7 to 5")));
+}
+
+/// acks=all with min ISR 2: after both followers die, produce is refused with
+/// NOT_ENOUGH_REPLICAS and nothing is appended (S5 step 2).
+#[test]
+fn acks_all_refused_under_min_isr() {
+    let mut sim = Sim::new(single_partition(Acks::All, 2)).unwrap();
+    run(&mut sim, 100, "produce t 20");
+    run(&mut sim, 1_000, "crash 2");
+    run(&mut sim, 1_000, "crash 3");
+    run(&mut sim, 12_000, "produce t 1");
+    sim.advance_to(13_000);
+    let s = sim.snapshot();
+    let p = partition(&s, "t-0");
+    assert_eq!(p.isr, vec![1]);
+    assert_eq!(p.replica_views[0].leo, 20);
+    assert!(s.producers[0].errors.get("NOT_ENOUGH_REPLICAS").copied().unwrap_or(0) > 0);
+    assert_eq!(s.acked_lost, 0);
+}

@@ -19,8 +19,14 @@ fn partition<'a>(s: &'a Snapshot, name: &str) -> &'a PartitionView {
 
 fn seed_spec() -> ClusterSpec {
     let mut spec = ClusterSpec::default_run(7);
-    spec.topics[0].placement =
-        Placement::Explicit(vec![vec![0, 1, 2], vec![1, 2, 0], vec![2, 0, 1], vec![0, 2, 1], vec![1, 0, 2], vec![2, 1, 0]]);
+    spec.topics[0].placement = Placement::Explicit(vec![
+        vec![0, 1, 2],
+        vec![1, 2, 0],
+        vec![2, 0, 1],
+        vec![0, 2, 1],
+        vec![1, 0, 2],
+        vec![2, 1, 0],
+    ]);
     spec
 }
 
@@ -82,7 +88,10 @@ fn single_partition(acks: Acks, min_isr: u32) -> ClusterSpec {
             placement: Placement::Explicit(vec![vec![1, 2, 3]]),
             config: TopicConfig { min_insync_replicas: Some(min_isr), ..Default::default() },
         }],
-        producers: vec![ProducerSpec { topic: "t".into(), config: ProducerConfig { acks, rate: 0.0, ..Default::default() } }],
+        producers: vec![ProducerSpec {
+            topic: "t".into(),
+            config: ProducerConfig { acks, rate: 0.0, ..Default::default() },
+        }],
     }
 }
 

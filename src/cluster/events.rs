@@ -2,8 +2,8 @@
 //! window for the screen, an undrained queue for headless output and a running hash of the
 //! whole trace for the determinism check.
 
-use crate::sim::events::{ClusterEvent, EventKind};
 use crate::sim::Ms;
+use crate::sim::events::{ClusterEvent, EventKind};
 use std::collections::VecDeque;
 use std::hash::{DefaultHasher, Hash, Hasher};
 use std::sync::Arc;

@@ -79,7 +79,10 @@ fn validate_brokers(ids: &[BrokerId]) -> Result<(), SimError> {
         return Err(SimError::InvalidCluster("a cluster needs at least one broker".into()));
     }
     if ids.len() > MAX_BROKERS {
-        return Err(SimError::InvalidCluster(format!("at most {MAX_BROKERS} brokers are supported, got {}", ids.len())));
+        return Err(SimError::InvalidCluster(format!(
+            "at most {MAX_BROKERS} brokers are supported, got {}",
+            ids.len()
+        )));
     }
     if ids.iter().any(|&b| b < 0) {
         return Err(SimError::InvalidCluster("broker ids must be 0 or more".into()));
@@ -154,7 +157,8 @@ impl Sim {
 
 fn build_world(spec: &ClusterSpec, local: &LocalSet) -> Result<Rc<World>, SimError> {
     let mut out = Outbox::default();
-    let mut controller = QuorumController::new(spec.broker_config.clone(), &spec.brokers, stream(spec.seed, 1));
+    let mut controller =
+        QuorumController::new(spec.broker_config.clone(), &spec.brokers, stream(spec.seed, 1));
     let epochs: Vec<i64> = spec.brokers.iter().map(|&b| controller.bootstrap_broker(b, 0)).collect();
     for t in &spec.topics {
         controller.create_topic(0, t, &mut out)?;
@@ -189,6 +193,7 @@ fn build_world(spec: &ClusterSpec, local: &LocalSet) -> Result<Rc<World>, SimErr
         producers: RefCell::new(producers),
         ledger: RefCell::new(Ledger::new()),
         log: RefCell::new(EventLog::default()),
+        poke: Default::default(),
     });
     world.spawn_network(local);
     world.spawn_node(local, NodeId::Controller, world.controller.clone());
@@ -210,12 +215,17 @@ fn new_producer(
 ) -> Rc<RefCell<ProducerClient>> {
     controller.add_client(NodeId::Producer(index));
     let producer_id = 1000 + i64::from(index);
-    let client =
-        ProducerClient::new(index, spec.topic.as_str().into(), spec.config.clone(), producer_id, stream(seed, 100 + u64::from(index)));
+    let client = ProducerClient::new(
+        index,
+        spec.topic.as_str().into(),
+        spec.config.clone(),
+        producer_id,
+        stream(seed, 100 + u64::from(index)),
+    );
     Rc::new(RefCell::new(client))
 }
 
-fn broker_node<'w>(world: &'w World, id: BrokerId) -> Result<&'w BrokerNode, SimError> {
+fn broker_node(world: &World, id: BrokerId) -> Result<&BrokerNode, SimError> {
     world.brokers.get(&id).ok_or_else(|| {
         let ids: Vec<BrokerId> = world.brokers.keys().copied().collect();
         SimError::UnknownBroker(id, join_ids(&ids))
@@ -229,7 +239,10 @@ fn apply_command(world: &Rc<World>, local: &LocalSet, cmd: &Command) -> Result<(
         Command::Crash(b) => crash(world, *b, &mut out)?,
         Command::Shutdown(b) => {
             let node = broker_node(world, *b)?;
-            node.core.borrow_mut().begin_controlled_shutdown(now, &mut out).map_err(SimError::InvalidState)?;
+            node.core
+                .borrow_mut()
+                .begin_controlled_shutdown(now, &mut out)
+                .map_err(SimError::InvalidState)?;
             NodeId::Broker(*b)
         }
         Command::Restart(b) => restart(world, local, *b, &mut out)?,
@@ -272,6 +285,7 @@ fn apply_command(world: &Rc<World>, local: &LocalSet, cmd: &Command) -> Result<(
         }
     };
     world.dispatch(origin, now, out);
+    world.poke_all();
     Ok(())
 }
 
@@ -344,7 +358,13 @@ fn add_producer(world: &Rc<World>, local: &LocalSet, topic: &str, config: Produc
     index
 }
 
-fn produce(world: &Rc<World>, local: &LocalSet, topic: &str, count: u64, out: &mut Outbox) -> Result<NodeId, SimError> {
+fn produce(
+    world: &Rc<World>,
+    local: &LocalSet,
+    topic: &str,
+    count: u64,
+    out: &mut Outbox,
+) -> Result<NodeId, SimError> {
     if world.controller.borrow().topic(topic).is_none() {
         return Err(SimError::UnknownTopic(topic.to_string()));
     }
@@ -366,11 +386,18 @@ fn config_event(scope: &str, key: &str, value: &str, world: &World) -> EventKind
             "leaderless partitions are retried at the controller's next unclean check (every {} ms, unclean.leader.election.interval.ms) or when a replica's broker is unfenced",
             world.controller.borrow().broker_config().unclean_leader_election_interval_ms
         ),
-        "min.insync.replicas" => "acks=all needs this many in-sync replicas, and the HW waits for them".into(),
+        "min.insync.replicas" => {
+            "acks=all needs this many in-sync replicas, and the HW waits for them".into()
+        }
         "acks" => "applies to new batches".into(),
         _ => String::new(),
     };
-    EventKind::ConfigChanged { scope: scope.to_string(), name: key.to_string(), value: value.to_string(), note }
+    EventKind::ConfigChanged {
+        scope: scope.to_string(),
+        name: key.to_string(),
+        value: value.to_string(),
+        note,
+    }
 }
 
 /// What the dashboard thread sends the sim thread.

@@ -1,12 +1,12 @@
 //! The simulated network: ordered links with a fixed latency, delivery by a tokio task on
 //! the virtual clock, refused connections when a process is down, and user-made cuts.
 
-use crate::sim::protocol::{Message, NodeId};
 use crate::sim::Ms;
+use crate::sim::protocol::{Message, NodeId};
 use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet};
-use tokio::sync::mpsc::UnboundedSender;
 use tokio::sync::Notify;
+use tokio::sync::mpsc::UnboundedSender;
 
 /// One-way delay of every link (ms). Kafka inside one data centre sees well under a
 /// millisecond; 1 ms keeps every hop visible in event times.
@@ -94,7 +94,8 @@ impl Network {
                     let _ = tx.send((from, msg));
                 }
                 None => {
-                    let bounce = msg.correlation_id().map(|c| Message::Disconnected { peer: to, correlation_id: c });
+                    let bounce =
+                        msg.correlation_id().map(|c| Message::Disconnected { peer: to, correlation_id: c });
                     drop(s);
                     if let Some(b) = bounce {
                         self.send(now, to, from, b);

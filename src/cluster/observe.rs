@@ -15,7 +15,8 @@ pub(crate) fn snapshot(world: &World) -> Snapshot {
     let now = world.now();
     let controller = world.controller.borrow();
     let broker_config = controller.broker_config().clone();
-    let partitions: Vec<PartitionView> = controller.partitions().map(|ps| partition_view(world, now, ps)).collect();
+    let partitions: Vec<PartitionView> =
+        controller.partitions().map(|ps| partition_view(world, now, ps)).collect();
     let brokers = world.brokers.keys().map(|&id| broker_view(world, id, &partitions)).collect();
     let topics = controller
         .topics()
@@ -131,7 +132,9 @@ fn replica_view(
 ) -> ReplicaView {
     let node = world.brokers.get(&r).map(|n| n.core.borrow());
     let part = node.as_ref().and_then(|c| c.partition(&ps.tp));
-    let follower = leader.filter(|_| ps.leader != Some(r)).and_then(|(c, p)| p.follower_view(&c.ctx_for(now, &ps.tp), r));
+    let follower = leader
+        .filter(|_| ps.leader != Some(r))
+        .and_then(|(c, p)| p.follower_view(&c.ctx_for(now, &ps.tp), r));
     ReplicaView {
         broker: r,
         online: node.as_ref().is_some_and(|c| c.is_up()),

@@ -13,6 +13,7 @@ use crate::sim::{BrokerId, Ms, Outbox, TopicPartition};
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::rc::Rc;
+use tokio::sync::Notify;
 use tokio::sync::mpsc::{self, UnboundedReceiver};
 use tokio::task::{JoinHandle, LocalSet};
 use tokio::time::{Duration, Instant};
@@ -86,6 +87,8 @@ pub(crate) struct World {
     pub producers: RefCell<Vec<Rc<RefCell<ProducerClient>>>>,
     pub ledger: RefCell<Ledger>,
     pub log: RefCell<EventLog>,
+    /// Wakes every task so it re-reads its core's timers after an outside change.
+    pub poke: Rc<Notify>,
 }
 
 impl World {
@@ -146,6 +149,11 @@ impl World {
         local.spawn_local(run_node(self.clone(), node, core, rx))
     }
 
+    /// Makes every task re-read its core's timers (after a command changed a core directly).
+    pub fn poke_all(&self) {
+        self.poke.notify_waiters();
+    }
+
     /// Starts the network's delivery task.
     pub fn spawn_network(self: &Rc<Self>, local: &LocalSet) {
         let world = self.clone();
@@ -170,7 +178,12 @@ async fn sleep_until_ms(world: &World, at: Option<Ms>) {
 }
 
 /// One node's task: deliver messages to its core, fire its timers, dispatch its outbox.
-async fn run_node<C: Core>(world: Rc<World>, node: NodeId, core: Rc<RefCell<C>>, mut inbox: UnboundedReceiver<Delivery>) {
+async fn run_node<C: Core>(
+    world: Rc<World>,
+    node: NodeId,
+    core: Rc<RefCell<C>>,
+    mut inbox: UnboundedReceiver<Delivery>,
+) {
     let mut last_tick = None;
     loop {
         let mut due = core.borrow().next_deadline();
@@ -182,8 +195,10 @@ async fn run_node<C: Core>(world: Rc<World>, node: NodeId, core: Rc<RefCell<C>>,
         }
         let mut out = Outbox::default();
         let now;
+        let poke = world.poke.clone();
         tokio::select! {
             biased;
+            _ = poke.notified() => continue,
             msg = inbox.recv() => {
                 let Some((from, msg)) = msg else { return };
                 now = world.now();

@@ -119,7 +119,13 @@ impl Ledger {
         self.report(tp, leader, newly, events);
     }
 
-    fn report(&mut self, tp: &TopicPartition, leader: BrokerId, newly: Vec<Offset>, events: &mut Vec<EventKind>) {
+    fn report(
+        &mut self,
+        tp: &TopicPartition,
+        leader: BrokerId,
+        newly: Vec<Offset>,
+        events: &mut Vec<EventKind>,
+    ) {
         let (Some(&first), Some(&last)) = (newly.iter().min(), newly.iter().max()) else { return };
         let count = newly.len() as u64;
         if let Some(p) = self.partitions.get_mut(tp) {
@@ -150,14 +156,17 @@ fn mark_lost(entries: &mut [Entry], log: &PartitionLog) -> Vec<Offset> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sim::protocol::Batch;
     use crate::sim::Acks;
+    use crate::sim::protocol::Batch;
 
     fn log_of(values: &[u64], epoch: i32) -> PartitionLog {
         let mut log = PartitionLog::new();
         for &v in values {
-            log.append_as_leader(&Batch { producer_id: -1, base_sequence: -1, values: vec![v], record_size: 1 }, epoch)
-                .unwrap();
+            log.append_as_leader(
+                &Batch { producer_id: -1, base_sequence: -1, values: vec![v], record_size: 1 },
+                epoch,
+            )
+            .unwrap();
         }
         log
     }
@@ -183,7 +192,10 @@ mod tests {
         let new_leader = log_of(&[0, 1, 2, 3, 4], 0);
         ledger.reconcile(&TopicPartition::new("t", 0), 2, &new_leader, &mut events);
         assert_eq!(ledger.lost(), 2);
-        assert!(matches!(events.last(), Some(EventKind::AckedRecordsLost { count: 2, first_offset: 5, last_offset: 6, leader: 2, .. })));
+        assert!(matches!(
+            events.last(),
+            Some(EventKind::AckedRecordsLost { count: 2, first_offset: 5, last_offset: 6, leader: 2, .. })
+        ));
         // The same offsets filled with other records are still a loss.
         let overwritten = log_of(&[0, 1, 2, 3, 4, 50, 60], 1);
         ledger.reconcile(&TopicPartition::new("t", 0), 2, &overwritten, &mut events);

@@ -3,20 +3,21 @@
 //! ISR-expiration and HW-checkpoint tasks. Kafka's `KafkaBroker` + `ReplicaManager` +
 //! `ReplicaFetcherManager`, as a sans-IO state machine.
 
+use super::errors::ErrorCode;
 use super::events::EventKind;
 use super::log::PartitionLog;
 use super::partition::{Ctx, Partition};
 use super::protocol::{
-    BrokerRegistration, FetchPartition, FetchRequest, FetchResponse, FetchedPartition, MetadataDelta, Message,
-    NodeId,
+    BrokerRegistration, FetchPartition, FetchRequest, FetchResponse, FetchedPartition, Message,
+    MetadataDelta, NodeId,
 };
-use super::errors::ErrorCode;
 use super::{BrokerId, Ms, Offset, Outbox, TopicPartition};
 use crate::config::{BrokerConfig, TopicConfig};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-static NO_OVERRIDES: TopicConfig = TopicConfig { min_insync_replicas: None, unclean_leader_election_enable: None };
+static NO_OVERRIDES: TopicConfig =
+    TopicConfig { min_insync_replicas: None, unclean_leader_election_enable: None };
 
 /// One follower fetch loop towards one leader broker.
 #[derive(Clone, Copy, Debug, Default)]
@@ -136,7 +137,13 @@ impl Broker {
 
     /// Starts at t=0 already registered and unfenced with `image` applied (the cluster was
     /// formed before the run began).
-    pub fn start_bootstrapped(&mut self, now: Ms, broker_epoch: i64, image: &MetadataDelta, out: &mut Outbox) {
+    pub fn start_bootstrapped(
+        &mut self,
+        now: Ms,
+        broker_epoch: i64,
+        image: &MetadataDelta,
+        out: &mut Outbox,
+    ) {
         self.up = true;
         self.registered = true;
         self.broker_epoch = broker_epoch;
@@ -199,6 +206,8 @@ impl Broker {
     /// GC pause, a one-way network problem).
     pub fn set_fetch_paused(&mut self, paused: bool, now: Ms, out: &mut Outbox) {
         self.fetch_paused = paused;
+        // A stalled fetcher does not process the answer to a request it already sent.
+        self.fetchers.clear();
         out.emit(EventKind::FetchPaused { broker: self.id, paused });
         self.maybe_send_fetches(now, out);
     }
@@ -215,11 +224,9 @@ impl Broker {
                 self.next_heartbeat = now;
                 self.apply_metadata(now, &image, out);
             }
-            Message::HeartbeatResponse { should_shutdown, .. } => {
-                if self.shutting_down && should_shutdown {
-                    self.stop(now, out);
-                    return;
-                }
+            Message::HeartbeatResponse { should_shutdown: true, .. } if self.shutting_down => {
+                self.stop(now, out);
+                return;
             }
             Message::Metadata(delta) => self.apply_metadata(now, &delta, out),
             Message::AlterPartitionResponse { tp, result } => {
@@ -306,7 +313,9 @@ impl Broker {
         for fp in &req.partitions {
             let result = match self.partitions.get_mut(&fp.tp) {
                 _ if stale_incarnation => error_for(fp, ErrorCode::NotLeaderOrFollower),
-                Some(p) => p.on_follower_fetch(&ctx!(self, now, fp.tp), req.replica, req.broker_epoch, fp, out),
+                Some(p) => {
+                    p.on_follower_fetch(&ctx!(self, now, fp.tp), req.replica, req.broker_epoch, fp, out)
+                }
                 None => error_for(fp, ErrorCode::NotLeaderOrFollower),
             };
             ready |= match &result.result {
@@ -323,7 +332,13 @@ impl Broker {
         }
     }
 
-    fn send_fetch_response(&self, to: BrokerId, correlation_id: u64, partitions: Vec<FetchedPartition>, out: &mut Outbox) {
+    fn send_fetch_response(
+        &self,
+        to: BrokerId,
+        correlation_id: u64,
+        partitions: Vec<FetchedPartition>,
+        out: &mut Outbox,
+    ) {
         out.send(
             NodeId::Broker(to),
             Message::FetchResponse(FetchResponse { correlation_id, leader: self.id, partitions }),
@@ -336,9 +351,11 @@ impl Broker {
         let parked = std::mem::take(&mut self.parked);
         for pf in parked {
             let ready = pf.deadline <= now
-                || pf.request.partitions.iter().any(|fp| {
-                    self.partitions.get(&fp.tp).is_none_or(|p| p.can_complete_fetch(fp))
-                });
+                || pf
+                    .request
+                    .partitions
+                    .iter()
+                    .any(|fp| self.partitions.get(&fp.tp).is_none_or(|p| p.can_complete_fetch(fp)));
             if !ready {
                 self.parked.push(pf);
                 continue;
@@ -464,7 +481,7 @@ impl Broker {
             let backoff = (f.in_flight.is_none() && f.backoff_until > 0).then_some(f.backoff_until);
             f.in_flight.map(|(_, d)| d).into_iter().chain(backoff)
         });
-        parked.chain(partitions).chain(fetchers).fold(Some(next), |acc, d| acc.map(|a| a.min(d)))
+        Some(parked.chain(partitions).chain(fetchers).fold(next, Ms::min))
     }
 }
 

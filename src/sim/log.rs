@@ -196,7 +196,11 @@ impl PartitionLog {
                     last.last_seq = r.sequence;
                 }
                 _ => {
-                    window.push_back(SeqRange { first_seq: r.sequence, last_seq: r.sequence, first_offset: r.offset });
+                    window.push_back(SeqRange {
+                        first_seq: r.sequence,
+                        last_seq: r.sequence,
+                        first_offset: r.offset,
+                    });
                     if window.len() > PRODUCER_BATCH_WINDOW {
                         window.pop_front();
                     }
@@ -267,7 +271,9 @@ impl PartitionLog {
             return self.hw.min(self.leo());
         }
         match self.end_offset_for(diverging.epoch) {
-            Some(own) if own.epoch == diverging.epoch => diverging.end_offset.min(own.end_offset).min(self.leo()),
+            Some(own) if own.epoch == diverging.epoch => {
+                diverging.end_offset.min(own.end_offset).min(self.leo())
+            }
             Some(own) => own.end_offset.min(self.leo()),
             None => diverging.end_offset.min(self.leo()),
         }

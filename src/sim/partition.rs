@@ -10,7 +10,7 @@ use super::protocol::{
     BrokerRegistration, FetchPartition, FetchedData, FetchedPartition, IsrMember, LeaderRecoveryState,
     Message, NodeId, PartitionState, ProduceRequest, ProduceResponse,
 };
-use super::{join_ids, Acks, AckedRecords, BrokerId, Epoch, Ms, Offset, Outbox, TopicPartition};
+use super::{AckedRecords, Acks, BrokerId, Epoch, Ms, Offset, Outbox, TopicPartition, join_ids};
 use crate::config::{BrokerConfig, TopicConfig};
 use std::collections::BTreeMap;
 
@@ -161,8 +161,10 @@ impl Partition {
     /// Committed ISR plus a member whose addition is in flight (R4.7).
     pub fn maximal_isr(&self) -> Vec<BrokerId> {
         let mut isr = self.committed_isr().to_vec();
-        if let Role::Leader(LeaderState { pending: Some(PendingIsr { change: IsrChange::Expand(r), .. }), .. }) =
-            &self.role
+        if let Role::Leader(LeaderState {
+            pending: Some(PendingIsr { change: IsrChange::Expand(r), .. }),
+            ..
+        }) = &self.role
         {
             isr.push(*r);
         }
@@ -245,12 +247,17 @@ impl Partition {
             return;
         }
         let event = match &pending.change {
-            IsrChange::Expand(r) => EventKind::IsrExpanded { tp: self.tp.clone(), added: *r, isr: new.isr.clone() },
+            IsrChange::Expand(r) => {
+                EventKind::IsrExpanded { tp: self.tp.clone(), added: *r, isr: new.isr.clone() }
+            }
             IsrChange::Shrink { removed, behind_ms } => EventKind::IsrShrunk {
                 tp: self.tp.clone(),
                 removed: removed.clone(),
                 isr: new.isr.clone(),
-                cause: ShrinkCause::Lagging { behind_ms: *behind_ms, limit_ms: ctx.config.replica_lag_time_max_ms },
+                cause: ShrinkCause::Lagging {
+                    behind_ms: *behind_ms,
+                    limit_ms: ctx.config.replica_lag_time_max_ms,
+                },
             },
         };
         out.emit(event);
@@ -303,7 +310,8 @@ impl Partition {
             .followers
             .iter()
             .filter(|(r, f)| {
-                maximal.contains(r) || (Self::is_caught_up(f, leo, ctx.now, lag) && Self::is_isr_eligible(ctx, **r, f))
+                maximal.contains(r)
+                    || (Self::is_caught_up(f, leo, ctx.now, lag) && Self::is_isr_eligible(ctx, **r, f))
             })
             .map(|(_, f)| f.leo.unwrap_or(-1))
             .fold(leo, Offset::min);
@@ -482,12 +490,27 @@ impl Partition {
         Ok(self.fetched(None, records))
     }
 
-    fn fetched(&self, diverging_epoch: Option<super::protocol::EpochEndOffset>, records: Vec<super::protocol::Record>) -> FetchedData {
-        FetchedData { high_watermark: self.log.hw(), log_start_offset: self.log.log_start(), diverging_epoch, records }
+    fn fetched(
+        &self,
+        diverging_epoch: Option<super::protocol::EpochEndOffset>,
+        records: Vec<super::protocol::Record>,
+    ) -> FetchedData {
+        FetchedData {
+            high_watermark: self.log.hw(),
+            log_start_offset: self.log.log_start(),
+            diverging_epoch,
+            records,
+        }
     }
 
     /// R2.6 steps 1–4. Returns whether the follower's LEO changed.
-    fn update_follower_state(&mut self, ctx: &Ctx, replica: BrokerId, broker_epoch: i64, fp: &FetchPartition) -> bool {
+    fn update_follower_state(
+        &mut self,
+        ctx: &Ctx,
+        replica: BrokerId,
+        broker_epoch: i64,
+        fp: &FetchPartition,
+    ) -> bool {
         let leader_leo = self.log.leo();
         let Role::Leader(ls) = &mut self.role else { return false };
         let f = ls.followers.entry(replica).or_default();
@@ -522,11 +545,14 @@ impl Partition {
     /// Whether a parked fetch at `fetch_offset` can complete: data past it exists, or this
     /// replica stopped leading.
     pub fn can_complete_fetch(&self, fp: &FetchPartition) -> bool {
-        !self.is_leader() || self.leader_epoch() != fp.current_leader_epoch || self.log.leo() > fp.fetch_offset
+        !self.is_leader()
+            || self.leader_epoch() != fp.current_leader_epoch
+            || self.log.leo() > fp.fetch_offset
     }
 
     fn isr_member(ctx: &Ctx, ls: &LeaderState, r: BrokerId) -> IsrMember {
-        let broker_epoch = if r == ctx.me { ctx.broker_epoch } else { ls.followers.get(&r).map_or(-1, |f| f.broker_epoch) };
+        let broker_epoch =
+            if r == ctx.me { ctx.broker_epoch } else { ls.followers.get(&r).map_or(-1, |f| f.broker_epoch) };
         IsrMember { id: r, broker_epoch }
     }
 

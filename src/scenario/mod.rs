@@ -2,3 +2,6 @@
 //! runs interactively, as a guided lesson and headless in CI.
 
 pub mod command;
+pub mod duration;
+pub mod error;
+pub mod expect;

@@ -5,6 +5,7 @@
 
 pub mod cluster;
 pub mod config;
+pub mod describe;
 pub mod scenario;
 pub mod sim;
 pub mod ui;

@@ -7,6 +7,7 @@ pub mod duration;
 pub mod error;
 pub mod expect;
 pub mod format;
+pub mod runner;
 
 pub use error::LoadError;
 pub use format::{Scenario, load, parse};

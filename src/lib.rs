@@ -3,6 +3,7 @@
 
 #![warn(missing_docs)]
 
+pub mod cli;
 pub mod cluster;
 pub mod config;
 pub mod describe;

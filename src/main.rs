@@ -4,7 +4,7 @@
 
 use clap::Parser;
 use color_eyre::eyre::{Result, WrapErr};
-use isrlab::cli::{Cli, Mode};
+use isrlab::cli::{Cli, CliError, Mode};
 use isrlab::cluster::handle::LiveSim;
 use isrlab::cluster::spec::ClusterSpec;
 use isrlab::describe::describe;
@@ -29,13 +29,21 @@ fn main() -> ExitCode {
     }
 }
 
+/// A user mistake ([`CliError`]) prints one plain line and exits 2, like clap's usage errors;
+/// anything else gets color-eyre's report and exits 1.
 fn report(result: Result<()>) -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("Error: {e:?}");
-            ExitCode::FAILURE
-        }
+        Err(e) => match e.downcast_ref::<CliError>() {
+            Some(mistake) => {
+                eprintln!("error: {mistake}");
+                ExitCode::from(EXIT_INVALID)
+            }
+            None => {
+                eprintln!("Error: {e:?}");
+                ExitCode::FAILURE
+            }
+        },
     }
 }
 

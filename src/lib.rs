@@ -3,8 +3,10 @@
 
 #![warn(missing_docs)]
 
+pub mod cli;
 pub mod cluster;
 pub mod config;
+pub mod describe;
 pub mod scenario;
 pub mod sim;
 pub mod ui;

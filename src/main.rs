@@ -1,3 +1,103 @@
-fn main() {
-    println!("isrlab: not wired yet");
+//! The `isrlab` binary: parses the command line and dispatches to the dashboard, a headless
+//! scenario run or `describe`. The only place where randomness comes from the OS: a run
+//! without `--seed` (and without a seed in its scenario file) gets a random seed, always shown.
+
+use clap::Parser;
+use color_eyre::eyre::{Result, WrapErr};
+use isrlab::cli::{Cli, CliError, Mode};
+use isrlab::cluster::handle::LiveSim;
+use isrlab::cluster::spec::ClusterSpec;
+use isrlab::describe::describe;
+use isrlab::scenario::command::Command;
+use isrlab::scenario::runner::{self, EXIT_INVALID, RunError};
+use isrlab::sim::{Ms, format_time};
+use std::io::Write;
+use std::path::Path;
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    let hooks =
+        color_eyre::config::HookBuilder::default().display_location_section(false).display_env_section(false);
+    if let Err(e) = hooks.install() {
+        eprintln!("isrlab: cannot install the error reporter: {e}");
+    }
+    let cli = Cli::parse();
+    match &cli.mode {
+        Some(Mode::Run { file }) => run_headless(&cli, file),
+        Some(Mode::Describe { at }) => report(describe_at(&cli, *at)),
+        None => report(dashboard(&cli)),
+    }
+}
+
+/// A user mistake ([`CliError`]) prints one plain line and exits 2, like clap's usage errors;
+/// anything else gets color-eyre's report and exits 1.
+fn report(result: Result<()>) -> ExitCode {
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => match e.downcast_ref::<CliError>() {
+            Some(mistake) => {
+                eprintln!("error: {mistake}");
+                ExitCode::from(EXIT_INVALID)
+            }
+            None => {
+                eprintln!("Error: {e:?}");
+                ExitCode::FAILURE
+            }
+        },
+    }
+}
+
+/// `isrlab run FILE`: exit code 0 all hold, 1 one fails, 2 invalid file.
+fn run_headless(cli: &Cli, file: &Path) -> ExitCode {
+    let scenario = match cli.scenario_file().and_then(|_| cli.load_scenario(file, rand::random())) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("{e}");
+            return ExitCode::from(EXIT_INVALID);
+        }
+    };
+    let mut out = std::io::stdout().lock();
+    let result = runner::run(&scenario, &mut out);
+    let _ = out.flush();
+    match result {
+        Ok(summary) => ExitCode::from(summary.exit_code()),
+        Err(e @ RunError::Start(_)) => {
+            eprintln!("{}: {e}", file.display());
+            ExitCode::from(EXIT_INVALID)
+        }
+        Err(e) => {
+            eprintln!("isrlab: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// The cluster and timeline of `--scenario FILE`, or of the flags.
+fn start(cli: &Cli) -> Result<(ClusterSpec, Vec<(Ms, Command)>)> {
+    match cli.scenario_file()? {
+        Some(file) => {
+            let scenario = cli.load_scenario(file, rand::random())?;
+            Ok((scenario.spec, scenario.timeline))
+        }
+        None => Ok((cli.cluster_spec(cli.seed.unwrap_or_else(rand::random))?, Vec::new())),
+    }
+}
+
+/// `isrlab describe`: run headless to `--at` and print `kafka-topics.sh --describe`.
+fn describe_at(cli: &Cli, at: Ms) -> Result<()> {
+    let (spec, timeline) = start(cli)?;
+    println!("seed {} · state at {}", spec.seed, format_time(at));
+    let snap = runner::run_to(spec, &timeline, at)?;
+    print!("{}", describe(&snap));
+    Ok(())
+}
+
+/// `isrlab` and `isrlab --scenario FILE`: the live dashboard.
+fn dashboard(cli: &Cli) -> Result<()> {
+    let (spec, timeline) = start(cli)?;
+    let seed = spec.seed;
+    let live = LiveSim::spawn(spec, timeline).wrap_err("the cluster cannot start")?;
+    let result = isrlab::ui::run_dashboard(live, cli.speed);
+    eprintln!("isrlab: seed {seed} (replay with --seed {seed})");
+    result
 }

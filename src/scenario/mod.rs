@@ -1,4 +1,13 @@
 //! Scenario files (TOML): a cluster, a timeline of commands and expectations. The same file
 //! runs interactively, as a guided lesson and headless in CI.
 
+pub mod checks;
 pub mod command;
+pub mod duration;
+pub mod error;
+pub mod expect;
+pub mod format;
+pub mod runner;
+
+pub use error::LoadError;
+pub use format::{Scenario, load, parse};

@@ -1,0 +1,316 @@
+//! The command line: `isrlab` (dashboard), `isrlab --scenario FILE` (a scenario in the
+//! dashboard), `isrlab run FILE` (headless, exit code 0/1/2) and `isrlab describe` (the state
+//! at `--at` as `kafka-topics.sh --describe`). Parsing and turning flags into a
+//! [`ClusterSpec`] live here so they can be tested; `main.rs` only dispatches.
+
+use crate::cluster::spec::{ClusterSpec, Placement, TopicSpec};
+use crate::config::{ConfigError, TopicConfig};
+use crate::scenario::checks;
+use crate::scenario::duration::parse_duration;
+use crate::scenario::{LoadError, Scenario};
+use crate::sim::Ms;
+use clap::{Parser, Subcommand, ValueEnum};
+use std::path::{Path, PathBuf};
+
+/// isrlab: a live Kafka replication lab in the terminal.
+#[derive(Parser, Debug)]
+#[command(name = "isrlab", version, about, long_about = None)]
+pub struct Cli {
+    /// What to do; without one, the dashboard opens.
+    #[command(subcommand)]
+    pub mode: Option<Mode>,
+    /// Open this scenario in the dashboard (with `describe`: describe its state).
+    #[arg(long, value_name = "FILE.toml", global = true)]
+    pub scenario: Option<PathBuf>,
+    /// Master seed; the same seed and commands give the same run. Random when not given
+    /// (a scenario file's own seed wins over random, this flag over both).
+    #[arg(long, value_name = "N", global = true)]
+    pub seed: Option<u64>,
+    /// Number of brokers, ids 0..N-1 (default 3).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=100), global = true)]
+    pub brokers: Option<u16>,
+    /// A topic to create instead of the default `test_repli:6:3` (repeatable); the producer
+    /// writes to the first one.
+    #[arg(long = "topic", value_name = "NAME:PARTITIONS:RF", value_parser = parse_topic, global = true)]
+    pub topics: Vec<TopicArg>,
+    /// A broker or producer property, routed by the config registry (repeatable),
+    /// e.g. `--set acks=1 --set min.insync.replicas=2`.
+    #[arg(long = "set", value_name = "KEY=VALUE", value_parser = parse_setting, global = true)]
+    pub sets: Vec<Setting>,
+    /// Initial sim speed in the dashboard, 0.1 to 100 (sim ms per wall ms).
+    #[arg(long, value_name = "X", default_value = "1", value_parser = parse_speed, global = true)]
+    pub speed: f64,
+    /// How replicas are placed on brokers.
+    #[arg(long, value_enum, global = true)]
+    pub placement: Option<PlacementArg>,
+}
+
+/// The headless modes.
+#[derive(Subcommand, Debug, Clone, PartialEq)]
+pub enum Mode {
+    /// Run a scenario headless: prints events and ✓/✗ per expectation; exit code 0 when all
+    /// hold, 1 when one fails, 2 when the file is invalid.
+    Run {
+        /// The scenario file.
+        #[arg(value_name = "FILE.toml")]
+        file: PathBuf,
+    },
+    /// Run the cluster headless to `--at` and print `kafka-topics.sh --describe` output.
+    Describe {
+        /// Sim time to stop at, e.g. `5s`, `1500ms`, `2m`.
+        #[arg(long, value_name = "TIME", default_value = "5s", value_parser = parse_duration)]
+        at: Ms,
+    },
+}
+
+/// `--placement` values.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PlacementArg {
+    /// Kafka's KRaft placer (StripedReplicaPlacer, R1.6).
+    Kafka,
+    /// The seed documents' rule: replica j of partition i on broker (i + j) mod n (R1.1).
+    Seed,
+}
+
+/// A `--topic NAME:PARTITIONS:RF`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TopicArg {
+    /// Topic name.
+    pub name: String,
+    /// Partition count.
+    pub partitions: u32,
+    /// Replication factor.
+    pub replication_factor: u32,
+}
+
+/// A `--set KEY=VALUE`, already checked against the config registry.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Setting {
+    /// Property name.
+    pub key: String,
+    /// Value as text.
+    pub value: String,
+}
+
+/// A command-line mistake.
+#[derive(Debug, thiserror::Error)]
+pub enum CliError {
+    /// A configuration mistake.
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    /// The scenario file is unreadable or invalid (`FILE:LINE:COLUMN: ...`).
+    #[error(transparent)]
+    Load(#[from] LoadError),
+    /// Flags that do not fit together, or an impossible cluster.
+    #[error("{0}")]
+    Invalid(String),
+}
+
+fn parse_topic(text: &str) -> Result<TopicArg, String> {
+    let parts: Vec<&str> = text.split(':').collect();
+    let [name, partitions, rf] = parts[..] else {
+        return Err(format!("`{text}` is not NAME:PARTITIONS:RF, e.g. orders:3:2"));
+    };
+    checks::check_topic_name(name)?;
+    let number = |s: &str, what: &str| s.parse::<u32>().map_err(|_| format!("`{s}` is not a valid {what}"));
+    let partitions = number(partitions, "partition count")?;
+    checks::check_partitions(partitions)?;
+    let replication_factor = number(rf, "replication factor")?;
+    Ok(TopicArg { name: name.to_string(), partitions, replication_factor })
+}
+
+fn parse_setting(text: &str) -> Result<Setting, String> {
+    let Some((key, value)) = text.split_once('=').filter(|(k, v)| !k.is_empty() && !v.is_empty()) else {
+        return Err(format!("`{text}` is not KEY=VALUE, e.g. acks=1"));
+    };
+    checks::check_setting(key, value)?;
+    Ok(Setting { key: key.to_string(), value: value.to_string() })
+}
+
+fn parse_speed(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(x) if (0.1..=100.0).contains(&x) => Ok(x),
+        _ => Err(format!("`{text}` is not a speed from 0.1 to 100")),
+    }
+}
+
+impl From<PlacementArg> for Placement {
+    fn from(p: PlacementArg) -> Self {
+        match p {
+            PlacementArg::Kafka => Placement::Kafka,
+            PlacementArg::Seed => Placement::Seed,
+        }
+    }
+}
+
+impl Cli {
+    /// The cluster the flags describe: the default run with `--brokers`, `--topic`,
+    /// `--placement` and `--set` applied. Errors: an impossible topic (Kafka's
+    /// `INVALID_REPLICATION_FACTOR` message) or a bad setting.
+    pub fn cluster_spec(&self, seed: u64) -> Result<ClusterSpec, CliError> {
+        let mut spec = ClusterSpec::default_run(seed);
+        if let Some(n) = self.brokers {
+            spec.brokers = (0..i32::from(n)).collect();
+        }
+        let placement = self.placement.map_or(Placement::Kafka, Placement::from);
+        if let Some(first) = self.topics.first() {
+            let repeated = self
+                .topics
+                .iter()
+                .enumerate()
+                .find(|(i, t)| self.topics[..*i].iter().any(|e| e.name == t.name));
+            if let Some((_, t)) = repeated {
+                return Err(CliError::Invalid(format!("--topic `{}` is given twice", t.name)));
+            }
+            spec.topics = self.topics.iter().map(topic_spec).collect();
+            spec.producers.iter_mut().for_each(|p| p.topic = first.name.clone());
+        }
+        for t in &mut spec.topics {
+            t.placement = placement.clone();
+            checks::check_replication_factor(t.replication_factor, spec.brokers.len())
+                .map_err(CliError::Invalid)?;
+        }
+        self.apply_sets(&mut spec)?;
+        Ok(spec)
+    }
+
+    fn apply_sets(&self, spec: &mut ClusterSpec) -> Result<(), CliError> {
+        for s in &self.sets {
+            checks::apply_setting(spec, &s.key, &s.value)?;
+        }
+        Ok(())
+    }
+
+    /// Loads a scenario file and applies the flags that may change it: `--seed` (else the
+    /// file's seed, else `fallback_seed`) and `--set`. Errors: an invalid file, or
+    /// `--brokers`, `--topic` or `--placement`, which the file defines itself.
+    pub fn load_scenario(&self, file: &Path, fallback_seed: u64) -> Result<Scenario, CliError> {
+        if self.brokers.is_some() || !self.topics.is_empty() || self.placement.is_some() {
+            return Err(CliError::Invalid(
+                "--brokers, --topic and --placement describe the default cluster; a scenario file defines its own [cluster] and [[topic]]".into(),
+            ));
+        }
+        let mut scenario = crate::scenario::load(file)?;
+        scenario.spec.seed = self.seed.or(scenario.seed).unwrap_or(fallback_seed);
+        self.apply_sets(&mut scenario.spec)?;
+        Ok(scenario)
+    }
+
+    /// The scenario file of `run FILE` or `--scenario FILE`. Errors: both given.
+    pub fn scenario_file(&self) -> Result<Option<&Path>, CliError> {
+        match (&self.mode, &self.scenario) {
+            (Some(Mode::Run { .. }), Some(_)) => Err(CliError::Invalid(
+                "give the scenario once: `isrlab run FILE` or `isrlab --scenario FILE`".into(),
+            )),
+            (Some(Mode::Run { file }), None) => Ok(Some(file)),
+            (_, s) => Ok(s.as_deref()),
+        }
+    }
+}
+
+fn topic_spec(t: &TopicArg) -> TopicSpec {
+    TopicSpec {
+        name: t.name.clone(),
+        partitions: t.partitions,
+        replication_factor: t.replication_factor,
+        placement: Placement::Kafka,
+        config: TopicConfig::default(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::Acks;
+
+    fn parse(args: &[&str]) -> Result<Cli, clap::Error> {
+        Cli::try_parse_from(std::iter::once("isrlab").chain(args.iter().copied()))
+    }
+
+    #[test]
+    fn no_arguments_is_the_default_dashboard() {
+        let cli = parse(&[]).unwrap();
+        assert_eq!(cli.mode, None);
+        assert_eq!(cli.speed, 1.0);
+        assert_eq!(cli.cluster_spec(7).unwrap(), ClusterSpec::default_run(7));
+        assert_eq!(cli.scenario_file().unwrap(), None);
+    }
+
+    #[test]
+    fn run_takes_a_file_and_global_flags_after_it() {
+        let cli = parse(&["run", "s.toml", "--seed", "5", "--set", "acks=1"]).unwrap();
+        assert_eq!(cli.mode, Some(Mode::Run { file: "s.toml".into() }));
+        assert_eq!(cli.seed, Some(5));
+        assert_eq!(cli.scenario_file().unwrap(), Some(Path::new("s.toml")));
+        assert!(parse(&["run", "a.toml", "--scenario", "b.toml"]).unwrap().scenario_file().is_err());
+        assert!(parse(&["run"]).is_err());
+    }
+
+    #[test]
+    fn describe_defaults_to_five_seconds() {
+        assert_eq!(parse(&["describe"]).unwrap().mode, Some(Mode::Describe { at: 5000 }));
+        assert_eq!(parse(&["describe", "--at", "2m"]).unwrap().mode, Some(Mode::Describe { at: 120_000 }));
+        let err = parse(&["describe", "--at", "soon"]).unwrap_err().to_string();
+        assert!(err.contains("is not a duration"), "{err}");
+    }
+
+    #[test]
+    fn cluster_flags_shape_the_spec() {
+        let cli = parse(&[
+            "--brokers",
+            "5",
+            "--topic",
+            "orders:3:2",
+            "--topic",
+            "audit:1:5",
+            "--placement",
+            "seed",
+            "--set",
+            "acks=1",
+            "--set",
+            "min.insync.replicas=2",
+        ])
+        .unwrap();
+        let spec = cli.cluster_spec(1).unwrap();
+        assert_eq!(spec.brokers, vec![0, 1, 2, 3, 4]);
+        let names: Vec<&str> = spec.topics.iter().map(|t| t.name.as_str()).collect();
+        assert_eq!(names, ["orders", "audit"]);
+        assert!(spec.topics.iter().all(|t| t.placement == Placement::Seed));
+        assert_eq!(spec.producers[0].topic, "orders");
+        assert_eq!(spec.producers[0].config.acks, Acks::One);
+        assert_eq!(spec.broker_config.min_insync_replicas, 2);
+    }
+
+    #[test]
+    fn replication_factor_above_broker_count_is_kafkas_error() {
+        let err = parse(&["--brokers", "2"]).unwrap().cluster_spec(1).unwrap_err().to_string();
+        assert_eq!(
+            err,
+            "INVALID_REPLICATION_FACTOR: Unable to replicate the partition 3 time(s): The target replication factor of 3 cannot be reached because only 2 broker(s) are registered."
+        );
+        assert!(parse(&["--topic", "t:1:4"]).unwrap().cluster_spec(1).is_err());
+        assert!(parse(&["--topic", "t:1:1", "--topic", "t:2:1"]).unwrap().cluster_spec(1).is_err());
+    }
+
+    #[test]
+    fn bad_flags_are_clear_errors() {
+        let err = parse(&["--set", "min.insync.replica=2"]).unwrap_err().to_string();
+        assert!(err.contains("did you mean `min.insync.replicas`"), "{err}");
+        assert!(parse(&["--set", "acks=2"]).unwrap_err().to_string().contains("0, 1, all or -1"));
+        assert!(parse(&["--set", "acks"]).unwrap_err().to_string().contains("not KEY=VALUE"));
+        assert!(parse(&["--topic", "orders:3"]).unwrap_err().to_string().contains("NAME:PARTITIONS:RF"));
+        assert!(parse(&["--topic", "a b:3:1"]).unwrap_err().to_string().contains("illegal"));
+        assert!(parse(&["--topic", "t:0:1"]).unwrap_err().to_string().contains("INVALID_PARTITIONS"));
+        assert!(parse(&["--speed", "200"]).unwrap_err().to_string().contains("0.1 to 100"));
+        assert!(parse(&["--brokers", "0"]).is_err());
+        assert!(parse(&["--placement", "random"]).is_err());
+        assert!(parse(&["--seed", "-1"]).is_err());
+    }
+
+    #[test]
+    fn scenario_files_refuse_cluster_flags() {
+        let cli = parse(&["run", "tests/scenarios/seed-example.toml", "--brokers", "4"]).unwrap();
+        let err = cli.load_scenario(Path::new("tests/scenarios/seed-example.toml"), 1).unwrap_err();
+        assert!(err.to_string().contains("a scenario file defines its own"), "{err}");
+    }
+}

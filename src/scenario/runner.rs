@@ -1,0 +1,315 @@
+//! Headless runs of a scenario: step a [`Sim`] through the instants of its actions and
+//! expectations up to `end`, print every event as it happens, every command, every expectation
+//! with ✓ or ✗, the final state as `kafka-topics.sh --describe` prints it and a last line
+//! `N passed, M failed`.
+
+use super::format::Scenario;
+use crate::cluster::handle::{Sim, SimError};
+use crate::cluster::snapshot::Snapshot;
+use crate::cluster::spec::ClusterSpec;
+use crate::describe::describe;
+use crate::scenario::command::Command;
+use crate::sim::events::ClusterEvent;
+use crate::sim::{Ms, format_time};
+use std::collections::BTreeSet;
+use std::io::{self, Write};
+
+/// Exit code when every expectation held.
+pub const EXIT_PASSED: u8 = 0;
+/// Exit code when an expectation failed or a command was refused.
+pub const EXIT_FAILED: u8 = 1;
+/// Exit code when the scenario file (or the cluster it defines) is invalid.
+pub const EXIT_INVALID: u8 = 2;
+
+/// How a run went.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
+pub struct Summary {
+    /// Expectations that held.
+    pub passed: usize,
+    /// Expectations that failed plus commands the sim refused.
+    pub failed: usize,
+}
+
+impl Summary {
+    /// [`EXIT_PASSED`] if nothing failed, else [`EXIT_FAILED`].
+    pub fn exit_code(&self) -> u8 {
+        if self.failed == 0 { EXIT_PASSED } else { EXIT_FAILED }
+    }
+}
+
+/// Why a run could not be carried out.
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    /// The cluster could not start (e.g. `INVALID_REPLICATION_FACTOR`).
+    #[error("the cluster cannot start: {0}")]
+    Start(#[from] SimError),
+    /// A command was refused while running to a time (see [`run_to`]): when, what and why.
+    #[error("{0}")]
+    Refused(String),
+    /// The report could not be written.
+    #[error("cannot write the report: {0}")]
+    Io(#[from] io::Error),
+}
+
+/// What the runner needs from a simulation. [`Sim`] is the real one; tests drive a fake.
+pub trait Driven {
+    /// Current sim time (ms).
+    fn now(&self) -> Ms;
+    /// Runs the cluster up to sim time `t` (ms).
+    fn advance_to(&mut self, t: Ms);
+    /// Applies a command now. Errors: the sim's refusal.
+    fn apply(&mut self, cmd: &Command) -> Result<(), SimError>;
+    /// The cluster as it is now.
+    fn snapshot(&self) -> Snapshot;
+    /// Events since the previous call, oldest first.
+    fn drain_events(&mut self) -> Vec<ClusterEvent>;
+}
+
+impl Driven for Sim {
+    fn now(&self) -> Ms {
+        Sim::now(self)
+    }
+    fn advance_to(&mut self, t: Ms) {
+        Sim::advance_to(self, t);
+    }
+    fn apply(&mut self, cmd: &Command) -> Result<(), SimError> {
+        Sim::apply(self, cmd)
+    }
+    fn snapshot(&self) -> Snapshot {
+        Sim::snapshot(self)
+    }
+    fn drain_events(&mut self) -> Vec<ClusterEvent> {
+        Sim::drain_events(self)
+    }
+}
+
+/// Runs `scenario` headless on a new [`Sim`], writing the report to `out`; the first line
+/// names the seed (`scenario.spec.seed`). Errors: the cluster cannot start, or `out` fails.
+pub fn run(scenario: &Scenario, out: &mut dyn Write) -> Result<Summary, RunError> {
+    let end = format_time(scenario.end);
+    writeln!(out, "seed {} · scenario \"{}\" · runs to {end}", scenario.spec.seed, scenario.name)?;
+    let mut sim = Sim::new(scenario.spec.clone())?;
+    Ok(run_on(&mut sim, scenario, out)?)
+}
+
+/// Steps `sim` through `scenario` and writes events, commands, ✓/✗ lines, the final
+/// `--describe` state and the `N passed, M failed` line. Errors: `out` fails.
+pub fn run_on(sim: &mut impl Driven, scenario: &Scenario, out: &mut dyn Write) -> io::Result<Summary> {
+    let mut summary = Summary::default();
+    print_events(sim, out)?;
+    let (mut next_action, mut next_expect) = (0, 0);
+    for t in instants(scenario) {
+        sim.advance_to(t);
+        print_events(sim, out)?;
+        for (_, cmd) in scenario.timeline[next_action..].iter().take_while(|(at, _)| *at == t) {
+            next_action += 1;
+            apply(sim, cmd, &mut summary, out)?;
+        }
+        print_events(sim, out)?;
+        let due: Vec<_> = scenario.expectations[next_expect..].iter().take_while(|e| e.at == t).collect();
+        next_expect += due.len();
+        if !due.is_empty() {
+            let snap = sim.snapshot();
+            for e in due {
+                let outcome = e.check(&snap);
+                if outcome.passed {
+                    summary.passed += 1;
+                    writeln!(out, "✓ {outcome}")?;
+                } else {
+                    summary.failed += 1;
+                    writeln!(out, "✗ {outcome}")?;
+                }
+            }
+        }
+    }
+    finish(&sim.snapshot(), summary, out)?;
+    Ok(summary)
+}
+
+/// Every instant something is due, ascending, ending with `end`.
+fn instants(scenario: &Scenario) -> BTreeSet<Ms> {
+    let actions = scenario.timeline.iter().map(|(t, _)| *t);
+    let checks = scenario.expectations.iter().map(|e| e.at);
+    actions.chain(checks).chain([scenario.end]).collect()
+}
+
+fn apply(sim: &mut impl Driven, cmd: &Command, summary: &mut Summary, out: &mut dyn Write) -> io::Result<()> {
+    let now = format_time(sim.now());
+    match sim.apply(cmd) {
+        Ok(()) => writeln!(out, "{now} do: {cmd}"),
+        Err(e) => {
+            summary.failed += 1;
+            writeln!(out, "✗ at {now} do `{cmd}` was refused: {e}")
+        }
+    }
+}
+
+fn print_events(sim: &mut impl Driven, out: &mut dyn Write) -> io::Result<()> {
+    for event in sim.drain_events() {
+        writeln!(out, "{event}")?;
+    }
+    Ok(())
+}
+
+fn finish(snap: &Snapshot, summary: Summary, out: &mut dyn Write) -> io::Result<()> {
+    writeln!(out)?;
+    write!(out, "{}", describe(snap))?;
+    writeln!(out, "acked records lost: {} · duplicates: {}", snap.acked_lost, snap.duplicates)?;
+    writeln!(out, "{} passed, {} failed", summary.passed, summary.failed)
+}
+
+/// Starts `spec`, applies the `timeline` commands due up to `at` (ms) and returns the state at
+/// `at`; events are discarded. Errors: the cluster cannot start, or a command is refused.
+pub fn run_to(spec: ClusterSpec, timeline: &[(Ms, Command)], at: Ms) -> Result<Snapshot, RunError> {
+    let mut sim = Sim::new(spec)?;
+    for (t, command) in timeline.iter().take_while(|(t, _)| *t <= at) {
+        sim.advance_to(*t);
+        sim.apply(command)
+            .map_err(|e| RunError::Refused(format!("at {} `{command}` was refused: {e}", format_time(*t))))?;
+    }
+    sim.advance_to(at);
+    Ok(sim.snapshot())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cluster::snapshot::{PartitionHealth, PartitionView, TopicView};
+    use crate::sim::events::{ElectionKind, EventKind};
+    use crate::sim::{BrokerId, TopicPartition};
+
+    /// A one-partition cluster whose leader 2 is replaced by 0 nine seconds after a crash.
+    #[derive(Default)]
+    struct Fake {
+        now: Ms,
+        crashed_at: Option<Ms>,
+        failed_over: bool,
+        events: Vec<ClusterEvent>,
+        advanced_to: Vec<Ms>,
+    }
+
+    impl Driven for Fake {
+        fn now(&self) -> Ms {
+            self.now
+        }
+        fn advance_to(&mut self, t: Ms) {
+            self.advanced_to.push(t);
+            self.now = t;
+            if let Some(c) = self.crashed_at.filter(|c| c + 9000 <= t && !self.failed_over) {
+                self.failed_over = true;
+                let tp = TopicPartition::new("t", 0);
+                let kind = ElectionKind::Clean;
+                let change = EventKind::LeaderChanged {
+                    tp,
+                    old_leader: Some(2),
+                    new_leader: Some(0),
+                    leader_epoch: 1,
+                    isr: vec![0, 1],
+                    kind,
+                };
+                self.events.push(ClusterEvent { at: c + 9000, kind: change });
+            }
+        }
+        fn apply(&mut self, cmd: &Command) -> Result<(), SimError> {
+            match cmd {
+                Command::Crash(2) if self.crashed_at.is_none() => {
+                    self.crashed_at = Some(self.now);
+                    self.events
+                        .push(ClusterEvent { at: self.now, kind: EventKind::BrokerCrashed { broker: 2 } });
+                    Ok(())
+                }
+                _ => Err(SimError::InvalidState("broker 2 is already crashed".into())),
+            }
+        }
+        fn snapshot(&self) -> Snapshot {
+            let leader: BrokerId = if self.failed_over { 0 } else { 2 };
+            let partition = PartitionView {
+                tp: TopicPartition::new("t", 0),
+                replicas: vec![2, 0, 1],
+                isr: if self.failed_over { vec![0, 1] } else { vec![2, 0, 1] },
+                leader: Some(leader),
+                leader_epoch: i32::from(self.failed_over),
+                partition_epoch: 0,
+                hw: 0,
+                replica_views: Vec::new(),
+                health: PartitionHealth::Healthy,
+                effective_min_isr: 1,
+                hw_blocked_by: None,
+                pending_isr: None,
+                acked_lost: 0,
+            };
+            let topic = TopicView {
+                name: "t".into(),
+                topic_id: "AAAAAAAAAAAAAAAAAAAAAA".into(),
+                partitions: 1,
+                replication_factor: 3,
+                config_overrides: Vec::new(),
+                effective_min_isr: 1,
+                unclean_leader_election_enable: false,
+            };
+            Snapshot { now: self.now, topics: vec![topic], partitions: vec![partition], ..Default::default() }
+        }
+        fn drain_events(&mut self) -> Vec<ClusterEvent> {
+            std::mem::take(&mut self.events)
+        }
+    }
+
+    const SCENARIO: &str = r#"
+name = "fake failover"
+seed = 9
+end = "30s"
+[cluster]
+brokers = 3
+[[topic]]
+name = "t"
+partitions = 1
+replication_factor = 3
+assignment = [[2, 0, 1]]
+[[expect]]
+time = "20s"
+partition = "t-0"
+leader = 0
+isr = [0, 1, 2]
+[[at]]
+time = "10s"
+do = "crash 2"
+[[expect]]
+time = "15s"
+partition = "t-0"
+leader = 2
+[[at]]
+time = "25s"
+do = "crash 2"
+"#;
+
+    #[test]
+    fn the_report_shows_events_commands_verdicts_state_and_summary() {
+        let scenario = crate::scenario::parse("fake.toml", SCENARIO).unwrap();
+        let mut fake = Fake::default();
+        let mut out = Vec::new();
+        let summary = run_on(&mut fake, &scenario, &mut out).unwrap();
+        assert_eq!(fake.advanced_to, [10_000, 15_000, 20_000, 25_000, 30_000]);
+        assert_eq!(summary, Summary { passed: 2, failed: 2 });
+        assert_eq!(summary.exit_code(), EXIT_FAILED);
+        let expected = "\
+00:00:10.0 do: crash 2
+00:00:10.0 broker 2 crashed (its log stays on disk)
+✓ at 00:00:15.0 t-0 leader: expected 2, got 2
+00:00:19.0 t-0 leader 2 → 0, clean election: first live ISR member in replica order, leader epoch 1, ISR 0,1
+✓ at 00:00:20.0 t-0 leader: expected 0, got 0
+✗ at 00:00:20.0 t-0 isr: expected [0,1,2], got [0,1]
+✗ at 00:00:25.0 do `crash 2` was refused: broker 2 is already crashed
+
+Topic: t\tTopicId: AAAAAAAAAAAAAAAAAAAAAA\tPartitionCount: 1\tReplicationFactor: 3\tConfigs: 
+\tTopic: t\tPartition: 0\tLeader: 0\tReplicas: 2,0,1\tIsr: 0,1\tElr: \tLastKnownElr: 
+acked records lost: 0 · duplicates: 0
+2 passed, 2 failed
+";
+        assert_eq!(String::from_utf8(out).unwrap(), expected);
+    }
+
+    #[test]
+    fn all_passing_exits_zero() {
+        assert_eq!(Summary { passed: 3, failed: 0 }.exit_code(), EXIT_PASSED);
+    }
+}

@@ -1,0 +1,56 @@
+//! The `isrlab` binary's handling of bad input: clear messages and the documented exit codes.
+//! None of these needs the simulation runtime (they fail before a cluster starts).
+
+use std::process::{Command, Output};
+
+fn isrlab(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_isrlab")).args(args).output().expect("the binary runs")
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+#[test]
+fn an_invalid_scenario_file_exits_2_with_its_location() {
+    let o = isrlab(&["run", "tests/invalid/bad-command.toml"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).starts_with("tests/invalid/bad-command.toml:9:6: invalid command: unknown command `kill`")
+    );
+}
+
+#[test]
+fn a_missing_scenario_file_exits_2() {
+    let o = isrlab(&["run", "no-such-file.toml"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).starts_with("no-such-file.toml: cannot read: "), "{}", stderr(&o));
+}
+
+#[test]
+fn a_replication_factor_above_the_broker_count_prints_kafkas_message() {
+    let o = isrlab(&["describe", "--brokers", "2"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).starts_with(
+            "error: INVALID_REPLICATION_FACTOR: Unable to replicate the partition 3 time(s): The target replication factor of 3 cannot be reached because only 2 broker(s) are registered."
+        ),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(stderr(&o).lines().count(), 1, "one plain line, no backtrace");
+}
+
+#[test]
+fn an_unknown_property_names_close_matches() {
+    let o = isrlab(&["describe", "--set", "min.insync.replica=2"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("did you mean `min.insync.replicas`"), "{}", stderr(&o));
+}
+
+#[test]
+fn cluster_flags_with_a_scenario_are_refused() {
+    let o = isrlab(&["run", "tests/scenarios/seed-example.toml", "--brokers", "5"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("a scenario file defines its own"), "{}", stderr(&o));
+}

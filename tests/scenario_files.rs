@@ -1,0 +1,90 @@
+//! The scenario format without the runtime: every shipped file loads, the default run file
+//! matches the built-in default cluster, and invalid files are reported at FILE:LINE:COLUMN.
+
+use isrlab::cluster::spec::{ClusterSpec, Placement};
+use isrlab::scenario::{self, LoadError};
+use std::path::{Path, PathBuf};
+
+fn toml_files(dir: &str) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("{dir}: {e}"))
+        .map(|entry| entry.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "toml"))
+        .collect();
+    files.sort();
+    files
+}
+
+#[test]
+fn every_shipped_scenario_loads() {
+    let files = toml_files("tests/scenarios");
+    assert!(files.len() >= 6, "expected S2, S3, S4, S5, S8 and the seed example");
+    for file in files.iter().map(PathBuf::as_path).chain([Path::new("assets/default.toml")]) {
+        let s = scenario::load(file).unwrap_or_else(|e| panic!("{e}"));
+        assert!(!s.expectations.is_empty(), "{}: no expectations", file.display());
+    }
+}
+
+#[test]
+fn the_default_asset_is_the_default_run() {
+    let s = scenario::load(Path::new("assets/default.toml")).unwrap();
+    assert_eq!(s.seed, None, "the default run draws a random seed");
+    assert_eq!(s.spec, ClusterSpec::default_run(0));
+}
+
+#[test]
+fn the_seed_example_places_replicas_as_written() {
+    let s = scenario::load(Path::new("tests/scenarios/seed-example.toml")).unwrap();
+    let expected =
+        vec![vec![0, 1, 2], vec![1, 2, 0], vec![2, 0, 1], vec![0, 2, 1], vec![1, 0, 2], vec![2, 1, 0]];
+    assert_eq!(s.spec.topics[0].placement, Placement::Explicit(expected));
+    assert_eq!(s.timeline.len(), 2);
+    assert_eq!(s.end, 90_000);
+}
+
+fn invalid(name: &str) -> String {
+    let path = format!("tests/invalid/{name}");
+    match scenario::load(Path::new(&path)) {
+        Err(e @ LoadError::Invalid { .. }) => e.to_string(),
+        other => panic!("{path}: expected an invalid-file error, got {other:?}"),
+    }
+}
+
+#[test]
+fn a_bad_duration_points_at_the_time() {
+    assert_eq!(
+        invalid("bad-duration.toml"),
+        "tests/invalid/bad-duration.toml:8:8: `10 seconds` is not a duration; write it like `1500ms`, `30s`, `2m` or a bare number of milliseconds"
+    );
+}
+
+#[test]
+fn an_unknown_property_names_close_matches() {
+    assert_eq!(
+        invalid("unknown-property.toml"),
+        "tests/invalid/unknown-property.toml:7:1: unknown property `replica.lag.time.max`; did you mean `replica.lag.time.max.ms` or `replica.fetch.wait.max.ms` or `replica.socket.timeout.ms`?"
+    );
+}
+
+#[test]
+fn a_bad_command_points_at_do() {
+    assert_eq!(
+        invalid("bad-command.toml"),
+        "tests/invalid/bad-command.toml:9:6: invalid command: unknown command `kill`; commands: crash B | shutdown B | restart B | set KEY=VALUE | set topic T KEY=VALUE | set producer KEY=VALUE | produce T N | pause-fetch B | resume-fetch B | create-topic T P RF"
+    );
+}
+
+#[test]
+fn an_unknown_field_lists_the_known_ones() {
+    assert_eq!(
+        invalid("unknown-field.toml"),
+        "tests/invalid/unknown-field.toml:15:1: unknown field `leadr`, expected one of `time`, `partition`, `leader`, `isr`, `replicas`, `leader_epoch`, `hw`, `leo`, `acked_lost`, `offline_partitions`, `under_replicated`, `errors`, `producer`"
+    );
+}
+
+#[test]
+fn a_missing_file_is_named() {
+    let err = scenario::load(Path::new("tests/invalid/nope.toml")).unwrap_err();
+    assert!(matches!(err, LoadError::Read { .. }));
+    assert!(err.to_string().starts_with("tests/invalid/nope.toml: cannot read: "), "{err}");
+}

@@ -764,3 +764,256 @@ fn respond(
         Message::ProduceResponse(ProduceResponse { correlation_id, tp: tp.clone(), result, error_message }),
     );
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::protocol::{Batch, FetchedData};
+
+    struct Fixture {
+        config: BrokerConfig,
+        topic: TopicConfig,
+        brokers: BTreeMap<BrokerId, BrokerRegistration>,
+    }
+
+    impl Fixture {
+        fn new(min_isr: u32) -> Self {
+            let brokers = [1, 2, 3]
+                .into_iter()
+                .map(|id| {
+                    (
+                        id,
+                        BrokerRegistration {
+                            id,
+                            broker_epoch: 1,
+                            fenced: false,
+                            in_controlled_shutdown: false,
+                        },
+                    )
+                })
+                .collect();
+            let topic = TopicConfig { min_insync_replicas: Some(min_isr), ..Default::default() };
+            Self { config: BrokerConfig::default(), topic, brokers }
+        }
+
+        fn ctx(&self, me: BrokerId, now: Ms) -> Ctx<'_> {
+            Ctx { now, me, broker_epoch: 1, config: &self.config, topic: &self.topic, brokers: &self.brokers }
+        }
+    }
+
+    fn state(
+        leader: Option<BrokerId>,
+        isr: &[BrokerId],
+        leader_epoch: Epoch,
+        partition_epoch: Epoch,
+    ) -> PartitionState {
+        PartitionState {
+            tp: TopicPartition::new("t", 0),
+            replicas: vec![1, 2, 3],
+            isr: isr.to_vec(),
+            leader,
+            leader_epoch,
+            partition_epoch,
+            leader_recovery: LeaderRecoveryState::Recovered,
+        }
+    }
+
+    fn leader(f: &Fixture) -> Partition {
+        let mut p = Partition::new(TopicPartition::new("t", 0), PartitionLog::new());
+        p.apply_state(&f.ctx(1, 0), &state(Some(1), &[1, 2, 3], 0, 0), &mut Outbox::default());
+        p
+    }
+
+    fn produce(p: &mut Partition, f: &Fixture, now: Ms, n: u64, acks: Acks) -> Outbox {
+        let mut out = Outbox::default();
+        let req = ProduceRequest {
+            correlation_id: now,
+            producer: 0,
+            tp: p.tp.clone(),
+            acks,
+            timeout_ms: 30_000,
+            batch: Batch { producer_id: -1, base_sequence: -1, values: (0..n).collect(), record_size: 100 },
+        };
+        p.on_produce(&f.ctx(1, now), &req, &mut out);
+        out
+    }
+
+    fn fetch(
+        p: &mut Partition,
+        f: &Fixture,
+        now: Ms,
+        replica: BrokerId,
+        offset: Offset,
+    ) -> (FetchedData, Outbox) {
+        let mut out = Outbox::default();
+        let fp = FetchPartition {
+            tp: p.tp.clone(),
+            current_leader_epoch: 0,
+            fetch_offset: offset,
+            last_fetched_epoch: (offset > 0).then_some(0),
+            log_start_offset: 0,
+        };
+        let r = p.on_follower_fetch(&f.ctx(1, now), replica, 1, &fp, &mut out);
+        (r.result.expect("fetch served"), out)
+    }
+
+    fn responses(out: &Outbox) -> Vec<Result<(Offset, Epoch), ErrorCode>> {
+        out.sends
+            .iter()
+            .filter_map(|(_, m)| match m {
+                Message::ProduceResponse(r) => Some(r.result),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// S2: the HW moves only when every ISR follower's next fetch reports the record, and the
+    /// acks=all produce completes then (two-round commit, R3.7).
+    #[test]
+    fn hw_advances_after_every_isr_follower_fetched_past_the_record() {
+        let f = Fixture::new(2);
+        let mut p = leader(&f);
+        let out = produce(&mut p, &f, 10, 1, Acks::All);
+        assert!(responses(&out).is_empty(), "acks=all waits");
+        let (data, _) = fetch(&mut p, &f, 11, 2, 0);
+        assert_eq!(data.records.len(), 1);
+        fetch(&mut p, &f, 11, 3, 0);
+        assert_eq!(p.log.hw(), 0);
+        let (_, out) = fetch(&mut p, &f, 12, 2, 1);
+        assert_eq!(p.log.hw(), 0, "broker 3 still in the ISR at LEO 0");
+        assert!(responses(&out).is_empty());
+        let (data, out) = fetch(&mut p, &f, 12, 3, 1);
+        assert_eq!(p.log.hw(), 1);
+        assert_eq!(data.high_watermark, 1);
+        assert_eq!(responses(&out), vec![Ok((0, 0))]);
+    }
+
+    #[test]
+    fn acks_all_is_refused_below_min_isr_and_nothing_is_appended() {
+        let f = Fixture::new(2);
+        let mut p = Partition::new(TopicPartition::new("t", 0), PartitionLog::new());
+        p.apply_state(&f.ctx(1, 0), &state(Some(1), &[1], 0, 0), &mut Outbox::default());
+        let out = produce(&mut p, &f, 5, 3, Acks::All);
+        assert_eq!(responses(&out), vec![Err(ErrorCode::NotEnoughReplicas)]);
+        assert_eq!(p.log.leo(), 0);
+        // acks=1 is appended but the HW stays frozen under min ISR (R3.3 step 1, Kafka 3.7+).
+        let out = produce(&mut p, &f, 6, 3, Acks::One);
+        assert_eq!(responses(&out), vec![Ok((0, 0))]);
+        assert_eq!((p.log.leo(), p.log.hw()), (3, 0));
+        assert!(p.hw_blocked_by(&f.ctx(1, 6)).unwrap().contains("min.insync.replicas=2"));
+    }
+
+    #[test]
+    fn parked_produce_times_out_with_request_timed_out() {
+        let f = Fixture::new(1);
+        let mut p = leader(&f);
+        produce(&mut p, &f, 0, 1, Acks::All);
+        assert_eq!(p.next_deadline(), Some(30_000));
+        let mut out = Outbox::default();
+        p.expire_delayed(30_000, &mut out);
+        assert_eq!(responses(&out), vec![Err(ErrorCode::RequestTimedOut)]);
+    }
+
+    /// R4.1/R4.2: a follower not caught up for more than replica.lag.time.max.ms is proposed
+    /// for removal; the committed change is reported with the lag.
+    #[test]
+    fn lagging_follower_is_shrunk_out_of_the_isr() {
+        let f = Fixture::new(1);
+        let mut p = leader(&f);
+        produce(&mut p, &f, 1_000, 1, Acks::One);
+        fetch(&mut p, &f, 1_001, 2, 0);
+        fetch(&mut p, &f, 1_002, 2, 1);
+        let mut out = Outbox::default();
+        p.maybe_shrink_isr(&f.ctx(1, 30_000), &mut out);
+        assert!(out.sends.is_empty(), "broker 3 was caught up at t=0, within 30 s");
+        fetch(&mut p, &f, 31_000, 2, 1);
+        p.maybe_shrink_isr(&f.ctx(1, 31_000), &mut out);
+        let proposed = out.sends.iter().find_map(|(_, m)| match m {
+            Message::AlterPartition { new_isr, .. } => Some(new_isr.iter().map(|m| m.id).collect::<Vec<_>>()),
+            _ => None,
+        });
+        assert_eq!(proposed, Some(vec![1, 2]));
+        assert!(p.pending_isr().unwrap().contains("removing 3"));
+        let mut out = Outbox::default();
+        p.on_alter_partition_response(&f.ctx(1, 31_001), &Ok(state(Some(1), &[1, 2], 0, 1)), &mut out);
+        assert!(matches!(
+            &out.events[..],
+            [EventKind::IsrShrunk { removed, cause: ShrinkCause::Lagging { behind_ms: 31_000, limit_ms: 30_000 }, .. }] if removed == &vec![3]
+        ));
+        assert_eq!(p.log.hw(), 1, "HW jumps once 3 is gone");
+    }
+
+    /// R4.6: a returning follower is proposed for the ISR once its LEO reaches the HW; while
+    /// pending it already counts in the maximal ISR (R4.7).
+    #[test]
+    fn caught_up_follower_is_expanded_into_the_isr() {
+        let f = Fixture::new(1);
+        let mut p = Partition::new(TopicPartition::new("t", 0), PartitionLog::new());
+        p.apply_state(&f.ctx(1, 0), &state(Some(1), &[1, 2], 0, 0), &mut Outbox::default());
+        produce(&mut p, &f, 1, 4, Acks::One);
+        fetch(&mut p, &f, 2, 2, 4);
+        assert_eq!(p.log.hw(), 4);
+        let (_, out) = fetch(&mut p, &f, 3, 3, 2);
+        assert!(out.sends.is_empty(), "LEO 2 is below the HW 4");
+        let (_, out) = fetch(&mut p, &f, 4, 3, 4);
+        assert!(matches!(&out.sends[..], [(NodeId::Controller, Message::AlterPartition { .. })]));
+        assert_eq!(p.maximal_isr(), vec![1, 2, 3]);
+        let mut out = Outbox::default();
+        p.apply_state(&f.ctx(1, 5), &state(Some(1), &[1, 2, 3], 0, 1), &mut out);
+        assert!(matches!(&out.events[..], [EventKind::IsrExpanded { added: 3, .. }]));
+    }
+
+    /// R2.10: a new leader knows no follower LEO, so its HW waits for every ISR follower's
+    /// first fetch; R7.6: a follower with a dead epoch's tail learns where to truncate.
+    #[test]
+    fn new_leader_waits_for_followers_and_reports_divergence() {
+        let f = Fixture::new(1);
+        let mut old = leader(&f);
+        produce(&mut old, &f, 1, 5, Acks::One);
+        let mut p = Partition::new(TopicPartition::new("t", 0), PartitionLog::new());
+        p.log.append_as_follower(&old.log.read(0, u64::MAX)[..3]);
+        p.apply_state(&f.ctx(2, 10), &state(Some(2), &[2, 3], 1, 1), &mut Outbox::default());
+        let mut out = Outbox::default();
+        produce_as(&mut p, &f, 2, 11, &mut out);
+        assert_eq!(p.log.hw(), 0);
+        assert!(p.hw_blocked_by(&f.ctx(2, 11)).unwrap().contains("first fetch"));
+        let fp = FetchPartition {
+            tp: p.tp.clone(),
+            current_leader_epoch: 1,
+            fetch_offset: 5,
+            last_fetched_epoch: Some(0),
+            log_start_offset: 0,
+        };
+        let r = p.on_follower_fetch(&f.ctx(2, 12), 1, 1, &fp, &mut out).result.unwrap();
+        assert_eq!(r.diverging_epoch, Some(crate::sim::protocol::EpochEndOffset { epoch: 0, end_offset: 3 }));
+        // A follower still on an older leader epoch is fenced (KIP-320).
+        let stale = FetchPartition { current_leader_epoch: 0, ..fp };
+        assert_eq!(
+            p.on_follower_fetch(&f.ctx(2, 12), 3, 1, &stale, &mut out).result,
+            Err(ErrorCode::FencedLeaderEpoch)
+        );
+    }
+
+    fn produce_as(p: &mut Partition, f: &Fixture, me: BrokerId, now: Ms, out: &mut Outbox) {
+        let req = ProduceRequest {
+            correlation_id: 1,
+            producer: 0,
+            tp: p.tp.clone(),
+            acks: Acks::One,
+            timeout_ms: 30_000,
+            batch: Batch { producer_id: -1, base_sequence: -1, values: vec![99], record_size: 100 },
+        };
+        p.on_produce(&f.ctx(me, now), &req, out);
+    }
+
+    #[test]
+    fn demoted_leader_fails_parked_produces_with_not_leader() {
+        let f = Fixture::new(1);
+        let mut p = leader(&f);
+        produce(&mut p, &f, 1, 1, Acks::All);
+        let mut out = Outbox::default();
+        p.apply_state(&f.ctx(1, 2), &state(Some(2), &[2, 3], 1, 1), &mut out);
+        assert_eq!(responses(&out), vec![Err(ErrorCode::NotLeaderOrFollower)]);
+        assert_eq!(p.following(), Some(2));
+    }
+}

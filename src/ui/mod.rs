@@ -1,5 +1,9 @@
 //! The ratatui dashboard: model, update, view over [`crate::cluster::snapshot::Snapshot`]s.
 
+pub mod keymap;
+pub mod text;
+pub mod theme;
+
 use crate::cluster::handle::LiveSim;
 
 /// Opens the dashboard on a running simulation and returns when the user quits. `speed` is

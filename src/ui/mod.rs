@@ -1,5 +1,6 @@
 //! The ratatui dashboard: model, update, view over [`crate::cluster::snapshot::Snapshot`]s.
 
+pub mod fixture;
 pub mod keymap;
 pub mod text;
 pub mod theme;

@@ -1,9 +1,24 @@
 //! The ratatui dashboard: model, update, view over [`crate::cluster::snapshot::Snapshot`]s.
 
+pub mod app;
+pub mod brokers;
+pub mod clients;
+pub mod detail;
+pub mod events;
 pub mod fixture;
+pub mod footer;
+pub mod header;
+pub mod help;
 pub mod keymap;
+pub mod pacer;
+pub mod palette;
+pub mod partitions;
 pub mod text;
 pub mod theme;
+pub mod view;
+
+#[cfg(test)]
+mod tests;
 
 use crate::cluster::handle::LiveSim;
 

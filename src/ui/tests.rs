@@ -139,3 +139,58 @@ fn no_color_means_no_colour_anywhere() {
         keys(&mut m, &snap, &[k]);
     }
 }
+
+/// A cluster that records what it was asked and refuses every command when told to.
+#[derive(Default)]
+struct FakeCluster {
+    applied: std::cell::RefCell<Vec<crate::scenario::command::Command>>,
+    advanced: std::cell::RefCell<Vec<crate::sim::Ms>>,
+    refuse: bool,
+}
+
+impl super::Cluster for FakeCluster {
+    fn apply(&self, cmd: crate::scenario::command::Command) -> Result<(), crate::cluster::handle::SimError> {
+        self.applied.borrow_mut().push(cmd.clone());
+        if self.refuse {
+            let why =
+                format!("broker {} is already down", cmd.to_string().split(' ').next_back().unwrap_or("?"));
+            return Err(crate::cluster::handle::SimError::InvalidState(why));
+        }
+        Ok(())
+    }
+
+    fn advance_to(&self, t: crate::sim::Ms) {
+        self.advanced.borrow_mut().push(t);
+    }
+}
+
+fn press_through(
+    m: &mut Model,
+    snap: &Snapshot,
+    cluster: &FakeCluster,
+    pacer: &mut super::pacer::Pacer,
+    c: char,
+) -> bool {
+    let effects = update(m, Msg::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE)), snap);
+    super::run_effects(effects, m, cluster, pacer, snap)
+}
+
+#[test]
+fn effects_reach_the_cluster_and_refusals_reach_the_status_line() {
+    use crate::scenario::command::Command;
+    let snap = fixture::snapshot();
+    let mut m = model_at(80, 24, &snap, false);
+    let mut pacer = super::pacer::Pacer::new(snap.now);
+    let cluster = FakeCluster { refuse: true, ..FakeCluster::default() };
+    assert!(!press_through(&mut m, &snap, &cluster, &mut pacer, '2'));
+    assert!(!press_through(&mut m, &snap, &cluster, &mut pacer, 'x'));
+    assert_eq!(*cluster.applied.borrow(), [Command::Crash(2)]);
+    assert_eq!(m.status.as_ref().unwrap().text, "✖ crash 2: broker 2 is already down");
+    assert!(screen(&m, &snap).contains("✖ crash 2: broker 2 is already down"));
+
+    press_through(&mut m, &snap, &cluster, &mut pacer, ' ');
+    press_through(&mut m, &snap, &cluster, &mut pacer, '.');
+    press_through(&mut m, &snap, &cluster, &mut pacer, '.');
+    assert_eq!(*cluster.advanced.borrow(), [snap.now + 100, snap.now + 200]);
+    assert!(press_through(&mut m, &snap, &cluster, &mut pacer, 'q'));
+}

@@ -167,6 +167,9 @@ async fn event_loop(terminal: &mut DefaultTerminal, live: &LiveSim, speed: f64) 
                     Ok(()) => {
                         snap = snapshots.borrow_and_update().clone();
                         update(&mut model, Msg::Snapshot, &snap);
+                        if let Some(t) = pacer.refill(snap.now) {
+                            live.advance_to(t);
+                        }
                     }
                     Err(_) => {
                         sim_alive = false;

@@ -1,54 +1,74 @@
-//! How the dashboard keeps sim time flowing. Each frame tick adds wall-elapsed × speed to a
-//! target sim time and hands it to `live.advance_to`. The target never runs more than
-//! [`MAX_LEAD_MS`] ahead of the newest snapshot, so a sim that cannot keep up is not buried
-//! under an ever-growing backlog (the screen then runs slower than asked, honestly).
-//! Plain arithmetic: the wall clock is read by the caller, so this is tested without one.
+//! How the dashboard keeps sim time flowing.
+//!
+//! Each frame tick adds wall-elapsed × speed to the sim time the user *wants*. What is
+//! *granted* to `live.advance_to` never runs more than [`MAX_LEAD_MS`] ahead of the newest
+//! snapshot; when a snapshot shows the sim caught up, [`Pacer::refill`] grants the next
+//! slice at once (that is how 100× gets more than one lead per frame). The wanted time may
+//! run at most one wall second (× speed) beyond that, so a sim that cannot keep up is not
+//! buried under a growing backlog: the screen then runs slower than asked, honestly.
+//! Plain arithmetic: the caller reads the wall clock, so this is tested without one.
 
 use std::time::Duration;
 
 use crate::sim::Ms;
 
-/// How far the target may run ahead of the newest snapshot (ms of sim time).
+/// How far a grant may run ahead of the newest snapshot (ms of sim time).
 pub const MAX_LEAD_MS: f64 = 1000.0;
 
-/// The sim time the dashboard has allowed so far.
+/// How much wall time of backlog the wanted time may hold beyond the lead.
+const MAX_BACKLOG_WALL_MS: f64 = 1000.0;
+
+/// The sim time the user wants and the part of it granted so far.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Pacer {
-    target: f64,
+    wanted: f64,
     granted: Ms,
 }
 
 impl Pacer {
     /// Starts at the sim's current time.
     pub fn new(now: Ms) -> Pacer {
-        Pacer { target: now as f64, granted: now }
+        Pacer { wanted: now as f64, granted: now }
     }
 
-    /// The target so far (ms).
-    pub fn target(&self) -> Ms {
+    /// The sim time granted so far (ms).
+    pub fn granted(&self) -> Ms {
         self.granted
     }
 
     /// One frame tick: `elapsed` wall time passed at `speed`; `sim_now` is the newest
-    /// snapshot's time. Returns a new target to grant, if it moved by at least 1 ms.
+    /// snapshot's time. Returns a new grant for `advance_to`, if it moved by at least 1 ms.
+    /// Pausing drops whatever was wanted but not yet granted.
     pub fn tick(&mut self, elapsed: Duration, speed: f64, paused: bool, sim_now: Ms) -> Option<Ms> {
-        self.target = self.target.max(sim_now as f64);
-        if !paused {
-            let wanted = self.target + elapsed.as_secs_f64() * 1000.0 * speed;
-            self.target = wanted.min(sim_now as f64 + MAX_LEAD_MS);
+        if paused {
+            self.wanted = self.wanted.min(self.granted as f64);
+        } else {
+            self.wanted += elapsed.as_secs_f64() * 1000.0 * speed;
         }
-        self.grant()
+        self.bound(speed, sim_now);
+        self.grant(sim_now)
     }
 
-    /// A single step of `ms` (while paused), with the same lead limit.
+    /// A new snapshot arrived: grant more of the wanted time if the lead allows it.
+    pub fn refill(&mut self, sim_now: Ms) -> Option<Ms> {
+        self.grant(sim_now)
+    }
+
+    /// A single step of `ms` (while paused).
     pub fn step(&mut self, ms: Ms, sim_now: Ms) -> Option<Ms> {
-        let from = self.target.max(sim_now as f64);
-        self.target = (from + ms as f64).min(sim_now as f64 + MAX_LEAD_MS);
-        self.grant()
+        self.wanted = self.wanted.max(sim_now as f64) + ms as f64;
+        self.bound(1.0, sim_now);
+        self.grant(sim_now)
     }
 
-    fn grant(&mut self) -> Option<Ms> {
-        let t = self.target.floor() as Ms;
+    fn bound(&mut self, speed: f64, sim_now: Ms) {
+        let now = sim_now as f64;
+        let most = now + MAX_LEAD_MS + MAX_BACKLOG_WALL_MS * speed.max(1.0);
+        self.wanted = self.wanted.clamp(now, most);
+    }
+
+    fn grant(&mut self, sim_now: Ms) -> Option<Ms> {
+        let t = self.wanted.min(sim_now as f64 + MAX_LEAD_MS).floor() as Ms;
         (t > self.granted).then(|| {
             self.granted = t;
             t
@@ -82,14 +102,33 @@ mod tests {
     }
 
     #[test]
-    fn the_target_stays_within_a_second_of_the_sim() {
+    fn grants_stay_within_a_second_of_the_sim_and_refill_as_it_catches_up() {
         let mut p = Pacer::new(0);
-        assert_eq!(p.tick(Duration::from_secs(5), 100.0, false, 0), Some(1000));
-        assert_eq!(p.tick(TICK, 100.0, false, 10), Some(1010));
-        assert_eq!(p.tick(TICK, 100.0, false, 800), Some(1800));
-        for _ in 0..20 {
-            p.step(100, 800);
+        // 100×: one tick wants 3.3 s, the lead allows 1 s now...
+        assert_eq!(p.tick(TICK, 100.0, false, 0), Some(1000));
+        assert_eq!(p.refill(0), None, "no progress: no new grant beyond the lead");
+        // ...and each newer snapshot releases up to a second beyond itself.
+        assert_eq!(p.refill(500), Some(1500));
+        assert_eq!(p.refill(1500), Some(2500));
+        assert_eq!(p.refill(2500), Some(3300));
+        assert_eq!(p.refill(3300), None, "nothing wanted beyond 3.3 s yet");
+    }
+
+    #[test]
+    fn a_slow_sim_builds_no_backlog_and_pause_drops_it() {
+        let mut p = Pacer::new(0);
+        // Ten wall seconds at 100× while the sim stands still: at most ~1 wall s is kept.
+        p.tick(Duration::from_secs(10), 100.0, false, 0);
+        let mut now = p.granted();
+        while let Some(t) = p.refill(now) {
+            now = t;
         }
-        assert_eq!(p.target(), 1800);
+        assert_eq!(now, 101_000);
+        // Pausing forgets what was wanted but not granted.
+        let mut p = Pacer::new(0);
+        p.tick(Duration::from_secs(1), 100.0, false, 0);
+        assert_eq!(p.tick(TICK, 100.0, true, 0), None);
+        assert_eq!(p.refill(1000), None);
+        assert_eq!(p.granted(), 1000);
     }
 }

@@ -19,7 +19,7 @@
 //! touches the cluster: it returns [`Effect`]s, and the event loop carries them out
 //! (`live.apply`, `live.advance_to`) and feeds the verdicts back as [`Msg::Verdict`].
 
-use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
 use super::keymap::{self, Action, HelpAction, PaletteAction};
 use super::palette::Palette;
@@ -209,6 +209,10 @@ pub fn update(model: &mut Model, msg: Msg, snap: &Snapshot) -> Vec<Effect> {
 }
 
 fn on_key(model: &mut Model, ev: KeyEvent, snap: &Snapshot) -> Vec<Effect> {
+    // Terminals that report releases (Windows, the kitty protocol) would type twice.
+    if ev.kind == KeyEventKind::Release {
+        return Vec::new();
+    }
     match model.mode {
         Mode::Normal => match keymap::lookup(keymap::BINDINGS, &ev) {
             Some(action) => perform(model, action, snap),

@@ -184,6 +184,19 @@ fn the_palette_edits_parses_and_applies_a_line() {
 }
 
 #[test]
+fn key_releases_are_ignored() {
+    let (mut m, snap) = model();
+    typed(&mut m, &snap, ":");
+    let release = KeyEvent::new_with_kind(
+        KeyCode::Char('x'),
+        KeyModifiers::NONE,
+        crossterm::event::KeyEventKind::Release,
+    );
+    update(&mut m, Msg::Key(release), &snap);
+    assert_eq!(m.palette.input(), "");
+}
+
+#[test]
 fn ctrl_c_cancels_the_palette_and_quits_elsewhere() {
     let (mut m, snap) = model();
     let ctrl_c = Msg::Key(KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL));

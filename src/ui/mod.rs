@@ -1,11 +1,192 @@
 //! The ratatui dashboard: model, update, view over [`crate::cluster::snapshot::Snapshot`]s.
+//!
+//! - [`app`]: the model and `update` (keys → [`keymap`] actions → effects).
+//! - [`view`]: the layout and `view`, one file per pane (`header`, `brokers`, `partitions`,
+//!   `detail`, `clients`, `events`, `footer`, `help`, `palette`).
+//! - this file: the terminal and the event loop, which carries out the effects against a
+//!   [`Cluster`] and paces sim time with a [`pacer::Pacer`].
 
-use crate::cluster::handle::LiveSim;
+pub mod app;
+pub mod brokers;
+pub mod clients;
+pub mod detail;
+pub mod events;
+pub mod fixture;
+pub mod footer;
+pub mod header;
+pub mod help;
+pub mod keymap;
+pub mod pacer;
+pub mod palette;
+pub mod partitions;
+pub mod text;
+pub mod theme;
+pub mod view;
+
+#[cfg(test)]
+mod tests;
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use crossterm::event::{Event, EventStream};
+use crossterm::terminal::{BeginSynchronizedUpdate, EndSynchronizedUpdate};
+use crossterm::{execute, queue};
+use futures::StreamExt;
+use ratatui::DefaultTerminal;
+use tokio::time::MissedTickBehavior;
+
+use self::app::{Effect, Model, Msg, update};
+use self::pacer::Pacer;
+use self::theme::Theme;
+use crate::cluster::handle::{LiveSim, SimError};
+use crate::cluster::snapshot::Snapshot;
+use crate::scenario::command::Command;
+use crate::sim::Ms;
+
+/// Time between frame ticks: at most 30 redraws a second.
+pub const FRAME: Duration = Duration::from_millis(33);
+
+/// What the dashboard needs from a running simulation. [`LiveSim`] is the real one; tests
+/// can pass a fake that records what was asked.
+pub trait Cluster {
+    /// Applies a command now; `Err` is the refusal.
+    fn apply(&self, cmd: Command) -> Result<(), SimError>;
+    /// Lets sim time run up to `t` (ms).
+    fn advance_to(&self, t: Ms);
+}
+
+impl Cluster for LiveSim {
+    fn apply(&self, cmd: Command) -> Result<(), SimError> {
+        LiveSim::apply(self, cmd)
+    }
+
+    fn advance_to(&self, t: Ms) {
+        LiveSim::advance_to(self, t);
+    }
+}
+
+/// Carries out the effects of one `update`, feeding command verdicts back into the model.
+/// Returns `true` when the user asked to quit.
+pub fn run_effects(
+    effects: Vec<Effect>,
+    model: &mut Model,
+    cluster: &impl Cluster,
+    pacer: &mut Pacer,
+    snap: &Snapshot,
+) -> bool {
+    let mut quit = false;
+    for effect in effects {
+        match effect {
+            Effect::Apply(command) => {
+                let result = cluster.apply(command.clone()).map_err(|e| e.to_string());
+                update(model, Msg::Verdict { command, result }, snap);
+            }
+            Effect::Step(ms) => {
+                if let Some(t) = pacer.step(ms, snap.now) {
+                    cluster.advance_to(t);
+                }
+            }
+            Effect::Quit => quit = true,
+        }
+    }
+    quit
+}
 
 /// Opens the dashboard on a running simulation and returns when the user quits. `speed` is
 /// the initial sim speed (sim ms per wall ms, 0.1 to 100). The terminal is restored on quit,
 /// on Ctrl-C and on a panic.
 pub fn run_dashboard(live: LiveSim, speed: f64) -> color_eyre::Result<()> {
-    let _ = (live, speed);
-    unimplemented!("dashboard not written yet")
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_time().build()?;
+    // `ratatui::init` installs a panic hook that restores the terminal before the report.
+    let mut terminal = ratatui::init();
+    let result = runtime.block_on(event_loop(&mut terminal, &live, speed));
+    ratatui::restore();
+    result
+}
+
+/// Wall time between frame ticks, for pacing.
+struct WallClock(Instant);
+
+impl WallClock {
+    #[allow(clippy::disallowed_methods)] // UI pacing follows the wall clock; the sim never reads it
+    fn start() -> WallClock {
+        WallClock(Instant::now())
+    }
+
+    #[allow(clippy::disallowed_methods)] // UI pacing follows the wall clock; the sim never reads it
+    fn lap(&mut self) -> Duration {
+        let now = Instant::now();
+        let elapsed = now.saturating_duration_since(self.0);
+        self.0 = now;
+        elapsed
+    }
+}
+
+async fn event_loop(terminal: &mut DefaultTerminal, live: &LiveSim, speed: f64) -> color_eyre::Result<()> {
+    let mut snapshots = live.watch();
+    let mut snap: Arc<Snapshot> = snapshots.borrow_and_update().clone();
+    let mut model = Model::new(speed, Theme::from_env(), &snap);
+    let size = terminal.size()?;
+    update(&mut model, Msg::Resize(size.width, size.height), &snap);
+    let mut pacer = Pacer::new(snap.now);
+    let mut keys = EventStream::new();
+    let mut ticks = tokio::time::interval(FRAME);
+    ticks.set_missed_tick_behavior(MissedTickBehavior::Skip);
+    let mut clock = WallClock::start();
+    let (mut dirty, mut sim_alive) = (true, true);
+    loop {
+        tokio::select! {
+            biased;
+            event = keys.next() => {
+                let msg = match event {
+                    None => break,
+                    Some(event) => match event? {
+                        Event::Key(key) => Msg::Key(key),
+                        Event::Resize(w, h) => Msg::Resize(w, h),
+                        _ => continue,
+                    },
+                };
+                let effects = update(&mut model, msg, &snap);
+                if run_effects(effects, &mut model, live, &mut pacer, &snap) {
+                    break;
+                }
+                dirty = true;
+            }
+            _ = ticks.tick() => {
+                if let Some(t) = pacer.tick(clock.lap(), model.speed, model.paused, snap.now) {
+                    live.advance_to(t);
+                }
+                if dirty {
+                    draw(terminal, &model, &snap)?;
+                    dirty = false;
+                }
+            }
+            changed = snapshots.changed(), if sim_alive => {
+                match changed {
+                    Ok(()) => {
+                        snap = snapshots.borrow_and_update().clone();
+                        update(&mut model, Msg::Snapshot, &snap);
+                        if let Some(t) = pacer.refill(snap.now) {
+                            live.advance_to(t);
+                        }
+                    }
+                    Err(_) => {
+                        sim_alive = false;
+                        update(&mut model, Msg::SimEnded, &snap);
+                    }
+                }
+                dirty = true;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Draws one frame inside a synchronized update, so the terminal never shows half of it.
+fn draw(terminal: &mut DefaultTerminal, model: &Model, snap: &Snapshot) -> color_eyre::Result<()> {
+    queue!(terminal.backend_mut(), BeginSynchronizedUpdate)?;
+    terminal.draw(|frame| view::view(model, snap, frame))?;
+    execute!(terminal.backend_mut(), EndSynchronizedUpdate)?;
+    Ok(())
 }

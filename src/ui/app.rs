@@ -1,0 +1,457 @@
+//! The dashboard's model and its `update` function.
+//!
+//! ```text
+//!  isrlab  seed 42  t=00:01:23.4  ▶ 1×  KRaft · Kafka 4.1            acked lost: 0   header
+//!  Brokers ▸0 ● up L4   1 ● up L2   2 ✖ crashed 12s, fenced L0    controller 3000   brokers
+//!  acks=all  min.insync.replicas=2  unclean=off  replica.lag.time.max.ms=30000      settings
+//!  Partition     Ldr Ep ISR  HW    LEO by replica        Lag / ISR timer   State    partitions
+//! ▸test_repli-0  0   1  0,1  1380  0:1386 1:1383 2:980✖  1:−3 2:down       URP
+//! ─ test_repli-0 logs ─────────────────────────────────────────────────────────    detail
+//!  0 L ✔ ██████████████████████████▒  HW 1380 LEO 1386
+//! ─ Clients ───────────────────────────────────────────────────────────────────    clients
+//! ─ Events ────────────────────────────────────────────────────────────────────    events
+//!  00:01:20.4 broker 2 fenced: no heartbeat for 9 000 ms (broker.session.timeout.ms=9000)
+//!  ✔ crash 2                                                                       status
+//!  ? help  space pause  x crash  s shutdown  r restart  a acks  …                  footer
+//! ```
+//!
+//! [`Model`] is plain data; [`update`] is the only thing that changes it. `update` never
+//! touches the cluster: it returns [`Effect`]s, and the event loop carries them out
+//! (`live.apply`, `live.advance_to`) and feeds the verdicts back as [`Msg::Verdict`].
+
+use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
+
+use super::keymap::{self, Action, HelpAction, PaletteAction};
+use super::palette::Palette;
+use super::theme::Theme;
+use super::view;
+use crate::cluster::snapshot::{PartitionView, Snapshot, TopicView};
+use crate::scenario::command::Command;
+use crate::sim::{Acks, BrokerId, Ms, join_ids};
+
+/// Producer rates the `+`/`-` keys step through (records per second).
+pub const RATE_STEPS: &[f64] =
+    &[0.0, 1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0, 200.0, 500.0, 1000.0, 2000.0, 5000.0];
+
+/// Sim speeds the `<`/`>` keys step through (sim ms per wall ms).
+pub const SPEED_STEPS: &[f64] = &[0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0];
+
+/// `replica.lag.time.max.ms` values the `l`/`L` keys step through.
+pub const LAG_STEPS: &[f64] =
+    &[1000.0, 2000.0, 5000.0, 10_000.0, 15_000.0, 20_000.0, 30_000.0, 60_000.0, 120_000.0];
+
+/// Sim time one `.` press advances while paused (ms).
+pub const STEP_MS: Ms = 100;
+
+/// Which keys are live.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Mode {
+    /// The dashboard keys ([`keymap::BINDINGS`]).
+    Normal,
+    /// The command palette is open ([`keymap::PALETTE_BINDINGS`]).
+    Palette,
+    /// The help overlay is open ([`keymap::HELP_BINDINGS`]).
+    Help,
+}
+
+/// How a status line message should look.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum StatusKind {
+    /// Neutral information.
+    Info,
+    /// A command was accepted.
+    Done,
+    /// A command or key was refused.
+    Error,
+}
+
+/// The one-line message under the panes.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct Status {
+    /// How it looks.
+    pub kind: StatusKind,
+    /// What it says.
+    pub text: String,
+}
+
+/// Everything the dashboard remembers between frames.
+#[derive(Clone, Debug)]
+pub struct Model {
+    /// Which keys are live.
+    pub mode: Mode,
+    /// Selected broker id (the target of `x`, `s`, `r`, `p`).
+    pub selected_broker: BrokerId,
+    /// Index of the selected partition in [`Snapshot::partitions`].
+    pub selected_partition: usize,
+    /// First partition row shown in the table.
+    pub partition_offset: usize,
+    /// Terminal size (columns, rows), as last reported.
+    pub screen: (u16, u16),
+    /// Sim time is stopped.
+    pub paused: bool,
+    /// Sim ms per wall ms.
+    pub speed: f64,
+    /// The status line.
+    pub status: Option<Status>,
+    /// The command palette's line and history.
+    pub palette: Palette,
+    /// First line of the help overlay shown.
+    pub help_scroll: usize,
+    /// Colours on or off.
+    pub theme: Theme,
+    /// The user asked to quit.
+    pub quit: bool,
+}
+
+/// Something that happened, fed to [`update`].
+#[derive(Clone, Debug)]
+pub enum Msg {
+    /// A key was pressed.
+    Key(KeyEvent),
+    /// The terminal has a new size (columns, rows).
+    Resize(u16, u16),
+    /// A new snapshot arrived (it is passed to [`update`] alongside).
+    Snapshot,
+    /// The simulation thread is gone; no more snapshots will come.
+    SimEnded,
+    /// The cluster's answer to an applied command.
+    Verdict {
+        /// The command.
+        command: Command,
+        /// `Err` holds the refusal in words.
+        result: Result<(), String>,
+    },
+}
+
+/// Something `update` wants the event loop to do.
+#[derive(Clone, PartialEq, Debug)]
+pub enum Effect {
+    /// Apply a command with `live.apply` and report the verdict as [`Msg::Verdict`].
+    Apply(Command),
+    /// Let sim time run this many ms further (single step while paused).
+    Step(Ms),
+    /// Leave the dashboard.
+    Quit,
+}
+
+impl Model {
+    /// A fresh model: first broker selected, first partition, running at `speed` (clamped
+    /// to 0.1–100).
+    pub fn new(speed: f64, theme: Theme, snap: &Snapshot) -> Model {
+        let speed = if speed.is_finite() { speed.clamp(SPEED_STEPS[0], 100.0) } else { 1.0 };
+        Model {
+            mode: Mode::Normal,
+            selected_broker: snap.brokers.first().map_or(0, |b| b.id),
+            selected_partition: 0,
+            partition_offset: 0,
+            screen: (80, 24),
+            paused: false,
+            speed,
+            status: None,
+            palette: Palette::default(),
+            help_scroll: 0,
+            theme,
+            quit: false,
+        }
+    }
+
+    /// The selected partition, clamped to the snapshot's partitions.
+    pub fn partition<'a>(&self, snap: &'a Snapshot) -> Option<&'a PartitionView> {
+        let last = snap.partitions.len().checked_sub(1)?;
+        snap.partitions.get(self.selected_partition.min(last))
+    }
+
+    /// The topic of the selected partition.
+    pub fn topic<'a>(&self, snap: &'a Snapshot) -> Option<&'a TopicView> {
+        let p = self.partition(snap)?;
+        snap.topics.iter().find(|t| *t.name == *p.tp.topic)
+    }
+
+    /// The first partition row to draw so that the selection is visible in `rows` rows.
+    pub fn visible_offset(&self, rows: usize, total: usize) -> usize {
+        let rows = rows.max(1);
+        let selected = self.selected_partition.min(total.saturating_sub(1));
+        let low = (selected + 1).saturating_sub(rows);
+        self.partition_offset.clamp(low, selected).min(total.saturating_sub(rows))
+    }
+
+    fn say(&mut self, kind: StatusKind, text: impl Into<String>) {
+        self.status = Some(Status { kind, text: text.into() });
+    }
+
+    fn refuse(&mut self, text: impl Into<String>) -> Vec<Effect> {
+        self.say(StatusKind::Error, text);
+        Vec::new()
+    }
+}
+
+/// Applies one message to the model. `snap` is the newest snapshot; it is read (for the
+/// selected topic, the current settings) but never changed.
+pub fn update(model: &mut Model, msg: Msg, snap: &Snapshot) -> Vec<Effect> {
+    let effects = match msg {
+        Msg::Key(ev) => on_key(model, ev, snap),
+        Msg::Resize(w, h) => {
+            model.screen = (w, h);
+            Vec::new()
+        }
+        Msg::Snapshot => Vec::new(),
+        Msg::SimEnded => model.refuse("the simulation stopped; press q to quit"),
+        Msg::Verdict { command, result } => {
+            match result {
+                Ok(()) => model.say(StatusKind::Done, format!("✔ {command}")),
+                Err(why) => model.say(StatusKind::Error, format!("✖ {command}: {why}")),
+            }
+            Vec::new()
+        }
+    };
+    keep_selection_visible(model, snap);
+    effects
+}
+
+fn on_key(model: &mut Model, ev: KeyEvent, snap: &Snapshot) -> Vec<Effect> {
+    // Terminals that report releases (Windows, the kitty protocol) would type twice.
+    if ev.kind == KeyEventKind::Release {
+        return Vec::new();
+    }
+    match model.mode {
+        Mode::Normal => match keymap::lookup(keymap::BINDINGS, &ev) {
+            Some(action) => perform(model, action, snap),
+            None => Vec::new(),
+        },
+        Mode::Palette => match keymap::lookup(keymap::PALETTE_BINDINGS, &ev) {
+            Some(action) => on_palette(model, action),
+            None => {
+                if let Some(c) = typed_char(&ev) {
+                    model.palette.insert(c);
+                }
+                Vec::new()
+            }
+        },
+        Mode::Help => match keymap::lookup(keymap::HELP_BINDINGS, &ev) {
+            Some(action) => on_help(model, action),
+            None => Vec::new(),
+        },
+    }
+}
+
+fn typed_char(ev: &KeyEvent) -> Option<char> {
+    let plain = !ev.modifiers.intersects(KeyModifiers::CONTROL | KeyModifiers::ALT);
+    match ev.code {
+        KeyCode::Char(c) if plain && !c.is_control() => Some(c),
+        _ => None,
+    }
+}
+
+/// The one `match` over the dashboard's actions.
+fn perform(model: &mut Model, action: Action, snap: &Snapshot) -> Vec<Effect> {
+    let broker = model.selected_broker;
+    match action {
+        Action::SelectBroker(id) => select_broker(model, id, snap),
+        Action::Crash => vec![Effect::Apply(Command::Crash(broker))],
+        Action::Shutdown => vec![Effect::Apply(Command::Shutdown(broker))],
+        Action::Restart => vec![Effect::Apply(Command::Restart(broker))],
+        Action::ToggleFetch => toggle_fetch(model, snap),
+        Action::PartitionUp => move_selection(model, -1, snap),
+        Action::PartitionDown => move_selection(model, 1, snap),
+        Action::PartitionPageUp => move_selection(model, -page(model, snap), snap),
+        Action::PartitionPageDown => move_selection(model, page(model, snap), snap),
+        Action::PartitionFirst => move_selection(model, isize::MIN / 2, snap),
+        Action::PartitionLast => move_selection(model, isize::MAX / 2, snap),
+        Action::CycleAcks => cycle_acks(snap),
+        Action::MinIsrDown => change_min_isr(model, -1, snap),
+        Action::MinIsrUp => change_min_isr(model, 1, snap),
+        Action::ToggleUnclean => toggle_unclean(model, snap),
+        Action::LagLimitDown => change_lag_limit(model, false, snap),
+        Action::LagLimitUp => change_lag_limit(model, true, snap),
+        Action::RateDown => change_rate(model, false, snap),
+        Action::RateUp => change_rate(model, true, snap),
+        Action::TogglePause => {
+            model.paused = !model.paused;
+            Vec::new()
+        }
+        Action::Step => step(model),
+        Action::SpeedDown => change_speed(model, false),
+        Action::SpeedUp => change_speed(model, true),
+        Action::OpenPalette => {
+            model.mode = Mode::Palette;
+            model.palette.open();
+            Vec::new()
+        }
+        Action::ToggleHelp => {
+            model.mode = Mode::Help;
+            model.help_scroll = 0;
+            Vec::new()
+        }
+        Action::Quit => {
+            model.quit = true;
+            vec![Effect::Quit]
+        }
+    }
+}
+
+fn select_broker(model: &mut Model, id: BrokerId, snap: &Snapshot) -> Vec<Effect> {
+    if snap.brokers.iter().any(|b| b.id == id) {
+        model.selected_broker = id;
+        return Vec::new();
+    }
+    let ids: Vec<BrokerId> = snap.brokers.iter().map(|b| b.id).collect();
+    model.refuse(format!("no broker {id} (brokers: {})", join_ids(&ids)))
+}
+
+fn toggle_fetch(model: &mut Model, snap: &Snapshot) -> Vec<Effect> {
+    let id = model.selected_broker;
+    let paused = snap.brokers.iter().find(|b| b.id == id).is_some_and(|b| b.fetch_paused);
+    let cmd = if paused { Command::ResumeFetch(id) } else { Command::PauseFetch(id) };
+    vec![Effect::Apply(cmd)]
+}
+
+fn page(model: &Model, snap: &Snapshot) -> isize {
+    let rows = view::table_rows(model.screen, snap);
+    rows.saturating_sub(1).max(1) as isize
+}
+
+fn move_selection(model: &mut Model, delta: isize, snap: &Snapshot) -> Vec<Effect> {
+    let last = snap.partitions.len().saturating_sub(1) as isize;
+    let current = (model.selected_partition as isize).min(last);
+    model.selected_partition = current.saturating_add(delta).clamp(0, last) as usize;
+    Vec::new()
+}
+
+fn keep_selection_visible(model: &mut Model, snap: &Snapshot) {
+    let total = snap.partitions.len();
+    model.selected_partition = model.selected_partition.min(total.saturating_sub(1));
+    let rows = view::table_rows(model.screen, snap);
+    model.partition_offset = model.visible_offset(rows, total);
+}
+
+fn set_producer(key: &str, value: impl ToString) -> Vec<Effect> {
+    vec![Effect::Apply(Command::SetProducer { key: key.into(), value: value.to_string() })]
+}
+
+fn cycle_acks(snap: &Snapshot) -> Vec<Effect> {
+    let acks = snap.producers.first().map_or(Acks::default(), |p| p.config.acks);
+    set_producer("acks", acks.cycle())
+}
+
+fn change_min_isr(model: &mut Model, delta: i64, snap: &Snapshot) -> Vec<Effect> {
+    let Some(topic) = model.topic(snap) else {
+        return model.refuse("no partition selected: min.insync.replicas is set per topic");
+    };
+    let current = topic.effective_min_isr as i64;
+    let rf = topic.replication_factor.max(1) as i64;
+    let wanted = current + delta;
+    if wanted < 1 {
+        return model.refuse("min.insync.replicas is already 1, its smallest value");
+    }
+    if wanted > rf {
+        let text = format!(
+            "min.insync.replicas is already {current}: above the replication factor ({rf}) it is capped to {rf}"
+        );
+        return model.refuse(text);
+    }
+    let (topic, key) = (topic.name.clone(), "min.insync.replicas".to_string());
+    vec![Effect::Apply(Command::SetTopic { topic, key, value: wanted.to_string() })]
+}
+
+fn toggle_unclean(model: &mut Model, snap: &Snapshot) -> Vec<Effect> {
+    let Some(topic) = model.topic(snap) else {
+        return model.refuse("no partition selected: unclean.leader.election.enable is set per topic");
+    };
+    let value = (!topic.unclean_leader_election_enable).to_string();
+    let (topic, key) = (topic.name.clone(), "unclean.leader.election.enable".to_string());
+    vec![Effect::Apply(Command::SetTopic { topic, key, value })]
+}
+
+/// The next value in `steps` after `current` (up) or before it (down); `None` at the end.
+pub fn next_step(steps: &[f64], current: f64, up: bool) -> Option<f64> {
+    const EPS: f64 = 1e-9;
+    if up {
+        steps.iter().copied().find(|s| *s > current + EPS)
+    } else {
+        steps.iter().rev().copied().find(|s| *s < current - EPS)
+    }
+}
+
+fn change_lag_limit(model: &mut Model, up: bool, snap: &Snapshot) -> Vec<Effect> {
+    let current = snap.broker_config.replica_lag_time_max_ms as f64;
+    match next_step(LAG_STEPS, current, up) {
+        Some(v) => vec![Effect::Apply(Command::SetBroker {
+            key: "replica.lag.time.max.ms".into(),
+            value: (v as u64).to_string(),
+        })],
+        None => {
+            model.refuse(format!("replica.lag.time.max.ms is already {current} (the end of the key steps)"))
+        }
+    }
+}
+
+fn change_rate(model: &mut Model, up: bool, snap: &Snapshot) -> Vec<Effect> {
+    let current = snap.producers.first().map_or(0.0, |p| p.config.rate);
+    match next_step(RATE_STEPS, current, up) {
+        Some(v) => set_producer("rate", v),
+        None => model.refuse(format!("producer rate is already {current}/s (the end of the key steps)")),
+    }
+}
+
+fn change_speed(model: &mut Model, up: bool) -> Vec<Effect> {
+    match next_step(SPEED_STEPS, model.speed, up) {
+        Some(v) => model.speed = v,
+        None => {
+            let bound = if up { "fastest" } else { "slowest" };
+            model.say(StatusKind::Info, format!("{} is the {bound} speed", super::text::speed(model.speed)));
+        }
+    }
+    Vec::new()
+}
+
+fn step(model: &mut Model) -> Vec<Effect> {
+    if model.paused {
+        vec![Effect::Step(STEP_MS)]
+    } else {
+        model.say(StatusKind::Info, "`.` steps while paused: press space first");
+        Vec::new()
+    }
+}
+
+fn on_palette(model: &mut Model, action: PaletteAction) -> Vec<Effect> {
+    if action != PaletteAction::Submit {
+        if action == PaletteAction::Cancel {
+            model.mode = Mode::Normal;
+        }
+        model.palette.edit(action);
+        return Vec::new();
+    }
+    let line = model.palette.input().trim().to_string();
+    if line.is_empty() {
+        model.mode = Mode::Normal;
+        return Vec::new();
+    }
+    match Command::parse(&line) {
+        Ok(cmd) => {
+            model.palette.remember(&line);
+            model.mode = Mode::Normal;
+            vec![Effect::Apply(cmd)]
+        }
+        Err(e) => model.refuse(format!("✖ {}", e.message)),
+    }
+}
+
+fn on_help(model: &mut Model, action: HelpAction) -> Vec<Effect> {
+    let page = usize::from(model.screen.1.saturating_sub(6)).max(1);
+    match action {
+        HelpAction::Up => model.help_scroll = model.help_scroll.saturating_sub(1),
+        HelpAction::Down => model.help_scroll += 1,
+        HelpAction::PageUp => model.help_scroll = model.help_scroll.saturating_sub(page),
+        HelpAction::PageDown => model.help_scroll += page,
+        HelpAction::Close => model.mode = Mode::Normal,
+        HelpAction::Quit => {
+            model.quit = true;
+            return vec![Effect::Quit];
+        }
+    }
+    model.help_scroll = model.help_scroll.min(super::help::line_count().saturating_sub(1));
+    Vec::new()
+}
+
+#[cfg(test)]
+mod tests;

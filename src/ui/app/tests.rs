@@ -1,0 +1,243 @@
+//! `update` in isolation: keys become the right commands, bounds hold, the palette edits and
+//! runs lines, the help opens and closes. No cluster is needed: `update` returns effects.
+
+use super::*;
+use crate::ui::fixture;
+
+fn model() -> (Model, Snapshot) {
+    let snap = fixture::snapshot();
+    (Model::new(1.0, Theme::new(false), &snap), snap)
+}
+
+fn press(model: &mut Model, snap: &Snapshot, code: KeyCode) -> Vec<Effect> {
+    update(model, Msg::Key(KeyEvent::new(code, KeyModifiers::NONE)), snap)
+}
+
+fn typed(model: &mut Model, snap: &Snapshot, keys: &str) -> Vec<Effect> {
+    keys.chars().flat_map(|c| press(model, snap, KeyCode::Char(c))).collect()
+}
+
+fn apply(line: &str) -> Vec<Effect> {
+    vec![Effect::Apply(Command::parse(line).unwrap())]
+}
+
+#[test]
+fn broker_keys_act_on_the_selected_broker() {
+    let (mut m, snap) = model();
+    assert_eq!(typed(&mut m, &snap, "x"), apply("crash 0"));
+    assert_eq!(typed(&mut m, &snap, "2"), vec![]);
+    assert_eq!(m.selected_broker, 2);
+    assert_eq!(typed(&mut m, &snap, "r"), apply("restart 2"));
+    assert_eq!(typed(&mut m, &snap, "1s"), apply("shutdown 1"));
+    assert_eq!(typed(&mut m, &snap, "p"), apply("pause-fetch 1"));
+}
+
+#[test]
+fn an_unknown_broker_is_refused_in_the_status_line() {
+    let (mut m, snap) = model();
+    assert_eq!(typed(&mut m, &snap, "7"), vec![]);
+    assert_eq!(m.selected_broker, 0);
+    let status = m.status.clone().unwrap();
+    assert_eq!((status.kind, status.text.as_str()), (StatusKind::Error, "no broker 7 (brokers: 0,1,2)"));
+}
+
+#[test]
+fn fetch_toggle_resumes_a_paused_broker() {
+    let (mut m, mut snap) = model();
+    snap.brokers[0].fetch_paused = true;
+    assert_eq!(typed(&mut m, &snap, "p"), apply("resume-fetch 0"));
+}
+
+#[test]
+fn config_keys_send_set_commands_from_the_current_values() {
+    let (mut m, mut snap) = model();
+    assert_eq!(typed(&mut m, &snap, "a"), apply("set producer acks=0"));
+    assert_eq!(typed(&mut m, &snap, "m"), apply("set topic test_repli min.insync.replicas=1"));
+    assert_eq!(typed(&mut m, &snap, "M"), apply("set topic test_repli min.insync.replicas=3"));
+    assert_eq!(typed(&mut m, &snap, "u"), apply("set topic test_repli unclean.leader.election.enable=true"));
+    assert_eq!(typed(&mut m, &snap, "+"), apply("set producer rate=200"));
+    assert_eq!(typed(&mut m, &snap, "-"), apply("set producer rate=50"));
+    assert_eq!(typed(&mut m, &snap, "l"), apply("set replica.lag.time.max.ms=20000"));
+    assert_eq!(typed(&mut m, &snap, "L"), apply("set replica.lag.time.max.ms=60000"));
+    snap.producers[0].config.acks = Acks::Zero;
+    snap.producers[0].config.rate = 7.0;
+    assert_eq!(typed(&mut m, &snap, "a"), apply("set producer acks=1"));
+    assert_eq!(typed(&mut m, &snap, "+"), apply("set producer rate=10"));
+}
+
+#[test]
+fn min_isr_and_rate_stop_at_their_bounds() {
+    let (mut m, mut snap) = model();
+    snap.topics[0].effective_min_isr = 1;
+    assert_eq!(typed(&mut m, &snap, "m"), vec![]);
+    assert!(m.status.as_ref().unwrap().text.contains("already 1"));
+    snap.topics[0].effective_min_isr = 3;
+    assert_eq!(typed(&mut m, &snap, "M"), vec![]);
+    assert!(m.status.as_ref().unwrap().text.contains("capped"));
+    snap.producers[0].config.rate = 5000.0;
+    assert_eq!(typed(&mut m, &snap, "+"), vec![]);
+    snap.producers[0].config.rate = 0.0;
+    assert_eq!(typed(&mut m, &snap, "-"), vec![]);
+    assert_eq!(m.status.as_ref().unwrap().kind, StatusKind::Error);
+}
+
+#[test]
+fn speed_steps_between_a_tenth_and_a_hundred() {
+    let (mut m, snap) = model();
+    typed(&mut m, &snap, ">");
+    assert_eq!(m.speed, 2.0);
+    typed(&mut m, &snap, &">".repeat(20));
+    assert_eq!(m.speed, 100.0);
+    assert!(m.status.as_ref().unwrap().text.contains("fastest"));
+    typed(&mut m, &snap, &"<".repeat(20));
+    assert_eq!(m.speed, 0.1);
+    assert_eq!(Model::new(1000.0, Theme::new(false), &snap).speed, 100.0);
+    assert_eq!(Model::new(0.0, Theme::new(false), &snap).speed, 0.1);
+    assert_eq!(Model::new(f64::NAN, Theme::new(false), &snap).speed, 1.0);
+}
+
+#[test]
+fn step_only_works_while_paused() {
+    let (mut m, snap) = model();
+    assert_eq!(typed(&mut m, &snap, "."), vec![]);
+    assert!(m.status.as_ref().unwrap().text.contains("paused"));
+    typed(&mut m, &snap, " ");
+    assert!(m.paused);
+    assert_eq!(typed(&mut m, &snap, "."), vec![Effect::Step(STEP_MS)]);
+    typed(&mut m, &snap, " ");
+    assert!(!m.paused);
+}
+
+#[test]
+fn partition_selection_moves_clamps_and_scrolls() {
+    let (mut m, snap) = model();
+    press(&mut m, &snap, KeyCode::Up);
+    assert_eq!(m.selected_partition, 0);
+    typed(&mut m, &snap, "jjj");
+    press(&mut m, &snap, KeyCode::Down);
+    assert_eq!(m.selected_partition, 4);
+    typed(&mut m, &snap, "G");
+    assert_eq!(m.selected_partition, 5);
+    typed(&mut m, &snap, "k");
+    assert_eq!(m.selected_partition, 4);
+    assert_eq!(typed(&mut m, &snap, "u"), apply("set topic test_repli unclean.leader.election.enable=true"));
+    typed(&mut m, &snap, "g");
+    assert_eq!(m.selected_partition, 0);
+
+    // A tall topic on a short screen: the table scrolls to keep the selection visible.
+    let mut big = snap.clone();
+    let template = big.partitions[0].clone();
+    big.partitions = (0..40)
+        .map(|n| PartitionView { tp: crate::sim::TopicPartition::new("t", n), ..template.clone() })
+        .collect();
+    let rows = view::table_rows(m.screen, &big);
+    press(&mut m, &big, KeyCode::End);
+    assert_eq!(m.selected_partition, 39);
+    assert_eq!(m.partition_offset, 40 - rows);
+    press(&mut m, &big, KeyCode::PageUp);
+    assert_eq!(m.selected_partition, 39 - (rows - 1));
+    assert_eq!(m.partition_offset, m.selected_partition);
+}
+
+#[test]
+fn verdicts_show_in_the_status_line() {
+    let (mut m, snap) = model();
+    let command = Command::Crash(2);
+    update(
+        &mut m,
+        Msg::Verdict { command: command.clone(), result: Err("broker 2 is already down".into()) },
+        &snap,
+    );
+    let status = m.status.clone().unwrap();
+    assert_eq!(
+        (status.kind, status.text.as_str()),
+        (StatusKind::Error, "✖ crash 2: broker 2 is already down")
+    );
+    update(&mut m, Msg::Verdict { command, result: Ok(()) }, &snap);
+    assert_eq!(m.status.unwrap().text, "✔ crash 2");
+}
+
+#[test]
+fn the_palette_edits_parses_and_applies_a_line() {
+    let (mut m, snap) = model();
+    typed(&mut m, &snap, ":");
+    assert_eq!(m.mode, Mode::Palette);
+    // Keys of the dashboard are text while the palette is open.
+    assert_eq!(typed(&mut m, &snap, "crash 22"), vec![]);
+    press(&mut m, &snap, KeyCode::Backspace);
+    assert_eq!(press(&mut m, &snap, KeyCode::Enter), apply("crash 2"));
+    assert_eq!(m.mode, Mode::Normal);
+    assert_eq!(m.palette.history(), ["crash 2"]);
+
+    typed(&mut m, &snap, ":");
+    press(&mut m, &snap, KeyCode::Up);
+    assert_eq!(m.palette.input(), "crash 2");
+    typed(&mut m, &snap, "x");
+    assert_eq!(press(&mut m, &snap, KeyCode::Enter), vec![]);
+    assert_eq!(m.mode, Mode::Palette, "a bad line stays open for fixing");
+    assert!(m.status.as_ref().unwrap().text.contains("not a valid broker id"));
+    press(&mut m, &snap, KeyCode::Esc);
+    assert_eq!(m.mode, Mode::Normal);
+    assert_eq!(typed(&mut m, &snap, ":"), vec![]);
+    assert_eq!(press(&mut m, &snap, KeyCode::Enter), vec![], "an empty line just closes");
+    assert_eq!(m.mode, Mode::Normal);
+}
+
+#[test]
+fn key_releases_are_ignored() {
+    let (mut m, snap) = model();
+    typed(&mut m, &snap, ":");
+    let release = KeyEvent::new_with_kind(
+        KeyCode::Char('x'),
+        KeyModifiers::NONE,
+        crossterm::event::KeyEventKind::Release,
+    );
+    update(&mut m, Msg::Key(release), &snap);
+    assert_eq!(m.palette.input(), "");
+}
+
+#[test]
+fn ctrl_c_cancels_the_palette_and_quits_elsewhere() {
+    let (mut m, snap) = model();
+    let ctrl_c = Msg::Key(KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL));
+    typed(&mut m, &snap, ":");
+    assert_eq!(update(&mut m, ctrl_c.clone(), &snap), vec![]);
+    assert_eq!(m.mode, Mode::Normal);
+    assert_eq!(update(&mut m, ctrl_c, &snap), vec![Effect::Quit]);
+    assert!(m.quit);
+}
+
+#[test]
+fn help_opens_scrolls_and_closes() {
+    let (mut m, snap) = model();
+    typed(&mut m, &snap, "?");
+    assert_eq!(m.mode, Mode::Help);
+    assert_eq!(typed(&mut m, &snap, "x"), vec![], "dashboard keys are off under the help");
+    typed(&mut m, &snap, "jjj");
+    assert_eq!(m.help_scroll, 3);
+    press(&mut m, &snap, KeyCode::PageDown);
+    press(&mut m, &snap, KeyCode::PageDown);
+    press(&mut m, &snap, KeyCode::PageDown);
+    assert!(m.help_scroll < crate::ui::help::line_count());
+    typed(&mut m, &snap, "k");
+    press(&mut m, &snap, KeyCode::Esc);
+    assert_eq!(m.mode, Mode::Normal);
+    typed(&mut m, &snap, "?");
+    assert_eq!(m.help_scroll, 0);
+    typed(&mut m, &snap, "?");
+    assert_eq!(m.mode, Mode::Normal);
+    typed(&mut m, &snap, "?");
+    assert_eq!(typed(&mut m, &snap, "q"), vec![Effect::Quit]);
+}
+
+#[test]
+fn every_binding_reaches_update_without_panicking() {
+    for b in keymap::BINDINGS {
+        for key in b.keys {
+            let (mut m, snap) = model();
+            let mods = if key.ctrl { KeyModifiers::CONTROL } else { KeyModifiers::NONE };
+            update(&mut m, Msg::Key(KeyEvent::new(key.code, mods)), &snap);
+            update(&mut m, Msg::Key(KeyEvent::new(key.code, mods)), &Snapshot::default());
+        }
+    }
+}

@@ -1,0 +1,165 @@
+//! The selected partition's logs: one bar per replica, scaled to the largest LEO, with `█`
+//! for committed records (up to that replica's HW), `▒` for records above it and `·` for
+//! offsets it does not have; its role (L/F), ISR membership, HW and LEO in text; and why the
+//! HW is stuck or which ISR change is pending, when there is one.
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Paragraph};
+
+use super::app::Model;
+use super::partitions::follower_note;
+use super::text;
+use super::theme::{Theme, glyph};
+use crate::cluster::snapshot::{PartitionView, ReplicaView, Snapshot};
+use crate::sim::Offset;
+
+/// Rows this pane wants: title, one per replica of the widest partition, one note line.
+pub fn height_needed(snap: &Snapshot) -> u16 {
+    let rf = snap.partitions.iter().map(|p| p.replica_views.len()).max().unwrap_or(0);
+    u16::try_from(rf).unwrap_or(u16::MAX).saturating_add(2)
+}
+
+/// Draws the pane for the selected partition.
+pub fn render(frame: &mut Frame, area: Rect, model: &Model, snap: &Snapshot) {
+    let theme = model.theme;
+    let Some(p) = model.partition(snap) else {
+        let block = Block::new().borders(Borders::TOP).title(Span::styled(" Logs ", theme.title()));
+        frame.render_widget(Paragraph::new(" no partition").block(block), area);
+        return;
+    };
+    let leader = p.leader.map_or("none".to_string(), |b| b.to_string());
+    let title = format!(" {} logs · leader {leader} · leader epoch {} · HW {} ", p.tp, p.leader_epoch, p.hw);
+    let block = Block::new().borders(Borders::TOP).title(Span::styled(title, theme.title()));
+    let inner = block.inner(area);
+    let mut lines = replica_lines(p, theme, usize::from(inner.width));
+    lines.extend(notes(p, theme, usize::from(inner.width)));
+    if lines.len() < usize::from(inner.height) {
+        lines.push(legend(theme));
+    }
+    frame.render_widget(Paragraph::new(lines).block(block), area);
+}
+
+fn replica_lines(p: &PartitionView, theme: Theme, width: usize) -> Vec<Line<'static>> {
+    let max_leo = p.replica_views.iter().map(|r| r.leo).max().unwrap_or(0).max(1);
+    let num_w = max_leo.to_string().len();
+    let long = width >= 70;
+    let note_w = p.replica_views.iter().map(|r| note(r, long).chars().count()).max().unwrap_or(0);
+    // " 0 L ✔ " + bar + " HW n LEO n " + note
+    let fixed = 7 + 1 + 3 + num_w + 5 + num_w + 1 + note_w;
+    let bar_w = width.saturating_sub(fixed).max(4);
+    p.replica_views.iter().map(|r| replica_line(r, theme, bar_w, max_leo, num_w, long)).collect()
+}
+
+fn replica_line(
+    r: &ReplicaView,
+    theme: Theme,
+    bar_w: usize,
+    max: Offset,
+    num_w: usize,
+    long: bool,
+) -> Line<'static> {
+    let role = if r.is_leader { "L" } else { "F" };
+    let (isr_glyph, isr_style) =
+        if r.in_isr { (glyph::IN_ISR, theme.good()) } else { (glyph::OUT_OF_ISR, theme.muted()) };
+    let [blank, committed, uncommitted, missing] = bar_cells(r, bar_w, max);
+    let id_style = if r.is_leader { theme.leader() } else { theme.normal() };
+    let note_style = if r.online { theme.warn() } else { theme.bad() };
+    Line::from(vec![
+        Span::styled(format!(" {} {role} ", r.broker), id_style),
+        Span::styled(isr_glyph, isr_style),
+        Span::raw(" "),
+        Span::raw(" ".repeat(blank)),
+        Span::styled(glyph::COMMITTED.to_string().repeat(committed), theme.committed()),
+        Span::styled(glyph::UNCOMMITTED.to_string().repeat(uncommitted), theme.uncommitted()),
+        Span::styled(glyph::MISSING.to_string().repeat(missing), theme.muted()),
+        Span::styled(format!(" HW {:>num_w$} LEO {:>num_w$} ", r.hw, r.leo), theme.normal()),
+        Span::styled(note(r, long), note_style),
+    ])
+}
+
+/// The replica's role or trouble in words.
+fn note(r: &ReplicaView, long: bool) -> String {
+    if r.is_leader {
+        return "leader".to_string();
+    }
+    match follower_note(r, long) {
+        // The note starts with the broker id; the line already shows it.
+        Some(n) => {
+            n.split_once(if long { ": " } else { ":" }).map_or(n.clone(), |(_, rest)| rest.to_string())
+        }
+        None => "in sync".to_string(),
+    }
+}
+
+/// Cell counts of the bar: before the log start, committed, uncommitted, missing. Any
+/// non-empty part gets at least one cell so small differences stay visible.
+pub fn bar_cells(r: &ReplicaView, width: usize, max: Offset) -> [usize; 4] {
+    let max = max.max(1) as f64;
+    let scale = |o: Offset| ((o.max(0) as f64 / max) * width as f64).round() as usize;
+    let mut leo = scale(r.leo).min(width);
+    if r.leo < max as Offset && leo == width {
+        leo = width.saturating_sub(1);
+    }
+    if r.leo > 0 && leo == 0 {
+        leo = 1.min(width);
+    }
+    let hw_off = r.hw.min(r.leo);
+    let mut hw = scale(hw_off).min(leo);
+    if hw_off < r.leo && hw == leo {
+        hw = leo.saturating_sub(1);
+    }
+    let start = scale(r.log_start).min(hw);
+    [start, hw - start, leo - hw, width - leo]
+}
+
+fn notes(p: &PartitionView, theme: Theme, width: usize) -> Vec<Line<'static>> {
+    let mut out = Vec::new();
+    if p.acked_lost > 0 {
+        out.push(Line::styled(
+            format!(" ⚠ {} acked record(s) lost in this partition", p.acked_lost),
+            theme.alarm(),
+        ));
+    }
+    if let Some(why) = &p.hw_blocked_by {
+        out.extend(text::hanging(Span::styled(" HW stuck: ", theme.warn()), why, theme.normal(), width, 3));
+    }
+    if let Some(change) = &p.pending_isr {
+        let label = Span::styled(" ISR change pending: ", theme.warn());
+        out.extend(text::hanging(label, change, theme.normal(), width, 3));
+    }
+    out
+}
+
+fn legend(theme: Theme) -> Line<'static> {
+    let text = format!(
+        " {} committed  {} above HW  {} missing  {} in ISR  {} not in ISR",
+        glyph::COMMITTED,
+        glyph::UNCOMMITTED,
+        glyph::MISSING,
+        glyph::IN_ISR,
+        glyph::OUT_OF_ISR
+    );
+    Line::styled(text, theme.muted())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ui::fixture;
+
+    #[test]
+    fn bars_keep_small_differences_visible() {
+        let snap = fixture::snapshot();
+        let p0 = &snap.partitions[0];
+        let [_, c, u, m] = bar_cells(&p0.replica_views[0], 40, 1386);
+        assert_eq!((c + u, m), (40, 0));
+        assert!(u >= 1, "the leader has records above the HW");
+        let [_, c, u, m] = bar_cells(&p0.replica_views[1], 40, 1386);
+        assert!(m >= 1 && u == 0 && c + m == 40);
+        let [_, c, u, m] = bar_cells(&p0.replica_views[2], 40, 1386);
+        assert_eq!(c + u + m, 40);
+        assert!(m > 5);
+    }
+}

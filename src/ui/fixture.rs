@@ -1,0 +1,248 @@
+//! A hand-made, realistic [`Snapshot`] for tests and benches: the seed document's cluster
+//! 83.4 s into a run. Brokers 0, 1, 2; topic `test_repli` with 6 partitions, replication
+//! factor 3 and `min.insync.replicas=2`; broker 2 crashed 12 s ago and is fenced, so every
+//! ISR lacks it and its leaderships moved to broker 0. Broker 0 had fallen out of the ISR of
+//! `test_repli-4` before, so that partition is under min ISR, its HW is stuck and the
+//! producer collects `NOT_ENOUGH_REPLICAS` errors.
+//!
+//! Public (not test-only) so that integration tests and render benches can reuse it.
+
+use std::collections::BTreeMap;
+
+use crate::cluster::snapshot::{
+    BrokerStatus, BrokerView, PartitionHealth, PartitionView, ProducerView, ReplicaView, Snapshot, TopicView,
+};
+use crate::config::{BrokerConfig, ProducerConfig};
+use crate::sim::errors::ErrorCode;
+use crate::sim::events::{ClusterEvent, ElectionKind, EventKind, ProduceFailure, ShrinkCause};
+use crate::sim::{BrokerId, Epoch, Ms, Offset, TopicPartition};
+
+/// Sim time of the fixture: 00:01:23.4.
+pub const NOW: Ms = 83_400;
+/// When broker 2 crashed.
+pub const CRASHED_AT: Ms = 71_400;
+/// When the controller fenced it (9 s session timeout later, plus a heartbeat interval).
+pub const FENCED_AT: Ms = 80_400;
+/// The topic.
+pub const TOPIC: &str = "test_repli";
+
+const NOT_ENOUGH: &str = "The size of the current ISR [1] is insufficient to satisfy the min.isr requirement of 2 for partition test_repli-4";
+
+/// The whole fixture.
+pub fn snapshot() -> Snapshot {
+    Snapshot {
+        seed: 42,
+        now: NOW,
+        semantics: "KRaft · Kafka 4.1 semantics (ELR off)".into(),
+        brokers: brokers(),
+        topics: vec![TopicView {
+            name: TOPIC.into(),
+            topic_id: "pT2xQ0cLRyuM9bV1YwJk3A".into(),
+            partitions: 6,
+            replication_factor: 3,
+            config_overrides: vec!["min.insync.replicas=2".into()],
+            effective_min_isr: 2,
+            unclean_leader_election_enable: false,
+        }],
+        partitions: partitions(),
+        producers: vec![producer()],
+        broker_config: BrokerConfig::default(),
+        acked_lost: 0,
+        duplicates: 0,
+        recent_events: events().into(),
+        event_count: 21,
+    }
+}
+
+fn broker(id: BrokerId, status: BrokerStatus, leader_count: usize, last_heartbeat: Ms) -> BrokerView {
+    BrokerView {
+        id,
+        status,
+        fenced: matches!(status, BrokerStatus::Crashed { .. }),
+        in_controlled_shutdown: false,
+        broker_epoch: 10 + i64::from(id),
+        leader_count,
+        fetch_paused: false,
+        last_heartbeat,
+    }
+}
+
+fn brokers() -> Vec<BrokerView> {
+    vec![
+        broker(0, BrokerStatus::Up, 4, 82_800),
+        broker(1, BrokerStatus::Up, 2, 83_100),
+        broker(2, BrokerStatus::Crashed { since: CRASHED_AT }, 0, 70_800),
+    ]
+}
+
+/// A replica: `(broker, leo, hw)`, then its ISR and liveness facts.
+struct R {
+    broker: BrokerId,
+    leo: Offset,
+    hw: Offset,
+    online: bool,
+    in_isr: bool,
+    leader: bool,
+    lag: Option<Offset>,
+    expiry: Option<Ms>,
+}
+
+const fn leader(broker: BrokerId, leo: Offset, hw: Offset) -> R {
+    R { broker, leo, hw, online: true, in_isr: true, leader: true, lag: None, expiry: None }
+}
+
+const fn follower(broker: BrokerId, leo: Offset, hw: Offset, lag: Offset) -> R {
+    R { broker, leo, hw, online: true, in_isr: true, leader: false, lag: Some(lag), expiry: None }
+}
+
+const fn crashed(broker: BrokerId, leo: Offset, hw: Offset, lag: Offset) -> R {
+    R { broker, leo, hw, online: false, in_isr: false, leader: false, lag: Some(lag), expiry: None }
+}
+
+fn replica_view(r: R) -> ReplicaView {
+    ReplicaView {
+        broker: r.broker,
+        online: r.online,
+        leo: r.leo,
+        hw: r.hw,
+        log_start: 0,
+        epoch_cache: vec![(0, 0)],
+        in_isr: r.in_isr,
+        is_leader: r.leader,
+        lag: r.lag,
+        isr_expiry_in: r.expiry,
+        caught_up_ago: r.expiry.map(|left| 30_000 - left),
+    }
+}
+
+fn partition(n: u32, epoch: Epoch, health: PartitionHealth, replicas: Vec<R>) -> PartitionView {
+    let leader = replicas.iter().find(|r| r.leader).map(|r| r.broker);
+    let hw = replicas.iter().find(|r| r.leader).map_or(0, |r| r.hw);
+    let in_order: Vec<BrokerId> = replicas.iter().map(|r| r.broker).collect();
+    let isr = replicas.iter().filter(|r| r.in_isr).map(|r| r.broker).collect();
+    PartitionView {
+        tp: TopicPartition::new(TOPIC, n),
+        replicas: in_order,
+        isr,
+        leader,
+        leader_epoch: epoch,
+        partition_epoch: epoch + 2,
+        hw,
+        replica_views: replicas.into_iter().map(replica_view).collect(),
+        health,
+        effective_min_isr: 2,
+        hw_blocked_by: None,
+        pending_isr: None,
+        acked_lost: 0,
+    }
+}
+
+fn partitions() -> Vec<PartitionView> {
+    use PartitionHealth::{UnderMinIsr, UnderReplicated};
+    let lagging_1 = R { expiry: Some(21_200), ..follower(1, 1380, 1380, 6) };
+    let p0 =
+        partition(0, 1, UnderReplicated, vec![leader(0, 1386, 1380), lagging_1, crashed(2, 980, 975, 406)]);
+    let p1 = partition(
+        1,
+        1,
+        UnderReplicated,
+        vec![leader(1, 1371, 1371), crashed(2, 975, 970, 396), follower(0, 1371, 1371, 0)],
+    );
+    let p2 = partition(
+        2,
+        2,
+        UnderReplicated,
+        vec![crashed(2, 1010, 1004, 392), leader(0, 1402, 1402), follower(1, 1402, 1402, 0)],
+    );
+    let p3 = partition(
+        3,
+        1,
+        UnderReplicated,
+        vec![leader(0, 1365, 1365), follower(1, 1365, 1365, 0), crashed(2, 968, 962, 397)],
+    );
+    let out_0 = R { in_isr: false, ..follower(0, 1261, 1261, 29) };
+    let mut p4 = partition(4, 1, UnderMinIsr, vec![leader(1, 1290, 1261), crashed(2, 990, 985, 300), out_0]);
+    p4.hw_blocked_by =
+        Some("ISR 1 is smaller than min.insync.replicas=2; the HW waits until it grows".into());
+    let mut p5 = partition(
+        5,
+        2,
+        UnderReplicated,
+        vec![crashed(2, 1001, 996, 376), leader(0, 1377, 1365), follower(1, 1365, 1365, 12)],
+    );
+    p5.pending_isr =
+        Some("0,1 → 0: leader 0 sent AlterPartition, the controller has not answered yet".into());
+    vec![p0, p1, p2, p3, p4, p5]
+}
+
+fn producer() -> ProducerView {
+    ProducerView {
+        index: 0,
+        topic: TOPIC.into(),
+        config: ProducerConfig::default(),
+        idempotent: true,
+        sent: 8342,
+        acked: 8205,
+        failed: 0,
+        pending: 137,
+        errors: BTreeMap::from([("NOT_ENOUGH_REPLICAS".to_string(), 37)]),
+        last_error: Some((83_100, format!("NOT_ENOUGH_REPLICAS: {NOT_ENOUGH}"))),
+    }
+}
+
+fn tp(n: u32) -> TopicPartition {
+    TopicPartition::new(TOPIC, n)
+}
+
+fn at(at: Ms, kind: EventKind) -> ClusterEvent {
+    ClusterEvent { at, kind }
+}
+
+fn fenced_out(n: u32, isr: Vec<BrokerId>) -> ClusterEvent {
+    at(FENCED_AT, EventKind::IsrShrunk { tp: tp(n), removed: vec![2], isr, cause: ShrinkCause::Fenced })
+}
+
+fn moved(n: u32) -> ClusterEvent {
+    let kind = EventKind::LeaderChanged {
+        tp: tp(n),
+        old_leader: Some(2),
+        new_leader: Some(0),
+        leader_epoch: 2,
+        isr: vec![0, 1],
+        kind: ElectionKind::Clean,
+    };
+    at(FENCED_AT, kind)
+}
+
+fn events() -> Vec<ClusterEvent> {
+    let assignment = (0..6).map(|i| (0..3).map(|j| (i + j) % 3).collect()).collect();
+    let lagging = ShrinkCause::Lagging { behind_ms: 30_000, limit_ms: 30_000 };
+    vec![
+        at(0, EventKind::TopicCreated { topic: TOPIC.into(), assignment }),
+        at(
+            0,
+            EventKind::ConfigChanged {
+                scope: format!("topic {TOPIC}"),
+                name: "min.insync.replicas".into(),
+                value: "2".into(),
+                note: "acks=all now needs 2 in-sync replicas".into(),
+            },
+        ),
+        at(CRASHED_AT, EventKind::BrokerCrashed { broker: 2 }),
+        at(76_000, EventKind::IsrShrunk { tp: tp(4), removed: vec![0], isr: vec![1, 2], cause: lagging }),
+        at(FENCED_AT, EventKind::BrokerFenced { broker: 2, silent_ms: 9_600, timeout_ms: 9_000 }),
+        moved(2),
+        moved(5),
+        fenced_out(0, vec![0, 1]),
+        fenced_out(1, vec![1, 0]),
+        fenced_out(3, vec![0, 1]),
+        fenced_out(4, vec![1]),
+        at(
+            80_500,
+            EventKind::ProduceFailing {
+                tp: tp(4),
+                failure: ProduceFailure { error: ErrorCode::NotEnoughReplicas, detail: NOT_ENOUGH.into() },
+            },
+        ),
+    ]
+}

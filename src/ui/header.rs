@@ -1,0 +1,62 @@
+//! The header line: `isrlab  seed 42  t=00:01:23.4  ▶ 1×  <semantics>   acked lost: N`.
+//! The loss counter is right-aligned and always shown; the semantics text gives way first.
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Paragraph;
+
+use super::app::Model;
+use super::text;
+use super::theme::{Theme, glyph};
+use crate::cluster::snapshot::Snapshot;
+use crate::sim::format_time;
+
+/// Draws the header.
+pub fn render(frame: &mut Frame, area: Rect, model: &Model, snap: &Snapshot) {
+    let theme = model.theme;
+    let right = loss(theme, snap);
+    let right_w = right.width() as u16;
+    let [left_area, right_area] =
+        Layout::horizontal([Constraint::Fill(1), Constraint::Length(right_w + 1)]).areas(area);
+    let mut left = vec![
+        Span::styled(" isrlab", theme.brand()),
+        Span::styled("  seed ", theme.muted()),
+        Span::raw(snap.seed.to_string()),
+        Span::styled("  t=", theme.muted()),
+        Span::styled(format_time(snap.now), theme.title()),
+        Span::raw("  "),
+        clock(model),
+    ];
+    let used: usize = left.iter().map(Span::width).sum();
+    let room = usize::from(left_area.width).saturating_sub(used + 3);
+    if room >= 8 && !snap.semantics.is_empty() {
+        left.push(Span::raw("  "));
+        left.push(Span::styled(text::truncate(&snap.semantics, room), theme.muted()));
+    }
+    frame.render_widget(Paragraph::new(Line::from(left)), left_area);
+    frame.render_widget(Paragraph::new(right).right_aligned(), right_area);
+}
+
+fn clock(model: &Model) -> Span<'static> {
+    let theme = model.theme;
+    if model.paused {
+        Span::styled(format!("{} paused", glyph::PAUSED), theme.warn())
+    } else {
+        Span::styled(format!("{} {}", glyph::RUNNING, text::speed(model.speed)), theme.good())
+    }
+}
+
+fn loss(theme: Theme, snap: &Snapshot) -> Line<'static> {
+    let mut spans = Vec::new();
+    if snap.duplicates > 0 {
+        spans.push(Span::styled(format!("duplicates: {}", snap.duplicates), theme.warn()));
+        spans.push(Span::raw("  "));
+    }
+    if snap.acked_lost > 0 {
+        spans.push(Span::styled(format!(" ⚠ acked lost: {} ", snap.acked_lost), theme.alarm()));
+    } else {
+        spans.push(Span::styled("acked lost: 0", theme.good()));
+    }
+    Line::from(spans)
+}

@@ -1,0 +1,86 @@
+//! The `?` overlay, generated from the key tables and the command grammar, so it can never
+//! disagree with what the keys do.
+
+use ratatui::Frame;
+use ratatui::layout::{Margin, Rect};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Clear, Paragraph};
+
+use super::app::Model;
+use super::keymap::{self, Binding};
+use super::theme::{Theme, glyph};
+use crate::scenario::command::USAGE;
+
+const KEY_W: usize = 10;
+
+fn section<A>(title: &str, table: &[Binding<A>], theme: Theme, out: &mut Vec<Line<'static>>) {
+    out.push(Line::styled(title.to_string(), theme.title()));
+    for b in table {
+        out.push(Line::from(vec![
+            Span::styled(format!("  {:<KEY_W$} ", b.label), theme.key()),
+            Span::raw(b.help),
+        ]));
+    }
+    out.push(Line::raw(""));
+}
+
+/// Every line of the help, in order.
+pub fn lines(theme: Theme) -> Vec<Line<'static>> {
+    let mut out = Vec::new();
+    section(
+        "Keys (they act on the selected broker ▸ and the selected partition)",
+        keymap::BINDINGS,
+        theme,
+        &mut out,
+    );
+    out.push(Line::styled("Command palette (:), the grammar scenario files use too", theme.title()));
+    for usage in USAGE {
+        out.push(Line::from(vec![Span::styled("  :", theme.key()), Span::raw(*usage)]));
+    }
+    out.push(Line::styled(
+        "  e.g. :set producer acks=1   :set topic test_repli min.insync.replicas=2   :crash 0",
+        theme.muted(),
+    ));
+    out.push(Line::raw(""));
+    section("In the palette", keymap::PALETTE_BINDINGS, theme, &mut out);
+    section("In this help", keymap::HELP_BINDINGS, theme, &mut out);
+    out.push(Line::styled("Glyphs", theme.title()));
+    out.push(Line::raw(format!(
+        "  {} up  {} crashed/down  {} stopped  {} shutting down  {} in ISR  {} not in ISR",
+        glyph::UP,
+        glyph::DOWN,
+        glyph::STOPPED,
+        glyph::SHUTTING_DOWN,
+        glyph::IN_ISR,
+        glyph::OUT_OF_ISR
+    )));
+    out.push(Line::raw(format!(
+        "  {} committed (≤ HW)  {} above the HW  {} missing  ⏱ time until ISR removal",
+        glyph::COMMITTED,
+        glyph::UNCOMMITTED,
+        glyph::MISSING
+    )));
+    out.push(Line::raw("  URP under-replicated  <minISR ISR below min.insync.replicas  OFFLINE no leader"));
+    out
+}
+
+/// How many lines the help has.
+pub fn line_count() -> usize {
+    lines(Theme::new(false)).len()
+}
+
+/// Draws the overlay over the whole screen area.
+pub fn render(frame: &mut Frame, area: Rect, model: &Model) {
+    let theme = model.theme;
+    let inner_w = area.width.saturating_sub(4).min(96);
+    let x = area.x + (area.width - inner_w) / 2;
+    let box_area = Rect::new(x, area.y, inner_w, area.height.saturating_sub(1)).inner(Margin::new(0, 1));
+    let block = Block::bordered().title(Span::styled(" isrlab help ", theme.title()));
+    let text = lines(theme);
+    let visible = usize::from(block.inner(box_area).height);
+    let scroll = model.help_scroll.min(text.len().saturating_sub(visible));
+    let more = if scroll + visible < text.len() { " ↓ more " } else { "" };
+    let block = block.title_bottom(Span::styled(more, theme.muted()));
+    frame.render_widget(Clear, box_area);
+    frame.render_widget(Paragraph::new(text).block(block).scroll((scroll as u16, 0)), box_area);
+}

@@ -1,0 +1,557 @@
+//! The key tables. Each mode of the dashboard has exactly one table of [`Binding`]s, and that
+//! table drives three things at once: dispatch ([`lookup`]), the footer hints
+//! ([`footer_hints`]) and the `?` help overlay. A key that is not in a table does nothing, and
+//! a key in a table can never be missing from the help.
+
+use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
+
+use crate::sim::BrokerId;
+
+/// What a key asks for in the normal (dashboard) mode.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Action {
+    /// Select a broker by id; the table holds a placeholder id, the digit typed decides.
+    SelectBroker(BrokerId),
+    /// `crash B` for the selected broker.
+    Crash,
+    /// `shutdown B` (controlled shutdown) for the selected broker.
+    Shutdown,
+    /// `restart B` for the selected broker.
+    Restart,
+    /// `pause-fetch B` or `resume-fetch B` for the selected broker.
+    ToggleFetch,
+    /// Select the partition above.
+    PartitionUp,
+    /// Select the partition below.
+    PartitionDown,
+    /// Move the selection one page up.
+    PartitionPageUp,
+    /// Move the selection one page down.
+    PartitionPageDown,
+    /// Select the first partition.
+    PartitionFirst,
+    /// Select the last partition.
+    PartitionLast,
+    /// `set producer acks=…`, cycling 0 → 1 → all.
+    CycleAcks,
+    /// Lower `min.insync.replicas` of the selected partition's topic.
+    MinIsrDown,
+    /// Raise `min.insync.replicas` of the selected partition's topic.
+    MinIsrUp,
+    /// Flip `unclean.leader.election.enable` of the selected partition's topic.
+    ToggleUnclean,
+    /// Lower `replica.lag.time.max.ms` one step.
+    LagLimitDown,
+    /// Raise `replica.lag.time.max.ms` one step.
+    LagLimitUp,
+    /// Lower the producer rate one step.
+    RateDown,
+    /// Raise the producer rate one step.
+    RateUp,
+    /// Pause or resume sim time.
+    TogglePause,
+    /// Advance sim time by one step while paused.
+    Step,
+    /// Slow sim time down one step.
+    SpeedDown,
+    /// Speed sim time up one step.
+    SpeedUp,
+    /// Open the command palette.
+    OpenPalette,
+    /// Show the help overlay.
+    ToggleHelp,
+    /// Leave the dashboard.
+    Quit,
+}
+
+/// What a key asks for while the command palette is open. Printable characters that are not
+/// in the table are typed into the line.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum PaletteAction {
+    /// Parse the line and apply it.
+    Submit,
+    /// Close the palette without running anything.
+    Cancel,
+    /// Recall the previous command from the history.
+    HistoryPrev,
+    /// Recall the next command from the history.
+    HistoryNext,
+    /// Move the cursor left.
+    Left,
+    /// Move the cursor right.
+    Right,
+    /// Move the cursor to the start.
+    Home,
+    /// Move the cursor to the end.
+    End,
+    /// Delete the character before the cursor.
+    Backspace,
+    /// Delete the character under the cursor.
+    Delete,
+    /// Clear the whole line.
+    Clear,
+}
+
+/// What a key asks for while the help overlay is open.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum HelpAction {
+    /// Scroll up one line.
+    Up,
+    /// Scroll down one line.
+    Down,
+    /// Scroll up one page.
+    PageUp,
+    /// Scroll down one page.
+    PageDown,
+    /// Close the overlay.
+    Close,
+    /// Leave the dashboard.
+    Quit,
+}
+
+/// One physical key: a key code, with or without Ctrl. Shift is part of the character
+/// (`M`, `>`), so it is not matched separately.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct Key {
+    /// The key code.
+    pub code: KeyCode,
+    /// Whether Ctrl must be held.
+    pub ctrl: bool,
+}
+
+const fn ch(c: char) -> Key {
+    Key { code: KeyCode::Char(c), ctrl: false }
+}
+
+const fn code(code: KeyCode) -> Key {
+    Key { code, ctrl: false }
+}
+
+const fn ctrl(c: char) -> Key {
+    Key { code: KeyCode::Char(c), ctrl: true }
+}
+
+/// One row of a key table.
+#[derive(Debug)]
+pub struct Binding<A: 'static> {
+    /// The keys that trigger it. For an action that comes in a pair (down/up, prev/next)
+    /// the first half of the keys gives the action and the second half its partner.
+    pub keys: &'static [Key],
+    /// How the keys are written in the footer and the help, e.g. `m/M`.
+    pub label: &'static str,
+    /// Short footer text; `None` keeps the binding out of the footer (it stays in the help).
+    pub footer: Option<&'static str>,
+    /// One-line explanation for the help overlay.
+    pub help: &'static str,
+    /// What it does.
+    pub action: A,
+}
+
+const DIGITS: &[Key] =
+    &[ch('0'), ch('1'), ch('2'), ch('3'), ch('4'), ch('5'), ch('6'), ch('7'), ch('8'), ch('9')];
+
+/// The dashboard's keys, in footer order (the footer drops entries from the end when the
+/// terminal is narrow).
+pub static BINDINGS: &[Binding<Action>] = &[
+    Binding {
+        keys: &[ch('?')],
+        label: "?",
+        footer: Some("help"),
+        help: "show this help",
+        action: Action::ToggleHelp,
+    },
+    Binding {
+        keys: &[ch(' ')],
+        label: "space",
+        footer: Some("pause"),
+        help: "pause or resume sim time",
+        action: Action::TogglePause,
+    },
+    Binding {
+        keys: &[ch('x')],
+        label: "x",
+        footer: Some("crash"),
+        help: "crash the selected broker (kill -9; its log stays on disk)",
+        action: Action::Crash,
+    },
+    Binding {
+        keys: &[ch('r')],
+        label: "r",
+        footer: Some("restart"),
+        help: "restart the selected broker",
+        action: Action::Restart,
+    },
+    Binding {
+        keys: &[ch('a')],
+        label: "a",
+        footer: Some("acks"),
+        help: "cycle the producer's acks: 0 → 1 → all",
+        action: Action::CycleAcks,
+    },
+    Binding {
+        keys: &[ch('m'), ch('M')],
+        label: "m/M",
+        footer: Some("min.isr"),
+        help: "min.insync.replicas down/up (selected topic)",
+        action: Action::MinIsrDown,
+    },
+    Binding {
+        keys: &[ch(':')],
+        label: ":",
+        footer: Some("command"),
+        help: "open the command palette",
+        action: Action::OpenPalette,
+    },
+    Binding {
+        keys: &[ch('q'), ctrl('c')],
+        label: "q",
+        footer: Some("quit"),
+        help: "quit",
+        action: Action::Quit,
+    },
+    Binding {
+        keys: &[ch('u')],
+        label: "u",
+        footer: Some("unclean"),
+        help: "unclean.leader.election.enable on/off (selected topic)",
+        action: Action::ToggleUnclean,
+    },
+    Binding {
+        keys: &[ch('-'), ch('_'), ch('+'), ch('=')],
+        label: "-/+",
+        footer: Some("rate"),
+        help: "producer rate down/up (records per second)",
+        action: Action::RateDown,
+    },
+    Binding {
+        keys: &[ch('s')],
+        label: "s",
+        footer: Some("shutdown"),
+        help: "controlled shutdown of the selected broker",
+        action: Action::Shutdown,
+    },
+    Binding {
+        keys: DIGITS,
+        label: "0-9",
+        footer: Some("broker"),
+        help: "select a broker by id",
+        action: Action::SelectBroker(0),
+    },
+    Binding {
+        keys: &[code(KeyCode::Up), ch('k')],
+        label: "↑/k",
+        footer: None,
+        help: "select the partition above",
+        action: Action::PartitionUp,
+    },
+    Binding {
+        keys: &[code(KeyCode::Down), ch('j')],
+        label: "↓/j",
+        footer: None,
+        help: "select the partition below",
+        action: Action::PartitionDown,
+    },
+    Binding {
+        keys: &[code(KeyCode::PageUp)],
+        label: "PgUp",
+        footer: None,
+        help: "partitions: one page up",
+        action: Action::PartitionPageUp,
+    },
+    Binding {
+        keys: &[code(KeyCode::PageDown)],
+        label: "PgDn",
+        footer: None,
+        help: "partitions: one page down",
+        action: Action::PartitionPageDown,
+    },
+    Binding {
+        keys: &[code(KeyCode::Home), ch('g')],
+        label: "g/Home",
+        footer: None,
+        help: "select the first partition",
+        action: Action::PartitionFirst,
+    },
+    Binding {
+        keys: &[code(KeyCode::End), ch('G')],
+        label: "G/End",
+        footer: None,
+        help: "select the last partition",
+        action: Action::PartitionLast,
+    },
+    Binding {
+        keys: &[ch('p')],
+        label: "p",
+        footer: None,
+        help: "pause/resume the selected broker's fetching (it still heartbeats)",
+        action: Action::ToggleFetch,
+    },
+    Binding {
+        keys: &[ch('l'), ch('L')],
+        label: "l/L",
+        footer: None,
+        help: "replica.lag.time.max.ms down/up",
+        action: Action::LagLimitDown,
+    },
+    Binding {
+        keys: &[ch('.')],
+        label: ".",
+        footer: None,
+        help: "while paused: advance sim time by 100 ms",
+        action: Action::Step,
+    },
+    Binding {
+        keys: &[ch('<'), ch('>')],
+        label: "</>",
+        footer: None,
+        help: "sim speed down/up (0.1× to 100×)",
+        action: Action::SpeedDown,
+    },
+];
+
+/// The palette's keys.
+pub static PALETTE_BINDINGS: &[Binding<PaletteAction>] = &[
+    Binding {
+        keys: &[code(KeyCode::Enter)],
+        label: "Enter",
+        footer: Some("run"),
+        help: "parse the line and apply it",
+        action: PaletteAction::Submit,
+    },
+    Binding {
+        keys: &[code(KeyCode::Esc), ctrl('c')],
+        label: "Esc",
+        footer: Some("cancel"),
+        help: "close the palette",
+        action: PaletteAction::Cancel,
+    },
+    Binding {
+        keys: &[code(KeyCode::Up), code(KeyCode::Down)],
+        label: "↑/↓",
+        footer: Some("history"),
+        help: "previous/next command",
+        action: PaletteAction::HistoryPrev,
+    },
+    Binding {
+        keys: &[code(KeyCode::Left), code(KeyCode::Right)],
+        label: "←/→",
+        footer: Some("move"),
+        help: "move the cursor",
+        action: PaletteAction::Left,
+    },
+    Binding {
+        keys: &[code(KeyCode::Home), ctrl('a')],
+        label: "Home",
+        footer: None,
+        help: "cursor to the start",
+        action: PaletteAction::Home,
+    },
+    Binding {
+        keys: &[code(KeyCode::End), ctrl('e')],
+        label: "End",
+        footer: None,
+        help: "cursor to the end",
+        action: PaletteAction::End,
+    },
+    Binding {
+        keys: &[code(KeyCode::Backspace)],
+        label: "Bksp",
+        footer: None,
+        help: "delete before the cursor",
+        action: PaletteAction::Backspace,
+    },
+    Binding {
+        keys: &[code(KeyCode::Delete)],
+        label: "Del",
+        footer: None,
+        help: "delete under the cursor",
+        action: PaletteAction::Delete,
+    },
+    Binding {
+        keys: &[ctrl('u')],
+        label: "Ctrl-U",
+        footer: Some("clear"),
+        help: "clear the line",
+        action: PaletteAction::Clear,
+    },
+];
+
+/// The help overlay's keys.
+pub static HELP_BINDINGS: &[Binding<HelpAction>] = &[
+    Binding {
+        keys: &[code(KeyCode::Esc), ch('?')],
+        label: "Esc/?",
+        footer: Some("close"),
+        help: "close the help",
+        action: HelpAction::Close,
+    },
+    Binding {
+        keys: &[code(KeyCode::Up), ch('k'), code(KeyCode::Down), ch('j')],
+        label: "↑/↓",
+        footer: Some("scroll"),
+        help: "scroll the help",
+        action: HelpAction::Up,
+    },
+    Binding {
+        keys: &[code(KeyCode::PageUp), code(KeyCode::PageDown)],
+        label: "PgUp/PgDn",
+        footer: Some("page"),
+        help: "scroll the help a page",
+        action: HelpAction::PageUp,
+    },
+    Binding {
+        keys: &[ch('q'), ctrl('c')],
+        label: "q",
+        footer: Some("quit"),
+        help: "quit isrlab",
+        action: HelpAction::Quit,
+    },
+];
+
+/// Actions whose binding covers a pair of keys (down/up, prev/next): the second half of the
+/// key list gives the opposite action.
+trait Paired: Copy {
+    /// The action of the second half of the keys, if this action comes in a pair.
+    fn partner(self) -> Option<Self>;
+}
+
+impl Paired for Action {
+    fn partner(self) -> Option<Self> {
+        match self {
+            Action::MinIsrDown => Some(Action::MinIsrUp),
+            Action::RateDown => Some(Action::RateUp),
+            Action::LagLimitDown => Some(Action::LagLimitUp),
+            Action::SpeedDown => Some(Action::SpeedUp),
+            _ => None,
+        }
+    }
+}
+
+impl Paired for PaletteAction {
+    fn partner(self) -> Option<Self> {
+        match self {
+            PaletteAction::HistoryPrev => Some(PaletteAction::HistoryNext),
+            PaletteAction::Left => Some(PaletteAction::Right),
+            _ => None,
+        }
+    }
+}
+
+impl Paired for HelpAction {
+    fn partner(self) -> Option<Self> {
+        match self {
+            HelpAction::Up => Some(HelpAction::Down),
+            HelpAction::PageUp => Some(HelpAction::PageDown),
+            _ => None,
+        }
+    }
+}
+
+/// Whether a key event matches a table key. Ctrl must match; Shift is ignored (it is already
+/// in the character); Alt never matches.
+fn matches(key: Key, ev: &KeyEvent) -> bool {
+    let has_ctrl = ev.modifiers.contains(KeyModifiers::CONTROL);
+    let has_alt = ev.modifiers.contains(KeyModifiers::ALT);
+    key.code == ev.code && key.ctrl == has_ctrl && !has_alt
+}
+
+/// Finds the action of a key event in a table. Key releases are ignored. For paired
+/// bindings the second half of the keys gives the partner action; for
+/// [`Action::SelectBroker`] the digit typed becomes the broker id.
+pub fn lookup<A: Copy + Resolve>(table: &[Binding<A>], ev: &KeyEvent) -> Option<A> {
+    if ev.kind == KeyEventKind::Release {
+        return None;
+    }
+    table.iter().find_map(|b| {
+        let i = b.keys.iter().position(|k| matches(*k, ev))?;
+        Some(b.action.resolve(i, b.keys.len(), ev))
+    })
+}
+
+/// How a table entry becomes the action for the exact key pressed.
+pub trait Resolve: Sized {
+    /// The action for key number `index` of a binding with `count` keys.
+    fn resolve(self, index: usize, count: usize, ev: &KeyEvent) -> Self;
+}
+
+fn second_half<A: Paired>(action: A, index: usize, count: usize) -> A {
+    match action.partner() {
+        Some(other) if count >= 2 && index >= count.div_ceil(2) => other,
+        _ => action,
+    }
+}
+
+impl Resolve for Action {
+    fn resolve(self, index: usize, count: usize, ev: &KeyEvent) -> Self {
+        match (self, ev.code) {
+            (Action::SelectBroker(_), KeyCode::Char(c)) => {
+                Action::SelectBroker(c.to_digit(10).map_or(0, |d| d as BrokerId))
+            }
+            _ => second_half(self, index, count),
+        }
+    }
+}
+
+impl Resolve for PaletteAction {
+    fn resolve(self, index: usize, count: usize, _ev: &KeyEvent) -> Self {
+        second_half(self, index, count)
+    }
+}
+
+impl Resolve for HelpAction {
+    fn resolve(self, index: usize, count: usize, _ev: &KeyEvent) -> Self {
+        second_half(self, index, count)
+    }
+}
+
+/// The footer entries of a table as `(keys, text)` pairs, in table order.
+pub fn footer_hints<A>(table: &[Binding<A>]) -> impl Iterator<Item = (&'static str, &'static str)> + '_ {
+    table.iter().filter_map(|b| b.footer.map(|f| (b.label, f)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn key(c: char) -> KeyEvent {
+        KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE)
+    }
+
+    #[test]
+    fn paired_keys_give_both_directions() {
+        assert_eq!(lookup(BINDINGS, &key('m')), Some(Action::MinIsrDown));
+        assert_eq!(lookup(BINDINGS, &key('M')), Some(Action::MinIsrUp));
+        assert_eq!(lookup(BINDINGS, &key('-')), Some(Action::RateDown));
+        assert_eq!(lookup(BINDINGS, &key('+')), Some(Action::RateUp));
+        assert_eq!(lookup(BINDINGS, &key('=')), Some(Action::RateUp));
+        assert_eq!(lookup(BINDINGS, &key('<')), Some(Action::SpeedDown));
+        assert_eq!(lookup(BINDINGS, &key('>')), Some(Action::SpeedUp));
+        assert_eq!(lookup(BINDINGS, &key('L')), Some(Action::LagLimitUp));
+        let down = KeyEvent::new(KeyCode::Down, KeyModifiers::NONE);
+        assert_eq!(lookup(HELP_BINDINGS, &down), Some(HelpAction::Down));
+        assert_eq!(lookup(PALETTE_BINDINGS, &down), Some(PaletteAction::HistoryNext));
+    }
+
+    #[test]
+    fn digits_select_that_broker_and_ctrl_c_quits() {
+        assert_eq!(lookup(BINDINGS, &key('7')), Some(Action::SelectBroker(7)));
+        let ctrl_c = KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL);
+        assert_eq!(lookup(BINDINGS, &ctrl_c), Some(Action::Quit));
+        assert_eq!(lookup(BINDINGS, &key('c')), None);
+        let shifted = KeyEvent::new(KeyCode::Char('M'), KeyModifiers::SHIFT);
+        assert_eq!(lookup(BINDINGS, &shifted), Some(Action::MinIsrUp));
+    }
+
+    #[test]
+    fn no_key_is_bound_twice_in_a_table() {
+        fn check<A>(table: &[Binding<A>]) {
+            let keys: Vec<Key> = table.iter().flat_map(|b| b.keys.iter().copied()).collect();
+            for (i, k) in keys.iter().enumerate() {
+                assert!(!keys[i + 1..].contains(k), "{k:?} bound twice");
+            }
+        }
+        check(BINDINGS);
+        check(PALETTE_BINDINGS);
+        check(HELP_BINDINGS);
+    }
+}

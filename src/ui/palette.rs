@@ -1,0 +1,193 @@
+//! The command palette (`:`): a one-line editor with a small history, and its pane. The line
+//! is parsed with [`crate::scenario::command::Command::parse`], the same grammar scenario
+//! files and recorded sessions use.
+
+use ratatui::Frame;
+use ratatui::layout::{Position, Rect};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Paragraph;
+
+use super::keymap::PaletteAction;
+use super::theme::Theme;
+
+/// How many commands the history keeps.
+pub const HISTORY_LEN: usize = 50;
+
+/// The palette's line, cursor and history.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Palette {
+    input: String,
+    /// Cursor position in characters.
+    cursor: usize,
+    history: Vec<String>,
+    /// Which history entry is shown while browsing (`None` = the draft).
+    browsing: Option<usize>,
+    /// The line typed before browsing started.
+    draft: String,
+}
+
+impl Palette {
+    /// Starts a new, empty line (the history stays).
+    pub fn open(&mut self) {
+        self.set_line(String::new());
+        self.browsing = None;
+    }
+
+    /// The current line.
+    pub fn input(&self) -> &str {
+        &self.input
+    }
+
+    /// The cursor position in characters.
+    pub fn cursor(&self) -> usize {
+        self.cursor
+    }
+
+    /// The remembered commands, oldest first.
+    pub fn history(&self) -> &[String] {
+        &self.history
+    }
+
+    /// Types a character at the cursor.
+    pub fn insert(&mut self, c: char) {
+        let at = self.byte_index(self.cursor);
+        self.input.insert(at, c);
+        self.cursor += 1;
+    }
+
+    /// Adds a command that ran to the history (a repeat of the last one is not stored twice).
+    pub fn remember(&mut self, line: &str) {
+        if self.history.last().map(String::as_str) != Some(line) {
+            self.history.push(line.to_string());
+        }
+        if self.history.len() > HISTORY_LEN {
+            self.history.remove(0);
+        }
+        self.browsing = None;
+    }
+
+    /// Applies an editing action (submit and cancel only reset browsing; the model decides
+    /// what they mean).
+    pub fn edit(&mut self, action: PaletteAction) {
+        let len = self.input.chars().count();
+        match action {
+            PaletteAction::Left => self.cursor = self.cursor.saturating_sub(1),
+            PaletteAction::Right => self.cursor = (self.cursor + 1).min(len),
+            PaletteAction::Home => self.cursor = 0,
+            PaletteAction::End => self.cursor = len,
+            PaletteAction::Backspace if self.cursor > 0 => {
+                self.cursor -= 1;
+                self.input.remove(self.byte_index(self.cursor));
+            }
+            PaletteAction::Delete if self.cursor < len => {
+                self.input.remove(self.byte_index(self.cursor));
+            }
+            PaletteAction::Clear => self.set_line(String::new()),
+            PaletteAction::HistoryPrev => self.browse(true),
+            PaletteAction::HistoryNext => self.browse(false),
+            PaletteAction::Submit | PaletteAction::Cancel => self.browsing = None,
+            PaletteAction::Backspace | PaletteAction::Delete => {}
+        }
+    }
+
+    fn browse(&mut self, older: bool) {
+        let next = match (self.browsing, older) {
+            (None, true) => self.history.len().checked_sub(1),
+            (None, false) => return,
+            (Some(i), true) => Some(i.saturating_sub(1)),
+            (Some(i), false) if i + 1 < self.history.len() => Some(i + 1),
+            (Some(_), false) => None,
+        };
+        if self.browsing.is_none() {
+            self.draft = self.input.clone();
+        }
+        let line = match next {
+            Some(i) => self.history[i].clone(),
+            None if self.browsing.is_some() => self.draft.clone(),
+            None => return,
+        };
+        self.browsing = next;
+        self.set_line(line);
+    }
+
+    fn set_line(&mut self, line: String) {
+        self.cursor = line.chars().count();
+        self.input = line;
+    }
+
+    fn byte_index(&self, chars: usize) -> usize {
+        self.input.char_indices().nth(chars).map_or(self.input.len(), |(i, _)| i)
+    }
+}
+
+/// Draws the palette line (`:` prompt, the text, a block cursor) in `area`, and places the
+/// terminal cursor there.
+pub fn render(frame: &mut Frame, area: Rect, palette: &Palette, theme: Theme) {
+    let width = usize::from(area.width).saturating_sub(2).max(1);
+    // Scroll the text horizontally so the cursor stays in view.
+    let skip = palette.cursor().saturating_sub(width - 1);
+    let shown: String = palette.input().chars().skip(skip).take(width).collect();
+    let at = palette.cursor() - skip;
+    let before: String = shown.chars().take(at).collect();
+    let under: String = shown.chars().nth(at).map_or(" ".to_string(), String::from);
+    let after: String = shown.chars().skip(at + 1).collect();
+    let line = Line::from(vec![
+        Span::styled(":", theme.key()),
+        Span::raw(before),
+        Span::styled(under, theme.selected()),
+        Span::raw(after),
+    ]);
+    frame.render_widget(Paragraph::new(line), area);
+    let x = area.x.saturating_add(1).saturating_add(at as u16);
+    frame.set_cursor_position(Position::new(x.min(area.right().saturating_sub(1)), area.y));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn typed(text: &str) -> Palette {
+        let mut p = Palette::default();
+        text.chars().for_each(|c| p.insert(c));
+        p
+    }
+
+    #[test]
+    fn editing_moves_the_cursor_and_deletes_characters() {
+        let mut p = typed("crash 2");
+        p.edit(PaletteAction::Left);
+        p.edit(PaletteAction::Backspace);
+        assert_eq!(p.input(), "crash2");
+        p.insert('→');
+        p.edit(PaletteAction::Home);
+        p.edit(PaletteAction::Delete);
+        assert_eq!(p.input(), "rash→2");
+        p.edit(PaletteAction::End);
+        p.edit(PaletteAction::Right);
+        assert_eq!(p.cursor(), 6);
+        p.edit(PaletteAction::Clear);
+        assert_eq!((p.input(), p.cursor()), ("", 0));
+        p.edit(PaletteAction::Backspace);
+        assert_eq!(p.input(), "");
+    }
+
+    #[test]
+    fn history_recalls_older_and_newer_lines_and_the_draft() {
+        let mut p = Palette::default();
+        p.remember("crash 2");
+        p.remember("restart 2");
+        p.remember("restart 2");
+        assert_eq!(p.history().len(), 2);
+        p.open();
+        p.insert('s');
+        p.edit(PaletteAction::HistoryPrev);
+        assert_eq!(p.input(), "restart 2");
+        p.edit(PaletteAction::HistoryPrev);
+        p.edit(PaletteAction::HistoryPrev);
+        assert_eq!(p.input(), "crash 2");
+        p.edit(PaletteAction::HistoryNext);
+        assert_eq!(p.input(), "restart 2");
+        p.edit(PaletteAction::HistoryNext);
+        assert_eq!(p.input(), "s");
+    }
+}

@@ -1,0 +1,196 @@
+//! Whole-screen snapshots with ratatui's `TestBackend`, from the hand-made fixture, plus a
+//! few cell checks where colour or glyph carries the meaning.
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use ratatui::buffer::Buffer;
+use ratatui::style::Color;
+
+use super::app::{Model, Msg, update};
+use super::theme::Theme;
+use super::{fixture, view};
+use crate::cluster::snapshot::Snapshot;
+
+fn model_at(w: u16, h: u16, snap: &Snapshot, color: bool) -> Model {
+    let mut m = Model::new(1.0, Theme::new(color), snap);
+    update(&mut m, Msg::Resize(w, h), snap);
+    m
+}
+
+fn keys(m: &mut Model, snap: &Snapshot, keys: &[KeyCode]) {
+    for k in keys {
+        update(m, Msg::Key(KeyEvent::new(*k, KeyModifiers::NONE)), snap);
+    }
+}
+
+fn render(m: &Model, snap: &Snapshot) -> Buffer {
+    let (w, h) = m.screen;
+    let mut terminal = Terminal::new(TestBackend::new(w, h)).unwrap();
+    terminal.draw(|f| view::view(m, snap, f)).unwrap();
+    terminal.backend().buffer().clone()
+}
+
+fn screen(m: &Model, snap: &Snapshot) -> String {
+    let (w, h) = m.screen;
+    let mut terminal = Terminal::new(TestBackend::new(w, h)).unwrap();
+    terminal.draw(|f| view::view(m, snap, f)).unwrap();
+    terminal.backend().to_string()
+}
+
+#[test]
+fn screen_80x24() {
+    let snap = fixture::snapshot();
+    let m = model_at(80, 24, &snap, false);
+    insta::assert_snapshot!(screen(&m, &snap));
+}
+
+#[test]
+fn screen_160x48_under_min_isr_selected() {
+    let snap = fixture::snapshot();
+    let mut m = model_at(160, 48, &snap, true);
+    keys(&mut m, &snap, &[KeyCode::Char('2'), KeyCode::Down, KeyCode::Down, KeyCode::Down, KeyCode::Down]);
+    let verdict = Err("broker 2 is already down".to_string());
+    update(
+        &mut m,
+        Msg::Verdict { command: crate::scenario::command::Command::Crash(2), result: verdict },
+        &snap,
+    );
+    insta::assert_snapshot!(screen(&m, &snap));
+}
+
+#[test]
+fn screen_120x30_paused_with_loss() {
+    let mut snap = fixture::snapshot();
+    snap.acked_lost = 12;
+    snap.duplicates = 3;
+    snap.partitions[5].acked_lost = 12;
+    let mut m = model_at(120, 30, &snap, true);
+    keys(&mut m, &snap, &[KeyCode::Char(' '), KeyCode::End]);
+    insta::assert_snapshot!(screen(&m, &snap));
+}
+
+#[test]
+fn screen_too_small() {
+    let snap = fixture::snapshot();
+    let m = model_at(60, 20, &snap, true);
+    insta::assert_snapshot!(screen(&m, &snap));
+}
+
+#[test]
+fn screen_help_80x24() {
+    let snap = fixture::snapshot();
+    let mut m = model_at(80, 24, &snap, false);
+    keys(&mut m, &snap, &[KeyCode::Char('?')]);
+    insta::assert_snapshot!(screen(&m, &snap));
+}
+
+#[test]
+fn screen_palette_80x24() {
+    let snap = fixture::snapshot();
+    let mut m = model_at(80, 24, &snap, false);
+    keys(&mut m, &snap, &[KeyCode::Char(':')]);
+    let typed: Vec<KeyCode> = "set producer acks=1".chars().map(KeyCode::Char).collect();
+    keys(&mut m, &snap, &typed);
+    insta::assert_snapshot!(screen(&m, &snap));
+}
+
+#[test]
+fn an_empty_cluster_draws_without_panicking() {
+    let snap = Snapshot::default();
+    for (w, h) in [(80, 24), (160, 48), (10, 3), (0, 0)] {
+        let mut m = model_at(w, h, &snap, true);
+        keys(&mut m, &snap, &[KeyCode::Char('x'), KeyCode::Char('m'), KeyCode::Down]);
+        render(&m, &snap);
+    }
+}
+
+fn find(buf: &Buffer, text: &str) -> (u16, u16) {
+    let area = buf.area;
+    for y in 0..area.height {
+        let row: String = (0..area.width).map(|x| buf[(x, y)].symbol().to_string()).collect();
+        if let Some(i) = row.find(text) {
+            return (row[..i].chars().count() as u16, y);
+        }
+    }
+    panic!("{text:?} not on screen");
+}
+
+#[test]
+fn loss_is_red_in_colour_and_reversed_without() {
+    let mut snap = fixture::snapshot();
+    snap.acked_lost = 5;
+    let buf = render(&model_at(80, 24, &snap, true), &snap);
+    let (x, y) = find(&buf, "acked lost: 5");
+    assert_eq!(buf[(x, y)].fg, Color::Red);
+    let buf = render(&model_at(80, 24, &snap, false), &snap);
+    let (x, y) = find(&buf, "acked lost: 5");
+    assert_eq!(buf[(x, y)].fg, Color::Reset);
+    assert!(buf[(x, y)].modifier.contains(ratatui::style::Modifier::REVERSED));
+}
+
+#[test]
+fn no_color_means_no_colour_anywhere() {
+    let snap = fixture::snapshot();
+    let mut m = model_at(160, 48, &snap, false);
+    for k in [KeyCode::Char('?'), KeyCode::Esc, KeyCode::Char(':')] {
+        let buf = render(&m, &snap);
+        assert!(buf.content.iter().all(|c| c.fg == Color::Reset && c.bg == Color::Reset));
+        keys(&mut m, &snap, &[k]);
+    }
+}
+
+/// A cluster that records what it was asked and refuses every command when told to.
+#[derive(Default)]
+struct FakeCluster {
+    applied: std::cell::RefCell<Vec<crate::scenario::command::Command>>,
+    advanced: std::cell::RefCell<Vec<crate::sim::Ms>>,
+    refuse: bool,
+}
+
+impl super::Cluster for FakeCluster {
+    fn apply(&self, cmd: crate::scenario::command::Command) -> Result<(), crate::cluster::handle::SimError> {
+        self.applied.borrow_mut().push(cmd.clone());
+        if self.refuse {
+            let why =
+                format!("broker {} is already down", cmd.to_string().split(' ').next_back().unwrap_or("?"));
+            return Err(crate::cluster::handle::SimError::InvalidState(why));
+        }
+        Ok(())
+    }
+
+    fn advance_to(&self, t: crate::sim::Ms) {
+        self.advanced.borrow_mut().push(t);
+    }
+}
+
+fn press_through(
+    m: &mut Model,
+    snap: &Snapshot,
+    cluster: &FakeCluster,
+    pacer: &mut super::pacer::Pacer,
+    c: char,
+) -> bool {
+    let effects = update(m, Msg::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE)), snap);
+    super::run_effects(effects, m, cluster, pacer, snap)
+}
+
+#[test]
+fn effects_reach_the_cluster_and_refusals_reach_the_status_line() {
+    use crate::scenario::command::Command;
+    let snap = fixture::snapshot();
+    let mut m = model_at(80, 24, &snap, false);
+    let mut pacer = super::pacer::Pacer::new(snap.now);
+    let cluster = FakeCluster { refuse: true, ..FakeCluster::default() };
+    assert!(!press_through(&mut m, &snap, &cluster, &mut pacer, '2'));
+    assert!(!press_through(&mut m, &snap, &cluster, &mut pacer, 'x'));
+    assert_eq!(*cluster.applied.borrow(), [Command::Crash(2)]);
+    assert_eq!(m.status.as_ref().unwrap().text, "✖ crash 2: broker 2 is already down");
+    assert!(screen(&m, &snap).contains("✖ crash 2: broker 2 is already down"));
+
+    press_through(&mut m, &snap, &cluster, &mut pacer, ' ');
+    press_through(&mut m, &snap, &cluster, &mut pacer, '.');
+    press_through(&mut m, &snap, &cluster, &mut pacer, '.');
+    assert_eq!(*cluster.advanced.borrow(), [snap.now + 100, snap.now + 200]);
+    assert!(press_through(&mut m, &snap, &cluster, &mut pacer, 'q'));
+}

@@ -1,0 +1,125 @@
+//! Small text helpers shared by the panes: durations, speeds, truncation and word wrap.
+//! Widths count characters; every glyph the dashboard prints is one column wide.
+
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+
+use crate::sim::Ms;
+
+/// A sim speed as the header shows it: `1×`, `0.5×`, `20×`.
+pub fn speed(s: f64) -> String {
+    if (s - s.round()).abs() < 1e-9 { format!("{}×", s.round() as i64) } else { format!("{s:.1}×") }
+}
+
+/// A past duration in whole units: `12s`, `3m05s`, `2h04m`.
+pub fn duration(ms: Ms) -> String {
+    let s = ms / 1000;
+    match s {
+        0..=119 => format!("{s}s"),
+        120..=7199 => format!("{}m{:02}s", s / 60, s % 60),
+        _ => format!("{}h{:02}m", s / 3600, (s / 60) % 60),
+    }
+}
+
+/// A time still to go, rounded up to whole seconds so "0s" only shows when it is due.
+pub fn countdown(ms: Ms) -> String {
+    duration(ms.div_ceil(1000) * 1000)
+}
+
+/// Character count of a string.
+pub fn width(s: &str) -> usize {
+    s.chars().count()
+}
+
+/// The string cut to at most `max` characters, with `…` when something was cut.
+pub fn truncate(s: &str, max: usize) -> String {
+    if width(s) <= max {
+        return s.to_string();
+    }
+    if max == 0 {
+        return String::new();
+    }
+    let mut out: String = s.chars().take(max - 1).collect();
+    out.push('…');
+    out
+}
+
+/// Word-wraps `s` into lines of at most `max` characters; words longer than a line are
+/// split. Always returns at least one line.
+pub fn wrap(s: &str, max: usize) -> Vec<String> {
+    let max = max.max(1);
+    let mut lines = Vec::new();
+    let mut line = String::new();
+    for word in s.split(' ') {
+        let mut word = word.to_string();
+        loop {
+            let sep = usize::from(!line.is_empty());
+            if width(&line) + sep + width(&word) <= max {
+                if sep == 1 {
+                    line.push(' ');
+                }
+                line.push_str(&word);
+                break;
+            }
+            if !line.is_empty() {
+                lines.push(std::mem::take(&mut line));
+                continue;
+            }
+            let head: String = word.chars().take(max).collect();
+            word = word.chars().skip(max).collect();
+            lines.push(head);
+            if word.is_empty() {
+                break;
+            }
+        }
+    }
+    if !line.is_empty() || lines.is_empty() {
+        lines.push(line);
+    }
+    lines
+}
+
+/// `label` then `body` word-wrapped to `width`, continuation lines indented by `indent`.
+pub fn hanging(
+    label: Span<'static>,
+    body: &str,
+    style: Style,
+    width: usize,
+    indent: usize,
+) -> Vec<Line<'static>> {
+    let first_room = width.saturating_sub(label.width() + 1).max(10);
+    let mut parts = wrap(body, first_room).into_iter();
+    let first = parts.next().unwrap_or_default();
+    let rest = parts.collect::<Vec<_>>().join(" ");
+    let mut lines = vec![Line::from(vec![label, Span::styled(first, style)])];
+    if !rest.is_empty() {
+        for part in wrap(&rest, width.saturating_sub(indent + 1).max(10)) {
+            lines.push(Line::from(vec![Span::raw(" ".repeat(indent)), Span::styled(part, style)]));
+        }
+    }
+    lines
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn speeds_and_durations_read_naturally() {
+        assert_eq!(speed(1.0), "1×");
+        assert_eq!(speed(0.1), "0.1×");
+        assert_eq!(speed(100.0), "100×");
+        assert_eq!(duration(12_400), "12s");
+        assert_eq!(duration(185_000), "3m05s");
+        assert_eq!(countdown(11_200), "12s");
+        assert_eq!(countdown(0), "0s");
+    }
+
+    #[test]
+    fn wrap_keeps_words_and_splits_long_ones() {
+        assert_eq!(wrap("broker 2 crashed", 9), vec!["broker 2", "crashed"]);
+        assert_eq!(wrap("abcdefghij", 4), vec!["abcd", "efgh", "ij"]);
+        assert_eq!(wrap("", 5), vec![""]);
+        assert_eq!(truncate("test_repli-10", 6), "test_…");
+    }
+}

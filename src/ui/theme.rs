@@ -1,0 +1,144 @@
+//! Styles and glyphs. Colour only ever doubles a signal that a glyph or a word already gives,
+//! so the screen reads the same with `NO_COLOR` set (then no colour is used at all; bold,
+//! dim and reverse remain).
+
+use ratatui::style::{Color, Modifier, Style};
+
+/// Glyphs that carry meaning on their own, without colour.
+pub mod glyph {
+    /// A running broker.
+    pub const UP: &str = "●";
+    /// A crashed broker or a replica on a broker that is down.
+    pub const DOWN: &str = "✖";
+    /// A broker stopped after a controlled shutdown.
+    pub const STOPPED: &str = "■";
+    /// A broker in controlled shutdown.
+    pub const SHUTTING_DOWN: &str = "◐";
+    /// A replica in the ISR.
+    pub const IN_ISR: &str = "✔";
+    /// A replica outside the ISR.
+    pub const OUT_OF_ISR: &str = "✗";
+    /// The selection marker.
+    pub const SELECTED: &str = "▸";
+    /// Log records at or below the HW (committed).
+    pub const COMMITTED: char = '█';
+    /// Log records above the HW (not yet committed).
+    pub const UNCOMMITTED: char = '▒';
+    /// Offsets the replica does not have.
+    pub const MISSING: char = '·';
+    /// Running sim time.
+    pub const RUNNING: &str = "▶";
+    /// Paused sim time.
+    pub const PAUSED: &str = "⏸";
+    /// A minus sign for lag.
+    pub const MINUS: &str = "−";
+}
+
+/// The dashboard's palette; with colour off every style keeps only its modifiers.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct Theme {
+    color: bool,
+}
+
+impl Theme {
+    /// Colour unless the `NO_COLOR` environment variable is set to a non-empty value
+    /// (<https://no-color.org>).
+    pub fn from_env() -> Theme {
+        let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+        Theme { color: !no_color }
+    }
+
+    /// A theme with colour on or off.
+    pub const fn new(color: bool) -> Theme {
+        Theme { color }
+    }
+
+    /// Whether colours are used.
+    pub const fn has_color(self) -> bool {
+        self.color
+    }
+
+    fn fg(self, color: Color) -> Style {
+        if self.color { Style::new().fg(color) } else { Style::new() }
+    }
+
+    /// Plain text.
+    pub fn normal(self) -> Style {
+        Style::new()
+    }
+
+    /// Something healthy: up brokers, `ok` partitions, zero loss.
+    pub fn good(self) -> Style {
+        self.fg(Color::Green)
+    }
+
+    /// Something degraded: under-replicated, lagging, fenced.
+    pub fn warn(self) -> Style {
+        self.fg(Color::Yellow)
+    }
+
+    /// Something broken: crashed, offline, refused, lost.
+    pub fn bad(self) -> Style {
+        self.fg(Color::Red)
+    }
+
+    /// The loudest signal on screen: acknowledged records lost.
+    pub fn alarm(self) -> Style {
+        let style = self.bad().add_modifier(Modifier::BOLD);
+        if self.color { style } else { style.add_modifier(Modifier::REVERSED) }
+    }
+
+    /// Secondary text: timestamps, labels, absent data.
+    pub fn muted(self) -> Style {
+        if self.color { self.fg(Color::DarkGray) } else { Style::new().add_modifier(Modifier::DIM) }
+    }
+
+    /// Pane titles and table headers.
+    pub fn title(self) -> Style {
+        self.fg(Color::Cyan).add_modifier(Modifier::BOLD)
+    }
+
+    /// Keys in the footer and help.
+    pub fn key(self) -> Style {
+        self.fg(Color::Cyan).add_modifier(Modifier::BOLD)
+    }
+
+    /// The selected row or broker.
+    pub fn selected(self) -> Style {
+        Style::new().add_modifier(Modifier::REVERSED)
+    }
+
+    /// The program name in the header.
+    pub fn brand(self) -> Style {
+        self.fg(Color::Magenta).add_modifier(Modifier::BOLD)
+    }
+
+    /// A leader replica.
+    pub fn leader(self) -> Style {
+        Style::new().add_modifier(Modifier::BOLD)
+    }
+
+    /// Committed part of a log bar.
+    pub fn committed(self) -> Style {
+        self.fg(Color::Green)
+    }
+
+    /// Uncommitted part of a log bar.
+    pub fn uncommitted(self) -> Style {
+        self.fg(Color::Yellow)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn without_colour_no_style_sets_a_colour() {
+        let t = Theme::new(false);
+        for s in [t.good(), t.warn(), t.bad(), t.alarm(), t.muted(), t.title(), t.key(), t.committed()] {
+            assert_eq!(s.fg, None);
+            assert_eq!(s.bg, None);
+        }
+    }
+}

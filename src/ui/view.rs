@@ -1,0 +1,136 @@
+//! `view`: draws the whole screen from the model and the newest snapshot, and changes
+//! nothing. [`plan`] decides which panes fit and where; the panes draw themselves.
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::text::Line;
+use ratatui::widgets::Paragraph;
+
+use super::app::{Mode, Model};
+use super::theme::Theme;
+use super::{brokers, clients, detail, events, footer, header, help, palette, partitions};
+use crate::cluster::snapshot::Snapshot;
+
+/// The smallest terminal the dashboard draws in (columns).
+pub const MIN_WIDTH: u16 = 80;
+/// The smallest terminal the dashboard draws in (rows).
+pub const MIN_HEIGHT: u16 = 24;
+/// From this width on, detail and clients sit side by side and the table shows every column.
+pub const WIDE: u16 = 120;
+/// The event log never gets fewer rows than this (title included).
+const EVENTS_MIN: u16 = 4;
+/// In the narrow layout the event log keeps one more row; the clients pane gives it up.
+const EVENTS_MIN_NARROW: u16 = 5;
+
+/// Where each pane goes. Panes that do not fit are `None`.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct Plan {
+    /// One line: name, seed, time, speed, semantics, loss.
+    pub header: Rect,
+    /// Two lines: broker strip and settings.
+    pub brokers: Rect,
+    /// Partition table, header row included.
+    pub table: Rect,
+    /// Logs of the selected partition.
+    pub detail: Option<Rect>,
+    /// Producers.
+    pub clients: Option<Rect>,
+    /// Event log.
+    pub events: Option<Rect>,
+    /// Status line (or the palette line).
+    pub status: Rect,
+    /// Key hints.
+    pub footer: Rect,
+    /// The terminal is wide: full column set, side-by-side panes.
+    pub wide: bool,
+}
+
+/// Lays the screen out for `area` (at least [`MIN_WIDTH`]×[`MIN_HEIGHT`]).
+pub fn plan(area: Rect, snap: &Snapshot) -> Plan {
+    use Constraint::{Fill, Length};
+    let wide = area.width >= WIDE;
+    let [header, brokers, middle, status, footer] =
+        Layout::vertical([Length(1), Length(2), Fill(1), Length(1), Length(1)]).areas(area);
+    let parts = u16::try_from(snap.partitions.len()).unwrap_or(u16::MAX).max(1);
+    let table_h = parts.saturating_add(1).min((middle.height / 2).max(4)).min(middle.height);
+    let rest = middle.height - table_h;
+    let detail_need = detail::height_needed(snap);
+    let clients_need = clients::height_needed(snap);
+    let (lower_h, detail_h, clients_h) = if wide {
+        let lower = detail_need.max(clients_need).min(rest.saturating_sub(EVENTS_MIN));
+        let lower = if lower < 2 { 0 } else { lower };
+        (lower, lower, lower)
+    } else {
+        let room = rest.saturating_sub(EVENTS_MIN_NARROW);
+        let d = at_least_two(detail_need.min(room));
+        let c = at_least_two(clients_need.min(room - d));
+        (d + c, d, c)
+    };
+    let [table, lower, events] = Layout::vertical([Length(table_h), Length(lower_h), Fill(1)]).areas(middle);
+    let (detail, clients) = if wide && lower_h > 0 {
+        let [d, c] = Layout::horizontal([Constraint::Percentage(58), Fill(1)]).spacing(1).areas(lower);
+        (Some(d), Some(c))
+    } else {
+        let [d, c] = Layout::vertical([Length(detail_h), Length(clients_h)]).areas(lower);
+        (some_if(d, detail_h), some_if(c, clients_h))
+    };
+    let events = some_if(events, events.height);
+    Plan { header, brokers, table, detail, clients, events, status, footer, wide }
+}
+
+fn at_least_two(h: u16) -> u16 {
+    if h < 2 { 0 } else { h }
+}
+
+fn some_if(r: Rect, h: u16) -> Option<Rect> {
+    (h > 0 && r.height > 0).then_some(r)
+}
+
+/// How many partition rows the table shows on a `screen` of (columns, rows).
+pub fn table_rows(screen: (u16, u16), snap: &Snapshot) -> usize {
+    let (w, h) = (screen.0.max(MIN_WIDTH), screen.1.max(MIN_HEIGHT));
+    let table = plan(Rect::new(0, 0, w, h), snap).table;
+    usize::from(table.height.saturating_sub(1)).max(1)
+}
+
+/// Draws the dashboard.
+pub fn view(model: &Model, snap: &Snapshot, frame: &mut Frame) {
+    let area = frame.area();
+    if area.width < MIN_WIDTH || area.height < MIN_HEIGHT {
+        too_small(frame, area, model.theme);
+        return;
+    }
+    let plan = plan(area, snap);
+    header::render(frame, plan.header, model, snap);
+    brokers::render(frame, plan.brokers, model, snap);
+    partitions::render(frame, plan.table, model, snap, plan.wide);
+    if let Some(r) = plan.detail {
+        detail::render(frame, r, model, snap);
+    }
+    if let Some(r) = plan.clients {
+        clients::render(frame, r, model.theme, snap);
+    }
+    if let Some(r) = plan.events {
+        events::render(frame, r, model.theme, snap);
+    }
+    match model.mode {
+        Mode::Palette => palette::render(frame, plan.status, &model.palette, model.theme),
+        Mode::Normal | Mode::Help => footer::render_status(frame, plan.status, model, snap),
+    }
+    footer::render(frame, plan.footer, model);
+    if model.mode == Mode::Help {
+        help::render(frame, area, model);
+    }
+}
+
+fn too_small(frame: &mut Frame, area: Rect, theme: Theme) {
+    let lines = vec![
+        Line::styled("Terminal too small", theme.warn()),
+        Line::raw(format!("{}×{}", area.width, area.height)),
+        Line::raw(format!("isrlab needs at least {MIN_WIDTH}×{MIN_HEIGHT}")),
+    ];
+    let height = (lines.len() as u16).min(area.height);
+    let [middle] =
+        Layout::vertical([Constraint::Length(height)]).flex(ratatui::layout::Flex::Center).areas(area);
+    frame.render_widget(Paragraph::new(lines).centered(), middle);
+}

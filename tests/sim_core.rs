@@ -140,3 +140,22 @@ fn acks_all_refused_under_min_isr() {
     assert!(s.producers[0].errors.get("NOT_ENOUGH_REPLICAS").copied().unwrap_or(0) > 0);
     assert_eq!(s.acked_lost, 0);
 }
+
+/// A killed process's sockets close: a producer waiting on it hears at once
+/// (NETWORK_EXCEPTION) instead of waiting out request.timeout.ms.
+#[test]
+fn crash_resets_connections_of_waiting_clients() {
+    let mut sim = Sim::new(seed_spec()).unwrap();
+    run(&mut sim, 5_000, "crash 2");
+    sim.advance_to(5_050);
+    let s = sim.snapshot();
+    assert!(
+        s.producers[0].errors.get("NETWORK_EXCEPTION").copied().unwrap_or(0) > 0,
+        "{:?}",
+        s.producers[0].errors
+    );
+    sim.advance_to(40_000);
+    let s = sim.snapshot();
+    assert_eq!(s.producers[0].errors.get("REQUEST_TIMED_OUT"), None, "{:?}", s.producers[0].errors);
+    assert_eq!(s.producers[0].failed, 0);
+}

@@ -298,6 +298,7 @@ fn crash(world: &Rc<World>, b: BrokerId, out: &mut Outbox) -> Result<NodeId, Sim
         task.abort();
     }
     world.net.set_route(NodeId::Broker(b), None);
+    world.net.reset_connections(world.now(), NodeId::Broker(b));
     node.core.borrow_mut().crash(world.now());
     out.emit(EventKind::BrokerCrashed { broker: b });
     Ok(NodeId::Broker(b))

@@ -22,6 +22,8 @@ struct NetState {
     routes: BTreeMap<NodeId, UnboundedSender<Delivery>>,
     link_last: BTreeMap<(NodeId, NodeId), Ms>,
     cuts: BTreeSet<(NodeId, NodeId)>,
+    /// Requests a node received and has not answered: (requester, correlation id).
+    open: BTreeMap<NodeId, BTreeSet<(NodeId, u64)>>,
 }
 
 /// The network shared by every task of one simulation (single-threaded).
@@ -61,6 +63,11 @@ impl Network {
     /// the same link (links are ordered, like TCP).
     pub fn send(&self, now: Ms, from: NodeId, to: NodeId, msg: Message) {
         let mut s = self.state.borrow_mut();
+        if let Some(c) = msg.answers()
+            && let Some(open) = s.open.get_mut(&from)
+        {
+            open.remove(&(to, c));
+        }
         if s.cuts.contains(&(from, to)) {
             return;
         }
@@ -72,6 +79,15 @@ impl Network {
         s.queue.insert((at, seq), (from, to, msg));
         drop(s);
         self.wake.notify_one();
+    }
+
+    /// A process died: the OS closes its sockets, so every peer waiting on a request it had
+    /// received learns at once (connection reset), as with a real `kill -9`.
+    pub fn reset_connections(&self, now: Ms, node: NodeId) {
+        let open = self.state.borrow_mut().open.remove(&node).unwrap_or_default();
+        for (peer, correlation_id) in open {
+            self.send(now, node, peer, Message::Disconnected { peer: node, correlation_id });
+        }
     }
 
     /// When the next message is due (ms).
@@ -91,7 +107,11 @@ impl Network {
             let (from, to, msg) = entry.remove();
             match s.routes.get(&to) {
                 Some(tx) => {
+                    let request = msg.correlation_id();
                     let _ = tx.send((from, msg));
+                    if let Some(c) = request {
+                        s.open.entry(to).or_default().insert((from, c));
+                    }
                 }
                 None => {
                     let bounce =

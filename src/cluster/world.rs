@@ -213,6 +213,7 @@ async fn run_node<C: Core>(
         world.dispatch(node, now, out);
         if core.borrow().has_exited() {
             world.net.set_route(node, None);
+            world.net.reset_connections(now, node);
             return;
         }
     }

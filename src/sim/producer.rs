@@ -288,7 +288,7 @@ impl ProducerClient {
             Message::Disconnected { peer, correlation_id } => {
                 if let Some(i) = self.find_in_flight(correlation_id) {
                     let detail = match peer {
-                        NodeId::Broker(b) => format!("connection to broker {b} refused: its process is down"),
+                        NodeId::Broker(b) => format!("connection to broker {b} lost: its process is down"),
                         other => format!("connection to {other:?} refused"),
                     };
                     self.fail_in_flight(now, i, ErrorCode::NetworkException, detail, out);

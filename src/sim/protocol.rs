@@ -296,6 +296,15 @@ pub enum Message {
 }
 
 impl Message {
+    /// The correlation id a response answers, for connection bookkeeping.
+    pub fn answers(&self) -> Option<u64> {
+        match self {
+            Message::FetchResponse(f) => Some(f.correlation_id),
+            Message::ProduceResponse(p) => Some(p.correlation_id),
+            _ => None,
+        }
+    }
+
     /// The correlation id of a request that expects a response, for bounces.
     pub fn correlation_id(&self) -> Option<u64> {
         match self {

@@ -69,6 +69,7 @@ macro_rules! ctx {
             config: &$self.config,
             topic: $self.topic_configs.get(&$tp.topic).unwrap_or(&NO_OVERRIDES),
             brokers: &$self.brokers,
+            next_isr_check: $self.next_isr_check,
         }
     };
 }
@@ -312,17 +313,16 @@ impl Broker {
         let mut results = Vec::with_capacity(req.partitions.len());
         for fp in &req.partitions {
             let result = match self.partitions.get_mut(&fp.tp) {
-                _ if stale_incarnation => error_for(fp, ErrorCode::NotLeaderOrFollower),
-                Some(p) => {
+                Some(p) if !stale_incarnation => {
                     p.on_follower_fetch(&ctx!(self, now, fp.tp), req.replica, req.broker_epoch, fp, out)
                 }
-                None => error_for(fp, ErrorCode::NotLeaderOrFollower),
+                _ => Err(ErrorCode::NotLeaderOrFollower),
             };
-            ready |= match &result.result {
+            ready |= match &result {
                 Ok(d) => d.diverging_epoch.is_some() || !d.records.is_empty(),
                 Err(_) => true,
             };
-            results.push(result);
+            results.push(FetchedPartition { tp: fp.tp.clone(), result });
         }
         if ready || req.max_wait_ms == 0 {
             self.send_fetch_response(req.replica, req.correlation_id, results, out);

@@ -28,6 +28,20 @@ pub struct Ctx<'a> {
     pub topic: &'a TopicConfig,
     /// The broker registrations from the metadata cache.
     pub brokers: &'a BTreeMap<BrokerId, BrokerRegistration>,
+    /// When this broker's ISR-expiration task runs next (ms, R4.2).
+    pub next_isr_check: Ms,
+}
+
+/// ms from `now` until the ISR-expiration task, which runs at `next_check` and then every
+/// `lag_ms / 2`, first finds a follower last caught up at `caught_up` out of sync (R4.1, R4.2).
+pub fn isr_removal_in(now: Ms, caught_up: Option<Ms>, lag_ms: Ms, next_check: Ms) -> Ms {
+    let out_of_sync_from = caught_up.map_or(0, |t| t + lag_ms + 1);
+    let period = (lag_ms / 2).max(1);
+    let mut check = next_check.max(now);
+    if check < out_of_sync_from {
+        check += (out_of_sync_from - check).div_ceil(period) * period;
+    }
+    check - now
 }
 
 /// The leader's bookkeeping about one follower (R2.6, Kafka's `Replica`).
@@ -433,20 +447,6 @@ impl Partition {
         true
     }
 
-    /// Leader side of a follower fetch for this partition (R2.6–R2.8, R7.6): epoch fencing,
-    /// the divergence check, follower bookkeeping, ISR expansion, HW, then the records.
-    pub fn on_follower_fetch(
-        &mut self,
-        ctx: &Ctx,
-        replica: BrokerId,
-        broker_epoch: i64,
-        fp: &FetchPartition,
-        out: &mut Outbox,
-    ) -> FetchedPartition {
-        let result = self.serve_follower_fetch(ctx, replica, broker_epoch, fp, out);
-        FetchedPartition { tp: self.tp.clone(), result }
-    }
-
     fn check_fetch_epoch(&self, replica: BrokerId, fp: &FetchPartition) -> Result<(), ErrorCode> {
         if !self.is_leader() {
             return Err(ErrorCode::NotLeaderOrFollower);
@@ -464,7 +464,9 @@ impl Partition {
         Ok(())
     }
 
-    fn serve_follower_fetch(
+    /// Leader side of a follower fetch for this partition (R2.6–R2.8, R7.6): epoch fencing,
+    /// the divergence check, follower bookkeeping, ISR expansion, HW, then the records.
+    pub fn on_follower_fetch(
         &mut self,
         ctx: &Ctx,
         replica: BrokerId,
@@ -703,11 +705,8 @@ impl Partition {
         let lag_ms = ctx.config.replica_lag_time_max_ms;
         let caught_up_ago = f.last_caught_up.map(|t| ctx.now.saturating_sub(t));
         let behind = f.leo.is_none_or(|l| l < leo);
-        let isr_expiry_in = (self.committed_isr().contains(&r) && behind).then(|| {
-            let since = caught_up_ago.unwrap_or(u64::MAX / 2);
-            // The expiration task runs every lag/2 (R4.2); this is the earliest removal.
-            lag_ms.saturating_sub(since)
-        });
+        let isr_expiry_in = (self.committed_isr().contains(&r) && behind)
+            .then(|| isr_removal_in(ctx.now, f.last_caught_up, lag_ms, ctx.next_isr_check));
         Some(FollowerView { lag: f.leo.map(|l| leo - l), isr_expiry_in, caught_up_ago })
     }
 
@@ -797,7 +796,15 @@ mod tests {
         }
 
         fn ctx(&self, me: BrokerId, now: Ms) -> Ctx<'_> {
-            Ctx { now, me, broker_epoch: 1, config: &self.config, topic: &self.topic, brokers: &self.brokers }
+            Ctx {
+                now,
+                me,
+                broker_epoch: 1,
+                config: &self.config,
+                topic: &self.topic,
+                brokers: &self.brokers,
+                next_isr_check: 0,
+            }
         }
     }
 
@@ -854,7 +861,7 @@ mod tests {
             log_start_offset: 0,
         };
         let r = p.on_follower_fetch(&f.ctx(1, now), replica, 1, &fp, &mut out);
-        (r.result.expect("fetch served"), out)
+        (r.expect("fetch served"), out)
     }
 
     fn responses(out: &Outbox) -> Vec<Result<(Offset, Epoch), ErrorCode>> {
@@ -984,12 +991,12 @@ mod tests {
             last_fetched_epoch: Some(0),
             log_start_offset: 0,
         };
-        let r = p.on_follower_fetch(&f.ctx(2, 12), 1, 1, &fp, &mut out).result.unwrap();
+        let r = p.on_follower_fetch(&f.ctx(2, 12), 1, 1, &fp, &mut out).unwrap();
         assert_eq!(r.diverging_epoch, Some(crate::sim::protocol::EpochEndOffset { epoch: 0, end_offset: 3 }));
         // A follower still on an older leader epoch is fenced (KIP-320).
         let stale = FetchPartition { current_leader_epoch: 0, ..fp };
         assert_eq!(
-            p.on_follower_fetch(&f.ctx(2, 12), 3, 1, &stale, &mut out).result,
+            p.on_follower_fetch(&f.ctx(2, 12), 3, 1, &stale, &mut out),
             Err(ErrorCode::FencedLeaderEpoch)
         );
     }
@@ -1004,6 +1011,15 @@ mod tests {
             batch: Batch { producer_id: -1, base_sequence: -1, values: vec![99], record_size: 100 },
         };
         p.on_produce(&f.ctx(me, now), &req, out);
+    }
+
+    /// R4.2: the expiration task runs every lag/2, so removal lands between 1× and 1.5× the
+    /// lag after the last caught-up moment.
+    #[test]
+    fn isr_removal_waits_for_the_next_expiration_check() {
+        assert_eq!(isr_removal_in(10_000, Some(0), 30_000, 15_000), 35_000);
+        assert_eq!(isr_removal_in(40_000, Some(0), 30_000, 45_000), 5_000);
+        assert_eq!(isr_removal_in(20_000, Some(14_000), 30_000, 30_000), 25_000);
     }
 
     #[test]

@@ -120,7 +120,11 @@ fn acks_one_records_lost_on_leader_crash() {
     assert_eq!(p.isr.len(), 3, "{:?}", p.isr);
     assert!(p.replica_views.iter().all(|r| r.leo == 5), "{:?}", p.replica_views);
     assert_eq!(s.acked_lost, 2);
-    assert!(s.recent_events.iter().any(|e| e.to_string().contains("broker 1 truncated t-0 from LEO 7 to 5")));
+    assert!(
+        s.recent_events
+            .iter()
+            .any(|e| e.to_string().contains("broker 1 truncated t-0 from LEO 7 to 5: its log diverged"))
+    );
 }
 
 /// acks=all with min ISR 2: after both followers die, produce is refused with

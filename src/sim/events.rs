@@ -145,8 +145,10 @@ pub enum EventKind {
         from: Offset,
         /// LEO after.
         to: Offset,
-        /// The leader's answer that decided the point.
+        /// The epoch of the leader's answer (R7.5).
         diverging_epoch: Epoch,
+        /// Where that epoch ends in the leader's log.
+        leader_end_offset: Offset,
     },
     /// The audit ledger found acknowledged records that no longer exist.
     AckedRecordsLost {
@@ -296,9 +298,17 @@ impl fmt::Display for EventKind {
                     join_ids(isr)
                 )
             }
-            Truncated { broker, tp, from, to, diverging_epoch } => write!(
+            Truncated { broker, tp, from, to, diverging_epoch, leader_end_offset }
+                if to == leader_end_offset =>
+            {
+                write!(
+                    f,
+                    "broker {broker} truncated {tp} from LEO {from} to {to}: its log diverged from the leader's, whose leader epoch {diverging_epoch} ends at {to}",
+                )
+            }
+            Truncated { broker, tp, from, to, diverging_epoch, leader_end_offset } => write!(
                 f,
-                "broker {broker} truncated {tp} from LEO {from} to {to}: the leader's log for leader epoch {diverging_epoch} ends at {to}",
+                "broker {broker} truncated {tp} from LEO {from} to {to}, where its own log stops matching the leader's (the leader's leader epoch {diverging_epoch} ends at {leader_end_offset})",
             ),
             AckedRecordsLost { tp, count, first_offset, last_offset, leader } => write!(
                 f,

@@ -672,6 +672,7 @@ impl Partition {
                 from: from_leo,
                 to,
                 diverging_epoch: div.epoch,
+                leader_end_offset: div.end_offset,
             });
             out.touched.push(self.tp.clone());
             return;

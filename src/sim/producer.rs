@@ -22,7 +22,13 @@
 //! - acks=0 requests are fire-and-forget: the records count as acknowledged when sent (R5.2),
 //!   they never occupy the in-flight slot and never get a response.
 //! - One request carries one batch for one partition (Java groups batches per broker).
-//! - The producer does not ask for metadata: the controller pushes [`Message::Metadata`].
+//! - `Metadata`: the controller pushes [`Message::Metadata`] to every client; that stands for
+//!   what a Metadata request would answer. The producer routes by its own copy and refreshes it
+//!   from the latest answer only when Java's `Metadata` would ask for an update: at start, after
+//!   an error that invalidates metadata (`NOT_LEADER_OR_FOLLOWER`, a lost connection, ...),
+//!   every `retry.backoff.ms` while a partition has no known leader, and every
+//!   [`METADATA_MAX_AGE_MS`]. So a producer learns of a leader move the way a real one does:
+//!   one `NOT_LEADER_OR_FOLLOWER`, then a refresh (the request's round trip is not modelled).
 //!   Records wait while the topic's metadata is unknown and expire after
 //!   `delivery.timeout.ms` (Java's `send()` would block up to `max.block.ms` instead); such
 //!   records count as failed under `TIMEOUT` but emit no event, having no partition yet.
@@ -64,6 +70,9 @@ pub const RETRY_BACKOFF_JITTER: f64 = 0.2;
 /// id plus `generation << PRODUCER_ID_GENERATION_SHIFT`, so ids stay unique across producers
 /// as long as base ids are below 2^32.
 pub const PRODUCER_ID_GENERATION_SHIFT: u32 = 32;
+
+/// Java's `metadata.max.age.ms` default: metadata is refreshed at least this often (ms).
+pub const METADATA_MAX_AGE_MS: Ms = 300_000;
 
 /// Units of rate credit per record: the generator accumulates micro-records so that
 /// fractional rates (0.5 records/s) work with integer arithmetic.
@@ -199,6 +208,12 @@ pub struct ProducerClient {
     rng: ChaCha8Rng,
     /// Indexed by partition number.
     partitions: Vec<PartitionQueue>,
+    /// What a Metadata request would answer now: leader and leader epoch per partition.
+    latest: BTreeMap<u32, (Option<BrokerId>, Epoch)>,
+    /// When the routing copy was last refreshed from `latest` (`None` before any metadata).
+    last_refresh: Option<Ms>,
+    /// An error asked for a metadata update.
+    refresh_wanted: bool,
     /// Records handed over before the topic's metadata was known.
     unassigned: VecDeque<PendingRecord>,
     /// Round-robin position of the partitioner.
@@ -237,6 +252,9 @@ impl ProducerClient {
             generation: 0,
             rng,
             partitions: Vec::new(),
+            latest: BTreeMap::new(),
+            last_refresh: None,
+            refresh_wanted: false,
             unassigned: VecDeque::new(),
             rr_cursor: 0,
             next_value: 0,
@@ -316,6 +334,7 @@ impl ProducerClient {
                 next = Some(next.map_or(t, |n: Ms| n.min(t)));
             }
         };
+        consider(self.metadata_refresh_at());
         consider(self.unassigned.front().map(|r| r.created + dt));
         for i in 0..self.partitions.len() {
             let p = &self.partitions[i];
@@ -429,20 +448,48 @@ impl ProducerClient {
 
     fn apply_metadata(&mut self, now: Ms, delta: &MetadataDelta) {
         for state in delta.partitions.iter().filter(|s| s.tp.topic == self.topic) {
-            let idx = state.tp.partition as usize;
+            let known = self.latest.get(&state.tp.partition).map_or(-1, |k| k.1);
+            if state.leader_epoch >= known {
+                self.latest.insert(state.tp.partition, (state.leader, state.leader_epoch));
+            }
+        }
+        if self.last_refresh.is_none() && !self.latest.is_empty() {
+            self.refresh_metadata(now);
+        }
+    }
+
+    /// When the routing copy should next be refreshed (Java's `Metadata.timeToNextUpdate`).
+    fn metadata_refresh_at(&self) -> Option<Ms> {
+        let last = self.last_refresh?;
+        if self.refresh_wanted {
+            return Some(last);
+        }
+        let mut at = last + METADATA_MAX_AGE_MS;
+        if self.partitions.iter().any(|p| p.leader.is_none()) {
+            at = at.min(last + self.config.retry_backoff_ms.max(1));
+        }
+        Some(at)
+    }
+
+    /// Copies the latest metadata into the routing view.
+    fn refresh_metadata(&mut self, now: Ms) {
+        self.last_refresh = Some(now);
+        self.refresh_wanted = false;
+        for (&idx, &(leader, epoch)) in &self.latest {
+            let idx = idx as usize;
             while self.partitions.len() <= idx {
                 let tp = TopicPartition::new(self.topic.clone(), self.partitions.len() as u32);
                 self.partitions.push(PartitionQueue::new(tp));
             }
             let p = &mut self.partitions[idx];
-            if state.leader_epoch < p.leader_epoch {
+            if epoch < p.leader_epoch {
                 continue;
             }
-            if state.leader_epoch > p.leader_epoch {
+            if epoch > p.leader_epoch {
                 p.epoch_changed_at = now;
             }
-            p.leader = state.leader;
-            p.leader_epoch = state.leader_epoch;
+            p.leader = leader;
+            p.leader_epoch = epoch;
         }
         if !self.partitions.is_empty() {
             while let Some(record) = self.unassigned.pop_front() {
@@ -456,6 +503,9 @@ impl ProducerClient {
     // ----- sender -----
 
     fn run(&mut self, now: Ms, out: &mut Outbox) {
+        if self.metadata_refresh_at().is_some_and(|t| t <= now) {
+            self.refresh_metadata(now);
+        }
         self.generate(now);
         self.expire(now, out);
         for i in 0..self.partitions.len() {
@@ -625,6 +675,16 @@ impl ProducerClient {
             return;
         };
         self.note_error(now, i, error, detail, out);
+        // Java's Sender asks for a metadata update on errors that mean "wrong or gone leader".
+        self.refresh_wanted |= matches!(
+            error,
+            ErrorCode::NotLeaderOrFollower
+                | ErrorCode::LeaderNotAvailable
+                | ErrorCode::UnknownTopicOrPartition
+                | ErrorCode::NetworkException
+                | ErrorCode::FencedLeaderEpoch
+                | ErrorCode::UnknownLeaderEpoch
+        );
         batch.last_error = Some(error);
         let can_retry = error.is_retriable()
             && batch.retries_done < self.config.retries
@@ -1066,7 +1126,8 @@ mod tests {
         let mut out = Outbox::default();
         p.handle(0, metadata(&[None], 0), &mut out);
         p.enqueue(100, 3);
-        assert_eq!(p.next_deadline(), Some(5_100));
+        // Metadata is re-read every retry.backoff.ms while a partition has no leader.
+        assert_eq!(p.next_deadline(), Some(100));
         p.on_tick(5_100, &mut out);
         assert!(out.sends.is_empty());
         assert_eq!(p.view().failed, 3);
@@ -1113,8 +1174,20 @@ mod tests {
             &mut out,
         );
         assert_eq!(p.view().errors.get("NETWORK_EXCEPTION"), Some(&1));
-        assert!(p.next_deadline().unwrap() >= 4_000);
+        let retry_at = p.next_deadline().unwrap();
+        assert!(retry_at >= 4_000);
+        // The controller moves leadership; the producer's copy is stale until the next error.
         p.handle(900, metadata(&[Some(2)], 4), &mut out);
+        assert!(requests(&mut out).is_empty());
+        p.on_tick(retry_at, &mut out);
+        let stale = requests(&mut out).remove(0);
+        assert_eq!(stale.0, NodeId::Broker(1));
+        p.handle(
+            retry_at + 1,
+            Message::Disconnected { peer: NodeId::Broker(1), correlation_id: stale.1.correlation_id },
+            &mut out,
+        );
+        // The error refreshes metadata; the newer leader epoch skips the backoff (KIP-951).
         let retry = requests(&mut out);
         assert_eq!(retry[0].0, NodeId::Broker(2));
         assert_eq!(retry[0].1.batch, first.batch);
@@ -1134,7 +1207,7 @@ mod tests {
         let v = p.view();
         assert_eq!((v.acked, v.pending, v.idempotent), (5, 0, false));
         assert!(out.acked.is_empty());
-        assert_eq!(p.next_deadline(), None);
+        assert_eq!(p.next_deadline(), Some(METADATA_MAX_AGE_MS));
     }
 
     #[test]

@@ -1,0 +1,511 @@
+//! End-to-end tests of the live dashboard: the real `isrlab` binary runs in a pseudo-terminal
+//! (`portable-pty`), a background thread collects everything it writes, and `vt100` turns
+//! that stream into the screen a user would see. The tests type keys into the terminal and
+//! wait, polling the parsed screen, until the dashboard shows what they expect.
+//!
+//! Nothing here asserts how fast anything happens: every wait is a poll with a generous hang
+//! guard ([`HANG_GUARD`]), after which the child is killed and the test fails with the last
+//! screen. On quit the tests check that the terminal was handed back as it was found:
+//!
+//! - `ratatui::restore` turns raw mode off (no bytes: a `tcsetattr` on the tty, which we see
+//!   through the master's termios) and leaves the alternate screen (`ESC [ ? 1049 l`);
+//! - dropping the `Terminal` afterwards shows the cursor again (`ESC [ ? 25 h`);
+//! - after that the binary only prints its plain `isrlab: seed N (replay with --seed N)` line
+//!   on stderr, which shares the terminal, so that line is the only thing allowed to follow.
+
+use std::io::{Read, Write};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::thread::{self, JoinHandle};
+use std::time::{Duration, Instant};
+
+use portable_pty::{Child, CommandBuilder, ExitStatus, MasterPty, PtySize, SlavePty, native_pty_system};
+
+/// How long any single wait may take before the test gives up (wall time). Far above what a
+/// healthy run needs, so that a loaded machine never trips it.
+const HANG_GUARD: Duration = Duration::from_secs(30);
+/// Time between two looks at the screen.
+const POLL: Duration = Duration::from_millis(20);
+
+const ENTER_ALT_SCREEN: &str = "\x1b[?1049h";
+const LEAVE_ALT_SCREEN: &str = "\x1b[?1049l";
+const SHOW_CURSOR: &str = "\x1b[?25h";
+
+/// Column titles of the partition table, in order: the full set (terminals 120 columns wide
+/// and more) and the narrow one. See `src/ui/partitions.rs`.
+const WIDE_TITLES: &[&str] =
+    &["Partition", "Leader", "Epoch", "Replicas", "ISR", "HW", "LEO by replica", "Lag / ISR timer", "State"];
+const NARROW_TITLES: &[&str] =
+    &["Partition", "Ldr", "Ep", "ISR", "HW", "LEO by replica", "Lag / ISR timer", "State"];
+
+/// The six partitions of the default topic.
+const PARTITIONS: [&str; 6] =
+    ["test_repli-0", "test_repli-1", "test_repli-2", "test_repli-3", "test_repli-4", "test_repli-5"];
+
+/// A deadline `HANG_GUARD` from now.
+#[allow(clippy::disallowed_methods)] // a hang guard for the test itself; the sim never sees it
+fn deadline() -> Instant {
+    Instant::now() + HANG_GUARD
+}
+
+#[allow(clippy::disallowed_methods)] // see `deadline`
+fn passed(deadline: Instant) -> bool {
+    Instant::now() >= deadline
+}
+
+/// What the reader thread has collected.
+struct Output {
+    /// Every byte the child wrote, in order.
+    raw: Vec<u8>,
+    /// The same bytes, interpreted.
+    parser: vt100::Parser,
+    /// The reader saw end of file (every handle on the terminal's slave side is closed).
+    eof: bool,
+}
+
+/// One screenful, cell by cell, so that column indices are terminal columns even where a
+/// line holds multi-byte glyphs.
+struct Screen {
+    lines: Vec<Vec<String>>,
+    alternate: bool,
+    cursor_hidden: bool,
+}
+
+impl Screen {
+    fn of(parser: &vt100::Parser) -> Screen {
+        let screen = parser.screen();
+        let (rows, cols) = screen.size();
+        let lines = (0..rows.get())
+            .map(|r| {
+                (0..cols.get())
+                    .map(|c| match screen.cell(r, c) {
+                        Some(cell) if cell.is_wide_continuation() => String::new(),
+                        Some(cell) if cell.has_contents() => cell.contents().to_string(),
+                        _ => " ".to_string(),
+                    })
+                    .collect()
+            })
+            .collect();
+        Screen { lines, alternate: screen.alternate_screen(), cursor_hidden: screen.hide_cursor() }
+    }
+
+    /// Row `r` from column `from` up to (not including) `to`.
+    fn span(&self, r: usize, from: usize, to: usize) -> String {
+        let line = &self.lines[r];
+        line[from.min(line.len())..to.min(line.len())].concat()
+    }
+
+    fn line(&self, r: usize) -> String {
+        self.lines[r].concat()
+    }
+
+    fn contains(&self, text: &str) -> bool {
+        (0..self.lines.len()).any(|r| self.line(r).contains(text))
+    }
+}
+
+impl std::fmt::Display for Screen {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        for r in 0..self.lines.len() {
+            writeln!(f, "|{}|", self.line(r))?;
+        }
+        Ok(())
+    }
+}
+
+/// The partition table read off the screen: its column titles and, for each partition row,
+/// the text under each title (trimmed).
+struct Table {
+    titles: Vec<&'static str>,
+    rows: Vec<Vec<String>>,
+}
+
+impl Table {
+    /// Finds the header line (the one that starts with `Partition`), takes each column's
+    /// extent from where its title starts, and reads the rows under it.
+    fn read(screen: &Screen) -> Option<Table> {
+        let (header, titles, starts) = (0..screen.lines.len()).find_map(|r| {
+            let line = screen.line(r);
+            if !line.trim_start().starts_with("Partition ") {
+                return None;
+            }
+            [WIDE_TITLES, NARROW_TITLES].iter().find_map(|titles| {
+                title_columns(&screen.lines[r], titles).map(|starts| (r, titles.to_vec(), starts))
+            })
+        })?;
+        let width = screen.lines[header].len();
+        let mut rows = Vec::new();
+        for r in header + 1..screen.lines.len() {
+            let cells: Vec<String> = (0..starts.len())
+                .map(|i| {
+                    // The first column starts at 0: the selection marker sits before the title.
+                    let from = if i == 0 { 0 } else { starts[i] };
+                    let to = starts.get(i + 1).copied().unwrap_or(width);
+                    screen.span(r, from, to).trim().to_string()
+                })
+                .collect();
+            // A partition row names a partition and has numbers (or `none` for the leader)
+            // under the leader, epoch and HW titles; the detail pane's title under the table
+            // (` test_repli-0 logs · leader 1 · …`) does not.
+            let name = cells[0].trim_start_matches('▸').trim();
+            let number = |i: usize| !cells[i].is_empty() && cells[i].chars().all(|c| c.is_ascii_digit());
+            let numbers = (1..starts.len()).all(|i| match titles[i] {
+                "Leader" | "Ldr" => cells[i] == "none" || number(i),
+                "Epoch" | "Ep" | "HW" => number(i),
+                _ => true,
+            });
+            if !name.starts_with("test_repli-") || !numbers {
+                break;
+            }
+            rows.push(cells);
+        }
+        Some(Table { titles, rows })
+    }
+
+    /// Text of `title`'s column in row `row`, if the table has that column.
+    fn cell(&self, row: usize, title: &str) -> Option<&str> {
+        let i = self.titles.iter().position(|t| *t == title)?;
+        Some(self.rows[row][i].as_str())
+    }
+
+    fn partition(&self, row: usize) -> &str {
+        self.rows[row][0].trim_start_matches('▸').trim()
+    }
+
+    fn has_all_partitions(&self) -> bool {
+        PARTITIONS.iter().all(|p| (0..self.rows.len()).any(|r| self.partition(r) == *p))
+    }
+}
+
+/// Start columns of `titles`, found in order in `line` (cells), each a whole word; `None`
+/// unless every title is there.
+fn title_columns(line: &[String], titles: &[&str]) -> Option<Vec<usize>> {
+    let mut starts = Vec::new();
+    let mut from = 0;
+    for title in titles {
+        let width = title.chars().count();
+        let start = (from..line.len().saturating_sub(width - 1)).find(|&c| {
+            let before = c == 0 || line[c - 1] == " ";
+            let after = line.get(c + width).is_none_or(|s| s == " ");
+            before && after && line[c..c + width].concat() == *title
+        })?;
+        starts.push(start);
+        from = start + width;
+    }
+    Some(starts)
+}
+
+/// Broker ids in a `0,1,2` list.
+fn ids(list: &str) -> Vec<&str> {
+    list.split(',').map(str::trim).filter(|s| !s.is_empty()).collect()
+}
+
+/// A running dashboard in a pseudo-terminal. Dropping it kills the child if it still runs,
+/// so a failing test never leaves it behind.
+struct Dashboard {
+    child: Box<dyn Child + Send + Sync>,
+    master: Box<dyn MasterPty + Send>,
+    /// Kept open until the termios check after exit (see [`Dashboard::quit_and_check`]).
+    slave: Option<Box<dyn SlavePty + Send>>,
+    writer: Box<dyn Write + Send>,
+    output: Arc<Mutex<Output>>,
+    reader: Option<JoinHandle<()>>,
+    /// The terminal's line settings before the child started.
+    cooked: String,
+}
+
+impl Dashboard {
+    /// Starts `isrlab ARGS` in a `cols`×`rows` pseudo-terminal.
+    fn start(cols: u16, rows: u16, args: &[&str]) -> Dashboard {
+        let size = PtySize { rows, cols, pixel_width: 0, pixel_height: 0 };
+        let pair = native_pty_system().openpty(size).expect("a pseudo-terminal opens");
+        let cooked = termios(&*pair.master);
+        let mut cmd = CommandBuilder::new(env!("CARGO_BIN_EXE_isrlab"));
+        cmd.args(args);
+        cmd.cwd(env!("CARGO_MANIFEST_DIR"));
+        cmd.env("TERM", "xterm-256color");
+        let child = pair.slave.spawn_command(cmd).expect("isrlab starts in the pseudo-terminal");
+        let mut reader = pair.master.try_clone_reader().expect("the terminal can be read");
+        let writer = pair.master.take_writer().expect("the terminal can be written");
+        let rows_nz = std::num::NonZeroU16::new(rows).expect("rows > 0");
+        let cols_nz = std::num::NonZeroU16::new(cols).expect("cols > 0");
+        let output = Arc::new(Mutex::new(Output {
+            raw: Vec::new(),
+            parser: vt100::Parser::new(rows_nz, cols_nz, 0),
+            eof: false,
+        }));
+        let sink = Arc::clone(&output);
+        let reader = thread::spawn(move || {
+            let mut buf = [0u8; 16 * 1024];
+            loop {
+                match reader.read(&mut buf) {
+                    Ok(0) => break,
+                    Ok(n) => {
+                        let mut out = lock(&sink);
+                        out.raw.extend_from_slice(&buf[..n]);
+                        out.parser.process(&buf[..n]);
+                    }
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                    // Linux answers EIO once the slave side is closed everywhere.
+                    Err(_) => break,
+                }
+            }
+            lock(&sink).eof = true;
+        });
+        Dashboard {
+            child,
+            master: pair.master,
+            slave: Some(pair.slave),
+            writer,
+            output,
+            reader: Some(reader),
+            cooked,
+        }
+    }
+
+    fn screen(&self) -> Screen {
+        Screen::of(&lock(&self.output).parser)
+    }
+
+    /// Kills the child and fails the test with `why`, the last screen and the tail of the
+    /// raw output.
+    fn fail(&mut self, why: &str) -> ! {
+        let status = match self.child.try_wait() {
+            Ok(Some(s)) => format!("exited with {s:?}"),
+            _ => {
+                let _ = self.child.kill();
+                "still running (killed)".to_string()
+            }
+        };
+        let screen = self.screen();
+        let raw = tail(&lock(&self.output).raw, 400);
+        panic!("{why}\nisrlab {status}\nlast screen:\n{screen}\nlast output bytes: {raw}");
+    }
+
+    /// Polls the screen until `ready` holds; fails (after killing the child) if it does not
+    /// within [`HANG_GUARD`] or if the child exits first.
+    fn wait_for(&mut self, what: &str, ready: impl Fn(&Screen) -> bool) -> Screen {
+        let end = deadline();
+        loop {
+            let screen = self.screen();
+            if ready(&screen) {
+                return screen;
+            }
+            if let Ok(Some(_)) = self.child.try_wait() {
+                self.fail(&format!("isrlab exited while the test waited for {what}"));
+            }
+            if passed(end) {
+                self.fail(&format!("{what}: not seen within {HANG_GUARD:?}"));
+            }
+            thread::sleep(POLL);
+        }
+    }
+
+    /// Types `keys` into the terminal.
+    fn press(&mut self, keys: &[u8]) {
+        self.writer.write_all(keys).expect("keys reach the terminal");
+        self.writer.flush().expect("keys reach the terminal");
+    }
+
+    /// Waits for the child to exit; fails after [`HANG_GUARD`].
+    fn wait_exit(&mut self, after: &str) -> ExitStatus {
+        let end = deadline();
+        loop {
+            match self.child.try_wait() {
+                Ok(Some(status)) => return status,
+                Ok(None) if passed(end) => {
+                    self.fail(&format!("isrlab did not exit within {HANG_GUARD:?} after {after}"))
+                }
+                Ok(None) => thread::sleep(POLL),
+                Err(e) => self.fail(&format!("cannot learn whether isrlab exited: {e}")),
+            }
+        }
+    }
+
+    /// Asserts the dashboard took over the terminal: raw mode on, alternate screen, cursor
+    /// hidden. Makes the checks after quitting meaningful.
+    fn assert_took_over(&mut self) {
+        let now = termios(&*self.master);
+        if now == self.cooked {
+            self.fail("the dashboard is drawn but the terminal is not in raw mode");
+        }
+        let screen = self.screen();
+        if !screen.alternate || !screen.cursor_hidden {
+            let why = format!(
+                "the dashboard is drawn but alternate screen = {}, cursor hidden = {}",
+                screen.alternate, screen.cursor_hidden
+            );
+            self.fail(&why);
+        }
+    }
+
+    /// Sends `keys` (which should quit), then asserts exit status 0 and a restored terminal:
+    /// the line settings are back to those from before the start, the alternate screen was
+    /// left and the cursor shown as the last control sequences, and only plain text follows.
+    fn quit_and_check(mut self, keys: &[u8], name: &str) {
+        self.press(keys);
+        let status = self.wait_exit(name);
+        if !status.success() {
+            self.fail(&format!("after {name}, isrlab exited with {status:?}, not 0"));
+        }
+        let settings = termios(&*self.master);
+        if settings != self.cooked {
+            let why = format!(
+                "after {name}, the terminal is still in raw mode:\n before: {}\n after:  {settings}",
+                self.cooked
+            );
+            self.fail(&why);
+        }
+        // Now let the reader reach end of file, so the output below is complete.
+        drop(self.slave.take());
+        let end = deadline();
+        while !lock(&self.output).eof {
+            if passed(end) {
+                self.fail("the terminal never reported end of file after isrlab exited");
+            }
+            thread::sleep(POLL);
+        }
+        if let Some(reader) = self.reader.take() {
+            reader.join().expect("the reader thread ends cleanly");
+        }
+        let out = lock(&self.output);
+        let raw = String::from_utf8_lossy(&out.raw).into_owned();
+        let screen = Screen::of(&out.parser);
+        drop(out);
+        let entered = raw.rfind(ENTER_ALT_SCREEN);
+        let Some(left) = raw.rfind(LEAVE_ALT_SCREEN).filter(|l| entered.is_some_and(|e| e < *l)) else {
+            self.fail(&format!(
+                "after {name}, the output never leaves the alternate screen after entering it"
+            ))
+        };
+        let rest = &raw[left + LEAVE_ALT_SCREEN.len()..];
+        let Some(after_cursor) = rest.strip_prefix(SHOW_CURSOR) else {
+            self.fail(&format!(
+                "after {name}, leaving the alternate screen is not followed by showing the cursor: {}",
+                tail(rest.as_bytes(), 200)
+            ))
+        };
+        if after_cursor.contains('\x1b') {
+            self.fail(&format!(
+                "after {name}, control sequences follow the restore: {}",
+                tail(after_cursor.as_bytes(), 200)
+            ));
+        }
+        if !after_cursor.trim().is_empty() && !after_cursor.trim_start().starts_with("isrlab: seed ") {
+            self.fail(&format!("after {name}, unexpected text follows the restore: {after_cursor:?}"));
+        }
+        if screen.alternate || screen.cursor_hidden {
+            let why = format!(
+                "after {name}, the emulated terminal has alternate screen = {}, cursor hidden = {}",
+                screen.alternate, screen.cursor_hidden
+            );
+            self.fail(&why);
+        }
+    }
+}
+
+impl Drop for Dashboard {
+    fn drop(&mut self) {
+        if let Ok(None) = self.child.try_wait() {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}
+
+fn lock(output: &Mutex<Output>) -> MutexGuard<'_, Output> {
+    output.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// The terminal's line settings (input, output, control and local flags) as text; raw mode
+/// changes them, and restoring puts the old ones back.
+fn termios(master: &dyn MasterPty) -> String {
+    let t = master.get_termios().expect("the pseudo-terminal reports its termios");
+    format!("{:?} {:?} {:?} {:?}", t.input_flags, t.output_flags, t.control_flags, t.local_flags)
+}
+
+/// The last `n` bytes of `bytes`, escaped so that control sequences are readable.
+fn tail(bytes: &[u8], n: usize) -> String {
+    let from = bytes.len().saturating_sub(n);
+    format!("{:?}", String::from_utf8_lossy(&bytes[from..]))
+}
+
+/// All six partition rows are on screen.
+fn partitions_shown(screen: &Screen) -> bool {
+    Table::read(screen).is_some_and(|t| t.has_all_partitions())
+}
+
+/// Broker 2 is shown crashed and fenced, and every partition row shows it out of the ISR
+/// while still a replica: in the `Replicas` column when the table has one, otherwise in
+/// `LEO by replica`, which lists every assigned replica (`2:980✖`).
+fn broker_2_fenced_out(screen: &Screen) -> bool {
+    let strip = (0..screen.lines.len()).map(|r| screen.line(r)).find(|l| l.contains(" Brokers "));
+    let fenced =
+        strip.is_some_and(|l| l.split_once("2 ✖ crashed").is_some_and(|(_, s)| s.contains(", fenced")));
+    fenced
+        && Table::read(screen).is_some_and(|t| {
+            t.has_all_partitions()
+                && (0..t.rows.len()).all(|r| {
+                    let isr = t.cell(r, "ISR").unwrap_or_default();
+                    let still_replica = match t.cell(r, "Replicas") {
+                        Some(replicas) => ids(replicas).contains(&"2"),
+                        None => t
+                            .cell(r, "LEO by replica")
+                            .is_some_and(|leos| leos.split_whitespace().any(|l| l.starts_with("2:"))),
+                    };
+                    !ids(isr).is_empty() && !ids(isr).contains(&"2") && still_replica
+                })
+        })
+}
+
+/// Starts the default cluster at `cols`×`rows`, crashes broker 2 with `2` `x`, waits until
+/// the table shows it out of every ISR, then quits with `q`.
+fn crash_broker_2_then_quit(cols: u16, rows: u16) {
+    let mut d = Dashboard::start(cols, rows, &["--seed", "42", "--speed", "20"]);
+    let before = d.wait_for("rows test_repli-0..test_repli-5", partitions_shown);
+    let table = Table::read(&before).expect("the table was just read");
+    for r in 0..table.rows.len() {
+        let isr = ids(table.cell(r, "ISR").unwrap_or_default());
+        assert!(isr.contains(&"2"), "{} starts without broker 2 in its ISR:\n{before}", table.partition(r));
+    }
+    d.assert_took_over();
+    d.press(b"2");
+    d.wait_for("broker 2 selected", |s| s.contains("▸2 "));
+    d.press(b"x");
+    d.wait_for("broker 2 crashed and fenced, out of every ISR but still a replica", broker_2_fenced_out);
+    d.quit_and_check(b"q", "`q`");
+}
+
+#[test]
+fn crashing_broker_2_at_100x30_takes_it_out_of_every_isr_and_q_restores_the_terminal() {
+    crash_broker_2_then_quit(100, 30);
+}
+
+#[test]
+fn crashing_broker_2_at_80x24_takes_it_out_of_every_isr_and_q_restores_the_terminal() {
+    crash_broker_2_then_quit(80, 24);
+}
+
+/// 140 columns: the wide table, which has a `Replicas` column of its own.
+#[test]
+fn crashing_broker_2_at_140x40_keeps_it_in_the_replicas_column() {
+    crash_broker_2_then_quit(140, 40);
+}
+
+#[test]
+fn ctrl_c_quits_with_status_0_and_restores_the_terminal() {
+    let mut d = Dashboard::start(100, 30, &["--seed", "42", "--speed", "20"]);
+    d.wait_for("rows test_repli-0..test_repli-5", partitions_shown);
+    // Only now: before raw mode is on, the line discipline would turn ^C into SIGINT.
+    d.assert_took_over();
+    d.quit_and_check(b"\x03", "Ctrl-C");
+}
+
+#[test]
+fn a_too_small_terminal_says_so_and_q_still_quits() {
+    let mut d = Dashboard::start(60, 20, &["--seed", "42", "--speed", "20"]);
+    d.wait_for("the too-small message", |s| {
+        s.contains("Terminal too small") && s.contains("60×20") && s.contains("at least 80×24")
+    });
+    d.assert_took_over();
+    d.quit_and_check(b"q", "`q` on the too-small screen");
+}

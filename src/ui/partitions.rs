@@ -31,6 +31,21 @@ const NARROW: &[Column] = &[
     Column { title: "State", cell: state, fill: false },
 ];
 
+/// The narrow set plus the replica list, for mid-size terminals.
+const COMPACT: &[Column] = &[
+    Column { title: "Ldr", cell: leader, fill: false },
+    Column { title: "Ep", cell: epoch, fill: false },
+    Column { title: "Replicas", cell: replicas, fill: false },
+    Column { title: "ISR", cell: isr, fill: false },
+    Column { title: "HW", cell: hw, fill: false },
+    Column { title: "LEO by replica", cell: leos, fill: false },
+    Column { title: "Lag / ISR timer", cell: lag, fill: true },
+    Column { title: "State", cell: state, fill: false },
+];
+
+/// Narrowest the filling "Lag / ISR timer" column may get before a column set is too wide.
+const MIN_FILL: u16 = 16;
+
 const WIDE: &[Column] = &[
     Column { title: "Leader", cell: leader, fill: false },
     Column { title: "Epoch", cell: epoch, fill: false },
@@ -50,29 +65,60 @@ pub fn render(frame: &mut Frame, area: Rect, model: &Model, snap: &Snapshot, wid
         frame.render_widget(Paragraph::new(Line::styled(hint, theme.muted())), area);
         return;
     }
-    let columns = if wide { WIDE } else { NARROW };
     let rows = usize::from(area.height.saturating_sub(1)).max(1);
     let offset = model.visible_offset(rows, snap.partitions.len());
     let selected = model.selected_partition.min(snap.partitions.len() - 1);
-    let slice = snap.partitions.iter().enumerate().skip(offset).take(rows);
-    let mut body: Vec<Vec<Line>> = Vec::new();
-    for (i, p) in slice {
-        let marker = if i == selected { glyph::SELECTED } else { " " };
-        let mut cells =
-            vec![Line::from(vec![Span::raw(marker), Span::styled(p.tp.to_string(), theme.leader())])];
-        cells.extend(columns.iter().map(|c| (c.cell)(p, theme, wide)));
-        body.push(cells);
-    }
-    let titles = std::iter::once("Partition").chain(columns.iter().map(|c| c.title));
-    let widths = widths(&body, titles.clone(), columns);
+    // The richest column set whose fixed columns leave room for the lag column.
+    let layout = |columns: &'static [Column]| {
+        let body = cells(snap, columns, offset, rows, selected, theme, wide);
+        let widths = widths(&body, titles(columns), columns);
+        (columns, body, widths)
+    };
+    let (columns, body, widths) = [WIDE, COMPACT]
+        .into_iter()
+        .map(layout)
+        .find(|(columns, _, widths)| fits(widths, columns.len(), area.width))
+        .unwrap_or_else(|| layout(NARROW));
     let table_rows = body.into_iter().enumerate().map(|(n, cells)| {
         let row = Row::new(cells);
         if offset + n == selected { row.style(theme.selected()) } else { row }
     });
-    let header =
-        Row::new(titles.enumerate().map(|(n, t)| if n == 0 { format!(" {t}") } else { t.to_string() }));
+    let header = Row::new(
+        titles(columns).enumerate().map(|(n, t)| if n == 0 { format!(" {t}") } else { t.to_string() }),
+    );
     let table = Table::new(table_rows, widths).header(header.style(theme.title())).column_spacing(1);
     frame.render_widget(table, area);
+}
+
+fn titles(columns: &[Column]) -> impl Iterator<Item = &'static str> + Clone + '_ {
+    std::iter::once("Partition").chain(columns.iter().map(|c| c.title))
+}
+
+fn fits(widths: &[Constraint], columns: usize, width: u16) -> bool {
+    let fixed: u16 = widths.iter().map(|w| if let Constraint::Length(n) = w { *n } else { 0 }).sum();
+    fixed + columns as u16 + MIN_FILL <= width
+}
+
+/// The visible slice's cells, one line per column (selection marker + partition first).
+fn cells(
+    snap: &Snapshot,
+    columns: &[Column],
+    offset: usize,
+    rows: usize,
+    selected: usize,
+    theme: Theme,
+    wide: bool,
+) -> Vec<Vec<Line<'static>>> {
+    let slice = snap.partitions.iter().enumerate().skip(offset).take(rows);
+    slice
+        .map(|(i, p)| {
+            let marker = if i == selected { glyph::SELECTED } else { " " };
+            let mut cells =
+                vec![Line::from(vec![Span::raw(marker), Span::styled(p.tp.to_string(), theme.leader())])];
+            cells.extend(columns.iter().map(|c| (c.cell)(p, theme, wide)));
+            cells
+        })
+        .collect()
 }
 
 fn widths<'a>(

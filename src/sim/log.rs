@@ -212,10 +212,15 @@ impl PartitionLog {
 
     /// Removes every record at or above `offset` (R7.4 step 3): the epoch cache loses entries
     /// starting there, the HW is clamped, producer state forgets the removed batches.
-    /// Returns the removed records.
+    /// Returns the removed records. Like Kafka's `UnifiedLog.truncateTo`, a target at or past
+    /// the LEO removes no record but still drops epoch entries starting at the LEO: a broker
+    /// that became leader and died before appending left such an entry, and it would make
+    /// every later divergence check fail again.
     pub fn truncate_to(&mut self, offset: Offset) -> Vec<Record> {
         let offset = offset.max(self.log_start);
         if offset >= self.leo() {
+            let leo = self.leo();
+            self.epoch_cache.retain(|&(_, s)| s < leo);
             return Vec::new();
         }
         let keep = (offset - self.log_start) as usize;
@@ -380,6 +385,23 @@ mod tests {
         assert_eq!(to, 11);
         follower.truncate_to(to);
         assert_eq!(leader.diverging_epoch(0, 11), None);
+    }
+
+    /// A broker that led epoch 1 without appending anything, then follows the epoch-2 leader:
+    /// the divergence answer points at its LEO; truncating there must drop the empty epoch.
+    #[test]
+    fn empty_epoch_left_by_a_short_leadership_is_dropped() {
+        let mut old = log_with_epochs(&[(0, 5)]);
+        old.assign_epoch_start(1);
+        let mut leader = log_with_epochs(&[(0, 5)]);
+        leader.assign_epoch_start(2);
+        let div = leader.diverging_epoch(1, old.leo()).unwrap();
+        assert_eq!(div, EpochEndOffset { epoch: 0, end_offset: 5 });
+        let to = old.truncation_point(div);
+        assert_eq!(to, 5);
+        assert!(old.truncate_to(to).is_empty());
+        assert_eq!(old.epoch_cache(), &[(0, 0)]);
+        assert_eq!(leader.diverging_epoch(old.latest_epoch().unwrap(), old.leo()), None);
     }
 
     #[test]

@@ -661,11 +661,16 @@ impl Partition {
         };
         if let Some(div) = data.diverging_epoch {
             let from_leo = self.log.leo();
+            let epochs_before = self.log.epoch_cache().len();
             let to = self.log.truncation_point(div);
-            if to >= from_leo {
-                return self.back_off(ctx);
-            }
             self.log.truncate_to(to);
+            if to >= from_leo {
+                // Only a stale epoch entry went; with nothing changed, wait before asking again.
+                if self.log.epoch_cache().len() == epochs_before {
+                    self.back_off(ctx);
+                }
+                return;
+            }
             out.emit(EventKind::Truncated {
                 broker: ctx.me,
                 tp: self.tp.clone(),

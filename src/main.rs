@@ -6,6 +6,7 @@ use clap::Parser;
 use color_eyre::eyre::{Result, WrapErr};
 use isrlab::cli::{Cli, CliError, Mode};
 use isrlab::cluster::handle::LiveSim;
+use isrlab::cluster::snapshot::ScenarioInfo;
 use isrlab::cluster::spec::ClusterSpec;
 use isrlab::describe::describe;
 use isrlab::scenario::command::Command;
@@ -72,20 +73,24 @@ fn run_headless(cli: &Cli, file: &Path) -> ExitCode {
     }
 }
 
+/// What a run starts from: cluster, timeline and, for a scenario, its name and end.
+type Start = (ClusterSpec, Vec<(Ms, Command)>, Option<ScenarioInfo>);
+
 /// The cluster and timeline of `--scenario FILE`, or of the flags.
-fn start(cli: &Cli) -> Result<(ClusterSpec, Vec<(Ms, Command)>)> {
+fn start(cli: &Cli) -> Result<Start> {
     match cli.scenario_file()? {
         Some(file) => {
             let scenario = cli.load_scenario(file, rand::random())?;
-            Ok((scenario.spec, scenario.timeline))
+            let info = ScenarioInfo { name: scenario.name.clone(), end: scenario.end };
+            Ok((scenario.spec, scenario.timeline, Some(info)))
         }
-        None => Ok((cli.cluster_spec(cli.seed.unwrap_or_else(rand::random))?, Vec::new())),
+        None => Ok((cli.cluster_spec(cli.seed.unwrap_or_else(rand::random))?, Vec::new(), None)),
     }
 }
 
 /// `isrlab describe`: run headless to `--at` and print `kafka-topics.sh --describe`.
 fn describe_at(cli: &Cli, at: Ms) -> Result<()> {
-    let (spec, timeline) = start(cli)?;
+    let (spec, timeline, _) = start(cli)?;
     println!("seed {} · state at {}", spec.seed, format_time(at));
     let snap = runner::run_to(spec, &timeline, at)?;
     print!("{}", describe(&snap));
@@ -94,9 +99,9 @@ fn describe_at(cli: &Cli, at: Ms) -> Result<()> {
 
 /// `isrlab` and `isrlab --scenario FILE`: the live dashboard.
 fn dashboard(cli: &Cli) -> Result<()> {
-    let (spec, timeline) = start(cli)?;
+    let (spec, timeline, scenario) = start(cli)?;
     let seed = spec.seed;
-    let live = LiveSim::spawn(spec, timeline).wrap_err("the cluster cannot start")?;
+    let live = LiveSim::spawn(spec, timeline, scenario).wrap_err("the cluster cannot start")?;
     let result = isrlab::ui::run_dashboard(live, cli.speed);
     eprintln!("isrlab: seed {seed} (replay with --seed {seed})");
     result

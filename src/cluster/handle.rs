@@ -3,7 +3,7 @@
 
 use super::events::EventLog;
 use super::observe;
-use super::snapshot::Snapshot;
+use super::snapshot::{ScenarioInfo, Snapshot};
 use super::spec::{ClusterSpec, ProducerSpec};
 use super::world::{BrokerNode, World};
 use crate::config::{ConfigError, ProducerConfig};
@@ -417,8 +417,13 @@ pub struct LiveSim {
 
 impl LiveSim {
     /// Starts the sim thread. `timeline` holds commands to apply at given sim times (ms), as a
-    /// scenario's `[[at]]` entries do. Errors: the spec's [`SimError`].
-    pub fn spawn(spec: ClusterSpec, mut timeline: Vec<(Ms, Command)>) -> Result<LiveSim, SimError> {
+    /// scenario's `[[at]]` entries do; with `scenario`, sim time stops at its end and every
+    /// snapshot names it. Errors: the spec's [`SimError`].
+    pub fn spawn(
+        spec: ClusterSpec,
+        mut timeline: Vec<(Ms, Command)>,
+        scenario: Option<ScenarioInfo>,
+    ) -> Result<LiveSim, SimError> {
         let (control_tx, control_rx) = mpsc::channel();
         let (ready_tx, ready_rx) = mpsc::channel();
         let (snap_tx, snap_rx) = tokio::sync::watch::channel(Arc::new(Snapshot::default()));
@@ -433,9 +438,13 @@ impl LiveSim {
                         return;
                     }
                 };
-                let _ = snap_tx.send(Arc::new(sim.snapshot()));
+                let publish = |sim: &Sim| Arc::new(Snapshot { scenario: scenario.clone(), ..sim.snapshot() });
+                let _ = snap_tx.send(publish(&sim));
                 let _ = ready_tx.send(Ok(()));
-                pace(&mut sim, control_rx, &snap_tx, timeline);
+                let end = scenario.as_ref().map(|s| s.end);
+                pace(&mut sim, control_rx, timeline, end, |sim| {
+                    let _ = snap_tx.send(publish(sim));
+                });
             })
             .map_err(|e| SimError::InvalidCluster(format!("cannot start the sim thread: {e}")))?;
         match ready_rx.recv() {
@@ -483,12 +492,14 @@ impl Drop for LiveSim {
     }
 }
 
-/// The sim thread's loop: wait (the clock is frozen meanwhile), advance, apply, publish.
+/// The sim thread's loop: wait (the clock is frozen meanwhile), advance (never past `end`),
+/// apply, publish.
 fn pace(
     sim: &mut Sim,
     control: mpsc::Receiver<Control>,
-    snapshots: &tokio::sync::watch::Sender<Arc<Snapshot>>,
     timeline: Vec<(Ms, Command)>,
+    end: Option<Ms>,
+    publish: impl Fn(&Sim),
 ) {
     let mut timeline = timeline.into_iter().peekable();
     while let Ok(first) = control.recv() {
@@ -501,7 +512,7 @@ fn pace(
                 }
             }
         }
-        if let Some(t) = target {
+        if let Some(t) = target.map(|t| end.map_or(t, |e| t.min(e))) {
             while let Some((at, _)) = timeline.peek()
                 && *at <= t
             {
@@ -515,6 +526,6 @@ fn pace(
                 sim.advance_to(t);
             }
         }
-        let _ = snapshots.send(Arc::new(sim.snapshot()));
+        publish(sim);
     }
 }

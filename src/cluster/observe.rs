@@ -9,7 +9,7 @@ use crate::sim::protocol::PartitionState;
 use crate::sim::{BrokerId, Ms};
 
 /// The semantics profile this build simulates.
-pub const SEMANTICS: &str = "KRaft · Kafka 4.1 semantics (ELR off)";
+pub const SEMANTICS: &str = "KRaft · Kafka 4.0 semantics";
 
 pub(crate) fn snapshot(world: &World) -> Snapshot {
     let now = world.now();
@@ -50,6 +50,7 @@ pub(crate) fn snapshot(world: &World) -> Snapshot {
         duplicates: ledger.duplicates(),
         recent_events: log.recent(),
         event_count: log.count(),
+        scenario: None,
     }
 }
 

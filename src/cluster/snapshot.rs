@@ -14,7 +14,7 @@ pub struct Snapshot {
     pub seed: u64,
     /// Sim time (ms).
     pub now: Ms,
-    /// The semantics profile in words, e.g. `KRaft · Kafka 4.1 semantics (ELR off)`.
+    /// The semantics profile in words, e.g. `KRaft · Kafka 4.0 semantics`.
     pub semantics: String,
     /// Brokers in id order.
     pub brokers: Vec<BrokerView>,
@@ -34,6 +34,17 @@ pub struct Snapshot {
     pub recent_events: Arc<[ClusterEvent]>,
     /// How many events the run has produced in all.
     pub event_count: u64,
+    /// The scenario being played, if any: its name and the sim time (ms) where it ends.
+    pub scenario: Option<ScenarioInfo>,
+}
+
+/// What the dashboard shows of a scenario opened with `--scenario`.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct ScenarioInfo {
+    /// The scenario's `name`.
+    pub name: String,
+    /// Its `end` (ms); sim time stops there.
+    pub end: Ms,
 }
 
 /// Process state of a broker.

@@ -33,7 +33,7 @@ pub fn snapshot() -> Snapshot {
     Snapshot {
         seed: 42,
         now: NOW,
-        semantics: "KRaft · Kafka 4.1 semantics (ELR off)".into(),
+        semantics: "KRaft · Kafka 4.0 semantics".into(),
         brokers: brokers(),
         topics: vec![TopicView {
             name: TOPIC.into(),
@@ -51,6 +51,7 @@ pub fn snapshot() -> Snapshot {
         duplicates: 0,
         recent_events: events().into(),
         event_count: 21,
+        scenario: None,
     }
 }
 

@@ -3,6 +3,7 @@
 //! at `--at` as `kafka-topics.sh --describe`). Parsing and turning flags into a
 //! [`ClusterSpec`] live here so they can be tested; `main.rs` only dispatches.
 
+use crate::cluster::handle::MAX_BROKERS;
 use crate::cluster::spec::{ClusterSpec, Placement, TopicSpec};
 use crate::config::{ConfigError, TopicConfig};
 use crate::scenario::checks;
@@ -26,8 +27,8 @@ pub struct Cli {
     /// (a scenario file's own seed wins over random, this flag over both).
     #[arg(long, value_name = "N", global = true)]
     pub seed: Option<u64>,
-    /// Number of brokers, ids 0..N-1 (default 3).
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=100), global = true)]
+    /// Number of brokers, ids 0..N-1 (default 3, at most 10).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=MAX_BROKERS as i64), global = true)]
     pub brokers: Option<u16>,
     /// A topic to create instead of the default `test_repli:6:3` (repeatable); the producer
     /// writes to the first one.

@@ -30,9 +30,12 @@ pub enum SimError {
     /// `INVALID_REPLICATION_FACTOR` (38) with Kafka's message (R1.7).
     #[error("INVALID_REPLICATION_FACTOR: {0}")]
     InvalidReplicationFactor(String),
-    /// Invalid partition count or topic name.
+    /// Invalid partition count.
     #[error("INVALID_PARTITIONS: {0}")]
     InvalidPartitions(String),
+    /// Invalid topic name (Kafka's `InvalidTopicException`).
+    #[error("INVALID_TOPIC_EXCEPTION: {0}")]
+    InvalidTopic(String),
     /// The topic already exists (`TOPIC_ALREADY_EXISTS`).
     #[error("TOPIC_ALREADY_EXISTS: Topic '{0}' already exists.")]
     TopicExists(String),

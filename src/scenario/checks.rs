@@ -9,8 +9,8 @@ use crate::scenario::command::Command;
 use crate::sim::{BrokerId, join_ids};
 use std::collections::BTreeMap;
 
-/// Most partitions one topic may have in isrlab (the simulation keeps every replica's log).
-pub const MAX_PARTITIONS: u32 = 1000;
+use crate::sim::assignment;
+pub use crate::sim::assignment::MAX_PARTITIONS;
 
 /// Checks a topic to be created on `brokers` registered brokers the way the KRaft controller
 /// does (R1.7). Errors: the message Kafka gives, prefixed with its error name, e.g.
@@ -29,14 +29,7 @@ pub fn check_new_topic(
 /// A partition count from 1 to [`MAX_PARTITIONS`]. Errors: `INVALID_PARTITIONS` with Kafka's
 /// message for 0.
 pub fn check_partitions(partitions: u32) -> Result<(), String> {
-    let msg = if partitions == 0 {
-        "Number of partitions was set to an invalid non-positive value.".to_string()
-    } else if partitions > MAX_PARTITIONS {
-        format!("isrlab simulates at most {MAX_PARTITIONS} partitions per topic, not {partitions}.")
-    } else {
-        return Ok(());
-    };
-    Err(SimError::InvalidPartitions(msg).to_string())
+    assignment::validate_partition_count(partitions).map_err(|e| e.to_string())
 }
 
 /// Kafka's replication factor rule (R1.7, KRaft wording). Errors: `INVALID_REPLICATION_FACTOR`
@@ -57,20 +50,7 @@ pub fn check_replication_factor(rf: u32, brokers: usize) -> Result<(), String> {
 /// Kafka's topic name rule: 1 to 249 characters from `[a-zA-Z0-9._-]`, not `.` or `..`.
 /// Errors: Kafka's `InvalidTopicException` message.
 pub fn check_topic_name(name: &str) -> Result<(), String> {
-    let msg = if name.is_empty() {
-        "Topic name is illegal, it can't be empty".to_string()
-    } else if name == "." || name == ".." {
-        "Topic name cannot be \".\" or \"..\"".to_string()
-    } else if name.len() > 249 {
-        format!("Topic name is illegal, it can't be longer than 249 characters, topic name: {name}")
-    } else if !name.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-')) {
-        format!(
-            "Topic name \"{name}\" is illegal, it contains a character other than ASCII alphanumerics, '.', '_' and '-'"
-        )
-    } else {
-        return Ok(());
-    };
-    Err(format!("INVALID_TOPIC_EXCEPTION: {msg}"))
+    assignment::validate_topic_name(name).map_err(|e| e.to_string())
 }
 
 /// Sets a broker-level or producer property on `spec`, routed by the registry's scope:

@@ -66,6 +66,9 @@ pub enum Command {
     },
 }
 
+/// Most records one `produce` command may hand over (memory and time stay reasonable).
+pub const MAX_PRODUCE: u64 = 1_000_000;
+
 /// Why a command line could not be parsed.
 #[derive(Clone, PartialEq, Eq, Debug, thiserror::Error)]
 #[error("{message}")]
@@ -97,6 +100,20 @@ fn number<T: std::str::FromStr>(word: Option<&str>, what: &str, usage: &str) -> 
     w.parse().map_err(|_| err(format!("`{w}` is not a valid {what}; usage: {usage}")))
 }
 
+fn bounded<T: std::str::FromStr + PartialOrd + std::fmt::Display>(
+    word: Option<&str>,
+    what: &str,
+    usage: &str,
+    min: T,
+    max: T,
+) -> Result<T, ParseError> {
+    let n: T = number(word, what, usage)?;
+    if n < min || n > max {
+        return Err(err(format!("{what} must be from {min} to {max}, got {n}")));
+    }
+    Ok(n)
+}
+
 fn key_value(word: Option<&str>, usage: &str) -> Result<(String, String), ParseError> {
     let w = word.ok_or_else(|| err(format!("missing KEY=VALUE; usage: {usage}")))?;
     match w.split_once('=') {
@@ -118,7 +135,7 @@ impl Command {
             "resume-fetch" => Command::ResumeFetch(number(words.next(), "broker id", "resume-fetch B")?),
             "produce" => {
                 let topic = words.next().ok_or_else(|| err("missing topic; usage: produce T N"))?;
-                let count = number(words.next(), "record count", "produce T N")?;
+                let count = bounded(words.next(), "record count", "produce T N", 1, MAX_PRODUCE)?;
                 Command::Produce { topic: topic.to_string(), count }
             }
             "create-topic" => {
@@ -205,5 +222,8 @@ mod tests {
         assert!(Command::parse("explode 2").unwrap_err().message.contains("unknown command"));
         assert!(Command::parse("set acks").unwrap_err().message.contains("KEY=VALUE"));
         assert!(Command::parse("crash 2 3").unwrap_err().message.contains("unexpected"));
+        let huge = Command::parse("produce t 99999999999999").unwrap_err().message;
+        assert_eq!(huge, "record count must be from 1 to 1000000, got 99999999999999");
+        assert!(Command::parse("produce t 0").is_err());
     }
 }

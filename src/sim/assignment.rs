@@ -19,6 +19,49 @@ use rand::RngExt;
 use rand::seq::SliceRandom;
 use rand_chacha::ChaCha8Rng;
 
+/// Kafka's topic name rules (`org.apache.kafka.common.internals.Topic.validate`), with its
+/// messages. Errors: [`SimError::InvalidTopic`].
+pub fn validate_topic_name(name: &str) -> Result<(), SimError> {
+    let bad = |m: String| Err(SimError::InvalidTopic(m));
+    if name.is_empty() {
+        return bad("Topic name is illegal, it can't be empty".into());
+    }
+    if name == "." || name == ".." {
+        return bad("Topic name cannot be \".\" or \"..\"".into());
+    }
+    if name.len() > 249 {
+        return bad(format!(
+            "Topic name is illegal, it can't be longer than 249 characters, topic name: {name}"
+        ));
+    }
+    if !name.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-')) {
+        return bad(format!(
+            "Topic name \"{name}\" is illegal, it contains a character other than ASCII alphanumerics, '.', '_' and '-'"
+        ));
+    }
+    Ok(())
+}
+
+/// A partition count from 1 to [`MAX_PARTITIONS`]. Errors: [`SimError::InvalidPartitions`]
+/// with Kafka's message for 0.
+pub fn validate_partition_count(partitions: u32) -> Result<(), SimError> {
+    if partitions == 0 {
+        return Err(SimError::InvalidPartitions(
+            "Number of partitions was set to an invalid non-positive value.".into(),
+        ));
+    }
+    if partitions > MAX_PARTITIONS {
+        return Err(SimError::InvalidPartitions(format!(
+            "isrlab simulates at most {MAX_PARTITIONS} partitions per topic, not {partitions}."
+        )));
+    }
+    Ok(())
+}
+
+/// Most partitions one topic may have in isrlab (every partition costs sim time; Kafka itself
+/// allows far more).
+pub const MAX_PARTITIONS: u32 = 1_000;
+
 /// Sorted, de-duplicated copy of a broker id list.
 fn sorted_ids(brokers: &[BrokerId]) -> Vec<BrokerId> {
     let mut ids = brokers.to_vec();
@@ -303,11 +346,7 @@ pub fn assign(
             "Replication factor must be larger than 0, or -1 to use the default value.".into(),
         ));
     }
-    if partitions == 0 {
-        return Err(SimError::InvalidPartitions(
-            "Number of partitions was set to an invalid non-positive value.".into(),
-        ));
-    }
+    validate_partition_count(partitions)?;
     match placement {
         Placement::Kafka => striped(brokers, partitions, rf, rng),
         Placement::Seed => {

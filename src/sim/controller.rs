@@ -286,29 +286,6 @@ fn validate_alter(
     Ok(())
 }
 
-/// Kafka's topic name rules (`org.apache.kafka.common.internals.Topic.validate`), with its
-/// messages. Errors: [`SimError::InvalidPartitions`] (the variant for bad names).
-fn validate_topic_name(name: &str) -> Result<(), SimError> {
-    let bad = |m: String| Err(SimError::InvalidPartitions(m));
-    if name.is_empty() {
-        return bad("Topic name is illegal, it can't be empty".into());
-    }
-    if name == "." || name == ".." {
-        return bad("Topic name cannot be \".\" or \"..\"".into());
-    }
-    if name.len() > 249 {
-        return bad(format!(
-            "Topic name is illegal, it can't be longer than 249 characters, topic name: {name}"
-        ));
-    }
-    if !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '.' || c == '_' || c == '-') {
-        return bad(format!(
-            "Topic name \"{name}\" is illegal, it contains a character other than ASCII alphanumerics, '.', '_' and '-'"
-        ));
-    }
-    Ok(())
-}
-
 /// When the next auto-rebalance run is due.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 struct RebalanceTimer {
@@ -457,13 +434,13 @@ impl QuorumController {
     /// first ISR entry, leader epoch 0, partition epoch 0. Emits `TopicCreated` and broadcasts
     /// the new partitions and topic config.
     ///
-    /// Errors (nothing changes): a bad name ([`SimError::InvalidPartitions`] with Kafka's
+    /// Errors (nothing changes): a bad name ([`SimError::InvalidTopic`] with Kafka's
     /// text); an existing name ([`SimError::TopicExists`]); any placement error; a partition
     /// without an active replica ([`SimError::InvalidReplicationFactor`], `Unable to replicate
     /// the partition <rf> time(s): All brokers are currently fenced or in controlled shutdown.`,
     /// or Kafka's manual-assignment text for explicit lists).
     pub fn create_topic(&mut self, now: Ms, spec: &TopicSpec, out: &mut Outbox) -> Result<(), SimError> {
-        validate_topic_name(&spec.name)?;
+        assignment::validate_topic_name(&spec.name)?;
         if self.topics.contains_key(spec.name.as_str()) {
             return Err(SimError::TopicExists(spec.name.clone()));
         }

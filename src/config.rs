@@ -248,6 +248,9 @@ pub enum ConfigError {
         /// What would be accepted.
         expected: String,
     },
+    /// Two properties contradict each other; Kafka refuses the combination.
+    #[error("{0}")]
+    Conflict(String),
     /// The property exists but not at this level.
     #[error("`{name}` is a {actual} property and cannot be set {wanted}")]
     WrongScope {
@@ -417,6 +420,32 @@ impl Default for BrokerConfig {
 }
 
 impl BrokerConfig {
+    /// Checks the combinations Kafka's `KafkaConfig` refuses at start-up. Errors:
+    /// [`ConfigError::Conflict`] with Kafka's message.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        if self.replica_fetch_wait_max_ms > self.replica_socket_timeout_ms {
+            return Err(ConfigError::Conflict(
+                "replica.socket.timeout.ms should always be at least replica.fetch.wait.max.ms to prevent unnecessary socket timeouts".into(),
+            ));
+        }
+        if self.replica_fetch_wait_max_ms > self.replica_lag_time_max_ms {
+            return Err(ConfigError::Conflict(
+                "replica.fetch.wait.max.ms should always be less than or equal to replica.lag.time.max.ms to prevent frequent changes in ISR".into(),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Combinations Kafka accepts but logs as errors, in plain words (`None` when fine).
+    pub fn warning(&self) -> Option<String> {
+        (self.broker_heartbeat_interval_ms * 2 > self.broker_session_timeout_ms).then(|| {
+            format!(
+                "broker.heartbeat.interval.ms ({} ms) should be at most half of broker.session.timeout.ms ({} ms): brokers will be fenced between heartbeats",
+                self.broker_heartbeat_interval_ms, self.broker_session_timeout_ms
+            )
+        })
+    }
+
     /// Sets a broker-level property from text. Errors: unknown name, bad value, or a
     /// producer property.
     pub fn set(&mut self, name: &str, text: &str) -> Result<(), ConfigError> {
@@ -526,6 +555,9 @@ pub struct ProducerConfig {
     pub batch_size: u64,
     /// Records per second (isrlab's load knob; 0 = only explicit `produce` commands).
     pub rate: f64,
+    /// `enable.idempotence` was set by the user, not left at its default: Kafka then refuses
+    /// settings that cannot be idempotent instead of quietly turning idempotence off (R5.8).
+    pub enable_idempotence_set: bool,
 }
 
 impl Default for ProducerConfig {
@@ -541,6 +573,7 @@ impl Default for ProducerConfig {
             linger_ms: 5,
             batch_size: 16_384,
             rate: 100.0,
+            enable_idempotence_set: false,
         }
     }
 }
@@ -555,7 +588,10 @@ impl ProducerConfig {
         let v = p.parse(text)?;
         match (p.name, v) {
             ("acks", Value::Acks(a)) => self.acks = a,
-            ("enable.idempotence", v) => self.enable_idempotence = as_bool(v),
+            ("enable.idempotence", v) => {
+                self.enable_idempotence = as_bool(v);
+                self.enable_idempotence_set = true;
+            }
             ("retries", v) => self.retries = as_u64(v) as u32,
             ("delivery.timeout.ms", v) => self.delivery_timeout_ms = as_u64(v),
             ("request.timeout.ms", v) => self.request_timeout_ms = as_u64(v),
@@ -565,6 +601,30 @@ impl ProducerConfig {
             ("batch.size", v) => self.batch_size = as_u64(v),
             ("rate", Value::Rate(r)) => self.rate = r,
             (other, _) => unreachable!("registry entry {other} has no producer field"),
+        }
+        Ok(())
+    }
+
+    /// Checks the combinations Kafka's `ProducerConfig` refuses (R5.7, R5.8). Errors:
+    /// [`ConfigError::Conflict`] with Kafka's message.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        if self.enable_idempotence_set && self.enable_idempotence {
+            if self.acks != Acks::All {
+                return Err(ConfigError::Conflict(
+                    "Must set acks to all in order to use the idempotent producer. Otherwise we cannot guarantee idempotence (or set enable.idempotence=false first).".into(),
+                ));
+            }
+            if self.retries == 0 {
+                return Err(ConfigError::Conflict(
+                    "Must set retries to non-zero when using the idempotent producer.".into(),
+                ));
+            }
+        }
+        if self.delivery_timeout_ms < self.linger_ms + self.request_timeout_ms {
+            return Err(ConfigError::Conflict(format!(
+                "delivery.timeout.ms should be equal to or larger than linger.ms + request.timeout.ms ({} ms)",
+                self.linger_ms + self.request_timeout_ms
+            )));
         }
         Ok(())
     }
@@ -594,6 +654,7 @@ mod tests {
                 Scope::Producer => {
                     let mut c = ProducerConfig::default();
                     c.set(p.name, p.default).unwrap();
+                    c.enable_idempotence_set = false;
                     assert_eq!(c, ProducerConfig::default(), "{} default differs", p.name);
                 }
             }
@@ -623,6 +684,25 @@ mod tests {
         assert!(p.set("acks", "2").is_err());
         p.set("acks", "-1").unwrap();
         assert_eq!(p.acks, Acks::All);
+    }
+
+    #[test]
+    fn kafka_refuses_contradicting_settings() {
+        let mut p = ProducerConfig::default();
+        p.set("acks", "1").unwrap();
+        assert!(p.validate().is_ok(), "default idempotence quietly turns off");
+        p.set("enable.idempotence", "true").unwrap();
+        assert!(p.validate().unwrap_err().to_string().starts_with("Must set acks to all"));
+        let mut p = ProducerConfig::default();
+        p.set("delivery.timeout.ms", "1").unwrap();
+        assert!(p.validate().unwrap_err().to_string().contains("linger.ms + request.timeout.ms"));
+        let mut b = BrokerConfig::default();
+        b.set("replica.lag.time.max.ms", "100").unwrap();
+        assert!(b.validate().unwrap_err().to_string().contains("replica.fetch.wait.max.ms should always"));
+        b.set("replica.fetch.wait.max.ms", "50").unwrap();
+        assert!(b.validate().is_ok());
+        b.set("broker.heartbeat.interval.ms", "5000").unwrap();
+        assert!(b.warning().unwrap().contains("half of broker.session.timeout.ms"));
     }
 
     #[test]

@@ -104,6 +104,10 @@ impl Sim {
     /// at t=0. Errors: any [`SimError`] from the spec.
     pub fn new(spec: ClusterSpec) -> Result<Sim, SimError> {
         validate_brokers(&spec.brokers)?;
+        spec.broker_config.validate()?;
+        for p in &spec.producers {
+            p.config.validate()?;
+        }
         let rt = tokio::runtime::Builder::new_current_thread()
             .enable_time()
             .start_paused(true)
@@ -338,6 +342,7 @@ fn set_producer(
     for p in producers.iter() {
         let mut c = p.borrow().config().clone();
         c.set(key, value)?;
+        c.validate()?;
         configs.push(c);
     }
     for (p, c) in producers.iter().zip(configs) {

@@ -503,6 +503,7 @@ impl QuorumController {
     ) -> Result<(), ConfigError> {
         let mut config = self.config.clone();
         config.set(key, value)?;
+        config.validate()?;
         if config != self.config {
             self.config = config;
             self.pending.broker_config = Some(self.config.clone());

@@ -99,6 +99,8 @@ pub enum Check {
     Leo(TopicPartition, BrokerId, Comparison),
     /// Acknowledged records lost, cluster-wide (audit ledger).
     AckedLost(Comparison),
+    /// Records in the log twice, cluster-wide (audit ledger).
+    Duplicates(Comparison),
     /// Partitions without a leader (`OfflinePartitionsCount`).
     OfflinePartitions(Comparison),
     /// Partitions with a leader whose ISR is smaller than the replica list.
@@ -192,6 +194,7 @@ fn count(n: usize) -> i64 {
 fn check_cluster(check: &Check, snap: &Snapshot) -> Found {
     match check {
         Check::AckedLost(want) => compare(want, i64::try_from(snap.acked_lost).unwrap_or(i64::MAX)),
+        Check::Duplicates(want) => compare(want, i64::try_from(snap.duplicates).unwrap_or(i64::MAX)),
         Check::OfflinePartitions(want) => {
             compare(want, count(snap.partitions.iter().filter(|p| p.leader.is_none()).count()))
         }
@@ -237,6 +240,7 @@ impl Check {
             Check::Hw(tp, _) => format!("{tp} hw"),
             Check::Leo(tp, broker, _) => format!("{tp} leo of broker {broker}"),
             Check::AckedLost(_) => "acked_lost".into(),
+            Check::Duplicates(_) => "duplicates".into(),
             Check::OfflinePartitions(_) => "offline_partitions".into(),
             Check::UnderReplicated(_) => "under_replicated".into(),
             Check::ProducerErrors { producer, error, .. } => format!("producer {producer} errors {error}"),
@@ -249,7 +253,10 @@ impl Check {
             Check::Leader(_, want) => leader_text(*want),
             Check::Isr(_, want) | Check::Replicas(_, want) => list(want),
             Check::LeaderEpoch(_, c) | Check::Hw(_, c) | Check::Leo(_, _, c) => c.to_string(),
-            Check::AckedLost(c) | Check::OfflinePartitions(c) | Check::UnderReplicated(c) => c.to_string(),
+            Check::AckedLost(c)
+            | Check::Duplicates(c)
+            | Check::OfflinePartitions(c)
+            | Check::UnderReplicated(c) => c.to_string(),
             Check::ProducerErrors { count, .. } => count.to_string(),
         }
     }

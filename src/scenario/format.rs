@@ -105,6 +105,7 @@ struct RawExpect {
     hw: Option<Spanned<Value>>,
     leo: Option<Table>,
     acked_lost: Option<Spanned<Value>>,
+    duplicates: Option<Spanned<Value>>,
     offline_partitions: Option<Spanned<Value>>,
     under_replicated: Option<Spanned<Value>>,
     errors: Option<Table>,
@@ -406,6 +407,9 @@ fn expectation(raw: &Spanned<RawExpect>, known: &Known, producers: usize, end: M
     };
     if let Some(v) = &e.acked_lost {
         checks.push(Check::AckedLost(comparison_of(v)?));
+    }
+    if let Some(v) = &e.duplicates {
+        checks.push(Check::Duplicates(comparison_of(v)?));
     }
     if let Some(v) = &e.offline_partitions {
         checks.push(Check::OfflinePartitions(comparison_of(v)?));

@@ -21,6 +21,9 @@ struct PartitionLedger {
     lost: u64,
 }
 
+/// How far back from a retried batch the ledger looks for its first copy (records).
+pub const DUPLICATE_SCAN: Offset = 100_000;
+
 /// Acknowledged records per partition, with loss and duplicate counts.
 #[derive(Clone, Debug, Default)]
 pub struct Ledger {
@@ -68,6 +71,11 @@ impl Ledger {
         leader: Option<(BrokerId, &PartitionLog)>,
         events: &mut Vec<EventKind>,
     ) {
+        if acked.retried_without_idempotence
+            && let Some((_, log)) = leader
+        {
+            self.find_earlier_copies(acked, log, events);
+        }
         let p = self.partitions.entry(acked.tp.clone()).or_default();
         let first_new = p.entries.len();
         for (i, &value) in acked.values.iter().enumerate() {
@@ -81,6 +89,7 @@ impl Ledger {
                         value,
                         first_offset,
                         second_offset: offset,
+                        count: 1,
                     });
                 }
                 continue;
@@ -117,6 +126,30 @@ impl Ledger {
         self.lost -= restored;
         let newly = mark_lost(&mut p.entries, log);
         self.report(tp, leader, newly, events);
+    }
+
+    /// A batch retried without idempotence may already be in the log from its first attempt,
+    /// which timed out or lost its answer but was appended: those copies are duplicates.
+    fn find_earlier_copies(&mut self, acked: &AckedRecords, log: &PartitionLog, events: &mut Vec<EventKind>) {
+        let start = (acked.base_offset - DUPLICATE_SCAN).max(log.log_start());
+        let mut found = Vec::new();
+        for offset in start..acked.base_offset {
+            if let Some(r) = log.record_at(offset)
+                && acked.values.contains(&r.value)
+            {
+                found.push((r.value, offset));
+            }
+        }
+        let Some(&(value, first_offset)) = found.first() else { return };
+        let index = acked.values.iter().position(|&v| v == value).unwrap_or(0);
+        self.duplicates += found.len() as u64;
+        events.push(EventKind::DuplicateAcked {
+            tp: acked.tp.clone(),
+            value,
+            first_offset,
+            second_offset: acked.base_offset + index as Offset,
+            count: found.len() as u64,
+        });
     }
 
     fn report(
@@ -178,6 +211,7 @@ mod tests {
             leader_epoch: 0,
             values: values.to_vec(),
             acks: Acks::One,
+            retried_without_idempotence: false,
         }
     }
 
@@ -203,6 +237,23 @@ mod tests {
         // Leadership back on a replica that has them: not lost any more.
         ledger.reconcile(&TopicPartition::new("t", 0), 1, &old, &mut events);
         assert_eq!(ledger.lost(), 0);
+    }
+
+    /// S4/S6: an acks=all batch timed out after its append; the non-idempotent retry put
+    /// the same record in the log again.
+    #[test]
+    fn retry_without_idempotence_finds_the_first_copy() {
+        let mut ledger = Ledger::new();
+        let mut events = Vec::new();
+        let log = log_of(&[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 10], 0);
+        let retry = AckedRecords { retried_without_idempotence: true, ..acked(11, &[10]) };
+        ledger.on_acked(&retry, Some((1, &log)), &mut events);
+        assert_eq!(ledger.duplicates(), 1);
+        assert!(
+            events[0].to_string().contains("m10 is in the log at offset 10 and again at 11"),
+            "{}",
+            events[0]
+        );
     }
 
     #[test]

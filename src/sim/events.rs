@@ -163,16 +163,18 @@ pub enum EventKind {
         /// The replica whose log now decides (the new leader).
         leader: BrokerId,
     },
-    /// A record was acknowledged twice at different offsets (a non-idempotent retry).
+    /// Acknowledged records are in the log twice (a retry without idempotence, R5.9).
     DuplicateAcked {
         /// The partition.
         tp: TopicPartition,
-        /// The record's payload value.
+        /// The first duplicated record's payload value.
         value: u64,
-        /// Offset of the first copy.
+        /// Offset of its first copy.
         first_offset: Offset,
-        /// Offset of the second copy.
+        /// Offset of its second copy.
         second_offset: Offset,
+        /// How many records of the batch are duplicated.
+        count: u64,
     },
     /// Produce to a partition started failing.
     ProduceFailing {
@@ -314,9 +316,13 @@ impl fmt::Display for EventKind {
                 f,
                 "{count} ACKED RECORD(S) LOST in {tp} (offsets {first_offset}–{last_offset}): leader {leader}'s log does not have them"
             ),
-            DuplicateAcked { tp, value, first_offset, second_offset } => write!(
+            DuplicateAcked { tp, value, first_offset, second_offset, count: 1 } => write!(
                 f,
-                "duplicate in {tp}: record m{value} acknowledged at offset {first_offset} and again at {second_offset} (retry without idempotence)"
+                "DUPLICATE in {tp}: record m{value} is in the log at offset {first_offset} and again at {second_offset} (a retry without enable.idempotence)"
+            ),
+            DuplicateAcked { tp, value, first_offset, second_offset, count } => write!(
+                f,
+                "DUPLICATES in {tp}: {count} records from m{value} are in the log twice, from offset {first_offset} and again from {second_offset} (a retry without enable.idempotence)"
             ),
             ProduceFailing { tp, failure } => {
                 write!(f, "produce to {tp} failing with {}: {}", failure.error, failure.detail)

@@ -649,6 +649,7 @@ impl ProducerClient {
                     tp: resp.tp,
                     base_offset,
                     leader_epoch,
+                    retried_without_idempotence: batch.retries_done > 0 && batch.producer_id < 0,
                     values: batch.values,
                     acks: batch.acks,
                 });
@@ -1226,7 +1227,8 @@ mod tests {
                 base_offset: 42,
                 leader_epoch: 3,
                 values: vec![0, 1, 2],
-                acks: Acks::All
+                acks: Acks::All,
+                retried_without_idempotence: false,
             }]
         );
         assert_eq!(p.view().acked, 3);

@@ -58,9 +58,9 @@ pub enum Mode {
     },
     /// Run the cluster headless to `--at` and print `kafka-topics.sh --describe` output.
     Describe {
-        /// Sim time to stop at, e.g. `5s`, `1500ms`, `2m`.
-        #[arg(long, value_name = "TIME", default_value = "5s", value_parser = parse_duration)]
-        at: Ms,
+        /// Sim time to stop at, e.g. `5s`, `1500ms`, `2m` (default: a scenario's end, else 5s).
+        #[arg(long, value_name = "TIME", value_parser = parse_duration)]
+        at: Option<Ms>,
     },
 }
 
@@ -249,8 +249,11 @@ mod tests {
 
     #[test]
     fn describe_defaults_to_five_seconds() {
-        assert_eq!(parse(&["describe"]).unwrap().mode, Some(Mode::Describe { at: 5000 }));
-        assert_eq!(parse(&["describe", "--at", "2m"]).unwrap().mode, Some(Mode::Describe { at: 120_000 }));
+        assert_eq!(parse(&["describe"]).unwrap().mode, Some(Mode::Describe { at: None }));
+        assert_eq!(
+            parse(&["describe", "--at", "2m"]).unwrap().mode,
+            Some(Mode::Describe { at: Some(120_000) })
+        );
         let err = parse(&["describe", "--at", "soon"]).unwrap_err().to_string();
         assert!(err.contains("is not a duration"), "{err}");
     }

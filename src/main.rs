@@ -88,9 +88,11 @@ fn start(cli: &Cli) -> Result<Start> {
     }
 }
 
-/// `isrlab describe`: run headless to `--at` and print `kafka-topics.sh --describe`.
-fn describe_at(cli: &Cli, at: Ms) -> Result<()> {
-    let (spec, timeline, _) = start(cli)?;
+/// `isrlab describe`: run headless to `--at` (default: the scenario's end, else 5 s) and print
+/// `kafka-topics.sh --describe`.
+fn describe_at(cli: &Cli, at: Option<Ms>) -> Result<()> {
+    let (spec, timeline, scenario) = start(cli)?;
+    let at = at.or(scenario.map(|s| s.end)).unwrap_or(5_000);
     println!("seed {} · state at {}", spec.seed, format_time(at));
     let snap = runner::run_to(spec, &timeline, at)?;
     print!("{}", describe(&snap));

@@ -227,7 +227,9 @@ impl fmt::Display for EventKind {
         match self {
             TopicCreated { topic, assignment } => {
                 let lists: Vec<String> = assignment.iter().map(|r| format!("[{}]", join_ids(r))).collect();
-                write!(f, "topic {topic} created with {} partitions: {}", assignment.len(), lists.join(" "))
+                let n = assignment.len();
+                let noun = if n == 1 { "partition" } else { "partitions" };
+                write!(f, "topic {topic} created with {n} {noun}: {}", lists.join(" "))
             }
             BrokerRegistered { broker, broker_epoch } => {
                 write!(

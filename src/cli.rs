@@ -61,6 +61,10 @@ pub enum Mode {
         /// Sim time to stop at, e.g. `5s`, `1500ms`, `2m` (default: a scenario's end, else 5s).
         #[arg(long, value_name = "TIME", value_parser = parse_duration)]
         at: Option<Ms>,
+        /// Print each partition's state as the ZooKeeper `state` znode JSON the seed documents
+        /// show, instead of `kafka-topics.sh --describe`.
+        #[arg(long)]
+        zk: bool,
     },
 }
 
@@ -249,7 +253,7 @@ mod tests {
 
     #[test]
     fn describe_defaults_to_five_seconds() {
-        assert_eq!(parse(&["describe"]).unwrap().mode, Some(Mode::Describe { at: None }));
+        assert_eq!(parse(&["describe"]).unwrap().mode, Some(Mode::Describe { at: None, zk: false }));
         assert_eq!(
             parse(&["describe", "--at", "2m"]).unwrap().mode,
             Some(Mode::Describe { at: Some(120_000) })

@@ -51,6 +51,26 @@ pub fn partition_line(p: &PartitionView) -> String {
     )
 }
 
+/// Every partition's state as the ZooKeeper-era `state` znode the seed documents show
+/// (`get /brokers/topics/T/partitions/P/state`, R4.9 `TopicPartitionStateZNode`): the znode path,
+/// then its JSON. A leaderless partition shows `"leader":-1`. KRaft keeps the same fields in its
+/// metadata log; with one controller that never fails over, `controller_epoch` is 1.
+pub fn zk_partition_states(snap: &Snapshot) -> String {
+    let mut out = String::new();
+    for p in &snap.partitions {
+        let isr: Vec<String> = p.isr.iter().map(|b| b.to_string()).collect();
+        out.push_str(&format!(
+            "/brokers/topics/{}/partitions/{}/state\n{{\"controller_epoch\":1,\"leader\":{},\"version\":1,\"leader_epoch\":{},\"isr\":[{}]}}\n",
+            p.tp.topic,
+            p.tp.partition,
+            p.leader.unwrap_or(-1),
+            p.leader_epoch,
+            isr.join(",")
+        ));
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -125,6 +145,24 @@ Topic: t\tTopicId: tId0000000000000000\tPartitionCount: 2\tReplicationFactor: 3\
         assert_eq!(lines.len(), 4);
         assert!(lines[1].contains("Topic: t\tPartition: 0\tLeader: 1"));
         assert!(lines[3].contains("Topic: t-1\tPartition: 0\tLeader: 2"));
+    }
+
+    /// The seed documents' znode JSON, field order included.
+    #[test]
+    fn zookeeper_state_znodes_like_the_seed() {
+        let snap = Snapshot {
+            partitions: vec![
+                partition("secondTopic", 1, Some(0), &[0, 1], &[0, 1]),
+                partition("t", 0, None, &[2], &[2]),
+            ],
+            ..Default::default()
+        };
+        let expected = "\
+/brokers/topics/secondTopic/partitions/1/state\n\
+{\"controller_epoch\":1,\"leader\":0,\"version\":1,\"leader_epoch\":0,\"isr\":[0,1]}\n\
+/brokers/topics/t/partitions/0/state\n\
+{\"controller_epoch\":1,\"leader\":-1,\"version\":1,\"leader_epoch\":0,\"isr\":[2]}\n";
+        assert_eq!(zk_partition_states(&snap), expected);
     }
 
     #[test]

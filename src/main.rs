@@ -8,7 +8,7 @@ use isrlab::cli::{Cli, CliError, Mode};
 use isrlab::cluster::handle::LiveSim;
 use isrlab::cluster::snapshot::ScenarioInfo;
 use isrlab::cluster::spec::ClusterSpec;
-use isrlab::describe::describe;
+use isrlab::describe::{describe, zk_partition_states};
 use isrlab::scenario::command::Command;
 use isrlab::scenario::runner::{self, EXIT_INVALID, RunError};
 use isrlab::sim::{Ms, format_time};
@@ -25,7 +25,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match &cli.mode {
         Some(Mode::Run { file }) => run_headless(&cli, file),
-        Some(Mode::Describe { at }) => report(describe_at(&cli, *at)),
+        Some(Mode::Describe { at, zk }) => report(describe_at(&cli, *at, *zk)),
         None => report(dashboard(&cli)),
     }
 }
@@ -90,12 +90,12 @@ fn start(cli: &Cli) -> Result<Start> {
 
 /// `isrlab describe`: run headless to `--at` (default: the scenario's end, else 5 s) and print
 /// `kafka-topics.sh --describe`.
-fn describe_at(cli: &Cli, at: Option<Ms>) -> Result<()> {
+fn describe_at(cli: &Cli, at: Option<Ms>, zk: bool) -> Result<()> {
     let (spec, timeline, scenario) = start(cli)?;
     let at = at.or(scenario.map(|s| s.end)).unwrap_or(5_000);
     println!("seed {} · state at {}", spec.seed, format_time(at));
     let snap = runner::run_to(spec, &timeline, at)?;
-    print!("{}", describe(&snap));
+    print!("{}", if zk { zk_partition_states(&snap) } else { describe(&snap) });
     Ok(())
 }
 

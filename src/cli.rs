@@ -256,7 +256,7 @@ mod tests {
         assert_eq!(parse(&["describe"]).unwrap().mode, Some(Mode::Describe { at: None, zk: false }));
         assert_eq!(
             parse(&["describe", "--at", "2m"]).unwrap().mode,
-            Some(Mode::Describe { at: Some(120_000) })
+            Some(Mode::Describe { at: Some(120_000), zk: false })
         );
         let err = parse(&["describe", "--at", "soon"]).unwrap_err().to_string();
         assert!(err.contains("is not a duration"), "{err}");

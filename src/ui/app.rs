@@ -65,13 +65,31 @@ pub enum StatusKind {
     Error,
 }
 
-/// The one-line message under the panes.
+/// The message under the panes (word-wrapped onto a few lines when long).
 #[derive(Clone, PartialEq, Eq, Debug)]
 pub struct Status {
     /// How it looks.
     pub kind: StatusKind,
-    /// What it says.
+    /// What it says, starting with `✔ ` for [`StatusKind::Done`] and `✖ ` for
+    /// [`StatusKind::Error`].
     pub text: String,
+}
+
+impl Status {
+    /// A message of `kind`; the `✔`/`✖` prefix is added when `text` lacks it.
+    pub fn new(kind: StatusKind, text: impl Into<String>) -> Status {
+        let text = text.into();
+        let glyph = match kind {
+            StatusKind::Info => None,
+            StatusKind::Done => Some("✔"),
+            StatusKind::Error => Some("✖"),
+        };
+        let text = match glyph {
+            Some(g) if !text.starts_with(g) => format!("{g} {text}"),
+            _ => text,
+        };
+        Status { kind, text }
+    }
 }
 
 /// Everything the dashboard remembers between frames.
@@ -176,7 +194,7 @@ impl Model {
     }
 
     fn say(&mut self, kind: StatusKind, text: impl Into<String>) {
-        self.status = Some(Status { kind, text: text.into() });
+        self.status = Some(Status::new(kind, text));
     }
 
     fn refuse(&mut self, text: impl Into<String>) -> Vec<Effect> {
@@ -198,8 +216,8 @@ pub fn update(model: &mut Model, msg: Msg, snap: &Snapshot) -> Vec<Effect> {
         Msg::SimEnded => model.refuse("the simulation stopped; press q to quit"),
         Msg::Verdict { command, result } => {
             match result {
-                Ok(()) => model.say(StatusKind::Done, format!("✔ {command}")),
-                Err(why) => model.say(StatusKind::Error, format!("✖ {command}: {why}")),
+                Ok(()) => model.say(StatusKind::Done, command.to_string()),
+                Err(why) => model.say(StatusKind::Error, format!("{command}: {why}")),
             }
             Vec::new()
         }
@@ -282,10 +300,7 @@ fn perform(model: &mut Model, action: Action, snap: &Snapshot) -> Vec<Effect> {
             model.help_scroll = 0;
             Vec::new()
         }
-        Action::Quit => {
-            model.quit = true;
-            vec![Effect::Quit]
-        }
+        Action::Quit => quit(model),
     }
 }
 
@@ -306,7 +321,7 @@ fn toggle_fetch(model: &mut Model, snap: &Snapshot) -> Vec<Effect> {
 }
 
 fn page(model: &Model, snap: &Snapshot) -> isize {
-    let rows = view::table_rows(model.screen, snap);
+    let rows = view::table_rows(model, snap);
     rows.saturating_sub(1).max(1) as isize
 }
 
@@ -320,7 +335,7 @@ fn move_selection(model: &mut Model, delta: isize, snap: &Snapshot) -> Vec<Effec
 fn keep_selection_visible(model: &mut Model, snap: &Snapshot) {
     let total = snap.partitions.len();
     model.selected_partition = model.selected_partition.min(total.saturating_sub(1));
-    let rows = view::table_rows(model.screen, snap);
+    let rows = view::table_rows(model, snap);
     model.partition_offset = model.visible_offset(rows, total);
 }
 
@@ -414,13 +429,25 @@ fn step(model: &mut Model) -> Vec<Effect> {
 }
 
 fn on_palette(model: &mut Model, action: PaletteAction) -> Vec<Effect> {
-    if action != PaletteAction::Submit {
-        if action == PaletteAction::Cancel {
+    match action {
+        PaletteAction::Submit => submit(model),
+        PaletteAction::Quit => quit(model),
+        PaletteAction::Cancel => {
             model.mode = Mode::Normal;
+            model.palette.edit(action);
+            Vec::new()
         }
-        model.palette.edit(action);
-        return Vec::new();
+        _ => {
+            model.palette.edit(action);
+            Vec::new()
+        }
     }
+}
+
+/// Enter in the palette: a valid line runs and closes it; a bad one stays open, editable,
+/// with the reason shown under it.
+fn submit(model: &mut Model) -> Vec<Effect> {
+    model.palette.edit(PaletteAction::Submit);
     let line = model.palette.input().trim().to_string();
     if line.is_empty() {
         model.mode = Mode::Normal;
@@ -429,11 +456,20 @@ fn on_palette(model: &mut Model, action: PaletteAction) -> Vec<Effect> {
     match Command::parse(&line) {
         Ok(cmd) => {
             model.palette.remember(&line);
+            model.palette.set_error(None);
             model.mode = Mode::Normal;
             vec![Effect::Apply(cmd)]
         }
-        Err(e) => model.refuse(format!("✖ {}", e.message)),
+        Err(e) => {
+            model.palette.set_error(Some(e.message));
+            Vec::new()
+        }
     }
+}
+
+fn quit(model: &mut Model) -> Vec<Effect> {
+    model.quit = true;
+    vec![Effect::Quit]
 }
 
 fn on_help(model: &mut Model, action: HelpAction) -> Vec<Effect> {
@@ -444,10 +480,7 @@ fn on_help(model: &mut Model, action: HelpAction) -> Vec<Effect> {
         HelpAction::PageUp => model.help_scroll = model.help_scroll.saturating_sub(page),
         HelpAction::PageDown => model.help_scroll += page,
         HelpAction::Close => model.mode = Mode::Normal,
-        HelpAction::Quit => {
-            model.quit = true;
-            return vec![Effect::Quit];
-        }
+        HelpAction::Quit => return quit(model),
     }
     model.help_scroll = model.help_scroll.min(super::help::line_count().saturating_sub(1));
     Vec::new()

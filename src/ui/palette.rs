@@ -8,6 +8,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
 use super::keymap::PaletteAction;
+use super::text;
 use super::theme::Theme;
 
 /// How many commands the history keeps.
@@ -24,6 +25,9 @@ pub struct Palette {
     browsing: Option<usize>,
     /// The line typed before browsing started.
     draft: String,
+    /// Why the last submitted line was refused; shown under the line until the next
+    /// submit or until the palette closes.
+    error: Option<String>,
 }
 
 impl Palette {
@@ -31,6 +35,17 @@ impl Palette {
     pub fn open(&mut self) {
         self.set_line(String::new());
         self.browsing = None;
+        self.error = None;
+    }
+
+    /// Why the last submitted line was refused, if it was.
+    pub fn error(&self) -> Option<&str> {
+        self.error.as_deref()
+    }
+
+    /// Records (or clears) why the submitted line was refused.
+    pub fn set_error(&mut self, error: Option<String>) {
+        self.error = error;
     }
 
     /// The current line.
@@ -86,6 +101,7 @@ impl Palette {
             PaletteAction::HistoryPrev => self.browse(true),
             PaletteAction::HistoryNext => self.browse(false),
             PaletteAction::Submit | PaletteAction::Cancel => self.browsing = None,
+            PaletteAction::Quit => {}
             PaletteAction::Backspace | PaletteAction::Delete => {}
         }
     }
@@ -120,11 +136,39 @@ impl Palette {
     }
 }
 
-/// Draws the palette line (`:` prompt, the text, a block cursor) in `area`, and places the
-/// terminal cursor there.
+/// Most lines the error under the palette line may take.
+pub const ERROR_MAX_LINES: usize = 3;
+
+/// The error's text lines for a screen `width` columns wide (none without an error).
+fn error_parts(palette: &Palette, width: u16) -> Vec<String> {
+    let room = usize::from(width).saturating_sub(4);
+    palette.error().map_or_else(Vec::new, |e| text::wrap_at_most(e, room, ERROR_MAX_LINES))
+}
+
+/// Rows the palette needs: its line, plus the wrapped error under it.
+pub fn height(palette: &Palette, width: u16) -> usize {
+    1 + error_parts(palette, width).len()
+}
+
+/// Draws the palette line (`:` prompt, the text scrolled so the cursor stays in view, a block
+/// cursor) in the first row of `area` and the error, if any, in red under it; places the
+/// terminal cursor on the line.
 pub fn render(frame: &mut Frame, area: Rect, palette: &Palette, theme: Theme) {
-    let width = usize::from(area.width).saturating_sub(2).max(1);
-    // Scroll the text horizontally so the cursor stays in view.
+    let (line, at) = input_line(palette, area.width, theme);
+    let mut lines = vec![line];
+    for (i, part) in error_parts(palette, area.width).into_iter().enumerate() {
+        let lead = if i == 0 { " ✖ " } else { "   " };
+        lines.push(Line::styled(format!("{lead}{part}"), theme.bad()));
+    }
+    frame.render_widget(Paragraph::new(lines), area);
+    let x = area.x.saturating_add(1).saturating_add(at);
+    frame.set_cursor_position(Position::new(x.min(area.right().saturating_sub(1)), area.y));
+}
+
+/// The prompt line, scrolled horizontally so the cursor is visible, and the cursor's column
+/// within the text.
+fn input_line(palette: &Palette, width: u16, theme: Theme) -> (Line<'static>, u16) {
+    let width = usize::from(width).saturating_sub(2).max(1);
     let skip = palette.cursor().saturating_sub(width - 1);
     let shown: String = palette.input().chars().skip(skip).take(width).collect();
     let at = palette.cursor() - skip;
@@ -137,9 +181,7 @@ pub fn render(frame: &mut Frame, area: Rect, palette: &Palette, theme: Theme) {
         Span::styled(under, theme.selected()),
         Span::raw(after),
     ]);
-    frame.render_widget(Paragraph::new(line), area);
-    let x = area.x.saturating_add(1).saturating_add(at as u16);
-    frame.set_cursor_position(Position::new(x.min(area.right().saturating_sub(1)), area.y));
+    (line, u16::try_from(at).unwrap_or(u16::MAX))
 }
 
 #[cfg(test)]

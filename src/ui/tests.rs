@@ -96,6 +96,30 @@ fn screen_palette_80x24() {
 }
 
 #[test]
+fn screen_palette_error_80x24() {
+    let snap = fixture::snapshot();
+    let mut m = model_at(80, 24, &snap, false);
+    keys(&mut m, &snap, &[KeyCode::Char(':')]);
+    let typed: Vec<KeyCode> = "crsh 2".chars().map(KeyCode::Char).collect();
+    keys(&mut m, &snap, &typed);
+    keys(&mut m, &snap, &[KeyCode::Enter]);
+    insta::assert_snapshot!(screen(&m, &snap));
+}
+
+#[test]
+fn screen_long_refusal_wraps_80x24() {
+    let snap = fixture::snapshot();
+    let mut m = model_at(80, 24, &snap, false);
+    let command = crate::scenario::command::Command::parse("create-topic w 3 5").unwrap();
+    let why = "INVALID_REPLICATION_FACTOR: Unable to replicate the partition 5 time(s): \
+               The target replication factor of 5 cannot be reached because only 3 broker(s) are registered.";
+    update(&mut m, Msg::Verdict { command, result: Err(why.to_string()) }, &snap);
+    let text = screen(&m, &snap);
+    assert!(text.contains("only 3 broker(s) are registered."), "{text}");
+    insta::assert_snapshot!(text);
+}
+
+#[test]
 fn an_empty_cluster_draws_without_panicking() {
     let snap = Snapshot::default();
     for (w, h) in [(80, 24), (160, 48), (10, 3), (0, 0)] {

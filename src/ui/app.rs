@@ -109,6 +109,9 @@ pub struct Model {
     pub paused: bool,
     /// Sim ms per wall ms.
     pub speed: f64,
+    /// The speed sim time really runs at (rounded), when clearly below [`Model::speed`]:
+    /// the simulation cannot keep up.
+    pub actual_speed: Option<f64>,
     /// The status line.
     pub status: Option<Status>,
     /// The command palette's line and history.
@@ -132,6 +135,8 @@ pub enum Msg {
     Snapshot,
     /// The simulation thread is gone; no more snapshots will come.
     SimEnded,
+    /// The speed sim time ran at lately (sim ms per wall ms), `None` while unknown.
+    Measured(Option<f64>),
     /// The cluster's answer to an applied command.
     Verdict {
         /// The command.
@@ -165,6 +170,7 @@ impl Model {
             screen: (80, 24),
             paused: false,
             speed,
+            actual_speed: None,
             status: None,
             palette: Palette::default(),
             help_scroll: 0,
@@ -213,6 +219,10 @@ pub fn update(model: &mut Model, msg: Msg, snap: &Snapshot) -> Vec<Effect> {
             Vec::new()
         }
         Msg::Snapshot => Vec::new(),
+        Msg::Measured(actual) => {
+            model.actual_speed = shown_speed(model, actual);
+            Vec::new()
+        }
         Msg::SimEnded => model.refuse("the simulation stopped; press q to quit"),
         Msg::Verdict { command, result } => {
             match result {
@@ -224,6 +234,29 @@ pub fn update(model: &mut Model, msg: Msg, snap: &Snapshot) -> Vec<Effect> {
     };
     keep_selection_visible(model, snap);
     effects
+}
+
+/// Below this share of the asked speed the measured one is shown...
+const SLOW_SHOW: f64 = 0.8;
+/// ...and it stays shown until it is back above this share (no flicker around the edge).
+const SLOW_HIDE: f64 = 0.9;
+
+fn shown_speed(model: &Model, actual: Option<f64>) -> Option<f64> {
+    let actual = actual.filter(|a| a.is_finite() && !model.paused)?;
+    let limit = if model.actual_speed.is_some() { SLOW_HIDE } else { SLOW_SHOW };
+    (actual < model.speed * limit).then(|| round_speed(actual))
+}
+
+/// Two significant digits at most, so the header does not churn: 42, 4.2, 0.42.
+pub fn round_speed(v: f64) -> f64 {
+    let scale = if v >= 10.0 {
+        1.0
+    } else if v >= 1.0 {
+        10.0
+    } else {
+        100.0
+    };
+    (v * scale).round() / scale
 }
 
 fn on_key(model: &mut Model, ev: KeyEvent, snap: &Snapshot) -> Vec<Effect> {

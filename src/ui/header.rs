@@ -42,6 +42,9 @@ fn clock(model: &Model) -> Span<'static> {
     let theme = model.theme;
     if model.paused {
         Span::styled(format!("{} paused", glyph::PAUSED), theme.warn())
+    } else if let Some(actual) = model.actual_speed {
+        let text = format!("{} {} (actual {actual}×)", glyph::RUNNING, text::speed(model.speed));
+        Span::styled(text, theme.warn())
     } else {
         Span::styled(format!("{} {}", glyph::RUNNING, text::speed(model.speed)), theme.good())
     }

@@ -120,6 +120,16 @@ fn screen_long_refusal_wraps_80x24() {
 }
 
 #[test]
+fn the_header_tells_when_the_sim_runs_slower_than_asked() {
+    let snap = fixture::snapshot();
+    let mut m = model_at(80, 24, &snap, false);
+    m.speed = 100.0;
+    update(&mut m, Msg::Measured(Some(42.0)), &snap);
+    let text = screen(&m, &snap);
+    assert!(text.lines().next().is_some_and(|l| l.contains("▶ 100× (actual 42×)")), "{text}");
+}
+
+#[test]
 fn an_empty_cluster_draws_without_panicking() {
     let snap = Snapshot::default();
     for (w, h) in [(80, 24), (160, 48), (10, 3), (0, 0)] {

@@ -278,3 +278,25 @@ fn every_binding_reaches_update_without_panicking() {
         }
     }
 }
+
+#[test]
+fn a_slow_sim_shows_its_actual_speed_until_it_catches_up() {
+    let (mut m, snap) = model();
+    typed(&mut m, &snap, &">".repeat(20));
+    assert_eq!(m.speed, 100.0);
+    update(&mut m, Msg::Measured(Some(42.3)), &snap);
+    assert_eq!(m.actual_speed, Some(42.0));
+    update(&mut m, Msg::Measured(Some(85.0)), &snap);
+    assert_eq!(m.actual_speed, Some(85.0), "shown until back above 90%");
+    update(&mut m, Msg::Measured(Some(95.0)), &snap);
+    assert_eq!(m.actual_speed, None);
+    update(&mut m, Msg::Measured(Some(85.0)), &snap);
+    assert_eq!(m.actual_speed, None, "85% is not clearly slow");
+    update(&mut m, Msg::Measured(Some(0.123)), &snap);
+    assert_eq!(m.actual_speed, Some(0.12));
+    update(&mut m, Msg::Measured(None), &snap);
+    assert_eq!(m.actual_speed, None);
+    typed(&mut m, &snap, " ");
+    update(&mut m, Msg::Measured(Some(3.0)), &snap);
+    assert_eq!(m.actual_speed, None, "nothing to measure while paused");
+}

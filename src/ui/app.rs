@@ -393,7 +393,8 @@ fn change_min_isr(model: &mut Model, delta: i64, snap: &Snapshot) -> Vec<Effect>
     }
     if wanted > rf {
         let text = format!(
-            "min.insync.replicas is already {current}: above the replication factor ({rf}) it is capped to {rf}"
+            "min.insync.replicas={current} already equals the replication factor; \
+             larger values are capped to {rf} (Kafka 3.7+)"
         );
         return model.refuse(text);
     }

@@ -11,7 +11,7 @@ use ratatui::widgets::Paragraph;
 use super::app::Model;
 use super::text;
 use super::theme::{Theme, glyph};
-use crate::cluster::snapshot::{BrokerStatus, BrokerView, Snapshot};
+use crate::cluster::snapshot::{BrokerStatus, BrokerView, Snapshot, TopicView};
 use crate::sim::{Acks, CONTROLLER_ID, Ms};
 
 /// Draws the two lines.
@@ -24,12 +24,7 @@ pub fn render(frame: &mut Frame, area: Rect, model: &Model, snap: &Snapshot) {
         .find(|l| l.width() <= width)
         .unwrap_or_else(|| broker_line(model, snap, false));
     frame.render_widget(Paragraph::new(line), strip);
-    let line = [true, false]
-        .into_iter()
-        .map(|long| settings_line(model, snap, long))
-        .find(|l| l.width() <= width)
-        .unwrap_or_else(|| settings_line(model, snap, false));
-    frame.render_widget(Paragraph::new(line), settings);
+    frame.render_widget(Paragraph::new(settings_line(model, snap, width)), settings);
 }
 
 fn broker_line(model: &Model, snap: &Snapshot, long: bool) -> Line<'static> {
@@ -91,37 +86,66 @@ pub fn number(v: f64) -> String {
     if v.fract() == 0.0 { format!("{v:.0}") } else { format!("{v}") }
 }
 
-fn settings_line(model: &Model, snap: &Snapshot, long: bool) -> Line<'static> {
+/// From this width on the settings line uses Kafka's full config names. The choice depends
+/// on the width only, so the line does not change form as values change.
+pub const SETTINGS_LONG_WIDTH: usize = 160;
+
+/// Longest topic name the long settings line shows before cutting it with `…`.
+const TOPIC_NAME_MAX: usize = 24;
+
+/// The topic's configured `min.insync.replicas`: its override, else the broker default.
+pub fn configured_min_isr(topic: &TopicView, snap: &Snapshot) -> usize {
+    let overridden = topic
+        .config_overrides
+        .iter()
+        .find_map(|o| o.strip_prefix("min.insync.replicas=")?.trim().parse::<usize>().ok());
+    overridden.unwrap_or(snap.broker_config.min_insync_replicas as usize)
+}
+
+/// `2`, or `5 (effective 3)` when the configured value is above the replication factor;
+/// the long form names the topic too: `2 (test_repli)`, `5 (effective 3, test_repli)`.
+fn min_isr_value(topic: Option<&TopicView>, snap: &Snapshot, long: bool) -> String {
+    let Some(t) = topic else { return "–".to_string() };
+    let configured = configured_min_isr(t, snap);
+    let effective = (configured > t.effective_min_isr).then(|| format!("effective {}", t.effective_min_isr));
+    let name = long.then(|| text::truncate(&t.name, TOPIC_NAME_MAX));
+    let notes: Vec<String> = effective.into_iter().chain(name).collect();
+    if notes.is_empty() {
+        t.effective_min_isr.to_string()
+    } else {
+        format!("{} ({})", configured.max(t.effective_min_isr), notes.join(", "))
+    }
+}
+
+/// The durability settings in one line: full names from [`SETTINGS_LONG_WIDTH`] columns
+/// on, short ones below; cut with `…` if even that does not fit.
+fn settings_line(model: &Model, snap: &Snapshot, width: usize) -> Line<'static> {
     let theme = model.theme;
+    let long = width >= SETTINGS_LONG_WIDTH;
     let producer = snap.producers.first();
     let acks = producer.map(|p| p.config.acks);
     let acks_style = if acks == Some(Acks::All) { theme.good() } else { theme.warn() };
     let acks = acks.map_or("–".to_string(), |a| a.to_string());
-    let rate = producer.map_or("–".to_string(), |p| number(p.config.rate));
     let topic = model.topic(snap);
-    let min_isr = topic.map_or("–".to_string(), |t| t.effective_min_isr.to_string());
+    let min_isr = min_isr_value(topic, snap, long);
     let unclean = topic.map(|t| t.unclean_leader_election_enable);
     let unclean_style = if unclean == Some(true) { theme.bad() } else { theme.normal() };
     let lag_ms = snap.broker_config.replica_lag_time_max_ms;
-    let sep = || Span::raw("  ");
-    let mut spans = vec![Span::raw(" "), Span::styled(format!("acks={acks}"), acks_style), sep()];
+    let mut spans = vec![Span::raw(" "), Span::styled(format!("acks={acks}"), acks_style), Span::raw("  ")];
     if long {
-        let of = topic.map_or(String::new(), |t| format!(" ({})", t.name));
         let unclean = unclean.map_or("–".to_string(), |u| u.to_string());
-        spans.push(Span::raw(format!("min.insync.replicas={min_isr}{of}")));
-        spans.push(sep());
+        spans.push(Span::raw(format!("min.insync.replicas={min_isr}")));
+        spans.push(Span::raw("  "));
         spans.push(Span::styled(format!("unclean.leader.election.enable={unclean}"), unclean_style));
-        spans.push(sep());
-        spans.push(Span::raw(format!("replica.lag.time.max.ms={lag_ms}")));
+        spans.push(Span::raw(format!("  replica.lag.time.max.ms={lag_ms}")));
     } else {
         let unclean = unclean.map_or("–", |u| if u { "on" } else { "off" });
         spans.push(Span::raw(format!("min.insync={min_isr}")));
-        spans.push(sep());
+        spans.push(Span::raw("  "));
         spans.push(Span::styled(format!("unclean={unclean}"), unclean_style));
-        spans.push(sep());
-        spans.push(Span::raw(format!("lag.max={}", seconds_or_ms(lag_ms))));
+        spans.push(Span::raw(format!("  lag.max={}", seconds_or_ms(lag_ms))));
     }
-    spans.push(sep());
-    spans.push(Span::raw(format!("rate={rate}/s")));
-    Line::from(spans)
+    let rate = producer.map_or("–".to_string(), |p| number(p.config.rate));
+    spans.push(Span::raw(format!("  rate={rate}/s")));
+    Line::from(text::truncate_spans(spans, width.saturating_sub(1)))
 }

@@ -129,6 +129,41 @@ fn the_header_tells_when_the_sim_runs_slower_than_asked() {
     assert!(text.lines().next().is_some_and(|l| l.contains("▶ 100× (actual 42×)")), "{text}");
 }
 
+/// The settings line (row 2 of the screen, or 3 when the broker strip wraps).
+fn settings_row(text: &str) -> String {
+    text.lines().find(|l| l.contains("acks=")).unwrap_or_default().to_string()
+}
+
+#[test]
+fn min_isr_above_the_replication_factor_shows_both_values() {
+    let mut snap = fixture::snapshot();
+    snap.topics[0].config_overrides = vec!["min.insync.replicas=5".into()];
+    snap.topics[0].effective_min_isr = 3;
+    let row = settings_row(&screen(&model_at(80, 24, &snap, false), &snap));
+    assert!(row.contains("min.insync=5 (effective 3)  unclean=off"), "{row}");
+    let row = settings_row(&screen(&model_at(200, 50, &snap, false), &snap));
+    assert!(row.contains("min.insync.replicas=5 (effective 3, test_repli)"), "{row}");
+    snap.topics[0].config_overrides.clear();
+    snap.topics[0].effective_min_isr = 1;
+    let row = settings_row(&screen(&model_at(80, 24, &snap, false), &snap));
+    assert!(row.contains("min.insync=1  "), "{row}");
+}
+
+#[test]
+fn the_settings_line_form_depends_on_the_width_only() {
+    let mut snap = fixture::snapshot();
+    for (rate, acks) in [(0.0, crate::sim::Acks::Zero), (5000.0, crate::sim::Acks::All)] {
+        snap.producers[0].config.rate = rate;
+        snap.producers[0].config.acks = acks;
+        for w in [120, 159] {
+            let row = settings_row(&screen(&model_at(w, 40, &snap, false), &snap));
+            assert!(row.contains(" min.insync=2  unclean=off  lag.max=30s  rate="), "{w}: {row}");
+        }
+        let row = settings_row(&screen(&model_at(160, 40, &snap, false), &snap));
+        assert!(row.contains("min.insync.replicas=2 (test_repli)  unclean.leader.election"), "{row}");
+    }
+}
+
 #[test]
 fn an_empty_cluster_draws_without_panicking() {
     let snap = Snapshot::default();

@@ -300,3 +300,15 @@ fn a_slow_sim_shows_its_actual_speed_until_it_catches_up() {
     update(&mut m, Msg::Measured(Some(3.0)), &snap);
     assert_eq!(m.actual_speed, None, "nothing to measure while paused");
 }
+
+#[test]
+fn min_isr_at_the_replication_factor_is_explained_plainly() {
+    let (mut m, mut snap) = model();
+    snap.topics[0].effective_min_isr = 3;
+    snap.topics[0].config_overrides = vec!["min.insync.replicas=5".into()];
+    assert_eq!(typed(&mut m, &snap, "M"), vec![]);
+    assert_eq!(
+        m.status.unwrap().text,
+        "✖ min.insync.replicas=3 already equals the replication factor; larger values are capped to 3 (Kafka 3.7+)"
+    );
+}

@@ -5,7 +5,7 @@
 //!  Brokers ▸0 ● up L4   1 ● up L2   2 ✖ crashed 12s, fenced L0    controller 3000   brokers
 //!  acks=all  min.insync.replicas=2  unclean=off  replica.lag.time.max.ms=30000      settings
 //!  Partition     Ldr Ep ISR  HW    LEO by replica        Lag / ISR timer   State    partitions
-//! ▸test_repli-0  0   1  0,1  1380  0:1386 1:1383 2:980✖  1:−3 2:down       URP
+//! ▸test_repli-0  0   1  0,1  1380  0:1386 1:1383 2:980✖  1:3 behind 2:down URP
 //! ─ test_repli-0 logs ─────────────────────────────────────────────────────────    detail
 //!  0 L ✔ ██████████████████████████▒  HW 1380 LEO 1386
 //! ─ Clients ───────────────────────────────────────────────────────────────────    clients

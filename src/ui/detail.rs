@@ -9,7 +9,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph};
 
 use super::app::Model;
-use super::partitions::follower_note;
+use super::partitions::follower_state;
 use super::text;
 use super::theme::{Theme, glyph};
 use crate::cluster::snapshot::{PartitionView, ReplicaView, Snapshot};
@@ -84,13 +84,7 @@ fn note(r: &ReplicaView, long: bool) -> String {
     if r.is_leader {
         return "leader".to_string();
     }
-    match follower_note(r, long) {
-        // The note starts with the broker id; the line already shows it.
-        Some(n) => {
-            n.split_once(if long { ": " } else { ":" }).map_or(n.clone(), |(_, rest)| rest.to_string())
-        }
-        None => "in sync".to_string(),
-    }
+    follower_state(r, long).unwrap_or_else(|| "in sync".to_string())
 }
 
 /// Cell counts of the bar: before the log start, committed, uncommitted, missing. Any

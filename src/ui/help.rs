@@ -67,11 +67,13 @@ pub fn lines(theme: Theme) -> Vec<Line<'static>> {
         glyph::OUT_OF_ISR
     )));
     out.push(Line::raw(format!(
-        "  {} committed (≤ HW)  {} above the HW  {} missing  ⏱ time until ISR removal",
+        "  {} committed (≤ HW)  {} above the HW  {} missing",
         glyph::COMMITTED,
         glyph::UNCOMMITTED,
         glyph::MISSING
     )));
+    out.push(Line::raw("  N behind: records a follower still lacks (the leader's LEO minus its LEO)"));
+    out.push(Line::raw("  out in 16s (⏱16s): time until the lag rule removes a follower from the ISR"));
     out.push(Line::raw("  URP under-replicated  <minISR ISR below min.insync.replicas  OFFLINE no leader"));
     out
 }

@@ -11,7 +11,7 @@ use super::app::Model;
 use super::text;
 use super::theme::{Theme, glyph};
 use crate::cluster::snapshot::{PartitionHealth, PartitionView, ReplicaView, Snapshot};
-use crate::sim::join_ids;
+use crate::sim::{Ms, join_ids};
 
 /// A column: header text and how to fill a cell.
 struct Column {
@@ -183,34 +183,45 @@ fn leos(p: &PartitionView, theme: Theme, _wide: bool) -> Line<'static> {
     Line::from(spans)
 }
 
-/// What a follower's lag and ISR timer look like; `None` for a caught-up ISR member.
-pub fn follower_note(r: &ReplicaView, long: bool) -> Option<String> {
+/// A follower caught up this recently (ms) is just one fetch behind: no countdown for it,
+/// or healthy clusters would flash timers on every produce.
+pub const TIMER_AFTER_MS: Ms = 1000;
+
+/// A follower's lag and ISR state without its broker id: `200 behind, down`,
+/// `1 behind, out in 16s` (short: `1 behind ⏱16s`), `out of ISR`; `None` for the leader and
+/// for a caught-up ISR member.
+pub fn follower_state(r: &ReplicaView, long: bool) -> Option<String> {
     if r.is_leader {
         return None;
     }
-    let lag = r.lag.filter(|l| *l > 0).map(|l| format!("{}{l}", glyph::MINUS));
-    let (lag_sep, sep) = if long { (": ", ", ") } else { (":", " ") };
-    let head = match &lag {
-        Some(l) => format!("{}{lag_sep}{l}", r.broker),
-        None => r.broker.to_string(),
-    };
     if !r.online && !long {
-        return Some(format!("{}:down", r.broker));
+        return Some("down".to_string());
     }
+    let lag = r.lag.filter(|l| *l > 0).map(|l| format!("{l} behind"));
     let tail = if !r.online {
-        "down".to_string()
+        Some("down".to_string())
     } else if !r.in_isr {
-        if long { "out of ISR" } else { "out" }.to_string()
-    } else if let Some(t) = r.isr_expiry_in {
-        let t = text::countdown(t);
-        if long { format!("out in {t}") } else { format!("⏱{t}") }
-    } else if lag.is_some() {
-        return Some(head);
+        Some(if long { "out of ISR" } else { "out" }.to_string())
     } else {
-        return None;
+        isr_timer(r).map(|t| if long { format!("out in {t}") } else { format!("⏱{t}") })
     };
-    let joiner = if lag.is_some() { sep } else { lag_sep };
-    Some(format!("{head}{joiner}{tail}"))
+    match (lag, tail) {
+        (Some(lag), Some(tail)) => Some(format!("{lag}{}{tail}", if long { ", " } else { " " })),
+        (lag, tail) => lag.or(tail),
+    }
+}
+
+/// Time left until the lag rule removes an ISR member, once it has not been caught up for
+/// more than [`TIMER_AFTER_MS`].
+fn isr_timer(r: &ReplicaView) -> Option<String> {
+    let left = r.isr_expiry_in?;
+    r.caught_up_ago.is_none_or(|ago| ago > TIMER_AFTER_MS).then(|| text::countdown(left))
+}
+
+/// [`follower_state`] after the broker id: `2: 200 behind, down` (short: `2:down`).
+pub fn follower_note(r: &ReplicaView, long: bool) -> Option<String> {
+    let state = follower_state(r, long)?;
+    Some(format!("{}{}{state}", r.broker, if long { ": " } else { ":" }))
 }
 
 fn lag(p: &PartitionView, theme: Theme, wide: bool) -> Line<'static> {
@@ -262,8 +273,30 @@ mod tests {
         let snap = fixture::snapshot();
         let p0 = &snap.partitions[0];
         let notes: Vec<String> = p0.replica_views.iter().filter_map(|r| follower_note(r, true)).collect();
-        assert_eq!(notes, ["1: −6, out in 22s", "2: −406, down"]);
+        assert_eq!(notes, ["1: 6 behind, out in 22s", "2: 406 behind, down"]);
         let short: Vec<String> = p0.replica_views.iter().filter_map(|r| follower_note(r, false)).collect();
-        assert_eq!(short, ["1:−6 ⏱22s", "2:down"]);
+        assert_eq!(short, ["1:6 behind ⏱22s", "2:down"]);
+        let p4 = &snap.partitions[4];
+        let notes: Vec<String> = p4.replica_views.iter().filter_map(|r| follower_note(r, true)).collect();
+        assert_eq!(notes, ["2: 300 behind, down", "0: 29 behind, out of ISR"]);
+    }
+
+    #[test]
+    fn a_follower_one_fetch_behind_shows_no_countdown() {
+        let snap = fixture::snapshot();
+        let mut r = snap.partitions[0].replica_views[1].clone();
+        r.lag = Some(1);
+        r.isr_expiry_in = Some(29_600);
+        r.caught_up_ago = Some(400);
+        assert_eq!(follower_note(&r, true).as_deref(), Some("1: 1 behind"));
+        r.caught_up_ago = Some(TIMER_AFTER_MS);
+        assert_eq!(follower_note(&r, true).as_deref(), Some("1: 1 behind"));
+        r.caught_up_ago = Some(14_000);
+        r.isr_expiry_in = Some(16_000);
+        assert_eq!(follower_note(&r, true).as_deref(), Some("1: 1 behind, out in 16s"));
+        r.isr_expiry_in = None;
+        assert_eq!(follower_note(&r, true).as_deref(), Some("1: 1 behind"), "no timer unless set");
+        r.lag = Some(0);
+        assert_eq!(follower_note(&r, true), None);
     }
 }

@@ -30,8 +30,6 @@ pub mod glyph {
     pub const RUNNING: &str = "▶";
     /// Paused sim time.
     pub const PAUSED: &str = "⏸";
-    /// A minus sign for lag.
-    pub const MINUS: &str = "−";
 }
 
 /// The dashboard's palette; with colour off every style keeps only its modifiers.

@@ -9,7 +9,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph};
 
 use super::app::Model;
-use super::partitions::follower_state;
+use super::lag::{Form, follower_state};
 use super::text;
 use super::theme::{Theme, glyph};
 use crate::cluster::snapshot::{PartitionView, ReplicaView, Snapshot};
@@ -84,7 +84,8 @@ fn note(r: &ReplicaView, long: bool) -> String {
     if r.is_leader {
         return "leader".to_string();
     }
-    follower_state(r, long).unwrap_or_else(|| "in sync".to_string())
+    let form = if long { Form::Long } else { Form::Short };
+    follower_state(r, form).unwrap_or_else(|| "in sync".to_string())
 }
 
 /// Cell counts of the bar: before the log start, committed, uncommitted, missing. Any

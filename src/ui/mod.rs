@@ -16,6 +16,7 @@ pub mod footer;
 pub mod header;
 pub mod help;
 pub mod keymap;
+pub mod lag;
 pub mod meter;
 pub mod pacer;
 pub mod palette;

@@ -164,6 +164,61 @@ fn the_settings_line_form_depends_on_the_width_only() {
     }
 }
 
+/// The fixture with ten brokers (3 and 7 crashed) and `test_repli-1` replicated on all ten.
+fn ten_brokers() -> Snapshot {
+    use crate::cluster::snapshot::BrokerStatus;
+    let mut snap = fixture::snapshot();
+    let template = snap.brokers[0].clone();
+    snap.brokers =
+        (0..10).map(|id| crate::cluster::snapshot::BrokerView { id, ..template.clone() }).collect();
+    for id in [3, 7] {
+        snap.brokers[id].status = BrokerStatus::Crashed { since: fixture::CRASHED_AT };
+        snap.brokers[id].fenced = true;
+    }
+    let p = &mut snap.partitions[1];
+    let follower = p.replica_views[2].clone();
+    p.replicas = (0..10).collect();
+    p.isr = (0..10).filter(|b| ![3, 7].contains(b)).collect();
+    p.replica_views = (0..10)
+        .map(|broker| crate::cluster::snapshot::ReplicaView {
+            broker,
+            is_leader: broker == 1,
+            online: ![3, 7].contains(&broker),
+            in_isr: ![3, 7].contains(&broker),
+            ..follower.clone()
+        })
+        .collect();
+    snap
+}
+
+#[test]
+fn screen_ten_brokers_80x24() {
+    let snap = ten_brokers();
+    let mut m = model_at(80, 24, &snap, false);
+    keys(&mut m, &snap, &[KeyCode::Char('9'), KeyCode::Down]);
+    insta::assert_snapshot!(screen(&m, &snap));
+}
+
+#[test]
+fn ten_brokers_fit_and_cut_cells_end_with_an_ellipsis() {
+    let snap = ten_brokers();
+    for (w, h) in [(80, 24), (100, 30), (120, 40), (200, 50)] {
+        let mut m = model_at(w, h, &snap, false);
+        keys(&mut m, &snap, &[KeyCode::Char('9'), KeyCode::Down]);
+        let text = screen(&m, &snap);
+        let lines: Vec<&str> = text.lines().collect();
+        let strip: String = lines[1..3].iter().filter(|l| !l.contains("acks=")).copied().collect();
+        for id in 0..10 {
+            assert!(strip.contains(&format!("{id}")), "{w}x{h}: broker {id} missing:\n{text}");
+        }
+        assert!(strip.contains("▸9 ● up"), "{w}x{h}: the selected broker's state:\n{text}");
+        let row = lines.iter().find(|l| l.contains("test_repli-1")).unwrap();
+        let cut = row.contains('…');
+        let full_isr = row.contains("0,1,2,4,5,6,8,9");
+        assert!(cut || full_isr, "{w}x{h}: ISR cut without …:\n{text}");
+    }
+}
+
 #[test]
 fn an_empty_cluster_draws_without_panicking() {
     let snap = Snapshot::default();

@@ -125,7 +125,8 @@ pub fn heights(model: &Model, snap: &Snapshot, width: u16) -> Heights {
         Mode::Normal | Mode::Help => footer::status_lines(model, snap, width).len(),
     };
     let status = u16::try_from(status).unwrap_or(1);
-    Heights { strip: 1, status }
+    let strip = u16::try_from(brokers::strip_lines(model, snap, width).len()).unwrap_or(1);
+    Heights { strip, status }
 }
 
 /// Draws the dashboard.

@@ -27,7 +27,7 @@ use super::theme::Theme;
 use super::view;
 use crate::cluster::snapshot::{PartitionView, Snapshot, TopicView};
 use crate::scenario::command::Command;
-use crate::sim::{Acks, BrokerId, Ms, join_ids};
+use crate::sim::{Acks, BrokerId, Ms, format_time, join_ids};
 
 /// Producer rates the `+`/`-` keys step through (records per second).
 pub const RATE_STEPS: &[f64] =
@@ -191,6 +191,11 @@ impl Model {
         snap.topics.iter().find(|t| *t.name == *p.tp.topic)
     }
 
+    /// Sim time reached the end of the scenario being played (it stops there).
+    pub fn scenario_over(&self, snap: &Snapshot) -> bool {
+        snap.scenario.as_ref().is_some_and(|s| snap.now >= s.end)
+    }
+
     /// The first partition row to draw so that the selection is visible in `rows` rows.
     pub fn visible_offset(&self, rows: usize, total: usize) -> usize {
         let rows = rows.max(1);
@@ -220,7 +225,7 @@ pub fn update(model: &mut Model, msg: Msg, snap: &Snapshot) -> Vec<Effect> {
         }
         Msg::Snapshot => Vec::new(),
         Msg::Measured(actual) => {
-            model.actual_speed = shown_speed(model, actual);
+            model.actual_speed = shown_speed(model, actual, snap);
             Vec::new()
         }
         Msg::SimEnded => model.refuse("the simulation stopped; press q to quit"),
@@ -241,8 +246,8 @@ const SLOW_SHOW: f64 = 0.8;
 /// ...and it stays shown until it is back above this share (no flicker around the edge).
 const SLOW_HIDE: f64 = 0.9;
 
-fn shown_speed(model: &Model, actual: Option<f64>) -> Option<f64> {
-    let actual = actual.filter(|a| a.is_finite() && !model.paused)?;
+fn shown_speed(model: &Model, actual: Option<f64>, snap: &Snapshot) -> Option<f64> {
+    let actual = actual.filter(|a| a.is_finite() && !model.paused && !model.scenario_over(snap))?;
     let limit = if model.actual_speed.is_some() { SLOW_HIDE } else { SLOW_SHOW };
     (actual < model.speed * limit).then(|| round_speed(actual))
 }
@@ -297,6 +302,7 @@ fn typed_char(ev: &KeyEvent) -> Option<char> {
 fn perform(model: &mut Model, action: Action, snap: &Snapshot) -> Vec<Effect> {
     let broker = model.selected_broker;
     match action {
+        Action::TogglePause | Action::Step if model.scenario_over(snap) => scenario_ended(model, snap),
         Action::SelectBroker(id) => select_broker(model, id, snap),
         Action::Crash => vec![Effect::Apply(Command::Crash(broker))],
         Action::Shutdown => vec![Effect::Apply(Command::Shutdown(broker))],
@@ -335,6 +341,13 @@ fn perform(model: &mut Model, action: Action, snap: &Snapshot) -> Vec<Effect> {
         }
         Action::Quit => quit(model),
     }
+}
+
+fn scenario_ended(model: &mut Model, snap: &Snapshot) -> Vec<Effect> {
+    let end = snap.scenario.as_ref().map_or(snap.now, |s| s.end);
+    let text = format!("the scenario ended at {}: sim time stops there (q quits)", format_time(end));
+    model.say(StatusKind::Info, text);
+    Vec::new()
 }
 
 fn select_broker(model: &mut Model, id: BrokerId, snap: &Snapshot) -> Vec<Effect> {

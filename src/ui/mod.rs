@@ -208,7 +208,7 @@ fn on_tick(
     if let Some(t) = pacer.tick(clock.lap(), model.speed, model.paused, snap.now) {
         live.advance_to(t);
     }
-    let asked = (sim_alive && !model.paused).then_some(model.speed);
+    let asked = (sim_alive && !model.paused && !model.scenario_over(snap)).then_some(model.speed);
     meter.record(clock.since_start(), snap.now, asked);
     let shown = model.actual_speed;
     update(model, Msg::Measured(meter.actual()), snap);

@@ -219,6 +219,34 @@ fn ten_brokers_fit_and_cut_cells_end_with_an_ellipsis() {
     }
 }
 
+fn with_scenario(end: crate::sim::Ms) -> Snapshot {
+    let mut snap = fixture::snapshot();
+    let name = "S3: acks=1 acknowledged write lost on leader crash".to_string();
+    snap.scenario = Some(crate::cluster::snapshot::ScenarioInfo { name, end });
+    snap
+}
+
+#[test]
+fn screen_scenario_ended_80x24() {
+    let snap = with_scenario(fixture::NOW);
+    let mut m = model_at(80, 24, &snap, false);
+    keys(&mut m, &snap, &[KeyCode::Char(' ')]);
+    insta::assert_snapshot!(screen(&m, &snap));
+}
+
+#[test]
+fn the_header_names_the_scenario_as_far_as_it_fits() {
+    let snap = with_scenario(fixture::NOW + 60_000);
+    let header =
+        |w: u16| screen(&model_at(w, 40, &snap, false), &snap).lines().next().unwrap_or_default().to_string();
+    assert!(header(80).contains("▶ 1×  S3: acks=1 acknowledged …"), "{}", header(80));
+    assert!(
+        header(200).contains("scenario S3: acks=1 acknowledged write lost on leader crash  KRaft"),
+        "{}",
+        header(200)
+    );
+}
+
 #[test]
 fn an_empty_cluster_draws_without_panicking() {
     let snap = Snapshot::default();

@@ -312,3 +312,23 @@ fn min_isr_at_the_replication_factor_is_explained_plainly() {
         "✖ min.insync.replicas=3 already equals the replication factor; larger values are capped to 3 (Kafka 3.7+)"
     );
 }
+
+#[test]
+fn at_the_end_of_a_scenario_space_and_step_only_explain() {
+    use crate::cluster::snapshot::ScenarioInfo;
+    let (mut m, mut snap) = model();
+    snap.scenario = Some(ScenarioInfo { name: "S3".into(), end: snap.now + 1 });
+    assert!(!m.scenario_over(&snap));
+    typed(&mut m, &snap, " ");
+    assert!(m.paused, "space works before the end");
+    typed(&mut m, &snap, " ");
+    snap.scenario = Some(ScenarioInfo { name: "S3".into(), end: snap.now });
+    assert!(m.scenario_over(&snap));
+    assert_eq!(typed(&mut m, &snap, " ."), vec![]);
+    assert!(!m.paused);
+    let status = m.status.clone().unwrap();
+    assert_eq!(status.kind, StatusKind::Info);
+    assert!(status.text.contains("scenario ended at 00:01:23.4"), "{}", status.text);
+    update(&mut m, Msg::Measured(Some(0.0)), &snap);
+    assert_eq!(m.actual_speed, None, "a stopped scenario is not a slow sim");
+}

@@ -166,15 +166,10 @@ pub fn render(frame: &mut Frame, area: Rect, palette: &Palette, theme: Theme) {
 }
 
 /// The prompt line, scrolled horizontally so the cursor is visible, and the cursor's column
-/// within the text.
+/// within the text. Widths are terminal columns, so wide characters scroll correctly too.
 fn input_line(palette: &Palette, width: u16, theme: Theme) -> (Line<'static>, u16) {
-    let width = usize::from(width).saturating_sub(2).max(1);
-    let skip = palette.cursor().saturating_sub(width - 1);
-    let shown: String = palette.input().chars().skip(skip).take(width).collect();
-    let at = palette.cursor() - skip;
-    let before: String = shown.chars().take(at).collect();
-    let under: String = shown.chars().nth(at).map_or(" ".to_string(), String::from);
-    let after: String = shown.chars().skip(at + 1).collect();
+    let (before, under, after) = visible_parts(palette, usize::from(width).saturating_sub(2).max(1));
+    let at: usize = before.chars().map(columns).sum();
     let line = Line::from(vec![
         Span::styled(":", theme.key()),
         Span::raw(before),
@@ -182,6 +177,33 @@ fn input_line(palette: &Palette, width: u16, theme: Theme) -> (Line<'static>, u1
         Span::raw(after),
     ]);
     (line, u16::try_from(at).unwrap_or(u16::MAX))
+}
+
+/// The text before the cursor, under it (a space at the end of the line) and after it that
+/// fit in `room` columns: as much before the cursor as fits, then what follows.
+fn visible_parts(palette: &Palette, room: usize) -> (String, String, String) {
+    let chars: Vec<char> = palette.input().chars().collect();
+    let cursor = palette.cursor().min(chars.len());
+    let mut used = chars.get(cursor).map_or(1, |c| columns(*c));
+    let mut start = cursor;
+    while start > 0 && used + columns(chars[start - 1]) <= room {
+        start -= 1;
+        used += columns(chars[start]);
+    }
+    let mut end = (cursor + 1).min(chars.len());
+    while end < chars.len() && used + columns(chars[end]) <= room {
+        used += columns(chars[end]);
+        end += 1;
+    }
+    let under = chars.get(cursor).map_or(" ".to_string(), char::to_string);
+    let after = chars.get(cursor + 1..end).unwrap_or_default().iter().collect();
+    (chars[start..cursor].iter().collect(), under, after)
+}
+
+/// Terminal columns a character takes.
+fn columns(c: char) -> usize {
+    let mut buf = [0u8; 4];
+    Span::raw(&*c.encode_utf8(&mut buf)).width()
 }
 
 #[cfg(test)]
@@ -211,6 +233,29 @@ mod tests {
         assert_eq!((p.input(), p.cursor()), ("", 0));
         p.edit(PaletteAction::Backspace);
         assert_eq!(p.input(), "");
+    }
+
+    #[test]
+    fn a_long_line_scrolls_so_the_cursor_stays_visible() {
+        let long: String = (0..120).map(|i| char::from(b'a' + (i % 26) as u8)).collect();
+        let mut p = typed(&long);
+        let (before, under, after) = visible_parts(&p, 78);
+        assert_eq!((before.len(), under.as_str(), after.as_str()), (77, " ", ""));
+        assert!(long.ends_with(&before));
+        p.edit(PaletteAction::Home);
+        let (before, under, after) = visible_parts(&p, 78);
+        assert_eq!((before.as_str(), under.as_str(), after.len()), ("", "a", 77));
+        for _ in 0..50 {
+            p.edit(PaletteAction::Right);
+        }
+        let (before, under, _) = visible_parts(&p, 78);
+        assert_eq!((before.len(), under.as_str()), (50, "y"));
+        let mut wide = typed(&"語".repeat(60));
+        let (before, under, _) = visible_parts(&wide, 78);
+        assert_eq!((before.chars().count(), under.as_str()), (38, " "), "38 wide characters + cursor");
+        wide.edit(PaletteAction::Home);
+        let (_, under, after) = visible_parts(&wide, 78);
+        assert_eq!((under.as_str(), after.chars().count()), ("語", 38));
     }
 
     #[test]

@@ -86,6 +86,13 @@ fn screen_help_80x24() {
 }
 
 #[test]
+fn screen_too_small_20x5_wraps() {
+    let snap = fixture::snapshot();
+    let m = model_at(20, 5, &snap, false);
+    insta::assert_snapshot!(screen(&m, &snap));
+}
+
+#[test]
 fn screen_palette_80x24() {
     let snap = fixture::snapshot();
     let mut m = model_at(80, 24, &snap, false);

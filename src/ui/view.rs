@@ -7,6 +7,7 @@ use ratatui::text::Line;
 use ratatui::widgets::Paragraph;
 
 use super::app::{Mode, Model};
+use super::text;
 use super::theme::Theme;
 use super::{brokers, clients, detail, events, footer, header, help, palette, partitions};
 use crate::cluster::snapshot::Snapshot;
@@ -161,13 +162,19 @@ pub fn view(model: &Model, snap: &Snapshot, frame: &mut Frame) {
     }
 }
 
+/// The too-small notice, each sentence word-wrapped to the screen and centred.
 fn too_small(frame: &mut Frame, area: Rect, theme: Theme) {
-    let lines = vec![
-        Line::styled("Terminal too small", theme.warn()),
-        Line::raw(format!("{}×{}", area.width, area.height)),
-        Line::raw(format!("isrlab needs at least {MIN_WIDTH}×{MIN_HEIGHT}")),
+    let width = usize::from(area.width);
+    let notice = [
+        ("Terminal too small".to_string(), theme.warn()),
+        (format!("{}×{}", area.width, area.height), theme.normal()),
+        (format!("isrlab needs at least {MIN_WIDTH}×{MIN_HEIGHT}"), theme.normal()),
     ];
-    let height = (lines.len() as u16).min(area.height);
+    let lines: Vec<Line> = notice
+        .iter()
+        .flat_map(|(text, style)| text::wrap(text, width).into_iter().map(|part| Line::styled(part, *style)))
+        .collect();
+    let height = u16::try_from(lines.len()).unwrap_or(u16::MAX).min(area.height);
     let [middle] =
         Layout::vertical([Constraint::Length(height)]).flex(ratatui::layout::Flex::Center).areas(area);
     frame.render_widget(Paragraph::new(lines).centered(), middle);

@@ -53,14 +53,25 @@ struct Chunk {
 /// line, else on [`STRIP_MAX_LINES`] lines; as a last resort the compact form cut with `…`.
 pub fn strip_lines(model: &Model, snap: &Snapshot, width: u16) -> Vec<Line<'static>> {
     let width = usize::from(width);
-    let tries = [(Form::Long, 1), (Form::Short, 1), (Form::Short, 2), (Form::Compact, 1), (Form::Compact, 2)];
-    for (form, most) in tries {
-        let (lines, fits) = wrap_chunks(strip_chunks(model, snap, form), width);
+    // (form, most lines, with the controller id): the controller's id gives way before
+    // the strip takes a second line or loses words.
+    let tries = [
+        (Form::Long, 1, true),
+        (Form::Short, 1, true),
+        (Form::Short, 1, false),
+        (Form::Short, 2, true),
+        (Form::Compact, 1, true),
+        (Form::Compact, 1, false),
+        (Form::Compact, 2, true),
+        (Form::Compact, 2, false),
+    ];
+    for (form, most, ctrl) in tries {
+        let (lines, fits) = wrap_chunks(strip_chunks(model, snap, form, ctrl), width);
         if fits && lines.len() <= most {
             return lines;
         }
     }
-    let (lines, _) = wrap_chunks(strip_chunks(model, snap, Form::Compact), width);
+    let (lines, _) = wrap_chunks(strip_chunks(model, snap, Form::Compact, false), width);
     let more = lines.len() > STRIP_MAX_LINES;
     let mut lines: Vec<Line<'static>> = lines.into_iter().take(STRIP_MAX_LINES).collect();
     if more && let Some(last) = lines.last_mut() {
@@ -90,12 +101,12 @@ fn wrap_chunks(chunks: Vec<Chunk>, width: usize) -> (Vec<Line<'static>>, bool) {
     (lines, fits)
 }
 
-fn strip_chunks(model: &Model, snap: &Snapshot, form: Form) -> Vec<Chunk> {
+fn strip_chunks(model: &Model, snap: &Snapshot, form: Form, ctrl: bool) -> Vec<Chunk> {
     let theme = model.theme;
     let title = Span::styled(" Brokers ", theme.title());
     let mut chunks = vec![Chunk { width: title.width(), spans: vec![title] }];
     chunks.extend(snap.brokers.iter().map(|b| broker_chunk(model, b, snap.now, form)));
-    if !snap.semantics.contains("ZooKeeper") {
+    if ctrl && !snap.semantics.contains("ZooKeeper") {
         let text = if form == Form::Long {
             format!("   KRaft controller {CONTROLLER_ID}")
         } else {

@@ -207,6 +207,18 @@ fn screen_ten_brokers_80x24() {
 }
 
 #[test]
+fn the_controller_id_gives_way_before_the_strip_wraps() {
+    let mut snap = fixture::snapshot();
+    snap.brokers[1].fetch_paused = true;
+    let text = screen(&model_at(80, 24, &snap, false), &snap);
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(lines[1].contains("1 ● up, fetch paused L2   2 ✖ crashed 12s, fenced L0"), "{text}");
+    assert!(!lines[1].contains("ctrl") && lines[2].contains("acks="), "{text}");
+    let text = screen(&model_at(120, 24, &snap, false), &snap);
+    assert!(text.lines().nth(1).is_some_and(|l| l.contains("KRaft controller 3000")), "{text}");
+}
+
+#[test]
 fn ten_brokers_fit_and_cut_cells_end_with_an_ellipsis() {
     let snap = ten_brokers();
     for (w, h) in [(80, 24), (100, 30), (120, 40), (200, 50)] {

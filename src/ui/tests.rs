@@ -267,6 +267,25 @@ fn the_header_names_the_scenario_as_far_as_it_fits() {
 }
 
 #[test]
+fn every_size_draws_without_panicking() {
+    let long = "x".repeat(300);
+    for snap in [fixture::snapshot(), ten_brokers(), with_scenario(0), Snapshot::default()] {
+        for (w, h) in [(80, 24), (81, 25), (99, 24), (119, 30), (120, 24), (160, 24), (250, 60), (79, 23)] {
+            let mut m = model_at(w, h, &snap, w % 2 == 0);
+            let verdict = Err(format!("{long} {long}"));
+            let command = crate::scenario::command::Command::Crash(9);
+            update(&mut m, Msg::Verdict { command, result: verdict }, &snap);
+            render(&m, &snap);
+            keys(&mut m, &snap, &[KeyCode::Char(':')]);
+            let typed: Vec<KeyCode> = long.chars().map(KeyCode::Char).collect();
+            keys(&mut m, &snap, &typed);
+            keys(&mut m, &snap, &[KeyCode::Enter, KeyCode::Home]);
+            render(&m, &snap);
+        }
+    }
+}
+
+#[test]
 fn an_empty_cluster_draws_without_panicking() {
     let snap = Snapshot::default();
     for (w, h) in [(80, 24), (160, 48), (10, 3), (0, 0)] {

@@ -32,11 +32,6 @@ pub struct Heights {
     pub status: u16,
 }
 
-impl Heights {
-    /// One row each.
-    pub const ONE: Heights = Heights { strip: 1, status: 1 };
-}
-
 /// Where each pane goes. Panes that do not fit are `None`.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub struct Plan {
@@ -100,7 +95,7 @@ pub fn plan(area: Rect, snap: &Snapshot, heights: Heights) -> Plan {
 fn grow_status(events: Rect, status: Rect, rows: u16) -> (Option<Rect>, Rect) {
     let extra = rows.saturating_sub(1).min(events.height.saturating_sub(1));
     let events = Rect { height: events.height - extra, ..events };
-    let status = Rect { y: status.y - extra, height: status.height + extra, ..status };
+    let status = Rect { y: status.y.saturating_sub(extra), height: status.height + extra, ..status };
     (some_if(events, events.height), status)
 }
 

@@ -5,7 +5,7 @@
 //!  Brokers ▸0 ● up L4   1 ● up L2   2 ✖ crashed 12s, fenced L0    controller 3000   brokers
 //!  acks=all  min.insync.replicas=2  unclean=off  replica.lag.time.max.ms=30000      settings
 //!  Partition     Ldr Ep ISR  HW    LEO by replica        Lag / ISR timer   State    partitions
-//! ▸test_repli-0  0   1  0,1  1380  0:1386 1:1383 2:980✖  1:−3 2:down       URP
+//! ▸test_repli-0  0   1  0,1  1380  0:1386 1:1383 2:980✖  1:3 behind 2:down URP
 //! ─ test_repli-0 logs ─────────────────────────────────────────────────────────    detail
 //!  0 L ✔ ██████████████████████████▒  HW 1380 LEO 1386
 //! ─ Clients ───────────────────────────────────────────────────────────────────    clients
@@ -27,7 +27,7 @@ use super::theme::Theme;
 use super::view;
 use crate::cluster::snapshot::{PartitionView, Snapshot, TopicView};
 use crate::scenario::command::Command;
-use crate::sim::{Acks, BrokerId, Ms, join_ids};
+use crate::sim::{Acks, BrokerId, Ms, format_time, join_ids};
 
 /// Producer rates the `+`/`-` keys step through (records per second).
 pub const RATE_STEPS: &[f64] =
@@ -65,13 +65,31 @@ pub enum StatusKind {
     Error,
 }
 
-/// The one-line message under the panes.
+/// The message under the panes (word-wrapped onto a few lines when long).
 #[derive(Clone, PartialEq, Eq, Debug)]
 pub struct Status {
     /// How it looks.
     pub kind: StatusKind,
-    /// What it says.
+    /// What it says, starting with `✔ ` for [`StatusKind::Done`] and `✖ ` for
+    /// [`StatusKind::Error`].
     pub text: String,
+}
+
+impl Status {
+    /// A message of `kind`; the `✔`/`✖` prefix is added when `text` lacks it.
+    pub fn new(kind: StatusKind, text: impl Into<String>) -> Status {
+        let text = text.into();
+        let glyph = match kind {
+            StatusKind::Info => None,
+            StatusKind::Done => Some("✔"),
+            StatusKind::Error => Some("✖"),
+        };
+        let text = match glyph {
+            Some(g) if !text.starts_with(g) => format!("{g} {text}"),
+            _ => text,
+        };
+        Status { kind, text }
+    }
 }
 
 /// Everything the dashboard remembers between frames.
@@ -91,6 +109,9 @@ pub struct Model {
     pub paused: bool,
     /// Sim ms per wall ms.
     pub speed: f64,
+    /// The speed sim time really runs at (rounded), when clearly below [`Model::speed`]:
+    /// the simulation cannot keep up.
+    pub actual_speed: Option<f64>,
     /// The status line.
     pub status: Option<Status>,
     /// The command palette's line and history.
@@ -114,6 +135,8 @@ pub enum Msg {
     Snapshot,
     /// The simulation thread is gone; no more snapshots will come.
     SimEnded,
+    /// The speed sim time ran at lately (sim ms per wall ms), `None` while unknown.
+    Measured(Option<f64>),
     /// The cluster's answer to an applied command.
     Verdict {
         /// The command.
@@ -147,6 +170,7 @@ impl Model {
             screen: (80, 24),
             paused: false,
             speed,
+            actual_speed: None,
             status: None,
             palette: Palette::default(),
             help_scroll: 0,
@@ -167,6 +191,11 @@ impl Model {
         snap.topics.iter().find(|t| *t.name == *p.tp.topic)
     }
 
+    /// Sim time reached the end of the scenario being played (it stops there).
+    pub fn scenario_over(&self, snap: &Snapshot) -> bool {
+        snap.scenario.as_ref().is_some_and(|s| snap.now >= s.end)
+    }
+
     /// The first partition row to draw so that the selection is visible in `rows` rows.
     pub fn visible_offset(&self, rows: usize, total: usize) -> usize {
         let rows = rows.max(1);
@@ -176,7 +205,7 @@ impl Model {
     }
 
     fn say(&mut self, kind: StatusKind, text: impl Into<String>) {
-        self.status = Some(Status { kind, text: text.into() });
+        self.status = Some(Status::new(kind, text));
     }
 
     fn refuse(&mut self, text: impl Into<String>) -> Vec<Effect> {
@@ -195,17 +224,44 @@ pub fn update(model: &mut Model, msg: Msg, snap: &Snapshot) -> Vec<Effect> {
             Vec::new()
         }
         Msg::Snapshot => Vec::new(),
+        Msg::Measured(actual) => {
+            model.actual_speed = shown_speed(model, actual, snap);
+            Vec::new()
+        }
         Msg::SimEnded => model.refuse("the simulation stopped; press q to quit"),
         Msg::Verdict { command, result } => {
             match result {
-                Ok(()) => model.say(StatusKind::Done, format!("✔ {command}")),
-                Err(why) => model.say(StatusKind::Error, format!("✖ {command}: {why}")),
+                Ok(()) => model.say(StatusKind::Done, command.to_string()),
+                Err(why) => model.say(StatusKind::Error, format!("{command}: {why}")),
             }
             Vec::new()
         }
     };
     keep_selection_visible(model, snap);
     effects
+}
+
+/// Below this share of the asked speed the measured one is shown...
+const SLOW_SHOW: f64 = 0.8;
+/// ...and it stays shown until it is back above this share (no flicker around the edge).
+const SLOW_HIDE: f64 = 0.9;
+
+fn shown_speed(model: &Model, actual: Option<f64>, snap: &Snapshot) -> Option<f64> {
+    let actual = actual.filter(|a| a.is_finite() && !model.paused && !model.scenario_over(snap))?;
+    let limit = if model.actual_speed.is_some() { SLOW_HIDE } else { SLOW_SHOW };
+    (actual < model.speed * limit).then(|| round_speed(actual))
+}
+
+/// Two significant digits at most, so the header does not churn: 42, 4.2, 0.42.
+pub fn round_speed(v: f64) -> f64 {
+    let scale = if v >= 10.0 {
+        1.0
+    } else if v >= 1.0 {
+        10.0
+    } else {
+        100.0
+    };
+    (v * scale).round() / scale
 }
 
 fn on_key(model: &mut Model, ev: KeyEvent, snap: &Snapshot) -> Vec<Effect> {
@@ -246,6 +302,7 @@ fn typed_char(ev: &KeyEvent) -> Option<char> {
 fn perform(model: &mut Model, action: Action, snap: &Snapshot) -> Vec<Effect> {
     let broker = model.selected_broker;
     match action {
+        Action::TogglePause | Action::Step if model.scenario_over(snap) => scenario_ended(model, snap),
         Action::SelectBroker(id) => select_broker(model, id, snap),
         Action::Crash => vec![Effect::Apply(Command::Crash(broker))],
         Action::Shutdown => vec![Effect::Apply(Command::Shutdown(broker))],
@@ -282,11 +339,15 @@ fn perform(model: &mut Model, action: Action, snap: &Snapshot) -> Vec<Effect> {
             model.help_scroll = 0;
             Vec::new()
         }
-        Action::Quit => {
-            model.quit = true;
-            vec![Effect::Quit]
-        }
+        Action::Quit => quit(model),
     }
+}
+
+fn scenario_ended(model: &mut Model, snap: &Snapshot) -> Vec<Effect> {
+    let end = snap.scenario.as_ref().map_or(snap.now, |s| s.end);
+    let text = format!("the scenario ended at {}: sim time stops there (q quits)", format_time(end));
+    model.say(StatusKind::Info, text);
+    Vec::new()
 }
 
 fn select_broker(model: &mut Model, id: BrokerId, snap: &Snapshot) -> Vec<Effect> {
@@ -306,7 +367,7 @@ fn toggle_fetch(model: &mut Model, snap: &Snapshot) -> Vec<Effect> {
 }
 
 fn page(model: &Model, snap: &Snapshot) -> isize {
-    let rows = view::table_rows(model.screen, snap);
+    let rows = view::table_rows(model, snap);
     rows.saturating_sub(1).max(1) as isize
 }
 
@@ -320,7 +381,7 @@ fn move_selection(model: &mut Model, delta: isize, snap: &Snapshot) -> Vec<Effec
 fn keep_selection_visible(model: &mut Model, snap: &Snapshot) {
     let total = snap.partitions.len();
     model.selected_partition = model.selected_partition.min(total.saturating_sub(1));
-    let rows = view::table_rows(model.screen, snap);
+    let rows = view::table_rows(model, snap);
     model.partition_offset = model.visible_offset(rows, total);
 }
 
@@ -345,7 +406,8 @@ fn change_min_isr(model: &mut Model, delta: i64, snap: &Snapshot) -> Vec<Effect>
     }
     if wanted > rf {
         let text = format!(
-            "min.insync.replicas is already {current}: above the replication factor ({rf}) it is capped to {rf}"
+            "min.insync.replicas={current} already equals the replication factor; \
+             larger values are capped to {rf} (Kafka 3.7+)"
         );
         return model.refuse(text);
     }
@@ -414,13 +476,25 @@ fn step(model: &mut Model) -> Vec<Effect> {
 }
 
 fn on_palette(model: &mut Model, action: PaletteAction) -> Vec<Effect> {
-    if action != PaletteAction::Submit {
-        if action == PaletteAction::Cancel {
+    match action {
+        PaletteAction::Submit => submit(model),
+        PaletteAction::Quit => quit(model),
+        PaletteAction::Cancel => {
             model.mode = Mode::Normal;
+            model.palette.edit(action);
+            Vec::new()
         }
-        model.palette.edit(action);
-        return Vec::new();
+        _ => {
+            model.palette.edit(action);
+            Vec::new()
+        }
     }
+}
+
+/// Enter in the palette: a valid line runs and closes it; a bad one stays open, editable,
+/// with the reason shown under it.
+fn submit(model: &mut Model) -> Vec<Effect> {
+    model.palette.edit(PaletteAction::Submit);
     let line = model.palette.input().trim().to_string();
     if line.is_empty() {
         model.mode = Mode::Normal;
@@ -429,11 +503,20 @@ fn on_palette(model: &mut Model, action: PaletteAction) -> Vec<Effect> {
     match Command::parse(&line) {
         Ok(cmd) => {
             model.palette.remember(&line);
+            model.palette.set_error(None);
             model.mode = Mode::Normal;
             vec![Effect::Apply(cmd)]
         }
-        Err(e) => model.refuse(format!("✖ {}", e.message)),
+        Err(e) => {
+            model.palette.set_error(Some(e.message));
+            Vec::new()
+        }
     }
+}
+
+fn quit(model: &mut Model) -> Vec<Effect> {
+    model.quit = true;
+    vec![Effect::Quit]
 }
 
 fn on_help(model: &mut Model, action: HelpAction) -> Vec<Effect> {
@@ -444,10 +527,7 @@ fn on_help(model: &mut Model, action: HelpAction) -> Vec<Effect> {
         HelpAction::PageUp => model.help_scroll = model.help_scroll.saturating_sub(page),
         HelpAction::PageDown => model.help_scroll += page,
         HelpAction::Close => model.mode = Mode::Normal,
-        HelpAction::Quit => {
-            model.quit = true;
-            return vec![Effect::Quit];
-        }
+        HelpAction::Quit => return quit(model),
     }
     model.help_scroll = model.help_scroll.min(super::help::line_count().saturating_sub(1));
     Vec::new()

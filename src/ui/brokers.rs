@@ -11,51 +11,162 @@ use ratatui::widgets::Paragraph;
 use super::app::Model;
 use super::text;
 use super::theme::{Theme, glyph};
-use crate::cluster::snapshot::{BrokerStatus, BrokerView, Snapshot};
+use crate::cluster::snapshot::{BrokerStatus, BrokerView, Snapshot, TopicView};
 use crate::sim::{Acks, CONTROLLER_ID, Ms};
 
-/// Draws the two lines.
+/// Most lines the broker strip may wrap onto.
+pub const STRIP_MAX_LINES: usize = 2;
+
+/// Durations in the strip (`12s`, `3m05s`) are measured as this wide when choosing a form,
+/// so the strip does not change form as a crash ages.
+const DURATION_W: usize = 5;
+
+/// Draws the broker strip (one or two lines) and the settings line under it.
 pub fn render(frame: &mut Frame, area: Rect, model: &Model, snap: &Snapshot) {
-    let [strip, settings] = Layout::vertical([Constraint::Length(1), Constraint::Length(1)]).areas(area);
     let width = usize::from(area.width);
-    let line = [true, false]
-        .into_iter()
-        .map(|long| broker_line(model, snap, long))
-        .find(|l| l.width() <= width)
-        .unwrap_or_else(|| broker_line(model, snap, false));
-    frame.render_widget(Paragraph::new(line), strip);
-    let line = [true, false]
-        .into_iter()
-        .map(|long| settings_line(model, snap, long))
-        .find(|l| l.width() <= width)
-        .unwrap_or_else(|| settings_line(model, snap, false));
-    frame.render_widget(Paragraph::new(line), settings);
+    let strip = strip_lines(model, snap, area.width);
+    let rows = u16::try_from(strip.len()).unwrap_or(1);
+    let [strip_area, settings] =
+        Layout::vertical([Constraint::Length(rows), Constraint::Length(1)]).areas(area);
+    frame.render_widget(Paragraph::new(strip), strip_area);
+    frame.render_widget(Paragraph::new(settings_line(model, snap, width)), settings);
 }
 
-fn broker_line(model: &Model, snap: &Snapshot, long: bool) -> Line<'static> {
-    let theme = model.theme;
-    let mut spans = vec![Span::styled(" Brokers ", theme.title())];
-    for b in &snap.brokers {
-        let selected = b.id == model.selected_broker;
-        let (state, style) = state(b, snap.now, theme);
-        let leads = if long { format!(" leads {}", b.leader_count) } else { format!(" L{}", b.leader_count) };
-        let marker = if selected { glyph::SELECTED } else { " " };
-        let pick = if selected { theme.selected() } else { Style::new() };
-        spans.push(Span::raw(format!(" {marker}")));
-        spans.push(Span::styled(format!("{} ", b.id), pick.patch(theme.leader())));
-        spans.push(Span::styled(state, pick.patch(style)));
-        spans.push(Span::styled(leads, pick.patch(theme.muted())));
-        spans.push(Span::raw(" "));
+/// How much of each broker the strip shows.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Form {
+    /// `▸0 ● up leads 4`.
+    Long,
+    /// `▸0 ● up L4`.
+    Short,
+    /// `0●L4`; the selected broker keeps the short form, so its state is always in words.
+    Compact,
+}
+
+/// A piece of the strip that is never split across lines, and the width it is measured at.
+struct Chunk {
+    spans: Vec<Span<'static>>,
+    width: usize,
+}
+
+/// The broker strip for a screen `width` columns wide: the richest form that fits on one
+/// line, else on [`STRIP_MAX_LINES`] lines; as a last resort the compact form cut with `…`.
+pub fn strip_lines(model: &Model, snap: &Snapshot, width: u16) -> Vec<Line<'static>> {
+    let width = usize::from(width);
+    // (form, most lines, with the controller id): the controller's id gives way before
+    // the strip takes a second line or loses words.
+    let tries = [
+        (Form::Long, 1, true),
+        (Form::Short, 1, true),
+        (Form::Short, 1, false),
+        (Form::Short, 2, true),
+        (Form::Compact, 1, true),
+        (Form::Compact, 1, false),
+        (Form::Compact, 2, true),
+        (Form::Compact, 2, false),
+    ];
+    for (form, most, ctrl) in tries {
+        let (lines, fits) = wrap_chunks(strip_chunks(model, snap, form, ctrl), width);
+        if fits && lines.len() <= most {
+            return lines;
+        }
     }
-    if !snap.semantics.contains("ZooKeeper") {
-        let text = if long {
+    let (lines, _) = wrap_chunks(strip_chunks(model, snap, Form::Compact, false), width);
+    let more = lines.len() > STRIP_MAX_LINES;
+    let mut lines: Vec<Line<'static>> = lines.into_iter().take(STRIP_MAX_LINES).collect();
+    if more && let Some(last) = lines.last_mut() {
+        last.spans.push(Span::raw(" …"));
+    }
+    lines.into_iter().map(|l| Line::from(text::truncate_spans(l.spans, width))).collect()
+}
+
+/// Lays chunks out on lines of `width`, continuation lines indented under the first chunk
+/// (the title). Also tells whether every line fits (a chunk wider than a line does not).
+fn wrap_chunks(chunks: Vec<Chunk>, width: usize) -> (Vec<Line<'static>>, bool) {
+    let mut chunks = chunks.into_iter();
+    let Some(title) = chunks.next() else { return (Vec::new(), true) };
+    let indent = title.width;
+    let (mut lines, mut spans, mut used, mut fits) = (Vec::new(), title.spans, indent, true);
+    for chunk in chunks {
+        if used + chunk.width > width && used > indent {
+            lines.push(Line::from(std::mem::take(&mut spans)));
+            spans.push(Span::raw(" ".repeat(indent)));
+            used = indent;
+        }
+        used += chunk.width;
+        fits &= used <= width;
+        spans.extend(chunk.spans);
+    }
+    lines.push(Line::from(spans));
+    (lines, fits)
+}
+
+fn strip_chunks(model: &Model, snap: &Snapshot, form: Form, ctrl: bool) -> Vec<Chunk> {
+    let theme = model.theme;
+    let title = Span::styled(" Brokers ", theme.title());
+    let mut chunks = vec![Chunk { width: title.width(), spans: vec![title] }];
+    chunks.extend(snap.brokers.iter().map(|b| broker_chunk(model, b, snap.now, form)));
+    if ctrl && !snap.semantics.contains("ZooKeeper") {
+        let text = if form == Form::Long {
             format!("   KRaft controller {CONTROLLER_ID}")
         } else {
             format!("  ctrl {CONTROLLER_ID}")
         };
-        spans.push(Span::styled(text, theme.muted()));
+        chunks.push(Chunk { width: text::width(&text), spans: vec![Span::styled(text, theme.muted())] });
     }
-    Line::from(spans)
+    chunks
+}
+
+fn broker_chunk(model: &Model, b: &BrokerView, now: Ms, form: Form) -> Chunk {
+    let theme = model.theme;
+    let selected = b.id == model.selected_broker;
+    let (state, style) = state(b, now, theme);
+    let pick = if selected { theme.selected() } else { Style::new() };
+    let spans = if form == Form::Compact && !selected {
+        vec![
+            Span::raw(" "),
+            Span::styled(b.id.to_string(), theme.leader()),
+            Span::styled(status_glyph(b), style),
+            Span::styled(format!("L{}", b.leader_count), theme.muted()),
+        ]
+    } else {
+        let leads = if form == Form::Long {
+            format!(" leads {}", b.leader_count)
+        } else {
+            format!(" L{}", b.leader_count)
+        };
+        let marker = if selected { glyph::SELECTED } else { " " };
+        vec![
+            Span::raw(format!(" {marker}")),
+            Span::styled(format!("{} ", b.id), pick.patch(theme.leader())),
+            Span::styled(state, pick.patch(style)),
+            Span::styled(leads, pick.patch(theme.muted())),
+            Span::raw(" "),
+        ]
+    };
+    let shown: usize = spans.iter().map(Span::width).sum();
+    let words = form != Form::Compact || selected;
+    Chunk { spans, width: shown + if words { duration_slack(b, now) } else { 0 } }
+}
+
+/// Columns a crash or stop duration may still grow by (see [`DURATION_W`]).
+fn duration_slack(b: &BrokerView, now: Ms) -> usize {
+    match b.status {
+        BrokerStatus::Up => 0,
+        BrokerStatus::Crashed { since } | BrokerStatus::Stopped { since } => {
+            DURATION_W.saturating_sub(text::width(&text::duration(now.saturating_sub(since))))
+        }
+    }
+}
+
+/// The glyph of a broker's state.
+fn status_glyph(b: &BrokerView) -> &'static str {
+    match b.status {
+        BrokerStatus::Up if b.in_controlled_shutdown => glyph::SHUTTING_DOWN,
+        BrokerStatus::Up => glyph::UP,
+        BrokerStatus::Crashed { .. } => glyph::DOWN,
+        BrokerStatus::Stopped { .. } => glyph::STOPPED,
+    }
 }
 
 /// A broker's state in words with its glyph, and how it should look.
@@ -91,37 +202,66 @@ pub fn number(v: f64) -> String {
     if v.fract() == 0.0 { format!("{v:.0}") } else { format!("{v}") }
 }
 
-fn settings_line(model: &Model, snap: &Snapshot, long: bool) -> Line<'static> {
+/// From this width on the settings line uses Kafka's full config names. The choice depends
+/// on the width only, so the line does not change form as values change.
+pub const SETTINGS_LONG_WIDTH: usize = 160;
+
+/// Longest topic name the long settings line shows before cutting it with `…`.
+const TOPIC_NAME_MAX: usize = 24;
+
+/// The topic's configured `min.insync.replicas`: its override, else the broker default.
+pub fn configured_min_isr(topic: &TopicView, snap: &Snapshot) -> usize {
+    let overridden = topic
+        .config_overrides
+        .iter()
+        .find_map(|o| o.strip_prefix("min.insync.replicas=")?.trim().parse::<usize>().ok());
+    overridden.unwrap_or(snap.broker_config.min_insync_replicas as usize)
+}
+
+/// `2`, or `5 (effective 3)` when the configured value is above the replication factor;
+/// the long form names the topic too: `2 (test_repli)`, `5 (effective 3, test_repli)`.
+fn min_isr_value(topic: Option<&TopicView>, snap: &Snapshot, long: bool) -> String {
+    let Some(t) = topic else { return "–".to_string() };
+    let configured = configured_min_isr(t, snap);
+    let effective = (configured > t.effective_min_isr).then(|| format!("effective {}", t.effective_min_isr));
+    let name = long.then(|| text::truncate(&t.name, TOPIC_NAME_MAX));
+    let notes: Vec<String> = effective.into_iter().chain(name).collect();
+    if notes.is_empty() {
+        t.effective_min_isr.to_string()
+    } else {
+        format!("{} ({})", configured.max(t.effective_min_isr), notes.join(", "))
+    }
+}
+
+/// The durability settings in one line: full names from [`SETTINGS_LONG_WIDTH`] columns
+/// on, short ones below; cut with `…` if even that does not fit.
+fn settings_line(model: &Model, snap: &Snapshot, width: usize) -> Line<'static> {
     let theme = model.theme;
+    let long = width >= SETTINGS_LONG_WIDTH;
     let producer = snap.producers.first();
     let acks = producer.map(|p| p.config.acks);
     let acks_style = if acks == Some(Acks::All) { theme.good() } else { theme.warn() };
     let acks = acks.map_or("–".to_string(), |a| a.to_string());
-    let rate = producer.map_or("–".to_string(), |p| number(p.config.rate));
     let topic = model.topic(snap);
-    let min_isr = topic.map_or("–".to_string(), |t| t.effective_min_isr.to_string());
+    let min_isr = min_isr_value(topic, snap, long);
     let unclean = topic.map(|t| t.unclean_leader_election_enable);
     let unclean_style = if unclean == Some(true) { theme.bad() } else { theme.normal() };
     let lag_ms = snap.broker_config.replica_lag_time_max_ms;
-    let sep = || Span::raw("  ");
-    let mut spans = vec![Span::raw(" "), Span::styled(format!("acks={acks}"), acks_style), sep()];
+    let mut spans = vec![Span::raw(" "), Span::styled(format!("acks={acks}"), acks_style), Span::raw("  ")];
     if long {
-        let of = topic.map_or(String::new(), |t| format!(" ({})", t.name));
         let unclean = unclean.map_or("–".to_string(), |u| u.to_string());
-        spans.push(Span::raw(format!("min.insync.replicas={min_isr}{of}")));
-        spans.push(sep());
+        spans.push(Span::raw(format!("min.insync.replicas={min_isr}")));
+        spans.push(Span::raw("  "));
         spans.push(Span::styled(format!("unclean.leader.election.enable={unclean}"), unclean_style));
-        spans.push(sep());
-        spans.push(Span::raw(format!("replica.lag.time.max.ms={lag_ms}")));
+        spans.push(Span::raw(format!("  replica.lag.time.max.ms={lag_ms}")));
     } else {
         let unclean = unclean.map_or("–", |u| if u { "on" } else { "off" });
         spans.push(Span::raw(format!("min.insync={min_isr}")));
-        spans.push(sep());
+        spans.push(Span::raw("  "));
         spans.push(Span::styled(format!("unclean={unclean}"), unclean_style));
-        spans.push(sep());
-        spans.push(Span::raw(format!("lag.max={}", seconds_or_ms(lag_ms))));
+        spans.push(Span::raw(format!("  lag.max={}", seconds_or_ms(lag_ms))));
     }
-    spans.push(sep());
-    spans.push(Span::raw(format!("rate={rate}/s")));
-    Line::from(spans)
+    let rate = producer.map_or("–".to_string(), |p| number(p.config.rate));
+    spans.push(Span::raw(format!("  rate={rate}/s")));
+    Line::from(text::truncate_spans(spans, width.saturating_sub(1)))
 }

@@ -9,7 +9,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph};
 
 use super::app::Model;
-use super::partitions::follower_note;
+use super::lag::{Form, follower_state};
 use super::text;
 use super::theme::{Theme, glyph};
 use crate::cluster::snapshot::{PartitionView, ReplicaView, Snapshot};
@@ -84,13 +84,8 @@ fn note(r: &ReplicaView, long: bool) -> String {
     if r.is_leader {
         return "leader".to_string();
     }
-    match follower_note(r, long) {
-        // The note starts with the broker id; the line already shows it.
-        Some(n) => {
-            n.split_once(if long { ": " } else { ":" }).map_or(n.clone(), |(_, rest)| rest.to_string())
-        }
-        None => "in sync".to_string(),
-    }
+    let form = if long { Form::Long } else { Form::Short };
+    follower_state(r, form).unwrap_or_else(|| "in sync".to_string())
 }
 
 /// Cell counts of the bar: before the log start, committed, uncommitted, missing. Any
@@ -123,13 +118,24 @@ fn notes(p: &PartitionView, theme: Theme, width: usize) -> Vec<Line<'static>> {
         ));
     }
     if let Some(why) = &p.hw_blocked_by {
-        out.extend(text::hanging(Span::styled(" HW stuck: ", theme.warn()), why, theme.normal(), width, 3));
+        out.extend(hw_note(why, theme, width));
     }
     if let Some(change) = &p.pending_isr {
         let label = Span::styled(" ISR change pending: ", theme.warn());
         out.extend(text::hanging(label, change, theme.normal(), width, 3));
     }
     out
+}
+
+/// Why the HW is stuck, labelled `HW stuck:` unless the reason already starts with "HW"
+/// (`HW frozen: …`, `HW waits for …`).
+fn hw_note(why: &str, theme: Theme, width: usize) -> Vec<Line<'static>> {
+    let (label, body) = match why.split_once(": ") {
+        _ if !why.starts_with("HW") => (" HW stuck: ".to_string(), why),
+        Some((head, body)) if head.len() <= 12 => (format!(" {head}: "), body),
+        _ => (" ".to_string(), why),
+    };
+    text::hanging(Span::styled(label, theme.warn()), body, theme.normal(), width, 3)
 }
 
 fn legend(theme: Theme) -> Line<'static> {
@@ -148,6 +154,27 @@ fn legend(theme: Theme) -> Line<'static> {
 mod tests {
     use super::*;
     use crate::ui::fixture;
+
+    fn plain(lines: &[Line]) -> String {
+        lines.iter().flat_map(|l| l.spans.iter().map(|s| s.content.to_string())).collect()
+    }
+
+    #[test]
+    fn the_hw_reason_is_labelled_once() {
+        let theme = Theme::new(false);
+        let frozen = "HW frozen: ISR [1] is below min.insync.replicas=2 (Kafka 3.7+ rule)";
+        assert_eq!(
+            plain(&hw_note(frozen, theme, 120)),
+            " HW frozen: ISR [1] is below min.insync.replicas=2 (Kafka 3.7+ rule)"
+        );
+        let waits = "HW waits for broker 2 (LEO 40), still in the ISR";
+        assert_eq!(plain(&hw_note(waits, theme, 120)), " HW waits for broker 2 (LEO 40), still in the ISR");
+        let other = "ISR 1 is smaller than min.insync.replicas=2";
+        assert_eq!(
+            plain(&hw_note(other, theme, 120)),
+            " HW stuck: ISR 1 is smaller than min.insync.replicas=2"
+        );
+    }
 
     #[test]
     fn bars_keep_small_differences_visible() {

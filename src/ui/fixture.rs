@@ -163,8 +163,7 @@ fn partitions() -> Vec<PartitionView> {
     );
     let out_0 = R { in_isr: false, ..follower(0, 1261, 1261, 29) };
     let mut p4 = partition(4, 1, UnderMinIsr, vec![leader(1, 1290, 1261), crashed(2, 990, 985, 300), out_0]);
-    p4.hw_blocked_by =
-        Some("ISR 1 is smaller than min.insync.replicas=2; the HW waits until it grows".into());
+    p4.hw_blocked_by = Some("HW frozen: ISR [1] is below min.insync.replicas=2 (Kafka 3.7+ rule)".into());
     let mut p5 = partition(
         5,
         2,

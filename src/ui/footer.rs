@@ -6,27 +6,58 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
-use super::app::{Mode, Model, StatusKind};
+use super::app::{Mode, Model, Status, StatusKind};
 use super::keymap::{self, footer_hints};
 use super::text;
 use crate::cluster::snapshot::Snapshot;
 
-/// Draws the status line: the last message, else the current selection.
-pub fn render_status(frame: &mut Frame, area: Rect, model: &Model, snap: &Snapshot) {
+/// Most lines a status message may take; a longer one is cut with `…`.
+pub const STATUS_MAX_LINES: usize = 3;
+
+/// The status message word-wrapped to `width` (at most [`STATUS_MAX_LINES`] lines, wrapped
+/// lines indented under the text after the `✔`/`✖`), or the current selection when there is
+/// no message.
+pub fn status_lines(model: &Model, snap: &Snapshot, width: u16) -> Vec<Line<'static>> {
     let theme = model.theme;
-    let width = usize::from(area.width).saturating_sub(1);
-    let line = match &model.status {
-        Some(status) => {
-            let style = match status.kind {
-                StatusKind::Info => theme.normal(),
-                StatusKind::Done => theme.good(),
-                StatusKind::Error => theme.bad(),
-            };
-            Line::styled(format!(" {}", text::truncate(&status.text, width)), style)
-        }
-        None => Line::styled(format!(" {}", selection(model, snap)), theme.muted()),
+    let room = usize::from(width).saturating_sub(2);
+    let Some(status) = &model.status else {
+        return vec![Line::styled(
+            format!(" {}", text::truncate(&selection(model, snap), room)),
+            theme.muted(),
+        )];
     };
-    frame.render_widget(Paragraph::new(line), area);
+    let style = match status.kind {
+        StatusKind::Info => theme.normal(),
+        StatusKind::Done => theme.good(),
+        StatusKind::Error => theme.bad(),
+    };
+    let (head, body) = glyph_and_body(status);
+    let indent = 1 + text::width(head);
+    let parts = text::wrap_at_most(body, room.saturating_sub(indent - 1), STATUS_MAX_LINES);
+    parts
+        .into_iter()
+        .enumerate()
+        .map(|(i, part)| {
+            let lead = if i == 0 { format!(" {head}") } else { " ".repeat(indent) };
+            Line::styled(format!("{lead}{part}"), style)
+        })
+        .collect()
+}
+
+/// Splits `✖ text` into `✖ ` and `text`; info messages have no glyph.
+fn glyph_and_body(status: &Status) -> (&str, &str) {
+    if status.kind == StatusKind::Info {
+        return ("", &status.text);
+    }
+    match status.text.char_indices().nth(2) {
+        Some((at, _)) if status.text[..at].ends_with(' ') => status.text.split_at(at),
+        _ => ("", &status.text),
+    }
+}
+
+/// Draws the status lines (from [`status_lines`]) in `area`.
+pub fn render_status(frame: &mut Frame, area: Rect, lines: Vec<Line<'static>>) {
+    frame.render_widget(Paragraph::new(lines), area);
 }
 
 fn selection(model: &Model, snap: &Snapshot) -> String {

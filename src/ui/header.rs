@@ -26,22 +26,50 @@ pub fn render(frame: &mut Frame, area: Rect, model: &Model, snap: &Snapshot) {
         Span::styled("  t=", theme.muted()),
         Span::styled(format_time(snap.now), theme.title()),
         Span::raw("  "),
-        clock(model),
+        clock(model, snap),
     ];
-    let used: usize = left.iter().map(Span::width).sum();
-    let room = usize::from(left_area.width).saturating_sub(used + 3);
-    if room >= 8 && !snap.semantics.is_empty() {
+    let room = |left: &[Span]| {
+        let used: usize = left.iter().map(Span::width).sum();
+        usize::from(left_area.width).saturating_sub(used + 3)
+    };
+    if let Some(scenario) = &snap.scenario {
+        let spans = scenario_name(&scenario.name, room(&left), theme);
+        left.extend(spans);
+    }
+    let rest = room(&left);
+    if rest >= MIN_ROOM && !snap.semantics.is_empty() {
         left.push(Span::raw("  "));
-        left.push(Span::styled(text::truncate(&snap.semantics, room), theme.muted()));
+        left.push(Span::styled(text::truncate(&snap.semantics, rest), theme.muted()));
     }
     frame.render_widget(Paragraph::new(Line::from(left)), left_area);
     frame.render_widget(Paragraph::new(right).right_aligned(), right_area);
 }
 
-fn clock(model: &Model) -> Span<'static> {
+/// Text shorter than this is not worth showing in the header.
+const MIN_ROOM: usize = 8;
+
+/// `  scenario <name>` in `room` columns: the label goes first, then the name is cut with `…`.
+fn scenario_name(name: &str, room: usize, theme: Theme) -> Vec<Span<'static>> {
+    const LABEL: &str = "  scenario ";
+    let labelled = room.saturating_sub(LABEL.len());
+    if labelled >= MIN_ROOM.max(text::width(name).min(24)) {
+        vec![Span::styled(LABEL, theme.muted()), Span::styled(text::truncate(name, labelled), theme.title())]
+    } else if room >= MIN_ROOM + 2 {
+        vec![Span::raw("  "), Span::styled(text::truncate(name, room - 2), theme.title())]
+    } else {
+        Vec::new()
+    }
+}
+
+fn clock(model: &Model, snap: &Snapshot) -> Span<'static> {
     let theme = model.theme;
-    if model.paused {
+    if model.scenario_over(snap) {
+        Span::styled(format!("{} end of scenario", glyph::ENDED), theme.warn())
+    } else if model.paused {
         Span::styled(format!("{} paused", glyph::PAUSED), theme.warn())
+    } else if let Some(actual) = model.actual_speed {
+        let text = format!("{} {} (actual {actual}×)", glyph::RUNNING, text::speed(model.speed));
+        Span::styled(text, theme.warn())
     } else {
         Span::styled(format!("{} {}", glyph::RUNNING, text::speed(model.speed)), theme.good())
     }

@@ -7,7 +7,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Clear, Paragraph};
 
 use super::app::Model;
-use super::keymap::{self, Binding};
+use super::keymap::{self, Binding, Group};
 use super::theme::{Theme, glyph};
 use crate::scenario::command::USAGE;
 
@@ -15,25 +15,32 @@ const KEY_W: usize = 10;
 
 fn section<A>(title: &str, table: &[Binding<A>], theme: Theme, out: &mut Vec<Line<'static>>) {
     out.push(Line::styled(title.to_string(), theme.title()));
-    for b in table {
-        out.push(Line::from(vec![
-            Span::styled(format!("  {:<KEY_W$} ", b.label), theme.key()),
-            Span::raw(b.help),
-        ]));
-    }
+    out.extend(table.iter().map(|b| binding_line(b, theme)));
     out.push(Line::raw(""));
 }
 
-/// Every line of the help, in order.
-pub fn lines(theme: Theme) -> Vec<Line<'static>> {
-    let mut out = Vec::new();
-    section(
-        "Keys (they act on the selected broker ▸ and the selected partition)",
-        keymap::BINDINGS,
-        theme,
-        &mut out,
-    );
-    out.push(Line::styled("Command palette (:), the grammar scenario files use too", theme.title()));
+fn binding_line<A>(b: &Binding<A>, theme: Theme) -> Line<'static> {
+    Line::from(vec![Span::styled(format!("  {:<KEY_W$} ", b.label), theme.key()), Span::raw(b.help)])
+}
+
+/// The dashboard keys, one section per [`Group`], each in key-table order.
+fn dashboard_keys(theme: Theme, out: &mut Vec<Line<'static>>) {
+    for group in Group::ALL {
+        out.push(Line::styled(group.title(), theme.title()));
+        for b in keymap::BINDINGS.iter().filter(|b| b.action.group() == group) {
+            out.push(binding_line(b, theme));
+        }
+        out.push(Line::raw(""));
+        if group == Group::Palette {
+            grammar(theme, out);
+            section("In the palette", keymap::PALETTE_BINDINGS, theme, out);
+        }
+    }
+}
+
+/// The command grammar, which scenario files use too.
+fn grammar(theme: Theme, out: &mut Vec<Line<'static>>) {
+    out.push(Line::styled("Commands (the grammar scenario files use too)", theme.title()));
     for usage in USAGE {
         out.push(Line::from(vec![Span::styled("  :", theme.key()), Span::raw(*usage)]));
     }
@@ -42,7 +49,12 @@ pub fn lines(theme: Theme) -> Vec<Line<'static>> {
         theme.muted(),
     ));
     out.push(Line::raw(""));
-    section("In the palette", keymap::PALETTE_BINDINGS, theme, &mut out);
+}
+
+/// Every line of the help, in order.
+pub fn lines(theme: Theme) -> Vec<Line<'static>> {
+    let mut out = Vec::new();
+    dashboard_keys(theme, &mut out);
     section("In this help", keymap::HELP_BINDINGS, theme, &mut out);
     out.push(Line::styled("Glyphs", theme.title()));
     out.push(Line::raw(format!(
@@ -55,11 +67,13 @@ pub fn lines(theme: Theme) -> Vec<Line<'static>> {
         glyph::OUT_OF_ISR
     )));
     out.push(Line::raw(format!(
-        "  {} committed (≤ HW)  {} above the HW  {} missing  ⏱ time until ISR removal",
+        "  {} committed (≤ HW)  {} above the HW  {} missing",
         glyph::COMMITTED,
         glyph::UNCOMMITTED,
         glyph::MISSING
     )));
+    out.push(Line::raw("  N behind: records a follower still lacks (the leader's LEO minus its LEO)"));
+    out.push(Line::raw("  out in 16s (⏱16s): time until the lag rule removes a follower from the ISR"));
     out.push(Line::raw("  URP under-replicated  <minISR ISR below min.insync.replicas  OFFLINE no leader"));
     out
 }
@@ -83,4 +97,29 @@ pub fn render(frame: &mut Frame, area: Rect, model: &Model) {
     let block = block.title_bottom(Span::styled(more, theme.muted()));
     frame.render_widget(Clear, box_area);
     frame.render_widget(Paragraph::new(text).block(block).scroll((scroll as u16, 0)), box_area);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn plain() -> Vec<String> {
+        lines(Theme::new(false))
+            .iter()
+            .map(|l| l.spans.iter().map(|s| s.content.as_ref()).collect())
+            .collect()
+    }
+
+    #[test]
+    fn sections_follow_the_help_order_and_list_every_key() {
+        let text = plain();
+        let at = |title: &str| text.iter().position(|l| l == title).unwrap_or_else(|| panic!("{title}"));
+        let order: Vec<usize> = Group::ALL.iter().map(|g| at(g.title())).collect();
+        assert!(order.windows(2).all(|w| w[0] < w[1]), "{order:?}");
+        let quit = &text[order[5]..];
+        assert!(quit.iter().any(|l| l.contains("Ctrl-C") && l.contains("quit")));
+        for b in keymap::BINDINGS {
+            assert!(text.iter().any(|l| l.contains(b.help)), "{} missing", b.label);
+        }
+    }
 }

@@ -64,6 +64,58 @@ pub enum Action {
     Quit,
 }
 
+/// Where a dashboard key is listed in the help, in the help's order.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Group {
+    /// Pause, step, speed.
+    Time,
+    /// Select, crash, stop, restart, pause fetching.
+    Brokers,
+    /// Move the partition selection.
+    Partitions,
+    /// Durability settings and the producer rate.
+    Settings,
+    /// Open the command palette.
+    Palette,
+    /// Help and quit.
+    Quit,
+}
+
+impl Group {
+    /// Every group, in help order.
+    pub const ALL: [Group; 6] =
+        [Group::Time, Group::Brokers, Group::Partitions, Group::Settings, Group::Palette, Group::Quit];
+
+    /// The help's section title.
+    pub fn title(self) -> &'static str {
+        match self {
+            Group::Time => "Sim time",
+            Group::Brokers => "Brokers (keys act on the selected broker ▸)",
+            Group::Partitions => "Partitions",
+            Group::Settings => "Settings (min.insync and unclean act on the selected partition's topic)",
+            Group::Palette => "Command palette",
+            Group::Quit => "Help and quit",
+        }
+    }
+}
+
+impl Action {
+    /// The help section the action is listed in.
+    pub fn group(self) -> Group {
+        use Action::*;
+        match self {
+            TogglePause | Step | SpeedDown | SpeedUp => Group::Time,
+            SelectBroker(_) | Crash | Shutdown | Restart | ToggleFetch => Group::Brokers,
+            PartitionUp | PartitionDown | PartitionPageUp | PartitionPageDown | PartitionFirst
+            | PartitionLast => Group::Partitions,
+            CycleAcks | MinIsrDown | MinIsrUp | ToggleUnclean | LagLimitDown | LagLimitUp | RateDown
+            | RateUp => Group::Settings,
+            OpenPalette => Group::Palette,
+            ToggleHelp | Quit => Group::Quit,
+        }
+    }
+}
+
 /// What a key asks for while the command palette is open. Printable characters that are not
 /// in the table are typed into the line.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -90,6 +142,8 @@ pub enum PaletteAction {
     Delete,
     /// Clear the whole line.
     Clear,
+    /// Leave the dashboard (Ctrl-C).
+    Quit,
 }
 
 /// What a key asks for while the help overlay is open.
@@ -202,13 +256,7 @@ pub static BINDINGS: &[Binding<Action>] = &[
         help: "open the command palette",
         action: Action::OpenPalette,
     },
-    Binding {
-        keys: &[ch('q'), ctrl('c')],
-        label: "q",
-        footer: Some("quit"),
-        help: "quit",
-        action: Action::Quit,
-    },
+    Binding { keys: &[ch('q')], label: "q", footer: Some("quit"), help: "quit", action: Action::Quit },
     Binding {
         keys: &[ch('u')],
         label: "u",
@@ -283,7 +331,7 @@ pub static BINDINGS: &[Binding<Action>] = &[
         keys: &[ch('p')],
         label: "p",
         footer: None,
-        help: "pause/resume the selected broker's fetching (it still heartbeats)",
+        help: "pause or resume its fetching (it keeps heartbeating)",
         action: Action::ToggleFetch,
     },
     Binding {
@@ -307,6 +355,13 @@ pub static BINDINGS: &[Binding<Action>] = &[
         help: "sim speed down/up (0.1× to 100×)",
         action: Action::SpeedDown,
     },
+    Binding {
+        keys: &[ctrl('c')],
+        label: "Ctrl-C",
+        footer: None,
+        help: "quit, from anywhere (also in the palette and in this help)",
+        action: Action::Quit,
+    },
 ];
 
 /// The palette's keys.
@@ -319,7 +374,7 @@ pub static PALETTE_BINDINGS: &[Binding<PaletteAction>] = &[
         action: PaletteAction::Submit,
     },
     Binding {
-        keys: &[code(KeyCode::Esc), ctrl('c')],
+        keys: &[code(KeyCode::Esc)],
         label: "Esc",
         footer: Some("cancel"),
         help: "close the palette",
@@ -374,6 +429,13 @@ pub static PALETTE_BINDINGS: &[Binding<PaletteAction>] = &[
         help: "clear the line",
         action: PaletteAction::Clear,
     },
+    Binding {
+        keys: &[ctrl('c')],
+        label: "Ctrl-C",
+        footer: None,
+        help: "quit isrlab",
+        action: PaletteAction::Quit,
+    },
 ];
 
 /// The help overlay's keys.
@@ -401,7 +463,7 @@ pub static HELP_BINDINGS: &[Binding<HelpAction>] = &[
     },
     Binding {
         keys: &[ch('q'), ctrl('c')],
-        label: "q",
+        label: "q/Ctrl-C",
         footer: Some("quit"),
         help: "quit isrlab",
         action: HelpAction::Quit,

@@ -16,6 +16,8 @@ pub mod footer;
 pub mod header;
 pub mod help;
 pub mod keymap;
+pub mod lag;
+pub mod meter;
 pub mod pacer;
 pub mod palette;
 pub mod partitions;
@@ -37,6 +39,7 @@ use ratatui::DefaultTerminal;
 use tokio::time::MissedTickBehavior;
 
 use self::app::{Effect, Model, Msg, update};
+use self::meter::SpeedMeter;
 use self::pacer::Pacer;
 use self::theme::Theme;
 use crate::cluster::handle::{LiveSim, SimError};
@@ -105,21 +108,30 @@ pub fn run_dashboard(live: LiveSim, speed: f64) -> color_eyre::Result<()> {
     result
 }
 
-/// Wall time between frame ticks, for pacing.
-struct WallClock(Instant);
+/// Wall time between frame ticks, for pacing, and since the start, for the speed meter.
+struct WallClock {
+    origin: Instant,
+    last: Instant,
+}
 
 impl WallClock {
     #[allow(clippy::disallowed_methods)] // UI pacing follows the wall clock; the sim never reads it
     fn start() -> WallClock {
-        WallClock(Instant::now())
+        let now = Instant::now();
+        WallClock { origin: now, last: now }
     }
 
     #[allow(clippy::disallowed_methods)] // UI pacing follows the wall clock; the sim never reads it
     fn lap(&mut self) -> Duration {
         let now = Instant::now();
-        let elapsed = now.saturating_duration_since(self.0);
-        self.0 = now;
+        let elapsed = now.saturating_duration_since(self.last);
+        self.last = now;
         elapsed
+    }
+
+    /// Wall time from the start to the last lap.
+    fn since_start(&self) -> Duration {
+        self.last.saturating_duration_since(self.origin)
     }
 }
 
@@ -134,6 +146,7 @@ async fn event_loop(terminal: &mut DefaultTerminal, live: &LiveSim, speed: f64) 
     let mut ticks = tokio::time::interval(FRAME);
     ticks.set_missed_tick_behavior(MissedTickBehavior::Skip);
     let mut clock = WallClock::start();
+    let mut meter = SpeedMeter::default();
     let (mut dirty, mut sim_alive) = (true, true);
     loop {
         tokio::select! {
@@ -154,9 +167,7 @@ async fn event_loop(terminal: &mut DefaultTerminal, live: &LiveSim, speed: f64) 
                 dirty = true;
             }
             _ = ticks.tick() => {
-                if let Some(t) = pacer.tick(clock.lap(), model.speed, model.paused, snap.now) {
-                    live.advance_to(t);
-                }
+                dirty |= on_tick(&mut model, live, &mut pacer, &mut clock, &mut meter, &snap, sim_alive);
                 if dirty {
                     draw(terminal, &model, &snap)?;
                     dirty = false;
@@ -181,6 +192,27 @@ async fn event_loop(terminal: &mut DefaultTerminal, live: &LiveSim, speed: f64) 
         }
     }
     Ok(())
+}
+
+/// One frame tick: grants sim time by the wall time that passed and measures the speed
+/// sim time really runs at. Returns whether the model changed in a way the screen shows.
+fn on_tick(
+    model: &mut Model,
+    live: &LiveSim,
+    pacer: &mut Pacer,
+    clock: &mut WallClock,
+    meter: &mut SpeedMeter,
+    snap: &Snapshot,
+    sim_alive: bool,
+) -> bool {
+    if let Some(t) = pacer.tick(clock.lap(), model.speed, model.paused, snap.now) {
+        live.advance_to(t);
+    }
+    let asked = (sim_alive && !model.paused && !model.scenario_over(snap)).then_some(model.speed);
+    meter.record(clock.since_start(), snap.now, asked);
+    let shown = model.actual_speed;
+    update(model, Msg::Measured(meter.actual()), snap);
+    model.actual_speed != shown
 }
 
 /// Draws one frame inside a synchronized update, so the terminal never shows half of it.

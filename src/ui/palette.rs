@@ -8,6 +8,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
 use super::keymap::PaletteAction;
+use super::text;
 use super::theme::Theme;
 
 /// How many commands the history keeps.
@@ -24,6 +25,9 @@ pub struct Palette {
     browsing: Option<usize>,
     /// The line typed before browsing started.
     draft: String,
+    /// Why the last submitted line was refused; shown under the line until the next
+    /// submit or until the palette closes.
+    error: Option<String>,
 }
 
 impl Palette {
@@ -31,6 +35,17 @@ impl Palette {
     pub fn open(&mut self) {
         self.set_line(String::new());
         self.browsing = None;
+        self.error = None;
+    }
+
+    /// Why the last submitted line was refused, if it was.
+    pub fn error(&self) -> Option<&str> {
+        self.error.as_deref()
+    }
+
+    /// Records (or clears) why the submitted line was refused.
+    pub fn set_error(&mut self, error: Option<String>) {
+        self.error = error;
     }
 
     /// The current line.
@@ -86,6 +101,7 @@ impl Palette {
             PaletteAction::HistoryPrev => self.browse(true),
             PaletteAction::HistoryNext => self.browse(false),
             PaletteAction::Submit | PaletteAction::Cancel => self.browsing = None,
+            PaletteAction::Quit => {}
             PaletteAction::Backspace | PaletteAction::Delete => {}
         }
     }
@@ -120,26 +136,74 @@ impl Palette {
     }
 }
 
-/// Draws the palette line (`:` prompt, the text, a block cursor) in `area`, and places the
-/// terminal cursor there.
+/// Most lines the error under the palette line may take.
+pub const ERROR_MAX_LINES: usize = 3;
+
+/// The error's text lines for a screen `width` columns wide (none without an error).
+fn error_parts(palette: &Palette, width: u16) -> Vec<String> {
+    let room = usize::from(width).saturating_sub(4);
+    palette.error().map_or_else(Vec::new, |e| text::wrap_at_most(e, room, ERROR_MAX_LINES))
+}
+
+/// Rows the palette needs: its line, plus the wrapped error under it.
+pub fn height(palette: &Palette, width: u16) -> usize {
+    1 + error_parts(palette, width).len()
+}
+
+/// Draws the palette line (`:` prompt, the text scrolled so the cursor stays in view, a block
+/// cursor) in the first row of `area` and the error, if any, in red under it; places the
+/// terminal cursor on the line.
 pub fn render(frame: &mut Frame, area: Rect, palette: &Palette, theme: Theme) {
-    let width = usize::from(area.width).saturating_sub(2).max(1);
-    // Scroll the text horizontally so the cursor stays in view.
-    let skip = palette.cursor().saturating_sub(width - 1);
-    let shown: String = palette.input().chars().skip(skip).take(width).collect();
-    let at = palette.cursor() - skip;
-    let before: String = shown.chars().take(at).collect();
-    let under: String = shown.chars().nth(at).map_or(" ".to_string(), String::from);
-    let after: String = shown.chars().skip(at + 1).collect();
+    let (line, at) = input_line(palette, area.width, theme);
+    let mut lines = vec![line];
+    for (i, part) in error_parts(palette, area.width).into_iter().enumerate() {
+        let lead = if i == 0 { " ✖ " } else { "   " };
+        lines.push(Line::styled(format!("{lead}{part}"), theme.bad()));
+    }
+    frame.render_widget(Paragraph::new(lines), area);
+    let x = area.x.saturating_add(1).saturating_add(at);
+    frame.set_cursor_position(Position::new(x.min(area.right().saturating_sub(1)), area.y));
+}
+
+/// The prompt line, scrolled horizontally so the cursor is visible, and the cursor's column
+/// within the text. Widths are terminal columns, so wide characters scroll correctly too.
+fn input_line(palette: &Palette, width: u16, theme: Theme) -> (Line<'static>, u16) {
+    let (before, under, after) = visible_parts(palette, usize::from(width).saturating_sub(2).max(1));
+    let at: usize = before.chars().map(columns).sum();
     let line = Line::from(vec![
         Span::styled(":", theme.key()),
         Span::raw(before),
         Span::styled(under, theme.selected()),
         Span::raw(after),
     ]);
-    frame.render_widget(Paragraph::new(line), area);
-    let x = area.x.saturating_add(1).saturating_add(at as u16);
-    frame.set_cursor_position(Position::new(x.min(area.right().saturating_sub(1)), area.y));
+    (line, u16::try_from(at).unwrap_or(u16::MAX))
+}
+
+/// The text before the cursor, under it (a space at the end of the line) and after it that
+/// fit in `room` columns: as much before the cursor as fits, then what follows.
+fn visible_parts(palette: &Palette, room: usize) -> (String, String, String) {
+    let chars: Vec<char> = palette.input().chars().collect();
+    let cursor = palette.cursor().min(chars.len());
+    let mut used = chars.get(cursor).map_or(1, |c| columns(*c));
+    let mut start = cursor;
+    while start > 0 && used + columns(chars[start - 1]) <= room {
+        start -= 1;
+        used += columns(chars[start]);
+    }
+    let mut end = (cursor + 1).min(chars.len());
+    while end < chars.len() && used + columns(chars[end]) <= room {
+        used += columns(chars[end]);
+        end += 1;
+    }
+    let under = chars.get(cursor).map_or(" ".to_string(), char::to_string);
+    let after = chars.get(cursor + 1..end).unwrap_or_default().iter().collect();
+    (chars[start..cursor].iter().collect(), under, after)
+}
+
+/// Terminal columns a character takes.
+fn columns(c: char) -> usize {
+    let mut buf = [0u8; 4];
+    Span::raw(&*c.encode_utf8(&mut buf)).width()
 }
 
 #[cfg(test)]
@@ -169,6 +233,29 @@ mod tests {
         assert_eq!((p.input(), p.cursor()), ("", 0));
         p.edit(PaletteAction::Backspace);
         assert_eq!(p.input(), "");
+    }
+
+    #[test]
+    fn a_long_line_scrolls_so_the_cursor_stays_visible() {
+        let long: String = (0..120).map(|i| char::from(b'a' + (i % 26) as u8)).collect();
+        let mut p = typed(&long);
+        let (before, under, after) = visible_parts(&p, 78);
+        assert_eq!((before.len(), under.as_str(), after.as_str()), (77, " ", ""));
+        assert!(long.ends_with(&before));
+        p.edit(PaletteAction::Home);
+        let (before, under, after) = visible_parts(&p, 78);
+        assert_eq!((before.as_str(), under.as_str(), after.len()), ("", "a", 77));
+        for _ in 0..50 {
+            p.edit(PaletteAction::Right);
+        }
+        let (before, under, _) = visible_parts(&p, 78);
+        assert_eq!((before.len(), under.as_str()), (50, "y"));
+        let mut wide = typed(&"語".repeat(60));
+        let (before, under, _) = visible_parts(&wide, 78);
+        assert_eq!((before.chars().count(), under.as_str()), (38, " "), "38 wide characters + cursor");
+        wide.edit(PaletteAction::Home);
+        let (_, under, after) = visible_parts(&wide, 78);
+        assert_eq!((under.as_str(), after.chars().count()), ("語", 38));
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! The partition table: leader, epoch, replicas, ISR, HW, each replica's LEO, follower lag
 //! with the ISR timer, and health. Rows are built only for the visible slice; the selected
-//! row is marked with `▸` and highlighted, and the slice scrolls to keep it visible.
+//! row is marked with `▸` and highlighted, and the slice scrolls to keep it visible. Every
+//! cell that does not fit its column ends with `…`.
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Rect};
@@ -8,56 +9,70 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Row, Table};
 
 use super::app::Model;
+use super::lag::{self, Form};
 use super::text;
 use super::theme::{Theme, glyph};
-use crate::cluster::snapshot::{PartitionHealth, PartitionView, ReplicaView, Snapshot};
+use crate::cluster::snapshot::{PartitionHealth, PartitionView, Snapshot};
 use crate::sim::join_ids;
+
+/// What fills a column's cells.
+#[derive(Clone, Copy)]
+enum Cell {
+    /// Text as wide as it needs.
+    Fixed(fn(&PartitionView, Theme) -> Line<'static>),
+    /// Follower lag and ISR timers: the width left over, in the richest form that fits.
+    Lag,
+}
 
 /// A column: header text and how to fill a cell.
 struct Column {
     title: &'static str,
-    cell: fn(&PartitionView, Theme, bool) -> Line<'static>,
-    /// Takes the width left over instead of fitting its content.
-    fill: bool,
+    cell: Cell,
 }
 
+const fn fixed(title: &'static str, cell: fn(&PartitionView, Theme) -> Line<'static>) -> Column {
+    Column { title, cell: Cell::Fixed(cell) }
+}
+
+const LAG: Column = Column { title: "Lag / ISR timer", cell: Cell::Lag };
+
 const NARROW: &[Column] = &[
-    Column { title: "Ldr", cell: leader, fill: false },
-    Column { title: "Ep", cell: epoch, fill: false },
-    Column { title: "ISR", cell: isr, fill: false },
-    Column { title: "HW", cell: hw, fill: false },
-    Column { title: "LEO by replica", cell: leos, fill: false },
-    Column { title: "Lag / ISR timer", cell: lag, fill: true },
-    Column { title: "State", cell: state, fill: false },
+    fixed("Ldr", leader),
+    fixed("Ep", epoch),
+    fixed("ISR", isr),
+    fixed("HW", hw),
+    fixed("LEO by replica", leos),
+    LAG,
+    fixed("State", state),
 ];
 
 /// The narrow set plus the replica list, for mid-size terminals.
 const COMPACT: &[Column] = &[
-    Column { title: "Ldr", cell: leader, fill: false },
-    Column { title: "Ep", cell: epoch, fill: false },
-    Column { title: "Replicas", cell: replicas, fill: false },
-    Column { title: "ISR", cell: isr, fill: false },
-    Column { title: "HW", cell: hw, fill: false },
-    Column { title: "LEO by replica", cell: leos, fill: false },
-    Column { title: "Lag / ISR timer", cell: lag, fill: true },
-    Column { title: "State", cell: state, fill: false },
+    fixed("Ldr", leader),
+    fixed("Ep", epoch),
+    fixed("Replicas", replicas),
+    fixed("ISR", isr),
+    fixed("HW", hw),
+    fixed("LEO by replica", leos),
+    LAG,
+    fixed("State", state),
 ];
-
-/// Narrowest the filling "Lag / ISR timer" column may get before a column set is too wide.
-const MIN_FILL: u16 = 16;
 
 const WIDE: &[Column] = &[
-    Column { title: "Leader", cell: leader, fill: false },
-    Column { title: "Epoch", cell: epoch, fill: false },
-    Column { title: "Replicas", cell: replicas, fill: false },
-    Column { title: "ISR", cell: isr, fill: false },
-    Column { title: "HW", cell: hw, fill: false },
-    Column { title: "LEO by replica", cell: leos, fill: false },
-    Column { title: "Lag / ISR timer", cell: lag, fill: true },
-    Column { title: "State", cell: state, fill: false },
+    fixed("Leader", leader),
+    fixed("Epoch", epoch),
+    fixed("Replicas", replicas),
+    fixed("ISR", isr),
+    fixed("HW", hw),
+    fixed("LEO by replica", leos),
+    LAG,
+    fixed("State", state),
 ];
 
-/// Draws the table in `area` (header row included).
+/// Narrowest the "Lag / ISR timer" column may get before a column set is too wide.
+const MIN_FILL: usize = 16;
+
+/// Draws the table in `area` (header row included). `wide` allows the long lag notes.
 pub fn render(frame: &mut Frame, area: Rect, model: &Model, snap: &Snapshot, wide: bool) {
     let theme = model.theme;
     if snap.partitions.is_empty() {
@@ -68,104 +83,166 @@ pub fn render(frame: &mut Frame, area: Rect, model: &Model, snap: &Snapshot, wid
     let rows = usize::from(area.height.saturating_sub(1)).max(1);
     let offset = model.visible_offset(rows, snap.partitions.len());
     let selected = model.selected_partition.min(snap.partitions.len() - 1);
+    let slice: Vec<(usize, &PartitionView)> =
+        snap.partitions.iter().enumerate().skip(offset).take(rows).collect();
+    let width = usize::from(area.width);
     // The richest column set whose fixed columns leave room for the lag column.
-    let layout = |columns: &'static [Column]| {
-        let body = cells(snap, columns, offset, rows, selected, theme, wide);
-        let widths = widths(&body, titles(columns), columns);
-        (columns, body, widths)
-    };
-    let (columns, body, widths) = [WIDE, COMPACT]
+    let sized = [WIDE, COMPACT]
         .into_iter()
-        .map(layout)
-        .find(|(columns, _, widths)| fits(widths, columns.len(), area.width))
-        .unwrap_or_else(|| layout(NARROW));
+        .map(|columns| Sized::measure(columns, &slice, selected, theme, width))
+        .find(|s| s.fill >= MIN_FILL)
+        .unwrap_or_else(|| Sized::measure(NARROW, &slice, selected, theme, width).squeezed());
+    let forms: &[Form] =
+        if wide { &[Form::Long, Form::Short, Form::Tiny] } else { &[Form::Short, Form::Tiny] };
+    let (widths, body, titles) = sized.finish(&slice, theme, forms);
     let table_rows = body.into_iter().enumerate().map(|(n, cells)| {
         let row = Row::new(cells);
         if offset + n == selected { row.style(theme.selected()) } else { row }
     });
-    let header = Row::new(
-        titles(columns).enumerate().map(|(n, t)| if n == 0 { format!(" {t}") } else { t.to_string() }),
-    );
-    let table = Table::new(table_rows, widths).header(header.style(theme.title())).column_spacing(1);
+    let constraints = widths.iter().map(|w| Constraint::Length(u16::try_from(*w).unwrap_or(u16::MAX)));
+    let table =
+        Table::new(table_rows, constraints).header(Row::new(titles).style(theme.title())).column_spacing(1);
     frame.render_widget(table, area);
 }
 
-fn titles(columns: &[Column]) -> impl Iterator<Item = &'static str> + Clone + '_ {
-    std::iter::once("Partition").chain(columns.iter().map(|c| c.title))
+/// A column set measured against the visible rows: each column's width (the lag column's
+/// is what is left over) and the cells, the lag ones still empty.
+struct Sized {
+    columns: &'static [Column],
+    widths: Vec<usize>,
+    body: Vec<Vec<Line<'static>>>,
+    fill: usize,
+    total: usize,
 }
 
-fn fits(widths: &[Constraint], columns: usize, width: u16) -> bool {
-    let fixed: u16 = widths.iter().map(|w| if let Constraint::Length(n) = w { *n } else { 0 }).sum();
-    fixed + columns as u16 + MIN_FILL <= width
-}
+impl Sized {
+    fn measure(
+        columns: &'static [Column],
+        slice: &[(usize, &PartitionView)],
+        selected: usize,
+        theme: Theme,
+        total: usize,
+    ) -> Sized {
+        let body: Vec<Vec<Line<'static>>> =
+            slice.iter().map(|(i, p)| row_cells(columns, p, *i == selected, theme)).collect();
+        let widths: Vec<usize> = titles(columns)
+            .enumerate()
+            .map(|(n, title)| {
+                body.iter().map(|cells| cells[n].width()).max().unwrap_or(0).max(text::width(title))
+            })
+            .collect();
+        let mut sized = Sized { columns, widths, body, fill: 0, total };
+        sized.fill = sized.left_over();
+        sized
+    }
 
-/// The visible slice's cells, one line per column (selection marker + partition first).
-fn cells(
-    snap: &Snapshot,
-    columns: &[Column],
-    offset: usize,
-    rows: usize,
-    selected: usize,
-    theme: Theme,
-    wide: bool,
-) -> Vec<Vec<Line<'static>>> {
-    let slice = snap.partitions.iter().enumerate().skip(offset).take(rows);
-    slice
-        .map(|(i, p)| {
-            let marker = if i == selected { glyph::SELECTED } else { " " };
-            let mut cells =
-                vec![Line::from(vec![Span::raw(marker), Span::styled(p.tp.to_string(), theme.leader())])];
-            cells.extend(columns.iter().map(|c| (c.cell)(p, theme, wide)));
-            cells
-        })
-        .collect()
-}
+    /// Width left for the lag column: the total minus the other columns and the spacing.
+    fn left_over(&self) -> usize {
+        let lag_at = self.lag_index();
+        let others = self.widths.iter().enumerate().filter(|(c, _)| Some(*c) != lag_at).map(|(_, w)| w);
+        self.total.saturating_sub(others.sum::<usize>() + self.columns.len())
+    }
 
-fn widths<'a>(
-    body: &[Vec<Line>],
-    titles: impl Iterator<Item = &'a str>,
-    columns: &[Column],
-) -> Vec<Constraint> {
-    titles
-        .enumerate()
-        .map(|(n, title)| {
-            let content = body.iter().map(|cells| cells[n].width()).max().unwrap_or(0);
-            let title_w = text::width(title) + usize::from(n == 0);
-            let w = content.max(title_w) as u16;
-            match n.checked_sub(1).map(|c| columns[c].fill) {
-                Some(true) => Constraint::Fill(1),
-                _ => Constraint::Length(w),
+    /// Narrows the widest columns (never below their title) until the lag column gets
+    /// [`MIN_FILL`] or nothing more can give.
+    fn squeezed(mut self) -> Sized {
+        let lag_at = self.lag_index();
+        let minimum: Vec<usize> = titles(self.columns).map(text::width).collect();
+        while self.left_over() < MIN_FILL {
+            let widest = (0..self.widths.len())
+                .filter(|&c| Some(c) != lag_at && self.widths[c] > minimum[c])
+                .max_by_key(|&c| self.widths[c] - minimum[c]);
+            let Some(c) = widest else { break };
+            self.widths[c] -= 1;
+        }
+        self.fill = self.left_over();
+        self
+    }
+
+    /// Position of the lag column (the partition column is 0).
+    fn lag_index(&self) -> Option<usize> {
+        self.columns.iter().position(|c| matches!(c.cell, Cell::Lag)).map(|i| i + 1)
+    }
+
+    /// Fills the lag cells in the richest of `forms` that fits, cuts every cell to its
+    /// column with `…`, and returns widths, rows and header titles.
+    fn finish(
+        mut self,
+        slice: &[(usize, &PartitionView)],
+        theme: Theme,
+        forms: &[Form],
+    ) -> (Vec<usize>, Vec<Vec<Line<'static>>>, Vec<Line<'static>>) {
+        if let Some(at) = self.lag_index() {
+            self.widths[at] = self.fill;
+            for (cells, (_, p)) in self.body.iter_mut().zip(slice) {
+                cells[at] = lag_cell(p, theme, forms, self.fill);
             }
-        })
-        .collect()
+        }
+        let fit = |(line, w): (Line<'static>, &usize)| Line::from(text::truncate_spans(line.spans, *w));
+        let body = self
+            .body
+            .into_iter()
+            .map(|cells| cells.into_iter().zip(&self.widths).map(fit).collect())
+            .collect();
+        let titles = titles(self.columns).map(Line::raw).zip(&self.widths).map(fit).collect();
+        (self.widths, body, titles)
+    }
 }
 
-fn leader(p: &PartitionView, theme: Theme, _wide: bool) -> Line<'static> {
+/// The header titles; the first has room for the selection marker.
+fn titles(columns: &[Column]) -> impl Iterator<Item = &'static str> + '_ {
+    std::iter::once(" Partition").chain(columns.iter().map(|c| c.title))
+}
+
+/// One row's cells (the lag cell left empty): selection marker and partition, then the columns.
+fn row_cells(columns: &[Column], p: &PartitionView, selected: bool, theme: Theme) -> Vec<Line<'static>> {
+    let marker = if selected { glyph::SELECTED } else { " " };
+    let mut cells = vec![Line::from(vec![Span::raw(marker), Span::styled(p.tp.to_string(), theme.leader())])];
+    cells.extend(columns.iter().map(|c| match c.cell {
+        Cell::Fixed(f) => f(p, theme),
+        Cell::Lag => Line::default(),
+    }));
+    cells
+}
+
+/// The partition's follower notes in the first of `forms` that fits `width` (else the last).
+fn lag_cell(p: &PartitionView, theme: Theme, forms: &[Form], width: usize) -> Line<'static> {
+    let mut line = Line::default();
+    for form in forms {
+        line = lag::partition_notes(p, theme, *form);
+        if line.width() <= width {
+            break;
+        }
+    }
+    line
+}
+
+fn leader(p: &PartitionView, theme: Theme) -> Line<'static> {
     match p.leader {
         Some(b) => Line::raw(b.to_string()),
         None => Line::styled("none", theme.bad()),
     }
 }
 
-fn epoch(p: &PartitionView, _theme: Theme, _wide: bool) -> Line<'static> {
+fn epoch(p: &PartitionView, _theme: Theme) -> Line<'static> {
     Line::raw(p.leader_epoch.to_string())
 }
 
-fn replicas(p: &PartitionView, _theme: Theme, _wide: bool) -> Line<'static> {
+fn replicas(p: &PartitionView, _theme: Theme) -> Line<'static> {
     Line::raw(join_ids(&p.replicas))
 }
 
-fn isr(p: &PartitionView, _theme: Theme, _wide: bool) -> Line<'static> {
+fn isr(p: &PartitionView, _theme: Theme) -> Line<'static> {
     Line::raw(join_ids(&p.isr))
 }
 
-fn hw(p: &PartitionView, _theme: Theme, _wide: bool) -> Line<'static> {
+fn hw(p: &PartitionView, _theme: Theme) -> Line<'static> {
     Line::raw(p.hw.to_string())
 }
 
 /// `0:1042 1:1042 2:980✖`: a replica on a dead broker is marked `✖`, one outside the ISR is
 /// dimmed (the ISR column says it in text).
-fn leos(p: &PartitionView, theme: Theme, _wide: bool) -> Line<'static> {
+fn leos(p: &PartitionView, theme: Theme) -> Line<'static> {
     let mut spans = Vec::new();
     for (i, r) in p.replica_views.iter().enumerate() {
         if i > 0 {
@@ -183,55 +260,6 @@ fn leos(p: &PartitionView, theme: Theme, _wide: bool) -> Line<'static> {
     Line::from(spans)
 }
 
-/// What a follower's lag and ISR timer look like; `None` for a caught-up ISR member.
-pub fn follower_note(r: &ReplicaView, long: bool) -> Option<String> {
-    if r.is_leader {
-        return None;
-    }
-    let lag = r.lag.filter(|l| *l > 0).map(|l| format!("{}{l}", glyph::MINUS));
-    let (lag_sep, sep) = if long { (": ", ", ") } else { (":", " ") };
-    let head = match &lag {
-        Some(l) => format!("{}{lag_sep}{l}", r.broker),
-        None => r.broker.to_string(),
-    };
-    if !r.online && !long {
-        return Some(format!("{}:down", r.broker));
-    }
-    let tail = if !r.online {
-        "down".to_string()
-    } else if !r.in_isr {
-        if long { "out of ISR" } else { "out" }.to_string()
-    } else if let Some(t) = r.isr_expiry_in {
-        let t = text::countdown(t);
-        if long { format!("out in {t}") } else { format!("⏱{t}") }
-    } else if lag.is_some() {
-        return Some(head);
-    } else {
-        return None;
-    };
-    let joiner = if lag.is_some() { sep } else { lag_sep };
-    Some(format!("{head}{joiner}{tail}"))
-}
-
-fn lag(p: &PartitionView, theme: Theme, wide: bool) -> Line<'static> {
-    let mut spans = Vec::new();
-    for r in &p.replica_views {
-        let Some(note) = follower_note(r, wide) else { continue };
-        if !spans.is_empty() {
-            spans.push(Span::raw(if wide { "; " } else { " " }));
-        }
-        let style = if !r.online {
-            theme.bad()
-        } else if r.in_isr {
-            theme.warn()
-        } else {
-            theme.muted()
-        };
-        spans.push(Span::styled(note, style));
-    }
-    Line::from(spans)
-}
-
 /// The health word: `ok`, `URP`, `<minISR`, `OFFLINE`.
 pub fn health_word(h: PartitionHealth) -> &'static str {
     match h {
@@ -242,7 +270,7 @@ pub fn health_word(h: PartitionHealth) -> &'static str {
     }
 }
 
-fn state(p: &PartitionView, theme: Theme, _wide: bool) -> Line<'static> {
+fn state(p: &PartitionView, theme: Theme) -> Line<'static> {
     let style = match p.health {
         PartitionHealth::Healthy => theme.good(),
         PartitionHealth::UnderReplicated => theme.warn(),
@@ -250,20 +278,4 @@ fn state(p: &PartitionView, theme: Theme, _wide: bool) -> Line<'static> {
         PartitionHealth::Offline => theme.alarm(),
     };
     Line::styled(health_word(p.health), style)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::ui::fixture;
-
-    #[test]
-    fn follower_notes_say_lag_timer_and_state() {
-        let snap = fixture::snapshot();
-        let p0 = &snap.partitions[0];
-        let notes: Vec<String> = p0.replica_views.iter().filter_map(|r| follower_note(r, true)).collect();
-        assert_eq!(notes, ["1: −6, out in 22s", "2: −406, down"]);
-        let short: Vec<String> = p0.replica_views.iter().filter_map(|r| follower_note(r, false)).collect();
-        assert_eq!(short, ["1:−6 ⏱22s", "2:down"]);
-    }
 }

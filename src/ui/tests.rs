@@ -86,6 +86,13 @@ fn screen_help_80x24() {
 }
 
 #[test]
+fn screen_too_small_20x5_wraps() {
+    let snap = fixture::snapshot();
+    let m = model_at(20, 5, &snap, false);
+    insta::assert_snapshot!(screen(&m, &snap));
+}
+
+#[test]
 fn screen_palette_80x24() {
     let snap = fixture::snapshot();
     let mut m = model_at(80, 24, &snap, false);
@@ -93,6 +100,189 @@ fn screen_palette_80x24() {
     let typed: Vec<KeyCode> = "set producer acks=1".chars().map(KeyCode::Char).collect();
     keys(&mut m, &snap, &typed);
     insta::assert_snapshot!(screen(&m, &snap));
+}
+
+#[test]
+fn screen_palette_error_80x24() {
+    let snap = fixture::snapshot();
+    let mut m = model_at(80, 24, &snap, false);
+    keys(&mut m, &snap, &[KeyCode::Char(':')]);
+    let typed: Vec<KeyCode> = "crsh 2".chars().map(KeyCode::Char).collect();
+    keys(&mut m, &snap, &typed);
+    keys(&mut m, &snap, &[KeyCode::Enter]);
+    insta::assert_snapshot!(screen(&m, &snap));
+}
+
+#[test]
+fn screen_long_refusal_wraps_80x24() {
+    let snap = fixture::snapshot();
+    let mut m = model_at(80, 24, &snap, false);
+    let command = crate::scenario::command::Command::parse("create-topic w 3 5").unwrap();
+    let why = "INVALID_REPLICATION_FACTOR: Unable to replicate the partition 5 time(s): \
+               The target replication factor of 5 cannot be reached because only 3 broker(s) are registered.";
+    update(&mut m, Msg::Verdict { command, result: Err(why.to_string()) }, &snap);
+    let text = screen(&m, &snap);
+    assert!(text.contains("only 3 broker(s) are registered."), "{text}");
+    insta::assert_snapshot!(text);
+}
+
+#[test]
+fn the_header_tells_when_the_sim_runs_slower_than_asked() {
+    let snap = fixture::snapshot();
+    let mut m = model_at(80, 24, &snap, false);
+    m.speed = 100.0;
+    update(&mut m, Msg::Measured(Some(42.0)), &snap);
+    let text = screen(&m, &snap);
+    assert!(text.lines().next().is_some_and(|l| l.contains("▶ 100× (actual 42×)")), "{text}");
+}
+
+/// The settings line (row 2 of the screen, or 3 when the broker strip wraps).
+fn settings_row(text: &str) -> String {
+    text.lines().find(|l| l.contains("acks=")).unwrap_or_default().to_string()
+}
+
+#[test]
+fn min_isr_above_the_replication_factor_shows_both_values() {
+    let mut snap = fixture::snapshot();
+    snap.topics[0].config_overrides = vec!["min.insync.replicas=5".into()];
+    snap.topics[0].effective_min_isr = 3;
+    let row = settings_row(&screen(&model_at(80, 24, &snap, false), &snap));
+    assert!(row.contains("min.insync=5 (effective 3)  unclean=off"), "{row}");
+    let row = settings_row(&screen(&model_at(200, 50, &snap, false), &snap));
+    assert!(row.contains("min.insync.replicas=5 (effective 3, test_repli)"), "{row}");
+    snap.topics[0].config_overrides.clear();
+    snap.topics[0].effective_min_isr = 1;
+    let row = settings_row(&screen(&model_at(80, 24, &snap, false), &snap));
+    assert!(row.contains("min.insync=1  "), "{row}");
+}
+
+#[test]
+fn the_settings_line_form_depends_on_the_width_only() {
+    let mut snap = fixture::snapshot();
+    for (rate, acks) in [(0.0, crate::sim::Acks::Zero), (5000.0, crate::sim::Acks::All)] {
+        snap.producers[0].config.rate = rate;
+        snap.producers[0].config.acks = acks;
+        for w in [120, 159] {
+            let row = settings_row(&screen(&model_at(w, 40, &snap, false), &snap));
+            assert!(row.contains(" min.insync=2  unclean=off  lag.max=30s  rate="), "{w}: {row}");
+        }
+        let row = settings_row(&screen(&model_at(160, 40, &snap, false), &snap));
+        assert!(row.contains("min.insync.replicas=2 (test_repli)  unclean.leader.election"), "{row}");
+    }
+}
+
+/// The fixture with ten brokers (3 and 7 crashed) and `test_repli-1` replicated on all ten.
+fn ten_brokers() -> Snapshot {
+    use crate::cluster::snapshot::BrokerStatus;
+    let mut snap = fixture::snapshot();
+    let template = snap.brokers[0].clone();
+    snap.brokers =
+        (0..10).map(|id| crate::cluster::snapshot::BrokerView { id, ..template.clone() }).collect();
+    for id in [3, 7] {
+        snap.brokers[id].status = BrokerStatus::Crashed { since: fixture::CRASHED_AT };
+        snap.brokers[id].fenced = true;
+    }
+    let p = &mut snap.partitions[1];
+    let follower = p.replica_views[2].clone();
+    p.replicas = (0..10).collect();
+    p.isr = (0..10).filter(|b| ![3, 7].contains(b)).collect();
+    p.replica_views = (0..10)
+        .map(|broker| crate::cluster::snapshot::ReplicaView {
+            broker,
+            is_leader: broker == 1,
+            online: ![3, 7].contains(&broker),
+            in_isr: ![3, 7].contains(&broker),
+            ..follower.clone()
+        })
+        .collect();
+    snap
+}
+
+#[test]
+fn screen_ten_brokers_80x24() {
+    let snap = ten_brokers();
+    let mut m = model_at(80, 24, &snap, false);
+    keys(&mut m, &snap, &[KeyCode::Char('9'), KeyCode::Down]);
+    insta::assert_snapshot!(screen(&m, &snap));
+}
+
+#[test]
+fn the_controller_id_gives_way_before_the_strip_wraps() {
+    let mut snap = fixture::snapshot();
+    snap.brokers[1].fetch_paused = true;
+    let text = screen(&model_at(80, 24, &snap, false), &snap);
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(lines[1].contains("1 ● up, fetch paused L2   2 ✖ crashed 12s, fenced L0"), "{text}");
+    assert!(!lines[1].contains("ctrl") && lines[2].contains("acks="), "{text}");
+    let text = screen(&model_at(120, 24, &snap, false), &snap);
+    assert!(text.lines().nth(1).is_some_and(|l| l.contains("KRaft controller 3000")), "{text}");
+}
+
+#[test]
+fn ten_brokers_fit_and_cut_cells_end_with_an_ellipsis() {
+    let snap = ten_brokers();
+    for (w, h) in [(80, 24), (100, 30), (120, 40), (200, 50)] {
+        let mut m = model_at(w, h, &snap, false);
+        keys(&mut m, &snap, &[KeyCode::Char('9'), KeyCode::Down]);
+        let text = screen(&m, &snap);
+        let lines: Vec<&str> = text.lines().collect();
+        let strip: String = lines[1..3].iter().filter(|l| !l.contains("acks=")).copied().collect();
+        for id in 0..10 {
+            assert!(strip.contains(&format!("{id}")), "{w}x{h}: broker {id} missing:\n{text}");
+        }
+        assert!(strip.contains("▸9 ● up"), "{w}x{h}: the selected broker's state:\n{text}");
+        let row = lines.iter().find(|l| l.contains("test_repli-1")).unwrap();
+        let cut = row.contains('…');
+        let full_isr = row.contains("0,1,2,4,5,6,8,9");
+        assert!(cut || full_isr, "{w}x{h}: ISR cut without …:\n{text}");
+    }
+}
+
+fn with_scenario(end: crate::sim::Ms) -> Snapshot {
+    let mut snap = fixture::snapshot();
+    let name = "S3: acks=1 acknowledged write lost on leader crash".to_string();
+    snap.scenario = Some(crate::cluster::snapshot::ScenarioInfo { name, end });
+    snap
+}
+
+#[test]
+fn screen_scenario_ended_80x24() {
+    let snap = with_scenario(fixture::NOW);
+    let mut m = model_at(80, 24, &snap, false);
+    keys(&mut m, &snap, &[KeyCode::Char(' ')]);
+    insta::assert_snapshot!(screen(&m, &snap));
+}
+
+#[test]
+fn the_header_names_the_scenario_as_far_as_it_fits() {
+    let snap = with_scenario(fixture::NOW + 60_000);
+    let header =
+        |w: u16| screen(&model_at(w, 40, &snap, false), &snap).lines().next().unwrap_or_default().to_string();
+    assert!(header(80).contains("▶ 1×  S3: acks=1 acknowledged …"), "{}", header(80));
+    assert!(
+        header(200).contains("scenario S3: acks=1 acknowledged write lost on leader crash  KRaft"),
+        "{}",
+        header(200)
+    );
+}
+
+#[test]
+fn every_size_draws_without_panicking() {
+    let long = "x".repeat(300);
+    for snap in [fixture::snapshot(), ten_brokers(), with_scenario(0), Snapshot::default()] {
+        for (w, h) in [(80, 24), (81, 25), (99, 24), (119, 30), (120, 24), (160, 24), (250, 60), (79, 23)] {
+            let mut m = model_at(w, h, &snap, w % 2 == 0);
+            let verdict = Err(format!("{long} {long}"));
+            let command = crate::scenario::command::Command::Crash(9);
+            update(&mut m, Msg::Verdict { command, result: verdict }, &snap);
+            render(&m, &snap);
+            keys(&mut m, &snap, &[KeyCode::Char(':')]);
+            let typed: Vec<KeyCode> = long.chars().map(KeyCode::Char).collect();
+            keys(&mut m, &snap, &typed);
+            keys(&mut m, &snap, &[KeyCode::Enter, KeyCode::Home]);
+            render(&m, &snap);
+        }
+    }
 }
 
 #[test]

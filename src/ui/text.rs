@@ -79,6 +79,44 @@ pub fn wrap(s: &str, max: usize) -> Vec<String> {
     lines
 }
 
+/// Word-wraps `s` into at most `max_lines` lines of at most `width` characters; when more
+/// would be needed, the last line kept ends with `…`.
+pub fn wrap_at_most(s: &str, width: usize, max_lines: usize) -> Vec<String> {
+    let width = width.max(1);
+    let mut lines = wrap(s, width);
+    if lines.len() > max_lines.max(1) {
+        lines.truncate(max_lines.max(1));
+        if let Some(last) = lines.last_mut() {
+            let keep: String = last.chars().take(width - 1).collect();
+            *last = format!("{keep}…");
+        }
+    }
+    lines
+}
+
+/// The spans cut to at most `max` characters in all; when something was cut, the last
+/// character shown is `…` (in the style of the text it replaces).
+pub fn truncate_spans(spans: Vec<Span<'static>>, max: usize) -> Vec<Span<'static>> {
+    let total: usize = spans.iter().map(|s| width(&s.content)).sum();
+    if total <= max || max == 0 {
+        return if max == 0 { Vec::new() } else { spans };
+    }
+    let mut out = Vec::new();
+    let mut room = max - 1;
+    for span in spans {
+        let w = width(&span.content);
+        if w <= room {
+            room -= w;
+            out.push(span);
+            continue;
+        }
+        let head: String = span.content.chars().take(room).collect();
+        out.push(Span::styled(format!("{head}…"), span.style));
+        break;
+    }
+    out
+}
+
 /// `label` then `body` word-wrapped to `width`, continuation lines indented by `indent`.
 pub fn hanging(
     label: Span<'static>,
@@ -121,5 +159,18 @@ mod tests {
         assert_eq!(wrap("abcdefghij", 4), vec!["abcd", "efgh", "ij"]);
         assert_eq!(wrap("", 5), vec![""]);
         assert_eq!(truncate("test_repli-10", 6), "test_…");
+        assert_eq!(wrap_at_most("a bb cc dd ee", 5, 2), vec!["a bb", "cc d…"]);
+        assert_eq!(wrap_at_most("a bb", 5, 2), vec!["a bb"]);
+    }
+
+    #[test]
+    fn spans_are_cut_with_an_ellipsis() {
+        let spans = || vec![Span::raw("abc"), Span::raw("def")];
+        let text = |v: Vec<Span<'static>>| v.iter().map(|s| s.content.to_string()).collect::<String>();
+        assert_eq!(text(truncate_spans(spans(), 6)), "abcdef");
+        assert_eq!(text(truncate_spans(spans(), 5)), "abcd…");
+        assert_eq!(text(truncate_spans(spans(), 4)), "abc…");
+        assert_eq!(text(truncate_spans(spans(), 1)), "…");
+        assert_eq!(text(truncate_spans(spans(), 0)), "");
     }
 }

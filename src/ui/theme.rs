@@ -30,8 +30,8 @@ pub mod glyph {
     pub const RUNNING: &str = "▶";
     /// Paused sim time.
     pub const PAUSED: &str = "⏸";
-    /// A minus sign for lag.
-    pub const MINUS: &str = "−";
+    /// Sim time that reached the end of the scenario.
+    pub const ENDED: &str = "⏹";
 }
 
 /// The dashboard's palette; with colour off every style keeps only its modifiers.

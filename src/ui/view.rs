@@ -7,6 +7,7 @@ use ratatui::text::Line;
 use ratatui::widgets::Paragraph;
 
 use super::app::{Mode, Model};
+use super::text;
 use super::theme::Theme;
 use super::{brokers, clients, detail, events, footer, header, help, palette, partitions};
 use crate::cluster::snapshot::Snapshot;
@@ -22,12 +23,21 @@ const EVENTS_MIN: u16 = 4;
 /// In the narrow layout the event log keeps one more row; the clients pane gives it up.
 const EVENTS_MIN_NARROW: u16 = 5;
 
+/// Rows of the parts whose height follows their content.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct Heights {
+    /// The broker strip (1, or 2 when it wraps).
+    pub strip: u16,
+    /// The status line or the palette with its error (1 and up; taken from the event log).
+    pub status: u16,
+}
+
 /// Where each pane goes. Panes that do not fit are `None`.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub struct Plan {
     /// One line: name, seed, time, speed, semantics, loss.
     pub header: Rect,
-    /// Two lines: broker strip and settings.
+    /// Broker strip (one or two lines) and the settings line.
     pub brokers: Rect,
     /// Partition table, header row included.
     pub table: Rect,
@@ -37,7 +47,7 @@ pub struct Plan {
     pub clients: Option<Rect>,
     /// Event log.
     pub events: Option<Rect>,
-    /// Status line (or the palette line).
+    /// Status lines (or the palette line and its error), bottom-aligned above the footer.
     pub status: Rect,
     /// Key hints.
     pub footer: Rect,
@@ -45,12 +55,14 @@ pub struct Plan {
     pub wide: bool,
 }
 
-/// Lays the screen out for `area` (at least [`MIN_WIDTH`]×[`MIN_HEIGHT`]).
-pub fn plan(area: Rect, snap: &Snapshot) -> Plan {
+/// Lays the screen out for `area` (at least [`MIN_WIDTH`]×[`MIN_HEIGHT`]). Status rows
+/// beyond the first are taken from the event log, which keeps at least its title row.
+pub fn plan(area: Rect, snap: &Snapshot, heights: Heights) -> Plan {
     use Constraint::{Fill, Length};
     let wide = area.width >= WIDE;
+    let strip = heights.strip.clamp(1, 2);
     let [header, brokers, middle, status, footer] =
-        Layout::vertical([Length(1), Length(2), Fill(1), Length(1), Length(1)]).areas(area);
+        Layout::vertical([Length(1), Length(strip + 1), Fill(1), Length(1), Length(1)]).areas(area);
     let parts = u16::try_from(snap.partitions.len()).unwrap_or(u16::MAX).max(1);
     let table_h = parts.saturating_add(1).min((middle.height / 2).max(4)).min(middle.height);
     let rest = middle.height - table_h;
@@ -74,8 +86,17 @@ pub fn plan(area: Rect, snap: &Snapshot) -> Plan {
         let [d, c] = Layout::vertical([Length(detail_h), Length(clients_h)]).areas(lower);
         (some_if(d, detail_h), some_if(c, clients_h))
     };
-    let events = some_if(events, events.height);
+    let (events, status) = grow_status(events, status, heights.status);
     Plan { header, brokers, table, detail, clients, events, status, footer, wide }
+}
+
+/// Moves the top of the status area up into the event log, by up to `rows - 1` rows, as
+/// long as the log keeps its title row.
+fn grow_status(events: Rect, status: Rect, rows: u16) -> (Option<Rect>, Rect) {
+    let extra = rows.saturating_sub(1).min(events.height.saturating_sub(1));
+    let events = Rect { height: events.height - extra, ..events };
+    let status = Rect { y: status.y.saturating_sub(extra), height: status.height + extra, ..status };
+    (some_if(events, events.height), status)
 }
 
 fn at_least_two(h: u16) -> u16 {
@@ -86,11 +107,22 @@ fn some_if(r: Rect, h: u16) -> Option<Rect> {
     (h > 0 && r.height > 0).then_some(r)
 }
 
-/// How many partition rows the table shows on a `screen` of (columns, rows).
-pub fn table_rows(screen: (u16, u16), snap: &Snapshot) -> usize {
-    let (w, h) = (screen.0.max(MIN_WIDTH), screen.1.max(MIN_HEIGHT));
-    let table = plan(Rect::new(0, 0, w, h), snap).table;
+/// How many partition rows the table shows on the model's screen.
+pub fn table_rows(model: &Model, snap: &Snapshot) -> usize {
+    let (w, h) = (model.screen.0.max(MIN_WIDTH), model.screen.1.max(MIN_HEIGHT));
+    let table = plan(Rect::new(0, 0, w, h), snap, heights(model, snap, w)).table;
     usize::from(table.height.saturating_sub(1)).max(1)
+}
+
+/// The content-driven heights for a screen `width` columns wide.
+pub fn heights(model: &Model, snap: &Snapshot, width: u16) -> Heights {
+    let status = match model.mode {
+        Mode::Palette => palette::height(&model.palette, width),
+        Mode::Normal | Mode::Help => footer::status_lines(model, snap, width).len(),
+    };
+    let status = u16::try_from(status).unwrap_or(1);
+    let strip = u16::try_from(brokers::strip_lines(model, snap, width).len()).unwrap_or(1);
+    Heights { strip, status }
 }
 
 /// Draws the dashboard.
@@ -100,7 +132,7 @@ pub fn view(model: &Model, snap: &Snapshot, frame: &mut Frame) {
         too_small(frame, area, model.theme);
         return;
     }
-    let plan = plan(area, snap);
+    let plan = plan(area, snap, heights(model, snap, area.width));
     header::render(frame, plan.header, model, snap);
     brokers::render(frame, plan.brokers, model, snap);
     partitions::render(frame, plan.table, model, snap, plan.wide);
@@ -115,7 +147,9 @@ pub fn view(model: &Model, snap: &Snapshot, frame: &mut Frame) {
     }
     match model.mode {
         Mode::Palette => palette::render(frame, plan.status, &model.palette, model.theme),
-        Mode::Normal | Mode::Help => footer::render_status(frame, plan.status, model, snap),
+        Mode::Normal | Mode::Help => {
+            footer::render_status(frame, plan.status, footer::status_lines(model, snap, area.width))
+        }
     }
     footer::render(frame, plan.footer, model);
     if model.mode == Mode::Help {
@@ -123,13 +157,19 @@ pub fn view(model: &Model, snap: &Snapshot, frame: &mut Frame) {
     }
 }
 
+/// The too-small notice, each sentence word-wrapped to the screen and centred.
 fn too_small(frame: &mut Frame, area: Rect, theme: Theme) {
-    let lines = vec![
-        Line::styled("Terminal too small", theme.warn()),
-        Line::raw(format!("{}×{}", area.width, area.height)),
-        Line::raw(format!("isrlab needs at least {MIN_WIDTH}×{MIN_HEIGHT}")),
+    let width = usize::from(area.width);
+    let notice = [
+        ("Terminal too small".to_string(), theme.warn()),
+        (format!("{}×{}", area.width, area.height), theme.normal()),
+        (format!("isrlab needs at least {MIN_WIDTH}×{MIN_HEIGHT}"), theme.normal()),
     ];
-    let height = (lines.len() as u16).min(area.height);
+    let lines: Vec<Line> = notice
+        .iter()
+        .flat_map(|(text, style)| text::wrap(text, width).into_iter().map(|part| Line::styled(part, *style)))
+        .collect();
+    let height = u16::try_from(lines.len()).unwrap_or(u16::MAX).min(area.height);
     let [middle] =
         Layout::vertical([Constraint::Length(height)]).flex(ratatui::layout::Flex::Center).areas(area);
     frame.render_widget(Paragraph::new(lines).centered(), middle);

@@ -38,7 +38,7 @@ fn an_unknown_broker_is_refused_in_the_status_line() {
     assert_eq!(typed(&mut m, &snap, "7"), vec![]);
     assert_eq!(m.selected_broker, 0);
     let status = m.status.clone().unwrap();
-    assert_eq!((status.kind, status.text.as_str()), (StatusKind::Error, "no broker 7 (brokers: 0,1,2)"));
+    assert_eq!((status.kind, status.text.as_str()), (StatusKind::Error, "✖ no broker 7 (brokers: 0,1,2)"));
 }
 
 #[test]
@@ -130,7 +130,7 @@ fn partition_selection_moves_clamps_and_scrolls() {
     big.partitions = (0..40)
         .map(|n| PartitionView { tp: crate::sim::TopicPartition::new("t", n), ..template.clone() })
         .collect();
-    let rows = view::table_rows(m.screen, &big);
+    let rows = view::table_rows(&m, &big);
     press(&mut m, &big, KeyCode::End);
     assert_eq!(m.selected_partition, 39);
     assert_eq!(m.partition_offset, 40 - rows);
@@ -175,7 +175,10 @@ fn the_palette_edits_parses_and_applies_a_line() {
     typed(&mut m, &snap, "x");
     assert_eq!(press(&mut m, &snap, KeyCode::Enter), vec![]);
     assert_eq!(m.mode, Mode::Palette, "a bad line stays open for fixing");
-    assert!(m.status.as_ref().unwrap().text.contains("not a valid broker id"));
+    assert!(m.palette.error().unwrap().contains("not a valid broker id"));
+    assert_eq!(m.status, None, "the reason shows in the palette, not behind it");
+    press(&mut m, &snap, KeyCode::Backspace);
+    assert_eq!(m.palette.input(), "crash 2", "the line stays editable");
     press(&mut m, &snap, KeyCode::Esc);
     assert_eq!(m.mode, Mode::Normal);
     assert_eq!(typed(&mut m, &snap, ":"), vec![]);
@@ -197,14 +200,48 @@ fn key_releases_are_ignored() {
 }
 
 #[test]
-fn ctrl_c_cancels_the_palette_and_quits_elsewhere() {
-    let (mut m, snap) = model();
+fn ctrl_c_quits_from_every_mode() {
     let ctrl_c = Msg::Key(KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL));
-    typed(&mut m, &snap, ":");
-    assert_eq!(update(&mut m, ctrl_c.clone(), &snap), vec![]);
-    assert_eq!(m.mode, Mode::Normal);
-    assert_eq!(update(&mut m, ctrl_c, &snap), vec![Effect::Quit]);
-    assert!(m.quit);
+    for opener in ["", ":", "?", ":crsh 2\n"] {
+        let (mut m, snap) = model();
+        for c in opener.chars() {
+            let code = if c == '\n' { KeyCode::Enter } else { KeyCode::Char(c) };
+            press(&mut m, &snap, code);
+        }
+        assert_eq!(update(&mut m, ctrl_c.clone(), &snap), vec![Effect::Quit], "after {opener:?}");
+        assert!(m.quit);
+    }
+}
+
+#[test]
+fn a_bad_palette_line_keeps_its_reason_until_the_next_enter() {
+    let (mut m, snap) = model();
+    for line in ["crsh 2", "crash", "set producer acks = 1"] {
+        typed(&mut m, &snap, ":");
+        typed(&mut m, &snap, line);
+        assert_eq!(press(&mut m, &snap, KeyCode::Enter), vec![]);
+        assert_eq!(m.mode, Mode::Palette);
+        assert!(m.palette.error().is_some_and(|e| !e.is_empty()), "{line}: no reason");
+        typed(&mut m, &snap, "x");
+        assert!(m.palette.error().is_some(), "{line}: the reason stays while editing");
+        press(&mut m, &snap, KeyCode::Esc);
+        typed(&mut m, &snap, ":");
+        assert_eq!(m.palette.error(), None, "{line}: a fresh palette starts clean");
+        press(&mut m, &snap, KeyCode::Esc);
+    }
+    typed(&mut m, &snap, ":crash 2x");
+    press(&mut m, &snap, KeyCode::Enter);
+    press(&mut m, &snap, KeyCode::Backspace);
+    assert_eq!(press(&mut m, &snap, KeyCode::Enter), apply("crash 2"));
+    assert_eq!(m.palette.error(), None);
+}
+
+#[test]
+fn statuses_carry_their_glyph_once() {
+    assert_eq!(Status::new(StatusKind::Error, "no broker 9").text, "✖ no broker 9");
+    assert_eq!(Status::new(StatusKind::Error, "✖ no broker 9").text, "✖ no broker 9");
+    assert_eq!(Status::new(StatusKind::Done, "crash 2").text, "✔ crash 2");
+    assert_eq!(Status::new(StatusKind::Info, "100× is the fastest speed").text, "100× is the fastest speed");
 }
 
 #[test]
@@ -240,4 +277,58 @@ fn every_binding_reaches_update_without_panicking() {
             update(&mut m, Msg::Key(KeyEvent::new(key.code, mods)), &Snapshot::default());
         }
     }
+}
+
+#[test]
+fn a_slow_sim_shows_its_actual_speed_until_it_catches_up() {
+    let (mut m, snap) = model();
+    typed(&mut m, &snap, &">".repeat(20));
+    assert_eq!(m.speed, 100.0);
+    update(&mut m, Msg::Measured(Some(42.3)), &snap);
+    assert_eq!(m.actual_speed, Some(42.0));
+    update(&mut m, Msg::Measured(Some(85.0)), &snap);
+    assert_eq!(m.actual_speed, Some(85.0), "shown until back above 90%");
+    update(&mut m, Msg::Measured(Some(95.0)), &snap);
+    assert_eq!(m.actual_speed, None);
+    update(&mut m, Msg::Measured(Some(85.0)), &snap);
+    assert_eq!(m.actual_speed, None, "85% is not clearly slow");
+    update(&mut m, Msg::Measured(Some(0.123)), &snap);
+    assert_eq!(m.actual_speed, Some(0.12));
+    update(&mut m, Msg::Measured(None), &snap);
+    assert_eq!(m.actual_speed, None);
+    typed(&mut m, &snap, " ");
+    update(&mut m, Msg::Measured(Some(3.0)), &snap);
+    assert_eq!(m.actual_speed, None, "nothing to measure while paused");
+}
+
+#[test]
+fn min_isr_at_the_replication_factor_is_explained_plainly() {
+    let (mut m, mut snap) = model();
+    snap.topics[0].effective_min_isr = 3;
+    snap.topics[0].config_overrides = vec!["min.insync.replicas=5".into()];
+    assert_eq!(typed(&mut m, &snap, "M"), vec![]);
+    assert_eq!(
+        m.status.unwrap().text,
+        "✖ min.insync.replicas=3 already equals the replication factor; larger values are capped to 3 (Kafka 3.7+)"
+    );
+}
+
+#[test]
+fn at_the_end_of_a_scenario_space_and_step_only_explain() {
+    use crate::cluster::snapshot::ScenarioInfo;
+    let (mut m, mut snap) = model();
+    snap.scenario = Some(ScenarioInfo { name: "S3".into(), end: snap.now + 1 });
+    assert!(!m.scenario_over(&snap));
+    typed(&mut m, &snap, " ");
+    assert!(m.paused, "space works before the end");
+    typed(&mut m, &snap, " ");
+    snap.scenario = Some(ScenarioInfo { name: "S3".into(), end: snap.now });
+    assert!(m.scenario_over(&snap));
+    assert_eq!(typed(&mut m, &snap, " ."), vec![]);
+    assert!(!m.paused);
+    let status = m.status.clone().unwrap();
+    assert_eq!(status.kind, StatusKind::Info);
+    assert!(status.text.contains("scenario ended at 00:01:23.4"), "{}", status.text);
+    update(&mut m, Msg::Measured(Some(0.0)), &snap);
+    assert_eq!(m.actual_speed, None, "a stopped scenario is not a slow sim");
 }

@@ -473,7 +473,8 @@ impl LiveSim {
         self.send(Control::AdvanceTo(t));
     }
 
-    /// Applies a command at the sim's current instant and waits for the verdict.
+    /// Applies a command at the sim's current instant and waits for the verdict; by then
+    /// [`LiveSim::latest`] already shows its effect.
     pub fn apply(&self, cmd: Command) -> Result<(), SimError> {
         let (tx, rx) = mpsc::channel();
         self.send(Control::Apply(cmd, tx));
@@ -516,7 +517,10 @@ fn pace(
             match c {
                 Control::AdvanceTo(t) => target = Some(target.map_or(t, |x: Ms| x.max(t))),
                 Control::Apply(cmd, reply) => {
-                    let _ = reply.send(sim.apply(&cmd));
+                    // Publish before answering, so the caller sees the command's effect at once.
+                    let result = sim.apply(&cmd);
+                    publish(sim);
+                    let _ = reply.send(result);
                 }
             }
         }

@@ -93,17 +93,23 @@ fn start(cli: &Cli) -> Result<Start> {
 fn describe_at(cli: &Cli, at: Option<Ms>, zk: bool) -> Result<()> {
     let (spec, timeline, scenario) = start(cli)?;
     let at = at.or(scenario.map(|s| s.end)).unwrap_or(5_000);
-    println!("seed {} · state at {}", spec.seed, format_time(at));
-    let snap = runner::run_to(spec, &timeline, at)?;
-    print!("{}", if zk { zk_partition_states(&snap) } else { describe(&snap) });
-    Ok(())
+    let seed = spec.seed;
+    let snap = runner::run_to(spec, &timeline, at).map_err(|e| CliError::Invalid(e.to_string()))?;
+    let body = if zk { zk_partition_states(&snap) } else { describe(&snap) };
+    let text = format!("seed {seed} · state at {}\n{body}", format_time(at));
+    match std::io::stdout().lock().write_all(text.as_bytes()) {
+        // A reader that stopped early (`| head`) is not a failure worth a report.
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        other => other.wrap_err("cannot write the description"),
+    }
 }
 
 /// `isrlab` and `isrlab --scenario FILE`: the live dashboard.
 fn dashboard(cli: &Cli) -> Result<()> {
     let (spec, timeline, scenario) = start(cli)?;
     let seed = spec.seed;
-    let live = LiveSim::spawn(spec, timeline, scenario).wrap_err("the cluster cannot start")?;
+    let live = LiveSim::spawn(spec, timeline, scenario)
+        .map_err(|e| CliError::Invalid(format!("the cluster cannot start: {e}")))?;
     let result = isrlab::ui::run_dashboard(live, cli.speed);
     eprintln!("isrlab: seed {seed} (replay with --seed {seed})");
     result

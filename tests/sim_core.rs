@@ -163,3 +163,18 @@ fn crash_resets_connections_of_waiting_clients() {
     assert_eq!(s.producers[0].errors.get("REQUEST_TIMED_OUT"), None, "{:?}", s.producers[0].errors);
     assert_eq!(s.producers[0].failed, 0);
 }
+
+/// No retention yet: once the logs hold the memory budget, isrlab stops the producers and
+/// says why, instead of growing until the machine runs out of memory.
+#[test]
+fn memory_budget_stops_the_producers() {
+    let mut sim = Sim::new(seed_spec()).unwrap();
+    sim.set_memory_budget(3_000);
+    sim.advance_to(20_000);
+    let s = sim.snapshot();
+    assert_eq!(s.producers[0].config.rate, 0.0);
+    assert!(s.recent_events.iter().any(|e| e.to_string().contains("producers stopped (rate=0)")));
+    let acked = s.producers[0].acked;
+    sim.advance_to(30_000);
+    assert!(sim.snapshot().producers[0].acked <= acked + 10);
+}

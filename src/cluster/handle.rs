@@ -156,6 +156,12 @@ impl Sim {
         self.world.log.borrow_mut().drain()
     }
 
+    /// Changes how many record copies the logs may hold before isrlab stops the producers
+    /// (default [`super::world::MEMORY_BUDGET_RECORDS`]).
+    pub fn set_memory_budget(&mut self, records: u64) {
+        self.world.memory_budget.set(records);
+    }
+
     /// A hash of the whole event trace so far; equal runs give equal hashes.
     pub fn trace_hash(&self) -> u64 {
         self.world.log.borrow().trace_hash()
@@ -201,8 +207,10 @@ fn build_world(spec: &ClusterSpec, local: &LocalSet) -> Result<Rc<World>, SimErr
         ledger: RefCell::new(Ledger::new()),
         log: RefCell::new(EventLog::default()),
         poke: Default::default(),
+        memory_budget: std::cell::Cell::new(super::world::MEMORY_BUDGET_RECORDS),
     });
     world.spawn_network(local);
+    world.spawn_memory_guard(local);
     world.spawn_node(local, NodeId::Controller, world.controller.clone());
     for (&id, node) in &world.brokers {
         *node.task.borrow_mut() = Some(world.spawn_node(local, NodeId::Broker(id), node.core.clone()));

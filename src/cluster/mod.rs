@@ -9,4 +9,4 @@ pub mod net;
 mod observe;
 pub mod snapshot;
 pub mod spec;
-mod world;
+pub mod world;

@@ -18,6 +18,13 @@ use tokio::sync::mpsc::{self, UnboundedReceiver};
 use tokio::task::{JoinHandle, LocalSet};
 use tokio::time::{Duration, Instant};
 
+/// Most record copies all logs together may hold before isrlab stops the producers (about
+/// 40 bytes each, so roughly 2 GB with the audit ledger).
+pub const MEMORY_BUDGET_RECORDS: u64 = 40_000_000;
+
+/// How often the memory guard looks (ms of sim time).
+const MEMORY_CHECK_MS: Ms = 1_000;
+
 /// A sans-IO component a task can drive.
 pub(crate) trait Core {
     /// Handles one delivered message.
@@ -89,6 +96,8 @@ pub(crate) struct World {
     pub log: RefCell<EventLog>,
     /// Wakes every task so it re-reads its core's timers after an outside change.
     pub poke: Rc<Notify>,
+    /// Record copies the logs may hold before the producers are stopped.
+    pub memory_budget: std::cell::Cell<u64>,
 }
 
 impl World {
@@ -152,6 +161,42 @@ impl World {
     /// Makes every task re-read its core's timers (after a command changed a core directly).
     pub fn poke_all(&self) {
         self.poke.notify_waiters();
+    }
+
+    /// Record copies held in every replica's log (what memory grows with).
+    pub fn records_held(&self) -> u64 {
+        self.brokers.values().map(|n| n.core.borrow().records_held()).sum()
+    }
+
+    /// Starts the memory guard: once a second of sim time it checks the logs against
+    /// [`MEMORY_BUDGET_RECORDS`] and stops the producers when they exceed it. It runs on sim
+    /// time, so the same seed and commands stop them at the same instant.
+    pub fn spawn_memory_guard(self: &Rc<Self>, local: &LocalSet) {
+        let world = self.clone();
+        local.spawn_local(async move {
+            let mut next = 0;
+            loop {
+                next += MEMORY_CHECK_MS;
+                tokio::time::sleep_until(world.instant(next)).await;
+                let held = world.records_held();
+                if held > world.memory_budget.get() {
+                    world.stop_producers(next, held);
+                }
+            }
+        });
+    }
+
+    fn stop_producers(&self, now: Ms, records: u64) {
+        let producers = self.producers.borrow();
+        if producers.iter().all(|p| p.borrow().config().rate == 0.0) {
+            return;
+        }
+        for p in producers.iter() {
+            let config = crate::config::ProducerConfig { rate: 0.0, ..p.borrow().config().clone() };
+            p.borrow_mut().set_config(now, config);
+        }
+        self.log.borrow_mut().push(now, crate::sim::events::EventKind::ProducersStopped { records });
+        self.poke_all();
     }
 
     /// Starts the network's delivery task.

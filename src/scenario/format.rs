@@ -19,8 +19,8 @@ use toml::{Spanned, Value};
 /// The scenario format version this build reads.
 pub const FORMAT_VERSION: i64 = 1;
 
-/// Most brokers a cluster may have.
-pub const MAX_BROKERS: i64 = 100;
+/// Most brokers a cluster may have (isrlab's limit, see [`crate::cluster::handle::MAX_BROKERS`]).
+pub const MAX_BROKERS: i64 = crate::cluster::handle::MAX_BROKERS as i64;
 
 /// A loaded, validated scenario.
 #[derive(Clone, Debug)]
@@ -637,7 +637,7 @@ mod tests {
         );
         assert!(
             cluster_error("brokers = 0", "partitions = 1\nreplication_factor = 1")
-                .contains("1 to 100 brokers")
+                .contains("1 to 10 brokers")
         );
         assert!(
             cluster_error("brokers = [1, 1]", "partitions = 1\nreplication_factor = 1")

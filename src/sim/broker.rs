@@ -125,6 +125,11 @@ impl Broker {
         self.partitions.get(tp)
     }
 
+    /// Records held in all its logs (on disk even while it is down).
+    pub fn records_held(&self) -> u64 {
+        self.partitions.values().map(|p| (p.log.leo() - p.log.log_start()).max(0) as u64).sum()
+    }
+
     /// The context a partition view needs, for dashboards.
     pub fn ctx_for<'a>(&'a self, now: Ms, tp: &TopicPartition) -> Ctx<'a> {
         ctx!(self, now, tp)

@@ -204,6 +204,12 @@ pub enum EventKind {
         /// `true` = paused, `false` = resumed.
         paused: bool,
     },
+    /// isrlab stopped every producer: the logs hold as many records as its memory budget allows
+    /// (there is no retention yet, so records are never deleted).
+    ProducersStopped {
+        /// Record copies held in all replicas' logs.
+        records: u64,
+    },
     /// A configuration changed.
     ConfigChanged {
         /// `broker`, `topic T` or `producer`.
@@ -340,6 +346,11 @@ impl fmt::Display for EventKind {
                 write!(f, "broker {broker} stopped fetching (it still heartbeats the controller)")
             }
             FetchPaused { broker, paused: false } => write!(f, "broker {broker} resumed fetching"),
+            ProducersStopped { records } => write!(
+                f,
+                "producers stopped (rate=0): the logs hold {} record copies, isrlab's memory budget; records are never deleted (no retention yet), so lower the rate or restart to go on producing",
+                group(*records)
+            ),
             ConfigChanged { scope, name, value, note } => {
                 write!(f, "{scope} config {name}={value}")?;
                 if !note.is_empty() {

@@ -134,9 +134,10 @@ pub struct AckedRecords {
     pub values: Vec<u64>,
     /// The acks setting they were sent with.
     pub acks: Acks,
-    /// The batch was sent again after an error that may have followed its append, without
-    /// idempotence: an earlier copy may be in the log (R5.9's duplicates).
-    pub retried_without_idempotence: bool,
+    /// The batch was sent more than once (a retry after an error that may have followed its
+    /// append): an earlier copy may be in the log, a duplicate (R5.9) unless idempotence
+    /// deduplicated it.
+    pub retried: bool,
 }
 
 impl Outbox {

@@ -420,7 +420,7 @@ impl Partition {
                 leader_epoch: epoch,
                 values: req.batch.values.clone(),
                 acks: Acks::Zero,
-                retried_without_idempotence: false,
+                retried: false,
             }),
             Acks::Zero => {}
             Acks::One => answer(out, Ok((info.base_offset, written_epoch)), String::new()),

@@ -35,7 +35,10 @@
 //! - A request with no answer after `request.timeout.ms` + [`CLIENT_TIMEOUT_MARGIN_MS`] fails
 //!   with `REQUEST_TIMED_OUT`, as Java's `Sender` reports a client-side request timeout. The
 //!   margin lets the broker's own `REQUEST_TIMED_OUT` (R5.4 step 5) normally arrive first.
-//! - Config changes take effect for new batches; a batch keeps the acks it was created with.
+//! - Config changes take effect for new batches, except `acks`, which also applies to a batch
+//!   waiting for a retry (as if the application restarted its producer with the new setting and
+//!   sent its pending records again): flipping to acks=1 under `NOT_ENOUGH_REPLICAS` lets the
+//!   stuck records through at once.
 
 use super::errors::ErrorCode;
 use super::events::{EventKind, ProduceFailure};
@@ -593,7 +596,8 @@ impl ProducerClient {
 
     /// Sends `batch` to partition `i`'s leader (callers check there is one). acks=0 batches
     /// count as acknowledged right away (R5.2); others occupy the in-flight slot.
-    fn send_batch(&mut self, now: Ms, i: usize, batch: ProducerBatch, out: &mut Outbox) {
+    fn send_batch(&mut self, now: Ms, i: usize, mut batch: ProducerBatch, out: &mut Outbox) {
+        batch.acks = self.config.acks;
         let p = &self.partitions[i];
         let Some(leader) = p.leader else {
             // Defensive: keep the batch until a leader is known.
@@ -649,7 +653,7 @@ impl ProducerClient {
                     tp: resp.tp,
                     base_offset,
                     leader_epoch,
-                    retried_without_idempotence: batch.retries_done > 0 && batch.producer_id < 0,
+                    retried: batch.retries_done > 0,
                     values: batch.values,
                     acks: batch.acks,
                 });
@@ -1228,7 +1232,7 @@ mod tests {
                 leader_epoch: 3,
                 values: vec![0, 1, 2],
                 acks: Acks::All,
-                retried_without_idempotence: false,
+                retried: false,
             }]
         );
         assert_eq!(p.view().acked, 3);
@@ -1248,7 +1252,8 @@ mod tests {
         let t = p.next_deadline().unwrap();
         p.on_tick(t, &mut out);
         let retry = requests(&mut out).remove(0).1;
-        assert_eq!((retry.acks, retry.batch.producer_id), (Acks::All, 7));
+        // The retry keeps its producer id and sequence but takes the new acks.
+        assert_eq!((retry.acks, retry.batch.producer_id), (Acks::One, 7));
         p.handle(t, ok(&retry, 0, 0), &mut out);
         let next = requests(&mut out).remove(0).1;
         assert_eq!((next.acks, next.batch.producer_id, next.batch.base_sequence), (Acks::One, -1, -1));

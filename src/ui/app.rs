@@ -97,8 +97,9 @@ impl Status {
 pub struct Model {
     /// Which keys are live.
     pub mode: Mode,
-    /// Selected broker id (the target of `x`, `s`, `r`, `p`).
-    pub selected_broker: BrokerId,
+    /// Selected broker id (the target of `x`, `s`, `r`, `p`); `None` after a digit that
+    /// names no broker, so those keys never hit a broker the user did not mean.
+    pub selected_broker: Option<BrokerId>,
     /// Index of the selected partition in [`Snapshot::partitions`].
     pub selected_partition: usize,
     /// First partition row shown in the table.
@@ -164,7 +165,7 @@ impl Model {
         let speed = if speed.is_finite() { speed.clamp(SPEED_STEPS[0], 100.0) } else { 1.0 };
         Model {
             mode: Mode::Normal,
-            selected_broker: snap.brokers.first().map_or(0, |b| b.id),
+            selected_broker: snap.brokers.first().map(|b| b.id),
             selected_partition: 0,
             partition_offset: 0,
             screen: (80, 24),
@@ -300,13 +301,12 @@ fn typed_char(ev: &KeyEvent) -> Option<char> {
 
 /// The one `match` over the dashboard's actions.
 fn perform(model: &mut Model, action: Action, snap: &Snapshot) -> Vec<Effect> {
-    let broker = model.selected_broker;
     match action {
         Action::TogglePause | Action::Step if model.scenario_over(snap) => scenario_ended(model, snap),
         Action::SelectBroker(id) => select_broker(model, id, snap),
-        Action::Crash => vec![Effect::Apply(Command::Crash(broker))],
-        Action::Shutdown => vec![Effect::Apply(Command::Shutdown(broker))],
-        Action::Restart => vec![Effect::Apply(Command::Restart(broker))],
+        Action::Crash => on_selected(model, snap, Command::Crash),
+        Action::Shutdown => on_selected(model, snap, Command::Shutdown),
+        Action::Restart => on_selected(model, snap, Command::Restart),
         Action::ToggleFetch => toggle_fetch(model, snap),
         Action::PartitionUp => move_selection(model, -1, snap),
         Action::PartitionDown => move_selection(model, 1, snap),
@@ -350,17 +350,44 @@ fn scenario_ended(model: &mut Model, snap: &Snapshot) -> Vec<Effect> {
     Vec::new()
 }
 
+/// Selects broker `id`; an id the cluster lacks selects nothing, so the next `x` cannot
+/// hit the broker selected before.
 fn select_broker(model: &mut Model, id: BrokerId, snap: &Snapshot) -> Vec<Effect> {
     if snap.brokers.iter().any(|b| b.id == id) {
-        model.selected_broker = id;
+        model.selected_broker = Some(id);
         return Vec::new();
     }
-    let ids: Vec<BrokerId> = snap.brokers.iter().map(|b| b.id).collect();
-    model.refuse(format!("no broker {id} (brokers: {})", join_ids(&ids)))
+    model.selected_broker = None;
+    model.refuse(format!("no broker {id} (brokers: {}); no broker is selected now", broker_ids(snap)))
+}
+
+/// The cluster's broker ids for a message: `0–2` when they run without gaps, else `0,2,5`.
+fn broker_ids(snap: &Snapshot) -> String {
+    let mut ids: Vec<BrokerId> = snap.brokers.iter().map(|b| b.id).collect();
+    ids.sort_unstable();
+    ids.dedup();
+    // Sorted and distinct, so `w[0] + 1` cannot overflow.
+    let gapless = ids.windows(2).all(|w| w[0] + 1 == w[1]);
+    match (ids.first(), ids.last()) {
+        (Some(lo), Some(hi)) if ids.len() >= 3 && gapless => format!("{lo}–{hi}"),
+        _ if ids.is_empty() => "none".to_string(),
+        _ => join_ids(&ids),
+    }
+}
+
+/// The command `make` builds for the selected broker, or a refusal when none is selected.
+fn on_selected(model: &mut Model, snap: &Snapshot, make: fn(BrokerId) -> Command) -> Vec<Effect> {
+    match model.selected_broker {
+        Some(id) => vec![Effect::Apply(make(id))],
+        None if snap.brokers.is_empty() => model.refuse("the cluster has no brokers"),
+        None => model.refuse(format!("select a broker first: {}", broker_ids(snap))),
+    }
 }
 
 fn toggle_fetch(model: &mut Model, snap: &Snapshot) -> Vec<Effect> {
-    let id = model.selected_broker;
+    let Some(id) = model.selected_broker else {
+        return on_selected(model, snap, Command::PauseFetch);
+    };
     let paused = snap.brokers.iter().find(|b| b.id == id).is_some_and(|b| b.fetch_paused);
     let cmd = if paused { Command::ResumeFetch(id) } else { Command::PauseFetch(id) };
     vec![Effect::Apply(cmd)]

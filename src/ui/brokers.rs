@@ -119,7 +119,7 @@ fn strip_chunks(model: &Model, snap: &Snapshot, form: Form, ctrl: bool) -> Vec<C
 
 fn broker_chunk(model: &Model, b: &BrokerView, now: Ms, form: Form) -> Chunk {
     let theme = model.theme;
-    let selected = b.id == model.selected_broker;
+    let selected = model.selected_broker == Some(b.id);
     let (state, style) = state(b, now, theme);
     let pick = if selected { theme.selected() } else { Style::new() };
     let spans = if form == Form::Compact && !selected {

@@ -62,7 +62,10 @@ pub fn render_status(frame: &mut Frame, area: Rect, lines: Vec<Line<'static>>) {
 
 fn selection(model: &Model, snap: &Snapshot) -> String {
     let partition = model.partition(snap).map_or("no partition".to_string(), |p| p.tp.to_string());
-    format!("selected: broker {} · {partition}", model.selected_broker)
+    match model.selected_broker {
+        Some(id) => format!("selected: broker {id} · {partition}"),
+        None => format!("selected: no broker · {partition}"),
+    }
 }
 
 /// Draws the key hints of the active mode, as many as fit.

@@ -72,6 +72,12 @@ pub fn lines(theme: Theme) -> Vec<Line<'static>> {
         glyph::UNCOMMITTED,
         glyph::MISSING
     )));
+    out.push(Line::raw(format!(
+        "  {}1 {} up L4: broker 1, selected, leads 4 partitions (\"leads 4\" when wide)",
+        glyph::SELECTED,
+        glyph::UP
+    )));
+    out.push(Line::raw("  L / F in the logs pane: that replica is the leader / a follower"));
     out.push(Line::raw("  N behind: records a follower still lacks (the leader's LEO minus its LEO)"));
     out.push(Line::raw("  out in 16s (⏱16s): time until the lag rule removes a follower from the ISR"));
     out.push(Line::raw("  URP under-replicated  <minISR ISR below min.insync.replicas  OFFLINE no leader"));
@@ -121,5 +127,9 @@ mod tests {
         for b in keymap::BINDINGS {
             assert!(text.iter().any(|l| l.contains(b.help)), "{} missing", b.label);
         }
+        assert!(text.iter().any(|l| l.contains("up L4: broker 1") && l.contains("leads 4 partitions")));
+        assert!(
+            text.iter().any(|l| l.contains("L / F in the logs pane") && l.contains("leader / a follower"))
+        );
     }
 }

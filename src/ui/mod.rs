@@ -53,10 +53,13 @@ pub const FRAME: Duration = Duration::from_millis(33);
 /// What the dashboard needs from a running simulation. [`LiveSim`] is the real one; tests
 /// can pass a fake that records what was asked.
 pub trait Cluster {
-    /// Applies a command now; `Err` is the refusal.
+    /// Applies a command now; `Err` is the refusal. When it returns, [`Cluster::latest`]
+    /// already shows the command's effect.
     fn apply(&self, cmd: Command) -> Result<(), SimError>;
     /// Lets sim time run up to `t` (ms).
     fn advance_to(&self, t: Ms);
+    /// The newest snapshot.
+    fn latest(&self) -> Arc<Snapshot>;
 }
 
 impl Cluster for LiveSim {
@@ -67,22 +70,45 @@ impl Cluster for LiveSim {
     fn advance_to(&self, t: Ms) {
         LiveSim::advance_to(self, t);
     }
+
+    fn latest(&self) -> Arc<Snapshot> {
+        LiveSim::latest(self)
+    }
+}
+
+/// Handles one key or resize: `update`, then its effects against the cluster. `snap` is
+/// left at the newest snapshot, so the next message (even one from the same burst of keys)
+/// starts from the state these effects left: `u u` turns unclean election on and off
+/// again. Returns `true` when the user asked to quit.
+pub fn handle_input(
+    msg: Msg,
+    model: &mut Model,
+    cluster: &impl Cluster,
+    pacer: &mut Pacer,
+    snap: &mut Arc<Snapshot>,
+) -> bool {
+    let effects = update(model, msg, snap);
+    run_effects(effects, model, cluster, pacer, snap)
 }
 
 /// Carries out the effects of one `update`, feeding command verdicts back into the model.
-/// Returns `true` when the user asked to quit.
+/// After each applied command `snap` becomes the cluster's newest snapshot (which shows the
+/// command's effect) and the model hears of it, before the verdict. Returns `true` when the
+/// user asked to quit.
 pub fn run_effects(
     effects: Vec<Effect>,
     model: &mut Model,
     cluster: &impl Cluster,
     pacer: &mut Pacer,
-    snap: &Snapshot,
+    snap: &mut Arc<Snapshot>,
 ) -> bool {
     let mut quit = false;
     for effect in effects {
         match effect {
             Effect::Apply(command) => {
                 let result = cluster.apply(command.clone()).map_err(|e| e.to_string());
+                *snap = cluster.latest();
+                on_snapshot(model, cluster, pacer, snap);
                 update(model, Msg::Verdict { command, result }, snap);
             }
             Effect::Step(ms) => {
@@ -94,6 +120,15 @@ pub fn run_effects(
         }
     }
     quit
+}
+
+/// A newer snapshot is in `snap`: tells the model and grants more sim time if the pacer's
+/// lead allows it.
+fn on_snapshot(model: &mut Model, cluster: &impl Cluster, pacer: &mut Pacer, snap: &Snapshot) {
+    update(model, Msg::Snapshot, snap);
+    if let Some(t) = pacer.refill(snap.now) {
+        cluster.advance_to(t);
+    }
 }
 
 /// Opens the dashboard on a running simulation and returns when the user quits. `speed` is
@@ -160,8 +195,7 @@ async fn event_loop(terminal: &mut DefaultTerminal, live: &LiveSim, speed: f64) 
                         _ => continue,
                     },
                 };
-                let effects = update(&mut model, msg, &snap);
-                if run_effects(effects, &mut model, live, &mut pacer, &snap) {
+                if handle_input(msg, &mut model, live, &mut pacer, &mut snap) {
                     break;
                 }
                 dirty = true;
@@ -177,10 +211,7 @@ async fn event_loop(terminal: &mut DefaultTerminal, live: &LiveSim, speed: f64) 
                 match changed {
                     Ok(()) => {
                         snap = snapshots.borrow_and_update().clone();
-                        update(&mut model, Msg::Snapshot, &snap);
-                        if let Some(t) = pacer.refill(snap.now) {
-                            live.advance_to(t);
-                        }
+                        on_snapshot(&mut model, live, &mut pacer, &snap);
                     }
                     Err(_) => {
                         sim_alive = false;

@@ -330,12 +330,65 @@ fn no_color_means_no_colour_anywhere() {
     }
 }
 
-/// A cluster that records what it was asked and refuses every command when told to.
-#[derive(Default)]
+/// A cluster that records what it was asked, refuses every command when told to, and
+/// otherwise carries the settings commands into the snapshot it hands out, like the real
+/// one publishes a command's effect before answering.
 struct FakeCluster {
     applied: std::cell::RefCell<Vec<crate::scenario::command::Command>>,
     advanced: std::cell::RefCell<Vec<crate::sim::Ms>>,
+    snap: std::cell::RefCell<std::sync::Arc<Snapshot>>,
     refuse: bool,
+}
+
+impl FakeCluster {
+    fn new(snap: &Snapshot, refuse: bool) -> FakeCluster {
+        FakeCluster {
+            applied: Default::default(),
+            advanced: Default::default(),
+            snap: std::cell::RefCell::new(std::sync::Arc::new(snap.clone())),
+            refuse,
+        }
+    }
+}
+
+/// What a settings command does to a snapshot (only what the dashboard keys send).
+fn carry_out(snap: &mut Snapshot, cmd: &crate::scenario::command::Command) {
+    use crate::scenario::command::Command;
+    use crate::sim::Acks;
+    match cmd {
+        Command::SetProducer { key, value } => {
+            for p in &mut snap.producers {
+                match (key.as_str(), value.as_str()) {
+                    ("acks", "0") => p.config.acks = Acks::Zero,
+                    ("acks", "1") => p.config.acks = Acks::One,
+                    ("acks", "all") => p.config.acks = Acks::All,
+                    ("rate", v) => p.config.rate = v.parse().unwrap_or(p.config.rate),
+                    _ => {}
+                }
+            }
+        }
+        Command::SetTopic { topic, key, value } => {
+            for t in snap.topics.iter_mut().filter(|t| *t.name == **topic) {
+                match key.as_str() {
+                    "unclean.leader.election.enable" => t.unclean_leader_election_enable = value == "true",
+                    "min.insync.replicas" => {
+                        t.effective_min_isr = value.parse().unwrap_or(t.effective_min_isr)
+                    }
+                    _ => {}
+                }
+            }
+        }
+        Command::SetBroker { key, value } if key == "replica.lag.time.max.ms" => {
+            let lag = &mut snap.broker_config.replica_lag_time_max_ms;
+            *lag = value.parse().unwrap_or(*lag);
+        }
+        Command::PauseFetch(id) | Command::ResumeFetch(id) => {
+            for b in snap.brokers.iter_mut().filter(|b| b.id == *id) {
+                b.fetch_paused = matches!(cmd, Command::PauseFetch(_));
+            }
+        }
+        _ => {}
+    }
 }
 
 impl super::Cluster for FakeCluster {
@@ -346,41 +399,111 @@ impl super::Cluster for FakeCluster {
                 format!("broker {} is already down", cmd.to_string().split(' ').next_back().unwrap_or("?"));
             return Err(crate::cluster::handle::SimError::InvalidState(why));
         }
+        let mut next = Snapshot::clone(&self.snap.borrow());
+        carry_out(&mut next, &cmd);
+        *self.snap.borrow_mut() = std::sync::Arc::new(next);
         Ok(())
     }
 
     fn advance_to(&self, t: crate::sim::Ms) {
         self.advanced.borrow_mut().push(t);
     }
+
+    fn latest(&self) -> std::sync::Arc<Snapshot> {
+        self.snap.borrow().clone()
+    }
 }
 
+/// Types `keys` through the event loop's input path, one after the other with nothing in
+/// between (a burst); returns whether the last one asked to quit.
 fn press_through(
     m: &mut Model,
-    snap: &Snapshot,
+    snap: &mut std::sync::Arc<Snapshot>,
     cluster: &FakeCluster,
     pacer: &mut super::pacer::Pacer,
-    c: char,
+    keys: &str,
 ) -> bool {
-    let effects = update(m, Msg::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE)), snap);
-    super::run_effects(effects, m, cluster, pacer, snap)
+    let mut quit = false;
+    for c in keys.chars() {
+        let msg = Msg::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE));
+        quit = super::handle_input(msg, m, cluster, pacer, snap);
+    }
+    quit
 }
 
 #[test]
 fn effects_reach_the_cluster_and_refusals_reach_the_status_line() {
     use crate::scenario::command::Command;
-    let snap = fixture::snapshot();
+    let mut snap = std::sync::Arc::new(fixture::snapshot());
     let mut m = model_at(80, 24, &snap, false);
     let mut pacer = super::pacer::Pacer::new(snap.now);
-    let cluster = FakeCluster { refuse: true, ..FakeCluster::default() };
-    assert!(!press_through(&mut m, &snap, &cluster, &mut pacer, '2'));
-    assert!(!press_through(&mut m, &snap, &cluster, &mut pacer, 'x'));
+    let cluster = FakeCluster::new(&snap, true);
+    assert!(!press_through(&mut m, &mut snap, &cluster, &mut pacer, "2"));
+    assert!(!press_through(&mut m, &mut snap, &cluster, &mut pacer, "x"));
     assert_eq!(*cluster.applied.borrow(), [Command::Crash(2)]);
     assert_eq!(m.status.as_ref().unwrap().text, "✖ crash 2: broker 2 is already down");
     assert!(screen(&m, &snap).contains("✖ crash 2: broker 2 is already down"));
 
-    press_through(&mut m, &snap, &cluster, &mut pacer, ' ');
-    press_through(&mut m, &snap, &cluster, &mut pacer, '.');
-    press_through(&mut m, &snap, &cluster, &mut pacer, '.');
+    press_through(&mut m, &mut snap, &cluster, &mut pacer, " ..");
     assert_eq!(*cluster.advanced.borrow(), [snap.now + 100, snap.now + 200]);
-    assert!(press_through(&mut m, &snap, &cluster, &mut pacer, 'q'));
+    assert!(press_through(&mut m, &mut snap, &cluster, &mut pacer, "q"));
+}
+
+#[test]
+fn an_unknown_broker_leaves_nothing_selected_on_screen() {
+    let snap = fixture::snapshot();
+    let mut m = model_at(120, 40, &snap, false);
+    keys(&mut m, &snap, &[KeyCode::Char('2'), KeyCode::Char('5')]);
+    let text = screen(&m, &snap);
+    let strip = text.lines().nth(1).unwrap_or_default();
+    assert!(strip.contains("1 ● up") && !strip.contains('▸'), "no broker marked selected:\n{text}");
+    assert!(text.contains("✖ no broker 5 (brokers: 0–2); no broker is selected now"), "{text}");
+    m.status = None;
+    assert!(screen(&m, &snap).contains("selected: no broker · test_repli-0"));
+}
+
+#[test]
+fn repeated_keys_start_from_the_state_the_last_one_left() {
+    let mut snap = std::sync::Arc::new(fixture::snapshot());
+    let mut m = model_at(120, 40, &snap, false);
+    let mut pacer = super::pacer::Pacer::new(snap.now);
+    let cluster = FakeCluster::new(&snap, false);
+    let sent = |keys: &str, m: &mut Model, snap: &mut std::sync::Arc<Snapshot>, pacer: &mut _| {
+        cluster.applied.borrow_mut().clear();
+        press_through(m, snap, &cluster, pacer, keys);
+        cluster.applied.borrow().iter().map(ToString::to_string).collect::<Vec<_>>()
+    };
+    let unclean = "set topic test_repli unclean.leader.election.enable";
+    assert_eq!(
+        sent("uu", &mut m, &mut snap, &mut pacer),
+        [format!("{unclean}=true"), format!("{unclean}=false")]
+    );
+    assert!(!snap.topics[0].unclean_leader_election_enable, "u u leaves it off");
+    assert_eq!(m.status.as_ref().unwrap().text, format!("✔ {unclean}=false"));
+    assert!(settings_row(&screen(&m, &snap)).contains("unclean=off"));
+
+    assert_eq!(
+        sent("aaa", &mut m, &mut snap, &mut pacer),
+        ["set producer acks=0", "set producer acks=1", "set producer acks=all"]
+    );
+    assert_eq!(
+        sent("+++", &mut m, &mut snap, &mut pacer),
+        ["set producer rate=200", "set producer rate=500", "set producer rate=1000"]
+    );
+    assert_eq!(sent("--", &mut m, &mut snap, &mut pacer), ["set producer rate=500", "set producer rate=200"]);
+    assert_eq!(sent("2pp", &mut m, &mut snap, &mut pacer), ["pause-fetch 2", "resume-fetch 2"]);
+    assert!(!snap.brokers[2].fetch_paused, "2 p p leaves fetching on");
+    assert_eq!(
+        sent("llL", &mut m, &mut snap, &mut pacer),
+        [
+            "set replica.lag.time.max.ms=20000",
+            "set replica.lag.time.max.ms=15000",
+            "set replica.lag.time.max.ms=20000"
+        ]
+    );
+    let min_isr = "set topic test_repli min.insync.replicas";
+    assert_eq!(sent("MM", &mut m, &mut snap, &mut pacer), [format!("{min_isr}=3")]);
+    assert!(m.status.as_ref().unwrap().text.contains("capped"), "the second M is refused at rf=3");
+    assert_eq!(sent("mmm", &mut m, &mut snap, &mut pacer), [format!("{min_isr}=2"), format!("{min_isr}=1")]);
+    assert!(m.status.as_ref().unwrap().text.contains("already 1"));
 }

@@ -47,14 +47,24 @@ pub fn truncate(s: &str, max: usize) -> String {
 /// Word-wraps `s` into lines of at most `max` characters; words longer than a line are
 /// split. Always returns at least one line.
 pub fn wrap(s: &str, max: usize) -> Vec<String> {
-    let max = max.max(1);
-    let mut lines = Vec::new();
+    wrap_widths(s, max, max)
+}
+
+/// Word-wraps `s` with room for `first` characters on the first line and `rest` on every
+/// other line. A word is split only when it is longer than a whole line, and the pieces of a
+/// split word are never separated by a space; a word too long for the first line but not
+/// for the others starts on the second line (the first stays empty). Always returns at
+/// least one line.
+pub fn wrap_widths(s: &str, first: usize, rest: usize) -> Vec<String> {
+    let (first, rest) = (first.max(1), rest.max(1));
+    let mut lines: Vec<String> = Vec::new();
     let mut line = String::new();
     for word in s.split(' ') {
         let mut word = word.to_string();
         loop {
+            let room = if lines.is_empty() { first } else { rest };
             let sep = usize::from(!line.is_empty());
-            if width(&line) + sep + width(&word) <= max {
+            if width(&line) + sep + width(&word) <= room {
                 if sep == 1 {
                     line.push(' ');
                 }
@@ -65,8 +75,13 @@ pub fn wrap(s: &str, max: usize) -> Vec<String> {
                 lines.push(std::mem::take(&mut line));
                 continue;
             }
-            let head: String = word.chars().take(max).collect();
-            word = word.chars().skip(max).collect();
+            if lines.is_empty() && width(&word) <= rest {
+                // Too long for the first line only: keep it whole on the next one.
+                lines.push(String::new());
+                continue;
+            }
+            let head: String = word.chars().take(room).collect();
+            word = word.chars().skip(room).collect();
             lines.push(head);
             if word.is_empty() {
                 break;
@@ -126,14 +141,12 @@ pub fn hanging(
     indent: usize,
 ) -> Vec<Line<'static>> {
     let first_room = width.saturating_sub(label.width() + 1).max(10);
-    let mut parts = wrap(body, first_room).into_iter();
+    let rest_room = width.saturating_sub(indent + 1).max(10);
+    let mut parts = wrap_widths(body, first_room, rest_room).into_iter();
     let first = parts.next().unwrap_or_default();
-    let rest = parts.collect::<Vec<_>>().join(" ");
     let mut lines = vec![Line::from(vec![label, Span::styled(first, style)])];
-    if !rest.is_empty() {
-        for part in wrap(&rest, width.saturating_sub(indent + 1).max(10)) {
-            lines.push(Line::from(vec![Span::raw(" ".repeat(indent)), Span::styled(part, style)]));
-        }
+    for part in parts {
+        lines.push(Line::from(vec![Span::raw(" ".repeat(indent)), Span::styled(part, style)]));
     }
     lines
 }
@@ -161,6 +174,48 @@ mod tests {
         assert_eq!(truncate("test_repli-10", 6), "test_…");
         assert_eq!(wrap_at_most("a bb cc dd ee", 5, 2), vec!["a bb", "cc d…"]);
         assert_eq!(wrap_at_most("a bb", 5, 2), vec!["a bb"]);
+    }
+
+    #[test]
+    fn words_are_split_only_when_longer_than_a_whole_line() {
+        assert_eq!(wrap_widths("ab abcdefghijkl", 5, 5), vec!["ab", "abcde", "fghij", "kl"]);
+        assert_eq!(
+            wrap_widths("delivery.timeout.ms=120000; x", 10, 30),
+            vec!["", "delivery.timeout.ms=120000; x"]
+        );
+        assert_eq!(wrap_widths("ab cdefghij", 4, 6), vec!["ab", "cdefgh", "ij"]);
+        assert_eq!(wrap_widths("abcdefghij", 4, 8), vec!["abcd", "efghij"]);
+        assert_eq!(wrap_widths("", 3, 9), vec![""]);
+    }
+
+    fn plain(lines: &[Line]) -> Vec<String> {
+        lines.iter().map(|l| l.spans.iter().map(|s| s.content.as_ref()).collect()).collect()
+    }
+
+    #[test]
+    fn hanging_lines_keep_numbers_whole() {
+        let label = Span::raw(" last error 00:02:45.0 ");
+        let body = "TIMEOUT on t-0: 1 record(s) not acknowledged within delivery.timeout.ms=120000; \
+                    the last attempt timed out";
+        // From 31 columns on, a continuation line holds the 27-character setting whole.
+        for width in 31..=100 {
+            let lines = plain(&hanging(label.clone(), body, Style::new(), width, 3));
+            let text = lines.join("\n");
+            assert!(text.contains("delivery.timeout.ms=120000;"), "{width}:\n{text}");
+            assert!(lines.iter().skip(1).all(|l| l.starts_with("   ")), "{width}:\n{text}");
+            let words: Vec<&str> = lines.iter().flat_map(|l| l.split_whitespace()).collect();
+            assert_eq!(words[3..].join(" "), body, "{width}: words lost or changed");
+        }
+        let lines = plain(&hanging(label, body, Style::new(), 48, 3));
+        assert_eq!(
+            lines,
+            [
+                " last error 00:02:45.0 TIMEOUT on t-0: 1",
+                "   record(s) not acknowledged within",
+                "   delivery.timeout.ms=120000; the last attempt",
+                "   timed out",
+            ]
+        );
     }
 
     #[test]

@@ -26,7 +26,7 @@ fn broker_keys_act_on_the_selected_broker() {
     let (mut m, snap) = model();
     assert_eq!(typed(&mut m, &snap, "x"), apply("crash 0"));
     assert_eq!(typed(&mut m, &snap, "2"), vec![]);
-    assert_eq!(m.selected_broker, 2);
+    assert_eq!(m.selected_broker, Some(2));
     assert_eq!(typed(&mut m, &snap, "r"), apply("restart 2"));
     assert_eq!(typed(&mut m, &snap, "1s"), apply("shutdown 1"));
     assert_eq!(typed(&mut m, &snap, "p"), apply("pause-fetch 1"));
@@ -36,9 +36,34 @@ fn broker_keys_act_on_the_selected_broker() {
 fn an_unknown_broker_is_refused_in_the_status_line() {
     let (mut m, snap) = model();
     assert_eq!(typed(&mut m, &snap, "7"), vec![]);
-    assert_eq!(m.selected_broker, 0);
+    assert_eq!(m.selected_broker, None);
     let status = m.status.clone().unwrap();
-    assert_eq!((status.kind, status.text.as_str()), (StatusKind::Error, "✖ no broker 7 (brokers: 0,1,2)"));
+    assert_eq!(
+        (status.kind, status.text.as_str()),
+        (StatusKind::Error, "✖ no broker 7 (brokers: 0–2); no broker is selected now")
+    );
+}
+
+#[test]
+fn after_an_unknown_broker_no_broker_key_acts() {
+    let (mut m, snap) = model();
+    assert_eq!(typed(&mut m, &snap, "2"), vec![]);
+    assert_eq!(typed(&mut m, &snap, "5"), vec![]);
+    for key in ["x", "s", "r", "p"] {
+        assert_eq!(typed(&mut m, &snap, key), vec![], "{key} must not hit broker 2");
+        let status = m.status.clone().unwrap();
+        assert_eq!((status.kind, status.text.as_str()), (StatusKind::Error, "✖ select a broker first: 0–2"));
+    }
+    assert_eq!(typed(&mut m, &snap, "1x"), apply("crash 1"), "a real id arms the keys again");
+
+    let mut gaps = snap.clone();
+    gaps.brokers.remove(1);
+    assert_eq!(typed(&mut m, &gaps, "1"), vec![]);
+    assert!(m.status.as_ref().unwrap().text.contains("(brokers: 0,2)"));
+    let mut m = Model::new(1.0, Theme::new(false), &Snapshot::default());
+    assert_eq!(m.selected_broker, None);
+    assert_eq!(typed(&mut m, &Snapshot::default(), "x"), vec![]);
+    assert_eq!(m.status.unwrap().text, "✖ the cluster has no brokers");
 }
 
 #[test]

@@ -39,6 +39,14 @@ pub enum ShrinkCause {
         /// The configured limit (ms).
         limit_ms: Ms,
     },
+    /// The lag rule, for a follower that has not fetched at all from a leader elected
+    /// `behind_ms` ago (R2.10 starts its caught-up clock at the election).
+    NoFetchSinceElection {
+        /// Time since the leader took over (ms).
+        behind_ms: Ms,
+        /// The configured limit (ms).
+        limit_ms: Ms,
+    },
     /// The controller fenced the broker (missed heartbeats).
     Fenced,
     /// The broker is in controlled shutdown.
@@ -289,6 +297,10 @@ impl fmt::Display for EventKind {
                 let why = match cause {
                     ShrinkCause::Lagging { behind_ms, limit_ms } => format!(
                         "not caught up for {} ms (replica.lag.time.max.ms={limit_ms})",
+                        group(*behind_ms)
+                    ),
+                    ShrinkCause::NoFetchSinceElection { behind_ms, limit_ms } => format!(
+                        "it has not fetched from this leader since it took over {} ms ago (replica.lag.time.max.ms={limit_ms})",
                         group(*behind_ms)
                     ),
                     ShrinkCause::Fenced => "its broker was fenced by the controller".to_string(),

@@ -71,7 +71,12 @@ struct PendingIsr {
 #[derive(Clone, Debug)]
 enum IsrChange {
     Expand(BrokerId),
-    Shrink { removed: Vec<BrokerId>, behind_ms: Ms },
+    /// `never_fetched`: none of the removed followers fetched from this leader at all.
+    Shrink {
+        removed: Vec<BrokerId>,
+        behind_ms: Ms,
+        never_fetched: bool,
+    },
 }
 
 /// An acks=all produce parked until the HW passes it (Kafka's `DelayedProduce`, R5.4).
@@ -264,15 +269,20 @@ impl Partition {
             IsrChange::Expand(r) => {
                 EventKind::IsrExpanded { tp: self.tp.clone(), added: *r, isr: new.isr.clone() }
             }
-            IsrChange::Shrink { removed, behind_ms } => EventKind::IsrShrunk {
-                tp: self.tp.clone(),
-                removed: removed.clone(),
-                isr: new.isr.clone(),
-                cause: ShrinkCause::Lagging {
-                    behind_ms: *behind_ms,
-                    limit_ms: ctx.config.replica_lag_time_max_ms,
-                },
-            },
+            IsrChange::Shrink { removed, behind_ms, never_fetched } => {
+                let (behind_ms, limit_ms) = (*behind_ms, ctx.config.replica_lag_time_max_ms);
+                let cause = if *never_fetched {
+                    ShrinkCause::NoFetchSinceElection { behind_ms, limit_ms }
+                } else {
+                    ShrinkCause::Lagging { behind_ms, limit_ms }
+                };
+                EventKind::IsrShrunk {
+                    tp: self.tp.clone(),
+                    removed: removed.clone(),
+                    isr: new.isr.clone(),
+                    cause,
+                }
+            }
         };
         out.emit(event);
         ls.pending = None;
@@ -609,6 +619,7 @@ impl Partition {
         }
         let mut removed = Vec::new();
         let mut behind_ms = 0;
+        let mut never_fetched = true;
         for &r in self.committed_isr() {
             if r == ctx.me {
                 continue;
@@ -617,13 +628,14 @@ impl Partition {
             if !Self::is_caught_up(&f, leo, ctx.now, lag) {
                 removed.push(r);
                 behind_ms = behind_ms.max(ctx.now.saturating_sub(f.last_caught_up.unwrap_or(0)));
+                never_fetched &= f.last_fetch_time.is_none();
             }
         }
         if removed.is_empty() {
             return;
         }
         let isr = self.committed_isr().iter().copied().filter(|r| !removed.contains(r)).collect();
-        self.propose(ctx, isr, IsrChange::Shrink { removed, behind_ms }, out);
+        self.propose(ctx, isr, IsrChange::Shrink { removed, behind_ms, never_fetched }, out);
     }
 
     /// What this follower asks its leader for, or `None` when it should not fetch now.
@@ -934,12 +946,13 @@ mod tests {
     fn lagging_follower_is_shrunk_out_of_the_isr() {
         let f = Fixture::new(1);
         let mut p = leader(&f);
+        fetch(&mut p, &f, 500, 3, 0);
         produce(&mut p, &f, 1_000, 1, Acks::One);
         fetch(&mut p, &f, 1_001, 2, 0);
         fetch(&mut p, &f, 1_002, 2, 1);
         let mut out = Outbox::default();
         p.maybe_shrink_isr(&f.ctx(1, 30_000), &mut out);
-        assert!(out.sends.is_empty(), "broker 3 was caught up at t=0, within 30 s");
+        assert!(out.sends.is_empty(), "broker 3 was caught up at 500 ms, within 30 s");
         fetch(&mut p, &f, 31_000, 2, 1);
         p.maybe_shrink_isr(&f.ctx(1, 31_000), &mut out);
         let proposed = out.sends.iter().find_map(|(_, m)| match m {
@@ -952,7 +965,7 @@ mod tests {
         p.on_alter_partition_response(&f.ctx(1, 31_001), &Ok(state(Some(1), &[1, 2], 0, 1)), &mut out);
         assert!(matches!(
             &out.events[..],
-            [EventKind::IsrShrunk { removed, cause: ShrinkCause::Lagging { behind_ms: 31_000, limit_ms: 30_000 }, .. }] if removed == &vec![3]
+            [EventKind::IsrShrunk { removed, cause: ShrinkCause::Lagging { behind_ms: 30_500, limit_ms: 30_000 }, .. }] if removed == &vec![3]
         ));
         assert_eq!(p.log.hw(), 1, "HW jumps once 3 is gone");
     }
@@ -1018,6 +1031,22 @@ mod tests {
             batch: Batch { producer_id: -1, base_sequence: -1, values: vec![99], record_size: 100 },
         };
         p.on_produce(&f.ctx(me, now), &req, out);
+    }
+
+    /// A follower that never fetched from a newly elected leader is removed by the lag rule too,
+    /// counted from the election (R2.10), and the event says so.
+    #[test]
+    fn follower_silent_since_the_election_is_named_as_such() {
+        let f = Fixture::new(1);
+        let mut p = leader(&f);
+        produce(&mut p, &f, 1_000, 1, Acks::One);
+        fetch(&mut p, &f, 1_001, 2, 1);
+        let mut out = Outbox::default();
+        p.maybe_shrink_isr(&f.ctx(1, 31_000), &mut out);
+        let mut out = Outbox::default();
+        p.on_alter_partition_response(&f.ctx(1, 31_001), &Ok(state(Some(1), &[1, 2], 0, 1)), &mut out);
+        let text = out.events[0].to_string();
+        assert!(text.contains("has not fetched from this leader since it took over 31 000 ms ago"), "{text}");
     }
 
     /// R4.2: the expiration task runs every lag/2, so removal lands between 1× and 1.5× the

@@ -24,7 +24,7 @@ use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 use super::keymap::{self, Action, HelpAction, PaletteAction};
 use super::palette::Palette;
 use super::theme::Theme;
-use super::view;
+use super::{events, view};
 use crate::cluster::snapshot::{PartitionView, Snapshot, TopicView};
 use crate::scenario::command::Command;
 use crate::sim::{Acks, BrokerId, Ms, format_time, join_ids};
@@ -119,6 +119,12 @@ pub struct Model {
     pub palette: Palette,
     /// First line of the help overlay shown.
     pub help_scroll: usize,
+    /// The Events pane is scrolled back: the run-wide index (0 = the first event ever) of
+    /// the newest event it shows. An index, not a distance from the end, so events that
+    /// arrive meanwhile do not move the view. `None` follows the newest events.
+    pub events_anchor: Option<u64>,
+    /// The Events pane shows only [`events::is_important`] events.
+    pub events_important: bool,
     /// Colours on or off.
     pub theme: Theme,
     /// The user asked to quit.
@@ -175,6 +181,8 @@ impl Model {
             status: None,
             palette: Palette::default(),
             help_scroll: 0,
+            events_anchor: None,
+            events_important: false,
             theme,
             quit: false,
         }
@@ -329,6 +337,16 @@ fn perform(model: &mut Model, action: Action, snap: &Snapshot) -> Vec<Effect> {
         Action::Step => step(model),
         Action::SpeedDown => change_speed(model, false),
         Action::SpeedUp => change_speed(model, true),
+        Action::EventsOlder => events_older(model, snap),
+        Action::EventsNewer => events_newer(model, snap),
+        Action::EventsFollow => {
+            model.events_anchor = None;
+            Vec::new()
+        }
+        Action::ToggleImportant => {
+            model.events_important = !model.events_important;
+            Vec::new()
+        }
         Action::OpenPalette => {
             model.mode = Mode::Palette;
             model.palette.open();
@@ -341,6 +359,29 @@ fn perform(model: &mut Model, action: Action, snap: &Snapshot) -> Vec<Effect> {
         }
         Action::Quit => quit(model),
     }
+}
+
+/// `[`: one shown event further back, stopping at the oldest kept one.
+fn events_older(model: &mut Model, snap: &Snapshot) -> Vec<Effect> {
+    match events::older(snap, model.events_anchor, model.events_important) {
+        Some(index) => model.events_anchor = Some(index),
+        None => {
+            let kept = snap.recent_events.len();
+            let text = format!("the Events pane is at the oldest event kept (the last {kept} are kept)");
+            model.say(StatusKind::Info, text);
+        }
+    }
+    Vec::new()
+}
+
+/// `]`: one shown event further forward; reaching the newest follows again.
+fn events_newer(model: &mut Model, snap: &Snapshot) -> Vec<Effect> {
+    if model.events_anchor.is_none() {
+        model.say(StatusKind::Info, "the Events pane already follows the newest events");
+        return Vec::new();
+    }
+    model.events_anchor = events::newer(snap, model.events_anchor, model.events_important);
+    Vec::new()
 }
 
 fn scenario_ended(model: &mut Model, snap: &Snapshot) -> Vec<Effect> {

@@ -1,5 +1,7 @@
 //! The event log: the most recent events that fit, oldest at the top and newest at the
-//! bottom, each stamped with sim time and word-wrapped under its text.
+//! bottom, each stamped with sim time and word-wrapped under its text. It can be scrolled
+//! back (`[`/`]`, held in place while new events arrive) and filtered to the important
+//! events (`f`).
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -7,29 +9,138 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph};
 
+use super::app::Model;
+use super::keymap::{self, Action};
 use super::text;
 use super::theme::Theme;
 use crate::cluster::snapshot::Snapshot;
-use crate::sim::events::{ClusterEvent, ElectionKind, EventKind};
+use crate::sim::events::{ClusterEvent, ElectionKind, EventKind, group};
 use crate::sim::format_time;
 
 /// Width of the time stamp plus its space: `00:01:23.4 `.
 const STAMP: usize = 11;
 
 /// Draws the pane.
-pub fn render(frame: &mut Frame, area: Rect, theme: Theme, snap: &Snapshot) {
-    let title = Span::styled(format!(" Events · {} so far ", snap.event_count), theme.title());
+pub fn render(frame: &mut Frame, area: Rect, model: &Model, snap: &Snapshot) {
+    let theme = model.theme;
+    let (anchor, important) = (model.events_anchor, model.events_important);
+    let title = Span::styled(title(snap, anchor, important, usize::from(area.width)), theme.title());
     let block = Block::new().borders(Borders::TOP).title(title);
     let inner = block.inner(area);
-    let lines =
-        fitting_lines(&snap.recent_events, theme, usize::from(inner.width), usize::from(inner.height));
+    let shown = shown_events(snap, anchor, important);
+    let (width, height) = (usize::from(inner.width), usize::from(inner.height));
+    let lines = if shown.is_empty() && important && !snap.recent_events.is_empty() {
+        let kept = snap.recent_events.len();
+        let text = format!(" no important events among the {kept} kept (f shows all)");
+        vec![Line::styled(text::truncate(&text, width), theme.muted())]
+    } else {
+        fitting_lines(&shown, theme, width, height)
+    };
     frame.render_widget(Paragraph::new(lines).block(block), area);
+}
+
+/// The pane's title, as long as fits in `width` columns: the event count, how far it is
+/// scrolled back, and whether it is filtered.
+pub fn title(snap: &Snapshot, anchor: Option<u64>, important: bool, width: usize) -> String {
+    let count = group(snap.event_count);
+    let filter = if important { " · important only" } else { "" };
+    let short_filter = if important { " · important" } else { "" };
+    let back = anchor.map(|_| newer_count(snap, anchor, important));
+    let candidates = match back {
+        None => vec![format!(" Events · {count} so far{filter} "), format!(" Events{short_filter} ")],
+        Some(newer) => {
+            let follow = keymap::label_of(Action::EventsFollow).unwrap_or("}");
+            let newer = group(newer);
+            vec![
+                format!(
+                    " Events · {count} so far · scrolled back, {newer} newer ({follow} to follow){filter} "
+                ),
+                format!(" Events · scrolled back, {newer} newer ({follow} to follow){filter} "),
+                format!(" Events · scrolled back, {newer} newer ({follow} to follow){short_filter} "),
+                format!(" Events · {newer} newer ({follow} follows){short_filter} "),
+                format!(" Events · {newer} newer "),
+            ]
+        }
+    };
+    let room = width.saturating_sub(1);
+    let fallback = candidates.last().cloned().unwrap_or_default();
+    candidates.into_iter().find(|t| text::width(t) <= room).unwrap_or(fallback)
+}
+
+/// Whether the "important only" filter keeps an event: loss, leader changes and offline
+/// partitions, ISR changes, fencing, broker lifecycle, truncation, produce failures and
+/// expired records. Config echoes, fetch pause notes and topic creation are hidden.
+pub fn is_important(kind: &EventKind) -> bool {
+    use EventKind::*;
+    match kind {
+        AckedRecordsLost { .. } | DuplicateAcked { .. } | ProducersStopped { .. } => true,
+        LeaderChanged { .. } | IsrShrunk { .. } | IsrExpanded { .. } => true,
+        BrokerFenced { .. } | BrokerUnfenced { .. } => true,
+        BrokerCrashed { .. } | BrokerStopped { .. } | ControlledShutdownStarted { .. } => true,
+        BrokerRegistered { .. } => true,
+        Truncated { .. } | ProduceFailing { .. } | ProduceRecovered { .. } | RecordsExpired { .. } => true,
+        TopicCreated { .. } | FetchPaused { .. } | ConfigChanged { .. } => false,
+    }
+}
+
+/// The kept events the filter lets through, each with its run-wide index (0 = the first
+/// event ever), oldest first.
+fn indexed(snap: &Snapshot, important: bool) -> impl DoubleEndedIterator<Item = (u64, &ClusterEvent)> {
+    let kept = snap.recent_events.len() as u64;
+    let first = snap.event_count.saturating_sub(kept);
+    snap.recent_events
+        .iter()
+        .enumerate()
+        .map(move |(i, ev)| (first + i as u64, ev))
+        .filter(move |(_, ev)| !important || is_important(&ev.kind))
+}
+
+/// The run-wide index of the newest event the pane shows: the newest at or before `anchor`
+/// (the newest of all when following), or the oldest kept one once the anchored event is
+/// no longer kept. `None` when there is nothing to show.
+pub fn bottom(snap: &Snapshot, anchor: Option<u64>, important: bool) -> Option<u64> {
+    let newest_up_to = |limit: u64| indexed(snap, important).rev().map(|(i, _)| i).find(|i| *i <= limit);
+    match anchor {
+        None => indexed(snap, important).next_back().map(|(i, _)| i),
+        Some(a) => newest_up_to(a).or_else(|| indexed(snap, important).next().map(|(i, _)| i)),
+    }
+}
+
+/// The anchor one shown event further back, or `None` at the oldest kept event.
+pub fn older(snap: &Snapshot, anchor: Option<u64>, important: bool) -> Option<u64> {
+    let bottom = bottom(snap, anchor, important)?;
+    indexed(snap, important).rev().map(|(i, _)| i).find(|i| *i < bottom)
+}
+
+/// The anchor one shown event further forward; `None` (follow) when that is the newest.
+pub fn newer(snap: &Snapshot, anchor: Option<u64>, important: bool) -> Option<u64> {
+    anchor?;
+    let bottom = bottom(snap, anchor, important)?;
+    let next = indexed(snap, important).map(|(i, _)| i).find(|i| *i > bottom)?;
+    let newest = indexed(snap, important).next_back().map(|(i, _)| i)?;
+    (next < newest).then_some(next)
+}
+
+/// How many shown events are newer than the newest one on screen.
+pub fn newer_count(snap: &Snapshot, anchor: Option<u64>, important: bool) -> u64 {
+    match bottom(snap, anchor, important) {
+        Some(b) => indexed(snap, important).filter(|(i, _)| *i > b).count() as u64,
+        None => 0,
+    }
+}
+
+/// The events the pane may show, oldest first, up to its [`bottom`].
+pub fn shown_events(snap: &Snapshot, anchor: Option<u64>, important: bool) -> Vec<&ClusterEvent> {
+    let Some(bottom) = bottom(snap, anchor, important) else {
+        return Vec::new();
+    };
+    indexed(snap, important).filter(|(i, _)| *i <= bottom).map(|(_, ev)| ev).collect()
 }
 
 /// The newest events whose wrapped lines fit in `height` rows, in time order. The oldest
 /// one shown may be cut short (marked `…`) to use the rows that are left.
 pub fn fitting_lines(
-    events: &[ClusterEvent],
+    events: &[&ClusterEvent],
     theme: Theme,
     width: usize,
     height: usize,
@@ -38,7 +149,7 @@ pub fn fitting_lines(
     let mut used = 0;
     for ev in events.iter().rev() {
         let mut lines = event_lines(ev, theme, width);
-        let left = height - used;
+        let left = height.saturating_sub(used);
         if lines.len() > left {
             if left > 0 {
                 lines.truncate(left);

@@ -56,6 +56,14 @@ pub enum Action {
     SpeedDown,
     /// Speed sim time up one step.
     SpeedUp,
+    /// Scroll the Events pane back one event (older).
+    EventsOlder,
+    /// Scroll the Events pane forward one event (newer); reaching the newest follows again.
+    EventsNewer,
+    /// Follow the newest events again.
+    EventsFollow,
+    /// Show only the important events (loss, elections, ISR changes, faults) or all.
+    ToggleImportant,
     /// Open the command palette.
     OpenPalette,
     /// Show the help overlay.
@@ -75,6 +83,8 @@ pub enum Group {
     Partitions,
     /// Durability settings and the producer rate.
     Settings,
+    /// Scroll and filter the Events pane.
+    Events,
     /// Open the command palette.
     Palette,
     /// Help and quit.
@@ -83,8 +93,15 @@ pub enum Group {
 
 impl Group {
     /// Every group, in help order.
-    pub const ALL: [Group; 6] =
-        [Group::Time, Group::Brokers, Group::Partitions, Group::Settings, Group::Palette, Group::Quit];
+    pub const ALL: [Group; 7] = [
+        Group::Time,
+        Group::Brokers,
+        Group::Partitions,
+        Group::Settings,
+        Group::Events,
+        Group::Palette,
+        Group::Quit,
+    ];
 
     /// The help's section title.
     pub fn title(self) -> &'static str {
@@ -93,6 +110,7 @@ impl Group {
             Group::Brokers => "Brokers (keys act on the selected broker ▸)",
             Group::Partitions => "Partitions",
             Group::Settings => "Settings (min.insync and unclean act on the selected partition's topic)",
+            Group::Events => "Events pane",
             Group::Palette => "Command palette",
             Group::Quit => "Help and quit",
         }
@@ -110,6 +128,7 @@ impl Action {
             | PartitionLast => Group::Partitions,
             CycleAcks | MinIsrDown | MinIsrUp | ToggleUnclean | LagLimitDown | LagLimitUp | RateDown
             | RateUp => Group::Settings,
+            EventsOlder | EventsNewer | EventsFollow | ToggleImportant => Group::Events,
             OpenPalette => Group::Palette,
             ToggleHelp | Quit => Group::Quit,
         }
@@ -284,6 +303,27 @@ pub static BINDINGS: &[Binding<Action>] = &[
         footer: Some("broker"),
         help: "select a broker by id",
         action: Action::SelectBroker(0),
+    },
+    Binding {
+        keys: &[ch('['), ch(']')],
+        label: "[/]",
+        footer: Some("events"),
+        help: "scroll the events back (older) / forward (newer); the view holds while new ones arrive",
+        action: Action::EventsOlder,
+    },
+    Binding {
+        keys: &[ch('}')],
+        label: "}",
+        footer: None,
+        help: "events: follow the newest again",
+        action: Action::EventsFollow,
+    },
+    Binding {
+        keys: &[ch('f')],
+        label: "f",
+        footer: Some("important"),
+        help: "events: important only (loss, elections, ISR, fencing, faults) or all",
+        action: Action::ToggleImportant,
     },
     Binding {
         keys: &[code(KeyCode::Up), ch('k')],
@@ -484,6 +524,7 @@ impl Paired for Action {
             Action::RateDown => Some(Action::RateUp),
             Action::LagLimitDown => Some(Action::LagLimitUp),
             Action::SpeedDown => Some(Action::SpeedUp),
+            Action::EventsOlder => Some(Action::EventsNewer),
             _ => None,
         }
     }
@@ -566,6 +607,12 @@ impl Resolve for HelpAction {
     }
 }
 
+/// How the keys of the dashboard binding for `action` are written, e.g. `}`; `None` when
+/// no binding has that action.
+pub fn label_of(action: Action) -> Option<&'static str> {
+    BINDINGS.iter().find(|b| b.action == action).map(|b| b.label)
+}
+
 /// The footer entries of a table as `(keys, text)` pairs, in table order.
 pub fn footer_hints<A>(table: &[Binding<A>]) -> impl Iterator<Item = (&'static str, &'static str)> + '_ {
     table.iter().filter_map(|b| b.footer.map(|f| (b.label, f)))
@@ -589,6 +636,9 @@ mod tests {
         assert_eq!(lookup(BINDINGS, &key('<')), Some(Action::SpeedDown));
         assert_eq!(lookup(BINDINGS, &key('>')), Some(Action::SpeedUp));
         assert_eq!(lookup(BINDINGS, &key('L')), Some(Action::LagLimitUp));
+        assert_eq!(lookup(BINDINGS, &key('[')), Some(Action::EventsOlder));
+        assert_eq!(lookup(BINDINGS, &key(']')), Some(Action::EventsNewer));
+        assert_eq!(label_of(Action::EventsFollow), Some("}"));
         let down = KeyEvent::new(KeyCode::Down, KeyModifiers::NONE);
         assert_eq!(lookup(HELP_BINDINGS, &down), Some(HelpAction::Down));
         assert_eq!(lookup(PALETTE_BINDINGS, &down), Some(PaletteAction::HistoryNext));

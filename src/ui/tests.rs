@@ -71,6 +71,27 @@ fn screen_120x30_paused_with_loss() {
 }
 
 #[test]
+fn screen_80x24_events_scrolled_back_important_only() {
+    let snap = fixture::snapshot();
+    let mut m = model_at(80, 24, &snap, false);
+    keys(&mut m, &snap, &[KeyCode::Char('f'), KeyCode::Char('['), KeyCode::Char('[')]);
+    insta::assert_snapshot!(screen(&m, &snap));
+}
+
+#[test]
+fn events_title_groups_thousands_and_fits() {
+    let mut snap = fixture::snapshot();
+    snap.event_count = 1234;
+    let at = super::events::bottom(&snap, None, false).and_then(|b| b.checked_sub(1));
+    let full = super::events::title(&snap, at, true, 120);
+    assert_eq!(full, " Events · 1 234 so far · scrolled back, 1 newer (} to follow) · important only ");
+    for width in [30, 60, 80] {
+        let t = super::events::title(&snap, at, true, width);
+        assert!(super::text::width(&t) < width, "{t:?} fits in {width}");
+    }
+}
+
+#[test]
 fn screen_too_small() {
     let snap = fixture::snapshot();
     let m = model_at(60, 20, &snap, true);

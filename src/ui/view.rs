@@ -143,7 +143,7 @@ pub fn view(model: &Model, snap: &Snapshot, frame: &mut Frame) {
         clients::render(frame, r, model.theme, snap);
     }
     if let Some(r) = plan.events {
-        events::render(frame, r, model.theme, snap);
+        events::render(frame, r, model, snap);
     }
     match model.mode {
         Mode::Palette => palette::render(frame, plan.status, &model.palette, model.theme),

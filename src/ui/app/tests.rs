@@ -357,3 +357,94 @@ fn at_the_end_of_a_scenario_space_and_step_only_explain() {
     update(&mut m, Msg::Measured(Some(0.0)), &snap);
     assert_eq!(m.actual_speed, None, "a stopped scenario is not a slow sim");
 }
+
+/// `snap` after `n` more events arrived (broker 1 crashing over and over), keeping at most
+/// `keep` of them as the cluster does.
+fn arrived(snap: &Snapshot, n: u64, keep: usize) -> Snapshot {
+    use crate::sim::events::{ClusterEvent, EventKind};
+    let mut next = snap.clone();
+    let mut kept: Vec<ClusterEvent> = snap.recent_events.to_vec();
+    for i in 0..n {
+        kept.push(ClusterEvent { at: snap.now + i, kind: EventKind::BrokerCrashed { broker: 1 } });
+    }
+    let drop = kept.len().saturating_sub(keep);
+    next.recent_events = kept.split_off(drop).into();
+    next.event_count += n;
+    next
+}
+
+#[test]
+fn scrolled_back_events_hold_still_while_new_ones_arrive() {
+    let (mut m, snap) = model();
+    // The fixture keeps events 9..=20 of 21.
+    assert_eq!(events::bottom(&snap, m.events_anchor, false), Some(20));
+    typed(&mut m, &snap, "[[");
+    assert_eq!(m.events_anchor, Some(18));
+    assert_eq!(events::newer_count(&snap, m.events_anchor, false), 2);
+
+    let busier = arrived(&snap, 5, 300);
+    update(&mut m, Msg::Snapshot, &busier);
+    assert_eq!(m.events_anchor, Some(18), "new events do not move the view");
+    let shown = events::shown_events(&busier, m.events_anchor, false);
+    assert_eq!(shown.last().map(|e| e.at), snap.recent_events.get(9).map(|e| e.at));
+    assert_eq!(events::newer_count(&busier, m.events_anchor, false), 7);
+    assert!(
+        events::title(&busier, m.events_anchor, false, 200).contains("scrolled back, 7 newer (} to follow)")
+    );
+
+    typed(&mut m, &busier, "]");
+    assert_eq!(m.events_anchor, Some(19));
+    typed(&mut m, &busier, "}");
+    assert_eq!(m.events_anchor, None);
+    typed(&mut m, &busier, "]");
+    assert_eq!(m.status.as_ref().map(|s| s.kind), Some(StatusKind::Info), "already following");
+    assert_eq!(m.events_anchor, None);
+
+    // Forward onto the newest event follows again.
+    typed(&mut m, &busier, "[]");
+    assert_eq!(m.events_anchor, None);
+}
+
+#[test]
+fn scrolling_stops_at_the_oldest_kept_event() {
+    let (mut m, snap) = model();
+    typed(&mut m, &snap, &"[".repeat(11));
+    assert_eq!(m.events_anchor, Some(9));
+    m.status = None;
+    typed(&mut m, &snap, "[");
+    assert_eq!(m.events_anchor, Some(9));
+    assert!(m.status.as_ref().is_some_and(|s| s.text.contains("oldest event kept (the last 12")));
+
+    // Once the anchored events age out, the pane shows the oldest kept one.
+    let later = arrived(&snap, 20, 12);
+    assert_eq!(events::bottom(&later, m.events_anchor, false), Some(29));
+    typed(&mut m, &later, "]");
+    assert_eq!(m.events_anchor, Some(30));
+}
+
+#[test]
+fn the_filter_keeps_only_important_events() {
+    let (mut m, snap) = model();
+    typed(&mut m, &snap, "f");
+    assert!(m.events_important);
+    let shown = events::shown_events(&snap, m.events_anchor, true);
+    assert_eq!(shown.len(), 10, "topic creation and the config echo are hidden");
+    assert!(shown.iter().all(|e| events::is_important(&e.kind)));
+    assert!(events::title(&snap, None, true, 80).ends_with("· important only "));
+
+    // With the filter on, scrolling stops at the oldest important event (index 11).
+    typed(&mut m, &snap, &"[".repeat(9));
+    assert_eq!(m.events_anchor, Some(11));
+    typed(&mut m, &snap, "[");
+    assert_eq!(m.events_anchor, Some(11));
+    typed(&mut m, &snap, "f[");
+    assert!(!m.events_important);
+    assert_eq!(m.events_anchor, Some(10), "without the filter the config echo shows");
+
+    // Filtered again, the pane shows the oldest important event and moves on from there.
+    typed(&mut m, &snap, "f");
+    assert_eq!(events::bottom(&snap, m.events_anchor, true), Some(11));
+    typed(&mut m, &snap, "]");
+    assert_eq!(m.events_anchor, Some(12));
+    assert_eq!(events::newer_count(&snap, m.events_anchor, true), 8);
+}

@@ -262,6 +262,15 @@ impl Dashboard {
         }
     }
 
+    /// Sends SIGTERM to the process, as `kill` or a closing session would.
+    fn terminate(&mut self) {
+        let Some(pid) = self.child.process_id() else { self.fail("no process id to signal") };
+        let sent = std::process::Command::new("sh").arg("-c").arg(format!("kill -TERM {pid}")).status();
+        if !sent.is_ok_and(|s| s.success()) {
+            self.fail("could not send SIGTERM");
+        }
+    }
+
     fn screen(&self) -> Screen {
         Screen::of(&lock(&self.output).parser)
     }
@@ -498,6 +507,15 @@ fn ctrl_c_quits_with_status_0_and_restores_the_terminal() {
     // Only now: before raw mode is on, the line discipline would turn ^C into SIGINT.
     d.assert_took_over();
     d.quit_and_check(b"\x03", "Ctrl-C");
+}
+
+#[test]
+fn sigterm_quits_with_status_0_and_restores_the_terminal() {
+    let mut d = Dashboard::start(100, 30, &["--seed", "42"]);
+    d.wait_for("rows test_repli-0..test_repli-5", partitions_shown);
+    d.assert_took_over();
+    d.terminate();
+    d.quit_and_check(b"", "SIGTERM");
 }
 
 #[test]

@@ -135,12 +135,45 @@ fn on_snapshot(model: &mut Model, cluster: &impl Cluster, pacer: &mut Pacer, sna
 /// the initial sim speed (sim ms per wall ms, 0.1 to 100). The terminal is restored on quit,
 /// on Ctrl-C and on a panic.
 pub fn run_dashboard(live: LiveSim, speed: f64) -> color_eyre::Result<()> {
-    let runtime = tokio::runtime::Builder::new_current_thread().enable_time().build()?;
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
     // `ratatui::init` installs a panic hook that restores the terminal before the report.
     let mut terminal = ratatui::init();
     let result = runtime.block_on(event_loop(&mut terminal, &live, speed));
     ratatui::restore();
     result
+}
+
+/// Signals that end the dashboard the way `q` does, so the terminal is restored even when the
+/// process is told to stop from outside (`kill`, the terminal closing).
+struct Stop {
+    #[cfg(unix)]
+    signals: Vec<tokio::signal::unix::Signal>,
+}
+
+impl Stop {
+    #[cfg(unix)]
+    fn listen() -> std::io::Result<Stop> {
+        use tokio::signal::unix::{SignalKind, signal};
+        let kinds = [SignalKind::interrupt(), SignalKind::terminate(), SignalKind::hangup()];
+        Ok(Stop { signals: kinds.into_iter().map(signal).collect::<std::io::Result<_>>()? })
+    }
+
+    #[cfg(not(unix))]
+    fn listen() -> std::io::Result<Stop> {
+        Ok(Stop {})
+    }
+
+    /// Resolves when any of the signals arrives.
+    #[cfg(unix)]
+    async fn requested(&mut self) {
+        let waits = self.signals.iter_mut().map(|s| Box::pin(s.recv()));
+        futures::future::select_all(waits).await;
+    }
+
+    #[cfg(not(unix))]
+    async fn requested(&mut self) {
+        let _ = tokio::signal::ctrl_c().await;
+    }
 }
 
 /// Wall time between frame ticks, for pacing, and since the start, for the speed meter.
@@ -183,9 +216,11 @@ async fn event_loop(terminal: &mut DefaultTerminal, live: &LiveSim, speed: f64) 
     let mut clock = WallClock::start();
     let mut meter = SpeedMeter::default();
     let (mut dirty, mut sim_alive) = (true, true);
+    let mut stop = Stop::listen()?;
     loop {
         tokio::select! {
             biased;
+            _ = stop.requested() => break,
             event = keys.next() => {
                 let msg = match event {
                     None => break,

@@ -1,23 +1,14 @@
 //! The way in and out of a running simulation: [`Sim`] (synchronous, for tests and headless
 //! runs) and [`LiveSim`] (a sim thread paced by the dashboard).
 
-use super::events::EventLog;
 use super::observe;
 use super::snapshot::{ScenarioInfo, Snapshot};
-use super::spec::{ClusterSpec, ProducerSpec};
-use super::world::{BrokerNode, World};
-use crate::config::{ConfigError, ProducerConfig};
+use super::spec::ClusterSpec;
+use super::world::World;
+use crate::config::ConfigError;
 use crate::scenario::command::Command;
-use crate::sim::audit::Ledger;
-use crate::sim::broker::Broker;
-use crate::sim::controller::QuorumController;
-use crate::sim::events::{ClusterEvent, EventKind};
-use crate::sim::producer::ProducerClient;
-use crate::sim::protocol::{Message, NodeId};
-use crate::sim::{BrokerId, Ms, Outbox, join_ids};
-use rand::SeedableRng;
-use rand_chacha::ChaCha8Rng;
-use std::cell::RefCell;
+use crate::sim::events::ClusterEvent;
+use crate::sim::{BrokerId, Ms, join_ids};
 use std::rc::Rc;
 use std::sync::Arc;
 use std::sync::mpsc;
@@ -61,13 +52,6 @@ pub const MAX_BROKERS: usize = 10;
 
 /// Same-instant work allowed to settle after a time target is reached.
 const SETTLE_YIELDS: usize = 16;
-
-/// One deterministic random stream per subsystem, all derived from the master seed.
-fn stream(seed: u64, subsystem: u64) -> ChaCha8Rng {
-    let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    rng.set_stream(subsystem);
-    rng
-}
 
 /// A simulation driven step by step from the calling thread. Time only moves inside
 /// [`Sim::advance_to`], so between calls the cluster is frozen and can be inspected.
@@ -116,7 +100,7 @@ impl Sim {
         let local = LocalSet::new();
         let world = {
             let _ctx = rt.enter();
-            build_world(&spec, &local)?
+            super::build::build_world(&spec, &local)?
         };
         Ok(Sim { rt, local, world })
     }
@@ -142,7 +126,7 @@ impl Sim {
     /// Applies a command at the current instant. Errors leave the cluster unchanged.
     pub fn apply(&mut self, cmd: &Command) -> Result<(), SimError> {
         let _ctx = self.rt.enter();
-        apply_command(&self.world, &self.local, cmd)
+        super::commands::apply_command(&self.world, &self.local, cmd)
     }
 
     /// The cluster as it is now.
@@ -165,255 +149,6 @@ impl Sim {
     /// A hash of the whole event trace so far; equal runs give equal hashes.
     pub fn trace_hash(&self) -> u64 {
         self.world.log.borrow().trace_hash()
-    }
-}
-
-fn build_world(spec: &ClusterSpec, local: &LocalSet) -> Result<Rc<World>, SimError> {
-    let mut out = Outbox::default();
-    let mut controller =
-        QuorumController::new(spec.broker_config.clone(), &spec.brokers, stream(spec.seed, 1));
-    let epochs: Vec<i64> = spec.brokers.iter().map(|&b| controller.bootstrap_broker(b, 0)).collect();
-    for t in &spec.topics {
-        controller.create_topic(0, t, &mut out)?;
-    }
-    let mut producers = Vec::new();
-    for (i, p) in spec.producers.iter().enumerate() {
-        if controller.topic(&p.topic).is_none() {
-            return Err(SimError::UnknownTopic(p.topic.clone()));
-        }
-        producers.push(new_producer(&mut controller, i as u32, p, spec.seed));
-    }
-    let image = controller.full_image();
-    let brokers = spec
-        .brokers
-        .iter()
-        .zip(&epochs)
-        .map(|(&id, &epoch)| {
-            let mut b = Broker::new(id, spec.broker_config.clone());
-            b.start_bootstrapped(0, epoch, &image, &mut out);
-            (id, BrokerNode { core: Rc::new(RefCell::new(b)), task: RefCell::new(None) })
-        })
-        .collect();
-    for p in &producers {
-        p.borrow_mut().handle(0, Message::Metadata(image.clone()), &mut out);
-    }
-    let world = Rc::new(World {
-        start: tokio::time::Instant::now(),
-        seed: spec.seed,
-        net: Default::default(),
-        controller: Rc::new(RefCell::new(controller)),
-        brokers,
-        producers: RefCell::new(producers),
-        ledger: RefCell::new(Ledger::new()),
-        log: RefCell::new(EventLog::default()),
-        poke: Default::default(),
-        memory_budget: std::cell::Cell::new(super::world::MEMORY_BUDGET_RECORDS),
-    });
-    world.spawn_network(local);
-    world.spawn_memory_guard(local);
-    world.spawn_node(local, NodeId::Controller, world.controller.clone());
-    for (&id, node) in &world.brokers {
-        *node.task.borrow_mut() = Some(world.spawn_node(local, NodeId::Broker(id), node.core.clone()));
-    }
-    for (i, p) in world.producers.borrow().iter().enumerate() {
-        world.spawn_node(local, NodeId::Producer(i as u32), p.clone());
-    }
-    world.dispatch(NodeId::Controller, 0, out);
-    Ok(world)
-}
-
-fn new_producer(
-    controller: &mut QuorumController,
-    index: u32,
-    spec: &ProducerSpec,
-    seed: u64,
-) -> Rc<RefCell<ProducerClient>> {
-    controller.add_client(NodeId::Producer(index));
-    let producer_id = 1000 + i64::from(index);
-    let client = ProducerClient::new(
-        index,
-        spec.topic.as_str().into(),
-        spec.config.clone(),
-        producer_id,
-        stream(seed, 100 + u64::from(index)),
-    );
-    Rc::new(RefCell::new(client))
-}
-
-fn broker_node(world: &World, id: BrokerId) -> Result<&BrokerNode, SimError> {
-    world.brokers.get(&id).ok_or_else(|| {
-        let ids: Vec<BrokerId> = world.brokers.keys().copied().collect();
-        SimError::UnknownBroker(id, join_ids(&ids))
-    })
-}
-
-fn apply_command(world: &Rc<World>, local: &LocalSet, cmd: &Command) -> Result<(), SimError> {
-    let now = world.now();
-    let mut out = Outbox::default();
-    let origin = match cmd {
-        Command::Crash(b) => crash(world, *b, &mut out)?,
-        Command::Shutdown(b) => {
-            let node = broker_node(world, *b)?;
-            node.core
-                .borrow_mut()
-                .begin_controlled_shutdown(now, &mut out)
-                .map_err(SimError::InvalidState)?;
-            NodeId::Broker(*b)
-        }
-        Command::Restart(b) => restart(world, local, *b, &mut out)?,
-        Command::PauseFetch(b) | Command::ResumeFetch(b) => {
-            let paused = matches!(cmd, Command::PauseFetch(_));
-            let node = broker_node(world, *b)?;
-            let mut core = node.core.borrow_mut();
-            if !core.is_up() {
-                return Err(SimError::InvalidState(format!("broker {b} is not running")));
-            }
-            if core.fetch_paused() == paused {
-                let state = if paused { "already paused" } else { "not paused" };
-                return Err(SimError::InvalidState(format!("broker {b}'s fetchers are {state}")));
-            }
-            core.set_fetch_paused(paused, now, &mut out);
-            NodeId::Broker(*b)
-        }
-        Command::SetBroker { key, value } => {
-            world.controller.borrow_mut().set_broker_config(now, key, value, &mut out)?;
-            out.emit(config_event("broker", key, value, world));
-            NodeId::Controller
-        }
-        Command::SetTopic { topic, key, value } => {
-            world.controller.borrow_mut().set_topic_config(now, topic, key, value, &mut out)?;
-            out.emit(config_event(&format!("topic {topic}"), key, value, world));
-            NodeId::Controller
-        }
-        Command::SetProducer { key, value } => set_producer(world, local, key, value, &mut out)?,
-        Command::Produce { topic, count } => produce(world, local, topic, *count, &mut out)?,
-        Command::CreateTopic { name, partitions, replication_factor } => {
-            let spec = super::spec::TopicSpec {
-                name: name.clone(),
-                partitions: *partitions,
-                replication_factor: *replication_factor,
-                placement: Default::default(),
-                config: Default::default(),
-            };
-            world.controller.borrow_mut().create_topic(now, &spec, &mut out)?;
-            NodeId::Controller
-        }
-    };
-    world.dispatch(origin, now, out);
-    world.poke_all();
-    Ok(())
-}
-
-fn crash(world: &Rc<World>, b: BrokerId, out: &mut Outbox) -> Result<NodeId, SimError> {
-    let node = broker_node(world, b)?;
-    if !node.core.borrow().is_up() {
-        return Err(SimError::InvalidState(format!("broker {b} is already down")));
-    }
-    if let Some(task) = node.task.borrow_mut().take() {
-        task.abort();
-    }
-    world.net.set_route(NodeId::Broker(b), None);
-    world.net.reset_connections(world.now(), NodeId::Broker(b));
-    node.core.borrow_mut().crash(world.now());
-    out.emit(EventKind::BrokerCrashed { broker: b });
-    Ok(NodeId::Broker(b))
-}
-
-fn restart(world: &Rc<World>, local: &LocalSet, b: BrokerId, out: &mut Outbox) -> Result<NodeId, SimError> {
-    let node = broker_node(world, b)?;
-    if node.core.borrow().is_up() {
-        return Err(SimError::InvalidState(format!("broker {b} is already running")));
-    }
-    if let Some(task) = node.task.borrow_mut().take() {
-        task.abort();
-    }
-    node.core.borrow_mut().start(world.now(), out);
-    *node.task.borrow_mut() = Some(world.spawn_node(local, NodeId::Broker(b), node.core.clone()));
-    Ok(NodeId::Broker(b))
-}
-
-fn set_producer(
-    world: &Rc<World>,
-    local: &LocalSet,
-    key: &str,
-    value: &str,
-    out: &mut Outbox,
-) -> Result<NodeId, SimError> {
-    let now = world.now();
-    if world.producers.borrow().is_empty() {
-        let topic = world.controller.borrow().topics().next().map(|t| t.name.to_string());
-        let topic = topic.ok_or_else(|| SimError::InvalidState("there is no topic to produce to".into()))?;
-        add_producer(world, local, &topic, ProducerConfig { rate: 0.0, ..Default::default() });
-    }
-    let producers = world.producers.borrow();
-    let mut configs = Vec::new();
-    for p in producers.iter() {
-        let mut c = p.borrow().config().clone();
-        c.set(key, value)?;
-        c.validate()?;
-        configs.push(c);
-    }
-    for (p, c) in producers.iter().zip(configs) {
-        p.borrow_mut().set_config(now, c);
-    }
-    let mut p0 = producers[0].borrow_mut();
-    p0.on_tick(now, out);
-    out.emit(config_event("producer", key, value, world));
-    Ok(NodeId::Producer(0))
-}
-
-fn add_producer(world: &Rc<World>, local: &LocalSet, topic: &str, config: ProducerConfig) -> u32 {
-    let index = world.producers.borrow().len() as u32;
-    let spec = ProducerSpec { topic: topic.to_string(), config };
-    let client = new_producer(&mut world.controller.borrow_mut(), index, &spec, world.seed);
-    let image = world.controller.borrow().full_image();
-    let mut out = Outbox::default();
-    client.borrow_mut().handle(world.now(), Message::Metadata(image), &mut out);
-    world.producers.borrow_mut().push(client.clone());
-    world.spawn_node(local, NodeId::Producer(index), client);
-    world.dispatch(NodeId::Producer(index), world.now(), out);
-    index
-}
-
-fn produce(
-    world: &Rc<World>,
-    local: &LocalSet,
-    topic: &str,
-    count: u64,
-    out: &mut Outbox,
-) -> Result<NodeId, SimError> {
-    if world.controller.borrow().topic(topic).is_none() {
-        return Err(SimError::UnknownTopic(topic.to_string()));
-    }
-    let existing = world.producers.borrow().iter().position(|p| p.borrow().topic().as_ref() == topic);
-    let index = match existing {
-        Some(i) => i as u32,
-        None => add_producer(world, local, topic, ProducerConfig { rate: 0.0, ..Default::default() }),
-    };
-    let now = world.now();
-    let producer = world.producers.borrow()[index as usize].clone();
-    producer.borrow_mut().enqueue(now, count);
-    producer.borrow_mut().on_tick(now, out);
-    Ok(NodeId::Producer(index))
-}
-
-fn config_event(scope: &str, key: &str, value: &str, world: &World) -> EventKind {
-    let note = match key {
-        "unclean.leader.election.enable" if value == "true" => format!(
-            "leaderless partitions are retried at the controller's next unclean check (every {} ms, unclean.leader.election.interval.ms) or when a replica's broker is unfenced",
-            world.controller.borrow().broker_config().unclean_leader_election_interval_ms
-        ),
-        "min.insync.replicas" => {
-            "acks=all needs this many in-sync replicas, and the HW waits for them".into()
-        }
-        "acks" => "applies to new batches".into(),
-        _ => String::new(),
-    };
-    EventKind::ConfigChanged {
-        scope: scope.to_string(),
-        name: key.to_string(),
-        value: value.to_string(),
-        note,
     }
 }
 

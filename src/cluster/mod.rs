@@ -3,6 +3,8 @@
 //! The outside world drives it through [`handle::Sim`] / [`handle::LiveSim`] and reads
 //! [`snapshot::Snapshot`]s.
 
+mod build;
+mod commands;
 pub mod events;
 pub mod handle;
 pub mod net;

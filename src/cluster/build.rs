@@ -1,0 +1,97 @@
+//! Builds a running world from a [`ClusterSpec`]: the controller with its registered brokers
+//! and topics, the brokers started at t=0, the producers, and every task.
+
+use super::events::EventLog;
+use super::handle::SimError;
+use super::spec::{ClusterSpec, ProducerSpec};
+use super::world::{BrokerNode, MEMORY_BUDGET_RECORDS, World};
+use crate::sim::Outbox;
+use crate::sim::audit::Ledger;
+use crate::sim::broker::Broker;
+use crate::sim::controller::QuorumController;
+use crate::sim::producer::ProducerClient;
+use crate::sim::protocol::{Message, NodeId};
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+use std::cell::RefCell;
+use std::rc::Rc;
+use tokio::task::LocalSet;
+
+/// One deterministic random stream per subsystem, all derived from the master seed.
+fn stream(seed: u64, subsystem: u64) -> ChaCha8Rng {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    rng.set_stream(subsystem);
+    rng
+}
+
+pub(super) fn build_world(spec: &ClusterSpec, local: &LocalSet) -> Result<Rc<World>, SimError> {
+    let mut out = Outbox::default();
+    let mut controller =
+        QuorumController::new(spec.broker_config.clone(), &spec.brokers, stream(spec.seed, 1));
+    let epochs: Vec<i64> = spec.brokers.iter().map(|&b| controller.bootstrap_broker(b, 0)).collect();
+    for t in &spec.topics {
+        controller.create_topic(0, t, &mut out)?;
+    }
+    let mut producers = Vec::new();
+    for (i, p) in spec.producers.iter().enumerate() {
+        if controller.topic(&p.topic).is_none() {
+            return Err(SimError::UnknownTopic(p.topic.clone()));
+        }
+        producers.push(new_producer(&mut controller, i as u32, p, spec.seed));
+    }
+    let image = controller.full_image();
+    let brokers = spec
+        .brokers
+        .iter()
+        .zip(&epochs)
+        .map(|(&id, &epoch)| {
+            let mut b = Broker::new(id, spec.broker_config.clone());
+            b.start_bootstrapped(0, epoch, &image, &mut out);
+            (id, BrokerNode { core: Rc::new(RefCell::new(b)), task: RefCell::new(None) })
+        })
+        .collect();
+    for p in &producers {
+        p.borrow_mut().handle(0, Message::Metadata(image.clone()), &mut out);
+    }
+    let world = Rc::new(World {
+        start: tokio::time::Instant::now(),
+        seed: spec.seed,
+        net: Default::default(),
+        controller: Rc::new(RefCell::new(controller)),
+        brokers,
+        producers: RefCell::new(producers),
+        ledger: RefCell::new(Ledger::new()),
+        log: RefCell::new(EventLog::default()),
+        poke: Default::default(),
+        memory_budget: std::cell::Cell::new(MEMORY_BUDGET_RECORDS),
+    });
+    world.spawn_network(local);
+    world.spawn_memory_guard(local);
+    world.spawn_node(local, NodeId::Controller, world.controller.clone());
+    for (&id, node) in &world.brokers {
+        *node.task.borrow_mut() = Some(world.spawn_node(local, NodeId::Broker(id), node.core.clone()));
+    }
+    for (i, p) in world.producers.borrow().iter().enumerate() {
+        world.spawn_node(local, NodeId::Producer(i as u32), p.clone());
+    }
+    world.dispatch(NodeId::Controller, 0, out);
+    Ok(world)
+}
+
+pub(super) fn new_producer(
+    controller: &mut QuorumController,
+    index: u32,
+    spec: &ProducerSpec,
+    seed: u64,
+) -> Rc<RefCell<ProducerClient>> {
+    controller.add_client(NodeId::Producer(index));
+    let producer_id = 1000 + i64::from(index);
+    let client = ProducerClient::new(
+        index,
+        spec.topic.as_str().into(),
+        spec.config.clone(),
+        producer_id,
+        stream(seed, 100 + u64::from(index)),
+    );
+    Rc::new(RefCell::new(client))
+}

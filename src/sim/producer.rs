@@ -838,6 +838,18 @@ mod tests {
         ProducerClient::new(0, Arc::from(TOPIC), config, 7, ChaCha8Rng::seed_from_u64(seed))
     }
 
+    /// A producer (seed 1) that has learned the leaders (one per partition) at `epoch`.
+    fn with_leaders(
+        config: ProducerConfig,
+        leaders: &[Option<BrokerId>],
+        epoch: Epoch,
+    ) -> (ProducerClient, Outbox) {
+        let mut p = producer(config, 1);
+        let mut out = Outbox::default();
+        p.handle(0, metadata(leaders, epoch), &mut out);
+        (p, out)
+    }
+
     fn tp(p: u32) -> TopicPartition {
         TopicPartition::new(TOPIC, p)
     }
@@ -921,9 +933,7 @@ mod tests {
 
     #[test]
     fn rate_generates_records_evenly_and_fractional_rates_work() {
-        let mut p = producer(ProducerConfig { rate: 100.0, ..config() }, 1);
-        let mut out = Outbox::default();
-        p.handle(0, metadata(&[Some(0)], 0), &mut out);
+        let (mut p, mut out) = with_leaders(ProducerConfig { rate: 100.0, ..config() }, &[Some(0)], 0);
         // Records are created at 10, 20, …, 1000 ms; the last one leaves at 1005.
         let sent = drive(&mut p, 1005, &mut out, |r| Some(ok(r, 0, 0)));
         assert_eq!(p.view().sent, 100);
@@ -943,9 +953,8 @@ mod tests {
 
     #[test]
     fn full_batches_go_at_once_and_the_rest_after_linger() {
-        let mut p = producer(ProducerConfig { batch_size: 500, linger_ms: 1000, ..config() }, 1);
-        let mut out = Outbox::default();
-        p.handle(0, metadata(&[Some(1)], 0), &mut out);
+        let (mut p, mut out) =
+            with_leaders(ProducerConfig { batch_size: 500, linger_ms: 1000, ..config() }, &[Some(1)], 0);
         p.enqueue(0, 12);
         assert_eq!(p.next_deadline(), Some(0));
         let sent = drive(&mut p, 5000, &mut out, |r| Some(ok(r, 0, 0)));
@@ -957,9 +966,7 @@ mod tests {
 
     #[test]
     fn one_request_in_flight_per_partition() {
-        let mut p = producer(ProducerConfig { linger_ms: 0, ..config() }, 1);
-        let mut out = Outbox::default();
-        p.handle(0, metadata(&[Some(1)], 0), &mut out);
+        let (mut p, mut out) = with_leaders(ProducerConfig { linger_ms: 0, ..config() }, &[Some(1)], 0);
         p.enqueue(0, 1);
         p.on_tick(0, &mut out);
         let first = requests(&mut out);
@@ -1010,9 +1017,7 @@ mod tests {
 
     #[test]
     fn retry_resends_the_same_batch_with_the_same_sequence() {
-        let mut p = producer(ProducerConfig { linger_ms: 0, ..config() }, 1);
-        let mut out = Outbox::default();
-        p.handle(0, metadata(&[Some(1)], 0), &mut out);
+        let (mut p, mut out) = with_leaders(ProducerConfig { linger_ms: 0, ..config() }, &[Some(1)], 0);
         p.enqueue(0, 3);
         p.on_tick(0, &mut out);
         let first = requests(&mut out).remove(0).1;
@@ -1036,9 +1041,7 @@ mod tests {
 
     #[test]
     fn not_enough_replicas_is_retried_and_counted_with_one_failing_and_one_recovered_event() {
-        let mut p = producer(ProducerConfig { linger_ms: 0, ..config() }, 1);
-        let mut out = Outbox::default();
-        p.handle(0, metadata(&[Some(1)], 0), &mut out);
+        let (mut p, mut out) = with_leaders(ProducerConfig { linger_ms: 0, ..config() }, &[Some(1)], 0);
         p.enqueue(0, 1);
         let msg = "The size of the current ISR Set(1) is insufficient to satisfy the min.isr requirement of 2 for partition t-0";
         let mut failures = 0;
@@ -1073,9 +1076,7 @@ mod tests {
 
     #[test]
     fn non_retriable_error_fails_the_batch_and_takes_a_fresh_producer_id() {
-        let mut p = producer(ProducerConfig { linger_ms: 0, ..config() }, 1);
-        let mut out = Outbox::default();
-        p.handle(0, metadata(&[Some(1)], 0), &mut out);
+        let (mut p, mut out) = with_leaders(ProducerConfig { linger_ms: 0, ..config() }, &[Some(1)], 0);
         p.enqueue(0, 2);
         p.on_tick(0, &mut out);
         let first = requests(&mut out).remove(0).1;
@@ -1091,9 +1092,11 @@ mod tests {
 
     #[test]
     fn retries_zero_means_no_retry() {
-        let mut p = producer(ProducerConfig { linger_ms: 0, retries: 0, acks: Acks::One, ..config() }, 1);
-        let mut out = Outbox::default();
-        p.handle(0, metadata(&[Some(1)], 0), &mut out);
+        let (mut p, mut out) = with_leaders(
+            ProducerConfig { linger_ms: 0, retries: 0, acks: Acks::One, ..config() },
+            &[Some(1)],
+            0,
+        );
         p.enqueue(0, 1);
         let sent = drive(&mut p, 10_000, &mut out, |r| Some(err(r, ErrorCode::NotLeaderOrFollower, "")));
         assert_eq!(sent.len(), 1);
@@ -1103,9 +1106,7 @@ mod tests {
     #[test]
     fn delivery_timeout_expires_records_and_resets_sequences() {
         let cfg = ProducerConfig { linger_ms: 0, delivery_timeout_ms: 5_000, ..config() };
-        let mut p = producer(cfg, 1);
-        let mut out = Outbox::default();
-        p.handle(0, metadata(&[Some(1)], 0), &mut out);
+        let (mut p, mut out) = with_leaders(cfg, &[Some(1)], 0);
         p.enqueue(0, 4);
         let sent =
             drive(&mut p, 20_000, &mut out, |r| Some(err(r, ErrorCode::NotEnoughReplicas, "isr too small")));
@@ -1127,9 +1128,7 @@ mod tests {
     #[test]
     fn records_for_a_leaderless_partition_expire_with_an_event() {
         let cfg = ProducerConfig { linger_ms: 0, delivery_timeout_ms: 5_000, ..config() };
-        let mut p = producer(cfg, 1);
-        let mut out = Outbox::default();
-        p.handle(0, metadata(&[None], 0), &mut out);
+        let (mut p, mut out) = with_leaders(cfg, &[None], 0);
         p.enqueue(100, 3);
         // Metadata is re-read every retry.backoff.ms while a partition has no leader.
         assert_eq!(p.next_deadline(), Some(100));
@@ -1147,9 +1146,7 @@ mod tests {
 
     #[test]
     fn unanswered_request_times_out_on_the_client_and_is_retried() {
-        let mut p = producer(ProducerConfig { linger_ms: 0, ..config() }, 1);
-        let mut out = Outbox::default();
-        p.handle(0, metadata(&[Some(1)], 0), &mut out);
+        let (mut p, mut out) = with_leaders(ProducerConfig { linger_ms: 0, ..config() }, &[Some(1)], 0);
         p.enqueue(0, 1);
         p.on_tick(0, &mut out);
         let first = requests(&mut out).remove(0).1;
@@ -1167,9 +1164,8 @@ mod tests {
 
     #[test]
     fn disconnect_is_a_retriable_network_exception_and_a_new_leader_skips_the_backoff() {
-        let mut p = producer(ProducerConfig { linger_ms: 0, retry_backoff_ms: 5_000, ..config() }, 1);
-        let mut out = Outbox::default();
-        p.handle(0, metadata(&[Some(1)], 3), &mut out);
+        let (mut p, mut out) =
+            with_leaders(ProducerConfig { linger_ms: 0, retry_backoff_ms: 5_000, ..config() }, &[Some(1)], 3);
         p.enqueue(0, 1);
         p.on_tick(0, &mut out);
         let first = requests(&mut out).remove(0).1;
@@ -1201,9 +1197,7 @@ mod tests {
     #[test]
     fn acks_zero_never_waits_and_is_not_reported_to_the_ledger() {
         let cfg = ProducerConfig { linger_ms: 0, batch_size: 200, acks: Acks::Zero, ..config() };
-        let mut p = producer(cfg, 1);
-        let mut out = Outbox::default();
-        p.handle(0, metadata(&[Some(1)], 0), &mut out);
+        let (mut p, mut out) = with_leaders(cfg, &[Some(1)], 0);
         p.enqueue(0, 5);
         p.on_tick(0, &mut out);
         let sent = requests(&mut out);
@@ -1217,9 +1211,7 @@ mod tests {
 
     #[test]
     fn acked_records_carry_offsets_epoch_and_acks() {
-        let mut p = producer(ProducerConfig { linger_ms: 0, ..config() }, 1);
-        let mut out = Outbox::default();
-        p.handle(0, metadata(&[Some(1)], 0), &mut out);
+        let (mut p, mut out) = with_leaders(ProducerConfig { linger_ms: 0, ..config() }, &[Some(1)], 0);
         p.enqueue(0, 3);
         p.on_tick(0, &mut out);
         let r = requests(&mut out).remove(0).1;
@@ -1240,9 +1232,7 @@ mod tests {
 
     #[test]
     fn config_changes_apply_to_new_batches() {
-        let mut p = producer(ProducerConfig { linger_ms: 0, ..config() }, 1);
-        let mut out = Outbox::default();
-        p.handle(0, metadata(&[Some(1)], 0), &mut out);
+        let (mut p, mut out) = with_leaders(ProducerConfig { linger_ms: 0, ..config() }, &[Some(1)], 0);
         p.enqueue(0, 1);
         p.on_tick(0, &mut out);
         let first = requests(&mut out).remove(0).1;

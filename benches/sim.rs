@@ -2,9 +2,9 @@
 //! The dashboard's top speed (100×) needs at least 100 sim seconds per wall second.
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use isrlab::cluster::command::Command;
 use isrlab::cluster::handle::Sim;
 use isrlab::cluster::spec::ClusterSpec;
-use isrlab::scenario::command::Command;
 use std::hint::black_box;
 
 const SIM_SECONDS: u64 = 10;

@@ -2,7 +2,7 @@
 //! validator). The registry serves `--set`, the `set` command and scenario `config` tables.
 //! Defaults are Kafka 4.x's (rule book §11).
 
-use crate::sim::{Acks, Ms};
+use crate::kafka::{Acks, Ms};
 use std::fmt;
 
 /// Where a property can be set.

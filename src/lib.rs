@@ -7,6 +7,7 @@ pub mod cli;
 pub mod cluster;
 pub mod config;
 pub mod describe;
+pub mod kafka;
 pub mod scenario;
 pub mod sim;
 pub mod ui;

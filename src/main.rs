@@ -5,11 +5,11 @@
 use clap::Parser;
 use color_eyre::eyre::{Result, WrapErr};
 use isrlab::cli::{Cli, CliError, Mode};
+use isrlab::cluster::command::Command;
 use isrlab::cluster::handle::LiveSim;
 use isrlab::cluster::snapshot::ScenarioInfo;
 use isrlab::cluster::spec::ClusterSpec;
 use isrlab::describe::{describe, zk_partition_states};
-use isrlab::scenario::command::Command;
 use isrlab::scenario::runner::{self, EXIT_INVALID, RunError};
 use isrlab::sim::{Ms, format_time};
 use std::io::Write;

@@ -2,10 +2,10 @@
 //! no acknowledged record is ever lost, whatever the fault schedule, and the controller's
 //! invariants hold at every check (rule book R4.11, R5.9, DESIGN promise 2).
 
+use isrlab::cluster::command::Command;
 use isrlab::cluster::handle::Sim;
 use isrlab::cluster::snapshot::Snapshot;
 use isrlab::cluster::spec::ClusterSpec;
-use isrlab::scenario::command::Command;
 use proptest::prelude::*;
 use proptest::test_runner::RngSeed;
 

@@ -1,11 +1,11 @@
 //! End-to-end checks of the simulation through its public handle: determinism, the seed
 //! document's failover, and the loss the audit ledger must report.
 
+use isrlab::cluster::command::Command;
 use isrlab::cluster::handle::Sim;
 use isrlab::cluster::snapshot::{PartitionView, Snapshot};
 use isrlab::cluster::spec::{ClusterSpec, Placement, ProducerSpec, TopicSpec};
 use isrlab::config::{BrokerConfig, ProducerConfig, TopicConfig};
-use isrlab::scenario::command::Command;
 use isrlab::sim::Acks;
 
 fn run(sim: &mut Sim, at: u64, cmd: &str) {

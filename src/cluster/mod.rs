@@ -4,11 +4,12 @@
 //! [`snapshot::Snapshot`]s.
 
 mod build;
+pub mod command;
 mod commands;
 pub mod events;
 pub mod handle;
 pub mod net;
 mod observe;
 pub mod snapshot;
-pub mod spec;
+pub use crate::sim::spec;
 pub mod world;

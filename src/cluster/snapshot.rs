@@ -1,11 +1,12 @@
 //! An immutable picture of the whole cluster at one sim instant. The UI, the headless runner
 //! and the expectations read only this; its cost is O(partitions).
 
-use crate::config::{BrokerConfig, ProducerConfig};
+use crate::config::BrokerConfig;
 use crate::sim::events::ClusterEvent;
 use crate::sim::{BrokerId, Epoch, Ms, Offset, TopicPartition};
-use std::collections::BTreeMap;
 use std::sync::Arc;
+
+pub use crate::sim::producer::ProducerView;
 
 /// The whole cluster at one instant.
 #[derive(Clone, Debug, Default)]
@@ -174,29 +175,4 @@ pub struct PartitionView {
     pub pending_isr: Option<String>,
     /// Acked records lost in this partition.
     pub acked_lost: u64,
-}
-
-/// One producer client.
-#[derive(Clone, Debug)]
-pub struct ProducerView {
-    /// Index.
-    pub index: u32,
-    /// Target topic.
-    pub topic: String,
-    /// Its configuration.
-    pub config: ProducerConfig,
-    /// Idempotence actually in effect (R5.8).
-    pub idempotent: bool,
-    /// Records handed to the producer.
-    pub sent: u64,
-    /// Records acknowledged (for acks=0: written to the socket).
-    pub acked: u64,
-    /// Records that failed for good (delivery timeout or non-retriable error).
-    pub failed: u64,
-    /// Records waiting in the accumulator or in flight.
-    pub pending: u64,
-    /// Error responses by Kafka error name.
-    pub errors: BTreeMap<String, u64>,
-    /// The latest error, with sim time.
-    pub last_error: Option<(Ms, String)>,
 }

@@ -2,10 +2,10 @@
 //! command line: topic creation rules, routing a `KEY=VALUE` setting by the config registry's
 //! scope, and whether a command names things that exist.
 
+use crate::cluster::command::Command;
 use crate::cluster::handle::SimError;
 use crate::cluster::spec::ClusterSpec;
 use crate::config::{self, ConfigError, ProducerConfig, Scope, TopicConfig};
-use crate::scenario::command::Command;
 use crate::sim::{BrokerId, join_ids};
 use std::collections::BTreeMap;
 

@@ -2,7 +2,7 @@
 //! [`Snapshot`]. Numbers may be exact or comparisons such as `">0"` or `"<=5"`.
 
 use crate::cluster::snapshot::{PartitionView, Snapshot};
-use crate::sim::errors::ErrorCode;
+use crate::kafka::errors::ErrorCode;
 use crate::sim::{BrokerId, Ms, TopicPartition, format_time, join_ids};
 use std::collections::BTreeSet;
 use std::fmt;

@@ -2,7 +2,7 @@
 //! runs interactively, as a guided lesson and headless in CI.
 
 pub mod checks;
-pub mod command;
+pub use crate::cluster::command;
 pub mod duration;
 pub mod error;
 pub mod expect;

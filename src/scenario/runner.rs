@@ -4,11 +4,11 @@
 //! `N passed, M failed`.
 
 use super::format::Scenario;
+use crate::cluster::command::Command;
 use crate::cluster::handle::{Sim, SimError};
 use crate::cluster::snapshot::Snapshot;
 use crate::cluster::spec::ClusterSpec;
 use crate::describe::describe;
-use crate::scenario::command::Command;
 use crate::sim::events::ClusterEvent;
 use crate::sim::{Ms, format_time};
 use std::collections::BTreeSet;

@@ -13,8 +13,8 @@
 
 use super::BrokerId;
 use super::controller::BrokerInfo;
-use crate::cluster::handle::SimError;
-use crate::cluster::spec::Placement;
+use crate::sim::error::SimError;
+use crate::sim::spec::Placement;
 use rand::RngExt;
 use rand::seq::SliceRandom;
 use rand_chacha::ChaCha8Rng;

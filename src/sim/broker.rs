@@ -3,7 +3,6 @@
 //! ISR-expiration and HW-checkpoint tasks. Kafka's `KafkaBroker` + `ReplicaManager` +
 //! `ReplicaFetcherManager`, as a sans-IO state machine.
 
-use super::errors::ErrorCode;
 use super::events::EventKind;
 use super::log::PartitionLog;
 use super::partition::{Ctx, Partition};
@@ -13,6 +12,7 @@ use super::protocol::{
 };
 use super::{BrokerId, Ms, Offset, Outbox, TopicPartition};
 use crate::config::{BrokerConfig, TopicConfig};
+use crate::kafka::errors::ErrorCode;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 

@@ -21,15 +21,15 @@
 //! broadcast.
 
 use super::assignment;
-use super::errors::ErrorCode;
 use super::events::{ElectionKind, EventKind, ShrinkCause};
 use super::protocol::{
     BrokerRegistration, IsrMember, LeaderRecoveryState, Message, MetadataDelta, NodeId, PartitionState,
 };
 use super::{BrokerId, Epoch, Ms, Outbox, TopicPartition};
-use crate::cluster::handle::SimError;
-use crate::cluster::spec::{Placement, TopicSpec};
 use crate::config::{BrokerConfig, ConfigError, TopicConfig};
+use crate::kafka::errors::ErrorCode;
+use crate::sim::error::SimError;
+use crate::sim::spec::{Placement, TopicSpec};
 use rand_chacha::ChaCha8Rng;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;

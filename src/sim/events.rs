@@ -1,8 +1,8 @@
 //! Every state change of the simulated cluster as typed data. The plain-words text lives in
 //! one place, the `Display` impl below, never at the emit sites.
 
-use super::errors::ErrorCode;
 use super::{BrokerId, Epoch, Ms, Offset, TopicPartition, join_ids};
+use crate::kafka::errors::ErrorCode;
 use std::fmt;
 
 /// An event stamped with the sim time (ms) at which it happened.

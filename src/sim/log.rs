@@ -2,9 +2,9 @@
 //! cache and the idempotent-producer state. Follows Kafka's `UnifiedLog` and
 //! `LeaderEpochFileCache` (rule book §3, R5.8, R7.4–R7.5).
 
-use super::errors::ErrorCode;
 use super::protocol::{Batch, EpochEndOffset, Record};
 use super::{Epoch, Offset};
+use crate::kafka::errors::ErrorCode;
 use std::collections::{BTreeMap, VecDeque};
 
 /// How many batches per producer the log remembers for deduplication (R5.8).

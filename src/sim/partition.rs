@@ -3,7 +3,6 @@
 //! acks=all produces; the follower applies fetched records and truncates on divergence.
 //! Rule book §2–§5 and §7.
 
-use super::errors::ErrorCode;
 use super::events::{EventKind, ShrinkCause};
 use super::log::PartitionLog;
 use super::protocol::{
@@ -12,6 +11,7 @@ use super::protocol::{
 };
 use super::{AckedRecords, Acks, BrokerId, Epoch, Ms, Offset, Outbox, TopicPartition, join_ids};
 use crate::config::{BrokerConfig, TopicConfig};
+use crate::kafka::errors::ErrorCode;
 use std::collections::BTreeMap;
 
 /// What a partition needs to know about its broker and the cluster to act.

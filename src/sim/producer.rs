@@ -40,12 +40,11 @@
 //!   sent its pending records again): flipping to acks=1 under `NOT_ENOUGH_REPLICAS` lets the
 //!   stuck records through at once.
 
-use super::errors::ErrorCode;
 use super::events::{EventKind, ProduceFailure};
 use super::protocol::{Batch, Message, MetadataDelta, NodeId, ProduceRequest, ProduceResponse};
 use super::{AckedRecords, Acks, BrokerId, Epoch, Ms, Outbox, TopicPartition};
-use crate::cluster::snapshot::ProducerView;
 use crate::config::ProducerConfig;
+use crate::kafka::errors::ErrorCode;
 use rand::RngExt;
 use rand_chacha::ChaCha8Rng;
 use std::collections::{BTreeMap, VecDeque};
@@ -820,6 +819,31 @@ impl ProducerClient {
             self.bump_producer_id();
         }
     }
+}
+
+/// One producer client.
+#[derive(Clone, Debug)]
+pub struct ProducerView {
+    /// Index.
+    pub index: u32,
+    /// Target topic.
+    pub topic: String,
+    /// Its configuration.
+    pub config: ProducerConfig,
+    /// Idempotence actually in effect (R5.8).
+    pub idempotent: bool,
+    /// Records handed to the producer.
+    pub sent: u64,
+    /// Records acknowledged (for acks=0: written to the socket).
+    pub acked: u64,
+    /// Records that failed for good (delivery timeout or non-retriable error).
+    pub failed: u64,
+    /// Records waiting in the accumulator or in flight.
+    pub pending: u64,
+    /// Error responses by Kafka error name.
+    pub errors: BTreeMap<String, u64>,
+    /// The latest error, with sim time.
+    pub last_error: Option<(Ms, String)>,
 }
 
 #[cfg(test)]

@@ -2,9 +2,9 @@
 //! RPCs that matter for replication: Fetch, Produce, BrokerRegistration, BrokerHeartbeat,
 //! AlterPartition and the KRaft metadata records brokers replay.
 
-use super::errors::ErrorCode;
 use super::{Acks, BrokerId, Epoch, Ms, Offset, TopicPartition};
 use crate::config::{BrokerConfig, TopicConfig};
+use crate::kafka::errors::ErrorCode;
 use std::sync::Arc;
 
 /// An addressable node of the simulated cluster.

@@ -25,8 +25,8 @@ use super::keymap::{self, Action, HelpAction, PaletteAction};
 use super::palette::Palette;
 use super::theme::Theme;
 use super::{events, view};
+use crate::cluster::command::Command;
 use crate::cluster::snapshot::{PartitionView, Snapshot, TopicView};
-use crate::scenario::command::Command;
 use crate::sim::{Acks, BrokerId, Ms, format_time, join_ids};
 
 /// Producer rates the `+`/`-` keys step through (records per second).

@@ -13,7 +13,7 @@ use crate::cluster::snapshot::{
     BrokerStatus, BrokerView, PartitionHealth, PartitionView, ProducerView, ReplicaView, Snapshot, TopicView,
 };
 use crate::config::{BrokerConfig, ProducerConfig};
-use crate::sim::errors::ErrorCode;
+use crate::kafka::errors::ErrorCode;
 use crate::sim::events::{ClusterEvent, ElectionKind, EventKind, ProduceFailure, ShrinkCause};
 use crate::sim::{BrokerId, Epoch, Ms, Offset, TopicPartition};
 

@@ -9,7 +9,7 @@ use ratatui::widgets::{Block, Clear, Paragraph};
 use super::app::Model;
 use super::keymap::{self, Binding, Group};
 use super::theme::{Theme, glyph};
-use crate::scenario::command::USAGE;
+use crate::cluster::command::USAGE;
 
 const KEY_W: usize = 10;
 

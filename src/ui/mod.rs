@@ -42,9 +42,9 @@ use self::app::{Effect, Model, Msg, update};
 use self::meter::SpeedMeter;
 use self::pacer::Pacer;
 use self::theme::Theme;
+use crate::cluster::command::Command;
 use crate::cluster::handle::{LiveSim, SimError};
 use crate::cluster::snapshot::Snapshot;
-use crate::scenario::command::Command;
 use crate::sim::Ms;
 
 /// Time between frame ticks: at most 30 redraws a second.

@@ -1,5 +1,5 @@
 //! The command palette (`:`): a one-line editor with a small history, and its pane. The line
-//! is parsed with [`crate::scenario::command::Command::parse`], the same grammar scenario
+//! is parsed with [`crate::cluster::command::Command::parse`], the same grammar scenario
 //! files and recorded sessions use.
 
 use ratatui::Frame;

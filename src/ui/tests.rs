@@ -53,7 +53,7 @@ fn screen_160x48_under_min_isr_selected() {
     let verdict = Err("broker 2 is already down".to_string());
     update(
         &mut m,
-        Msg::Verdict { command: crate::scenario::command::Command::Crash(2), result: verdict },
+        Msg::Verdict { command: crate::cluster::command::Command::Crash(2), result: verdict },
         &snap,
     );
     insta::assert_snapshot!(screen(&m, &snap));
@@ -138,7 +138,7 @@ fn screen_palette_error_80x24() {
 fn screen_long_refusal_wraps_80x24() {
     let snap = fixture::snapshot();
     let mut m = model_at(80, 24, &snap, false);
-    let command = crate::scenario::command::Command::parse("create-topic w 3 5").unwrap();
+    let command = crate::cluster::command::Command::parse("create-topic w 3 5").unwrap();
     let why = "INVALID_REPLICATION_FACTOR: Unable to replicate the partition 5 time(s): \
                The target replication factor of 5 cannot be reached because only 3 broker(s) are registered.";
     update(&mut m, Msg::Verdict { command, result: Err(why.to_string()) }, &snap);
@@ -294,7 +294,7 @@ fn every_size_draws_without_panicking() {
         for (w, h) in [(80, 24), (81, 25), (99, 24), (119, 30), (120, 24), (160, 24), (250, 60), (79, 23)] {
             let mut m = model_at(w, h, &snap, w % 2 == 0);
             let verdict = Err(format!("{long} {long}"));
-            let command = crate::scenario::command::Command::Crash(9);
+            let command = crate::cluster::command::Command::Crash(9);
             update(&mut m, Msg::Verdict { command, result: verdict }, &snap);
             render(&m, &snap);
             keys(&mut m, &snap, &[KeyCode::Char(':')]);
@@ -355,7 +355,7 @@ fn no_color_means_no_colour_anywhere() {
 /// otherwise carries the settings commands into the snapshot it hands out, like the real
 /// one publishes a command's effect before answering.
 struct FakeCluster {
-    applied: std::cell::RefCell<Vec<crate::scenario::command::Command>>,
+    applied: std::cell::RefCell<Vec<crate::cluster::command::Command>>,
     advanced: std::cell::RefCell<Vec<crate::sim::Ms>>,
     snap: std::cell::RefCell<std::sync::Arc<Snapshot>>,
     refuse: bool,
@@ -373,8 +373,8 @@ impl FakeCluster {
 }
 
 /// What a settings command does to a snapshot (only what the dashboard keys send).
-fn carry_out(snap: &mut Snapshot, cmd: &crate::scenario::command::Command) {
-    use crate::scenario::command::Command;
+fn carry_out(snap: &mut Snapshot, cmd: &crate::cluster::command::Command) {
+    use crate::cluster::command::Command;
     use crate::sim::Acks;
     match cmd {
         Command::SetProducer { key, value } => {
@@ -413,7 +413,7 @@ fn carry_out(snap: &mut Snapshot, cmd: &crate::scenario::command::Command) {
 }
 
 impl super::Cluster for FakeCluster {
-    fn apply(&self, cmd: crate::scenario::command::Command) -> Result<(), crate::cluster::handle::SimError> {
+    fn apply(&self, cmd: crate::cluster::command::Command) -> Result<(), crate::cluster::handle::SimError> {
         self.applied.borrow_mut().push(cmd.clone());
         if self.refuse {
             let why =
@@ -454,7 +454,7 @@ fn press_through(
 
 #[test]
 fn effects_reach_the_cluster_and_refusals_reach_the_status_line() {
-    use crate::scenario::command::Command;
+    use crate::cluster::command::Command;
     let mut snap = std::sync::Arc::new(fixture::snapshot());
     let mut m = model_at(80, 24, &snap, false);
     let mut pacer = super::pacer::Pacer::new(snap.now);

@@ -1,7 +1,7 @@
 //! What a run starts from: brokers, topics, producers, configs and the seed.
 
 use crate::config::{BrokerConfig, ProducerConfig, TopicConfig};
-use crate::sim::BrokerId;
+use crate::kafka::BrokerId;
 
 /// How replicas are placed when a topic is created (rule book §1).
 #[derive(Clone, PartialEq, Eq, Debug, Default)]

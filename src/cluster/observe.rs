@@ -98,6 +98,7 @@ fn partition_view(world: &World, now: Ms, ps: &PartitionState) -> PartitionView 
     };
     let hw_blocked_by = leader_part.and_then(|(c, p)| p.hw_blocked_by(&c.ctx_for(now, &ps.tp)));
     let pending_isr = leader_part.and_then(|(_, p)| p.pending_isr());
+    let isr_changes = world.log.borrow().isr_changes(&ps.tp);
     PartitionView {
         tp: ps.tp.clone(),
         replicas: ps.replicas.clone(),
@@ -112,6 +113,9 @@ fn partition_view(world: &World, now: Ms, ps: &PartitionState) -> PartitionView 
         hw_blocked_by,
         pending_isr,
         acked_lost: world.ledger.borrow().lost_in(&ps.tp),
+        leader_recovery_state: ps.leader_recovery,
+        isr_shrinks: isr_changes.shrinks,
+        isr_expands: isr_changes.expands,
     }
 }
 

@@ -120,6 +120,7 @@ impl Observer<'_> {
         };
         let hw_blocked_by = leader_part.and_then(|(c, p)| p.hw_blocked_by(&c.ctx_for(self.now, &ps.tp)));
         let pending_isr = leader_part.and_then(|(_, p)| p.pending_isr());
+        let isr_changes = self.world.log.borrow().isr_changes(&ps.tp);
         PartitionView {
             tp: ps.tp.clone(),
             replicas: ps.replicas.clone(),
@@ -134,6 +135,9 @@ impl Observer<'_> {
             hw_blocked_by,
             pending_isr,
             acked_lost: self.world.ledger.borrow().lost_in(&ps.tp),
+            leader_recovery_state: ps.leader_recovery,
+            isr_shrinks: isr_changes.shrinks,
+            isr_expands: isr_changes.expands,
         }
     }
 

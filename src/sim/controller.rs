@@ -13,7 +13,8 @@
 //!   `PartitionChangeBuilder` (R6.3–R6.5, R6.7), epochs as R6.8/R6.9/R4.10 say;
 //! - AlterPartition validation (R4.9, `ReplicationControlManager.validateAlterPartitionData`);
 //! - topic creation (R1.7, R1.8) via [`super::assignment::assign`];
-//! - the periodic unclean-election check of Kafka 3.9+ (R6.5) and auto leader rebalance (R6.7).
+//! - the unclean-election check of Kafka 3.9+ (R6.5) and auto leader rebalance (R6.7), both
+//!   deferred tasks armed after a write, as `QuorumController` arms them.
 //!
 //! Every committed change is broadcast as one [`Message::Metadata`] per entry point to every
 //! broker that ever registered and to every client added with [`QuorumController::add_client`].
@@ -35,11 +36,11 @@ use rand_chacha::ChaCha8Rng;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
-/// Most preferred-leader elections one rebalance run performs; the rest follow 10 ms later
+/// Most elections one rebalance run or one unclean check performs; the rest follow 10 ms later
 /// (Kafka's `QuorumController.MAX_ELECTIONS_PER_IMBALANCE`).
 pub const MAX_ELECTIONS_PER_IMBALANCE: usize = 1000;
 
-/// Delay of a rebalance run that continues a run cut short by
+/// Delay of a rebalance run or unclean check that continues a run cut short by
 /// [`MAX_ELECTIONS_PER_IMBALANCE`] (ms), as Kafka's controller schedules it.
 pub const REBALANCE_CONTINUE_DELAY_MS: Ms = 10;
 
@@ -287,9 +288,10 @@ fn validate_alter(
     Ok(())
 }
 
-/// When the next auto-rebalance run is due.
+/// When a deferred controller task (the auto-rebalance run or the unclean-election check) is
+/// due: Kafka's `ImbalanceSchedule` SCHEDULED with its deadline.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
-struct RebalanceTimer {
+struct DeferredRun {
     /// When it was scheduled (ms).
     armed_at: Ms,
     /// Continue a run cut short by the batch limit, 10 ms later instead of a full interval.
@@ -306,8 +308,8 @@ pub struct QuorumController {
     topics: BTreeMap<Arc<str>, TopicInfo>,
     clients: Vec<NodeId>,
     rng: ChaCha8Rng,
-    last_unclean_check: Ms,
-    rebalance: Option<RebalanceTimer>,
+    unclean_check: Option<DeferredRun>,
+    rebalance: Option<DeferredRun>,
     pending: MetadataDelta,
     published: MetadataImage,
 }
@@ -324,7 +326,7 @@ impl QuorumController {
             topics: BTreeMap::new(),
             clients: Vec::new(),
             rng,
-            last_unclean_check: 0,
+            unclean_check: None,
             rebalance: None,
             pending: MetadataDelta::default(),
             published: MetadataImage::new(config_for_image),
@@ -402,18 +404,18 @@ impl QuorumController {
         self.flush(out);
     }
 
-    /// Runs the timed work due at `now`: session-timeout fencing (R6.1, R6.2), the periodic
-    /// unclean-election check every `unclean.leader.election.interval.ms` (R6.5, Kafka 3.9+)
-    /// and the auto leader rebalance (R6.7). Call it whenever `now ≥` [`Self::next_deadline`].
+    /// Runs the timed work due at `now`: session-timeout fencing (R6.1, R6.2), the
+    /// unclean-election check (R6.5, Kafka 3.9+) and the auto leader rebalance (R6.7), each
+    /// when its deferred run is due. Call it whenever `now ≥` [`Self::next_deadline`].
     pub fn on_tick(&mut self, now: Ms, out: &mut Outbox) {
         self.fence_stale_brokers(now, out);
-        if now >= self.next_unclean_check_at() {
-            self.last_unclean_check = now;
-            self.elect_unclean_leaders(out);
+        if self.next_unclean_check_at().is_some_and(|t| now >= t) {
+            let more = self.elect_leaderless(true, MAX_ELECTIONS_PER_IMBALANCE, out);
+            self.unclean_check = more.then_some(DeferredRun { armed_at: now, immediate: true });
         }
         if self.next_rebalance_at().is_some_and(|t| now >= t) {
             let more = self.balance_leaders(out);
-            self.rebalance = more.then_some(RebalanceTimer { armed_at: now, immediate: true });
+            self.rebalance = more.then_some(DeferredRun { armed_at: now, immediate: true });
         }
         self.after_write(now);
         self.flush(out);
@@ -430,7 +432,7 @@ impl QuorumController {
             .filter(|b| b.registered && !b.fenced)
             .map(|b| b.last_heartbeat.saturating_add(timeout).saturating_add(1))
             .min();
-        [fence, Some(self.next_unclean_check_at()), self.next_rebalance_at()].into_iter().flatten().min()
+        [fence, self.next_unclean_check_at(), self.next_rebalance_at()].into_iter().flatten().min()
     }
 
     /// Creates a topic (R1.7, R1.8; `ReplicationControlManager.createTopic`).
@@ -594,10 +596,18 @@ impl QuorumController {
         &self.published
     }
 
-    /// Sim time (ms) of the next periodic unclean-election check: the last check plus
-    /// `unclean.leader.election.interval.ms` (the first check is one interval after t=0).
-    pub fn next_unclean_check_at(&self) -> Ms {
-        self.last_unclean_check.saturating_add(self.config.unclean_leader_election_interval_ms)
+    /// Sim time (ms) of the next unclean-election check, if one is armed: one
+    /// `unclean.leader.election.interval.ms` after the write that found a partition without a
+    /// leader while none was armed (R6.5, `QuorumController.maybeScheduleNextElectUncleanLeaders`);
+    /// `None` while every partition has a leader.
+    pub fn next_unclean_check_at(&self) -> Option<Ms> {
+        let run = self.unclean_check?;
+        let delay = if run.immediate {
+            REBALANCE_CONTINUE_DELAY_MS
+        } else {
+            self.config.unclean_leader_election_interval_ms
+        };
+        Some(run.armed_at.saturating_add(delay))
     }
 
     /// Sim time (ms) of the next auto-rebalance run, if one is scheduled: one
@@ -796,29 +806,33 @@ impl QuorumController {
     fn unfence(&mut self, broker: BrokerId, out: &mut Outbox) {
         self.set_broker(broker, |b| b.fenced = false);
         out.emit(EventKind::BrokerUnfenced { broker });
-        self.elect_leaderless(false, out);
+        self.elect_leaderless(false, usize::MAX, out);
     }
 
-    /// The periodic check (R6.5, `unclean.leader.election.interval.ms`): leaderless partitions
-    /// of topics that allow unclean election get the first live acceptable replica.
-    fn elect_unclean_leaders(&mut self, out: &mut Outbox) {
-        self.elect_leaderless(true, out);
-    }
-
-    /// Elects leaderless partitions (all of them, or with `only_unclean_topics` only those
-    /// whose topic allows unclean election).
-    fn elect_leaderless(&mut self, only_unclean_topics: bool, out: &mut Outbox) {
+    /// Elects leaderless partitions: all of them (at unfencing), or with `only_unclean_topics`
+    /// only those whose topic allows unclean election (the unclean check,
+    /// `ReplicationControlManager.maybeElectUncleanLeaders`), at most `max` elections. Returns
+    /// whether some were left for a next run.
+    fn elect_leaderless(&mut self, only_unclean_topics: bool, max: usize, out: &mut Outbox) -> bool {
         let active = self.active_set();
         let acceptable = |r: BrokerId| active.contains(&r);
+        let (mut elected, mut more) = (0, false);
         let changed = self.change_partitions(|p, unclean| {
             if p.leader.is_some() || (only_unclean_topics && !unclean) {
                 return None;
             }
-            plan_change(p, &p.isr, None, Election::Any { unclean }, &acceptable)
+            if elected >= max {
+                more = true;
+                return None;
+            }
+            let plan = plan_change(p, &p.isr, None, Election::Any { unclean }, &acceptable)?;
+            elected += 1;
+            Some(plan)
         });
         for (old, plan) in &changed {
             report(old, plan, None, ElectionKind::Recovered, out);
         }
+        more
     }
 
     /// One auto-rebalance run (R6.7, KRaft `maybeBalancePartitionLeaders`): every partition whose
@@ -913,16 +927,22 @@ impl QuorumController {
         }
     }
 
-    /// After every write, as `QuorumController` does: schedule a rebalance run one interval
-    /// from now if auto-rebalance is on, none is scheduled and some partition is not led by its
-    /// preferred replica; cancel it when auto-rebalance is off.
+    /// After every write, as `QuorumController` does (`maybeScheduleNextElectUncleanLeaders`,
+    /// `maybeScheduleNextBalancePartitionLeaders`): arm the unclean check one
+    /// `unclean.leader.election.interval.ms` from now if none is armed and some partition has
+    /// no leader; schedule a rebalance run one interval from now if auto-rebalance is on, none
+    /// is scheduled and some partition is not led by its preferred replica; cancel the
+    /// rebalance when auto-rebalance is off.
     fn after_write(&mut self, now: Ms) {
+        if self.unclean_check.is_none() && self.partitions().any(|p| p.leader.is_none()) {
+            self.unclean_check = Some(DeferredRun { armed_at: now, immediate: false });
+        }
         if !self.config.auto_leader_rebalance_enable {
             self.rebalance = None;
             return;
         }
         if self.rebalance.is_none() && self.partitions().any(|p| p.leader != p.replicas.first().copied()) {
-            self.rebalance = Some(RebalanceTimer { armed_at: now, immediate: false });
+            self.rebalance = Some(DeferredRun { armed_at: now, immediate: false });
         }
     }
 
@@ -1173,22 +1193,46 @@ mod tests {
         );
     }
 
+    /// R6.5 in KRaft (`QuorumController.maybeScheduleNextElectUncleanLeaders`): the unclean
+    /// check is armed by the write that leaves a partition leaderless, runs one
+    /// `unclean.leader.election.interval.ms` later, and is armed again only while leaderless
+    /// partitions remain. Enabling unclean election acts at that check, not at once.
     #[test]
-    fn enabling_unclean_acts_at_the_next_periodic_check() {
+    fn enabling_unclean_acts_at_the_check_armed_when_the_partition_went_offline() {
         let mut c = cluster(&[1, 2]);
         explicit(&mut c, "t", vec![vec![1, 2]]);
+        assert_eq!(c.next_unclean_check_at(), None, "every partition has a leader");
         run(&mut c, 0, 9001, &[1]);
-        run(&mut c, 9001, 19_001, &[]);
+        let out = run(&mut c, 9001, 19_001, &[]);
+        assert_eq!(leader_changes(&out), vec![(0, Some(1), None, ElectionKind::Clean)]);
+        let offline_at = 8000 + 9001;
+        assert_eq!(c.next_unclean_check_at(), Some(offline_at + 300_000));
         register(&mut c, 20_000, 2);
-        heartbeat(&mut c, 20_100, 2, false);
+        run(&mut c, 20_000, 30_000, &[2]);
+        assert!(!c.broker(2).unwrap().fenced);
         assert_eq!(part(&c, "t", 0).leader, None);
         c.set_broker_config(30_000, "unclean.leader.election.enable", "true", &mut Outbox::default())
             .unwrap();
         assert_eq!(part(&c, "t", 0).leader, None, "not at once");
-        assert_eq!(c.next_unclean_check_at(), 300_000);
-        let out = run(&mut c, 30_000, 300_000, &[2]);
+        assert_eq!(c.next_unclean_check_at(), Some(offline_at + 300_000), "writes do not move it");
+        let out = run(&mut c, 30_000, offline_at + 299_999, &[2]);
+        assert!(leader_changes(&out).is_empty(), "not at 300 s on a fixed grid");
+        let out = run(&mut c, offline_at + 299_999, offline_at + 300_000, &[2]);
         assert_eq!(leader_changes(&out), vec![(0, None, Some(2), ElectionKind::Unclean)]);
-        assert_eq!(c.next_unclean_check_at(), 600_000);
+        assert_eq!(c.next_unclean_check_at(), None, "nothing leaderless: not armed again");
+    }
+
+    /// A check that finds its partitions' topics still refusing unclean election is armed again
+    /// one interval later, as long as a partition stays leaderless.
+    #[test]
+    fn the_unclean_check_re_arms_while_partitions_stay_leaderless() {
+        let mut c = cluster(&[1, 2]);
+        explicit(&mut c, "t", vec![vec![1, 2]]);
+        run(&mut c, 0, 9001, &[1]);
+        run(&mut c, 9001, 19_001, &[]);
+        let first = c.next_unclean_check_at().unwrap();
+        run(&mut c, 19_001, first, &[2]);
+        assert_eq!(c.next_unclean_check_at(), Some(first + 300_000));
     }
 
     #[test]

@@ -642,10 +642,28 @@ impl QuorumController {
 
     // ----- message handlers -----------------------------------------------------------------
 
-    /// `BrokerRegistration`: a (re)started broker gets a new broker epoch and starts fenced
-    /// (R6.1). Because the new incarnation is fenced it leaves every ISR, as fencing does
-    /// (R4.8, R6.2; leaderships move). Replies with the full image; emits `BrokerRegistered`.
+    /// `BrokerRegistration` (R6.1; `ClusterControlManager.registerBroker`).
+    ///
+    /// Refused with `DUPLICATE_BROKER_REGISTRATION` while the id's previous incarnation still
+    /// has a live session ([`Self::has_valid_session`]): the controller cannot tell a restart
+    /// from a second process with the same id. Sessions that ran out are fenced first, as the
+    /// fencing timer would at this same instant. Emits `BrokerRegistrationRefused`.
+    ///
+    /// Accepted: a new broker epoch, fenced until its first heartbeat (R6.1). Registering
+    /// changes no partition: with ELR off, Kafka's `handleBrokerUncleanShutdown` does nothing,
+    /// and the previous incarnation already left its ISRs when it was fenced or shut down
+    /// (R4.8, R6.2). Replies with the full image; emits `BrokerRegistered`.
     fn on_register(&mut self, now: Ms, from: NodeId, broker: BrokerId, out: &mut Outbox) {
+        self.fence_stale_brokers(now, out);
+        if let Some(old) = self.brokers.get(&broker).filter(|b| self.has_valid_session(b, now)) {
+            out.emit(EventKind::BrokerRegistrationRefused {
+                broker,
+                silent_ms: now.saturating_sub(old.last_heartbeat),
+                timeout_ms: self.config.broker_session_timeout_ms,
+            });
+            out.send(from, Message::RegisterBrokerRefused { error: ErrorCode::DuplicateBrokerRegistration });
+            return;
+        }
         let epoch = self.next_broker_epoch();
         self.brokers.insert(
             broker,
@@ -660,8 +678,15 @@ impl QuorumController {
         );
         self.note_broker(broker);
         out.emit(EventKind::BrokerRegistered { broker, broker_epoch: epoch });
-        self.remove_from_isrs(broker, &ShrinkCause::Fenced, ElectionKind::Clean, out);
         out.send(from, Message::RegisterBrokerResponse { broker_epoch: epoch, image: self.full_image() });
+    }
+
+    /// Whether a broker's current registration still has a live session that blocks a new
+    /// incarnation (`BrokerHeartbeatManager.hasValidSession`: heard from within
+    /// `broker.session.timeout.ms`). Only an active registration blocks: a fenced one has no
+    /// session, and one in controlled shutdown may be replaced at once (KAFKA-19047).
+    fn has_valid_session(&self, b: &BrokerInfo, now: Ms) -> bool {
+        b.is_active() && now.saturating_sub(b.last_heartbeat) <= self.config.broker_session_timeout_ms
     }
 
     /// `BrokerHeartbeat` (R6.1, R6.6; `BrokerHeartbeatManager` states). A heartbeat with a stale
@@ -1339,21 +1364,54 @@ mod tests {
         ));
     }
 
+    fn refused(out: &Outbox) -> bool {
+        out.sends.iter().any(|(_, m)| {
+            matches!(m, Message::RegisterBrokerRefused { error: ErrorCode::DuplicateBrokerRegistration })
+        })
+    }
+
+    /// `ClusterControlManager.registerBroker` + `BrokerHeartbeatManager.hasValidSession`: a new
+    /// incarnation of a broker whose previous one was heard from within
+    /// `broker.session.timeout.ms` is refused with DUPLICATE_BROKER_REGISTRATION, and nothing
+    /// changes. Once the controller fenced the old session (R6.2: that is what empties its
+    /// ISR seats and moves its leaderships), the registration is accepted: new broker epoch,
+    /// fenced, no partition touched; its first heartbeat unfences it and re-elects (R6.4).
     #[test]
-    fn restart_re_registers_fenced_then_unfences_and_re_elects() {
+    fn restart_within_the_session_is_refused_until_the_old_session_is_fenced() {
         let mut c = cluster(&[0, 1, 2]);
         explicit(&mut c, "t", vec![vec![2, 0, 1], vec![0, 1, 2]]);
         explicit(&mut c, "solo", vec![vec![2]]);
+        let before = c.full_image();
         let old_epoch = c.broker(2).unwrap().broker_epoch;
         let out = register(&mut c, 3000, 2);
+        assert!(refused(&out));
+        assert_eq!(
+            out.events,
+            vec![EventKind::BrokerRegistrationRefused { broker: 2, silent_ms: 3000, timeout_ms: 9000 }]
+        );
+        assert!(
+            out.events[0].to_string().contains("retries until that session expires"),
+            "{}",
+            out.events[0]
+        );
+        assert_eq!(c.full_image(), before, "a refusal changes nothing");
+        assert_eq!(out.sends.len(), 1, "no metadata broadcast");
+        // Still refused at exactly the session timeout (Kafka expires it only after).
+        run(&mut c, 3000, 8999, &[0, 1]);
+        assert!(refused(&register(&mut c, 9000, 2)));
+        // Fencing at 9001 moves leadership and takes 2 out of the ISRs; the solo partition goes
+        // offline, keeping its last ISR member.
+        run(&mut c, 9000, 9001, &[0, 1]);
+        assert!(c.broker(2).unwrap().fenced);
+        assert_eq!((part(&c, "t", 0).leader, part(&c, "t", 0).isr.clone()), (Some(0), vec![0, 1]));
+        assert_eq!(part(&c, "t", 1).isr, vec![0, 1]);
+        assert_eq!((part(&c, "solo", 0).leader, part(&c, "solo", 0).isr.clone()), (None, vec![2]));
+        let image = c.full_image();
+        let out = register(&mut c, 9500, 2);
         let b = *c.broker(2).unwrap();
         assert!(b.fenced && b.broker_epoch > old_epoch);
-        assert_eq!(out.events[0], EventKind::BrokerRegistered { broker: 2, broker_epoch: b.broker_epoch });
-        // Its new incarnation left every ISR; leadership moved; the solo partition went offline.
-        assert_eq!(part(&c, "t", 0).leader, Some(0));
-        assert_eq!(part(&c, "t", 0).isr, vec![0, 1]);
-        assert_eq!(part(&c, "t", 1).isr, vec![0, 1]);
-        assert_eq!(part(&c, "solo", 0).leader, None);
+        assert_eq!(out.events, vec![EventKind::BrokerRegistered { broker: 2, broker_epoch: b.broker_epoch }]);
+        assert_eq!(c.full_image().partitions, image.partitions, "registration touches no partition");
         match &out.sends[0] {
             (NodeId::Broker(2), Message::RegisterBrokerResponse { broker_epoch, image }) => {
                 assert_eq!(*broker_epoch, b.broker_epoch);
@@ -1364,16 +1422,51 @@ mod tests {
         // A heartbeat with the old epoch is ignored.
         let mut stale = Outbox::default();
         let msg = Message::Heartbeat { broker: 2, broker_epoch: old_epoch, want_shutdown: false };
-        c.handle(3100, NodeId::Broker(2), msg, &mut stale);
+        c.handle(9600, NodeId::Broker(2), msg, &mut stale);
         assert!(stale.sends.is_empty() && c.broker(2).unwrap().fenced);
         // First heartbeat of the new incarnation: unfenced, the offline partition re-elected.
-        let out = heartbeat(&mut c, 3200, 2, false);
+        let out = heartbeat(&mut c, 9700, 2, false);
         assert_eq!(heartbeat_reply(&out), (false, false));
         assert!(!c.broker(2).unwrap().fenced);
         assert_eq!(leader_changes(&out), vec![(0, None, Some(2), ElectionKind::Recovered)]);
         let solo = part(&c, "solo", 0);
         assert_eq!((solo.leader, solo.leader_epoch, solo.partition_epoch), (Some(2), 2, 2));
         c.check_invariants().unwrap();
+    }
+
+    /// A registration that arrives in the very millisecond the old session runs out, before the
+    /// fencing timer fired, fences the old session first and is then accepted.
+    #[test]
+    fn registration_at_session_expiry_fences_the_old_session_first() {
+        let mut c = cluster(&[0, 1]);
+        explicit(&mut c, "t", vec![vec![1, 0]]);
+        run(&mut c, 0, 9000, &[0]);
+        let out = register(&mut c, 9001, 1);
+        assert!(!refused(&out));
+        assert!(matches!(
+            &out.events[..],
+            [EventKind::BrokerFenced { broker: 1, .. }, .., EventKind::BrokerRegistered { broker: 1, .. }]
+        ));
+        assert_eq!(part(&c, "t", 0).leader, Some(0));
+    }
+
+    /// KAFKA-19047: a broker whose registration is in controlled shutdown may register again
+    /// at once, whether it completed the shutdown (fenced) or died during it (still unfenced).
+    #[test]
+    fn a_broker_in_controlled_shutdown_registers_again_at_once() {
+        let mut c = cluster(&[1, 2, 3]);
+        explicit(&mut c, "t", vec![vec![1, 2, 3]]);
+        heartbeat(&mut c, 1000, 1, true);
+        heartbeat(&mut c, 1500, 1, true);
+        assert!(c.broker(1).unwrap().fenced);
+        let out = register(&mut c, 2000, 1);
+        assert!(!refused(&out) && c.broker(1).unwrap().registered);
+        assert!(!c.broker(1).unwrap().in_controlled_shutdown);
+        // Died during its controlled shutdown: unfenced, in controlled shutdown, heard from
+        // 100 ms ago.
+        heartbeat(&mut c, 2100, 2, true);
+        assert!(!c.broker(2).unwrap().fenced && c.broker(2).unwrap().in_controlled_shutdown);
+        assert!(!refused(&register(&mut c, 2200, 2)));
     }
 
     #[test]

@@ -236,6 +236,13 @@ pub enum Message {
         /// Everything the broker must know.
         image: MetadataDelta,
     },
+    /// Controller → broker: registration refused, Kafka's `BrokerRegistrationResponse` with an
+    /// error code (`DUPLICATE_BROKER_REGISTRATION` while the id's previous incarnation still has
+    /// a live session). The broker retries with backoff.
+    RegisterBrokerRefused {
+        /// Why.
+        error: ErrorCode,
+    },
     /// Broker → controller, every `broker.heartbeat.interval.ms`.
     Heartbeat {
         /// The broker.

@@ -4,7 +4,7 @@
 //! `N passed, M failed`.
 
 use super::format::Scenario;
-use crate::cluster::command::Command;
+use crate::cluster::command::{Answer, Command};
 use crate::cluster::handle::{Sim, SimError};
 use crate::cluster::snapshot::Snapshot;
 use crate::cluster::spec::ClusterSpec;
@@ -58,7 +58,7 @@ pub trait Driven {
     /// Runs the cluster up to sim time `t` (ms).
     fn advance_to(&mut self, t: Ms);
     /// Applies a command now. Errors: the sim's refusal.
-    fn apply(&mut self, cmd: &Command) -> Result<(), SimError>;
+    fn apply(&mut self, cmd: &Command) -> Result<Answer, SimError>;
     /// The cluster as it is now.
     fn snapshot(&self) -> Snapshot;
     /// Events since the previous call, oldest first.
@@ -72,7 +72,7 @@ impl Driven for Sim {
     fn advance_to(&mut self, t: Ms) {
         Sim::advance_to(self, t);
     }
-    fn apply(&mut self, cmd: &Command) -> Result<(), SimError> {
+    fn apply(&mut self, cmd: &Command) -> Result<Answer, SimError> {
         Sim::apply(self, cmd)
     }
     fn snapshot(&self) -> Snapshot {
@@ -136,7 +136,8 @@ fn instants(scenario: &Scenario) -> BTreeSet<Ms> {
 fn apply(sim: &mut impl Driven, cmd: &Command, summary: &mut Summary, out: &mut dyn Write) -> io::Result<()> {
     let now = format_time(sim.now());
     match sim.apply(cmd) {
-        Ok(()) => writeln!(out, "{now} do: {cmd}"),
+        Ok(Answer { note: None }) => writeln!(out, "{now} do: {cmd}"),
+        Ok(Answer { note: Some(note) }) => writeln!(out, "{now} do: {cmd}: {note}"),
         Err(e) => {
             summary.failed += 1;
             writeln!(out, "✗ at {now} do `{cmd}` was refused: {e}")
@@ -174,6 +175,7 @@ pub fn run_to(spec: ClusterSpec, timeline: &[(Ms, Command)], at: Ms) -> Result<S
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cluster::command::crash::Crash;
     use crate::cluster::snapshot::{PartitionHealth, PartitionView, TopicView};
     use crate::sim::events::{ElectionKind, EventKind};
     use crate::sim::{BrokerId, TopicPartition};
@@ -210,13 +212,13 @@ mod tests {
                 self.events.push(ClusterEvent { at: c + 9000, kind: change });
             }
         }
-        fn apply(&mut self, cmd: &Command) -> Result<(), SimError> {
+        fn apply(&mut self, cmd: &Command) -> Result<Answer, SimError> {
             match cmd {
-                Command::Crash(2) if self.crashed_at.is_none() => {
+                Command::Crash(Crash(2)) if self.crashed_at.is_none() => {
                     self.crashed_at = Some(self.now);
                     self.events
                         .push(ClusterEvent { at: self.now, kind: EventKind::BrokerCrashed { broker: 2 } });
-                    Ok(())
+                    Ok(Answer::default())
                 }
                 _ => Err(SimError::InvalidState("broker 2 is already crashed".into())),
             }

@@ -8,6 +8,7 @@ pub mod command;
 pub mod events;
 pub mod handle;
 pub mod net;
+pub mod node;
 mod observe;
 pub mod snapshot;
 pub use crate::sim::spec;

@@ -696,7 +696,12 @@ impl Partition {
             return;
         }
         self.log.append_as_follower(&data.records);
-        self.log.maybe_increment_hw(data.high_watermark.min(self.log.leo()));
+        // R2.9: the follower takes min(leader HW, own LEO) even when that is lower than the HW
+        // it had (a new leader may not yet know the HW an older leader told it), as Kafka's
+        // `ReplicaFetcherThread.processPartitionData` does via
+        // `UnifiedLog.maybeUpdateHighWatermark` → `updateHighWatermark`. Only a leader's HW is
+        // monotonic.
+        self.log.set_hw(data.high_watermark);
     }
 
     fn back_off(&mut self, ctx: &Ctx) {
@@ -1056,6 +1061,33 @@ mod tests {
         assert_eq!(isr_removal_in(10_000, Some(0), 30_000, 15_000), 35_000);
         assert_eq!(isr_removal_in(40_000, Some(0), 30_000, 45_000), 5_000);
         assert_eq!(isr_removal_in(20_000, Some(14_000), 30_000, 30_000), 25_000);
+    }
+
+    /// R2.9 (`UnifiedLog.updateHighWatermark`): a follower takes min(leader HW, own LEO) from
+    /// every fetch response, also when that is lower than its HW. Kafka's PartitionTest has the
+    /// follower-side twin of this in its fetcher tests; here: a follower that learned HW 5 from
+    /// one leader follows a new leader whose HW is 3, then one that claims more than it holds.
+    #[test]
+    fn follower_hw_follows_the_leader_down_and_is_capped_by_its_leo() {
+        let f = Fixture::new(1);
+        let mut source = leader(&f);
+        produce(&mut source, &f, 1, 5, Acks::One);
+        let records = source.log.read(0, u64::MAX);
+        let mut p = Partition::new(TopicPartition::new("t", 0), PartitionLog::new());
+        p.apply_state(&f.ctx(2, 2), &state(Some(1), &[1, 2, 3], 0, 0), &mut Outbox::default());
+        let data = |hw, records: Vec<_>| {
+            Ok(FetchedData { high_watermark: hw, log_start_offset: 0, diverging_epoch: None, records })
+        };
+        let mut out = Outbox::default();
+        p.on_fetch_response(&f.ctx(2, 3), 1, &data(5, records), &mut out);
+        assert_eq!((p.log.leo(), p.log.hw()), (5, 5));
+        // Broker 3 takes over knowing only HW 3: the follower's HW goes back to 3.
+        p.apply_state(&f.ctx(2, 4), &state(Some(3), &[3, 2], 1, 1), &mut Outbox::default());
+        p.on_fetch_response(&f.ctx(2, 5), 3, &data(3, Vec::new()), &mut out);
+        assert_eq!(p.log.hw(), 3, "lower than before, as the leader says");
+        // A leader HW past the follower's LEO is capped at the LEO.
+        p.on_fetch_response(&f.ctx(2, 6), 3, &data(9, Vec::new()), &mut out);
+        assert_eq!(p.log.hw(), 5);
     }
 
     #[test]

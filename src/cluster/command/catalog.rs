@@ -51,26 +51,27 @@ pub(crate) struct Live<'a>(pub &'a World);
 
 impl Catalog for Live<'_> {
     fn broker_ids(&self) -> Vec<BrokerId> {
-        self.0.brokers.keys().copied().collect()
+        self.0.broker_ids()
     }
     fn topic_names(&self) -> Vec<String> {
-        self.0.controller.borrow().topics().map(|t| t.name.to_string()).collect()
+        self.0.controller().borrow().topics().map(|t| t.name.to_string()).collect()
     }
     fn partition_count(&self, topic: &str) -> Option<u32> {
-        self.0.controller.borrow().topic(topic).map(|t| t.partition_count())
+        self.0.controller().borrow().topic(topic).map(|t| t.partition_count())
     }
     fn broker_config(&self) -> BrokerConfig {
-        self.0.controller.borrow().broker_config().clone()
+        self.0.controller().borrow().broker_config().clone()
     }
     fn topic_config(&self, topic: &str) -> Option<TopicConfig> {
-        self.0.controller.borrow().topic(topic).map(|t| t.config.clone())
+        self.0.controller().borrow().topic(topic).map(|t| t.config.clone())
     }
     fn producer_config(&self) -> ProducerConfig {
-        let producers = self.0.producers.borrow();
+        let producers = self.0.producers();
         producers.first().map(|p| p.borrow().config().clone()).unwrap_or_default()
     }
     fn broker_state(&self, broker: BrokerId) -> Option<BrokerState> {
-        let core = self.0.brokers.get(&broker)?.core.borrow();
+        let core = self.0.broker(broker)?;
+        let core = core.borrow();
         Some(BrokerState { running: core.is_up(), fetch_paused: core.fetch_paused() })
     }
 }

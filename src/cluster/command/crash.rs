@@ -1,7 +1,7 @@
 //! `crash B`: kill a broker's process without warning. Its log stays on disk; the controller
 //! notices only when heartbeats stop (`broker.session.timeout.ms`, R6.1).
 
-use super::{Applied, Catalog, ParseError, Unit, Words, known_broker};
+use super::{Applied, Catalog, ParseError, Unit, Words, broker_node, known_broker};
 use crate::cluster::world::World;
 use crate::sim::error::SimError;
 use crate::sim::events::EventKind;
@@ -42,13 +42,9 @@ impl Unit for Crash {
 
 /// Stops broker `b`'s task and cuts its connections, as a killed process does.
 pub(crate) fn kill(world: &Rc<World>, b: BrokerId) {
-    let Some(node) = world.brokers.get(&b) else { return };
-    if let Some(task) = node.task.borrow_mut().take() {
-        task.abort();
-    }
-    world.net.set_route(NodeId::Broker(b), None);
-    world.net.reset_connections(world.now(), NodeId::Broker(b));
-    node.core.borrow_mut().crash(world.now());
+    let Ok((node, core)) = broker_node(world, b) else { return };
+    world.kill_task(&node, world.now());
+    core.borrow_mut().crash(world.now());
 }
 
 impl fmt::Display for Crash {

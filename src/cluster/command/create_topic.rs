@@ -76,7 +76,7 @@ impl Unit for CreateTopic {
             placement: Default::default(),
             config: Default::default(),
         };
-        world.controller.borrow_mut().create_topic(world.now(), &spec, out)?;
+        world.controller().borrow_mut().create_topic(world.now(), &spec, out)?;
         Ok(Applied::by(NodeId::Controller))
     }
 }

@@ -2,7 +2,7 @@
 //! keeps heartbeating, the "silent follower" of field case 5: it stays registered and
 //! unfenced but falls behind until `replica.lag.time.max.ms` evicts it from the ISR.
 
-use super::{Applied, Catalog, ParseError, Unit, Words, known_broker};
+use super::{Applied, Catalog, ParseError, Unit, Words, broker_node, known_broker};
 use crate::cluster::world::World;
 use crate::sim::error::SimError;
 use crate::sim::protocol::NodeId;
@@ -44,11 +44,8 @@ impl Unit for Fetch {
     }
 
     fn apply(&self, world: &Rc<World>, _local: &LocalSet, out: &mut Outbox) -> Result<Applied, SimError> {
-        let node = world
-            .brokers
-            .get(&self.broker)
-            .ok_or_else(|| SimError::UnknownBroker(self.broker, String::new()))?;
-        node.core.borrow_mut().set_fetch_paused(self.paused, world.now(), out);
+        let (_, core) = broker_node(world, self.broker)?;
+        core.borrow_mut().set_fetch_paused(self.paused, world.now(), out);
         Ok(Applied::by(NodeId::Broker(self.broker)))
     }
 }

@@ -32,10 +32,13 @@ pub(crate) use catalog::Live;
 pub use catalog::{BrokerState, Catalog, known_broker, known_topic};
 use words::{Words, parse_error};
 
+use super::node::Node;
 use super::world::World;
-use crate::sim::Outbox;
+use crate::sim::broker::Broker;
 use crate::sim::error::SimError;
 use crate::sim::protocol::NodeId;
+use crate::sim::{BrokerId, Outbox, join_ids};
+use std::cell::RefCell;
 use std::fmt;
 use std::rc::Rc;
 use tokio::task::LocalSet;
@@ -72,6 +75,12 @@ impl Applied {
     pub fn by(origin: NodeId) -> Self {
         Self { origin, note: None }
     }
+}
+
+/// Broker `b`'s node and core. Errors: [`SimError::UnknownBroker`].
+pub(crate) fn broker_node(world: &World, b: BrokerId) -> Result<(Rc<Node>, Rc<RefCell<Broker>>), SimError> {
+    let node = world.node(NodeId::Broker(b));
+    node.zip(world.broker(b)).ok_or_else(|| SimError::UnknownBroker(b, join_ids(&world.broker_ids())))
 }
 
 /// One command: how its words parse, what it checks and what it does.

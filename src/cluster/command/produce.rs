@@ -3,6 +3,7 @@
 
 use super::{Applied, Catalog, MAX_PRODUCE, ParseError, Unit, Words, known_topic};
 use crate::cluster::build::new_producer;
+use crate::cluster::node::NodeCore;
 use crate::cluster::spec::ProducerSpec;
 use crate::cluster::world::World;
 use crate::config::ProducerConfig;
@@ -37,14 +38,13 @@ impl Unit for Produce {
     }
 
     fn apply(&self, world: &Rc<World>, local: &LocalSet, out: &mut Outbox) -> Result<Applied, SimError> {
-        let existing =
-            world.producers.borrow().iter().position(|p| p.borrow().topic().as_ref() == self.topic);
+        let existing = world.producers().iter().position(|p| p.borrow().topic().as_ref() == self.topic);
         let index = match existing {
             Some(i) => i as u32,
             None => add_producer(world, local, &self.topic),
         };
         let now = world.now();
-        let producer = world.producers.borrow()[index as usize].clone();
+        let producer = world.producers()[index as usize].clone();
         let mut producer = producer.borrow_mut();
         producer.enqueue(now, self.count);
         producer.on_tick(now, out);
@@ -54,15 +54,14 @@ impl Unit for Produce {
 
 /// Starts a new producer with `rate=0` writing to `topic`; returns its index.
 pub(crate) fn add_producer(world: &Rc<World>, local: &LocalSet, topic: &str) -> u32 {
-    let index = world.producers.borrow().len() as u32;
+    let index = world.producers().len() as u32;
     let config = ProducerConfig { rate: 0.0, ..Default::default() };
     let spec = ProducerSpec { topic: topic.to_string(), config };
-    let client = new_producer(&mut world.controller.borrow_mut(), index, &spec, world.seed);
-    let image = world.controller.borrow().full_image();
+    let client = new_producer(&mut world.controller().borrow_mut(), index, &spec, world.seed);
+    let image = world.controller().borrow().full_image();
     let mut out = Outbox::default();
     client.borrow_mut().handle(world.now(), Message::Metadata(image), &mut out);
-    world.producers.borrow_mut().push(client.clone());
-    world.spawn_node(local, NodeId::Producer(index), client);
+    world.add_node(local, NodeId::Producer(index), NodeCore::Producer(client));
     world.dispatch(NodeId::Producer(index), world.now(), out);
     index
 }

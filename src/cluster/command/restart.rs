@@ -1,7 +1,7 @@
 //! `restart B`: start a crashed or stopped broker's process again. It registers with the
 //! controller, catches up on metadata, and rejoins ISRs as its followers catch up (R6.3).
 
-use super::{Applied, Catalog, ParseError, Unit, Words, known_broker};
+use super::{Applied, Catalog, ParseError, Unit, Words, broker_node, known_broker};
 use crate::cluster::world::World;
 use crate::sim::error::SimError;
 use crate::sim::protocol::NodeId;
@@ -40,12 +40,9 @@ impl Unit for Restart {
 
 /// Starts broker `b`'s process (a down one) and its task.
 pub(crate) fn start(world: &Rc<World>, local: &LocalSet, b: BrokerId, out: &mut Outbox) {
-    let Some(node) = world.brokers.get(&b) else { return };
-    if let Some(task) = node.task.borrow_mut().take() {
-        task.abort();
-    }
-    node.core.borrow_mut().start(world.now(), out);
-    *node.task.borrow_mut() = Some(world.spawn_node(local, NodeId::Broker(b), node.core.clone()));
+    let Ok((node, core)) = broker_node(world, b) else { return };
+    core.borrow_mut().start(world.now(), out);
+    world.start_task(local, &node);
 }
 
 impl fmt::Display for Restart {

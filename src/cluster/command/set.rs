@@ -135,11 +135,11 @@ impl Unit for Set {
         let now = world.now();
         let scope = match self {
             Set::Topic { topic, .. } => {
-                world.controller.borrow_mut().set_topic_config(now, topic, key, value, out)?;
+                world.controller().borrow_mut().set_topic_config(now, topic, key, value, out)?;
                 format!("topic {topic}")
             }
             _ => {
-                world.controller.borrow_mut().set_broker_config(now, key, value, out)?;
+                world.controller().borrow_mut().set_broker_config(now, key, value, out)?;
                 "broker".to_string()
             }
         };
@@ -158,12 +158,12 @@ fn set_producers(
     out: &mut Outbox,
 ) -> Result<Applied, SimError> {
     let now = world.now();
-    if world.producers.borrow().is_empty() {
-        let topic = world.controller.borrow().topics().next().map(|t| t.name.to_string());
+    if world.producers().is_empty() {
+        let topic = world.controller().borrow().topics().next().map(|t| t.name.to_string());
         let topic = topic.ok_or_else(|| SimError::InvalidState("there is no topic to produce to".into()))?;
         add_producer(world, local, &topic);
     }
-    let producers = world.producers.borrow();
+    let producers = world.producers();
     let mut configs = Vec::new();
     for p in producers.iter() {
         let mut c = p.borrow().config().clone();
@@ -183,7 +183,7 @@ fn config_event(scope: &str, key: &str, value: &str, world: &World) -> EventKind
     let note = match key {
         "unclean.leader.election.enable" if value == "true" => format!(
             "leaderless partitions are retried at the controller's next unclean check (every {} ms, unclean.leader.election.interval.ms) or when a replica's broker is unfenced",
-            world.controller.borrow().broker_config().unclean_leader_election_interval_ms
+            world.controller().borrow().broker_config().unclean_leader_election_interval_ms
         ),
         "min.insync.replicas" => {
             "acks=all needs this many in-sync replicas, and the HW waits for them".into()

@@ -1,7 +1,8 @@
 //! `shutdown B`: a controlled shutdown (R6.6). The broker asks the controller to move its
 //! leaderships away, waits until it may stop, then exits; its log stays on disk.
 
-use super::{Applied, Catalog, ParseError, Unit, Words, known_broker};
+use super::{Applied, Catalog, ParseError, Unit, Words, broker_node, known_broker};
+use crate::cluster::node::ProcessState;
 use crate::cluster::world::World;
 use crate::sim::error::SimError;
 use crate::sim::protocol::NodeId;
@@ -32,9 +33,9 @@ impl Unit for Shutdown {
 
     /// Errors: the broker's own refusal (not running, already shutting down).
     fn apply(&self, world: &Rc<World>, _local: &LocalSet, out: &mut Outbox) -> Result<Applied, SimError> {
-        let node =
-            world.brokers.get(&self.0).ok_or_else(|| SimError::UnknownBroker(self.0, String::new()))?;
-        node.core.borrow_mut().begin_controlled_shutdown(world.now(), out).map_err(SimError::InvalidState)?;
+        let (node, core) = broker_node(world, self.0)?;
+        core.borrow_mut().begin_controlled_shutdown(world.now(), out).map_err(SimError::InvalidState)?;
+        node.state.set(ProcessState::ShuttingDown);
         Ok(Applied::by(NodeId::Broker(self.0)))
     }
 }

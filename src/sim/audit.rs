@@ -175,9 +175,14 @@ impl Ledger {
         }
         let p = self.partitions.entry(acked.tp.clone()).or_default();
         let recent = p.entries.range(p.entries.len().saturating_sub(RECENT_ENTRIES)..);
-        let again = recent.into_iter().any(|e| e.base_offset == acked.base_offset && e.values == acked.values);
+        let again =
+            recent.into_iter().any(|e| e.base_offset == acked.base_offset && e.values == acked.values);
         if !again && !acked.values.is_empty() {
-            p.entries.push_back(Entry { base_offset: acked.base_offset, values: acked.values.clone(), lost: 0 });
+            p.entries.push_back(Entry {
+                base_offset: acked.base_offset,
+                values: acked.values.clone(),
+                lost: 0,
+            });
             self.acked += acked.values.len() as u64;
             if let Some((leader, log)) = leader {
                 let last = p.entries.len() - 1;
@@ -241,7 +246,13 @@ impl Ledger {
         });
     }
 
-    fn report(&mut self, tp: &TopicPartition, leader: BrokerId, newly: NewlyLost, events: &mut Vec<EventKind>) {
+    fn report(
+        &mut self,
+        tp: &TopicPartition,
+        leader: BrokerId,
+        newly: NewlyLost,
+        events: &mut Vec<EventKind>,
+    ) {
         let (Some(first), Some(last)) = (newly.first, newly.last) else { return };
         if let Some(p) = self.partitions.get_mut(tp) {
             p.lost += newly.count;
@@ -267,8 +278,13 @@ mod tests {
     fn log_of(values: &[u64], epoch: i32) -> PartitionLog {
         let mut log = PartitionLog::new();
         for &v in values {
-            let batch =
-                Batch { producer_id: -1, base_sequence: -1, values: Values::range(v, 1), record_size: 1, max_timestamp: 0 };
+            let batch = Batch {
+                producer_id: -1,
+                base_sequence: -1,
+                values: Values::range(v, 1),
+                record_size: 1,
+                max_timestamp: 0,
+            };
             log.append_as_leader(&batch, epoch).unwrap();
         }
         log
@@ -333,5 +349,59 @@ mod tests {
         ledger.on_acked(&acked(0, &[7]), None, &mut events);
         ledger.on_acked(&acked(0, &[7]), None, &mut events);
         assert_eq!((ledger.acked(), ledger.duplicates()), (1, 0));
+    }
+
+    fn batch_log(values: &[u64], epoch: i32) -> PartitionLog {
+        let mut log = PartitionLog::new();
+        log.append_as_leader(&batch_of(values), epoch).unwrap();
+        log
+    }
+
+    /// One entry per acknowledged batch; a batch the deciding log holds at other offsets or
+    /// with other payloads is lost record by record, and found again when it comes back.
+    #[test]
+    fn the_ledger_keeps_offset_ranges_and_counts_loss_exactly() {
+        let mut ledger = Ledger::new();
+        let mut events = Vec::new();
+        let log = batch_log(&[10, 13, 16], 0);
+        ledger.on_acked(&acked(0, &[10, 13, 16]), Some((1, &log)), &mut events);
+        assert_eq!((ledger.entries(), ledger.acked(), ledger.lost()), (1, 3, 0));
+        // A new leader holds the first record only.
+        let mut shorter = batch_log(&[10], 0);
+        shorter.append_as_leader(&batch_of(&[99, 98]), 1).unwrap();
+        ledger.reconcile(&TopicPartition::new("t", 0), 2, &shorter, &mut events);
+        assert_eq!(ledger.lost(), 2);
+        assert!(matches!(
+            events.last(),
+            Some(EventKind::AckedRecordsLost { count: 2, first_offset: 1, last_offset: 2, .. })
+        ));
+        ledger.reconcile(&TopicPartition::new("t", 0), 1, &log, &mut events);
+        assert_eq!(ledger.lost(), 0);
+    }
+
+    /// Records below the deciding log's start offset were deleted by retention after they
+    /// were committed: not a loss, and the ledger stops watching them.
+    #[test]
+    fn records_below_the_log_start_are_retired_not_lost() {
+        let mut ledger = Ledger::new();
+        let mut events = Vec::new();
+        let log = batch_log(&[1, 2, 3], 0);
+        ledger.on_acked(&acked(0, &[1, 2, 3]), Some((1, &log)), &mut events);
+        let mut retained = PartitionLog::new();
+        retained.truncate_fully_and_start_at(3);
+        ledger.on_acked(&acked(3, &[4]), Some((1, &retained)), &mut events);
+        assert_eq!((ledger.lost(), ledger.acked()), (1, 4), "offset 3 is not in the log");
+        assert_eq!(ledger.entries(), 1, "the batch at 0..3 is retired");
+        assert!(events.iter().all(|e| !matches!(e, EventKind::AckedRecordsLost { first_offset: 0, .. })));
+    }
+
+    fn batch_of(values: &[u64]) -> Batch {
+        Batch {
+            producer_id: -1,
+            base_sequence: -1,
+            values: Values::from_slice(values),
+            record_size: 100,
+            max_timestamp: 0,
+        }
     }
 }

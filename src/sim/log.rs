@@ -169,7 +169,9 @@ impl PartitionLog {
             && let Some(window) = self.producers.get(&batch.producer_id)
         {
             let last_seq = sequence_after(batch.base_sequence, count.saturating_sub(1));
-            if let Some(dup) = window.iter().find(|m| m.first_seq == batch.base_sequence && m.last_seq == last_seq) {
+            if let Some(dup) =
+                window.iter().find(|m| m.first_seq == batch.base_sequence && m.last_seq == last_seq)
+            {
                 return Ok(AppendInfo {
                     base_offset: dup.first_offset,
                     last_offset: dup.first_offset + Offset::from(count) - 1,

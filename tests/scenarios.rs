@@ -1,39 +1,59 @@
-//! Runs every scenario in `tests/scenarios/` headless and requires every expectation to hold
-//! (exit code 0). These need the simulation runtime.
+//! Every scenario in `tests/scenarios/` is its own named test (`scenario::<file>`), generated
+//! by the `datatest-stable` harness: a new file becomes a test by itself, and
+//! `cargo test --test scenarios NAME` runs only the scenarios whose file name contains NAME.
+//! Each one runs headless and requires every expectation to hold (exit code 0).
 
 use isrlab::scenario::runner::{self, EXIT_PASSED};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-fn run(path: &Path) -> (u8, String) {
-    let scenario = isrlab::scenario::load(path).unwrap_or_else(|e| panic!("{e}"));
+/// A failure whose report prints as written (the harness shows errors with `{:?}`, which would
+/// escape the report's line breaks).
+struct Failed(String);
+
+impl std::fmt::Debug for Failed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::fmt::Display for Failed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for Failed {}
+
+fn fail(report: String) -> datatest_stable::Result<()> {
+    Err(Box::new(Failed(report)))
+}
+
+fn run(path: &Path) -> datatest_stable::Result<(u8, String)> {
+    let scenario = isrlab::scenario::load(path)?;
     let mut out = Vec::new();
-    let code = match runner::run(&scenario, &mut out) {
-        Ok(summary) => summary.exit_code(),
-        Err(e) => panic!("{}: {e}", path.display()),
-    };
-    (code, String::from_utf8_lossy(&out).into_owned())
+    let summary = runner::run(&scenario, &mut out).map_err(|e| Failed(format!("{}: {e}", path.display())))?;
+    Ok((summary.exit_code(), String::from_utf8_lossy(&out).into_owned()))
 }
 
-#[test]
-fn every_scenario_holds() {
-    let mut files: Vec<PathBuf> = std::fs::read_dir("tests/scenarios")
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "toml"))
-        .collect();
-    files.sort();
-    let failures: Vec<String> = files
-        .iter()
-        .filter_map(|path| {
-            let (code, report) = run(path);
-            (code != EXIT_PASSED).then(|| format!("== {} (exit {code})\n{report}", path.display()))
-        })
-        .collect();
-    assert!(failures.is_empty(), "{} scenario(s) failed:\n{}", failures.len(), failures.join("\n"));
+/// One scenario file: every expectation holds.
+fn scenario(path: &Path) -> datatest_stable::Result<()> {
+    let (code, report) = run(path)?;
+    if code != EXIT_PASSED {
+        return fail(format!("{} (exit {code})\n{report}", path.display()));
+    }
+    Ok(())
 }
 
-#[test]
-fn the_same_seed_gives_the_same_report() {
-    let path = Path::new("tests/scenarios/seed-example.toml");
-    assert_eq!(run(path), run(path));
+/// Running a scenario twice with its seed gives the same report, byte for byte.
+fn same_seed_same_report(path: &Path) -> datatest_stable::Result<()> {
+    let (first, second) = (run(path)?, run(path)?);
+    if first != second {
+        return fail(format!("{}: two runs differ:\n{}\n---\n{}", path.display(), first.1, second.1));
+    }
+    Ok(())
+}
+
+datatest_stable::harness! {
+    { test = scenario, root = "tests/scenarios", pattern = r"\.toml$" },
+    { test = same_seed_same_report, root = "tests/scenarios", pattern = r"^seed-example\.toml$" },
 }

@@ -1,10 +1,11 @@
-//! Builds a running world from a [`ClusterSpec`]: the controller with its registered brokers
-//! and topics, the brokers started at t=0, the producers, and every task.
+//! Builds a running world from a [`ClusterSpec`]: the controller node with its registered
+//! brokers and topics, the broker nodes started at t=0, the producer nodes, and every task.
 
 use super::events::EventLog;
 use super::handle::SimError;
+use super::node::NodeCore;
 use super::spec::{ClusterSpec, ProducerSpec};
-use super::world::{BrokerNode, MEMORY_BUDGET_RECORDS, World};
+use super::world::{MEMORY_BUDGET_RECORDS, World};
 use crate::sim::Outbox;
 use crate::sim::audit::Ledger;
 use crate::sim::broker::Broker;
@@ -40,14 +41,14 @@ pub(super) fn build_world(spec: &ClusterSpec, local: &LocalSet) -> Result<Rc<Wor
         producers.push(new_producer(&mut controller, i as u32, p, spec.seed));
     }
     let image = controller.full_image();
-    let brokers = spec
+    let brokers: Vec<Broker> = spec
         .brokers
         .iter()
         .zip(&epochs)
         .map(|(&id, &epoch)| {
             let mut b = Broker::new(id, spec.broker_config.clone());
             b.start_bootstrapped(0, epoch, &image, &mut out);
-            (id, BrokerNode { core: Rc::new(RefCell::new(b)), task: RefCell::new(None) })
+            b
         })
         .collect();
     for p in &producers {
@@ -57,9 +58,7 @@ pub(super) fn build_world(spec: &ClusterSpec, local: &LocalSet) -> Result<Rc<Wor
         start: tokio::time::Instant::now(),
         seed: spec.seed,
         net: Default::default(),
-        controller: Rc::new(RefCell::new(controller)),
-        brokers,
-        producers: RefCell::new(producers),
+        nodes: Default::default(),
         ledger: RefCell::new(Ledger::new()),
         log: RefCell::new(EventLog::default()),
         poke: Default::default(),
@@ -67,12 +66,12 @@ pub(super) fn build_world(spec: &ClusterSpec, local: &LocalSet) -> Result<Rc<Wor
     });
     world.spawn_network(local);
     world.spawn_memory_guard(local);
-    world.spawn_node(local, NodeId::Controller, world.controller.clone());
-    for (&id, node) in &world.brokers {
-        *node.task.borrow_mut() = Some(world.spawn_node(local, NodeId::Broker(id), node.core.clone()));
+    world.add_node(local, NodeId::Controller, NodeCore::Controller(Rc::new(RefCell::new(controller))));
+    for b in brokers {
+        world.add_node(local, NodeId::Broker(b.id()), NodeCore::Broker(Rc::new(RefCell::new(b))));
     }
-    for (i, p) in world.producers.borrow().iter().enumerate() {
-        world.spawn_node(local, NodeId::Producer(i as u32), p.clone());
+    for (i, p) in producers.into_iter().enumerate() {
+        world.add_node(local, NodeId::Producer(i as u32), NodeCore::Producer(p));
     }
     world.dispatch(NodeId::Controller, 0, out);
     Ok(world)

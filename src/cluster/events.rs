@@ -2,9 +2,9 @@
 //! window for the screen, an undrained queue for headless output and a running hash of the
 //! whole trace for the determinism check.
 
-use crate::sim::Ms;
 use crate::sim::events::{ClusterEvent, EventKind};
-use std::collections::VecDeque;
+use crate::sim::{Ms, TopicPartition};
+use std::collections::{BTreeMap, VecDeque};
 use std::hash::{DefaultHasher, Hash, Hasher};
 use std::sync::Arc;
 
@@ -19,11 +19,27 @@ pub struct EventLog {
     undrained: Vec<ClusterEvent>,
     count: u64,
     hasher: DefaultHasher,
+    isr_changes: BTreeMap<TopicPartition, IsrChanges>,
+}
+
+/// How often a partition's ISR changed so far, counted from its `IsrShrunk` and `IsrExpanded`
+/// events (Kafka's `IsrShrinksPerSec` / `IsrExpandsPerSec` meters, as totals).
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
+pub struct IsrChanges {
+    /// `IsrShrunk` events (one per committed shrink, whoever made it).
+    pub shrinks: u64,
+    /// `IsrExpanded` events (one per replica that joined).
+    pub expands: u64,
 }
 
 impl EventLog {
     /// Appends an event at sim time `at` (ms).
     pub fn push(&mut self, at: Ms, kind: EventKind) {
+        match &kind {
+            EventKind::IsrShrunk { tp, .. } => self.isr_changes.entry(tp.clone()).or_default().shrinks += 1,
+            EventKind::IsrExpanded { tp, .. } => self.isr_changes.entry(tp.clone()).or_default().expands += 1,
+            _ => {}
+        }
         let event = ClusterEvent { at, kind };
         // DefaultHasher::new() has fixed keys: the same trace always gives the same hash.
         format!("{event:?}").hash(&mut self.hasher);
@@ -49,6 +65,11 @@ impl EventLog {
     /// Events so far.
     pub fn count(&self) -> u64 {
         self.count
+    }
+
+    /// ISR changes of `tp` so far (zero for a partition without any).
+    pub fn isr_changes(&self, tp: &TopicPartition) -> IsrChanges {
+        self.isr_changes.get(tp).copied().unwrap_or_default()
     }
 
     /// Hash of the whole trace so far.

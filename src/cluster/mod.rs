@@ -9,6 +9,7 @@ mod commands;
 pub mod events;
 pub mod handle;
 pub mod net;
+pub mod node;
 mod observe;
 pub mod snapshot;
 pub use crate::sim::spec;

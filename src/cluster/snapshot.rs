@@ -3,6 +3,7 @@
 
 use crate::config::BrokerConfig;
 use crate::sim::events::ClusterEvent;
+use crate::sim::protocol::LeaderRecoveryState;
 use crate::sim::{BrokerId, Epoch, Ms, Offset, TopicPartition};
 use std::sync::Arc;
 
@@ -65,6 +66,49 @@ pub enum BrokerStatus {
     },
 }
 
+/// A broker's state in one word, as scenario expectations name it.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum BrokerState {
+    /// Up, registered and unfenced.
+    Running,
+    /// Up but fenced by the controller (missed heartbeats, or not yet unfenced after start).
+    Fenced,
+    /// Up and in controlled shutdown.
+    ShuttingDown,
+    /// Stopped after a controlled shutdown.
+    Stopped,
+    /// Killed without warning.
+    Crashed,
+}
+
+impl BrokerState {
+    /// Every state, in the order the README lists them.
+    pub const ALL: [BrokerState; 5] =
+        [Self::Running, Self::Fenced, Self::ShuttingDown, Self::Stopped, Self::Crashed];
+
+    /// Its name in scenario files: `running`, `fenced`, `shutting-down`, `stopped`, `crashed`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Running => "running",
+            Self::Fenced => "fenced",
+            Self::ShuttingDown => "shutting-down",
+            Self::Stopped => "stopped",
+            Self::Crashed => "crashed",
+        }
+    }
+
+    /// The state named `name` (see [`BrokerState::name`]), if any.
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|s| s.name() == name)
+    }
+}
+
+impl std::fmt::Display for BrokerState {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
 /// One broker.
 #[derive(Clone, Debug)]
 pub struct BrokerView {
@@ -84,6 +128,20 @@ pub struct BrokerView {
     pub fetch_paused: bool,
     /// Sim time of the last heartbeat the controller received (ms).
     pub last_heartbeat: Ms,
+}
+
+impl BrokerView {
+    /// Its state in one word: a down process is crashed or stopped; a running one is
+    /// shutting down, fenced or running, as the controller sees it.
+    pub fn state(&self) -> BrokerState {
+        match self.status {
+            BrokerStatus::Crashed { .. } => BrokerState::Crashed,
+            BrokerStatus::Stopped { .. } => BrokerState::Stopped,
+            BrokerStatus::Up if self.in_controlled_shutdown => BrokerState::ShuttingDown,
+            BrokerStatus::Up if self.fenced => BrokerState::Fenced,
+            BrokerStatus::Up => BrokerState::Running,
+        }
+    }
 }
 
 /// One topic.
@@ -175,4 +233,11 @@ pub struct PartitionView {
     pub pending_isr: Option<String>,
     /// Acked records lost in this partition.
     pub acked_lost: u64,
+    /// KIP-704 leader recovery state: `Recovering` after an unclean election until the new
+    /// leader's first ISR change (`PartitionRegistration.leaderRecoveryState`).
+    pub leader_recovery_state: LeaderRecoveryState,
+    /// ISR shrinks so far (count of `IsrShrunk` events).
+    pub isr_shrinks: u64,
+    /// ISR expansions so far (count of `IsrExpanded` events).
+    pub isr_expands: u64,
 }

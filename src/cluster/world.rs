@@ -1,17 +1,18 @@
-//! The running simulation: every node's sans-IO core, the network, the event log and the
-//! audit ledger, plus the tokio tasks that move messages and fire timers. Tasks only move
-//! messages; all protocol decisions happen in the cores.
+//! The running simulation: the node registry (every process's sans-IO core, state and task),
+//! the network, the event log and the audit ledger, plus the tokio tasks that move messages
+//! and fire timers. Tasks only move messages; all protocol decisions happen in the cores.
 
 use super::events::EventLog;
 use super::net::{Delivery, Network};
+use super::node::{Node, NodeCore, ProcessState, Registry, Role};
 use crate::sim::audit::Ledger;
 use crate::sim::broker::Broker;
 use crate::sim::controller::QuorumController;
+use crate::sim::image::MetadataImage;
 use crate::sim::producer::ProducerClient;
 use crate::sim::protocol::{Message, NodeId};
 use crate::sim::{BrokerId, Ms, Outbox, TopicPartition};
 use std::cell::RefCell;
-use std::collections::BTreeMap;
 use std::rc::Rc;
 use tokio::sync::Notify;
 use tokio::sync::mpsc::{self, UnboundedReceiver};
@@ -78,20 +79,13 @@ impl Core for ProducerClient {
     }
 }
 
-/// A broker core and the task running it (none while the process is down).
-pub(crate) struct BrokerNode {
-    pub core: Rc<RefCell<Broker>>,
-    pub task: RefCell<Option<JoinHandle<()>>>,
-}
-
 /// Everything one simulation holds. Single-threaded: shared through `Rc`.
 pub(crate) struct World {
     pub start: Instant,
     pub seed: u64,
     pub net: Network,
-    pub controller: Rc<RefCell<QuorumController>>,
-    pub brokers: BTreeMap<BrokerId, BrokerNode>,
-    pub producers: RefCell<Vec<Rc<RefCell<ProducerClient>>>>,
+    /// Every process: controllers, brokers, producers.
+    pub nodes: Registry,
     pub ledger: RefCell<Ledger>,
     pub log: RefCell<EventLog>,
     /// Wakes every task so it re-reads its core's timers after an outside change.
@@ -111,6 +105,61 @@ impl World {
         self.start + Duration::from_millis(ms)
     }
 
+    /// The active controller's core. Every world has one (built first by `build_world`).
+    pub fn controller(&self) -> Rc<RefCell<QuorumController>> {
+        match self.nodes.get(NodeId::Controller).map(|n| n.core.clone()) {
+            Some(NodeCore::Controller(c)) => c,
+            _ => unreachable!("every world is built with a controller node"),
+        }
+    }
+
+    /// Reads the metadata image the active controller has published.
+    pub fn with_image<R>(&self, read: impl FnOnce(&MetadataImage) -> R) -> R {
+        read(self.controller().borrow().image())
+    }
+
+    /// One node by id.
+    pub fn node(&self, id: NodeId) -> Option<Rc<Node>> {
+        self.nodes.get(id)
+    }
+
+    /// A broker's core, if the cluster has that broker.
+    pub fn broker(&self, id: BrokerId) -> Option<Rc<RefCell<Broker>>> {
+        match self.nodes.get(NodeId::Broker(id))?.core.clone() {
+            NodeCore::Broker(b) => Some(b),
+            _ => None,
+        }
+    }
+
+    /// Every broker id, ascending.
+    pub fn broker_ids(&self) -> Vec<BrokerId> {
+        self.brokers().into_iter().map(|(id, _)| id).collect()
+    }
+
+    /// Every broker's id and core, in id order.
+    pub fn brokers(&self) -> Vec<(BrokerId, Rc<RefCell<Broker>>)> {
+        let nodes = self.nodes.with_role(Role::Broker);
+        nodes
+            .iter()
+            .filter_map(|n| match (&n.id, &n.core) {
+                (NodeId::Broker(id), NodeCore::Broker(b)) => Some((*id, b.clone())),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// Every producer's core, in index order.
+    pub fn producers(&self) -> Vec<Rc<RefCell<ProducerClient>>> {
+        let nodes = self.nodes.with_role(Role::Producer);
+        nodes
+            .iter()
+            .filter_map(|n| match &n.core {
+                NodeCore::Producer(p) => Some(p.clone()),
+                _ => None,
+            })
+            .collect()
+    }
+
     /// Carries out what a core asked for: sends, events, ledger updates.
     pub fn dispatch(&self, from: NodeId, now: Ms, out: Outbox) {
         for (to, msg) in out.sends {
@@ -119,7 +168,8 @@ impl World {
         let mut events = out.events;
         for acked in &out.acked {
             let leader = self.leader_of(&acked.tp);
-            let broker = leader.and_then(|l| self.brokers.get(&l)).map(|n| n.core.borrow());
+            let core = leader.and_then(|l| self.broker(l));
+            let broker = core.as_ref().map(|b| b.borrow());
             let log = broker.as_ref().and_then(|b| b.partition(&acked.tp)).map(|p| &p.log);
             let pair = leader.zip(log);
             self.ledger.borrow_mut().on_acked(acked, pair, &mut events);
@@ -133,21 +183,50 @@ impl World {
         }
     }
 
+    /// The partition's leader in the published metadata.
     fn leader_of(&self, tp: &TopicPartition) -> Option<BrokerId> {
-        self.controller.borrow().partition(tp).and_then(|p| p.leader)
+        self.with_image(|image| image.partition(tp).and_then(|p| p.leader))
     }
 
     fn reconcile(&self, tp: &TopicPartition, events: &mut Vec<crate::sim::events::EventKind>) {
         let Some(leader) = self.leader_of(tp) else { return };
-        let Some(node) = self.brokers.get(&leader) else { return };
-        let core = node.core.borrow();
+        let Some(core) = self.broker(leader) else { return };
+        let core = core.borrow();
         if let Some(p) = core.partition(tp) {
             self.ledger.borrow_mut().reconcile(tp, leader, &p.log, events);
         }
     }
 
-    /// Starts the task of a core with a fresh inbox routed from the network.
-    pub fn spawn_node<C: Core + 'static>(
+    /// Adds a node to the registry and starts its task. Returns the node.
+    pub fn add_node(self: &Rc<Self>, local: &LocalSet, id: NodeId, core: NodeCore) -> Rc<Node> {
+        let node = self.nodes.insert(Node::new(id, core));
+        self.start_task(local, &node);
+        node
+    }
+
+    /// Starts (or restarts) a node's task with a fresh inbox routed from the network, and marks
+    /// its process running.
+    pub fn start_task(self: &Rc<Self>, local: &LocalSet, node: &Node) {
+        node.abort_task();
+        let task = match &node.core {
+            NodeCore::Controller(c) => self.spawn_node(local, node.id, c.clone()),
+            NodeCore::Broker(b) => self.spawn_node(local, node.id, b.clone()),
+            NodeCore::Producer(p) => self.spawn_node(local, node.id, p.clone()),
+        };
+        *node.task.borrow_mut() = Some(task);
+        node.state.set(ProcessState::Running);
+    }
+
+    /// Kills a node's process at `now`: its task ends, the network refuses connections to it
+    /// and resets the ones it had. The core is left for the caller to reset.
+    pub fn kill_task(&self, node: &Node, now: Ms) {
+        node.abort_task();
+        self.net.set_route(node.id, None);
+        self.net.reset_connections(now, node.id);
+        node.state.set(ProcessState::Crashed { since: now });
+    }
+
+    fn spawn_node<C: Core + 'static>(
         self: &Rc<Self>,
         local: &LocalSet,
         node: NodeId,
@@ -158,6 +237,16 @@ impl World {
         local.spawn_local(run_node(self.clone(), node, core, rx))
     }
 
+    /// A process exited by itself (a finished controlled shutdown) at `now`.
+    fn on_exited(&self, id: NodeId, now: Ms) {
+        self.net.set_route(id, None);
+        self.net.reset_connections(now, id);
+        if let Some(node) = self.nodes.get(id) {
+            node.state.set(ProcessState::Stopped { since: now });
+            node.task.borrow_mut().take();
+        }
+    }
+
     /// Makes every task re-read its core's timers (after a command changed a core directly).
     pub fn poke_all(&self) {
         self.poke.notify_waiters();
@@ -165,7 +254,7 @@ impl World {
 
     /// Record copies held in every replica's log (what memory grows with).
     pub fn records_held(&self) -> u64 {
-        self.brokers.values().map(|n| n.core.borrow().records_held()).sum()
+        self.brokers().iter().map(|(_, b)| b.borrow().records_held()).sum()
     }
 
     /// Starts the memory guard: once a second of sim time it checks the logs against
@@ -187,7 +276,7 @@ impl World {
     }
 
     fn stop_producers(&self, now: Ms, records: u64) {
-        let producers = self.producers.borrow();
+        let producers = self.producers();
         if producers.iter().all(|p| p.borrow().config().rate == 0.0) {
             return;
         }
@@ -257,8 +346,7 @@ async fn run_node<C: Core>(
         }
         world.dispatch(node, now, out);
         if core.borrow().has_exited() {
-            world.net.set_route(node, None);
-            world.net.reset_connections(now, node);
+            world.on_exited(node, now);
             return;
         }
     }

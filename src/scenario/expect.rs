@@ -318,6 +318,9 @@ mod tests {
             hw_blocked_by: None,
             pending_isr: None,
             acked_lost: 0,
+            leader_recovery_state: Default::default(),
+            isr_shrinks: 0,
+            isr_expands: 0,
         }
     }
 

@@ -22,6 +22,7 @@
 
 use super::assignment;
 use super::events::{ElectionKind, EventKind, ShrinkCause};
+use super::image::MetadataImage;
 use super::protocol::{
     BrokerRegistration, IsrMember, LeaderRecoveryState, Message, MetadataDelta, NodeId, PartitionState,
 };
@@ -308,12 +309,14 @@ pub struct QuorumController {
     last_unclean_check: Ms,
     rebalance: Option<RebalanceTimer>,
     pending: MetadataDelta,
+    published: MetadataImage,
 }
 
 impl QuorumController {
     /// A controller for the given broker ids (none registered yet) with the cluster-wide
     /// broker config. `rng` feeds replica placement only (R1.6).
     pub fn new(config: BrokerConfig, broker_ids: &[BrokerId], rng: ChaCha8Rng) -> Self {
+        let config_for_image = config.clone();
         QuorumController {
             config,
             brokers: broker_ids.iter().map(|&id| (id, BrokerInfo::unregistered(id))).collect(),
@@ -324,6 +327,7 @@ impl QuorumController {
             last_unclean_check: 0,
             rebalance: None,
             pending: MetadataDelta::default(),
+            published: MetadataImage::new(config_for_image),
         }
     }
 
@@ -342,6 +346,8 @@ impl QuorumController {
                 last_heartbeat: now,
             },
         );
+        let registration = self.brokers[&id].registration();
+        self.published.apply(&MetadataDelta { brokers: vec![registration], ..Default::default() });
         epoch
     }
 
@@ -579,6 +585,13 @@ impl QuorumController {
     /// The cluster-wide broker config.
     pub fn broker_config(&self) -> &BrokerConfig {
         &self.config
+    }
+
+    /// The metadata as published so far: every delta this controller has broadcast, replayed
+    /// (Kafka's `MetadataImage` as of the last committed offset). Readers outside the
+    /// controller (snapshots, the audit ledger) use this, as brokers and clients do.
+    pub fn image(&self) -> &MetadataImage {
+        &self.published
     }
 
     /// Sim time (ms) of the next periodic unclean-election check: the last check plus
@@ -924,6 +937,7 @@ impl QuorumController {
             return;
         }
         let delta = std::mem::take(&mut self.pending);
+        self.published.apply(&delta);
         let targets = self
             .brokers
             .values()
@@ -1450,5 +1464,21 @@ mod tests {
             c.full_image()
         };
         assert_eq!(make(), make());
+    }
+
+    #[test]
+    fn the_published_image_follows_every_broadcast() {
+        let mut c = cluster(&[0, 1, 2]);
+        c.create_topic(0, &spec("t", 3, 3, Placement::Kafka), &mut Outbox::default()).unwrap();
+        c.set_broker_config(5, "min.insync.replicas", "2", &mut Outbox::default()).unwrap();
+        // Broker 2 stops heartbeating: it is fenced and leaves every ISR.
+        run(&mut c, 0, 20_000, &[0, 1]);
+        let image = c.image();
+        assert!(image.broker(2).unwrap().fenced);
+        assert_eq!(image.broker_config().min_insync_replicas, 2);
+        let published: Vec<&PartitionState> = image.partitions().collect();
+        let internal: Vec<&PartitionState> = c.partitions().collect();
+        assert_eq!(published, internal);
+        assert!(published.iter().all(|p| !p.isr.contains(&2)));
     }
 }

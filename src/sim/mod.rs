@@ -11,6 +11,7 @@ pub mod controller;
 pub mod error;
 
 pub mod events;
+pub mod image;
 pub mod log;
 pub mod partition;
 pub mod producer;

@@ -393,9 +393,10 @@ impl Partition {
     /// A produce at this replica (R2.1, R5.1–R5.4, R5.8). Returns whether records were
     /// appended (so parked fetches can be woken).
     pub fn on_produce(&mut self, ctx: &Ctx, req: &ProduceRequest, out: &mut Outbox) -> bool {
+        let tp = self.tp.clone();
         let answer = |out: &mut Outbox, result, msg: String| {
             if req.acks != Acks::Zero {
-                respond(out, req.producer, req.correlation_id, &self.tp, result, msg);
+                respond(out, req.producer, req.correlation_id, &tp, result, msg);
             }
         };
         if !self.is_leader() {
@@ -423,6 +424,11 @@ impl Partition {
             }
         };
         let written_epoch = self.log.record_at(info.base_offset).map_or(epoch, |r| r.leader_epoch);
+        // After every append, a duplicate included, the leader recomputes its HW and completes
+        // the parked produces it satisfies (Kafka's `Partition.appendRecordsToLeader` →
+        // `maybeIncrementLeaderHW`, then `ReplicaManager` completes the purgatory), before it
+        // decides whether this request must wait.
+        self.maybe_increment_hw(ctx, out);
         match req.acks {
             Acks::Zero if !info.duplicate => out.acked.push(AckedRecords {
                 tp: self.tp.clone(),
@@ -451,11 +457,7 @@ impl Partition {
                 }
             }
         }
-        if info.duplicate {
-            return false;
-        }
-        self.maybe_increment_hw(ctx, out);
-        true
+        !info.duplicate
     }
 
     fn check_fetch_epoch(&self, replica: BrokerId, fp: &FetchPartition) -> Result<(), ErrorCode> {
@@ -696,7 +698,12 @@ impl Partition {
             return;
         }
         self.log.append_as_follower(&data.records);
-        self.log.maybe_increment_hw(data.high_watermark.min(self.log.leo()));
+        // R2.9: the follower takes min(leader HW, own LEO) even when that is lower than the HW
+        // it had (a new leader may not yet know the HW an older leader told it), as Kafka's
+        // `ReplicaFetcherThread.processPartitionData` does via
+        // `UnifiedLog.maybeUpdateHighWatermark` → `updateHighWatermark`. Only a leader's HW is
+        // monotonic.
+        self.log.set_hw(data.high_watermark);
     }
 
     fn back_off(&mut self, ctx: &Ctx) {
@@ -1056,6 +1063,65 @@ mod tests {
         assert_eq!(isr_removal_in(10_000, Some(0), 30_000, 15_000), 35_000);
         assert_eq!(isr_removal_in(40_000, Some(0), 30_000, 45_000), 5_000);
         assert_eq!(isr_removal_in(20_000, Some(14_000), 30_000, 30_000), 25_000);
+    }
+
+    /// R2.9 (`UnifiedLog.updateHighWatermark`): a follower takes min(leader HW, own LEO) from
+    /// every fetch response, also when that is lower than its HW. Kafka's PartitionTest has the
+    /// follower-side twin of this in its fetcher tests; here: a follower that learned HW 5 from
+    /// one leader follows a new leader whose HW is 3, then one that claims more than it holds.
+    #[test]
+    fn follower_hw_follows_the_leader_down_and_is_capped_by_its_leo() {
+        let f = Fixture::new(1);
+        let mut source = leader(&f);
+        produce(&mut source, &f, 1, 5, Acks::One);
+        let records = source.log.read(0, u64::MAX);
+        let mut p = Partition::new(TopicPartition::new("t", 0), PartitionLog::new());
+        p.apply_state(&f.ctx(2, 2), &state(Some(1), &[1, 2, 3], 0, 0), &mut Outbox::default());
+        let data = |hw, records: Vec<_>| {
+            Ok(FetchedData { high_watermark: hw, log_start_offset: 0, diverging_epoch: None, records })
+        };
+        let mut out = Outbox::default();
+        p.on_fetch_response(&f.ctx(2, 3), 1, &data(5, records), &mut out);
+        assert_eq!((p.log.leo(), p.log.hw()), (5, 5));
+        // Broker 3 takes over knowing only HW 3: the follower's HW goes back to 3.
+        p.apply_state(&f.ctx(2, 4), &state(Some(3), &[3, 2], 1, 1), &mut Outbox::default());
+        p.on_fetch_response(&f.ctx(2, 5), 3, &data(3, Vec::new()), &mut out);
+        assert_eq!(p.log.hw(), 3, "lower than before, as the leader says");
+        // A leader HW past the follower's LEO is capped at the LEO.
+        p.on_fetch_response(&f.ctx(2, 6), 3, &data(9, Vec::new()), &mut out);
+        assert_eq!(p.log.hw(), 5);
+    }
+
+    /// `Partition.appendRecordsToLeader` recomputes the HW after every append, an idempotent
+    /// duplicate included, and the purgatory then completes what the new HW satisfies. Here a
+    /// follower outside the ISR that was caught up holds the HW back (R3.3); once it no longer
+    /// counts, the producer's retry of the parked batch is found to be a duplicate, and that
+    /// append moves the HW: the parked original and the retry both succeed.
+    #[test]
+    fn duplicate_append_recomputes_the_hw_and_completes_parked_produces() {
+        let f = Fixture::new(1);
+        let mut p = Partition::new(TopicPartition::new("t", 0), PartitionLog::new());
+        p.apply_state(&f.ctx(1, 0), &state(Some(1), &[1], 0, 0), &mut Outbox::default());
+        fetch(&mut p, &f, 0, 2, 0);
+        let refused = Err(ErrorCode::IneligibleReplica);
+        p.on_alter_partition_response(&f.ctx(1, 0), &refused, &mut Outbox::default());
+        let req = |correlation_id| ProduceRequest {
+            correlation_id,
+            producer: 0,
+            tp: p.tp.clone(),
+            acks: Acks::All,
+            timeout_ms: 60_000,
+            batch: Batch { producer_id: 7, base_sequence: 0, values: vec![42], record_size: 100 },
+        };
+        let (first, retry) = (req(1), req(2));
+        let mut out = Outbox::default();
+        assert!(p.on_produce(&f.ctx(1, 1), &first, &mut out));
+        assert_eq!(p.log.hw(), 0, "broker 2 was caught up at 0 ms and still counts");
+        assert!(responses(&out).is_empty());
+        let mut out = Outbox::default();
+        assert!(!p.on_produce(&f.ctx(1, 40_000), &retry, &mut out), "a duplicate appends nothing");
+        assert_eq!((p.log.leo(), p.log.hw()), (1, 1));
+        assert_eq!(responses(&out), vec![Ok((0, 0)), Ok((0, 0))]);
     }
 
     #[test]

@@ -5,11 +5,11 @@
 use clap::Parser;
 use color_eyre::eyre::{Result, WrapErr};
 use isrlab::cli::{Cli, CliError, Mode};
-use isrlab::cluster::command::Command;
 use isrlab::cluster::handle::LiveSim;
 use isrlab::cluster::snapshot::ScenarioInfo;
 use isrlab::cluster::spec::ClusterSpec;
 use isrlab::describe::{describe, zk_partition_states};
+use isrlab::scenario::Action;
 use isrlab::scenario::runner::{self, EXIT_INVALID, RunError};
 use isrlab::sim::{Ms, format_time};
 use std::io::Write;
@@ -74,7 +74,7 @@ fn run_headless(cli: &Cli, file: &Path) -> ExitCode {
 }
 
 /// What a run starts from: cluster, timeline and, for a scenario, its name and end.
-type Start = (ClusterSpec, Vec<(Ms, Command)>, Option<ScenarioInfo>);
+type Start = (ClusterSpec, Vec<Action>, Option<ScenarioInfo>);
 
 /// The cluster and timeline of `--scenario FILE`, or of the flags.
 fn start(cli: &Cli) -> Result<Start> {
@@ -108,7 +108,8 @@ fn describe_at(cli: &Cli, at: Option<Ms>, zk: bool) -> Result<()> {
 fn dashboard(cli: &Cli) -> Result<()> {
     let (spec, timeline, scenario) = start(cli)?;
     let seed = spec.seed;
-    let live = LiveSim::spawn(spec, timeline, scenario)
+    let commands = timeline.into_iter().map(|a| (a.at, a.command)).collect();
+    let live = LiveSim::spawn(spec, commands, scenario)
         .map_err(|e| CliError::Invalid(format!("the cluster cannot start: {e}")))?;
     let result = isrlab::ui::run_dashboard(live, cli.speed);
     eprintln!("isrlab: seed {seed} (replay with --seed {seed})");

@@ -12,6 +12,10 @@
 //! - dropping the `Terminal` afterwards shows the cursor again (`ESC [ ? 25 h`);
 //! - after that the binary only prints its plain `isrlab: seed N (replay with --seed N)` line
 //!   on stderr, which shares the terminal, so that line is the only thing allowed to follow.
+//!
+//! Only what needs a real terminal is tested here (keys through the tty, raw mode, the
+//! alternate screen, signals, the terminal's size). What the dashboard shows at other sizes
+//! is tested in process against the real simulation, in `dashboard_in_process.rs`.
 
 use std::io::{Read, Write};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -19,6 +23,9 @@ use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
 
 use portable_pty::{Child, CommandBuilder, ExitStatus, MasterPty, PtySize, SlavePty, native_pty_system};
+
+mod support;
+use support::{Screen, Table, broker_2_fenced_out, ids, partitions_shown};
 
 /// How long any single wait may take before the test gives up (wall time). Far above what a
 /// healthy run needs, so that a loaded machine never trips it.
@@ -29,17 +36,6 @@ const POLL: Duration = Duration::from_millis(20);
 const ENTER_ALT_SCREEN: &str = "\x1b[?1049h";
 const LEAVE_ALT_SCREEN: &str = "\x1b[?1049l";
 const SHOW_CURSOR: &str = "\x1b[?25h";
-
-/// Column titles of the partition table, in order: the full set (terminals 120 columns wide
-/// and more) and the narrow one. See `src/ui/partitions.rs`.
-const WIDE_TITLES: &[&str] =
-    &["Partition", "Leader", "Epoch", "Replicas", "ISR", "HW", "LEO by replica", "Lag / ISR timer", "State"];
-const NARROW_TITLES: &[&str] =
-    &["Partition", "Ldr", "Ep", "ISR", "HW", "LEO by replica", "Lag / ISR timer", "State"];
-
-/// The six partitions of the default topic.
-const PARTITIONS: [&str; 6] =
-    ["test_repli-0", "test_repli-1", "test_repli-2", "test_repli-3", "test_repli-4", "test_repli-5"];
 
 /// A deadline `HANG_GUARD` from now.
 #[allow(clippy::disallowed_methods)] // a hang guard for the test itself; the sim never sees it
@@ -60,143 +56,6 @@ struct Output {
     parser: vt100::Parser,
     /// The reader saw end of file (every handle on the terminal's slave side is closed).
     eof: bool,
-}
-
-/// One screenful, cell by cell, so that column indices are terminal columns even where a
-/// line holds multi-byte glyphs.
-struct Screen {
-    lines: Vec<Vec<String>>,
-    alternate: bool,
-    cursor_hidden: bool,
-}
-
-impl Screen {
-    fn of(parser: &vt100::Parser) -> Screen {
-        let screen = parser.screen();
-        let (rows, cols) = screen.size();
-        let lines = (0..rows.get())
-            .map(|r| {
-                (0..cols.get())
-                    .map(|c| match screen.cell(r, c) {
-                        Some(cell) if cell.is_wide_continuation() => String::new(),
-                        Some(cell) if cell.has_contents() => cell.contents().to_string(),
-                        _ => " ".to_string(),
-                    })
-                    .collect()
-            })
-            .collect();
-        Screen { lines, alternate: screen.alternate_screen(), cursor_hidden: screen.hide_cursor() }
-    }
-
-    /// Row `r` from column `from` up to (not including) `to`.
-    fn span(&self, r: usize, from: usize, to: usize) -> String {
-        let line = &self.lines[r];
-        line[from.min(line.len())..to.min(line.len())].concat()
-    }
-
-    fn line(&self, r: usize) -> String {
-        self.lines[r].concat()
-    }
-
-    fn contains(&self, text: &str) -> bool {
-        (0..self.lines.len()).any(|r| self.line(r).contains(text))
-    }
-}
-
-impl std::fmt::Display for Screen {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        for r in 0..self.lines.len() {
-            writeln!(f, "|{}|", self.line(r))?;
-        }
-        Ok(())
-    }
-}
-
-/// The partition table read off the screen: its column titles and, for each partition row,
-/// the text under each title (trimmed).
-struct Table {
-    titles: Vec<&'static str>,
-    rows: Vec<Vec<String>>,
-}
-
-impl Table {
-    /// Finds the header line (the one that starts with `Partition`), takes each column's
-    /// extent from where its title starts, and reads the rows under it.
-    fn read(screen: &Screen) -> Option<Table> {
-        let (header, titles, starts) = (0..screen.lines.len()).find_map(|r| {
-            let line = screen.line(r);
-            if !line.trim_start().starts_with("Partition ") {
-                return None;
-            }
-            [WIDE_TITLES, NARROW_TITLES].iter().find_map(|titles| {
-                title_columns(&screen.lines[r], titles).map(|starts| (r, titles.to_vec(), starts))
-            })
-        })?;
-        let width = screen.lines[header].len();
-        let mut rows = Vec::new();
-        for r in header + 1..screen.lines.len() {
-            let cells: Vec<String> = (0..starts.len())
-                .map(|i| {
-                    // The first column starts at 0: the selection marker sits before the title.
-                    let from = if i == 0 { 0 } else { starts[i] };
-                    let to = starts.get(i + 1).copied().unwrap_or(width);
-                    screen.span(r, from, to).trim().to_string()
-                })
-                .collect();
-            // A partition row names a partition and has numbers (or `none` for the leader)
-            // under the leader, epoch and HW titles; the detail pane's title under the table
-            // (` test_repli-0 logs · leader 1 · …`) does not.
-            let name = cells[0].trim_start_matches('▸').trim();
-            let number = |i: usize| !cells[i].is_empty() && cells[i].chars().all(|c| c.is_ascii_digit());
-            let numbers = (1..starts.len()).all(|i| match titles[i] {
-                "Leader" | "Ldr" => cells[i] == "none" || number(i),
-                "Epoch" | "Ep" | "HW" => number(i),
-                _ => true,
-            });
-            if !name.starts_with("test_repli-") || !numbers {
-                break;
-            }
-            rows.push(cells);
-        }
-        Some(Table { titles, rows })
-    }
-
-    /// Text of `title`'s column in row `row`, if the table has that column.
-    fn cell(&self, row: usize, title: &str) -> Option<&str> {
-        let i = self.titles.iter().position(|t| *t == title)?;
-        Some(self.rows[row][i].as_str())
-    }
-
-    fn partition(&self, row: usize) -> &str {
-        self.rows[row][0].trim_start_matches('▸').trim()
-    }
-
-    fn has_all_partitions(&self) -> bool {
-        PARTITIONS.iter().all(|p| (0..self.rows.len()).any(|r| self.partition(r) == *p))
-    }
-}
-
-/// Start columns of `titles`, found in order in `line` (cells), each a whole word; `None`
-/// unless every title is there.
-fn title_columns(line: &[String], titles: &[&str]) -> Option<Vec<usize>> {
-    let mut starts = Vec::new();
-    let mut from = 0;
-    for title in titles {
-        let width = title.chars().count();
-        let start = (from..line.len().saturating_sub(width - 1)).find(|&c| {
-            let before = c == 0 || line[c - 1] == " ";
-            let after = line.get(c + width).is_none_or(|s| s == " ");
-            before && after && line[c..c + width].concat() == *title
-        })?;
-        starts.push(start);
-        from = start + width;
-    }
-    Some(starts)
-}
-
-/// Broker ids in a `0,1,2` list.
-fn ids(list: &str) -> Vec<&str> {
-    list.split(',').map(str::trim).filter(|s| !s.is_empty()).collect()
 }
 
 /// A running dashboard in a pseudo-terminal. Dropping it kills the child if it still runs,
@@ -438,34 +297,6 @@ fn tail(bytes: &[u8], n: usize) -> String {
     format!("{:?}", String::from_utf8_lossy(&bytes[from..]))
 }
 
-/// All six partition rows are on screen.
-fn partitions_shown(screen: &Screen) -> bool {
-    Table::read(screen).is_some_and(|t| t.has_all_partitions())
-}
-
-/// Broker 2 is shown crashed and fenced, and every partition row shows it out of the ISR
-/// while still a replica: in the `Replicas` column when the table has one, otherwise in
-/// `LEO by replica`, which lists every assigned replica (`2:980✖`).
-fn broker_2_fenced_out(screen: &Screen) -> bool {
-    let strip = (0..screen.lines.len()).map(|r| screen.line(r)).find(|l| l.contains(" Brokers "));
-    let fenced =
-        strip.is_some_and(|l| l.split_once("2 ✖ crashed").is_some_and(|(_, s)| s.contains(", fenced")));
-    fenced
-        && Table::read(screen).is_some_and(|t| {
-            t.has_all_partitions()
-                && (0..t.rows.len()).all(|r| {
-                    let isr = t.cell(r, "ISR").unwrap_or_default();
-                    let still_replica = match t.cell(r, "Replicas") {
-                        Some(replicas) => ids(replicas).contains(&"2"),
-                        None => t
-                            .cell(r, "LEO by replica")
-                            .is_some_and(|leos| leos.split_whitespace().any(|l| l.starts_with("2:"))),
-                    };
-                    !ids(isr).is_empty() && !ids(isr).contains(&"2") && still_replica
-                })
-        })
-}
-
 /// Starts the default cluster at `cols`×`rows`, crashes broker 2 with `2` `x`, waits until
 /// the table shows it out of every ISR, then quits with `q`.
 fn crash_broker_2_then_quit(cols: u16, rows: u16) {
@@ -487,17 +318,6 @@ fn crash_broker_2_then_quit(cols: u16, rows: u16) {
 #[test]
 fn crashing_broker_2_at_100x30_takes_it_out_of_every_isr_and_q_restores_the_terminal() {
     crash_broker_2_then_quit(100, 30);
-}
-
-#[test]
-fn crashing_broker_2_at_80x24_takes_it_out_of_every_isr_and_q_restores_the_terminal() {
-    crash_broker_2_then_quit(80, 24);
-}
-
-/// 140 columns: the wide table, which has a `Replicas` column of its own.
-#[test]
-fn crashing_broker_2_at_140x40_keeps_it_in_the_replicas_column() {
-    crash_broker_2_then_quit(140, 40);
 }
 
 #[test]

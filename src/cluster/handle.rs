@@ -83,6 +83,12 @@ impl Sim {
     /// Runs every task and timer up to sim time `t` (ms), in order, then lets work due at
     /// `t` itself settle.
     pub fn advance_to(&mut self, t: Ms) {
+        self.run_to(t);
+    }
+
+    /// [`Sim::advance_to`] through a shared reference, for the dashboard's cluster interface
+    /// (single-threaded: nothing else can run meanwhile).
+    pub(crate) fn run_to(&self, t: Ms) {
         let deadline = self.world.instant(t);
         self.rt.block_on(self.local.run_until(async {
             tokio::time::sleep_until(deadline).await;
@@ -94,6 +100,11 @@ impl Sim {
 
     /// Applies a command at the current instant. Errors leave the cluster unchanged.
     pub fn apply(&mut self, cmd: &Command) -> Result<(), SimError> {
+        self.apply_now(cmd)
+    }
+
+    /// [`Sim::apply`] through a shared reference, for the dashboard's cluster interface.
+    pub(crate) fn apply_now(&self, cmd: &Command) -> Result<(), SimError> {
         let _ctx = self.rt.enter();
         super::commands::apply_command(&self.world, &self.local, cmd)
     }

@@ -6,7 +6,7 @@ use crate::cluster::command::Command;
 use crate::cluster::handle::SimError;
 use crate::cluster::spec::ClusterSpec;
 use crate::config::{self, ConfigError, ProducerConfig, Scope, TopicConfig};
-use crate::sim::{BrokerId, join_ids};
+use crate::sim::{BrokerId, Ms, join_ids};
 use std::collections::BTreeMap;
 
 use crate::sim::assignment;
@@ -144,6 +144,46 @@ impl Known {
             ));
         }
         Ok(())
+    }
+}
+
+/// What exists over a run's timeline: [`Known`] at start and after each command, in time
+/// order. Commands at an instant come before the expectations at that instant, as the runner
+/// applies them.
+#[derive(Clone, Debug)]
+pub struct KnownOverTime {
+    start: Known,
+    after: Vec<(Ms, Known)>,
+}
+
+impl KnownOverTime {
+    /// Starts from what the cluster defines.
+    pub fn new(start: Known) -> Self {
+        Self { start, after: Vec::new() }
+    }
+
+    /// Records what exists after a command at `at` (ms; not earlier than the last one).
+    pub fn record(&mut self, at: Ms, known: Known) {
+        self.after.push((at, known));
+    }
+
+    /// The latest state.
+    pub fn last(&self) -> &Known {
+        self.after.last().map_or(&self.start, |(_, k)| k)
+    }
+
+    /// What exists at sim time `at` (ms), after the commands due then.
+    pub fn at(&self, at: Ms) -> &Known {
+        self.after.iter().rev().find(|(t, _)| *t <= at).map_or(&self.start, |(_, k)| k)
+    }
+
+    /// The first instant (ms) at which partition `n` of `topic` exists, if it ever does.
+    pub fn first_with_partition(&self, topic: &str, n: u32) -> Option<Ms> {
+        let has = |k: &Known| k.topics.get(topic).is_some_and(|count| n < *count);
+        if has(&self.start) {
+            return Some(0);
+        }
+        self.after.iter().find(|(_, k)| has(k)).map(|(t, _)| *t)
     }
 }
 

@@ -1,102 +1,164 @@
 //! Expectations of a scenario: what must hold at a sim instant, checked against a
-//! [`Snapshot`]. Numbers may be exact or comparisons such as `">0"` or `"<=5"`.
+//! [`Snapshot`] and the run's [`History`]. Numbers may be exact or comparisons such as `">0"`
+//! or `"<=5"`.
 
-use crate::cluster::snapshot::{PartitionView, Snapshot};
+pub use super::compare::{Comparison, Op};
+use super::history::{EventPattern, History};
+use crate::cluster::snapshot::{BrokerState, PartitionView, ReplicaView, Snapshot};
 use crate::kafka::errors::ErrorCode;
+use crate::sim::producer::ProducerView;
+use crate::sim::protocol::LeaderRecoveryState;
 use crate::sim::{BrokerId, Ms, TopicPartition, format_time, join_ids};
 use std::collections::BTreeSet;
 use std::fmt;
 
-/// A comparison operator.
+/// The expected leader: a broker or `none` (offline), or anything but one (`"!=0"`,
+/// `"!=none"`).
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub enum Op {
-    /// `==` (also a bare number).
-    Eq,
-    /// `!=`.
-    Ne,
-    /// `<`.
-    Lt,
-    /// `<=`.
-    Le,
-    /// `>`.
-    Gt,
-    /// `>=`.
-    Ge,
+pub struct LeaderWant {
+    /// `None` = no leader (offline).
+    pub broker: Option<BrokerId>,
+    /// The leader must differ from `broker` (`!=`).
+    pub negated: bool,
 }
 
-/// An expected number: exact (`5`, `"==5"`) or a comparison (`">0"`, `"<=5"`, `"!=0"`).
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub struct Comparison {
-    /// The operator.
-    pub op: Op,
-    /// The number it compares with.
-    pub value: i64,
+impl LeaderWant {
+    /// Exactly this leader (`None` = offline).
+    pub fn is(broker: Option<BrokerId>) -> Self {
+        Self { broker, negated: false }
+    }
+
+    /// Any leader but this one (`None`: any leader at all).
+    pub fn not(broker: Option<BrokerId>) -> Self {
+        Self { broker, negated: true }
+    }
+
+    fn holds(&self, actual: Option<BrokerId>) -> bool {
+        (actual == self.broker) != self.negated
+    }
 }
 
-impl Comparison {
-    /// Exactly `value`.
-    pub fn exactly(value: i64) -> Self {
-        Self { op: Op::Eq, value }
+impl fmt::Display for LeaderWant {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let not = if self.negated { "!=" } else { "" };
+        write!(f, "{not}{}", leader_text(self.broker))
+    }
+}
+
+/// A number a partition reports, compared with [`Check::Partition`].
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum PartitionNumber {
+    /// `leader_epoch`: bumped on every leader change (R6.8).
+    LeaderEpoch,
+    /// `partition_epoch`: bumped on every change of the partition's state (R6.9).
+    PartitionEpoch,
+    /// `hw` as a number: the leader's high watermark (the last leader's when offline).
+    Hw,
+    /// `isr_shrinks`: ISR shrinks so far.
+    IsrShrinks,
+    /// `isr_expands`: ISR expansions so far.
+    IsrExpands,
+}
+
+impl PartitionNumber {
+    /// Its key in scenario files.
+    pub fn key(self) -> &'static str {
+        match self {
+            Self::LeaderEpoch => "leader_epoch",
+            Self::PartitionEpoch => "partition_epoch",
+            Self::Hw => "hw",
+            Self::IsrShrinks => "isr_shrinks",
+            Self::IsrExpands => "isr_expands",
+        }
     }
 
-    /// Parses `">0"`, `"<=5"`, `"==3"`, `"!=0"`, `"<10"`, `">=2"` or a bare `"7"`.
-    /// Errors: a message naming the text and the accepted shapes.
-    pub fn parse(text: &str) -> Result<Self, String> {
-        let t = text.trim();
-        let (op, rest) =
-            [("==", Op::Eq), ("!=", Op::Ne), ("<=", Op::Le), (">=", Op::Ge), ("<", Op::Lt), (">", Op::Gt)]
-                .iter()
-                .find_map(|(prefix, op)| t.strip_prefix(prefix).map(|rest| (*op, rest)))
-                .unwrap_or((Op::Eq, t));
-        rest.trim().parse::<i64>().map(|value| Self { op, value }).map_err(|_| {
-            format!(
-                "`{text}` is not a number or a comparison; write e.g. 3, \">0\", \"<=5\", \"==3\" or \"!=0\""
-            )
-        })
-    }
-
-    /// Whether `actual` satisfies the comparison.
-    pub fn holds(&self, actual: i64) -> bool {
-        match self.op {
-            Op::Eq => actual == self.value,
-            Op::Ne => actual != self.value,
-            Op::Lt => actual < self.value,
-            Op::Le => actual <= self.value,
-            Op::Gt => actual > self.value,
-            Op::Ge => actual >= self.value,
+    fn read(self, p: &PartitionView) -> i64 {
+        match self {
+            Self::LeaderEpoch => i64::from(p.leader_epoch),
+            Self::PartitionEpoch => i64::from(p.partition_epoch),
+            Self::Hw => p.hw,
+            Self::IsrShrinks => saturating(p.isr_shrinks),
+            Self::IsrExpands => saturating(p.isr_expands),
         }
     }
 }
 
-impl fmt::Display for Comparison {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let op = match self.op {
-            Op::Eq => "",
-            Op::Ne => "!=",
-            Op::Lt => "<",
-            Op::Le => "<=",
-            Op::Gt => ">",
-            Op::Ge => ">=",
-        };
-        write!(f, "{op}{}", self.value)
+/// An offset one replica reports (offsets), compared with [`Check::Replica`].
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum ReplicaNumber {
+    /// `leo`: log end offset.
+    Leo,
+    /// `hw = { B = … }`: the replica's own high watermark (a follower learns it from fetch
+    /// responses, R2.9).
+    Hw,
+    /// `log_start`: log start offset (moves with retention and deletion).
+    LogStart,
+}
+
+impl ReplicaNumber {
+    /// Its key in scenario files.
+    pub fn key(self) -> &'static str {
+        match self {
+            Self::Leo => "leo",
+            Self::Hw => "hw",
+            Self::LogStart => "log_start",
+        }
+    }
+
+    fn read(self, r: &ReplicaView) -> i64 {
+        match self {
+            Self::Leo => r.leo,
+            Self::Hw => r.hw,
+            Self::LogStart => r.log_start,
+        }
+    }
+}
+
+/// A count a producer reports (records), compared with [`Check::Producer`].
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum ProducerNumber {
+    /// `sent`: records handed to the producer.
+    Sent,
+    /// `acked`: records acknowledged.
+    Acked,
+    /// `failed`: records whose send failed for good (the callback got an error).
+    Failed,
+}
+
+impl ProducerNumber {
+    /// Its key in scenario files.
+    pub fn key(self) -> &'static str {
+        match self {
+            Self::Sent => "sent",
+            Self::Acked => "acked",
+            Self::Failed => "failed",
+        }
+    }
+
+    fn read(self, p: &ProducerView) -> i64 {
+        saturating(match self {
+            Self::Sent => p.sent,
+            Self::Acked => p.acked,
+            Self::Failed => p.failed,
+        })
     }
 }
 
 /// One fact to check.
 #[derive(Clone, PartialEq, Debug)]
 pub enum Check {
-    /// The partition's leader; `None` = offline.
-    Leader(TopicPartition, Option<BrokerId>),
+    /// The partition's leader (or not this leader).
+    Leader(TopicPartition, LeaderWant),
     /// The committed ISR, compared as a set.
     Isr(TopicPartition, Vec<BrokerId>),
     /// The replica list, in order.
     Replicas(TopicPartition, Vec<BrokerId>),
-    /// The leader epoch.
-    LeaderEpoch(TopicPartition, Comparison),
-    /// The leader's high watermark.
-    Hw(TopicPartition, Comparison),
-    /// The log end offset of the replica on a broker.
-    Leo(TopicPartition, BrokerId, Comparison),
+    /// A number of the partition (epochs, leader HW, ISR change counts).
+    Partition(TopicPartition, PartitionNumber, Comparison),
+    /// An offset of the replica on a broker.
+    Replica(TopicPartition, BrokerId, ReplicaNumber, Comparison),
+    /// The KIP-704 leader recovery state.
+    LeaderRecovery(TopicPartition, LeaderRecoveryState),
     /// Acknowledged records lost, cluster-wide (audit ledger).
     AckedLost(Comparison),
     /// Records in the log twice, cluster-wide (audit ledger).
@@ -114,6 +176,12 @@ pub enum Check {
         /// Expected count.
         count: Comparison,
     },
+    /// A record count of one producer (by index).
+    Producer(u32, ProducerNumber, Comparison),
+    /// A broker's state.
+    Broker(BrokerId, BrokerState),
+    /// Some event up to the check's instant matched.
+    Event(EventPattern),
 }
 
 /// A check due at a sim instant.
@@ -162,6 +230,18 @@ fn leader_text(leader: Option<BrokerId>) -> String {
     leader.map_or_else(|| "none".to_string(), |b| b.to_string())
 }
 
+/// Kafka's name of a KIP-704 state (`LeaderRecoveryState.RECOVERED` / `RECOVERING`).
+pub fn recovery_name(state: LeaderRecoveryState) -> &'static str {
+    match state {
+        LeaderRecoveryState::Recovered => "RECOVERED",
+        LeaderRecoveryState::Recovering => "RECOVERING",
+    }
+}
+
+fn saturating(n: u64) -> i64 {
+    i64::try_from(n).unwrap_or(i64::MAX)
+}
+
 /// What a check found: the text shown and whether it held.
 type Found = (String, bool);
 
@@ -171,18 +251,21 @@ fn compare(want: &Comparison, actual: i64) -> Found {
 
 fn check_partition(check: &Check, p: &PartitionView) -> Found {
     match check {
-        Check::Leader(_, want) => (leader_text(p.leader), p.leader == *want),
+        Check::Leader(_, want) => (leader_text(p.leader), want.holds(p.leader)),
         Check::Isr(_, want) => {
             let same = want.iter().collect::<BTreeSet<_>>() == p.isr.iter().collect::<BTreeSet<_>>();
             (list(&p.isr), same && want.len() == p.isr.len())
         }
         Check::Replicas(_, want) => (list(&p.replicas), *want == p.replicas),
-        Check::LeaderEpoch(_, want) => compare(want, i64::from(p.leader_epoch)),
-        Check::Hw(_, want) => compare(want, p.hw),
-        Check::Leo(_, broker, want) => match p.replica_views.iter().find(|r| r.broker == *broker) {
-            Some(r) => compare(want, r.leo),
+        Check::Partition(_, number, want) => compare(want, number.read(p)),
+        Check::Replica(_, broker, number, want) => match p.replica_views.iter().find(|r| r.broker == *broker)
+        {
+            Some(r) => compare(want, number.read(r)),
             None => (format!("no replica on broker {broker}"), false),
         },
+        Check::LeaderRecovery(_, want) => {
+            (recovery_name(p.leader_recovery_state).to_string(), p.leader_recovery_state == *want)
+        }
         _ => (String::new(), false),
     }
 }
@@ -191,10 +274,17 @@ fn count(n: usize) -> i64 {
     i64::try_from(n).unwrap_or(i64::MAX)
 }
 
-fn check_cluster(check: &Check, snap: &Snapshot) -> Found {
+fn check_producer(snap: &Snapshot, producer: u32, read: impl Fn(&ProducerView) -> Found) -> Found {
+    match snap.producers.iter().find(|p| p.index == producer) {
+        Some(p) => read(p),
+        None => (format!("no producer {producer}"), false),
+    }
+}
+
+fn check_cluster(check: &Check, snap: &Snapshot, history: &History) -> Found {
     match check {
-        Check::AckedLost(want) => compare(want, i64::try_from(snap.acked_lost).unwrap_or(i64::MAX)),
-        Check::Duplicates(want) => compare(want, i64::try_from(snap.duplicates).unwrap_or(i64::MAX)),
+        Check::AckedLost(want) => compare(want, saturating(snap.acked_lost)),
+        Check::Duplicates(want) => compare(want, saturating(snap.duplicates)),
         Check::OfflinePartitions(want) => {
             compare(want, count(snap.partitions.iter().filter(|p| p.leader.is_none()).count()))
         }
@@ -203,15 +293,20 @@ fn check_cluster(check: &Check, snap: &Snapshot) -> Found {
                 snap.partitions.iter().filter(|p| p.leader.is_some() && p.isr.len() < p.replicas.len());
             compare(want, count(under.count()))
         }
-        Check::ProducerErrors { producer, error, count: want } => {
-            match snap.producers.iter().find(|p| p.index == *producer) {
-                Some(p) => {
-                    let n = p.errors.get(error.name()).copied().unwrap_or(0);
-                    compare(want, i64::try_from(n).unwrap_or(i64::MAX))
-                }
-                None => (format!("no producer {producer}"), false),
-            }
+        Check::ProducerErrors { producer, error, count: want } => check_producer(snap, *producer, |p| {
+            compare(want, saturating(p.errors.get(error.name()).copied().unwrap_or(0)))
+        }),
+        Check::Producer(producer, number, want) => {
+            check_producer(snap, *producer, |p| compare(want, number.read(p)))
         }
+        Check::Broker(id, want) => match snap.brokers.iter().find(|b| b.id == *id) {
+            Some(b) => (b.state().to_string(), b.state() == *want),
+            None => (format!("no broker {id}"), false),
+        },
+        Check::Event(pattern) => match history.first_match(pattern) {
+            Some(m) => (format!("\"{}\" at {}", m.text, format_time(m.at)), true),
+            None => ("no such event".into(), false),
+        },
         _ => (String::new(), false),
     }
 }
@@ -223,9 +318,17 @@ impl Check {
             Check::Leader(tp, _)
             | Check::Isr(tp, _)
             | Check::Replicas(tp, _)
-            | Check::LeaderEpoch(tp, _)
-            | Check::Hw(tp, _)
-            | Check::Leo(tp, _, _) => Some(tp),
+            | Check::Partition(tp, _, _)
+            | Check::Replica(tp, _, _, _)
+            | Check::LeaderRecovery(tp, _) => Some(tp),
+            _ => None,
+        }
+    }
+
+    /// The event pattern this check waits for, if it is an `event` check.
+    pub fn event_pattern(&self) -> Option<&EventPattern> {
+        match self {
+            Check::Event(p) => Some(p),
             _ => None,
         }
     }
@@ -236,47 +339,57 @@ impl Check {
             Check::Leader(tp, _) => format!("{tp} leader"),
             Check::Isr(tp, _) => format!("{tp} isr"),
             Check::Replicas(tp, _) => format!("{tp} replicas"),
-            Check::LeaderEpoch(tp, _) => format!("{tp} leader_epoch"),
-            Check::Hw(tp, _) => format!("{tp} hw"),
-            Check::Leo(tp, broker, _) => format!("{tp} leo of broker {broker}"),
+            Check::Partition(tp, number, _) => format!("{tp} {}", number.key()),
+            Check::Replica(tp, broker, number, _) => format!("{tp} {} of broker {broker}", number.key()),
+            Check::LeaderRecovery(tp, _) => format!("{tp} leader_recovery_state"),
             Check::AckedLost(_) => "acked_lost".into(),
             Check::Duplicates(_) => "duplicates".into(),
             Check::OfflinePartitions(_) => "offline_partitions".into(),
             Check::UnderReplicated(_) => "under_replicated".into(),
             Check::ProducerErrors { producer, error, .. } => format!("producer {producer} errors {error}"),
+            Check::Producer(producer, number, _) => format!("producer {producer} {}", number.key()),
+            Check::Broker(id, _) => format!("broker {id} state"),
+            Check::Event(_) => "event".into(),
         }
     }
 
     /// The expected value as text.
     pub fn expected(&self) -> String {
         match self {
-            Check::Leader(_, want) => leader_text(*want),
+            Check::Leader(_, want) => want.to_string(),
             Check::Isr(_, want) | Check::Replicas(_, want) => list(want),
-            Check::LeaderEpoch(_, c) | Check::Hw(_, c) | Check::Leo(_, _, c) => c.to_string(),
-            Check::AckedLost(c)
+            Check::LeaderRecovery(_, want) => recovery_name(*want).to_string(),
+            Check::Broker(_, want) => want.to_string(),
+            Check::Event(pattern) => format!("an event matching {pattern}"),
+            Check::Partition(_, _, c)
+            | Check::Replica(_, _, _, c)
+            | Check::AckedLost(c)
             | Check::Duplicates(c)
             | Check::OfflinePartitions(c)
-            | Check::UnderReplicated(c) => c.to_string(),
-            Check::ProducerErrors { count, .. } => count.to_string(),
+            | Check::UnderReplicated(c)
+            | Check::Producer(_, _, c)
+            | Check::ProducerErrors { count: c, .. } => c.to_string(),
         }
     }
 
-    /// Checks the fact against a snapshot. A partition missing from the snapshot fails.
-    pub fn evaluate(&self, snap: &Snapshot) -> (String, bool) {
+    /// Checks the fact against a snapshot and the run's history. A partition missing from
+    /// the snapshot fails.
+    pub fn evaluate(&self, snap: &Snapshot, history: &History) -> Found {
         match self.partition() {
             Some(tp) => match snap.partitions.iter().find(|p| p.tp == *tp) {
                 Some(p) => check_partition(self, p),
                 None => ("no such partition".into(), false),
             },
-            None => check_cluster(self, snap),
+            None => check_cluster(self, snap, history),
         }
     }
 }
 
 impl Expectation {
-    /// Checks the expectation against a snapshot taken at its instant.
-    pub fn check(&self, snap: &Snapshot) -> Outcome {
-        let (got, passed) = self.check.evaluate(snap);
+    /// Checks the expectation against a snapshot taken at its instant and the events seen up
+    /// to then.
+    pub fn check(&self, snap: &Snapshot, history: &History) -> Outcome {
+        let (got, passed) = self.check.evaluate(snap, history);
         Outcome { at: self.at, subject: self.check.subject(), expected: self.check.expected(), got, passed }
     }
 }
@@ -284,16 +397,17 @@ impl Expectation {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cluster::snapshot::{PartitionHealth, ProducerView, ReplicaView};
+    use crate::cluster::snapshot::{BrokerStatus, BrokerView, PartitionHealth, ReplicaView};
     use crate::config::ProducerConfig;
+    use crate::sim::events::{ClusterEvent, EventKind};
 
     fn replica(broker: BrokerId, leo: i64) -> ReplicaView {
         ReplicaView {
             broker,
             online: true,
             leo,
-            hw: leo,
-            log_start: 0,
+            hw: leo - 2,
+            log_start: 3,
             epoch_cache: vec![(0, 0)],
             in_isr: true,
             is_leader: false,
@@ -318,9 +432,13 @@ mod tests {
             hw_blocked_by: None,
             pending_isr: None,
             acked_lost: 0,
-            leader_recovery_state: Default::default(),
-            isr_shrinks: 0,
-            isr_expands: 0,
+            leader_recovery_state: if leader.is_none() {
+                LeaderRecoveryState::Recovering
+            } else {
+                LeaderRecoveryState::Recovered
+            },
+            isr_shrinks: 2,
+            isr_expands: 1,
         }
     }
 
@@ -347,8 +465,22 @@ mod tests {
                 partition(2, Some(0), &[2, 0, 1], &[0, 1, 2]),
             ],
             producers: vec![producer],
+            brokers: vec![broker(0, BrokerStatus::Up, false), broker(2, BrokerStatus::Up, true)],
             acked_lost: 2,
             ..Default::default()
+        }
+    }
+
+    fn broker(id: BrokerId, status: BrokerStatus, fenced: bool) -> BrokerView {
+        BrokerView {
+            id,
+            status,
+            fenced,
+            in_controlled_shutdown: false,
+            broker_epoch: 1,
+            leader_count: 0,
+            fetch_paused: false,
+            last_heartbeat: 0,
         }
     }
 
@@ -357,23 +489,15 @@ mod tests {
     }
 
     fn outcome(check: Check) -> Outcome {
-        Expectation { at: 30_000, check }.check(&snapshot())
+        let fenced = EventPattern::new("broker 2 fenced").unwrap();
+        let mut history = History::watching([&fenced]);
+        let event = EventKind::BrokerFenced { broker: 2, silent_ms: 9000, timeout_ms: 9000 };
+        history.observe(&ClusterEvent { at: 18_000, kind: event });
+        Expectation { at: 30_000, check }.check(&snapshot(), &history)
     }
 
-    #[test]
-    fn comparisons_parse_and_hold() {
-        let cases =
-            [(">0", 1, true), (">0", 0, false), ("<=5", 5, true), ("==3", 3, true), ("!=0", 0, false)];
-        for (text, actual, holds) in cases {
-            assert_eq!(Comparison::parse(text).unwrap().holds(actual), holds, "{text} vs {actual}");
-        }
-        assert_eq!(Comparison::parse("<10").unwrap(), Comparison { op: Op::Lt, value: 10 });
-        assert_eq!(Comparison::parse(">= 2").unwrap(), Comparison { op: Op::Ge, value: 2 });
-        assert_eq!(Comparison::parse("7").unwrap(), Comparison::exactly(7));
-        assert_eq!(Comparison::parse("==3").unwrap().to_string(), "3");
-        assert_eq!(Comparison::parse("!=0").unwrap().to_string(), "!=0");
-        assert!(Comparison::parse("=>2").unwrap_err().contains("not a number or a comparison"));
-        assert!(Comparison::parse("lots").is_err());
+    fn cmp(text: &str) -> Comparison {
+        Comparison::parse(text).unwrap()
     }
 
     #[test]
@@ -392,17 +516,105 @@ mod tests {
 
     #[test]
     fn leader_none_means_offline() {
-        assert!(outcome(Check::Leader(tp(1), None)).passed);
-        let o = outcome(Check::Leader(tp(0), None));
+        assert!(outcome(Check::Leader(tp(1), LeaderWant::is(None))).passed);
+        let o = outcome(Check::Leader(tp(0), LeaderWant::is(None)));
         assert_eq!(o.to_string(), "at 00:00:30.0 test_repli-0 leader: expected none, got 0");
     }
 
     #[test]
+    fn leader_comparisons() {
+        assert!(outcome(Check::Leader(tp(0), LeaderWant::not(Some(1)))).passed);
+        assert!(outcome(Check::Leader(tp(0), LeaderWant::not(None))).passed);
+        let o = outcome(Check::Leader(tp(0), LeaderWant::not(Some(0))));
+        assert_eq!(o.to_string(), "at 00:00:30.0 test_repli-0 leader: expected !=0, got 0");
+        let o = outcome(Check::Leader(tp(1), LeaderWant::not(None)));
+        assert_eq!(o.to_string(), "at 00:00:30.0 test_repli-1 leader: expected !=none, got none");
+    }
+
+    #[test]
+    fn partition_numbers_fail_with_the_key_and_value() {
+        let number = |n, c| outcome(Check::Partition(tp(0), n, cmp(c)));
+        assert!(number(PartitionNumber::PartitionEpoch, "2").passed);
+        assert!(number(PartitionNumber::IsrShrinks, ">=2").passed);
+        assert!(number(PartitionNumber::IsrExpands, "1").passed);
+        let o = number(PartitionNumber::PartitionEpoch, ">2");
+        assert_eq!(o.to_string(), "at 00:00:30.0 test_repli-0 partition_epoch: expected >2, got 2");
+        let o = number(PartitionNumber::IsrShrinks, "0");
+        assert_eq!(o.to_string(), "at 00:00:30.0 test_repli-0 isr_shrinks: expected 0, got 2");
+        let o = number(PartitionNumber::IsrExpands, "!=1");
+        assert_eq!(o.to_string(), "at 00:00:30.0 test_repli-0 isr_expands: expected !=1, got 1");
+    }
+
+    #[test]
+    fn replica_hw_and_log_start_fail_per_broker() {
+        assert!(outcome(Check::Replica(tp(0), 1, ReplicaNumber::Hw, cmp("39"))).passed);
+        assert!(outcome(Check::Replica(tp(0), 1, ReplicaNumber::LogStart, cmp("3"))).passed);
+        let o = outcome(Check::Replica(tp(0), 1, ReplicaNumber::Hw, cmp("40")));
+        assert_eq!(o.to_string(), "at 00:00:30.0 test_repli-0 hw of broker 1: expected 40, got 39");
+        let o = outcome(Check::Replica(tp(0), 2, ReplicaNumber::LogStart, cmp("0")));
+        assert_eq!(o.to_string(), "at 00:00:30.0 test_repli-0 log_start of broker 2: expected 0, got 3");
+    }
+
+    #[test]
+    fn leader_recovery_state_fails_with_kafkas_names() {
+        assert!(outcome(Check::LeaderRecovery(tp(1), LeaderRecoveryState::Recovering)).passed);
+        let o = outcome(Check::LeaderRecovery(tp(0), LeaderRecoveryState::Recovering));
+        assert_eq!(
+            o.to_string(),
+            "at 00:00:30.0 test_repli-0 leader_recovery_state: expected RECOVERING, got RECOVERED"
+        );
+    }
+
+    #[test]
+    fn producer_counts_fail_by_name() {
+        assert!(outcome(Check::Producer(0, ProducerNumber::Sent, cmp("10"))).passed);
+        assert!(outcome(Check::Producer(0, ProducerNumber::Failed, cmp("0"))).passed);
+        let o = outcome(Check::Producer(0, ProducerNumber::Acked, cmp(">=10")));
+        assert_eq!(o.to_string(), "at 00:00:30.0 producer 0 acked: expected >=10, got 8");
+        let o = outcome(Check::Producer(1, ProducerNumber::Sent, cmp("1")));
+        assert_eq!(o.to_string(), "at 00:00:30.0 producer 1 sent: expected 1, got no producer 1");
+    }
+
+    #[test]
+    fn broker_states_fail_with_their_names() {
+        assert!(outcome(Check::Broker(0, BrokerState::Running)).passed);
+        assert!(outcome(Check::Broker(2, BrokerState::Fenced)).passed);
+        let o = outcome(Check::Broker(2, BrokerState::Crashed));
+        assert_eq!(o.to_string(), "at 00:00:30.0 broker 2 state: expected crashed, got fenced");
+        assert_eq!(outcome(Check::Broker(5, BrokerState::Running)).got, "no broker 5");
+    }
+
+    #[test]
+    fn broker_state_words() {
+        let mut b = broker(1, BrokerStatus::Up, false);
+        b.in_controlled_shutdown = true;
+        assert_eq!(b.state(), BrokerState::ShuttingDown);
+        assert_eq!(broker(1, BrokerStatus::Stopped { since: 5 }, true).state(), BrokerState::Stopped);
+        assert_eq!(broker(1, BrokerStatus::Crashed { since: 5 }, true).state(), BrokerState::Crashed);
+        for s in BrokerState::ALL {
+            assert_eq!(BrokerState::from_name(s.name()), Some(s));
+        }
+        assert_eq!(BrokerState::from_name("dead"), None);
+    }
+
+    #[test]
+    fn events_pass_when_one_matched_and_fail_otherwise() {
+        let o = outcome(Check::Event(EventPattern::new("broker 2 fenced").unwrap()));
+        assert!(o.passed, "{o}");
+        assert!(o.got.ends_with("at 00:00:18.0"), "{o}");
+        let o = outcome(Check::Event(EventPattern::new("unclean election").unwrap()));
+        assert_eq!(
+            o.to_string(),
+            "at 00:00:30.0 event: expected an event matching /unclean election/, got no such event"
+        );
+    }
+
+    #[test]
     fn offsets_and_epochs_use_comparisons() {
-        assert!(outcome(Check::Hw(tp(0), Comparison::exactly(40))).passed);
-        assert!(outcome(Check::LeaderEpoch(tp(0), Comparison::parse(">0").unwrap())).passed);
-        assert!(outcome(Check::Leo(tp(0), 2, Comparison::exactly(42))).passed);
-        let o = outcome(Check::Leo(tp(0), 7, Comparison::exactly(42)));
+        assert!(outcome(Check::Partition(tp(0), PartitionNumber::Hw, Comparison::exactly(40))).passed);
+        assert!(outcome(Check::Partition(tp(0), PartitionNumber::LeaderEpoch, cmp(">0"))).passed);
+        assert!(outcome(Check::Replica(tp(0), 2, ReplicaNumber::Leo, Comparison::exactly(42))).passed);
+        let o = outcome(Check::Replica(tp(0), 7, ReplicaNumber::Leo, Comparison::exactly(42)));
         assert_eq!(o.got, "no replica on broker 7");
         assert!(!o.passed);
     }
@@ -432,7 +644,9 @@ mod tests {
 
     #[test]
     fn a_missing_partition_fails() {
-        let o = outcome(Check::Hw(TopicPartition::new("other", 0), Comparison::exactly(0)));
+        let hw =
+            Check::Partition(TopicPartition::new("other", 0), PartitionNumber::Hw, Comparison::exactly(0));
+        let o = outcome(hw);
         assert!(!o.passed);
         assert_eq!(o.got, "no such partition");
     }

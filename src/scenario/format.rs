@@ -2,15 +2,15 @@
 //! validation into a [`Scenario`]. Every mistake is reported as `FILE:LINE:COLUMN: message`
 //! at the offending value. Later versions add fields; v1 files keep working.
 
-use super::checks::{self, Known};
+use super::checks::{self, Known, KnownOverTime};
 use super::duration::{DURATION_HINT, TimeSpec, parse_time};
 use super::error::{LoadError, SpanError};
-use super::expect::{Check, Comparison, Expectation};
+use super::expect::Expectation;
+use super::expect_file::{Names, RawExpect, expectation};
 use crate::cluster::command::Command;
 use crate::cluster::spec::{ClusterSpec, Placement, ProducerSpec, TopicSpec};
 use crate::config::{BrokerConfig, ConfigError, ProducerConfig, TopicConfig};
-use crate::kafka::errors::{self, ErrorCode};
-use crate::sim::{BrokerId, CONTROLLER_ID, Ms, TopicPartition, format_time, join_ids};
+use crate::sim::{BrokerId, CONTROLLER_ID, Ms, format_time, join_ids};
 use serde::Deserialize;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -35,16 +35,38 @@ pub struct Scenario {
     pub spec: ClusterSpec,
     /// Commands with the sim time (ms) to apply them, in time order (file order within an
     /// instant).
-    pub timeline: Vec<(Ms, Command)>,
+    pub timeline: Vec<Action>,
     /// Checks with their sim time (ms), in time order (file order within an instant).
     pub expectations: Vec<Expectation>,
     /// Sim time (ms) at which a headless run stops.
     pub end: Ms,
 }
 
-type Table = BTreeMap<Spanned<String>, Spanned<Value>>;
-type Res<T> = Result<T, SpanError>;
-type IdList = Spanned<Vec<Spanned<BrokerId>>>;
+/// A command of the timeline (`[[at]]`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Action {
+    /// Sim time (ms) at which it is applied.
+    pub at: Ms,
+    /// The command.
+    pub command: Command,
+    /// `refused = "TEXT"`: the command must be refused with an answer containing `TEXT`
+    /// (e.g. Kafka's error code `INVALID_REPLICATION_FACTOR`).
+    pub refused: Option<String>,
+}
+
+impl Scenario {
+    /// The timeline as (sim time in ms, command) pairs, for a live run.
+    pub fn commands(&self) -> Vec<(Ms, Command)> {
+        self.timeline.iter().map(|a| (a.at, a.command.clone())).collect()
+    }
+}
+
+/// A TOML table whose keys and values keep their place in the file.
+pub(super) type Table = BTreeMap<Spanned<String>, Spanned<Value>>;
+/// A result whose error points into the file.
+pub(super) type Res<T> = Result<T, SpanError>;
+/// A list of broker ids that keeps each id's place in the file.
+pub(super) type IdList = Spanned<Vec<Spanned<BrokerId>>>;
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -91,25 +113,7 @@ struct RawAction {
     time: Spanned<Value>,
     #[serde(rename = "do")]
     command: Spanned<String>,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawExpect {
-    time: Spanned<Value>,
-    partition: Option<Spanned<String>>,
-    leader: Option<Spanned<Value>>,
-    isr: Option<IdList>,
-    replicas: Option<IdList>,
-    leader_epoch: Option<Spanned<Value>>,
-    hw: Option<Spanned<Value>>,
-    leo: Option<Table>,
-    acked_lost: Option<Spanned<Value>>,
-    duplicates: Option<Spanned<Value>>,
-    offline_partitions: Option<Spanned<Value>>,
-    under_replicated: Option<Spanned<Value>>,
-    errors: Option<Table>,
-    producer: Option<Spanned<u32>>,
+    refused: Option<Spanned<String>>,
 }
 
 /// Reads and validates a scenario file. Errors: [`LoadError`] naming the file, and for
@@ -130,7 +134,8 @@ pub fn parse(file: &str, text: &str) -> Result<Scenario, LoadError> {
     build(raw).map_err(|e| e.locate(file, text))
 }
 
-fn err<T>(spanned_at: std::ops::Range<usize>, message: impl Into<String>) -> Res<T> {
+/// An error at byte range `spanned_at` of the file.
+pub(super) fn err<T>(spanned_at: std::ops::Range<usize>, message: impl Into<String>) -> Res<T> {
     Err(SpanError::new(spanned_at, message))
 }
 
@@ -144,11 +149,12 @@ fn build(raw: RawScenario) -> Res<Scenario> {
     }
     let end = end_time(&raw.end)?;
     let spec = cluster_spec(&raw)?;
-    let mut known = Known::new(&spec);
-    let timeline = timeline(&raw.at, &mut known, end)?;
+    let mut over_time = KnownOverTime::new(Known::new(&spec));
+    let timeline = timeline(&raw.at, &mut over_time, end)?;
+    let names = Names { over_time: &over_time, producers: spec.producers.len() };
     let mut expectations = Vec::new();
     for e in &raw.expect {
-        expectations.extend(expectation(e, &known, spec.producers.len(), end)?);
+        expectations.extend(expectation(e, &names, end)?);
     }
     expectations.sort_by_key(|e| e.at);
     Ok(Scenario {
@@ -195,7 +201,7 @@ fn time_of(v: &Spanned<Value>) -> Res<TimeSpec> {
 }
 
 /// A time no later than `end`, with `end` resolved.
-fn time_within(v: &Spanned<Value>, end: Ms) -> Res<Ms> {
+pub(super) fn time_within(v: &Spanned<Value>, end: Ms) -> Res<Ms> {
     let t = time_of(v)?.resolve(end);
     if t > end {
         let msg = format!("time {} is after the scenario's end ({})", format_time(t), format_time(end));
@@ -260,7 +266,7 @@ fn config_text(v: &Spanned<Value>) -> Res<String> {
 }
 
 /// A table's entries in the order the file lists them.
-fn in_file_order(table: &Table) -> Vec<(&Spanned<String>, &Spanned<Value>)> {
+pub(super) fn in_file_order(table: &Table) -> Vec<(&Spanned<String>, &Spanned<Value>)> {
     let mut entries: Vec<_> = table.iter().collect();
     entries.sort_by_key(|(k, _)| k.span().start);
     entries
@@ -329,11 +335,16 @@ fn assignment(
 }
 
 /// A list of broker ids that must all exist.
-fn id_list(list: &IdList, brokers: &[BrokerId]) -> Res<Vec<BrokerId>> {
+pub(super) fn id_list(list: &IdList, brokers: &[BrokerId]) -> Res<Vec<BrokerId>> {
     list.get_ref().iter().map(|id| existing_broker(*id.get_ref(), id.span(), brokers)).collect()
 }
 
-fn existing_broker(id: BrokerId, span: std::ops::Range<usize>, brokers: &[BrokerId]) -> Res<BrokerId> {
+/// `id` if it is one of `brokers`, else an error at `span` listing them.
+pub(super) fn existing_broker(
+    id: BrokerId,
+    span: std::ops::Range<usize>,
+    brokers: &[BrokerId],
+) -> Res<BrokerId> {
     if brokers.contains(&id) {
         Ok(id)
     } else {
@@ -359,189 +370,45 @@ fn producer(table: &Spanned<Table>, topics: &[TopicSpec]) -> Res<ProducerSpec> {
     Ok(ProducerSpec { topic: name, config })
 }
 
-fn timeline(actions: &[RawAction], known: &mut Known, end: Ms) -> Res<Vec<(Ms, Command)>> {
+fn timeline(actions: &[RawAction], over_time: &mut KnownOverTime, end: Ms) -> Res<Vec<Action>> {
     let mut timed = Vec::new();
     for a in actions {
         let at = time_within(&a.time, end)?;
-        let cmd = Command::parse(a.command.get_ref())
+        let command = Command::parse(a.command.get_ref())
             .map_err(|e| SpanError::new(a.command.span(), format!("invalid command: {e}")))?;
-        timed.push((at, cmd, a.command.span()));
+        let refused = a.refused.as_ref().map(refusal_text).transpose()?;
+        timed.push((Action { at, command, refused }, a.command.span()));
     }
-    timed.sort_by_key(|(at, _, _)| *at);
-    for (_, cmd, span) in &timed {
-        known.check_command(cmd).map_err(|m| SpanError::new(span.clone(), format!("`{cmd}`: {m}")))?;
+    timed.sort_by_key(|(action, _)| action.at);
+    for (action, span) in &timed {
+        let mut known = over_time.last().clone();
+        let checked = known.check_command(&action.command);
+        match (&action.refused, checked) {
+            (None, Err(m)) => return err(span.clone(), format!("`{}`: {m}", action.command)),
+            (None, Ok(())) => over_time.record(action.at, known),
+            // A command that must be refused changes nothing, whatever the check says.
+            (Some(_), _) => {}
+        }
     }
-    Ok(timed.into_iter().map(|(at, cmd, _)| (at, cmd)).collect())
+    Ok(timed.into_iter().map(|(action, _)| action).collect())
 }
 
-fn comparison_of(v: &Spanned<Value>) -> Res<Comparison> {
-    match v.get_ref() {
-        Value::Integer(n) => Ok(Comparison::exactly(*n)),
-        Value::String(s) => Comparison::parse(s).map_err(|m| SpanError::new(v.span(), m)),
-        _ => err(v.span(), "expected a number or a comparison such as \">0\" or \"<=5\""),
-    }
-}
-
-fn partition_of(v: &Spanned<String>, known: &Known) -> Res<TopicPartition> {
-    let text = v.get_ref();
-    let parsed = text.rsplit_once('-').and_then(|(t, n)| n.parse::<u32>().ok().map(|n| (t, n)));
-    let Some((topic, n)) = parsed else {
-        return err(v.span(), format!("`{text}` is not TOPIC-PARTITION such as `test_repli-2`"));
-    };
-    let count = known.topic(topic).map_err(|m| SpanError::new(v.span(), m))?;
-    if n >= count {
+/// `refused = "TEXT"`: the text the refusal must contain, not empty.
+fn refusal_text(v: &Spanned<String>) -> Res<String> {
+    if v.get_ref().trim().is_empty() {
         return err(
             v.span(),
-            format!("no partition `{text}`: topic `{topic}` has partitions 0 to {}", count - 1),
+            "`refused` needs the text the refusal must contain, e.g. \"INVALID_REPLICATION_FACTOR\"",
         );
     }
-    Ok(TopicPartition::new(topic, n))
-}
-
-fn expectation(raw: &Spanned<RawExpect>, known: &Known, producers: usize, end: Ms) -> Res<Vec<Expectation>> {
-    let e = raw.get_ref();
-    let at = time_within(&e.time, end)?;
-    let mut checks = match &e.partition {
-        Some(p) => partition_checks(e, &partition_of(p, known)?, &known.brokers)?,
-        None => no_partition_checks(e)?,
-    };
-    if let Some(v) = &e.acked_lost {
-        checks.push(Check::AckedLost(comparison_of(v)?));
-    }
-    if let Some(v) = &e.duplicates {
-        checks.push(Check::Duplicates(comparison_of(v)?));
-    }
-    if let Some(v) = &e.offline_partitions {
-        checks.push(Check::OfflinePartitions(comparison_of(v)?));
-    }
-    if let Some(v) = &e.under_replicated {
-        checks.push(Check::UnderReplicated(comparison_of(v)?));
-    }
-    checks.extend(error_checks(e, producers)?);
-    if checks.is_empty() {
-        return err(
-            raw.span(),
-            "this [[expect]] checks nothing; add e.g. `leader`, `isr`, `hw` or `acked_lost`",
-        );
-    }
-    Ok(checks.into_iter().map(|check| Expectation { at, check }).collect())
-}
-
-/// Errors if a partition-level field is given without `partition`.
-fn no_partition_checks(e: &RawExpect) -> Res<Vec<Check>> {
-    let spans = [
-        e.leader.as_ref().map(|v| ("leader", v.span())),
-        e.isr.as_ref().map(|v| ("isr", v.span())),
-        e.replicas.as_ref().map(|v| ("replicas", v.span())),
-        e.leader_epoch.as_ref().map(|v| ("leader_epoch", v.span())),
-        e.hw.as_ref().map(|v| ("hw", v.span())),
-        e.leo.as_ref().and_then(|t| t.keys().next()).map(|k| ("leo", k.span())),
-    ];
-    match spans.into_iter().flatten().next() {
-        Some((field, span)) => {
-            err(span, format!("`{field}` needs `partition = \"TOPIC-N\"` in the same [[expect]]"))
-        }
-        None => Ok(Vec::new()),
-    }
-}
-
-fn partition_checks(e: &RawExpect, tp: &TopicPartition, brokers: &[BrokerId]) -> Res<Vec<Check>> {
-    let mut checks = Vec::new();
-    if let Some(v) = &e.leader {
-        checks.push(Check::Leader(tp.clone(), leader_of(v, brokers)?));
-    }
-    if let Some(list) = &e.isr {
-        checks.push(Check::Isr(tp.clone(), id_list(list, brokers)?));
-    }
-    if let Some(list) = &e.replicas {
-        checks.push(Check::Replicas(tp.clone(), id_list(list, brokers)?));
-    }
-    if let Some(v) = &e.leader_epoch {
-        checks.push(Check::LeaderEpoch(tp.clone(), comparison_of(v)?));
-    }
-    if let Some(v) = &e.hw {
-        checks.push(Check::Hw(tp.clone(), comparison_of(v)?));
-    }
-    for (key, value) in e.leo.iter().flat_map(in_file_order) {
-        let id = key.get_ref().parse::<BrokerId>().map_err(|_| {
-            SpanError::new(
-                key.span(),
-                format!("`{}` is not a broker id; write leo = {{ 0 = 10 }}", key.get_ref()),
-            )
-        })?;
-        let id = existing_broker(id, key.span(), brokers)?;
-        checks.push(Check::Leo(tp.clone(), id, comparison_of(value)?));
-    }
-    if checks.is_empty() {
-        let span = e.partition.as_ref().map_or(0..0, Spanned::span);
-        return err(
-            span,
-            "nothing to check for this partition; add `leader`, `isr`, `replicas`, `leader_epoch`, `hw` or `leo`",
-        );
-    }
-    Ok(checks)
-}
-
-fn leader_of(v: &Spanned<Value>, brokers: &[BrokerId]) -> Res<Option<BrokerId>> {
-    match v.get_ref() {
-        Value::String(s) if s == "none" => Ok(None),
-        Value::Integer(n) => {
-            let id = i32::try_from(*n).unwrap_or(-1);
-            existing_broker(id, v.span(), brokers).map(Some)
-        }
-        _ => err(v.span(), "expected a broker id or \"none\" (offline)"),
-    }
-}
-
-fn error_checks(e: &RawExpect, producers: usize) -> Res<Vec<Check>> {
-    let Some(table) = &e.errors else {
-        return match &e.producer {
-            Some(p) => err(p.span(), "`producer` selects whose `errors` to check; add an `errors` table"),
-            None => Ok(Vec::new()),
-        };
-    };
-    let producer = e.producer.as_ref().map_or(0, |p| *p.get_ref());
-    if producer as usize >= producers {
-        let span = e
-            .producer
-            .as_ref()
-            .map_or_else(|| table.keys().next().map_or(0..0, Spanned::span), Spanned::span);
-        return err(
-            span,
-            format!(
-                "there is no producer {producer}: the file defines {producers} [[producer]] table(s), numbered from 0"
-            ),
-        );
-    }
-    let mut checks = Vec::new();
-    for (key, value) in in_file_order(table) {
-        let error = ErrorCode::from_name(key.get_ref())
-            .ok_or_else(|| SpanError::new(key.span(), unknown_error(key.get_ref())))?;
-        checks.push(Check::ProducerErrors { producer, error, count: comparison_of(value)? });
-    }
-    Ok(checks)
-}
-
-fn unknown_error(name: &str) -> String {
-    let mut close: Vec<(f64, &str)> = errors::ALL
-        .iter()
-        .map(|e| (strsim::jaro_winkler(name, e.name()), e.name()))
-        .filter(|(score, _)| *score > 0.8)
-        .collect();
-    close.sort_by(|a, b| b.0.total_cmp(&a.0));
-    match close.first() {
-        Some((_, best)) => format!("unknown Kafka error `{name}`; did you mean `{best}`?"),
-        None => {
-            let all: Vec<&str> = errors::ALL.iter().map(|e| e.name()).collect();
-            format!("unknown Kafka error `{name}`; known errors: {}", all.join(", "))
-        }
-    }
+    Ok(v.get_ref().clone())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sim::Acks;
+    use crate::scenario::expect::{Check, Comparison, LeaderWant, ReplicaNumber};
+    use crate::sim::{Acks, TopicPartition};
 
     const HEAD: &str = "name = \"x\"\nend = \"60s\"\n[cluster]\nbrokers = 3\n[[topic]]\nname = \"t\"\npartitions = 2\nreplication_factor = 3\n[[producer]]\ntopic = \"t\"\nrate = 0\n";
 
@@ -561,15 +428,16 @@ mod tests {
              [[expect]]\ntime = \"30s\"\nerrors = {{ NOT_ENOUGH_REPLICAS = \">0\" }}\nacked_lost = 0\n"
         );
         let s = parse("f", &text).unwrap();
-        assert_eq!(s.timeline, vec![(10_000, Command::Crash(2)), (20_000, Command::Restart(2))]);
+        assert_eq!(s.commands(), vec![(10_000, Command::Crash(2)), (20_000, Command::Restart(2))]);
         assert_eq!(s.spec.producers[0].config.acks, Acks::One);
         assert_eq!(s.spec.producers[0].config.rate, 0.0);
         assert_eq!(s.end, 60_000);
         let at: Vec<Ms> = s.expectations.iter().map(|e| e.at).collect();
         assert_eq!(at, [30_000, 30_000, 60_000, 60_000, 60_000]);
         let tp = TopicPartition::new("t", 1);
-        assert_eq!(s.expectations[2].check, Check::Leader(tp.clone(), None));
-        assert_eq!(s.expectations[4].check, Check::Leo(tp, 0, Comparison::parse(">=3").unwrap()));
+        assert_eq!(s.expectations[2].check, Check::Leader(tp.clone(), LeaderWant::is(None)));
+        let leo = Check::Replica(tp, 0, ReplicaNumber::Leo, Comparison::parse(">=3").unwrap());
+        assert_eq!(s.expectations[4].check, leo);
     }
 
     #[test]
@@ -596,7 +464,7 @@ mod tests {
         );
         assert_eq!(
             error("[[expect]]\ntime = \"1s\"\npartition = \"t-0\"\nleader = \"nobody\"\n"),
-            "15:10: expected a broker id or \"none\" (offline)"
+            "15:10: expected a broker id, \"none\" (offline), \"!=ID\" or \"!=none\""
         );
         assert_eq!(
             error("[[expect]]\ntime = \"1s\"\nacked_lost = \"=>1\"\n").split(": ").next(),
@@ -607,6 +475,101 @@ mod tests {
             error("[[expect]]\ntime = \"1s\"\nproducer = 1\nerrors = { TIMEOUT = 0 }\n")
                 .starts_with("14:12: there is no producer 1")
         );
+    }
+
+    #[test]
+    fn the_new_keys_become_checks() {
+        let text = format!(
+            "{HEAD}[[expect]]\ntime = \"5s\"\npartition = \"t-0\"\nleader = \"!=none\"\nhw = {{ 1 = \">=0\", 2 = 0 }}\n\
+             log_start = {{ 0 = 0 }}\npartition_epoch = \">0\"\nisr_shrinks = 0\nisr_expands = \"<2\"\nleader_recovery_state = \"RECOVERED\"\n\
+             [[expect]]\ntime = \"6s\"\npartition = \"t-1\"\nleader = \"!=0\"\nhw = \">=0\"\n\
+             [[expect]]\ntime = \"7s\"\nsent = \">0\"\nacked = 3\nfailed = 0\nbroker = 2\nstate = \"shutting-down\"\nevent = \"broker 2 .*\"\n"
+        );
+        let s = parse("f", &text).unwrap();
+        let subjects: Vec<String> =
+            s.expectations.iter().map(|e| format!("{} {}", e.check.subject(), e.check.expected())).collect();
+        assert_eq!(
+            subjects,
+            [
+                "t-0 leader !=none",
+                "t-0 partition_epoch >0",
+                "t-0 isr_shrinks 0",
+                "t-0 isr_expands <2",
+                "t-0 hw of broker 1 >=0",
+                "t-0 hw of broker 2 0",
+                "t-0 log_start of broker 0 0",
+                "t-0 leader_recovery_state RECOVERED",
+                "t-1 leader !=0",
+                "t-1 hw >=0",
+                "producer 0 sent >0",
+                "producer 0 acked 3",
+                "producer 0 failed 0",
+                "broker 2 state shutting-down",
+                "event an event matching /broker 2 .*/",
+            ]
+        );
+    }
+
+    #[test]
+    fn mistakes_in_the_new_keys_point_at_the_value() {
+        let at = |rest: &str| error(&format!("[[expect]]\ntime = \"1s\"\n{rest}\n"));
+        assert_eq!(
+            at("partition = \"t-0\"\nhw = { x = 1 }"),
+            "15:8: `x` is not a broker id; write hw = { 0 = 10 }"
+        );
+        assert_eq!(
+            at("partition = \"t-0\"\nlog_start = { 7 = 1 }"),
+            "15:15: broker 7 does not exist (brokers: 0,1,2)"
+        );
+        assert_eq!(at("partition = \"t-0\"\nhw = [1]").split(": ").next(), Some("15:6"));
+        assert_eq!(
+            at("partition = \"t-0\"\nleader = \"!=9\""),
+            "15:10: broker 9 does not exist (brokers: 0,1,2)"
+        );
+        assert_eq!(
+            at("partition = \"t-0\"\nleader_recovery_state = \"DONE\""),
+            "15:25: unknown leader recovery state `DONE`; expected \"RECOVERED\" or \"RECOVERING\" (KIP-704)"
+        );
+        assert_eq!(
+            at("isr_shrinks = 1"),
+            "14:15: `isr_shrinks` needs `partition = \"TOPIC-N\"` in the same [[expect]]"
+        );
+        assert_eq!(
+            at("broker = 1\nstate = \"dead\""),
+            "15:9: unknown broker state `dead`; expected one of running, fenced, shutting-down, stopped, crashed"
+        );
+        assert_eq!(at("broker = 5\nstate = \"fenced\""), "14:10: broker 5 does not exist (brokers: 0,1,2)");
+        assert_eq!(at("state = \"fenced\""), "14:9: `state` needs `broker = ID` in the same [[expect]]");
+        assert!(at("broker = 1").starts_with("14:10: `broker` selects whose `state`"));
+        assert!(at("event = \"(\"").starts_with("14:9: `(` is not a valid regular expression: "));
+        assert_eq!(
+            at("producer = 2\nacked = 1"),
+            "14:12: there is no producer 2: the file defines 1 [[producer]] table(s), numbered from 0"
+        );
+        assert!(at("producer = 0").starts_with("14:12: `producer` selects whose"));
+        assert_eq!(
+            error("[[at]]\ntime = \"1s\"\ndo = \"crash 1\"\nrefused = \" \"\n"),
+            "15:11: `refused` needs the text the refusal must contain, e.g. \"INVALID_REPLICATION_FACTOR\""
+        );
+    }
+
+    #[test]
+    fn expectations_follow_the_timeline() {
+        let create = "[[at]]\ntime = \"10s\"\ndo = \"create-topic late 2 3\"\n";
+        let late = |time: &str| {
+            format!("{create}[[expect]]\ntime = \"{time}\"\npartition = \"late-1\"\nisr = [0, 1, 2]\n")
+        };
+        let ok = parse("f", &format!("{HEAD}{}", late("10s"))).unwrap();
+        assert_eq!(ok.expectations[0].check.partition(), Some(&TopicPartition::new("late", 1)));
+        assert_eq!(
+            error(&late("9s")),
+            "17:13: unknown topic `late` (topics: t) at 00:00:09.0; an [[at]] command creates it at 00:00:10.0"
+        );
+        let refused = "[[at]]\ntime = \"1s\"\ndo = \"create-topic big 1 4\"\nrefused = \"INVALID_REPLICATION_FACTOR\"\n";
+        let s = parse("f", &format!("{HEAD}{refused}[[expect]]\ntime = \"2s\"\nacked_lost = 0\n")).unwrap();
+        assert_eq!(s.timeline[0].refused.as_deref(), Some("INVALID_REPLICATION_FACTOR"));
+        let named = format!("{HEAD}{refused}[[expect]]\ntime = \"2s\"\npartition = \"big-0\"\nhw = 0\n");
+        assert!(parse("f", &named).unwrap_err().to_string().contains("unknown topic `big`"));
     }
 
     #[test]

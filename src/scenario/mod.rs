@@ -2,12 +2,15 @@
 //! runs interactively, as a guided lesson and headless in CI.
 
 pub mod checks;
+pub mod compare;
 pub use crate::cluster::command;
 pub mod duration;
 pub mod error;
 pub mod expect;
+mod expect_file;
 pub mod format;
+pub mod history;
 pub mod runner;
 
 pub use error::LoadError;
-pub use format::{Scenario, load, parse};
+pub use format::{Action, Scenario, load, parse};

@@ -3,7 +3,9 @@
 //! with ✓ or ✗, the final state as `kafka-topics.sh --describe` prints it and a last line
 //! `N passed, M failed`.
 
-use super::format::Scenario;
+use super::expect::Outcome;
+use super::format::{Action, Scenario};
+use super::history::History;
 use crate::cluster::command::Command;
 use crate::cluster::handle::{Sim, SimError};
 use crate::cluster::snapshot::Snapshot;
@@ -96,29 +98,23 @@ pub fn run(scenario: &Scenario, out: &mut dyn Write) -> Result<Summary, RunError
 /// `--describe` state and the `N passed, M failed` line. Errors: `out` fails.
 pub fn run_on(sim: &mut impl Driven, scenario: &Scenario, out: &mut dyn Write) -> io::Result<Summary> {
     let mut summary = Summary::default();
-    print_events(sim, out)?;
+    let mut history = History::watching(scenario.expectations.iter().filter_map(|e| e.check.event_pattern()));
+    print_events(sim, &mut history, out)?;
     let (mut next_action, mut next_expect) = (0, 0);
     for t in instants(scenario) {
         sim.advance_to(t);
-        print_events(sim, out)?;
-        for (_, cmd) in scenario.timeline[next_action..].iter().take_while(|(at, _)| *at == t) {
+        print_events(sim, &mut history, out)?;
+        for action in scenario.timeline[next_action..].iter().take_while(|a| a.at == t) {
             next_action += 1;
-            apply(sim, cmd, &mut summary, out)?;
+            apply(sim, action, &mut summary, out)?;
         }
-        print_events(sim, out)?;
+        print_events(sim, &mut history, out)?;
         let due: Vec<_> = scenario.expectations[next_expect..].iter().take_while(|e| e.at == t).collect();
         next_expect += due.len();
         if !due.is_empty() {
             let snap = sim.snapshot();
             for e in due {
-                let outcome = e.check(&snap);
-                if outcome.passed {
-                    summary.passed += 1;
-                    writeln!(out, "✓ {outcome}")?;
-                } else {
-                    summary.failed += 1;
-                    writeln!(out, "✗ {outcome}")?;
-                }
+                verdict(&e.check(&snap, &history), &mut summary, out)?;
             }
         }
     }
@@ -128,24 +124,63 @@ pub fn run_on(sim: &mut impl Driven, scenario: &Scenario, out: &mut dyn Write) -
 
 /// Every instant something is due, ascending, ending with `end`.
 fn instants(scenario: &Scenario) -> BTreeSet<Ms> {
-    let actions = scenario.timeline.iter().map(|(t, _)| *t);
+    let actions = scenario.timeline.iter().map(|a| a.at);
     let checks = scenario.expectations.iter().map(|e| e.at);
     actions.chain(checks).chain([scenario.end]).collect()
 }
 
-fn apply(sim: &mut impl Driven, cmd: &Command, summary: &mut Summary, out: &mut dyn Write) -> io::Result<()> {
-    let now = format_time(sim.now());
-    match sim.apply(cmd) {
-        Ok(()) => writeln!(out, "{now} do: {cmd}"),
-        Err(e) => {
-            summary.failed += 1;
-            writeln!(out, "✗ at {now} do `{cmd}` was refused: {e}")
-        }
-    }
+/// Counts and prints one verdict: `✓ OUTCOME` or `✗ OUTCOME`.
+fn verdict(outcome: &Outcome, summary: &mut Summary, out: &mut dyn Write) -> io::Result<()> {
+    let mark = if outcome.passed {
+        summary.passed += 1;
+        '✓'
+    } else {
+        summary.failed += 1;
+        '✗'
+    };
+    writeln!(out, "{mark} {outcome}")
 }
 
-fn print_events(sim: &mut impl Driven, out: &mut dyn Write) -> io::Result<()> {
+/// Applies one `[[at]]` command. A refusal fails the run unless the action expects it
+/// (`refused = "TEXT"`); then the answer must contain `TEXT`, and acceptance fails.
+fn apply(
+    sim: &mut impl Driven,
+    action: &Action,
+    summary: &mut Summary,
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    let now = sim.now();
+    let result = sim.apply(&action.command);
+    let cmd = &action.command;
+    let Some(want) = &action.refused else {
+        return match result {
+            Ok(()) => writeln!(out, "{} do: {cmd}", format_time(now)),
+            Err(e) => {
+                summary.failed += 1;
+                writeln!(
+                    out,
+                    "✗ at {} do `{cmd}` was refused: {e} (if Kafka should refuse it, add `refused = \"…\"` to its [[at]])",
+                    format_time(now)
+                )
+            }
+        };
+    };
+    let (got, passed) = match result {
+        Ok(()) => ("accepted".to_string(), false),
+        Err(e) => {
+            let text = e.to_string();
+            let passed = text.contains(want.as_str());
+            (format!("refused: {text}"), passed)
+        }
+    };
+    let subject = format!("do `{cmd}`");
+    let outcome = Outcome { at: now, subject, expected: format!("refused with `{want}`"), got, passed };
+    verdict(&outcome, summary, out)
+}
+
+fn print_events(sim: &mut impl Driven, history: &mut History, out: &mut dyn Write) -> io::Result<()> {
     for event in sim.drain_events() {
+        history.observe(&event);
         writeln!(out, "{event}")?;
     }
     Ok(())
@@ -159,13 +194,19 @@ fn finish(snap: &Snapshot, summary: Summary, out: &mut dyn Write) -> io::Result<
 }
 
 /// Starts `spec`, applies the `timeline` commands due up to `at` (ms) and returns the state at
-/// `at`; events are discarded. Errors: the cluster cannot start, or a command is refused.
-pub fn run_to(spec: ClusterSpec, timeline: &[(Ms, Command)], at: Ms) -> Result<Snapshot, RunError> {
+/// `at`; events are discarded. Errors: the cluster cannot start, or a command is refused that
+/// was not meant to be (`refused`).
+pub fn run_to(spec: ClusterSpec, timeline: &[Action], at: Ms) -> Result<Snapshot, RunError> {
     let mut sim = Sim::new(spec)?;
-    for (t, command) in timeline.iter().take_while(|(t, _)| *t <= at) {
+    for Action { at: t, command, refused } in timeline.iter().take_while(|a| a.at <= at) {
         sim.advance_to(*t);
-        sim.apply(command)
-            .map_err(|e| RunError::Refused(format!("at {} `{command}` was refused: {e}", format_time(*t))))?;
+        match sim.apply(command) {
+            Err(e) if refused.is_none() => {
+                let when = format_time(*t);
+                return Err(RunError::Refused(format!("at {when} `{command}` was refused: {e}")));
+            }
+            _ => {}
+        }
     }
     sim.advance_to(at);
     Ok(sim.snapshot())
@@ -212,6 +253,7 @@ mod tests {
         }
         fn apply(&mut self, cmd: &Command) -> Result<(), SimError> {
             match cmd {
+                Command::Restart(0) => Ok(()),
                 Command::Crash(2) if self.crashed_at.is_none() => {
                     self.crashed_at = Some(self.now);
                     self.events
@@ -283,6 +325,24 @@ leader = 2
 [[at]]
 time = "25s"
 do = "crash 2"
+[[at]]
+time = "26s"
+do = "crash 2"
+refused = "already crashed"
+[[at]]
+time = "27s"
+do = "crash 2"
+refused = "INVALID_REPLICATION_FACTOR"
+[[at]]
+time = "28s"
+do = "restart 0"
+refused = "running"
+[[expect]]
+time = "20s"
+event = "t-0 leader 2 → 0, clean"
+[[expect]]
+time = "20s"
+event = "unclean"
 "#;
 
     #[test]
@@ -291,8 +351,8 @@ do = "crash 2"
         let mut fake = Fake::default();
         let mut out = Vec::new();
         let summary = run_on(&mut fake, &scenario, &mut out).unwrap();
-        assert_eq!(fake.advanced_to, [10_000, 15_000, 20_000, 25_000, 30_000]);
-        assert_eq!(summary, Summary { passed: 2, failed: 2 });
+        assert_eq!(fake.advanced_to, [10_000, 15_000, 20_000, 25_000, 26_000, 27_000, 28_000, 30_000]);
+        assert_eq!(summary, Summary { passed: 4, failed: 5 });
         assert_eq!(summary.exit_code(), EXIT_FAILED);
         let expected = "\
 00:00:10.0 do: crash 2
@@ -301,12 +361,17 @@ do = "crash 2"
 00:00:19.0 t-0 leader 2 → 0, clean election: first live ISR member in replica order, leader epoch 1, ISR 0,1
 ✓ at 00:00:20.0 t-0 leader: expected 0, got 0
 ✗ at 00:00:20.0 t-0 isr: expected [0,1,2], got [0,1]
-✗ at 00:00:25.0 do `crash 2` was refused: broker 2 is already crashed
+✓ at 00:00:20.0 event: expected an event matching /t-0 leader 2 → 0, clean/, got \"t-0 leader 2 → 0, clean election: first live ISR member in replica order, leader epoch 1, ISR 0,1\" at 00:00:19.0
+✗ at 00:00:20.0 event: expected an event matching /unclean/, got no such event
+✗ at 00:00:25.0 do `crash 2` was refused: broker 2 is already crashed (if Kafka should refuse it, add `refused = \"…\"` to its [[at]])
+✓ at 00:00:26.0 do `crash 2`: expected refused with `already crashed`, got refused: broker 2 is already crashed
+✗ at 00:00:27.0 do `crash 2`: expected refused with `INVALID_REPLICATION_FACTOR`, got refused: broker 2 is already crashed
+✗ at 00:00:28.0 do `restart 0`: expected refused with `running`, got accepted
 
 Topic: t\tTopicId: AAAAAAAAAAAAAAAAAAAAAA\tPartitionCount: 1\tReplicationFactor: 3\tConfigs: 
 \tTopic: t\tPartition: 0\tLeader: 0\tReplicas: 2,0,1\tIsr: 0,1\tElr: \tLastKnownElr: 
 acked records lost: 0 · duplicates: 0
-2 passed, 2 failed
+4 passed, 5 failed
 ";
         assert_eq!(String::from_utf8(out).unwrap(), expected);
     }

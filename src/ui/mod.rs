@@ -43,15 +43,17 @@ use self::meter::SpeedMeter;
 use self::pacer::Pacer;
 use self::theme::Theme;
 use crate::cluster::command::Command;
-use crate::cluster::handle::{LiveSim, SimError};
+use crate::cluster::handle::{LiveSim, Sim, SimError};
 use crate::cluster::snapshot::Snapshot;
 use crate::sim::Ms;
 
 /// Time between frame ticks: at most 30 redraws a second.
 pub const FRAME: Duration = Duration::from_millis(33);
 
-/// What the dashboard needs from a running simulation. [`LiveSim`] is the real one; tests
-/// can pass a fake that records what was asked.
+/// What the dashboard needs from a running simulation. [`LiveSim`] runs it on its own thread;
+/// [`Sim`] runs it in the caller's thread, so a test can press keys against the real
+/// simulation, move sim time itself and draw frames with ratatui's `TestBackend` (no terminal,
+/// no wall clock); tests can also pass a fake that records what was asked.
 pub trait Cluster {
     /// Applies a command now; `Err` is the refusal. When it returns, [`Cluster::latest`]
     /// already shows the command's effect.
@@ -73,6 +75,23 @@ impl Cluster for LiveSim {
 
     fn latest(&self) -> Arc<Snapshot> {
         LiveSim::latest(self)
+    }
+}
+
+impl Cluster for Sim {
+    fn apply(&self, cmd: Command) -> Result<(), SimError> {
+        self.apply_now(&cmd)
+    }
+
+    /// Runs sim time up to `t` before returning (the caller's thread is the sim thread).
+    fn advance_to(&self, t: Ms) {
+        if t > self.now() {
+            self.run_to(t);
+        }
+    }
+
+    fn latest(&self) -> Arc<Snapshot> {
+        Arc::new(self.snapshot())
     }
 }
 

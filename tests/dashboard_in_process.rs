@@ -1,0 +1,114 @@
+//! The whole dashboard against the real simulation, in process: keys go through the same input
+//! path the event loop uses (`ui::handle_input`) into a real [`Sim`], sim time moves only when
+//! the test says so, and each frame is drawn into ratatui's `TestBackend` and read cell by
+//! cell. No pseudo-terminal and no wall clock, so these tests are exact and fast; the
+//! terminal itself (raw mode, alternate screen, signals) is left to `e2e_dashboard.rs`.
+
+mod support;
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use isrlab::cluster::handle::Sim;
+use isrlab::cluster::snapshot::Snapshot;
+use isrlab::cluster::spec::ClusterSpec;
+use isrlab::sim::Ms;
+use isrlab::ui::app::{Model, Msg, update};
+use isrlab::ui::pacer::Pacer;
+use isrlab::ui::theme::Theme;
+use isrlab::ui::{Cluster, handle_input, view};
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use std::sync::Arc;
+use support::{Screen, Table, broker_2_fenced_out, ids};
+
+/// The dashboard's state around one real simulation, driven by the test.
+struct App {
+    sim: Sim,
+    model: Model,
+    pacer: Pacer,
+    snap: Arc<Snapshot>,
+}
+
+impl App {
+    /// The default cluster (`isrlab --seed 42`) in a `cols`×`rows` terminal, without colour.
+    fn start(cols: u16, rows: u16) -> App {
+        let sim = Sim::new(ClusterSpec::default_run(42)).expect("the default run is valid");
+        let snap = sim.latest();
+        let mut model = Model::new(1.0, Theme::new(false), &snap);
+        update(&mut model, Msg::Resize(cols, rows), &snap);
+        let pacer = Pacer::new(snap.now);
+        App { sim, model, pacer, snap }
+    }
+
+    /// Types `keys` one after the other, as a burst from the terminal.
+    fn press(&mut self, keys: &str) {
+        for c in keys.chars() {
+            let key = Msg::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE));
+            assert!(!handle_input(key, &mut self.model, &self.sim, &mut self.pacer, &mut self.snap));
+        }
+    }
+
+    /// Lets `ms` of sim time pass and hands the newest snapshot to the model, as the event
+    /// loop does when the sim thread publishes one.
+    fn run_for(&mut self, ms: Ms) {
+        self.sim.advance_to(self.snap.now + ms);
+        self.snap = self.sim.latest();
+        update(&mut self.model, Msg::Snapshot, &self.snap);
+    }
+
+    /// The frame the dashboard draws now.
+    fn screen(&self) -> Screen {
+        let (cols, rows) = self.model.screen;
+        let mut terminal = Terminal::new(TestBackend::new(cols, rows)).expect("a test backend");
+        terminal.draw(|frame| view::view(&self.model, &self.snap, frame)).expect("a frame");
+        Screen::of_buffer(terminal.backend().buffer())
+    }
+}
+
+/// Starts the default cluster, checks broker 2 is in every ISR, crashes it with `2` `x`, lets
+/// 15 s of sim time pass (more than `broker.session.timeout.ms` = 9 s plus the leaders'
+/// reaction) and requires the frame to show broker 2 crashed and fenced, out of every ISR but
+/// still a replica.
+fn crash_broker_2(cols: u16, rows: u16) {
+    let mut app = App::start(cols, rows);
+    app.run_for(1_000);
+    let before = app.screen();
+    let table = Table::read(&before).unwrap_or_else(|| panic!("no partition table:\n{before}"));
+    assert!(table.has_all_partitions(), "not every partition is shown:\n{before}");
+    for r in 0..table.rows.len() {
+        let isr = ids(table.cell(r, "ISR").unwrap_or_default());
+        assert!(isr.contains(&"2"), "{} starts without broker 2 in its ISR:\n{before}", table.partition(r));
+    }
+    app.press("2");
+    assert!(app.screen().contains("▸2 "), "broker 2 is not selected:\n{}", app.screen());
+    app.press("x");
+    assert!(!broker_2_fenced_out(&app.screen()), "fenced before the session timed out:\n{}", app.screen());
+    app.run_for(15_000);
+    let after = app.screen();
+    assert!(broker_2_fenced_out(&after), "broker 2 is not shown fenced and out of every ISR:\n{after}");
+}
+
+#[test]
+fn keys_2_x_crash_broker_2_and_it_leaves_every_isr_at_80x24() {
+    crash_broker_2(80, 24);
+}
+
+#[test]
+fn keys_2_x_crash_broker_2_and_it_leaves_every_isr_at_100x30() {
+    crash_broker_2(100, 30);
+}
+
+/// 140 columns: the wide table, which has a `Replicas` column of its own.
+#[test]
+fn keys_2_x_crash_broker_2_and_it_stays_in_the_replicas_column_at_140x40() {
+    crash_broker_2(140, 40);
+}
+
+#[test]
+fn a_refused_key_shows_the_real_simulations_answer() {
+    let mut app = App::start(100, 30);
+    app.press("2x");
+    app.run_for(1_000);
+    app.press("x");
+    let screen = app.screen();
+    assert!(screen.contains("✖ crash 2: broker 2 is already down"), "{screen}");
+}

@@ -247,6 +247,13 @@ pub static PROPERTIES: &[Property] = &[
         doc: "bytes in one producer batch",
     },
     Property {
+        name: "record.size",
+        scope: Scope::Producer,
+        default: "100",
+        kind: long(1, 1_048_576),
+        doc: "isrlab: bytes of every record in a batch (key, value, headers, framing); a batch is 61 bytes of header plus its records, and replication moves those bytes. 100 as in Kafka's own benchmarks; at most max.request.size (1048576)",
+    },
+    Property {
         name: "rate",
         scope: Scope::Producer,
         default: "100",
@@ -560,7 +567,18 @@ impl TopicConfig {
     }
 }
 
-/// Producer client configuration (Java client defaults, R5.7), plus isrlab's `rate`.
+/// Default `record.size` (bytes): the record size of Kafka's own producer benchmarks
+/// (`tests/kafkatest/benchmarks/core/benchmark_test.py`, `DEFAULT_RECORD_SIZE = 100`), a small
+/// key-less value plus its per-record framing. Kafka's `kafka-producer-perf-test` has no
+/// default for `--record-size`.
+pub const DEFAULT_RECORD_SIZE: u32 = 100;
+
+/// Bytes of a record batch's header (v2 format) on top of its records: Kafka's
+/// `DefaultRecordBatch.RECORD_BATCH_OVERHEAD` (61).
+pub const RECORD_BATCH_OVERHEAD: u32 = 61;
+
+/// Producer client configuration (Java client defaults, R5.7), plus isrlab's `record.size`
+/// and `rate`.
 #[derive(Clone, PartialEq, Debug)]
 pub struct ProducerConfig {
     /// `acks`.
@@ -589,6 +607,8 @@ pub struct ProducerConfig {
     pub linger_ms: Ms,
     /// `batch.size` (bytes).
     pub batch_size: u64,
+    /// Bytes of every record inside a batch (isrlab's `record.size`; Kafka records vary).
+    pub record_size: u32,
     /// Records per second (isrlab's load knob; 0 = only explicit `produce` commands).
     pub rate: f64,
     /// `enable.idempotence` was set by the user, not left at its default: Kafka then refuses
@@ -612,6 +632,7 @@ impl Default for ProducerConfig {
             socket_connection_setup_timeout_max_ms: 30_000,
             linger_ms: 5,
             batch_size: 16_384,
+            record_size: DEFAULT_RECORD_SIZE,
             rate: 100.0,
             enable_idempotence_set: false,
         }
@@ -645,6 +666,7 @@ impl ProducerConfig {
             }
             ("linger.ms", v) => self.linger_ms = as_u64(v),
             ("batch.size", v) => self.batch_size = as_u64(v),
+            ("record.size", v) => self.record_size = as_u64(v) as u32,
             ("rate", Value::Rate(r)) => self.rate = r,
             (other, _) => unreachable!("registry entry {other} has no producer field"),
         }
@@ -673,6 +695,14 @@ impl ProducerConfig {
             )));
         }
         Ok(())
+    }
+
+    /// Records one batch holds: as many as fit in `batch.size` after the batch header, at
+    /// least one (Java's `MemoryRecordsBuilder.hasRoomFor`: a batch takes a record while
+    /// header plus records stay within `batch.size`, and always takes its first).
+    pub fn records_per_batch(&self) -> usize {
+        let room = self.batch_size.saturating_sub(u64::from(RECORD_BATCH_OVERHEAD));
+        (room / u64::from(self.record_size.max(1))).max(1) as usize
     }
 
     /// Whether idempotence is in effect: Kafka quietly turns the default off when acks is not
@@ -749,6 +779,20 @@ mod tests {
         assert!(b.validate().is_ok());
         b.set("broker.heartbeat.interval.ms", "5000").unwrap();
         assert!(b.warning().unwrap().contains("half of broker.session.timeout.ms"));
+    }
+
+    /// A batch is its 61-byte header plus whole records; an oversized record still goes,
+    /// alone.
+    #[test]
+    fn record_size_sets_how_many_records_a_batch_holds() {
+        let mut p = ProducerConfig::default();
+        assert_eq!(p.records_per_batch(), 163);
+        p.set("record.size", "1000").unwrap();
+        assert_eq!(p.records_per_batch(), 16);
+        p.set("record.size", "20000").unwrap();
+        assert_eq!(p.records_per_batch(), 1);
+        assert!(p.set("record.size", "0").is_err());
+        assert!(p.set("record.size", "2000000").is_err());
     }
 
     #[test]

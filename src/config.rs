@@ -5,6 +5,10 @@
 use crate::kafka::{Acks, Ms};
 use std::fmt;
 
+pub mod semantics;
+
+pub use semantics::Semantics;
+
 /// Where a property can be set.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum Scope {
@@ -431,6 +435,9 @@ pub struct BrokerConfig {
     pub auto_leader_rebalance_enable: bool,
     /// `leader.imbalance.check.interval.seconds` (s).
     pub leader_imbalance_check_interval_seconds: u64,
+    /// The Kafka version's replication rules every broker and the controller follow (not a
+    /// Kafka property: the release the cluster runs).
+    pub semantics: Semantics,
 }
 
 impl Default for BrokerConfig {
@@ -450,6 +457,7 @@ impl Default for BrokerConfig {
             unclean_leader_election_interval_ms: 300_000,
             auto_leader_rebalance_enable: true,
             leader_imbalance_check_interval_seconds: 300,
+            semantics: Semantics::CURRENT,
         }
     }
 }
@@ -544,14 +552,23 @@ impl TopicConfig {
         self.min_insync_replicas.unwrap_or(broker.min_insync_replicas)
     }
 
-    /// Effective min ISR: `min(min.insync.replicas, replicas)` since Kafka 3.7 (R5.6).
+    /// Effective min ISR: `min(min.insync.replicas, replicas)` under strict min ISR (Kafka 3.7+,
+    /// R5.6, [`Semantics::strict_min_isr`]); the configured value before.
     pub fn effective_min_isr(&self, broker: &BrokerConfig, replica_count: usize) -> usize {
-        (self.min_insync_replicas(broker) as usize).min(replica_count.max(1))
+        let configured = self.min_insync_replicas(broker) as usize;
+        if broker.semantics.strict_min_isr { configured.min(replica_count.max(1)) } else { configured }
     }
 
     /// Whether unclean election is allowed for this topic (override or broker default).
     pub fn unclean_leader_election_enable(&self, broker: &BrokerConfig) -> bool {
         self.unclean_leader_election_enable.unwrap_or(broker.unclean_leader_election_enable)
+    }
+
+    /// Whether the controller elects an unclean leader for this topic by itself: the topic
+    /// allows it and the KRaft controller applies the setting ([`Semantics::kraft_unclean_election`],
+    /// Kafka 3.9+, R6.5).
+    pub fn unclean_election_automatic(&self, broker: &BrokerConfig) -> bool {
+        broker.semantics.kraft_unclean_election && self.unclean_leader_election_enable(broker)
     }
 
     /// The overrides as `name=value` pairs, as `kafka-topics.sh --describe` lists `Configs:`.
@@ -618,9 +635,17 @@ pub struct ProducerConfig {
 
 impl Default for ProducerConfig {
     fn default() -> Self {
+        Self::defaults_for(&Semantics::CURRENT)
+    }
+}
+
+impl ProducerConfig {
+    /// The Java client's defaults in the given Kafka version (R5.7): `enable.idempotence` and
+    /// `linger.ms` come from the semantics (KIP-679, KIP-1030).
+    pub fn defaults_for(semantics: &Semantics) -> Self {
         Self {
             acks: Acks::All,
-            enable_idempotence: true,
+            enable_idempotence: semantics.idempotence_by_default,
             retries: i32::MAX as u32,
             delivery_timeout_ms: 120_000,
             request_timeout_ms: 30_000,
@@ -630,7 +655,7 @@ impl Default for ProducerConfig {
             reconnect_backoff_max_ms: 1000,
             socket_connection_setup_timeout_ms: 10_000,
             socket_connection_setup_timeout_max_ms: 30_000,
-            linger_ms: 5,
+            linger_ms: semantics.default_linger_ms,
             batch_size: 16_384,
             record_size: DEFAULT_RECORD_SIZE,
             rate: 100.0,
@@ -793,6 +818,21 @@ mod tests {
         assert_eq!(p.records_per_batch(), 1);
         assert!(p.set("record.size", "0").is_err());
         assert!(p.set("record.size", "2000000").is_err());
+    }
+
+    #[test]
+    fn version_dependent_rules_read_the_semantics() {
+        let mut b = BrokerConfig::default();
+        let t = TopicConfig { min_insync_replicas: Some(3), unclean_leader_election_enable: Some(true) };
+        assert!(t.unclean_election_automatic(&b));
+        b.semantics.strict_min_isr = false;
+        b.semantics.kraft_unclean_election = false;
+        assert_eq!(t.effective_min_isr(&b, 2), 3, "before 3.7 min ISR was not capped");
+        assert!(!t.unclean_election_automatic(&b), "KRaft before 3.9 left unclean election to the admin");
+        let old = Semantics { idempotence_by_default: false, default_linger_ms: 0, ..Semantics::CURRENT };
+        let p = ProducerConfig::defaults_for(&old);
+        assert!(!p.enable_idempotence && p.linger_ms == 0);
+        assert_eq!(ProducerConfig::default(), ProducerConfig::defaults_for(&Semantics::CURRENT));
     }
 
     #[test]

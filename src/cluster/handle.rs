@@ -106,7 +106,14 @@ impl Sim {
     /// [`Sim::apply`] through a shared reference, for the dashboard's cluster interface.
     pub(crate) fn apply_now(&self, cmd: &Command) -> Result<(), SimError> {
         let _ctx = self.rt.enter();
-        super::commands::apply_command(&self.world, &self.local, cmd)
+        let now = self.world.now();
+        let _span = tracing::info_span!("command", t = now, command = %cmd).entered();
+        let result = super::commands::apply_command(&self.world, &self.local, cmd);
+        match &result {
+            Ok(()) => tracing::info!("applied"),
+            Err(e) => tracing::info!(refused = %e, "refused"),
+        }
+        result
     }
 
     /// The cluster as it is now.

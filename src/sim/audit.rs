@@ -1,27 +1,38 @@
 //! The audit ledger: every record a producer was told is safe, and whether the log that now
 //! decides (the current leader's) still holds it. This is how isrlab stays honest about loss
-//! (DESIGN promise 2; rule book R5.9, R6.5, R7.9).
+//! (DESIGN promise 2; rule book R5.9, R6.5, R7.9). It keeps one entry per acknowledged batch
+//! (an offset range and its payload values), not one per record; a record counts as held
+//! when the deciding log has the same payload at the same offset.
 
 use super::events::EventKind;
 use super::log::PartitionLog;
+use super::protocol::{RecordBatch, Values};
 use super::{AckedRecords, BrokerId, Offset, TopicPartition};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, VecDeque};
 
-#[derive(Clone, Copy, Debug)]
+/// One acknowledged batch: `values` at offsets `base_offset..`, of which `lost` are missing
+/// from the deciding log right now.
+#[derive(Clone, Debug)]
 struct Entry {
-    offset: Offset,
-    value: u64,
-    lost: bool,
+    base_offset: Offset,
+    values: Values,
+    lost: u32,
+}
+
+impl Entry {
+    fn end(&self) -> Offset {
+        self.base_offset + Offset::from(self.values.count())
+    }
 }
 
 #[derive(Clone, Debug, Default)]
 struct PartitionLedger {
-    entries: Vec<Entry>,
+    entries: VecDeque<Entry>,
     lost: u64,
 }
 
 /// How many of a partition's latest entries an acknowledgement is compared with to skip a
-/// record acknowledged again at the same offset (an idempotent retry answered twice).
+/// batch acknowledged again at the same offsets (an idempotent retry answered twice).
 const RECENT_ENTRIES: usize = 64;
 
 /// How far back from a retried batch the ledger looks for its first copy (records).
@@ -36,8 +47,84 @@ pub struct Ledger {
     acked: u64,
 }
 
-fn holds(log: &PartitionLog, e: &Entry) -> bool {
-    log.record_at(e.offset).is_some_and(|r| r.value == e.value)
+/// The records of `e` that `log` does not hold: how many, and the first and last such
+/// offset. Offsets below the log start are not missing: retention deleted them after they
+/// were committed (`UnifiedLog.deletableSegments` only deletes below the HW).
+fn missing(log: &PartitionLog, e: &Entry) -> (u32, Offset, Offset) {
+    let (start, end) = (e.base_offset.max(log.log_start()), e.end());
+    let mut gaps = Gaps::default();
+    let mut next = start;
+    for b in log.batches_from(start) {
+        if next >= end || b.base_offset >= end {
+            break;
+        }
+        gaps.add_range(next, b.base_offset.min(end));
+        let hi = b.next_offset().min(end);
+        let lo = next.max(b.base_offset);
+        if !(b.base_offset == e.base_offset && b.values == e.values) {
+            for o in lo..hi {
+                if b.value_at(o) != e.values.get((o - e.base_offset) as usize) {
+                    gaps.add_range(o, o + 1);
+                }
+            }
+        }
+        next = hi;
+    }
+    gaps.add_range(next, end);
+    (gaps.count, gaps.first, gaps.last)
+}
+
+/// Missing offsets seen so far: how many, the first and the last.
+#[derive(Default)]
+struct Gaps {
+    count: u32,
+    first: Offset,
+    last: Offset,
+}
+
+impl Gaps {
+    fn add_range(&mut self, from: Offset, to: Offset) {
+        if to <= from {
+            return;
+        }
+        if self.count == 0 {
+            self.first = from;
+        }
+        self.count += (to - from) as u32;
+        self.last = to - 1;
+    }
+}
+
+/// Offsets that became missing in one check: how many, and their span.
+#[derive(Default)]
+struct NewlyLost {
+    count: u64,
+    first: Option<Offset>,
+    last: Option<Offset>,
+}
+
+impl NewlyLost {
+    fn add(&mut self, count: u32, first: Offset, last: Offset) {
+        self.count += u64::from(count);
+        self.first = Some(self.first.map_or(first, |f| f.min(first)));
+        self.last = Some(self.last.map_or(last, |l| l.max(last)));
+    }
+}
+
+/// Re-checks entries against `log`: returns records restored and newly lost.
+fn recheck<'a>(entries: impl Iterator<Item = &'a mut Entry>, log: &PartitionLog) -> (u64, NewlyLost) {
+    let mut restored = 0;
+    let mut newly = NewlyLost::default();
+    for e in entries {
+        let (now, first, last) = missing(log, e);
+        if now < e.lost {
+            restored += u64::from(e.lost - now);
+        } else if now > e.lost {
+            newly.add(now - e.lost, first, last);
+        }
+        e.lost = now;
+    }
+    (restored, newly)
 }
 
 impl Ledger {
@@ -66,8 +153,15 @@ impl Ledger {
         self.acked
     }
 
+    /// Acknowledged batches the ledger still watches (memory grows with this).
+    pub fn entries(&self) -> usize {
+        self.partitions.values().map(|p| p.entries.len()).sum()
+    }
+
     /// Records an acknowledgement. `leader` is the partition's current leader and its log, if
     /// it has one: records it does not hold are lost at once (the ack raced a failover).
+    /// Entries wholly below that log's start offset and not lost are retired: retention
+    /// deleted them, so no election can lose them any more.
     pub fn on_acked(
         &mut self,
         acked: &AckedRecords,
@@ -80,19 +174,26 @@ impl Ledger {
             self.find_earlier_copies(acked, log, events);
         }
         let p = self.partitions.entry(acked.tp.clone()).or_default();
-        let first_new = p.entries.len();
-        for (i, &value) in acked.values.iter().enumerate() {
-            let offset = acked.base_offset + i as Offset;
-            let recent = &p.entries[p.entries.len().saturating_sub(RECENT_ENTRIES)..];
-            if recent.iter().any(|e| e.offset == offset && e.value == value) {
-                continue;
+        let recent = p.entries.range(p.entries.len().saturating_sub(RECENT_ENTRIES)..);
+        let again =
+            recent.into_iter().any(|e| e.base_offset == acked.base_offset && e.values == acked.values);
+        if !again && !acked.values.is_empty() {
+            p.entries.push_back(Entry {
+                base_offset: acked.base_offset,
+                values: acked.values.clone(),
+                lost: 0,
+            });
+            self.acked += acked.values.len() as u64;
+            if let Some((leader, log)) = leader {
+                let last = p.entries.len() - 1;
+                let (_, newly) = recheck(p.entries.range_mut(last..), log);
+                self.report(&acked.tp, leader, newly, events);
             }
-            p.entries.push(Entry { offset, value, lost: false });
-            self.acked += 1;
         }
-        if let Some((leader, log)) = leader {
-            let newly = mark_lost(&mut p.entries[first_new..], log);
-            self.report(&acked.tp, leader, newly, events);
+        if let (Some((_, log)), Some(p)) = (leader, self.partitions.get_mut(&acked.tp)) {
+            while p.entries.front().is_some_and(|e| e.lost == 0 && e.end() <= log.log_start()) {
+                p.entries.pop_front();
+            }
         }
     }
 
@@ -107,40 +208,41 @@ impl Ledger {
         events: &mut Vec<EventKind>,
     ) {
         let Some(p) = self.partitions.get_mut(tp) else { return };
-        let mut restored = 0;
-        for e in p.entries.iter_mut().filter(|e| e.lost) {
-            if holds(log, e) {
-                e.lost = false;
-                restored += 1;
-            }
-        }
+        let (restored, newly) = recheck(p.entries.iter_mut(), log);
         p.lost -= restored;
         self.lost -= restored;
-        let newly = mark_lost(&mut p.entries, log);
         self.report(tp, leader, newly, events);
     }
 
     /// A batch retried without idempotence may already be in the log from its first attempt,
     /// which timed out or lost its answer but was appended: those copies are duplicates.
     fn find_earlier_copies(&mut self, acked: &AckedRecords, log: &PartitionLog, events: &mut Vec<EventKind>) {
-        let start = (acked.base_offset - DUPLICATE_SCAN).max(log.log_start());
-        let mut found = Vec::new();
-        for offset in start..acked.base_offset {
-            if let Some(r) = log.record_at(offset)
-                && acked.values.contains(&r.value)
-            {
-                found.push((r.value, offset));
+        let Some((low, high)) = acked.values.bounds() else { return };
+        let start = acked.base_offset - DUPLICATE_SCAN;
+        let mut first: Option<(u64, Offset)> = None;
+        let mut count = 0u64;
+        let may_share = |b: &RecordBatch| b.values.bounds().is_some_and(|(l, h)| l <= high && h >= low);
+        for b in log.batches_from(start).take_while(|b| b.base_offset < acked.base_offset) {
+            if !may_share(b) {
+                continue;
+            }
+            let from = b.base_offset.max(start);
+            for offset in from..b.next_offset().min(acked.base_offset) {
+                if let Some(v) = b.value_at(offset).filter(|&v| acked.values.position(v).is_some()) {
+                    first.get_or_insert((v, offset));
+                    count += 1;
+                }
             }
         }
-        let Some(&(value, first_offset)) = found.first() else { return };
-        let index = acked.values.iter().position(|&v| v == value).unwrap_or(0);
-        self.duplicates += found.len() as u64;
+        let Some((value, first_offset)) = first else { return };
+        let index = acked.values.position(value).unwrap_or(0);
+        self.duplicates += count;
         events.push(EventKind::DuplicateAcked {
             tp: acked.tp.clone(),
             value,
             first_offset,
             second_offset: acked.base_offset + index as Offset,
-            count: found.len() as u64,
+            count,
         });
     }
 
@@ -148,18 +250,17 @@ impl Ledger {
         &mut self,
         tp: &TopicPartition,
         leader: BrokerId,
-        newly: Vec<Offset>,
+        newly: NewlyLost,
         events: &mut Vec<EventKind>,
     ) {
-        let (Some(&first), Some(&last)) = (newly.iter().min(), newly.iter().max()) else { return };
-        let count = newly.len() as u64;
+        let (Some(first), Some(last)) = (newly.first, newly.last) else { return };
         if let Some(p) = self.partitions.get_mut(tp) {
-            p.lost += count;
+            p.lost += newly.count;
         }
-        self.lost += count;
+        self.lost += newly.count;
         events.push(EventKind::AckedRecordsLost {
             tp: tp.clone(),
-            count,
+            count: newly.count,
             first_offset: first,
             last_offset: last,
             leader,
@@ -167,31 +268,24 @@ impl Ledger {
     }
 }
 
-fn mark_lost(entries: &mut [Entry], log: &PartitionLog) -> Vec<Offset> {
-    let mut newly = Vec::new();
-    for e in entries.iter_mut().filter(|e| !e.lost) {
-        if !holds(log, e) {
-            e.lost = true;
-            newly.push(e.offset);
-        }
-    }
-    newly
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::sim::Acks;
     use crate::sim::protocol::Batch;
+    use crate::sim::protocol::Values;
 
     fn log_of(values: &[u64], epoch: i32) -> PartitionLog {
         let mut log = PartitionLog::new();
         for &v in values {
-            log.append_as_leader(
-                &Batch { producer_id: -1, base_sequence: -1, values: vec![v], record_size: 1 },
-                epoch,
-            )
-            .unwrap();
+            let batch = Batch {
+                producer_id: -1,
+                base_sequence: -1,
+                values: Values::range(v, 1),
+                record_size: 1,
+                max_timestamp: 0,
+            };
+            log.append_as_leader(&batch, epoch).unwrap();
         }
         log
     }
@@ -201,7 +295,7 @@ mod tests {
             tp: TopicPartition::new("t", 0),
             base_offset: base,
             leader_epoch: 0,
-            values: values.to_vec(),
+            values: Values::from_slice(values),
             acks: Acks::One,
             retried: false,
         }
@@ -255,5 +349,59 @@ mod tests {
         ledger.on_acked(&acked(0, &[7]), None, &mut events);
         ledger.on_acked(&acked(0, &[7]), None, &mut events);
         assert_eq!((ledger.acked(), ledger.duplicates()), (1, 0));
+    }
+
+    fn batch_log(values: &[u64], epoch: i32) -> PartitionLog {
+        let mut log = PartitionLog::new();
+        log.append_as_leader(&batch_of(values), epoch).unwrap();
+        log
+    }
+
+    /// One entry per acknowledged batch; a batch the deciding log holds at other offsets or
+    /// with other payloads is lost record by record, and found again when it comes back.
+    #[test]
+    fn the_ledger_keeps_offset_ranges_and_counts_loss_exactly() {
+        let mut ledger = Ledger::new();
+        let mut events = Vec::new();
+        let log = batch_log(&[10, 13, 16], 0);
+        ledger.on_acked(&acked(0, &[10, 13, 16]), Some((1, &log)), &mut events);
+        assert_eq!((ledger.entries(), ledger.acked(), ledger.lost()), (1, 3, 0));
+        // A new leader holds the first record only.
+        let mut shorter = batch_log(&[10], 0);
+        shorter.append_as_leader(&batch_of(&[99, 98]), 1).unwrap();
+        ledger.reconcile(&TopicPartition::new("t", 0), 2, &shorter, &mut events);
+        assert_eq!(ledger.lost(), 2);
+        assert!(matches!(
+            events.last(),
+            Some(EventKind::AckedRecordsLost { count: 2, first_offset: 1, last_offset: 2, .. })
+        ));
+        ledger.reconcile(&TopicPartition::new("t", 0), 1, &log, &mut events);
+        assert_eq!(ledger.lost(), 0);
+    }
+
+    /// Records below the deciding log's start offset were deleted by retention after they
+    /// were committed: not a loss, and the ledger stops watching them.
+    #[test]
+    fn records_below_the_log_start_are_retired_not_lost() {
+        let mut ledger = Ledger::new();
+        let mut events = Vec::new();
+        let log = batch_log(&[1, 2, 3], 0);
+        ledger.on_acked(&acked(0, &[1, 2, 3]), Some((1, &log)), &mut events);
+        let mut retained = PartitionLog::new();
+        retained.truncate_fully_and_start_at(3);
+        ledger.on_acked(&acked(3, &[4]), Some((1, &retained)), &mut events);
+        assert_eq!((ledger.lost(), ledger.acked()), (1, 4), "offset 3 is not in the log");
+        assert_eq!(ledger.entries(), 1, "the batch at 0..3 is retired");
+        assert!(events.iter().all(|e| !matches!(e, EventKind::AckedRecordsLost { first_offset: 0, .. })));
+    }
+
+    fn batch_of(values: &[u64]) -> Batch {
+        Batch {
+            producer_id: -1,
+            base_sequence: -1,
+            values: Values::from_slice(values),
+            record_size: 100,
+            max_timestamp: 0,
+        }
     }
 }

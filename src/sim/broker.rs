@@ -326,7 +326,7 @@ impl Broker {
                 _ => Err(ErrorCode::NotLeaderOrFollower),
             };
             ready |= match &result {
-                Ok(d) => d.diverging_epoch.is_some() || !d.records.is_empty(),
+                Ok(d) => d.diverging_epoch.is_some() || !d.batches.is_empty(),
                 Err(_) => true,
             };
             results.push(FetchedPartition { tp: fp.tp.clone(), result });

@@ -1,21 +1,26 @@
-//! One replica's log of one partition: records, LEO, HW, log start offset, the leader-epoch
-//! cache and the idempotent-producer state. Follows Kafka's `UnifiedLog` and
+//! One replica's log of one partition: record batches, LEO, HW, log start offset, the
+//! leader-epoch cache and the idempotent-producer state. Follows Kafka's `UnifiedLog`,
+//! `LogSegment`/`FileRecords` (whole batches are appended, read and truncated) and
 //! `LeaderEpochFileCache` (rule book §3, R5.8, R7.4–R7.5).
 
-use super::protocol::{Batch, EpochEndOffset, Record};
+use super::protocol::{Batch, EpochEndOffset, RecordBatch, sequence_after};
 use super::{Epoch, Offset};
 use crate::kafka::errors::ErrorCode;
 use std::collections::{BTreeMap, VecDeque};
+use std::sync::Arc;
 
-/// How many batches per producer the log remembers for deduplication (R5.8).
+/// How many batches per producer the log remembers for deduplication (Kafka's
+/// `ProducerStateEntry.NUM_BATCHES_TO_RETAIN`, R5.8).
 pub const PRODUCER_BATCH_WINDOW: usize = 5;
 
-/// One remembered producer batch: sequences `first_seq..=last_seq` at `first_offset..`.
+/// One remembered producer batch (Kafka's `BatchMetadata`): sequences `first_seq..=last_seq`
+/// at `first_offset..`, written in `leader_epoch`.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
-struct SeqRange {
+struct BatchMetadata {
     first_seq: i32,
     last_seq: i32,
     first_offset: Offset,
+    leader_epoch: Epoch,
 }
 
 /// Where a leader append landed.
@@ -25,20 +30,22 @@ pub struct AppendInfo {
     pub base_offset: Offset,
     /// Offset of the last record.
     pub last_offset: Offset,
+    /// Leader epoch of the batch that holds the records (the original one for a duplicate).
+    pub leader_epoch: Epoch,
     /// `true` when the batch was a retry already in the log: nothing was appended and the
     /// offsets are the original ones (R5.8).
     pub duplicate: bool,
 }
 
-/// A replica's log of one partition.
+/// A replica's log of one partition, as record batches in offset order.
 #[derive(Clone, Debug, Default)]
 pub struct PartitionLog {
-    records: VecDeque<Record>,
+    batches: VecDeque<Arc<RecordBatch>>,
     log_start: Offset,
     hw: Offset,
     /// (epoch, start offset), strictly increasing in both (R7.4).
     epoch_cache: Vec<(Epoch, Offset)>,
-    producers: BTreeMap<i64, VecDeque<SeqRange>>,
+    producers: BTreeMap<i64, VecDeque<BatchMetadata>>,
 }
 
 impl PartitionLog {
@@ -49,7 +56,7 @@ impl PartitionLog {
 
     /// Log end offset: the offset the next record will get (R3.1).
     pub fn leo(&self) -> Offset {
-        self.log_start + self.records.len() as Offset
+        self.batches.back().map_or(self.log_start, |b| b.next_offset().max(self.log_start))
     }
 
     /// High watermark: the first offset not known to be committed.
@@ -72,28 +79,45 @@ impl PartitionLog {
         self.epoch_cache.last().map(|e| e.0)
     }
 
-    /// The record at `offset`, if the log holds it.
-    pub fn record_at(&self, offset: Offset) -> Option<&Record> {
+    /// How many batches the log holds.
+    pub fn batch_count(&self) -> usize {
+        self.batches.len()
+    }
+
+    /// Index of the batch holding `offset`, or of the first batch after it.
+    fn batch_index(&self, offset: Offset) -> usize {
+        self.batches.partition_point(|b| b.next_offset() <= offset)
+    }
+
+    /// The batch holding `offset`, if the log holds that offset.
+    pub fn batch_at(&self, offset: Offset) -> Option<&RecordBatch> {
         if offset < self.log_start {
             return None;
         }
-        self.records.get((offset - self.log_start) as usize)
+        self.batches.get(self.batch_index(offset)).filter(|b| b.base_offset <= offset).map(|b| &**b)
     }
 
-    /// Records from `offset` on, at most `max_bytes` in total but always at least one when any
-    /// exists (Kafka's soft limit, R2.3).
-    pub fn read(&self, offset: Offset, max_bytes: u64) -> Vec<Record> {
+    /// Batches from the one holding `offset` on (from the log start when `offset` is below it).
+    pub fn batches_from(&self, offset: Offset) -> impl Iterator<Item = &RecordBatch> {
+        let from = self.batch_index(offset.max(self.log_start));
+        self.batches.range(from..).map(|b| &**b)
+    }
+
+    /// Whole batches from the one holding `offset` on, at most `max_bytes` in total but always
+    /// at least one when any exists (Kafka's soft limit, KIP-74, R2.3). Nothing below the log
+    /// start.
+    pub fn read(&self, offset: Offset, max_bytes: u64) -> Vec<Arc<RecordBatch>> {
         let mut out = Vec::new();
         if offset < self.log_start {
             return out;
         }
         let mut bytes = 0u64;
-        for r in self.records.iter().skip((offset - self.log_start) as usize) {
-            bytes += u64::from(r.size);
+        for b in self.batches.range(self.batch_index(offset)..) {
+            bytes += u64::from(b.size_bytes);
             if !out.is_empty() && bytes > max_bytes {
                 break;
             }
-            out.push(*r);
+            out.push(Arc::clone(b));
         }
         out
     }
@@ -134,111 +158,129 @@ impl PartitionLog {
         }
     }
 
-    /// Leader append (R5.4 step 2, R5.8): checks the producer sequence, then stamps the records
-    /// with `epoch`. Errors: `OUT_OF_ORDER_SEQUENCE_NUMBER` on a sequence gap.
+    /// Leader append (R5.4 step 2, R5.8): checks the producer sequence, then writes the
+    /// records as one batch stamped with `epoch`. A retry of one of the producer's last
+    /// [`PRODUCER_BATCH_WINDOW`] batches (same first and last sequence) is not written again
+    /// (`ProducerStateEntry.findDuplicateBatch`). Errors: `OUT_OF_ORDER_SEQUENCE_NUMBER` when
+    /// the first sequence does not follow the producer's last one.
     pub fn append_as_leader(&mut self, batch: &Batch, epoch: Epoch) -> Result<AppendInfo, ErrorCode> {
-        let count = batch.values.len() as i32;
-        if batch.producer_id >= 0 {
-            let last_seq = batch.base_sequence + count - 1;
-            if let Some(window) = self.producers.get(&batch.producer_id) {
-                if let Some(dup) = find_duplicate(window, batch.base_sequence, last_seq) {
-                    return Ok(AppendInfo {
-                        base_offset: dup,
-                        last_offset: dup + Offset::from(count) - 1,
-                        duplicate: true,
-                    });
-                }
-                let expected = window.back().map_or(batch.base_sequence, |r| r.last_seq + 1);
-                if batch.base_sequence != expected {
-                    return Err(ErrorCode::OutOfOrderSequenceNumber);
-                }
+        let count = batch.values.count();
+        if batch.producer_id >= 0
+            && let Some(window) = self.producers.get(&batch.producer_id)
+        {
+            let last_seq = sequence_after(batch.base_sequence, count.saturating_sub(1));
+            if let Some(dup) =
+                window.iter().find(|m| m.first_seq == batch.base_sequence && m.last_seq == last_seq)
+            {
+                return Ok(AppendInfo {
+                    base_offset: dup.first_offset,
+                    last_offset: dup.first_offset + Offset::from(count) - 1,
+                    leader_epoch: dup.leader_epoch,
+                    duplicate: true,
+                });
+            }
+            let expected = window.back().map_or(batch.base_sequence, |m| sequence_after(m.last_seq, 1));
+            if batch.base_sequence != expected {
+                return Err(ErrorCode::OutOfOrderSequenceNumber);
             }
         }
         self.assign(epoch, self.leo());
         let base_offset = self.leo();
-        for (i, &value) in batch.values.iter().enumerate() {
-            let sequence = if batch.producer_id >= 0 { batch.base_sequence + i as i32 } else { -1 };
-            let record = Record {
-                offset: base_offset + i as Offset,
-                leader_epoch: epoch,
-                producer_id: batch.producer_id,
-                sequence,
-                value,
-                size: batch.record_size,
-            };
-            self.push(record);
+        let stored = RecordBatch {
+            base_offset,
+            leader_epoch: epoch,
+            producer_id: batch.producer_id,
+            base_sequence: if batch.producer_id >= 0 { batch.base_sequence } else { -1 },
+            size_bytes: batch.size_bytes(),
+            max_timestamp: batch.max_timestamp,
+            values: batch.values.clone(),
+        };
+        if count > 0 {
+            self.push(Arc::new(stored));
         }
-        Ok(AppendInfo { base_offset, last_offset: base_offset + Offset::from(count) - 1, duplicate: false })
+        Ok(AppendInfo {
+            base_offset,
+            last_offset: base_offset + Offset::from(count) - 1,
+            leader_epoch: epoch,
+            duplicate: false,
+        })
     }
 
-    /// Follower append of fetched records, which must start at the LEO (R2.9). Records that
-    /// do not start at the LEO are ignored (a stale response); returns how many were added.
-    pub fn append_as_follower(&mut self, records: &[Record]) -> usize {
-        let Some(first) = records.first() else { return 0 };
-        if first.offset != self.leo() {
+    /// Follower append of fetched batches, which must start at the LEO (R2.9). Batches that
+    /// do not start at the LEO are ignored (a stale response; Kafka throws
+    /// `UnexpectedAppendOffsetException`); returns how many records were added.
+    pub fn append_as_follower(&mut self, batches: &[Arc<RecordBatch>]) -> u64 {
+        let Some(first) = batches.first() else { return 0 };
+        if first.base_offset != self.leo() {
             return 0;
         }
-        for r in records {
-            self.assign(r.leader_epoch, r.offset);
-            self.push(*r);
+        let mut added = 0;
+        for b in batches {
+            if b.base_offset != self.leo() {
+                break;
+            }
+            self.assign(b.leader_epoch, b.base_offset);
+            added += u64::from(b.count());
+            self.push(Arc::clone(b));
         }
-        records.len()
+        added
     }
 
-    fn push(&mut self, r: Record) {
-        if r.producer_id >= 0 {
-            let window = self.producers.entry(r.producer_id).or_default();
-            match window.back_mut() {
-                Some(last)
-                    if last.last_seq + 1 == r.sequence
-                        && last.first_offset + Offset::from(r.sequence - last.first_seq) == r.offset =>
-                {
-                    last.last_seq = r.sequence;
-                }
-                _ => {
-                    window.push_back(SeqRange {
-                        first_seq: r.sequence,
-                        last_seq: r.sequence,
-                        first_offset: r.offset,
-                    });
-                    if window.len() > PRODUCER_BATCH_WINDOW {
-                        window.pop_front();
-                    }
-                }
+    fn push(&mut self, b: Arc<RecordBatch>) {
+        if b.producer_id >= 0 {
+            let window = self.producers.entry(b.producer_id).or_default();
+            window.push_back(BatchMetadata {
+                first_seq: b.base_sequence,
+                last_seq: b.last_sequence(),
+                first_offset: b.base_offset,
+                leader_epoch: b.leader_epoch,
+            });
+            if window.len() > PRODUCER_BATCH_WINDOW {
+                window.pop_front();
             }
         }
-        self.records.push_back(r);
+        self.batches.push_back(b);
     }
 
-    /// Removes every record at or above `offset` (R7.4 step 3): the epoch cache loses entries
-    /// starting there, the HW is clamped, producer state forgets the removed batches.
-    /// Returns the removed records. Like Kafka's `UnifiedLog.truncateTo`, a target at or past
-    /// the LEO removes no record but still drops epoch entries starting at the LEO: a broker
-    /// that became leader and died before appending left such an entry, and it would make
-    /// every later divergence check fail again.
-    pub fn truncate_to(&mut self, offset: Offset) -> Vec<Record> {
-        let offset = offset.max(self.log_start);
-        if offset >= self.leo() {
-            let leo = self.leo();
+    /// Removes every record at or above `offset` (R7.4 step 3), whole batches at a time as
+    /// Kafka's `LogSegment.truncateTo` does (a batch holding `offset` goes entirely): the
+    /// epoch cache loses entries starting at or after the new LEO, the HW is clamped, producer
+    /// state forgets the removed batches. Returns how many records were removed. Like Kafka's
+    /// `UnifiedLog.truncateTo`, a target at or past the LEO removes no record but still drops
+    /// epoch entries starting at the LEO: a broker that became leader and died before
+    /// appending left such an entry, and it would make every later divergence check fail
+    /// again. A target below the log start empties the log, which then starts there
+    /// (`truncateFullyAndStartAt`).
+    pub fn truncate_to(&mut self, offset: Offset) -> u64 {
+        let leo = self.leo();
+        if offset >= leo {
             self.epoch_cache.retain(|&(_, s)| s < leo);
-            return Vec::new();
+            return 0;
         }
-        let keep = (offset - self.log_start) as usize;
-        let removed: Vec<Record> = self.records.drain(keep..).collect();
-        self.epoch_cache.retain(|&(_, s)| s < offset);
-        self.hw = self.hw.min(offset);
+        if offset < self.log_start {
+            self.truncate_fully_and_start_at(offset);
+            return (leo - offset) as u64;
+        }
+        let keep = self.batch_index(offset);
+        self.batches.truncate(keep);
+        let new_leo = self.leo();
+        self.epoch_cache.retain(|&(_, s)| s < new_leo);
+        self.hw = self.hw.min(new_leo);
         for window in self.producers.values_mut() {
-            window.retain(|r| r.first_offset < offset);
-            if let Some(last) = window.back_mut() {
-                let kept = offset - last.first_offset;
-                let len = Offset::from(last.last_seq - last.first_seq) + 1;
-                if kept < len {
-                    last.last_seq = last.first_seq + kept as i32 - 1;
-                }
-            }
+            window.retain(|m| m.first_offset < new_leo);
         }
         self.producers.retain(|_, w| !w.is_empty());
-        removed
+        (leo - new_leo) as u64
+    }
+
+    /// Deletes everything and starts the log empty at `offset` (Kafka's
+    /// `UnifiedLog.truncateFullyAndStartAt`): log start, LEO and HW all become `offset`.
+    pub fn truncate_fully_and_start_at(&mut self, offset: Offset) {
+        self.batches.clear();
+        self.epoch_cache.clear();
+        self.producers.clear();
+        self.log_start = offset;
+        self.hw = offset;
     }
 
     /// Where epoch `epoch` ends on this replica (R7.5, `LeaderEpochFileCache.endOffsetFor`):
@@ -285,19 +327,19 @@ impl PartitionLog {
     }
 }
 
-fn find_duplicate(window: &VecDeque<SeqRange>, first_seq: i32, last_seq: i32) -> Option<Offset> {
-    window
-        .iter()
-        .find(|r| first_seq >= r.first_seq && last_seq <= r.last_seq)
-        .map(|r| r.first_offset + Offset::from(first_seq - r.first_seq))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::sim::protocol::Values;
 
     fn batch(pid: i64, seq: i32, values: &[u64]) -> Batch {
-        Batch { producer_id: pid, base_sequence: seq, values: values.to_vec(), record_size: 100 }
+        Batch {
+            producer_id: pid,
+            base_sequence: seq,
+            values: Values::from_slice(values),
+            record_size: 100,
+            max_timestamp: 0,
+        }
     }
 
     fn log_with_epochs(spec: &[(Epoch, usize)]) -> PartitionLog {
@@ -318,7 +360,7 @@ mod tests {
         let log = log_with_epochs(&[(0, 3), (2, 2)]);
         assert_eq!(log.leo(), 5);
         assert_eq!(log.epoch_cache(), &[(0, 0), (2, 3)]);
-        assert_eq!(log.record_at(3).unwrap().leader_epoch, 2);
+        assert_eq!(log.batch_at(3).unwrap().leader_epoch, 2);
     }
 
     #[test]
@@ -352,7 +394,7 @@ mod tests {
         let mut log = log_with_epochs(&[(0, 5), (1, 2)]);
         log.set_hw(7);
         let removed = log.truncate_to(5);
-        assert_eq!(removed.len(), 2);
+        assert_eq!(removed, 2);
         assert_eq!(log.leo(), 5);
         assert_eq!(log.hw(), 5);
         assert_eq!(log.epoch_cache(), &[(0, 0)]);
@@ -399,7 +441,7 @@ mod tests {
         assert_eq!(div, EpochEndOffset { epoch: 0, end_offset: 5 });
         let to = old.truncation_point(div);
         assert_eq!(to, 5);
-        assert!(old.truncate_to(to).is_empty());
+        assert_eq!(old.truncate_to(to), 0);
         assert_eq!(old.epoch_cache(), &[(0, 0)]);
         assert_eq!(leader.diverging_epoch(old.latest_epoch().unwrap(), old.leo()), None);
     }
@@ -410,7 +452,7 @@ mod tests {
         let a = log.append_as_leader(&batch(7, 0, &[1, 2]), 0).unwrap();
         assert!(!a.duplicate);
         let again = log.append_as_leader(&batch(7, 0, &[1, 2]), 0).unwrap();
-        assert_eq!(again, AppendInfo { base_offset: 0, last_offset: 1, duplicate: true });
+        assert_eq!(again, AppendInfo { base_offset: 0, last_offset: 1, leader_epoch: 0, duplicate: true });
         assert_eq!(log.leo(), 2);
         assert_eq!(log.append_as_leader(&batch(7, 5, &[3]), 0), Err(ErrorCode::OutOfOrderSequenceNumber));
         log.append_as_leader(&batch(7, 2, &[3]), 0).unwrap();
@@ -438,11 +480,78 @@ mod tests {
         assert_eq!(follower.leo(), 0);
     }
 
+    /// Each one-record batch is 61 + 100 bytes: the limit counts whole batches, and the first
+    /// one always goes (KIP-74).
     #[test]
     fn read_respects_soft_byte_limit() {
         let log = log_with_epochs(&[(0, 10)]);
-        assert_eq!(log.read(0, 250).len(), 2);
+        assert_eq!(log.read(0, 400).len(), 2);
         assert_eq!(log.read(0, 1).len(), 1);
         assert_eq!(log.read(10, 1000).len(), 0);
+    }
+
+    /// A produce request is one batch: its header carries offsets, epoch, producer id,
+    /// sequence and size; a read or a truncation never splits it.
+    #[test]
+    fn batches_are_appended_read_and_truncated_whole() {
+        let mut log = PartitionLog::new();
+        log.append_as_leader(&batch(7, 0, &[10, 11, 12]), 0).unwrap();
+        log.append_as_leader(&batch(7, 3, &[13, 14]), 1).unwrap();
+        assert_eq!((log.leo(), log.batch_count()), (5, 2));
+        let b = log.batch_at(4).unwrap();
+        assert_eq!((b.base_offset, b.count(), b.leader_epoch, b.producer_id), (3, 2, 1, 7));
+        assert_eq!((b.base_sequence, b.last_sequence(), b.size_bytes), (3, 4, 61 + 200));
+        assert_eq!(b.value_at(4), Some(14));
+        // A fetch from the middle of a batch gets the whole batch.
+        let read = log.read(1, u64::MAX);
+        assert_eq!(read.iter().map(|b| b.base_offset).collect::<Vec<_>>(), vec![0, 3]);
+        // Truncating into a batch removes all of it (LogSegment.truncateTo).
+        assert_eq!(log.truncate_to(4), 2);
+        assert_eq!((log.leo(), log.epoch_cache()), (3, &[(0, 0)][..]));
+        // The follower copy shares the leader's batches.
+        let mut follower = PartitionLog::new();
+        assert_eq!(follower.append_as_follower(&log.read(0, u64::MAX)), 3);
+        assert!(Arc::ptr_eq(&follower.read(0, 1)[0], &log.read(0, 1)[0]));
+    }
+
+    /// Only a retry of a whole remembered batch is a duplicate (`findDuplicateBatch`); only
+    /// the last five batches are remembered.
+    #[test]
+    fn duplicates_match_whole_batches_of_the_last_five() {
+        let mut log = PartitionLog::new();
+        for i in 0..6 {
+            log.append_as_leader(&batch(7, i * 2, &[0, 1]), 0).unwrap();
+        }
+        assert!(log.append_as_leader(&batch(7, 10, &[0, 1]), 0).unwrap().duplicate);
+        assert!(log.append_as_leader(&batch(7, 2, &[0, 1]), 0).unwrap().duplicate);
+        assert_eq!(log.append_as_leader(&batch(7, 0, &[0, 1]), 0), Err(ErrorCode::OutOfOrderSequenceNumber));
+        assert_eq!(log.append_as_leader(&batch(7, 11, &[0]), 0), Err(ErrorCode::OutOfOrderSequenceNumber));
+    }
+
+    /// Truncating below the log start empties the log, which then starts at the target.
+    #[test]
+    fn truncation_below_the_log_start_restarts_the_log_there() {
+        let mut log = PartitionLog::new();
+        log.truncate_fully_and_start_at(10);
+        log.assign_epoch_start(0);
+        log.append_as_leader(&batch(-1, -1, &[1, 2]), 0).unwrap();
+        assert_eq!((log.log_start(), log.leo()), (10, 12));
+        assert_eq!(log.batch_at(9), None);
+        assert_eq!(log.truncate_to(5), 7);
+        assert_eq!((log.log_start(), log.leo(), log.hw()), (5, 5, 5));
+        assert!(log.epoch_cache().is_empty());
+    }
+
+    #[test]
+    fn values_are_stored_as_runs_when_they_form_one() {
+        assert_eq!(Values::from_slice(&[3, 6, 9]), Values::Run { first: 3, stride: 3, count: 3 });
+        assert_eq!(Values::from_slice(&[5]), Values::range(5, 1));
+        let odd = Values::from_slice(&[1, 2, 4]);
+        assert!(matches!(odd, Values::List(_)));
+        assert_eq!((odd.get(2), odd.position(4), odd.bounds()), (Some(4), Some(2), Some((1, 4))));
+        let run = Values::from_slice(&[3, 6, 9]);
+        assert_eq!((run.position(6), run.position(7), run.position(12)), (Some(1), None, None));
+        assert_eq!(run, vec![3, 6, 9]);
+        assert!(Values::from_slice(&[]).is_empty());
     }
 }

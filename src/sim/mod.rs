@@ -46,7 +46,7 @@ pub struct AckedRecords {
     /// Leader epoch they were appended in.
     pub leader_epoch: Epoch,
     /// Payload values, one per record, at consecutive offsets.
-    pub values: Vec<u64>,
+    pub values: protocol::Values,
     /// The acks setting they were sent with.
     pub acks: Acks,
     /// The batch was sent more than once (a retry after an error that may have followed its

@@ -424,7 +424,7 @@ impl Partition {
                 return false;
             }
         };
-        let written_epoch = self.log.record_at(info.base_offset).map_or(epoch, |r| r.leader_epoch);
+        let written_epoch = info.leader_epoch;
         // After every append, a duplicate included, the leader recomputes its HW and completes
         // the parked produces it satisfies (Kafka's `Partition.appendRecordsToLeader` →
         // `maybeIncrementLeaderHW`, then `ReplicaManager` completes the purgatory), before it
@@ -502,20 +502,20 @@ impl Partition {
         if leo_changed {
             self.maybe_increment_hw(ctx, out);
         }
-        let records = self.log.read(fp.fetch_offset, ctx.config.replica_fetch_max_bytes);
-        Ok(self.fetched(None, records))
+        let batches = self.log.read(fp.fetch_offset, ctx.config.replica_fetch_max_bytes);
+        Ok(self.fetched(None, batches))
     }
 
     fn fetched(
         &self,
         diverging_epoch: Option<super::protocol::EpochEndOffset>,
-        records: Vec<super::protocol::Record>,
+        batches: Vec<std::sync::Arc<super::protocol::RecordBatch>>,
     ) -> FetchedData {
         FetchedData {
             high_watermark: self.log.hw(),
             log_start_offset: self.log.log_start(),
             diverging_epoch,
-            records,
+            batches,
         }
     }
 
@@ -705,7 +705,7 @@ impl Partition {
             out.touched.push(self.tp.clone());
             return;
         }
-        self.log.append_as_follower(&data.records);
+        self.log.append_as_follower(&data.batches);
         // R2.9: the follower takes min(leader HW, own LEO) even when that is lower than the HW
         // it had (a new leader may not yet know the HW an older leader told it), as Kafka's
         // `ReplicaFetcherThread.processPartitionData` does via
@@ -801,7 +801,7 @@ fn respond(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sim::protocol::{Batch, FetchedData};
+    use crate::sim::protocol::{Batch, FetchedData, Values};
 
     struct Fixture {
         config: BrokerConfig,
@@ -873,7 +873,13 @@ mod tests {
             tp: p.tp.clone(),
             acks,
             timeout_ms: 30_000,
-            batch: Batch { producer_id: -1, base_sequence: -1, values: (0..n).collect(), record_size: 100 },
+            batch: Batch {
+                producer_id: -1,
+                base_sequence: -1,
+                values: (0..n).collect(),
+                record_size: 100,
+                max_timestamp: now,
+            },
         };
         p.on_produce(&f.ctx(1, now), &req, &mut out);
         out
@@ -917,7 +923,7 @@ mod tests {
         let out = produce(&mut p, &f, 10, 1, Acks::All);
         assert!(responses(&out).is_empty(), "acks=all waits");
         let (data, _) = fetch(&mut p, &f, 11, 2, 0);
-        assert_eq!(data.records.len(), 1);
+        assert_eq!(data.batches.len(), 1);
         fetch(&mut p, &f, 11, 3, 0);
         assert_eq!(p.log.hw(), 0);
         let (_, out) = fetch(&mut p, &f, 12, 2, 1);
@@ -1011,9 +1017,10 @@ mod tests {
     fn new_leader_waits_for_followers_and_reports_divergence() {
         let f = Fixture::new(1);
         let mut old = leader(&f);
-        produce(&mut old, &f, 1, 5, Acks::One);
+        produce(&mut old, &f, 1, 3, Acks::One);
+        produce(&mut old, &f, 2, 2, Acks::One);
         let mut p = Partition::new(TopicPartition::new("t", 0), PartitionLog::new());
-        p.log.append_as_follower(&old.log.read(0, u64::MAX)[..3]);
+        p.log.append_as_follower(&old.log.read(0, u64::MAX)[..1]);
         p.apply_state(&f.ctx(2, 10), &state(Some(2), &[2, 3], 1, 1), &mut Outbox::default());
         let mut out = Outbox::default();
         produce_as(&mut p, &f, 2, 11, &mut out);
@@ -1043,7 +1050,13 @@ mod tests {
             tp: p.tp.clone(),
             acks: Acks::One,
             timeout_ms: 30_000,
-            batch: Batch { producer_id: -1, base_sequence: -1, values: vec![99], record_size: 100 },
+            batch: Batch {
+                producer_id: -1,
+                base_sequence: -1,
+                values: Values::range(99, 1),
+                record_size: 100,
+                max_timestamp: now,
+            },
         };
         p.on_produce(&f.ctx(me, now), &req, out);
     }
@@ -1085,8 +1098,8 @@ mod tests {
         let records = source.log.read(0, u64::MAX);
         let mut p = Partition::new(TopicPartition::new("t", 0), PartitionLog::new());
         p.apply_state(&f.ctx(2, 2), &state(Some(1), &[1, 2, 3], 0, 0), &mut Outbox::default());
-        let data = |hw, records: Vec<_>| {
-            Ok(FetchedData { high_watermark: hw, log_start_offset: 0, diverging_epoch: None, records })
+        let data = |hw, batches: Vec<_>| {
+            Ok(FetchedData { high_watermark: hw, log_start_offset: 0, diverging_epoch: None, batches })
         };
         let mut out = Outbox::default();
         p.on_fetch_response(&f.ctx(2, 3), 1, &data(5, records), &mut out);
@@ -1119,7 +1132,13 @@ mod tests {
             tp: p.tp.clone(),
             acks: Acks::All,
             timeout_ms: 60_000,
-            batch: Batch { producer_id: 7, base_sequence: 0, values: vec![42], record_size: 100 },
+            batch: Batch {
+                producer_id: 7,
+                base_sequence: 0,
+                values: Values::range(42, 1),
+                record_size: 100,
+                max_timestamp: 0,
+            },
         };
         let (first, retry) = (req(1), req(2));
         let mut out = Outbox::default();

@@ -41,7 +41,7 @@
 //!   stuck records through at once.
 
 use super::events::{EventKind, ProduceFailure};
-use super::protocol::{Batch, Message, MetadataDelta, NodeId, ProduceRequest, ProduceResponse};
+use super::protocol::{Batch, Message, MetadataDelta, NodeId, ProduceRequest, ProduceResponse, Values};
 use super::{AckedRecords, Acks, BrokerId, Epoch, Ms, Outbox, TopicPartition};
 use crate::config::ProducerConfig;
 use crate::kafka::errors::ErrorCode;
@@ -95,6 +95,8 @@ struct ProducerBatch {
     values: Vec<u64>,
     /// Creation time of its first record (Java `ProducerBatch.createdMs`).
     created: Ms,
+    /// Creation time of its last record: the batch's max timestamp (`CreateTime`).
+    last_created: Ms,
     producer_id: i64,
     base_sequence: i32,
     acks: Acks,
@@ -586,6 +588,7 @@ impl ProducerClient {
         };
         ProducerBatch {
             created: records[0].created,
+            last_created: records[records.len() - 1].created,
             values: records.into_iter().map(|r| r.value).collect(),
             producer_id,
             base_sequence,
@@ -616,8 +619,9 @@ impl ProducerClient {
             batch: Batch {
                 producer_id: batch.producer_id,
                 base_sequence: batch.base_sequence,
-                values: batch.values.clone(),
+                values: Values::from_slice(&batch.values),
                 record_size: RECORD_SIZE_BYTES,
+                max_timestamp: batch.last_created,
             },
         };
         out.send(NodeId::Broker(leader), Message::Produce(request));
@@ -655,7 +659,7 @@ impl ProducerClient {
                     base_offset,
                     leader_epoch,
                     retried: batch.retries_done > 0,
-                    values: batch.values,
+                    values: Values::from_slice(&batch.values),
                     acks: batch.acks,
                 });
                 self.mark_success(i, out);
@@ -1018,7 +1022,7 @@ mod tests {
         p.enqueue(1, 2);
         p.on_tick(1, &mut out);
         let sent: Vec<(NodeId, TopicPartition, Vec<u64>)> =
-            requests(&mut out).into_iter().map(|(to, r)| (to, r.tp, r.batch.values)).collect();
+            requests(&mut out).into_iter().map(|(to, r)| (to, r.tp, r.batch.values.to_vec())).collect();
         assert_eq!(
             sent,
             vec![
@@ -1248,7 +1252,7 @@ mod tests {
                 tp: tp(0),
                 base_offset: 42,
                 leader_epoch: 3,
-                values: vec![0, 1, 2],
+                values: Values::range(0, 3),
                 acks: Acks::All,
                 retried: false,
             }]

@@ -18,23 +18,195 @@ pub enum NodeId {
     Producer(u32),
 }
 
-/// One record as stored in a replica's log (Kafka keeps these fields per batch; we keep
-/// them per record for a clearer display).
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub struct Record {
-    /// Offset in the partition.
-    pub offset: Offset,
-    /// Leader epoch of the leader that appended it (R7.4).
+/// Bytes of a record batch's header (v2 format) on top of its records: Kafka's
+/// `DefaultRecordBatch.RECORD_BATCH_OVERHEAD` (61).
+pub const RECORD_BATCH_OVERHEAD: u32 = 61;
+
+/// A record batch as a replica's log stores it and a Fetch response carries it: Kafka's v2
+/// `RecordBatch` header without the bytes of its records (`DefaultRecordBatch`,
+/// `FileRecords`). Followers store the leader's batches as they are (shared through `Arc`).
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct RecordBatch {
+    /// Offset of its first record.
+    pub base_offset: Offset,
+    /// Leader epoch of the leader that appended it (`partitionLeaderEpoch`, R7.4).
     pub leader_epoch: Epoch,
     /// Idempotent producer id, `-1` without idempotence (R5.8).
     pub producer_id: i64,
-    /// Per-partition producer sequence, `-1` without idempotence.
-    pub sequence: i32,
-    /// The payload: a value unique across the whole run, so the audit ledger can tell records
-    /// apart (shown as `m<value>`).
-    pub value: u64,
-    /// Size in bytes, used for fetch size limits.
-    pub size: u32,
+    /// Producer sequence of its first record, `-1` without idempotence.
+    pub base_sequence: i32,
+    /// Size on disk and on the wire in bytes: [`RECORD_BATCH_OVERHEAD`] plus its records.
+    pub size_bytes: u32,
+    /// Largest record timestamp (ms, `CreateTime`: when the producer created the record).
+    pub max_timestamp: Ms,
+    /// The records' payloads, one per record, in offset order.
+    pub values: Values,
+}
+
+impl RecordBatch {
+    /// Records in the batch.
+    pub fn count(&self) -> u32 {
+        self.values.count()
+    }
+
+    /// Offset after its last record.
+    pub fn next_offset(&self) -> Offset {
+        self.base_offset + Offset::from(self.count())
+    }
+
+    /// Offset of its last record.
+    pub fn last_offset(&self) -> Offset {
+        self.next_offset() - 1
+    }
+
+    /// Producer sequence of its last record (`DefaultRecordBatch.lastSequence`, which wraps
+    /// after `i32::MAX`), `-1` without idempotence.
+    pub fn last_sequence(&self) -> i32 {
+        if self.base_sequence < 0 {
+            return -1;
+        }
+        sequence_after(self.base_sequence, self.count().saturating_sub(1))
+    }
+
+    /// The payload of the record at `offset`, if the batch holds that offset.
+    pub fn value_at(&self, offset: Offset) -> Option<u64> {
+        let i = usize::try_from(offset - self.base_offset).ok()?;
+        self.values.get(i)
+    }
+}
+
+/// The sequence `n` records after `sequence`, wrapping to 0 after `i32::MAX` as Kafka's
+/// `DefaultRecordBatch.incrementSequence` does.
+pub fn sequence_after(sequence: i32, n: u32) -> i32 {
+    ((i64::from(sequence) + i64::from(n)) % (i64::from(i32::MAX) + 1)) as i32
+}
+
+/// The payload values of a batch's records, in offset order. Each value is unique across a
+/// run (shown as `m<value>`), so the audit ledger can tell records apart. A producer's batch
+/// almost always holds an arithmetic run (its round-robin deals every n-th record to a
+/// partition), stored in 16 bytes whatever the record count; any other sequence is shared.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub enum Values {
+    /// `count` values `first, first + stride, …`.
+    Run {
+        /// The first value.
+        first: u64,
+        /// Distance between neighbours.
+        stride: u32,
+        /// How many values.
+        count: u32,
+    },
+    /// Any other sequence.
+    List(Arc<[u64]>),
+}
+
+impl Default for Values {
+    fn default() -> Self {
+        Values::Run { first: 0, stride: 1, count: 0 }
+    }
+}
+
+impl Values {
+    /// The values of `slice`, as a run when they form one.
+    pub fn from_slice(slice: &[u64]) -> Self {
+        let Some(&first) = slice.first() else { return Self::default() };
+        let Ok(count) = u32::try_from(slice.len()) else { return Values::List(Arc::from(slice)) };
+        let stride = match slice.get(1) {
+            None => 1,
+            Some(&second) => match second.checked_sub(first).map(u32::try_from) {
+                Some(Ok(s)) if s > 0 => s,
+                _ => return Values::List(Arc::from(slice)),
+            },
+        };
+        let is_run = slice.windows(2).all(|w| w[0].checked_add(u64::from(stride)) == Some(w[1]));
+        if is_run { Values::Run { first, stride, count } } else { Values::List(Arc::from(slice)) }
+    }
+
+    /// `count` consecutive values from `first`.
+    pub fn range(first: u64, count: u32) -> Self {
+        Values::Run { first, stride: 1, count }
+    }
+
+    /// How many values.
+    pub fn count(&self) -> u32 {
+        match self {
+            Values::Run { count, .. } => *count,
+            Values::List(v) => u32::try_from(v.len()).unwrap_or(u32::MAX),
+        }
+    }
+
+    /// How many values (as `usize`).
+    pub fn len(&self) -> usize {
+        self.count() as usize
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.count() == 0
+    }
+
+    /// The `i`-th value.
+    pub fn get(&self, i: usize) -> Option<u64> {
+        match self {
+            Values::Run { first, stride, count } => {
+                (i < *count as usize).then(|| first + i as u64 * u64::from(*stride))
+            }
+            Values::List(v) => v.get(i).copied(),
+        }
+    }
+
+    /// Where `value` is among them.
+    pub fn position(&self, value: u64) -> Option<usize> {
+        match self {
+            Values::Run { first, stride, count } => {
+                let d = value.checked_sub(*first)?;
+                let i = d / u64::from(*stride);
+                (d % u64::from(*stride) == 0 && i < u64::from(*count)).then_some(i as usize)
+            }
+            Values::List(v) => v.iter().position(|&x| x == value),
+        }
+    }
+
+    /// The smallest and largest value, when there is one.
+    pub fn bounds(&self) -> Option<(u64, u64)> {
+        match self {
+            Values::Run { count: 0, .. } => None,
+            Values::Run { first, stride, count } => {
+                Some((*first, first + u64::from(count - 1) * u64::from(*stride)))
+            }
+            Values::List(v) => Some((*v.iter().min()?, *v.iter().max()?)),
+        }
+    }
+
+    /// The values in order.
+    pub fn iter(&self) -> impl Iterator<Item = u64> + '_ {
+        (0..self.len()).filter_map(|i| self.get(i))
+    }
+
+    /// The values as a vector.
+    pub fn to_vec(&self) -> Vec<u64> {
+        self.iter().collect()
+    }
+}
+
+impl PartialEq<Vec<u64>> for Values {
+    fn eq(&self, other: &Vec<u64>) -> bool {
+        self.len() == other.len() && self.iter().zip(other).all(|(a, &b)| a == b)
+    }
+}
+
+impl FromIterator<u64> for Values {
+    fn from_iter<I: IntoIterator<Item = u64>>(iter: I) -> Self {
+        Values::from_slice(&iter.into_iter().collect::<Vec<u64>>())
+    }
+}
+
+impl IntoIterator for Values {
+    type Item = u64;
+    type IntoIter = std::vec::IntoIter<u64>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.to_vec().into_iter()
+    }
 }
 
 /// A producer batch before the leader assigns offsets.
@@ -45,9 +217,18 @@ pub struct Batch {
     /// Sequence of the first record, `-1` without idempotence.
     pub base_sequence: i32,
     /// Record payloads, one per record.
-    pub values: Vec<u64>,
+    pub values: Values,
     /// Size of each record in bytes.
     pub record_size: u32,
+    /// Largest record timestamp (ms): when the producer created its newest record.
+    pub max_timestamp: Ms,
+}
+
+impl Batch {
+    /// Its size in bytes once written: header plus records.
+    pub fn size_bytes(&self) -> u32 {
+        RECORD_BATCH_OVERHEAD.saturating_add(self.record_size.saturating_mul(self.values.count()))
+    }
 }
 
 /// Whether a partition's leader is known to hold all committed data (KIP-704).
@@ -176,8 +357,8 @@ pub struct FetchedData {
     pub log_start_offset: Offset,
     /// Set when the follower's log diverged; no records come with it (R7.6).
     pub diverging_epoch: Option<EpochEndOffset>,
-    /// Records from the fetch offset on.
-    pub records: Vec<Record>,
+    /// Batches from the one holding the fetch offset on (shared with the leader's log).
+    pub batches: Vec<Arc<RecordBatch>>,
 }
 
 /// A leader's Fetch response.

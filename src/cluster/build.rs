@@ -77,7 +77,7 @@ pub(super) fn build_world(spec: &ClusterSpec, local: &LocalSet) -> Result<Rc<Wor
     Ok(world)
 }
 
-pub(super) fn new_producer(
+pub(crate) fn new_producer(
     controller: &mut QuorumController,
     index: u32,
     spec: &ProducerSpec,

@@ -1,7 +1,9 @@
 //! The event log: every event of the run, stamped with sim time, kept as a bounded recent
 //! window for the screen, an undrained queue for headless output and a running hash of the
-//! whole trace for the determinism check.
+//! whole trace for the determinism check; and every command the sim applied, with its sim
+//! time (the list a session file is made from), which the hash covers too.
 
+use super::command::Command;
 use crate::sim::events::{ClusterEvent, ElectionKind, EventKind};
 use crate::sim::{Ms, TopicPartition};
 use std::collections::{BTreeMap, VecDeque};
@@ -12,11 +14,28 @@ use tracing::Level;
 /// How many recent events snapshots carry.
 pub const RECENT_EVENTS: usize = 300;
 
-/// The run's events.
+/// A command the sim applied, at sim time `at` (ms).
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct AppliedCommand {
+    /// When it was applied (ms).
+    pub at: Ms,
+    /// What was applied.
+    pub command: Command,
+}
+
+impl std::fmt::Display for AppliedCommand {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} {}", crate::sim::format_time(self.at), self.command)
+    }
+}
+
+/// The run's events and applied commands.
 #[derive(Default)]
 pub struct EventLog {
     recent: VecDeque<ClusterEvent>,
     recent_shared: Option<Arc<[ClusterEvent]>>,
+    commands: Vec<AppliedCommand>,
+    commands_shared: Option<Arc<[AppliedCommand]>>,
     undrained: Vec<ClusterEvent>,
     count: u64,
     hasher: DefaultHasher,
@@ -96,6 +115,19 @@ impl EventLog {
         self.recent.push_back(event.clone());
         self.recent_shared = None;
         self.undrained.push(event);
+    }
+
+    /// Records a command applied at sim time `at` (ms); it joins the trace hash.
+    pub fn record_command(&mut self, at: Ms, command: Command) {
+        let applied = AppliedCommand { at, command };
+        format!("{applied:?}").hash(&mut self.hasher);
+        self.commands.push(applied);
+        self.commands_shared = None;
+    }
+
+    /// Every command applied so far, oldest first, shared (rebuilt only after a change).
+    pub fn commands(&mut self) -> Arc<[AppliedCommand]> {
+        self.commands_shared.get_or_insert_with(|| self.commands.iter().cloned().collect()).clone()
     }
 
     /// Events since the previous drain.

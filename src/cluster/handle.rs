@@ -5,7 +5,8 @@ use super::observe;
 use super::snapshot::{ScenarioInfo, Snapshot};
 use super::spec::ClusterSpec;
 use super::world::World;
-use crate::cluster::command::Command;
+use crate::cluster::command::{Answer, Command};
+use crate::cluster::events::AppliedCommand;
 use crate::sim::events::ClusterEvent;
 use crate::sim::{BrokerId, Ms, join_ids};
 use std::rc::Rc;
@@ -98,22 +99,28 @@ impl Sim {
         }));
     }
 
-    /// Applies a command at the current instant. Errors leave the cluster unchanged.
-    pub fn apply(&mut self, cmd: &Command) -> Result<(), SimError> {
+    /// Validates a command against the cluster as it is now and applies it at the current
+    /// instant; it joins [`Sim::commands`]. Errors: the refusal; the cluster is unchanged.
+    pub fn apply(&mut self, cmd: &Command) -> Result<Answer, SimError> {
         self.apply_now(cmd)
     }
 
     /// [`Sim::apply`] through a shared reference, for the dashboard's cluster interface.
-    pub(crate) fn apply_now(&self, cmd: &Command) -> Result<(), SimError> {
+    pub(crate) fn apply_now(&self, cmd: &Command) -> Result<Answer, SimError> {
         let _ctx = self.rt.enter();
         let now = self.world.now();
         let _span = tracing::info_span!("command", t = now, command = %cmd).entered();
-        let result = super::commands::apply_command(&self.world, &self.local, cmd);
+        let result = cmd.apply(&self.world, &self.local);
         match &result {
-            Ok(()) => tracing::info!("applied"),
+            Ok(_) => tracing::info!("applied"),
             Err(e) => tracing::info!(refused = %e, "refused"),
         }
         result
+    }
+
+    /// Every command applied so far with its sim time, oldest first (part of the trace).
+    pub fn commands(&self) -> Vec<AppliedCommand> {
+        self.world.log.borrow_mut().commands().to_vec()
     }
 
     /// The cluster as it is now.
@@ -133,7 +140,8 @@ impl Sim {
         self.world.memory_budget.set(records);
     }
 
-    /// A hash of the whole event trace so far; equal runs give equal hashes.
+    /// A hash of the whole trace so far (events and applied commands); equal runs give equal
+    /// hashes.
     pub fn trace_hash(&self) -> u64 {
         self.world.log.borrow().trace_hash()
     }
@@ -142,7 +150,7 @@ impl Sim {
 /// What the dashboard thread sends the sim thread.
 enum Control {
     AdvanceTo(Ms),
-    Apply(Command, mpsc::Sender<Result<(), SimError>>),
+    Apply(Command, mpsc::Sender<Result<Answer, SimError>>),
 }
 
 /// A simulation on its own thread, paced from outside (the dashboard). Snapshots arrive on a
@@ -204,8 +212,9 @@ impl LiveSim {
     }
 
     /// Applies a command at the sim's current instant and waits for the verdict; by then
-    /// [`LiveSim::latest`] already shows its effect.
-    pub fn apply(&self, cmd: Command) -> Result<(), SimError> {
+    /// [`LiveSim::latest`] already shows its effect. Errors: the refusal, including every
+    /// command once a scenario has reached its end.
+    pub fn apply(&self, cmd: Command) -> Result<Answer, SimError> {
         let (tx, rx) = mpsc::channel();
         self.send(Control::Apply(cmd, tx));
         rx.recv().unwrap_or_else(|_| Err(SimError::InvalidState("the simulation has stopped".into())))
@@ -231,6 +240,14 @@ impl Drop for LiveSim {
     }
 }
 
+/// The refusal of a command sent after a scenario's end (sim time stops there).
+pub fn scenario_ended(end: Ms) -> SimError {
+    SimError::InvalidState(format!(
+        "the scenario ended at {}: sim time stops there, so commands are refused (q quits)",
+        crate::sim::format_time(end)
+    ))
+}
+
 /// The sim thread's loop: wait (the clock is frozen meanwhile), advance (never past `end`),
 /// apply, publish.
 fn pace(
@@ -248,7 +265,10 @@ fn pace(
                 Control::AdvanceTo(t) => target = Some(target.map_or(t, |x: Ms| x.max(t))),
                 Control::Apply(cmd, reply) => {
                     // Publish before answering, so the caller sees the command's effect at once.
-                    let result = sim.apply(&cmd);
+                    let result = match end.filter(|e| sim.now() >= *e) {
+                        Some(e) => Err(scenario_ended(e)),
+                        None => sim.apply(&cmd),
+                    };
                     publish(sim);
                     let _ = reply.send(result);
                 }
@@ -269,5 +289,55 @@ fn pace(
             }
         }
         publish(sim);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn once_a_scenario_ends_every_command_is_refused_with_a_message() {
+        let (control_tx, control_rx) = mpsc::channel();
+        let (seen_tx, seen_rx) = mpsc::channel();
+        let pacer = std::thread::spawn(move || {
+            let mut sim = Sim::new(ClusterSpec::default_run(7)).unwrap();
+            pace(&mut sim, control_rx, Vec::new(), Some(1_000), |s| {
+                let _ = seen_tx.send(s.now());
+            });
+            sim.commands()
+        });
+        control_tx.send(Control::AdvanceTo(5_000)).unwrap();
+        while seen_rx.recv().unwrap() < 1_000 {}
+        let (reply_tx, reply_rx) = mpsc::channel();
+        control_tx.send(Control::Apply(Command::parse("crash 2").unwrap(), reply_tx)).unwrap();
+        let refusal = reply_rx.recv().unwrap().unwrap_err().to_string();
+        assert_eq!(
+            refusal,
+            "the scenario ended at 00:00:01.0: sim time stops there, so commands are refused (q quits)"
+        );
+        drop(control_tx);
+        assert_eq!(pacer.join().unwrap(), Vec::new(), "nothing was applied");
+    }
+
+    #[test]
+    fn applied_commands_are_in_the_trace_with_their_sim_time() {
+        let mut sim = Sim::new(ClusterSpec::default_run(7)).unwrap();
+        let before = sim.trace_hash();
+        sim.advance_to(2_000);
+        sim.apply(&Command::parse("crash 2").unwrap()).unwrap();
+        assert!(sim.apply(&Command::parse("crash 2").unwrap()).is_err(), "refused: not in the trace");
+        sim.advance_to(3_000);
+        sim.apply(&Command::parse("set producer acks=1").unwrap()).unwrap();
+        let lines: Vec<String> = sim.commands().iter().map(ToString::to_string).collect();
+        assert_eq!(lines, ["00:00:02.0 crash 2", "00:00:03.0 set producer acks=1"]);
+        assert_eq!(sim.snapshot().commands.len(), 2);
+        let mut other = Sim::new(ClusterSpec::default_run(7)).unwrap();
+        other.advance_to(2_000);
+        other.apply(&Command::parse("crash 2").unwrap()).unwrap();
+        other.advance_to(3_000);
+        other.apply(&Command::parse("set producer acks=0").unwrap()).unwrap();
+        assert_ne!(sim.trace_hash(), before);
+        assert_ne!(sim.trace_hash(), other.trace_hash(), "the hash covers the commands");
     }
 }

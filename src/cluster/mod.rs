@@ -5,7 +5,6 @@
 
 mod build;
 pub mod command;
-mod commands;
 pub mod events;
 pub mod handle;
 pub mod net;

@@ -45,6 +45,7 @@ pub(crate) fn snapshot(world: &World) -> Snapshot {
         duplicates: ledger.duplicates(),
         recent_events: log.recent(),
         event_count: log.count(),
+        commands: log.commands(),
         scenario: None,
     }
 }

@@ -36,6 +36,8 @@ pub struct Snapshot {
     pub recent_events: Arc<[ClusterEvent]>,
     /// How many events the run has produced in all.
     pub event_count: u64,
+    /// Every command the sim applied, with its sim time, oldest first.
+    pub commands: Arc<[super::events::AppliedCommand]>,
     /// The scenario being played, if any: its name and the sim time (ms) where it ends.
     pub scenario: Option<ScenarioInfo>,
 }

@@ -1,30 +1,16 @@
 //! Checks made before a run starts, shared by scenario files, their `do` commands and the
-//! command line: topic creation rules, routing a `KEY=VALUE` setting by the config registry's
+//! command line: the replication factor rule, routing a `KEY=VALUE` setting by the config registry's
 //! scope, and whether a command names things that exist.
 
-use crate::cluster::command::Command;
-use crate::cluster::handle::SimError;
+use crate::cluster::command::create_topic;
+use crate::cluster::command::{BrokerState, Catalog, Command};
 use crate::cluster::spec::ClusterSpec;
-use crate::config::{self, ConfigError, ProducerConfig, Scope, TopicConfig};
-use crate::sim::{BrokerId, Ms, join_ids};
+use crate::config::{self, BrokerConfig, ConfigError, ProducerConfig, Scope, TopicConfig};
+use crate::sim::{BrokerId, Ms};
 use std::collections::BTreeMap;
 
 use crate::sim::assignment;
 pub use crate::sim::assignment::MAX_PARTITIONS;
-
-/// Checks a topic to be created on `brokers` registered brokers the way the KRaft controller
-/// does (R1.7). Errors: the message Kafka gives, prefixed with its error name, e.g.
-/// `INVALID_REPLICATION_FACTOR: Unable to replicate the partition 4 time(s): ...`.
-pub fn check_new_topic(
-    name: &str,
-    partitions: u32,
-    replication_factor: u32,
-    brokers: usize,
-) -> Result<(), String> {
-    check_topic_name(name)?;
-    check_partitions(partitions)?;
-    check_replication_factor(replication_factor, brokers)
-}
 
 /// A partition count from 1 to [`MAX_PARTITIONS`]. Errors: `INVALID_PARTITIONS` with Kafka's
 /// message for 0.
@@ -32,19 +18,11 @@ pub fn check_partitions(partitions: u32) -> Result<(), String> {
     assignment::validate_partition_count(partitions).map_err(|e| e.to_string())
 }
 
-/// Kafka's replication factor rule (R1.7, KRaft wording). Errors: `INVALID_REPLICATION_FACTOR`
-/// with Kafka's message.
+/// Kafka's replication factor rule (R1.7, KRaft wording), the one `create-topic` uses
+/// ([`create_topic::check_replication_factor`]). Errors: `INVALID_REPLICATION_FACTOR` with
+/// Kafka's message.
 pub fn check_replication_factor(rf: u32, brokers: usize) -> Result<(), String> {
-    let msg = if rf == 0 {
-        format!("Invalid replication factor {rf}: the replication factor must be positive.")
-    } else if rf as usize > brokers {
-        format!(
-            "Unable to replicate the partition {rf} time(s): The target replication factor of {rf} cannot be reached because only {brokers} broker(s) are registered."
-        )
-    } else {
-        return Ok(());
-    };
-    Err(SimError::InvalidReplicationFactor(msg).to_string())
+    create_topic::check_replication_factor(rf, brokers).map_err(|e| e.to_string())
 }
 
 /// Kafka's topic name rule: 1 to 249 characters from `[a-zA-Z0-9._-]`, not `.` or `..`.
@@ -67,7 +45,9 @@ pub fn apply_setting(spec: &mut ClusterSpec, key: &str, value: &str) -> Result<(
 }
 
 /// What a run knows before it starts: its brokers, topics (name → partition count, including
-/// those `create-topic` commands add) and which topics have a producer.
+/// those `create-topic` commands add), which topics have a producer, and the configs the file
+/// starts with. It is the [`Catalog`] a scenario's commands are validated against before the
+/// run, by the same code the live cluster uses.
 #[derive(Clone, Debug, Default)]
 pub struct Known {
     /// Broker ids, ascending.
@@ -76,6 +56,12 @@ pub struct Known {
     pub topics: BTreeMap<String, u32>,
     /// Topics a producer writes to.
     pub produced: Vec<String>,
+    /// The cluster-wide broker config at start.
+    pub broker_config: BrokerConfig,
+    /// Topic overrides at start (topics created by commands have none).
+    pub topic_configs: BTreeMap<String, TopicConfig>,
+    /// The first producer's config at start (the default without one).
+    pub producer_config: ProducerConfig,
 }
 
 impl Known {
@@ -85,14 +71,9 @@ impl Known {
             brokers: spec.brokers.clone(),
             topics: spec.topics.iter().map(|t| (t.name.clone(), t.partitions)).collect(),
             produced: spec.producers.iter().map(|p| p.topic.clone()).collect(),
-        }
-    }
-
-    fn broker(&self, b: BrokerId) -> Result<(), String> {
-        if self.brokers.contains(&b) {
-            Ok(())
-        } else {
-            Err(format!("broker {b} does not exist (brokers: {})", join_ids(&self.brokers)))
+            broker_config: spec.broker_config.clone(),
+            topic_configs: spec.topics.iter().map(|t| (t.name.clone(), t.config.clone())).collect(),
+            producer_config: spec.producers.first().map(|p| p.config.clone()).unwrap_or_default(),
         }
     }
 
@@ -104,46 +85,40 @@ impl Known {
         })
     }
 
-    /// Checks that `cmd` names existing brokers, topics and valid settings, and records a
-    /// topic it creates. Errors: what is wrong, in words.
+    /// Validates `cmd` as the live cluster would ([`Command::validate`]; what only the running
+    /// cluster knows, such as whether a broker is up, is left to the run), and records a topic
+    /// it creates. Errors: the refusal, in the words the palette would show.
     pub fn check_command(&mut self, cmd: &Command) -> Result<(), String> {
-        match cmd {
-            Command::Crash(b)
-            | Command::Shutdown(b)
-            | Command::Restart(b)
-            | Command::PauseFetch(b)
-            | Command::ResumeFetch(b) => self.broker(*b),
-            Command::SetBroker { key, value } => check_setting(key, value),
-            Command::SetTopic { topic, key, value } => {
-                self.topic(topic)?;
-                TopicConfig::default().set(key, value).map_err(|e| e.to_string())
-            }
-            Command::SetProducer { key, value } => {
-                ProducerConfig::default().set(key, value).map_err(|e| e.to_string())
-            }
-            Command::Produce { topic, count } => self.check_produce(topic, *count),
-            Command::CreateTopic { name, partitions, replication_factor } => {
-                if self.topics.contains_key(name) {
-                    return Err(SimError::TopicExists(name.clone()).to_string());
-                }
-                check_new_topic(name, *partitions, *replication_factor, self.brokers.len())?;
-                self.topics.insert(name.clone(), *partitions);
-                Ok(())
-            }
-        }
-    }
-
-    fn check_produce(&self, topic: &str, count: u64) -> Result<(), String> {
-        self.topic(topic)?;
-        if count == 0 {
-            return Err("`produce` needs at least 1 record".into());
-        }
-        if !self.produced.iter().any(|t| t == topic) {
-            return Err(format!(
-                "no producer writes to `{topic}`; add a [[producer]] with topic = \"{topic}\" (rate = 0 sends only `produce` records)"
-            ));
+        cmd.validate(self).map_err(|e| e.to_string())?;
+        if let Command::CreateTopic(t) = cmd {
+            self.topics.insert(t.name.clone(), t.partitions);
         }
         Ok(())
+    }
+}
+
+impl Catalog for Known {
+    fn broker_ids(&self) -> Vec<BrokerId> {
+        self.brokers.clone()
+    }
+    fn topic_names(&self) -> Vec<String> {
+        self.topics.keys().cloned().collect()
+    }
+    fn partition_count(&self, topic: &str) -> Option<u32> {
+        self.topics.get(topic).copied()
+    }
+    fn broker_config(&self) -> BrokerConfig {
+        self.broker_config.clone()
+    }
+    fn topic_config(&self, topic: &str) -> Option<TopicConfig> {
+        let config = self.topic_configs.get(topic).cloned().unwrap_or_default();
+        self.topics.contains_key(topic).then_some(config)
+    }
+    fn producer_config(&self) -> ProducerConfig {
+        self.producer_config.clone()
+    }
+    fn broker_state(&self, _broker: BrokerId) -> Option<BrokerState> {
+        None
     }
 }
 
@@ -203,18 +178,27 @@ mod tests {
             check_replication_factor(4, 3).unwrap_err(),
             "INVALID_REPLICATION_FACTOR: Unable to replicate the partition 4 time(s): The target replication factor of 4 cannot be reached because only 3 broker(s) are registered."
         );
-        assert!(check_replication_factor(0, 3).unwrap_err().contains("must be positive"));
+        assert_eq!(
+            check_replication_factor(0, 3).unwrap_err(),
+            "INVALID_REPLICATION_FACTOR: Replication factor must be larger than 0, or -1 to use the default value."
+        );
         assert_eq!(check_replication_factor(3, 3), Ok(()));
     }
 
     #[test]
     fn topic_names_and_partition_counts() {
-        assert_eq!(check_new_topic("orders.v1_x-y", 3, 2, 3), Ok(()));
-        assert!(check_new_topic("a b", 1, 1, 3).unwrap_err().contains("illegal"));
-        assert!(check_new_topic("..", 1, 1, 3).unwrap_err().contains("cannot be"));
-        assert!(check_new_topic("", 1, 1, 3).unwrap_err().contains("empty"));
-        assert!(check_new_topic("t", 0, 1, 3).unwrap_err().starts_with("INVALID_PARTITIONS"));
-        assert!(check_new_topic("t", 5000, 1, 3).unwrap_err().contains("at most 1000"));
+        let mut known = Known::new(&ClusterSpec::default_run(1));
+        let mut check = |name: &str, p: u32| {
+            let cmd = create_topic::CreateTopic { name: name.into(), partitions: p, replication_factor: 2 };
+            known.check_command(&cmd.into())
+        };
+        assert_eq!(check("orders.v1_x-y", 3), Ok(()));
+        assert!(check("a b", 1).unwrap_err().contains("illegal"));
+        assert!(check("..", 1).unwrap_err().contains("cannot be"));
+        assert!(check("", 1).unwrap_err().contains("empty"));
+        assert!(check("t", 0).unwrap_err().starts_with("INVALID_PARTITIONS"));
+        assert!(check("t", 5000).unwrap_err().contains("at most 1000"));
+        assert!(check_partitions(0).unwrap_err().starts_with("INVALID_PARTITIONS"));
     }
 
     #[test]
@@ -236,9 +220,13 @@ mod tests {
         assert_eq!(check(&mut known, "crash 7").unwrap_err(), "broker 7 does not exist (brokers: 0,1,2)");
         assert!(check(&mut known, "set min.insync.replica=2").unwrap_err().contains("did you mean"));
         assert_eq!(check(&mut known, "set acks=1"), Ok(()));
-        assert!(check(&mut known, "produce other 5").unwrap_err().contains("unknown topic `other`"));
+        assert_eq!(
+            check(&mut known, "produce other 5").unwrap_err(),
+            "UNKNOWN_TOPIC_OR_PARTITION: topic `other` does not exist"
+        );
         assert_eq!(check(&mut known, "create-topic other 3 3"), Ok(()));
-        assert!(check(&mut known, "produce other 5").unwrap_err().contains("no producer writes to `other`"));
+        // A topic no [[producer]] writes to gets a rate-0 producer when the command runs.
+        assert_eq!(check(&mut known, "produce other 5"), Ok(()));
         assert!(check(&mut known, "create-topic other 1 1").unwrap_err().starts_with("TOPIC_ALREADY_EXISTS"));
         assert!(
             check(&mut known, "create-topic big 1 4").unwrap_err().starts_with("INVALID_REPLICATION_FACTOR")

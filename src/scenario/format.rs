@@ -428,7 +428,13 @@ mod tests {
              [[expect]]\ntime = \"30s\"\nerrors = {{ NOT_ENOUGH_REPLICAS = \">0\" }}\nacked_lost = 0\n"
         );
         let s = parse("f", &text).unwrap();
-        assert_eq!(s.commands(), vec![(10_000, Command::Crash(2)), (20_000, Command::Restart(2))]);
+        assert_eq!(
+            s.commands(),
+            vec![
+                (10_000, Command::parse("crash 2").unwrap()),
+                (20_000, Command::parse("restart 2").unwrap())
+            ]
+        );
         assert_eq!(s.spec.producers[0].config.acks, Acks::One);
         assert_eq!(s.spec.producers[0].config.rate, 0.0);
         assert_eq!(s.end, 60_000);

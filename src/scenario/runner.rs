@@ -6,7 +6,7 @@
 use super::expect::Outcome;
 use super::format::{Action, Scenario};
 use super::history::History;
-use crate::cluster::command::Command;
+use crate::cluster::command::{Answer, Command};
 use crate::cluster::handle::{Sim, SimError};
 use crate::cluster::snapshot::Snapshot;
 use crate::cluster::spec::ClusterSpec;
@@ -60,7 +60,7 @@ pub trait Driven {
     /// Runs the cluster up to sim time `t` (ms).
     fn advance_to(&mut self, t: Ms);
     /// Applies a command now. Errors: the sim's refusal.
-    fn apply(&mut self, cmd: &Command) -> Result<(), SimError>;
+    fn apply(&mut self, cmd: &Command) -> Result<Answer, SimError>;
     /// The cluster as it is now.
     fn snapshot(&self) -> Snapshot;
     /// Events since the previous call, oldest first.
@@ -74,7 +74,7 @@ impl Driven for Sim {
     fn advance_to(&mut self, t: Ms) {
         Sim::advance_to(self, t);
     }
-    fn apply(&mut self, cmd: &Command) -> Result<(), SimError> {
+    fn apply(&mut self, cmd: &Command) -> Result<Answer, SimError> {
         Sim::apply(self, cmd)
     }
     fn snapshot(&self) -> Snapshot {
@@ -154,7 +154,8 @@ fn apply(
     let cmd = &action.command;
     let Some(want) = &action.refused else {
         return match result {
-            Ok(()) => writeln!(out, "{} do: {cmd}", format_time(now)),
+            Ok(Answer { note: None }) => writeln!(out, "{} do: {cmd}", format_time(now)),
+            Ok(Answer { note: Some(note) }) => writeln!(out, "{} do: {cmd}: {note}", format_time(now)),
             Err(e) => {
                 summary.failed += 1;
                 writeln!(
@@ -166,7 +167,7 @@ fn apply(
         };
     };
     let (got, passed) = match result {
-        Ok(()) => ("accepted".to_string(), false),
+        Ok(_) => ("accepted".to_string(), false),
         Err(e) => {
             let text = e.to_string();
             let passed = text.contains(want.as_str());
@@ -215,6 +216,8 @@ pub fn run_to(spec: ClusterSpec, timeline: &[Action], at: Ms) -> Result<Snapshot
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cluster::command::crash::Crash;
+    use crate::cluster::command::restart::Restart;
     use crate::cluster::snapshot::{PartitionHealth, PartitionView, TopicView};
     use crate::sim::events::{ElectionKind, EventKind};
     use crate::sim::{BrokerId, TopicPartition};
@@ -251,14 +254,14 @@ mod tests {
                 self.events.push(ClusterEvent { at: c + 9000, kind: change });
             }
         }
-        fn apply(&mut self, cmd: &Command) -> Result<(), SimError> {
+        fn apply(&mut self, cmd: &Command) -> Result<Answer, SimError> {
             match cmd {
-                Command::Restart(0) => Ok(()),
-                Command::Crash(2) if self.crashed_at.is_none() => {
+                Command::Restart(Restart(0)) => Ok(Answer::default()),
+                Command::Crash(Crash(2)) if self.crashed_at.is_none() => {
                     self.crashed_at = Some(self.now);
                     self.events
                         .push(ClusterEvent { at: self.now, kind: EventKind::BrokerCrashed { broker: 2 } });
-                    Ok(())
+                    Ok(Answer::default())
                 }
                 _ => Err(SimError::InvalidState("broker 2 is already crashed".into())),
             }

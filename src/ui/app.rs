@@ -25,7 +25,12 @@ use super::keymap::{self, Action, HelpAction, PaletteAction};
 use super::palette::Palette;
 use super::theme::Theme;
 use super::{events, view};
-use crate::cluster::command::Command;
+use crate::cluster::command::crash::Crash;
+use crate::cluster::command::fetch::Fetch;
+use crate::cluster::command::restart::Restart;
+use crate::cluster::command::set::Set;
+use crate::cluster::command::shutdown::Shutdown;
+use crate::cluster::command::{Answer, Command};
 use crate::cluster::snapshot::{PartitionView, Snapshot, TopicView};
 use crate::sim::{Acks, BrokerId, Ms, format_time, join_ids};
 
@@ -148,8 +153,8 @@ pub enum Msg {
     Verdict {
         /// The command.
         command: Command,
-        /// `Err` holds the refusal in words.
-        result: Result<(), String>,
+        /// The answer, or the refusal in words.
+        result: Result<Answer, String>,
     },
 }
 
@@ -226,6 +231,7 @@ impl Model {
 /// Applies one message to the model. `snap` is the newest snapshot; it is read (for the
 /// selected topic, the current settings) but never changed.
 pub fn update(model: &mut Model, msg: Msg, snap: &Snapshot) -> Vec<Effect> {
+    let commands_refused = model.scenario_over(snap);
     let effects = match msg {
         Msg::Key(ev) => on_key(model, ev, snap),
         Msg::Resize(w, h) => {
@@ -240,14 +246,24 @@ pub fn update(model: &mut Model, msg: Msg, snap: &Snapshot) -> Vec<Effect> {
         Msg::SimEnded => model.refuse("the simulation stopped; press q to quit"),
         Msg::Verdict { command, result } => {
             match result {
-                Ok(()) => model.say(StatusKind::Done, command.to_string()),
+                Ok(Answer { note: None }) => model.say(StatusKind::Done, command.to_string()),
+                Ok(Answer { note: Some(note) }) => model.say(StatusKind::Done, format!("{command}: {note}")),
                 Err(why) => model.say(StatusKind::Error, format!("{command}: {why}")),
             }
             Vec::new()
         }
     };
     keep_selection_visible(model, snap);
+    if commands_refused && effects.iter().any(|e| matches!(e, Effect::Apply(_))) {
+        return model.refuse(ended_text(snap));
+    }
     effects
+}
+
+/// Why commands are refused once the scenario reached its end: the same words the sim uses.
+fn ended_text(snap: &Snapshot) -> String {
+    let end = snap.scenario.as_ref().map_or(snap.now, |s| s.end);
+    crate::cluster::handle::scenario_ended(end).to_string()
 }
 
 /// Below this share of the asked speed the measured one is shown...
@@ -284,7 +300,7 @@ fn on_key(model: &mut Model, ev: KeyEvent, snap: &Snapshot) -> Vec<Effect> {
             None => Vec::new(),
         },
         Mode::Palette => match keymap::lookup(keymap::PALETTE_BINDINGS, &ev) {
-            Some(action) => on_palette(model, action),
+            Some(action) => on_palette(model, action, snap),
             None => {
                 if let Some(c) = typed_char(&ev) {
                     model.palette.insert(c);
@@ -312,9 +328,9 @@ fn perform(model: &mut Model, action: Action, snap: &Snapshot) -> Vec<Effect> {
     match action {
         Action::TogglePause | Action::Step if model.scenario_over(snap) => scenario_ended(model, snap),
         Action::SelectBroker(id) => select_broker(model, id, snap),
-        Action::Crash => on_selected(model, snap, Command::Crash),
-        Action::Shutdown => on_selected(model, snap, Command::Shutdown),
-        Action::Restart => on_selected(model, snap, Command::Restart),
+        Action::Crash => on_selected(model, snap, |b| Crash(b).into()),
+        Action::Shutdown => on_selected(model, snap, |b| Shutdown(b).into()),
+        Action::Restart => on_selected(model, snap, |b| Restart(b).into()),
         Action::ToggleFetch => toggle_fetch(model, snap),
         Action::PartitionUp => move_selection(model, -1, snap),
         Action::PartitionDown => move_selection(model, 1, snap),
@@ -427,11 +443,10 @@ fn on_selected(model: &mut Model, snap: &Snapshot, make: fn(BrokerId) -> Command
 
 fn toggle_fetch(model: &mut Model, snap: &Snapshot) -> Vec<Effect> {
     let Some(id) = model.selected_broker else {
-        return on_selected(model, snap, Command::PauseFetch);
+        return on_selected(model, snap, |broker| Fetch { broker, paused: true }.into());
     };
     let paused = snap.brokers.iter().find(|b| b.id == id).is_some_and(|b| b.fetch_paused);
-    let cmd = if paused { Command::ResumeFetch(id) } else { Command::PauseFetch(id) };
-    vec![Effect::Apply(cmd)]
+    vec![Effect::Apply(Fetch { broker: id, paused: !paused }.into())]
 }
 
 fn page(model: &Model, snap: &Snapshot) -> isize {
@@ -454,7 +469,7 @@ fn keep_selection_visible(model: &mut Model, snap: &Snapshot) {
 }
 
 fn set_producer(key: &str, value: impl ToString) -> Vec<Effect> {
-    vec![Effect::Apply(Command::SetProducer { key: key.into(), value: value.to_string() })]
+    vec![Effect::Apply(Set::producer(key, value).into())]
 }
 
 fn cycle_acks(snap: &Snapshot) -> Vec<Effect> {
@@ -479,17 +494,15 @@ fn change_min_isr(model: &mut Model, delta: i64, snap: &Snapshot) -> Vec<Effect>
         );
         return model.refuse(text);
     }
-    let (topic, key) = (topic.name.clone(), "min.insync.replicas".to_string());
-    vec![Effect::Apply(Command::SetTopic { topic, key, value: wanted.to_string() })]
+    vec![Effect::Apply(Set::topic(&topic.name, "min.insync.replicas", wanted).into())]
 }
 
 fn toggle_unclean(model: &mut Model, snap: &Snapshot) -> Vec<Effect> {
     let Some(topic) = model.topic(snap) else {
         return model.refuse("no partition selected: unclean.leader.election.enable is set per topic");
     };
-    let value = (!topic.unclean_leader_election_enable).to_string();
-    let (topic, key) = (topic.name.clone(), "unclean.leader.election.enable".to_string());
-    vec![Effect::Apply(Command::SetTopic { topic, key, value })]
+    let value = !topic.unclean_leader_election_enable;
+    vec![Effect::Apply(Set::topic(&topic.name, "unclean.leader.election.enable", value).into())]
 }
 
 /// The next value in `steps` after `current` (up) or before it (down); `None` at the end.
@@ -505,10 +518,7 @@ pub fn next_step(steps: &[f64], current: f64, up: bool) -> Option<f64> {
 fn change_lag_limit(model: &mut Model, up: bool, snap: &Snapshot) -> Vec<Effect> {
     let current = snap.broker_config.replica_lag_time_max_ms as f64;
     match next_step(LAG_STEPS, current, up) {
-        Some(v) => vec![Effect::Apply(Command::SetBroker {
-            key: "replica.lag.time.max.ms".into(),
-            value: (v as u64).to_string(),
-        })],
+        Some(v) => vec![Effect::Apply(Set::cluster("replica.lag.time.max.ms", v as u64).into())],
         None => {
             model.refuse(format!("replica.lag.time.max.ms is already {current} (the end of the key steps)"))
         }
@@ -543,9 +553,9 @@ fn step(model: &mut Model) -> Vec<Effect> {
     }
 }
 
-fn on_palette(model: &mut Model, action: PaletteAction) -> Vec<Effect> {
+fn on_palette(model: &mut Model, action: PaletteAction, snap: &Snapshot) -> Vec<Effect> {
     match action {
-        PaletteAction::Submit => submit(model),
+        PaletteAction::Submit => submit(model, snap),
         PaletteAction::Quit => quit(model),
         PaletteAction::Cancel => {
             model.mode = Mode::Normal;
@@ -560,8 +570,8 @@ fn on_palette(model: &mut Model, action: PaletteAction) -> Vec<Effect> {
 }
 
 /// Enter in the palette: a valid line runs and closes it; a bad one stays open, editable,
-/// with the reason shown under it.
-fn submit(model: &mut Model) -> Vec<Effect> {
+/// with the reason shown under it, as does any line once the scenario reached its end.
+fn submit(model: &mut Model, snap: &Snapshot) -> Vec<Effect> {
     model.palette.edit(PaletteAction::Submit);
     let line = model.palette.input().trim().to_string();
     if line.is_empty() {
@@ -569,6 +579,10 @@ fn submit(model: &mut Model) -> Vec<Effect> {
         return Vec::new();
     }
     match Command::parse(&line) {
+        Ok(_) if model.scenario_over(snap) => {
+            model.palette.set_error(Some(ended_text(snap)));
+            Vec::new()
+        }
         Ok(cmd) => {
             model.palette.remember(&line);
             model.palette.set_error(None);

@@ -51,6 +51,7 @@ pub fn snapshot() -> Snapshot {
         duplicates: 0,
         recent_events: events().into(),
         event_count: 21,
+        commands: Default::default(),
         scenario: None,
     }
 }

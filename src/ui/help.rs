@@ -9,7 +9,7 @@ use ratatui::widgets::{Block, Clear, Paragraph};
 use super::app::Model;
 use super::keymap::{self, Binding, Group};
 use super::theme::{Theme, glyph};
-use crate::cluster::command::USAGE;
+use crate::cluster::command::Command;
 
 const KEY_W: usize = 10;
 
@@ -41,8 +41,8 @@ fn dashboard_keys(theme: Theme, out: &mut Vec<Line<'static>>) {
 /// The command grammar, which scenario files use too.
 fn grammar(theme: Theme, out: &mut Vec<Line<'static>>) {
     out.push(Line::styled("Commands (the grammar scenario files use too)", theme.title()));
-    for usage in USAGE {
-        out.push(Line::from(vec![Span::styled("  :", theme.key()), Span::raw(*usage)]));
+    for usage in Command::usage() {
+        out.push(Line::from(vec![Span::styled("  :", theme.key()), Span::raw(usage)]));
     }
     out.push(Line::styled(
         "  e.g. :set producer acks=1   :set topic test_repli min.insync.replicas=2   :crash 0",

@@ -42,7 +42,7 @@ use self::app::{Effect, Model, Msg, update};
 use self::meter::SpeedMeter;
 use self::pacer::Pacer;
 use self::theme::Theme;
-use crate::cluster::command::Command;
+use crate::cluster::command::{Answer, Command};
 use crate::cluster::handle::{LiveSim, Sim, SimError};
 use crate::cluster::snapshot::Snapshot;
 use crate::sim::Ms;
@@ -57,7 +57,7 @@ pub const FRAME: Duration = Duration::from_millis(33);
 pub trait Cluster {
     /// Applies a command now; `Err` is the refusal. When it returns, [`Cluster::latest`]
     /// already shows the command's effect.
-    fn apply(&self, cmd: Command) -> Result<(), SimError>;
+    fn apply(&self, cmd: Command) -> Result<Answer, SimError>;
     /// Lets sim time run up to `t` (ms).
     fn advance_to(&self, t: Ms);
     /// The newest snapshot.
@@ -65,7 +65,7 @@ pub trait Cluster {
 }
 
 impl Cluster for LiveSim {
-    fn apply(&self, cmd: Command) -> Result<(), SimError> {
+    fn apply(&self, cmd: Command) -> Result<Answer, SimError> {
         LiveSim::apply(self, cmd)
     }
 
@@ -79,7 +79,7 @@ impl Cluster for LiveSim {
 }
 
 impl Cluster for Sim {
-    fn apply(&self, cmd: Command) -> Result<(), SimError> {
+    fn apply(&self, cmd: Command) -> Result<Answer, SimError> {
         self.apply_now(&cmd)
     }
 

@@ -53,7 +53,10 @@ fn screen_160x48_under_min_isr_selected() {
     let verdict = Err("broker 2 is already down".to_string());
     update(
         &mut m,
-        Msg::Verdict { command: crate::cluster::command::Command::Crash(2), result: verdict },
+        Msg::Verdict {
+            command: crate::cluster::command::Command::parse("crash 2").unwrap(),
+            result: verdict,
+        },
         &snap,
     );
     insta::assert_snapshot!(screen(&m, &snap));
@@ -294,7 +297,7 @@ fn every_size_draws_without_panicking() {
         for (w, h) in [(80, 24), (81, 25), (99, 24), (119, 30), (120, 24), (160, 24), (250, 60), (79, 23)] {
             let mut m = model_at(w, h, &snap, w % 2 == 0);
             let verdict = Err(format!("{long} {long}"));
-            let command = crate::cluster::command::Command::Crash(9);
+            let command = crate::cluster::command::Command::parse("crash 9").unwrap();
             update(&mut m, Msg::Verdict { command, result: verdict }, &snap);
             render(&m, &snap);
             keys(&mut m, &snap, &[KeyCode::Char(':')]);
@@ -375,9 +378,10 @@ impl FakeCluster {
 /// What a settings command does to a snapshot (only what the dashboard keys send).
 fn carry_out(snap: &mut Snapshot, cmd: &crate::cluster::command::Command) {
     use crate::cluster::command::Command;
+    use crate::cluster::command::set::Set;
     use crate::sim::Acks;
     match cmd {
-        Command::SetProducer { key, value } => {
+        Command::Set(Set::Producer { key, value }) => {
             for p in &mut snap.producers {
                 match (key.as_str(), value.as_str()) {
                     ("acks", "0") => p.config.acks = Acks::Zero,
@@ -388,7 +392,7 @@ fn carry_out(snap: &mut Snapshot, cmd: &crate::cluster::command::Command) {
                 }
             }
         }
-        Command::SetTopic { topic, key, value } => {
+        Command::Set(Set::Topic { topic, key, value }) => {
             for t in snap.topics.iter_mut().filter(|t| *t.name == **topic) {
                 match key.as_str() {
                     "unclean.leader.election.enable" => t.unclean_leader_election_enable = value == "true",
@@ -399,13 +403,13 @@ fn carry_out(snap: &mut Snapshot, cmd: &crate::cluster::command::Command) {
                 }
             }
         }
-        Command::SetBroker { key, value } if key == "replica.lag.time.max.ms" => {
+        Command::Set(Set::Cluster { key, value }) if key == "replica.lag.time.max.ms" => {
             let lag = &mut snap.broker_config.replica_lag_time_max_ms;
             *lag = value.parse().unwrap_or(*lag);
         }
-        Command::PauseFetch(id) | Command::ResumeFetch(id) => {
-            for b in snap.brokers.iter_mut().filter(|b| b.id == *id) {
-                b.fetch_paused = matches!(cmd, Command::PauseFetch(_));
+        Command::Fetch(f) => {
+            for b in snap.brokers.iter_mut().filter(|b| b.id == f.broker) {
+                b.fetch_paused = f.paused;
             }
         }
         _ => {}
@@ -413,7 +417,10 @@ fn carry_out(snap: &mut Snapshot, cmd: &crate::cluster::command::Command) {
 }
 
 impl super::Cluster for FakeCluster {
-    fn apply(&self, cmd: crate::cluster::command::Command) -> Result<(), crate::cluster::handle::SimError> {
+    fn apply(
+        &self,
+        cmd: crate::cluster::command::Command,
+    ) -> Result<crate::cluster::command::Answer, crate::cluster::handle::SimError> {
         self.applied.borrow_mut().push(cmd.clone());
         if self.refuse {
             let why =
@@ -423,7 +430,7 @@ impl super::Cluster for FakeCluster {
         let mut next = Snapshot::clone(&self.snap.borrow());
         carry_out(&mut next, &cmd);
         *self.snap.borrow_mut() = std::sync::Arc::new(next);
-        Ok(())
+        Ok(Default::default())
     }
 
     fn advance_to(&self, t: crate::sim::Ms) {
@@ -461,7 +468,7 @@ fn effects_reach_the_cluster_and_refusals_reach_the_status_line() {
     let cluster = FakeCluster::new(&snap, true);
     assert!(!press_through(&mut m, &mut snap, &cluster, &mut pacer, "2"));
     assert!(!press_through(&mut m, &mut snap, &cluster, &mut pacer, "x"));
-    assert_eq!(*cluster.applied.borrow(), [Command::Crash(2)]);
+    assert_eq!(*cluster.applied.borrow(), [Command::parse("crash 2").unwrap()]);
     assert_eq!(m.status.as_ref().unwrap().text, "✖ crash 2: broker 2 is already down");
     assert!(screen(&m, &snap).contains("✖ crash 2: broker 2 is already down"));
 

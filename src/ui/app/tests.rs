@@ -167,7 +167,7 @@ fn partition_selection_moves_clamps_and_scrolls() {
 #[test]
 fn verdicts_show_in_the_status_line() {
     let (mut m, snap) = model();
-    let command = Command::Crash(2);
+    let command = Command::parse("crash 2").unwrap();
     update(
         &mut m,
         Msg::Verdict { command: command.clone(), result: Err("broker 2 is already down".into()) },
@@ -178,7 +178,7 @@ fn verdicts_show_in_the_status_line() {
         (status.kind, status.text.as_str()),
         (StatusKind::Error, "✖ crash 2: broker 2 is already down")
     );
-    update(&mut m, Msg::Verdict { command, result: Ok(()) }, &snap);
+    update(&mut m, Msg::Verdict { command, result: Ok(Default::default()) }, &snap);
     assert_eq!(m.status.unwrap().text, "✔ crash 2");
 }
 
@@ -356,6 +356,29 @@ fn at_the_end_of_a_scenario_space_and_step_only_explain() {
     assert!(status.text.contains("scenario ended at 00:01:23.4"), "{}", status.text);
     update(&mut m, Msg::Measured(Some(0.0)), &snap);
     assert_eq!(m.actual_speed, None, "a stopped scenario is not a slow sim");
+}
+
+#[test]
+fn after_a_scenario_ended_keys_and_the_palette_refuse_commands_with_a_message() {
+    use crate::cluster::snapshot::ScenarioInfo;
+    let (mut m, mut snap) = model();
+    snap.scenario = Some(ScenarioInfo { name: "S3".into(), end: snap.now });
+    let ended = "the scenario ended at 00:01:23.4: sim time stops there, so commands are refused (q quits)";
+    for key in ["x", "s", "r", "p", "a", "u", "l", "+"] {
+        m.status = None;
+        assert_eq!(typed(&mut m, &snap, key), vec![], "`{key}` must not reach the cluster");
+        let status = m.status.clone().unwrap();
+        assert_eq!((status.kind, status.text.as_str()), (StatusKind::Error, &*format!("✖ {ended}")), "{key}");
+    }
+    typed(&mut m, &snap, ":crash 2");
+    assert_eq!(press(&mut m, &snap, KeyCode::Enter), vec![]);
+    assert_eq!(m.mode, Mode::Palette, "the line stays, editable");
+    assert_eq!(m.palette.error(), Some(ended));
+    assert_eq!(typed(&mut m, &snap, "0"), vec![]);
+    m.palette.edit(PaletteAction::Clear);
+    typed(&mut m, &snap, "crash");
+    press(&mut m, &snap, KeyCode::Enter);
+    assert!(m.palette.error().unwrap().contains("missing broker id"), "a bad line is still explained");
 }
 
 /// `snap` after `n` more events arrived (broker 1 crashing over and over), keeping at most

@@ -1,0 +1,77 @@
+//! What validating a command reads about a cluster: [`Catalog`]. The live world is one
+//! ([`Live`]); a scenario file's timeline, before the run, is another (`scenario::checks::Known`).
+//! Both answer through the same validation code, so a command gets the same refusal from the
+//! palette, a scenario file and the command line.
+
+use super::super::world::World;
+use crate::config::{BrokerConfig, ProducerConfig, TopicConfig};
+use crate::sim::error::SimError;
+use crate::sim::{BrokerId, join_ids};
+
+/// A broker's process as validation sees it.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct BrokerState {
+    /// The process runs (not crashed, not stopped).
+    pub running: bool,
+    /// Its follower fetchers are paused by the user.
+    pub fetch_paused: bool,
+}
+
+/// What a command is validated against.
+pub trait Catalog {
+    /// Every broker id, ascending.
+    fn broker_ids(&self) -> Vec<BrokerId>;
+    /// Topic names, ascending.
+    fn topic_names(&self) -> Vec<String>;
+    /// A topic's partition count; `None` when there is no such topic.
+    fn partition_count(&self, topic: &str) -> Option<u32>;
+    /// The stored cluster-wide broker config (what a broker reads at its next start).
+    fn broker_config(&self) -> BrokerConfig;
+    /// A topic's overrides; `None` when there is no such topic.
+    fn topic_config(&self, topic: &str) -> Option<TopicConfig>;
+    /// The producers' config (the first producer's; the default when there is none).
+    fn producer_config(&self) -> ProducerConfig;
+    /// A broker's process state; `None` when not known (a file checked before its run).
+    fn broker_state(&self, broker: BrokerId) -> Option<BrokerState>;
+}
+
+/// Errors with [`SimError::UnknownBroker`] unless `broker` exists.
+pub fn known_broker(cluster: &dyn Catalog, broker: BrokerId) -> Result<(), SimError> {
+    let ids = cluster.broker_ids();
+    if ids.contains(&broker) { Ok(()) } else { Err(SimError::UnknownBroker(broker, join_ids(&ids))) }
+}
+
+/// The partition count of `topic`. Errors: [`SimError::UnknownTopic`].
+pub fn known_topic(cluster: &dyn Catalog, topic: &str) -> Result<u32, SimError> {
+    cluster.partition_count(topic).ok_or_else(|| SimError::UnknownTopic(topic.to_string()))
+}
+
+/// The running world as a [`Catalog`].
+pub(crate) struct Live<'a>(pub &'a World);
+
+impl Catalog for Live<'_> {
+    fn broker_ids(&self) -> Vec<BrokerId> {
+        self.0.broker_ids()
+    }
+    fn topic_names(&self) -> Vec<String> {
+        self.0.controller().borrow().topics().map(|t| t.name.to_string()).collect()
+    }
+    fn partition_count(&self, topic: &str) -> Option<u32> {
+        self.0.controller().borrow().topic(topic).map(|t| t.partition_count())
+    }
+    fn broker_config(&self) -> BrokerConfig {
+        self.0.controller().borrow().broker_config().clone()
+    }
+    fn topic_config(&self, topic: &str) -> Option<TopicConfig> {
+        self.0.controller().borrow().topic(topic).map(|t| t.config.clone())
+    }
+    fn producer_config(&self) -> ProducerConfig {
+        let producers = self.0.producers();
+        producers.first().map(|p| p.borrow().config().clone()).unwrap_or_default()
+    }
+    fn broker_state(&self, broker: BrokerId) -> Option<BrokerState> {
+        let core = self.0.broker(broker)?;
+        let core = core.borrow();
+        Some(BrokerState { running: core.is_up(), fetch_paused: core.fetch_paused() })
+    }
+}

@@ -1,0 +1,54 @@
+//! `crash B`: kill a broker's process without warning. Its log stays on disk; the controller
+//! notices only when heartbeats stop (`broker.session.timeout.ms`, R6.1).
+
+use super::{Applied, Catalog, ParseError, Unit, Words, broker_node, known_broker};
+use crate::cluster::world::World;
+use crate::sim::error::SimError;
+use crate::sim::events::EventKind;
+use crate::sim::protocol::NodeId;
+use crate::sim::{BrokerId, Outbox};
+use std::fmt;
+use std::rc::Rc;
+use tokio::task::LocalSet;
+
+/// `crash B`.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct Crash(pub BrokerId);
+
+impl Unit for Crash {
+    const VERBS: &'static [&'static str] = &["crash"];
+    const USAGE: &'static [&'static str] = &["crash B"];
+
+    fn parse(_verb: &str, words: &mut Words<'_>) -> Result<Self, ParseError> {
+        Ok(Crash(words.broker()?))
+    }
+
+    fn validate(&self, cluster: &dyn Catalog) -> Result<(), SimError> {
+        known_broker(cluster, self.0)?;
+        match cluster.broker_state(self.0) {
+            Some(s) if !s.running => {
+                Err(SimError::InvalidState(format!("broker {} is already down", self.0)))
+            }
+            _ => Ok(()),
+        }
+    }
+
+    fn apply(&self, world: &Rc<World>, _local: &LocalSet, out: &mut Outbox) -> Result<Applied, SimError> {
+        kill(world, self.0);
+        out.emit(EventKind::BrokerCrashed { broker: self.0 });
+        Ok(Applied::by(NodeId::Broker(self.0)))
+    }
+}
+
+/// Stops broker `b`'s task and cuts its connections, as a killed process does.
+pub(crate) fn kill(world: &Rc<World>, b: BrokerId) {
+    let Ok((node, core)) = broker_node(world, b) else { return };
+    world.kill_task(&node, world.now());
+    core.borrow_mut().crash(world.now());
+}
+
+impl fmt::Display for Crash {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "crash {}", self.0)
+    }
+}

@@ -1,0 +1,58 @@
+//! `pause-fetch B` / `resume-fetch B`: stop or resume a broker's follower fetchers while it
+//! keeps heartbeating, the "silent follower" of field case 5: it stays registered and
+//! unfenced but falls behind until `replica.lag.time.max.ms` evicts it from the ISR.
+
+use super::{Applied, Catalog, ParseError, Unit, Words, broker_node, known_broker};
+use crate::cluster::world::World;
+use crate::sim::error::SimError;
+use crate::sim::protocol::NodeId;
+use crate::sim::{BrokerId, Outbox};
+use std::fmt;
+use std::rc::Rc;
+use tokio::task::LocalSet;
+
+/// `pause-fetch B` (`paused`) or `resume-fetch B`.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct Fetch {
+    /// The broker.
+    pub broker: BrokerId,
+    /// Pause (`true`) or resume.
+    pub paused: bool,
+}
+
+impl Unit for Fetch {
+    const VERBS: &'static [&'static str] = &["pause-fetch", "resume-fetch"];
+    const USAGE: &'static [&'static str] = &["pause-fetch B", "resume-fetch B"];
+
+    fn parse(verb: &str, words: &mut Words<'_>) -> Result<Self, ParseError> {
+        let paused = verb == "pause-fetch";
+        words.usage(if paused { Self::USAGE[0] } else { Self::USAGE[1] });
+        Ok(Fetch { broker: words.broker()?, paused })
+    }
+
+    fn validate(&self, cluster: &dyn Catalog) -> Result<(), SimError> {
+        let b = self.broker;
+        known_broker(cluster, b)?;
+        match cluster.broker_state(b) {
+            Some(s) if !s.running => Err(SimError::InvalidState(format!("broker {b} is not running"))),
+            Some(s) if s.fetch_paused == self.paused => {
+                let state = if self.paused { "already paused" } else { "not paused" };
+                Err(SimError::InvalidState(format!("broker {b}'s fetchers are {state}")))
+            }
+            _ => Ok(()),
+        }
+    }
+
+    fn apply(&self, world: &Rc<World>, _local: &LocalSet, out: &mut Outbox) -> Result<Applied, SimError> {
+        let (_, core) = broker_node(world, self.broker)?;
+        core.borrow_mut().set_fetch_paused(self.paused, world.now(), out);
+        Ok(Applied::by(NodeId::Broker(self.broker)))
+    }
+}
+
+impl fmt::Display for Fetch {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let verb = if self.paused { "pause-fetch" } else { "resume-fetch" };
+        write!(f, "{verb} {}", self.broker)
+    }
+}

@@ -1,0 +1,253 @@
+//! The one command grammar shared by the palette (`:`), the dashboard keys, scenario `do`
+//! lines and recorded sessions, and the one place commands are validated and applied.
+//!
+//! ```text
+//! crash B | shutdown B | restart B
+//! set KEY=VALUE | set topic T KEY=VALUE | set producer KEY=VALUE
+//! produce T N
+//! pause-fetch B | resume-fetch B
+//! create-topic T P RF
+//! ```
+//!
+//! A line becomes a typed [`Command`] once ([`Command::parse`]); it is checked once, by
+//! [`Command::validate`], against a [`Catalog`]: the live cluster when the palette, a key or
+//! a scenario's timeline applies it, or a scenario file's timeline before the run. So the
+//! palette, the command line and a scenario file give the same refusal, in the same words.
+//!
+//! Each command is one small unit in its own file (its words, its checks, its effect), listed
+//! once in the `commands!` table below; a new command adds a file and a line, not a branch to a
+//! central `match`.
+
+mod catalog;
+pub mod crash;
+pub mod create_topic;
+pub mod fetch;
+pub mod produce;
+pub mod restart;
+pub mod set;
+pub mod shutdown;
+mod words;
+
+pub(crate) use catalog::Live;
+pub use catalog::{BrokerState, Catalog, known_broker, known_topic};
+use words::{Words, parse_error};
+
+use super::node::Node;
+use super::world::World;
+use crate::sim::broker::Broker;
+use crate::sim::error::SimError;
+use crate::sim::protocol::NodeId;
+use crate::sim::{BrokerId, Outbox, join_ids};
+use std::cell::RefCell;
+use std::fmt;
+use std::rc::Rc;
+use tokio::task::LocalSet;
+
+/// Most records one `produce` command may hand over (memory and time stay reasonable).
+pub const MAX_PRODUCE: u64 = 1_000_000;
+
+/// Why a command line could not be parsed.
+#[derive(Clone, PartialEq, Eq, Debug, thiserror::Error)]
+#[error("{message}")]
+pub struct ParseError {
+    /// What is wrong and what would be right.
+    pub message: String,
+}
+
+/// The cluster's answer to an accepted command.
+#[derive(Clone, PartialEq, Eq, Debug, Default)]
+pub struct Answer {
+    /// What the user should know beyond "done", e.g. that a static broker config waits for
+    /// each broker's next start.
+    pub note: Option<String>,
+}
+
+/// What a unit's `apply` did: who acts (whose outbox is dispatched) and the answer's note.
+pub(crate) struct Applied {
+    /// The node the outbox is sent from.
+    pub origin: NodeId,
+    /// See [`Answer::note`].
+    pub note: Option<String>,
+}
+
+impl Applied {
+    /// Done, nothing more to say.
+    pub fn by(origin: NodeId) -> Self {
+        Self { origin, note: None }
+    }
+}
+
+/// Broker `b`'s node and core. Errors: [`SimError::UnknownBroker`].
+pub(crate) fn broker_node(world: &World, b: BrokerId) -> Result<(Rc<Node>, Rc<RefCell<Broker>>), SimError> {
+    let node = world.node(NodeId::Broker(b));
+    node.zip(world.broker(b)).ok_or_else(|| SimError::UnknownBroker(b, join_ids(&world.broker_ids())))
+}
+
+/// One command: how its words parse, what it checks and what it does.
+pub(crate) trait Unit: Sized + fmt::Display {
+    /// The verbs it answers to (`pause-fetch`, `resume-fetch`).
+    const VERBS: &'static [&'static str];
+    /// One usage line per form, e.g. `crash B`.
+    const USAGE: &'static [&'static str];
+    /// Reads the words after `verb`. Errors: what is missing or malformed, with the usage.
+    fn parse(verb: &str, words: &mut Words<'_>) -> Result<Self, ParseError>;
+    /// Checks the command against `cluster`; what `cluster` does not know (a broker's state
+    /// before a run) is not checked. Errors: the refusal, changing nothing.
+    fn validate(&self, cluster: &dyn Catalog) -> Result<(), SimError>;
+    /// Carries the command out on the running world (after [`Unit::validate`] passed against
+    /// it). Errors: a refusal only the cores can make; nothing changes then.
+    fn apply(&self, world: &Rc<World>, local: &LocalSet, out: &mut Outbox) -> Result<Applied, SimError>;
+}
+
+/// Declares [`Command`], one variant per unit, and the dispatch to the units.
+macro_rules! commands {
+    ($($(#[$doc:meta])* $variant:ident($unit:ty),)*) => {
+        /// A user command, parsed from the grammar ([`Command::parse`]); `Display` gives the
+        /// line back.
+        #[derive(Clone, PartialEq, Eq, Debug)]
+        pub enum Command {
+            $($(#[$doc])* $variant($unit),)*
+        }
+
+        $(impl From<$unit> for Command {
+            fn from(unit: $unit) -> Command {
+                Command::$variant(unit)
+            }
+        })*
+
+        impl Command {
+            /// The grammar, one line per form, for help texts and error messages.
+            pub fn usage() -> Vec<&'static str> {
+                let mut lines = Vec::new();
+                $(lines.extend_from_slice(<$unit as Unit>::USAGE);)*
+                lines
+            }
+
+            fn parse_verb<'a>(verb: &str, rest: std::str::SplitWhitespace<'a>) -> Option<(Result<Command, ParseError>, Words<'a>)> {
+                $(if <$unit as Unit>::VERBS.contains(&verb) {
+                    let mut words = Words::new(rest, <$unit as Unit>::USAGE[0]);
+                    let parsed = <$unit as Unit>::parse(verb, &mut words).map(Command::$variant);
+                    return Some((parsed, words));
+                })*
+                None
+            }
+
+            /// Checks the command against `cluster`. Errors: the refusal, in Kafka's words
+            /// where Kafka has them; the same for every caller.
+            pub fn validate(&self, cluster: &dyn Catalog) -> Result<(), SimError> {
+                match self {
+                    $(Command::$variant(unit) => unit.validate(cluster),)*
+                }
+            }
+
+            fn apply_unit(&self, world: &Rc<World>, local: &LocalSet, out: &mut Outbox) -> Result<Applied, SimError> {
+                match self {
+                    $(Command::$variant(unit) => unit.apply(world, local, out),)*
+                }
+            }
+        }
+
+        impl fmt::Display for Command {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                match self {
+                    $(Command::$variant(unit) => unit.fmt(f),)*
+                }
+            }
+        }
+    };
+}
+
+commands! {
+    /// Kill a broker without warning (`crash B`).
+    Crash(crash::Crash),
+    /// Controlled shutdown (`shutdown B`, R6.6).
+    Shutdown(shutdown::Shutdown),
+    /// Start a crashed or stopped broker again (`restart B`).
+    Restart(restart::Restart),
+    /// A broker, topic or producer property (`set ...`).
+    Set(set::Set),
+    /// Hand N records to a topic's producer now (`produce T N`).
+    Produce(produce::Produce),
+    /// Pause or resume a broker's follower fetchers (`pause-fetch B`, `resume-fetch B`).
+    Fetch(fetch::Fetch),
+    /// Create a topic (`create-topic T P RF`).
+    CreateTopic(create_topic::CreateTopic),
+}
+
+impl Command {
+    /// Parses one command line. Errors name the problem and the expected shape.
+    pub fn parse(line: &str) -> Result<Command, ParseError> {
+        let mut rest = line.split_whitespace();
+        let verb = rest.next().ok_or_else(|| parse_error("empty command; try `crash 2` or `set acks=1`"))?;
+        let Some((parsed, mut words)) = Command::parse_verb(verb, rest) else {
+            let all = Command::usage().join(" | ");
+            return Err(parse_error(format!("unknown command `{verb}`; commands: {all}")));
+        };
+        let cmd = parsed?;
+        if let Some(extra) = words.next() {
+            return Err(parse_error(format!("unexpected `{extra}` after `{cmd}`")));
+        }
+        Ok(cmd)
+    }
+
+    /// Validates the command against the live world and carries it out at the current
+    /// instant; the applied command joins the trace. Errors: the refusal; nothing changes.
+    pub(crate) fn apply(&self, world: &Rc<World>, local: &LocalSet) -> Result<Answer, SimError> {
+        self.validate(&Live(world))?;
+        let now = world.now();
+        let mut out = Outbox::default();
+        let applied = self.apply_unit(world, local, &mut out)?;
+        world.dispatch(applied.origin, now, out);
+        world.poke_all();
+        world.log.borrow_mut().record_command(now, self.clone());
+        Ok(Answer { note: applied.note })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_command_round_trips_through_display() {
+        for line in [
+            "crash 2",
+            "shutdown 0",
+            "restart 1",
+            "set replica.lag.time.max.ms=10000",
+            "set topic t min.insync.replicas=2",
+            "set producer acks=1",
+            "produce t 5",
+            "pause-fetch 3",
+            "resume-fetch 3",
+            "create-topic orders 3 2",
+        ] {
+            let cmd = Command::parse(line).unwrap();
+            assert_eq!(cmd.to_string(), line);
+        }
+    }
+
+    #[test]
+    fn bad_lines_are_explained() {
+        assert!(Command::parse("").unwrap_err().message.contains("empty"));
+        assert!(Command::parse("crash").unwrap_err().message.contains("missing broker id"));
+        assert!(Command::parse("crash two").unwrap_err().message.contains("not a valid broker id"));
+        assert!(Command::parse("explode 2").unwrap_err().message.contains("unknown command"));
+        assert!(Command::parse("set acks").unwrap_err().message.contains("KEY=VALUE"));
+        assert!(Command::parse("crash 2 3").unwrap_err().message.contains("unexpected"));
+        let huge = Command::parse("produce t 99999999999999").unwrap_err().message;
+        assert_eq!(huge, "record count must be from 1 to 1000000, got 99999999999999");
+        assert!(Command::parse("produce t 0").is_err());
+    }
+
+    #[test]
+    fn usage_lists_every_form_once() {
+        let usage = Command::usage();
+        assert_eq!(usage[0], "crash B");
+        assert!(usage.contains(&"set topic T KEY=VALUE") && usage.contains(&"resume-fetch B"));
+        let mut sorted = usage.clone();
+        sorted.sort_unstable();
+        sorted.dedup();
+        assert_eq!(sorted.len(), usage.len());
+    }
+}

@@ -1,0 +1,52 @@
+//! `restart B`: start a crashed or stopped broker's process again. It registers with the
+//! controller, catches up on metadata, and rejoins ISRs as its followers catch up (R6.3).
+
+use super::{Applied, Catalog, ParseError, Unit, Words, broker_node, known_broker};
+use crate::cluster::world::World;
+use crate::sim::error::SimError;
+use crate::sim::protocol::NodeId;
+use crate::sim::{BrokerId, Outbox};
+use std::fmt;
+use std::rc::Rc;
+use tokio::task::LocalSet;
+
+/// `restart B`.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct Restart(pub BrokerId);
+
+impl Unit for Restart {
+    const VERBS: &'static [&'static str] = &["restart"];
+    const USAGE: &'static [&'static str] = &["restart B"];
+
+    fn parse(_verb: &str, words: &mut Words<'_>) -> Result<Self, ParseError> {
+        Ok(Restart(words.broker()?))
+    }
+
+    fn validate(&self, cluster: &dyn Catalog) -> Result<(), SimError> {
+        known_broker(cluster, self.0)?;
+        match cluster.broker_state(self.0) {
+            Some(s) if s.running => {
+                Err(SimError::InvalidState(format!("broker {} is already running", self.0)))
+            }
+            _ => Ok(()),
+        }
+    }
+
+    fn apply(&self, world: &Rc<World>, local: &LocalSet, out: &mut Outbox) -> Result<Applied, SimError> {
+        start(world, local, self.0, out);
+        Ok(Applied::by(NodeId::Broker(self.0)))
+    }
+}
+
+/// Starts broker `b`'s process (a down one) and its task.
+pub(crate) fn start(world: &Rc<World>, local: &LocalSet, b: BrokerId, out: &mut Outbox) {
+    let Ok((node, core)) = broker_node(world, b) else { return };
+    core.borrow_mut().start(world.now(), out);
+    world.start_task(local, &node);
+}
+
+impl fmt::Display for Restart {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "restart {}", self.0)
+    }
+}

@@ -1,0 +1,210 @@
+//! `set KEY=VALUE`, `set topic T KEY=VALUE`, `set producer KEY=VALUE`: change a property,
+//! checked by the config registry (name, scope, value) as `--set` and scenario `config`
+//! tables are. `set KEY=VALUE` is routed by the property's scope, like `--set`: a producer
+//! property goes to every producer, the rest to the cluster-wide broker config.
+
+use super::produce::add_producer;
+use super::{Applied, Catalog, ParseError, Unit, Words, known_topic};
+use crate::cluster::world::World;
+use crate::config::{self, Scope};
+use crate::sim::Outbox;
+use crate::sim::error::SimError;
+use crate::sim::events::EventKind;
+use crate::sim::protocol::NodeId;
+use std::fmt;
+use std::rc::Rc;
+use tokio::task::LocalSet;
+
+/// A `set` command.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub enum Set {
+    /// `set KEY=VALUE`: a broker property, or a producer one (routed by the registry's scope).
+    Cluster {
+        /// Property name.
+        key: String,
+        /// Value as text.
+        value: String,
+    },
+    /// `set topic T KEY=VALUE`: a topic override (`kafka-configs.sh --entity-type topics`).
+    Topic {
+        /// Topic name.
+        topic: String,
+        /// Property name.
+        key: String,
+        /// Value as text.
+        value: String,
+    },
+    /// `set producer KEY=VALUE`: every producer's property.
+    Producer {
+        /// Property name.
+        key: String,
+        /// Value as text.
+        value: String,
+    },
+}
+
+impl Set {
+    /// `set KEY=VALUE`.
+    pub fn cluster(key: &str, value: impl ToString) -> Self {
+        Set::Cluster { key: key.to_string(), value: value.to_string() }
+    }
+
+    /// `set topic T KEY=VALUE`.
+    pub fn topic(topic: &str, key: &str, value: impl ToString) -> Self {
+        Set::Topic { topic: topic.to_string(), key: key.to_string(), value: value.to_string() }
+    }
+
+    /// `set producer KEY=VALUE`.
+    pub fn producer(key: &str, value: impl ToString) -> Self {
+        Set::Producer { key: key.to_string(), value: value.to_string() }
+    }
+
+    /// Whether this sets producer properties (`set producer`, or `set KEY=VALUE` with a
+    /// producer property). Errors: an unknown property.
+    fn for_producers(&self) -> Result<bool, SimError> {
+        Ok(match self {
+            Set::Producer { .. } => true,
+            Set::Topic { .. } => false,
+            Set::Cluster { key, .. } => config::lookup(key)?.scope == Scope::Producer,
+        })
+    }
+
+    fn key_value(&self) -> (&str, &str) {
+        match self {
+            Set::Cluster { key, value } | Set::Topic { key, value, .. } | Set::Producer { key, value } => {
+                (key, value)
+            }
+        }
+    }
+}
+
+impl Unit for Set {
+    const VERBS: &'static [&'static str] = &["set"];
+    const USAGE: &'static [&'static str] =
+        &["set KEY=VALUE", "set topic T KEY=VALUE", "set producer KEY=VALUE"];
+
+    fn parse(_verb: &str, words: &mut Words<'_>) -> Result<Self, ParseError> {
+        match words.next() {
+            Some("topic") => {
+                words.usage(Self::USAGE[1]);
+                let topic = words.word("topic")?.to_string();
+                let (key, value) = words.key_value()?;
+                Ok(Set::Topic { topic, key, value })
+            }
+            Some("producer") => {
+                words.usage(Self::USAGE[2]);
+                let (key, value) = words.key_value()?;
+                Ok(Set::Producer { key, value })
+            }
+            other => {
+                let (key, value) = words.key_value_of(other)?;
+                Ok(Set::Cluster { key, value })
+            }
+        }
+    }
+
+    fn validate(&self, cluster: &dyn Catalog) -> Result<(), SimError> {
+        let (key, value) = self.key_value();
+        if self.for_producers()? {
+            if cluster.topic_names().is_empty() {
+                return Err(SimError::InvalidState("there is no topic to produce to".into()));
+            }
+            let mut c = cluster.producer_config();
+            c.set(key, value)?;
+            return Ok(c.validate()?);
+        }
+        match self {
+            Set::Topic { topic, .. } => {
+                known_topic(cluster, topic)?;
+                let mut c = cluster.topic_config(topic).unwrap_or_default();
+                Ok(c.set(key, value)?)
+            }
+            _ => {
+                let mut c = cluster.broker_config();
+                c.set(key, value)?;
+                Ok(c.validate()?)
+            }
+        }
+    }
+
+    fn apply(&self, world: &Rc<World>, local: &LocalSet, out: &mut Outbox) -> Result<Applied, SimError> {
+        let (key, value) = self.key_value();
+        if self.for_producers()? {
+            return set_producers(world, local, key, value, out);
+        }
+        let now = world.now();
+        let scope = match self {
+            Set::Topic { topic, .. } => {
+                world.controller().borrow_mut().set_topic_config(now, topic, key, value, out)?;
+                format!("topic {topic}")
+            }
+            _ => {
+                world.controller().borrow_mut().set_broker_config(now, key, value, out)?;
+                "broker".to_string()
+            }
+        };
+        out.emit(config_event(&scope, key, value, world));
+        Ok(Applied::by(NodeId::Controller))
+    }
+}
+
+/// Sets a property on every producer (adding a rate-0 producer for the first topic when there
+/// is none) and lets the first one act on it now.
+fn set_producers(
+    world: &Rc<World>,
+    local: &LocalSet,
+    key: &str,
+    value: &str,
+    out: &mut Outbox,
+) -> Result<Applied, SimError> {
+    let now = world.now();
+    if world.producers().is_empty() {
+        let topic = world.controller().borrow().topics().next().map(|t| t.name.to_string());
+        let topic = topic.ok_or_else(|| SimError::InvalidState("there is no topic to produce to".into()))?;
+        add_producer(world, local, &topic);
+    }
+    let producers = world.producers();
+    let mut configs = Vec::new();
+    for p in producers.iter() {
+        let mut c = p.borrow().config().clone();
+        c.set(key, value)?;
+        c.validate()?;
+        configs.push(c);
+    }
+    for (p, c) in producers.iter().zip(configs) {
+        p.borrow_mut().set_config(now, c);
+    }
+    producers[0].borrow_mut().on_tick(now, out);
+    out.emit(config_event("producer", key, value, world));
+    Ok(Applied::by(NodeId::Producer(0)))
+}
+
+fn config_event(scope: &str, key: &str, value: &str, world: &World) -> EventKind {
+    let note = match key {
+        "unclean.leader.election.enable" if value == "true" => format!(
+            "leaderless partitions are retried at the controller's next unclean check (every {} ms, unclean.leader.election.interval.ms) or when a replica's broker is unfenced",
+            world.controller().borrow().broker_config().unclean_leader_election_interval_ms
+        ),
+        "min.insync.replicas" => {
+            "acks=all needs this many in-sync replicas, and the HW waits for them".into()
+        }
+        "acks" => "applies to new batches".into(),
+        _ => String::new(),
+    };
+    EventKind::ConfigChanged {
+        scope: scope.to_string(),
+        name: key.to_string(),
+        value: value.to_string(),
+        note,
+    }
+}
+
+impl fmt::Display for Set {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Set::Cluster { key, value } => write!(f, "set {key}={value}"),
+            Set::Topic { topic, key, value } => write!(f, "set topic {topic} {key}={value}"),
+            Set::Producer { key, value } => write!(f, "set producer {key}={value}"),
+        }
+    }
+}

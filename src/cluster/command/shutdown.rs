@@ -1,0 +1,47 @@
+//! `shutdown B`: a controlled shutdown (R6.6). The broker asks the controller to move its
+//! leaderships away, waits until it may stop, then exits; its log stays on disk.
+
+use super::{Applied, Catalog, ParseError, Unit, Words, broker_node, known_broker};
+use crate::cluster::node::ProcessState;
+use crate::cluster::world::World;
+use crate::sim::error::SimError;
+use crate::sim::protocol::NodeId;
+use crate::sim::{BrokerId, Outbox};
+use std::fmt;
+use std::rc::Rc;
+use tokio::task::LocalSet;
+
+/// `shutdown B`.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct Shutdown(pub BrokerId);
+
+impl Unit for Shutdown {
+    const VERBS: &'static [&'static str] = &["shutdown"];
+    const USAGE: &'static [&'static str] = &["shutdown B"];
+
+    fn parse(_verb: &str, words: &mut Words<'_>) -> Result<Self, ParseError> {
+        Ok(Shutdown(words.broker()?))
+    }
+
+    fn validate(&self, cluster: &dyn Catalog) -> Result<(), SimError> {
+        known_broker(cluster, self.0)?;
+        match cluster.broker_state(self.0) {
+            Some(s) if !s.running => Err(SimError::InvalidState(format!("broker {} is not running", self.0))),
+            _ => Ok(()),
+        }
+    }
+
+    /// Errors: the broker's own refusal (not running, already shutting down).
+    fn apply(&self, world: &Rc<World>, _local: &LocalSet, out: &mut Outbox) -> Result<Applied, SimError> {
+        let (node, core) = broker_node(world, self.0)?;
+        core.borrow_mut().begin_controlled_shutdown(world.now(), out).map_err(SimError::InvalidState)?;
+        node.state.set(ProcessState::ShuttingDown);
+        Ok(Applied::by(NodeId::Broker(self.0)))
+    }
+}
+
+impl fmt::Display for Shutdown {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "shutdown {}", self.0)
+    }
+}

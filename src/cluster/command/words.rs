@@ -1,0 +1,79 @@
+//! Reading a command's words: each reader names what is missing or wrong and the usage line
+//! of the form being parsed.
+
+use super::ParseError;
+use crate::sim::BrokerId;
+
+/// The words after a command's verb, with the usage line of the form being parsed.
+pub(crate) struct Words<'a> {
+    rest: std::str::SplitWhitespace<'a>,
+    usage: &'static str,
+}
+
+/// A parse error with `message`.
+pub(crate) fn parse_error(message: impl Into<String>) -> ParseError {
+    ParseError { message: message.into() }
+}
+
+impl<'a> Words<'a> {
+    /// The words of `rest`, explained with `usage` until [`Words::usage`] changes it.
+    pub fn new(rest: std::str::SplitWhitespace<'a>, usage: &'static str) -> Self {
+        Self { rest, usage }
+    }
+
+    /// Names the form being parsed (for the messages of later readers).
+    pub fn usage(&mut self, usage: &'static str) {
+        self.usage = usage;
+    }
+
+    /// The next word, if any.
+    pub fn next(&mut self) -> Option<&'a str> {
+        self.rest.next()
+    }
+
+    /// The next word, which must be there. Errors: `missing WHAT; usage: ...`.
+    pub fn word(&mut self, what: &str) -> Result<&'a str, ParseError> {
+        let usage = self.usage;
+        self.rest.next().ok_or_else(|| parse_error(format!("missing {what}; usage: {usage}")))
+    }
+
+    /// The next word as a number. Errors: missing, or not a number of type `T`.
+    pub fn number<T: std::str::FromStr>(&mut self, what: &str) -> Result<T, ParseError> {
+        let usage = self.usage;
+        let w = self.word(what)?;
+        w.parse().map_err(|_| parse_error(format!("`{w}` is not a valid {what}; usage: {usage}")))
+    }
+
+    /// The next word as a broker id.
+    pub fn broker(&mut self) -> Result<BrokerId, ParseError> {
+        self.number("broker id")
+    }
+
+    /// The next word as a number from `min` to `max`.
+    pub fn bounded<T>(&mut self, what: &str, min: T, max: T) -> Result<T, ParseError>
+    where
+        T: std::str::FromStr + PartialOrd + std::fmt::Display,
+    {
+        let n: T = self.number(what)?;
+        if n < min || n > max {
+            return Err(parse_error(format!("{what} must be from {min} to {max}, got {n}")));
+        }
+        Ok(n)
+    }
+
+    /// `word` (already taken) as `KEY=VALUE`, both sides non-empty.
+    pub fn key_value_of(&self, word: Option<&str>) -> Result<(String, String), ParseError> {
+        let usage = self.usage;
+        let w = word.ok_or_else(|| parse_error(format!("missing KEY=VALUE; usage: {usage}")))?;
+        match w.split_once('=') {
+            Some((k, v)) if !k.is_empty() && !v.is_empty() => Ok((k.to_string(), v.to_string())),
+            _ => Err(parse_error(format!("`{w}` is not KEY=VALUE; usage: {usage}"))),
+        }
+    }
+
+    /// The next word as `KEY=VALUE`.
+    pub fn key_value(&mut self) -> Result<(String, String), ParseError> {
+        let w = self.rest.next();
+        self.key_value_of(w)
+    }
+}

@@ -5,6 +5,10 @@
 use crate::kafka::{Acks, Ms};
 use std::fmt;
 
+pub mod semantics;
+
+pub use semantics::Semantics;
+
 /// Where a property can be set.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum Scope {
@@ -219,6 +223,13 @@ pub static PROPERTIES: &[Property] = &[
         doc: "bytes in one producer batch",
     },
     Property {
+        name: "record.size",
+        scope: Scope::Producer,
+        default: "100",
+        kind: long(1, 1_048_576),
+        doc: "isrlab: bytes of every record in a batch (key, value, headers, framing); a batch is 61 bytes of header plus its records, and replication moves those bytes. 100 as in Kafka's own benchmarks; at most max.request.size (1048576)",
+    },
+    Property {
         name: "rate",
         scope: Scope::Producer,
         default: "100",
@@ -396,6 +407,9 @@ pub struct BrokerConfig {
     pub auto_leader_rebalance_enable: bool,
     /// `leader.imbalance.check.interval.seconds` (s).
     pub leader_imbalance_check_interval_seconds: u64,
+    /// The Kafka version's replication rules every broker and the controller follow (not a
+    /// Kafka property: the release the cluster runs).
+    pub semantics: Semantics,
 }
 
 impl Default for BrokerConfig {
@@ -415,6 +429,7 @@ impl Default for BrokerConfig {
             unclean_leader_election_interval_ms: 300_000,
             auto_leader_rebalance_enable: true,
             leader_imbalance_check_interval_seconds: 300,
+            semantics: Semantics::CURRENT,
         }
     }
 }
@@ -509,14 +524,23 @@ impl TopicConfig {
         self.min_insync_replicas.unwrap_or(broker.min_insync_replicas)
     }
 
-    /// Effective min ISR: `min(min.insync.replicas, replicas)` since Kafka 3.7 (R5.6).
+    /// Effective min ISR: `min(min.insync.replicas, replicas)` under strict min ISR (Kafka 3.7+,
+    /// R5.6, [`Semantics::strict_min_isr`]); the configured value before.
     pub fn effective_min_isr(&self, broker: &BrokerConfig, replica_count: usize) -> usize {
-        (self.min_insync_replicas(broker) as usize).min(replica_count.max(1))
+        let configured = self.min_insync_replicas(broker) as usize;
+        if broker.semantics.strict_min_isr { configured.min(replica_count.max(1)) } else { configured }
     }
 
     /// Whether unclean election is allowed for this topic (override or broker default).
     pub fn unclean_leader_election_enable(&self, broker: &BrokerConfig) -> bool {
         self.unclean_leader_election_enable.unwrap_or(broker.unclean_leader_election_enable)
+    }
+
+    /// Whether the controller elects an unclean leader for this topic by itself: the topic
+    /// allows it and the KRaft controller applies the setting ([`Semantics::kraft_unclean_election`],
+    /// Kafka 3.9+, R6.5).
+    pub fn unclean_election_automatic(&self, broker: &BrokerConfig) -> bool {
+        broker.semantics.kraft_unclean_election && self.unclean_leader_election_enable(broker)
     }
 
     /// The overrides as `name=value` pairs, as `kafka-topics.sh --describe` lists `Configs:`.
@@ -532,7 +556,18 @@ impl TopicConfig {
     }
 }
 
-/// Producer client configuration (Java client defaults, R5.7), plus isrlab's `rate`.
+/// Default `record.size` (bytes): the record size of Kafka's own producer benchmarks
+/// (`tests/kafkatest/benchmarks/core/benchmark_test.py`, `DEFAULT_RECORD_SIZE = 100`), a small
+/// key-less value plus its per-record framing. Kafka's `kafka-producer-perf-test` has no
+/// default for `--record-size`.
+pub const DEFAULT_RECORD_SIZE: u32 = 100;
+
+/// Bytes of a record batch's header (v2 format) on top of its records: Kafka's
+/// `DefaultRecordBatch.RECORD_BATCH_OVERHEAD` (61).
+pub const RECORD_BATCH_OVERHEAD: u32 = 61;
+
+/// Producer client configuration (Java client defaults, R5.7), plus isrlab's `record.size`
+/// and `rate`.
 #[derive(Clone, PartialEq, Debug)]
 pub struct ProducerConfig {
     /// `acks`.
@@ -553,6 +588,8 @@ pub struct ProducerConfig {
     pub linger_ms: Ms,
     /// `batch.size` (bytes).
     pub batch_size: u64,
+    /// Bytes of every record inside a batch (isrlab's `record.size`; Kafka records vary).
+    pub record_size: u32,
     /// Records per second (isrlab's load knob; 0 = only explicit `produce` commands).
     pub rate: f64,
     /// `enable.idempotence` was set by the user, not left at its default: Kafka then refuses
@@ -562,16 +599,25 @@ pub struct ProducerConfig {
 
 impl Default for ProducerConfig {
     fn default() -> Self {
+        Self::defaults_for(&Semantics::CURRENT)
+    }
+}
+
+impl ProducerConfig {
+    /// The Java client's defaults in the given Kafka version (R5.7): `enable.idempotence` and
+    /// `linger.ms` come from the semantics (KIP-679, KIP-1030).
+    pub fn defaults_for(semantics: &Semantics) -> Self {
         Self {
             acks: Acks::All,
-            enable_idempotence: true,
+            enable_idempotence: semantics.idempotence_by_default,
             retries: i32::MAX as u32,
             delivery_timeout_ms: 120_000,
             request_timeout_ms: 30_000,
             retry_backoff_ms: 100,
             retry_backoff_max_ms: 1000,
-            linger_ms: 5,
+            linger_ms: semantics.default_linger_ms,
             batch_size: 16_384,
+            record_size: DEFAULT_RECORD_SIZE,
             rate: 100.0,
             enable_idempotence_set: false,
         }
@@ -599,6 +645,7 @@ impl ProducerConfig {
             ("retry.backoff.max.ms", v) => self.retry_backoff_max_ms = as_u64(v),
             ("linger.ms", v) => self.linger_ms = as_u64(v),
             ("batch.size", v) => self.batch_size = as_u64(v),
+            ("record.size", v) => self.record_size = as_u64(v) as u32,
             ("rate", Value::Rate(r)) => self.rate = r,
             (other, _) => unreachable!("registry entry {other} has no producer field"),
         }
@@ -627,6 +674,14 @@ impl ProducerConfig {
             )));
         }
         Ok(())
+    }
+
+    /// Records one batch holds: as many as fit in `batch.size` after the batch header, at
+    /// least one (Java's `MemoryRecordsBuilder.hasRoomFor`: a batch takes a record while
+    /// header plus records stay within `batch.size`, and always takes its first).
+    pub fn records_per_batch(&self) -> usize {
+        let room = self.batch_size.saturating_sub(u64::from(RECORD_BATCH_OVERHEAD));
+        (room / u64::from(self.record_size.max(1))).max(1) as usize
     }
 
     /// Whether idempotence is in effect: Kafka quietly turns the default off when acks is not
@@ -703,6 +758,35 @@ mod tests {
         assert!(b.validate().is_ok());
         b.set("broker.heartbeat.interval.ms", "5000").unwrap();
         assert!(b.warning().unwrap().contains("half of broker.session.timeout.ms"));
+    }
+
+    /// A batch is its 61-byte header plus whole records; an oversized record still goes,
+    /// alone.
+    #[test]
+    fn record_size_sets_how_many_records_a_batch_holds() {
+        let mut p = ProducerConfig::default();
+        assert_eq!(p.records_per_batch(), 163);
+        p.set("record.size", "1000").unwrap();
+        assert_eq!(p.records_per_batch(), 16);
+        p.set("record.size", "20000").unwrap();
+        assert_eq!(p.records_per_batch(), 1);
+        assert!(p.set("record.size", "0").is_err());
+        assert!(p.set("record.size", "2000000").is_err());
+    }
+
+    #[test]
+    fn version_dependent_rules_read_the_semantics() {
+        let mut b = BrokerConfig::default();
+        let t = TopicConfig { min_insync_replicas: Some(3), unclean_leader_election_enable: Some(true) };
+        assert!(t.unclean_election_automatic(&b));
+        b.semantics.strict_min_isr = false;
+        b.semantics.kraft_unclean_election = false;
+        assert_eq!(t.effective_min_isr(&b, 2), 3, "before 3.7 min ISR was not capped");
+        assert!(!t.unclean_election_automatic(&b), "KRaft before 3.9 left unclean election to the admin");
+        let old = Semantics { idempotence_by_default: false, default_linger_ms: 0, ..Semantics::CURRENT };
+        let p = ProducerConfig::defaults_for(&old);
+        assert!(!p.enable_idempotence && p.linger_ms == 0);
+        assert_eq!(ProducerConfig::default(), ProducerConfig::defaults_for(&Semantics::CURRENT));
     }
 
     #[test]

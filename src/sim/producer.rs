@@ -6,8 +6,9 @@
 //!   have a leader (FC-12); when no partition has one, over all partitions, as Java falls back
 //!   to any partition when none is available.
 //! - `RecordAccumulator`: per-partition queues of records; a batch is ready when `linger.ms`
-//!   has passed since its first record or when it is full (`batch.size` bytes, every record
-//!   being [`RECORD_SIZE_BYTES`]); records expire after `delivery.timeout.ms` (KIP-91).
+//!   has passed since its first record or when it is full (`batch.size` bytes: a 61-byte header
+//!   and records of `record.size` bytes each); records expire after `delivery.timeout.ms`
+//!   (KIP-91).
 //! - `Sender`: sends ready batches to the partition leader, handles responses, retries
 //!   retriable errors with exponential backoff and jitter (`ExponentialBackoff`), skips the
 //!   backoff when the leader changed (KIP-951), and times out unanswered requests.
@@ -50,10 +51,6 @@ use rand_chacha::ChaCha8Rng;
 use std::collections::{BTreeMap, VecDeque};
 use std::mem;
 use std::sync::Arc;
-
-/// Size of every simulated record in bytes (key-less, small value plus record overhead). A batch
-/// holds `batch.size / RECORD_SIZE_BYTES` records (at least one).
-pub const RECORD_SIZE_BYTES: u32 = 100;
 
 /// Extra wait (ms) on top of `request.timeout.ms` before the client gives up on an unanswered
 /// request, so that the leader's own `REQUEST_TIMED_OUT` answer for a parked acks=all request
@@ -388,7 +385,7 @@ impl ProducerClient {
     // ----- accumulator and partitioner -----
 
     fn max_batch_records(&self) -> usize {
-        ((self.config.batch_size / RECORD_SIZE_BYTES as u64) as usize).max(1)
+        self.config.records_per_batch()
     }
 
     /// Rate in micro-records per ms (records/s × 1000).
@@ -620,7 +617,7 @@ impl ProducerClient {
                 producer_id: batch.producer_id,
                 base_sequence: batch.base_sequence,
                 values: Values::from_slice(&batch.values),
-                record_size: RECORD_SIZE_BYTES,
+                record_size: self.config.record_size,
                 max_timestamp: batch.last_created,
             },
         };
@@ -984,13 +981,15 @@ mod tests {
     #[test]
     fn full_batches_go_at_once_and_the_rest_after_linger() {
         let (mut p, mut out) =
-            with_leaders(ProducerConfig { batch_size: 500, linger_ms: 1000, ..config() }, &[Some(1)], 0);
+            with_leaders(ProducerConfig { batch_size: 561, linger_ms: 1000, ..config() }, &[Some(1)], 0);
         p.enqueue(0, 12);
         assert_eq!(p.next_deadline(), Some(0));
         let sent = drive(&mut p, 5000, &mut out, |r| Some(ok(r, 0, 0)));
         let shape: Vec<(Ms, usize)> = sent.iter().map(|(t, r)| (*t, r.batch.values.len())).collect();
         assert_eq!(shape, vec![(0, 5), (0, 5), (1000, 2)]);
-        assert!(sent.iter().all(|(_, r)| r.batch.record_size == RECORD_SIZE_BYTES));
+        // 561 bytes: the 61-byte batch header and five 100-byte records.
+        assert!(sent.iter().all(|(_, r)| r.batch.record_size == 100));
+        assert_eq!(sent[0].1.batch.size_bytes(), 561);
         assert_eq!(p.view().pending, 0);
     }
 
@@ -1226,7 +1225,7 @@ mod tests {
 
     #[test]
     fn acks_zero_never_waits_and_is_not_reported_to_the_ledger() {
-        let cfg = ProducerConfig { linger_ms: 0, batch_size: 200, acks: Acks::Zero, ..config() };
+        let cfg = ProducerConfig { linger_ms: 0, batch_size: 261, acks: Acks::Zero, ..config() };
         let (mut p, mut out) = with_leaders(cfg, &[Some(1)], 0);
         p.enqueue(0, 5);
         p.on_tick(0, &mut out);

@@ -18,9 +18,7 @@ pub enum NodeId {
     Producer(u32),
 }
 
-/// Bytes of a record batch's header (v2 format) on top of its records: Kafka's
-/// `DefaultRecordBatch.RECORD_BATCH_OVERHEAD` (61).
-pub const RECORD_BATCH_OVERHEAD: u32 = 61;
+pub use crate::config::RECORD_BATCH_OVERHEAD;
 
 /// A record batch as a replica's log stores it and a Fetch response carries it: Kafka's v2
 /// `RecordBatch` header without the bytes of its records (`DefaultRecordBatch`,

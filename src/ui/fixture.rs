@@ -33,7 +33,7 @@ pub fn snapshot() -> Snapshot {
     Snapshot {
         seed: 42,
         now: NOW,
-        semantics: "KRaft · Kafka 4.0 semantics".into(),
+        semantics: crate::config::Semantics::CURRENT,
         brokers: brokers(),
         topics: vec![TopicView {
             name: TOPIC.into(),

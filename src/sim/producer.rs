@@ -319,7 +319,9 @@ impl ProducerClient {
             Message::Disconnected { peer: NodeId::Broker(b), correlation_id } => {
                 self.on_disconnected(now, b, correlation_id, out)
             }
-            _ => {}
+            other => {
+                tracing::error!(t = now, api = other.api_name(), "a producer cannot handle this message")
+            }
         }
         self.run(now, out);
     }

@@ -62,6 +62,7 @@ impl Network {
     /// Queues a message for delivery after the link latency, after anything already queued on
     /// the same link (links are ordered, like TCP).
     pub fn send(&self, now: Ms, from: NodeId, to: NodeId, msg: Message) {
+        tracing::trace!(t = now, ?from, ?to, api = msg.api_name(), "send");
         let mut s = self.state.borrow_mut();
         if let Some(c) = msg.answers()
             && let Some(open) = s.open.get_mut(&from)
@@ -69,6 +70,7 @@ impl Network {
             open.remove(&(to, c));
         }
         if s.cuts.contains(&(from, to)) {
+            tracing::debug!(t = now, ?from, ?to, api = msg.api_name(), "dropped: the link is cut");
             return;
         }
         let last = s.link_last.get(&(from, to)).copied().unwrap_or(0);

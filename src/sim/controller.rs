@@ -395,9 +395,17 @@ impl QuorumController {
                     &new_isr,
                     leader_recovery,
                 );
+                tracing::debug!(t = now, tp = %tp, leader, ?result, "AlterPartition answered");
                 out.send(from, Message::AlterPartitionResponse { tp, result });
             }
-            _ => {}
+            other => {
+                tracing::error!(
+                    t = now,
+                    ?from,
+                    api = other.api_name(),
+                    "the controller cannot handle this message"
+                )
+            }
         }
         self.after_write(now);
         self.flush(out);

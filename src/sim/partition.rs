@@ -341,6 +341,7 @@ impl Partition {
             .fold(leo, Offset::min);
         let moved = self.log.maybe_increment_hw(candidate);
         if moved {
+            tracing::trace!(t = ctx.now, tp = %self.tp, hw = self.log.hw(), "HW advanced");
             self.complete_delayed(ctx, out);
         }
         moved
@@ -580,9 +581,16 @@ impl Partition {
     fn propose(&mut self, ctx: &Ctx, isr: Vec<BrokerId>, change: IsrChange, out: &mut Outbox) {
         let (leader_epoch, partition_epoch) = match &self.state {
             Some(s) => (s.leader_epoch, s.partition_epoch),
-            None => return,
+            None => {
+                tracing::error!(t = ctx.now, tp = %self.tp, "ISR change proposed without partition state");
+                return;
+            }
         };
-        let Role::Leader(ls) = &mut self.role else { return };
+        let Role::Leader(ls) = &mut self.role else {
+            tracing::error!(t = ctx.now, tp = %self.tp, "ISR change proposed by a replica that is not the leader");
+            return;
+        };
+        tracing::debug!(t = ctx.now, tp = %self.tp, ?isr, ?change, partition_epoch, "AlterPartition proposed");
         let new_isr = isr.iter().map(|&r| Self::isr_member(ctx, ls, r)).collect();
         out.send(
             NodeId::Controller,

@@ -313,7 +313,9 @@ impl ProducerClient {
                     self.fail_in_flight(now, i, ErrorCode::NetworkException, detail, out);
                 }
             }
-            _ => {}
+            other => {
+                tracing::error!(t = now, api = other.api_name(), "a producer cannot handle this message")
+            }
         }
         self.run(now, out);
     }

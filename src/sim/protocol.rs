@@ -475,6 +475,25 @@ pub enum Message {
 }
 
 impl Message {
+    /// The Kafka API the message belongs to (`Fetch`, `Produce`, `BrokerHeartbeat`, ...), for
+    /// logs; KRaft metadata records are `Metadata`, a dropped connection `Disconnected`.
+    pub fn api_name(&self) -> &'static str {
+        match self {
+            Message::RegisterBroker { .. } => "BrokerRegistration",
+            Message::RegisterBrokerResponse { .. } => "BrokerRegistrationResponse",
+            Message::Heartbeat { .. } => "BrokerHeartbeat",
+            Message::HeartbeatResponse { .. } => "BrokerHeartbeatResponse",
+            Message::AlterPartition { .. } => "AlterPartition",
+            Message::AlterPartitionResponse { .. } => "AlterPartitionResponse",
+            Message::Metadata(_) => "Metadata",
+            Message::Fetch(_) => "Fetch",
+            Message::FetchResponse(_) => "FetchResponse",
+            Message::Produce(_) => "Produce",
+            Message::ProduceResponse(_) => "ProduceResponse",
+            Message::Disconnected { .. } => "Disconnected",
+        }
+    }
+
     /// The correlation id a response answers, for connection bookkeeping.
     pub fn answers(&self) -> Option<u64> {
         match self {

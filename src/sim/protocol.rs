@@ -497,7 +497,9 @@ impl Message {
     pub fn api_name(&self) -> &'static str {
         match self {
             Message::RegisterBroker { .. } => "BrokerRegistration",
-            Message::RegisterBrokerResponse { .. } => "BrokerRegistrationResponse",
+            Message::RegisterBrokerResponse { .. } | Message::RegisterBrokerRefused { .. } => {
+                "BrokerRegistrationResponse"
+            }
             Message::Heartbeat { .. } => "BrokerHeartbeat",
             Message::HeartbeatResponse { .. } => "BrokerHeartbeatResponse",
             Message::AlterPartition { .. } => "AlterPartition",
@@ -507,6 +509,8 @@ impl Message {
             Message::FetchResponse(_) => "FetchResponse",
             Message::Produce(_) => "Produce",
             Message::ProduceResponse(_) => "ProduceResponse",
+            Message::Connect => "Connect",
+            Message::Connected { .. } => "Connected",
             Message::Disconnected { .. } => "Disconnected",
         }
     }

@@ -209,6 +209,34 @@ pub static PROPERTIES: &[Property] = &[
         doc: "longest wait before a retry (exponential backoff)",
     },
     Property {
+        name: "reconnect.backoff.ms",
+        scope: Scope::Producer,
+        default: "50",
+        kind: long(0, MAX_INT),
+        doc: "first wait before reconnecting to a broker after a failed or lost connection",
+    },
+    Property {
+        name: "reconnect.backoff.max.ms",
+        scope: Scope::Producer,
+        default: "1000",
+        kind: long(0, MAX_INT),
+        doc: "longest wait before reconnecting to a broker (exponential backoff)",
+    },
+    Property {
+        name: "socket.connection.setup.timeout.ms",
+        scope: Scope::Producer,
+        default: "10000",
+        kind: long(1, MAX_INT),
+        doc: "a connection attempt with no answer is given up after this (first attempt)",
+    },
+    Property {
+        name: "socket.connection.setup.timeout.max.ms",
+        scope: Scope::Producer,
+        default: "30000",
+        kind: long(1, MAX_INT),
+        doc: "longest connection setup timeout (it doubles per failed attempt)",
+    },
+    Property {
         name: "linger.ms",
         scope: Scope::Producer,
         default: "5",
@@ -584,6 +612,14 @@ pub struct ProducerConfig {
     pub retry_backoff_ms: Ms,
     /// `retry.backoff.max.ms` (ms).
     pub retry_backoff_max_ms: Ms,
+    /// `reconnect.backoff.ms` (ms).
+    pub reconnect_backoff_ms: Ms,
+    /// `reconnect.backoff.max.ms` (ms).
+    pub reconnect_backoff_max_ms: Ms,
+    /// `socket.connection.setup.timeout.ms` (ms).
+    pub socket_connection_setup_timeout_ms: Ms,
+    /// `socket.connection.setup.timeout.max.ms` (ms).
+    pub socket_connection_setup_timeout_max_ms: Ms,
     /// `linger.ms` (ms).
     pub linger_ms: Ms,
     /// `batch.size` (bytes).
@@ -615,6 +651,10 @@ impl ProducerConfig {
             request_timeout_ms: 30_000,
             retry_backoff_ms: 100,
             retry_backoff_max_ms: 1000,
+            reconnect_backoff_ms: 50,
+            reconnect_backoff_max_ms: 1000,
+            socket_connection_setup_timeout_ms: 10_000,
+            socket_connection_setup_timeout_max_ms: 30_000,
             linger_ms: semantics.default_linger_ms,
             batch_size: 16_384,
             record_size: DEFAULT_RECORD_SIZE,
@@ -643,6 +683,12 @@ impl ProducerConfig {
             ("request.timeout.ms", v) => self.request_timeout_ms = as_u64(v),
             ("retry.backoff.ms", v) => self.retry_backoff_ms = as_u64(v),
             ("retry.backoff.max.ms", v) => self.retry_backoff_max_ms = as_u64(v),
+            ("reconnect.backoff.ms", v) => self.reconnect_backoff_ms = as_u64(v),
+            ("reconnect.backoff.max.ms", v) => self.reconnect_backoff_max_ms = as_u64(v),
+            ("socket.connection.setup.timeout.ms", v) => self.socket_connection_setup_timeout_ms = as_u64(v),
+            ("socket.connection.setup.timeout.max.ms", v) => {
+                self.socket_connection_setup_timeout_max_ms = as_u64(v)
+            }
             ("linger.ms", v) => self.linger_ms = as_u64(v),
             ("batch.size", v) => self.batch_size = as_u64(v),
             ("record.size", v) => self.record_size = as_u64(v) as u32,

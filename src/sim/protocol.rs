@@ -465,7 +465,17 @@ pub enum Message {
     Produce(ProduceRequest),
     /// Leader → producer.
     ProduceResponse(ProduceResponse),
-    /// Network → sender: the peer's process is down, the connection was refused.
+    /// Client → broker: open a connection (Java `NetworkClient.initiateConnect`). The network
+    /// answers it: [`Message::Connected`] while the broker's process runs, and
+    /// [`Message::Disconnected`] with correlation id 0 (connection refused) while it is down.
+    Connect,
+    /// Network → client: the connection to `peer` is established.
+    Connected {
+        /// The broker that accepted the connection.
+        peer: NodeId,
+    },
+    /// Network → sender: the peer's process is down: a connection was refused, or an
+    /// established one was reset (correlation id 0), or a request was lost with it.
     Disconnected {
         /// The node that could not be reached.
         peer: NodeId,

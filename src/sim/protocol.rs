@@ -486,7 +486,8 @@ pub enum Message {
 
 impl Message {
     /// The Kafka API the message belongs to (`Fetch`, `Produce`, `BrokerHeartbeat`, ...), for
-    /// logs; KRaft metadata records are `Metadata`, a dropped connection `Disconnected`.
+    /// logs; KRaft metadata records are `Metadata`, connection set-up and loss `Connect`,
+    /// `Connected` and `Disconnected`.
     pub fn api_name(&self) -> &'static str {
         match self {
             Message::RegisterBroker { .. } => "BrokerRegistration",
@@ -500,6 +501,8 @@ impl Message {
             Message::FetchResponse(_) => "FetchResponse",
             Message::Produce(_) => "Produce",
             Message::ProduceResponse(_) => "ProduceResponse",
+            Message::Connect => "Connect",
+            Message::Connected { .. } => "Connected",
             Message::Disconnected { .. } => "Disconnected",
         }
     }

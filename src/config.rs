@@ -463,9 +463,15 @@ impl Default for BrokerConfig {
 }
 
 impl BrokerConfig {
-    /// Checks the combinations Kafka's `KafkaConfig` refuses at start-up. Errors:
-    /// [`ConfigError::Conflict`] with Kafka's message.
+    /// Checks the combinations Kafka's `KafkaConfig` refuses at start-up, and that the semantics
+    /// asks only for what isrlab models (no ELR yet). Errors: [`ConfigError::Conflict`] with
+    /// Kafka's message.
     pub fn validate(&self) -> Result<(), ConfigError> {
+        if self.semantics.eligible_leader_replicas {
+            return Err(ConfigError::Conflict(
+                "eligible.leader.replicas.version=1 (KIP-966 ELR) is not modelled yet: the cluster runs with ELR off".into(),
+            ));
+        }
         if self.replica_fetch_wait_max_ms > self.replica_socket_timeout_ms {
             return Err(ConfigError::Conflict(
                 "replica.socket.timeout.ms should always be at least replica.fetch.wait.max.ms to prevent unnecessary socket timeouts".into(),
@@ -833,6 +839,11 @@ mod tests {
         let p = ProducerConfig::defaults_for(&old);
         assert!(!p.enable_idempotence && p.linger_ms == 0);
         assert_eq!(ProducerConfig::default(), ProducerConfig::defaults_for(&Semantics::CURRENT));
+        let elr = BrokerConfig {
+            semantics: Semantics { eligible_leader_replicas: true, ..Semantics::CURRENT },
+            ..b
+        };
+        assert!(elr.validate().unwrap_err().to_string().contains("ELR"), "ELR is refused, not half-modelled");
     }
 
     #[test]

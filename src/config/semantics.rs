@@ -37,7 +37,8 @@ pub struct Semantics {
     pub kraft_unclean_election: bool,
     /// KIP-966 Eligible Leader Replicas (R8): off by default in Kafka 4.0, on by default for new
     /// clusters from 4.1 (feature `eligible.leader.replicas.version`). isrlab models the
-    /// cluster with the feature off; an ISR never becomes empty (R4.8).
+    /// cluster with the feature off; an ISR never becomes empty (R4.8), and a broker config
+    /// asking for ELR is refused ([`super::BrokerConfig::validate`]).
     pub eligible_leader_replicas: bool,
     /// A broker that completed a controlled shutdown may register again while its old session
     /// is still valid (KAFKA-19047, apache/kafka PR #19296, merged after 4.0.0, so in 4.1.0);

@@ -486,8 +486,8 @@ pub enum Message {
 
 impl Message {
     /// The Kafka API the message belongs to (`Fetch`, `Produce`, `BrokerHeartbeat`, ...), for
-    /// logs; KRaft metadata records are `Metadata`, connection set-up and loss `Connect`,
-    /// `Connected` and `Disconnected`.
+    /// logs; KRaft metadata records are `Metadata`, a connection handshake `Connect` /
+    /// `Connected`, a refused or dropped connection `Disconnected`.
     pub fn api_name(&self) -> &'static str {
         match self {
             Message::RegisterBroker { .. } => "BrokerRegistration",

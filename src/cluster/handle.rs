@@ -108,7 +108,7 @@ impl Sim {
     /// [`Sim::apply`] through a shared reference, for the dashboard's cluster interface.
     pub(crate) fn apply_now(&self, cmd: &Command) -> Result<Answer, SimError> {
         let _ctx = self.rt.enter();
-        cmd.apply(&self.world, &self.local)
+        cmd.apply(&self.world, (&self.local).into())
     }
 
     /// Every command applied so far with its sim time, oldest first (part of the trace).

@@ -5,6 +5,10 @@
 use crate::kafka::{Acks, Ms};
 use std::fmt;
 
+pub mod semantics;
+
+pub use semantics::Semantics;
+
 /// Where a property can be set.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum Scope {
@@ -205,6 +209,34 @@ pub static PROPERTIES: &[Property] = &[
         doc: "longest wait before a retry (exponential backoff)",
     },
     Property {
+        name: "reconnect.backoff.ms",
+        scope: Scope::Producer,
+        default: "50",
+        kind: long(0, MAX_INT),
+        doc: "first wait before reconnecting to a broker after a failed or lost connection",
+    },
+    Property {
+        name: "reconnect.backoff.max.ms",
+        scope: Scope::Producer,
+        default: "1000",
+        kind: long(0, MAX_INT),
+        doc: "longest wait before reconnecting to a broker (exponential backoff)",
+    },
+    Property {
+        name: "socket.connection.setup.timeout.ms",
+        scope: Scope::Producer,
+        default: "10000",
+        kind: long(1, MAX_INT),
+        doc: "a connection attempt with no answer is given up after this (first attempt)",
+    },
+    Property {
+        name: "socket.connection.setup.timeout.max.ms",
+        scope: Scope::Producer,
+        default: "30000",
+        kind: long(1, MAX_INT),
+        doc: "longest connection setup timeout (it doubles per failed attempt)",
+    },
+    Property {
         name: "linger.ms",
         scope: Scope::Producer,
         default: "5",
@@ -217,6 +249,13 @@ pub static PROPERTIES: &[Property] = &[
         default: "16384",
         kind: long(1, MAX_INT),
         doc: "bytes in one producer batch",
+    },
+    Property {
+        name: "record.size",
+        scope: Scope::Producer,
+        default: "100",
+        kind: long(1, 1_048_576),
+        doc: "isrlab: bytes of every record in a batch (key, value, headers, framing); a batch is 61 bytes of header plus its records, and replication moves those bytes. 100 as in Kafka's own benchmarks; at most max.request.size (1048576)",
     },
     Property {
         name: "rate",
@@ -439,6 +478,9 @@ pub struct BrokerConfig {
     pub auto_leader_rebalance_enable: bool,
     /// `leader.imbalance.check.interval.seconds` (s).
     pub leader_imbalance_check_interval_seconds: u64,
+    /// The Kafka version's replication rules every broker and the controller follow (not a
+    /// Kafka property: the release the cluster runs).
+    pub semantics: Semantics,
 }
 
 impl Default for BrokerConfig {
@@ -458,14 +500,21 @@ impl Default for BrokerConfig {
             unclean_leader_election_interval_ms: 300_000,
             auto_leader_rebalance_enable: true,
             leader_imbalance_check_interval_seconds: 300,
+            semantics: Semantics::CURRENT,
         }
     }
 }
 
 impl BrokerConfig {
-    /// Checks the combinations Kafka's `KafkaConfig` refuses at start-up. Errors:
-    /// [`ConfigError::Conflict`] with Kafka's message.
+    /// Checks the combinations Kafka's `KafkaConfig` refuses at start-up, and that the semantics
+    /// asks only for what isrlab models (no ELR yet). Errors: [`ConfigError::Conflict`] with
+    /// Kafka's message.
     pub fn validate(&self) -> Result<(), ConfigError> {
+        if self.semantics.eligible_leader_replicas {
+            return Err(ConfigError::Conflict(
+                "eligible.leader.replicas.version=1 (KIP-966 ELR) is not modelled yet: the cluster runs with ELR off".into(),
+            ));
+        }
         if self.replica_fetch_wait_max_ms > self.replica_socket_timeout_ms {
             return Err(ConfigError::Conflict(
                 "replica.socket.timeout.ms should always be at least replica.fetch.wait.max.ms to prevent unnecessary socket timeouts".into(),
@@ -563,14 +612,23 @@ impl TopicConfig {
         self.min_insync_replicas.unwrap_or(broker.min_insync_replicas)
     }
 
-    /// Effective min ISR: `min(min.insync.replicas, replicas)` since Kafka 3.7 (R5.6).
+    /// Effective min ISR: `min(min.insync.replicas, replicas)` under strict min ISR (Kafka 3.7+,
+    /// R5.6, [`Semantics::strict_min_isr`]); the configured value before.
     pub fn effective_min_isr(&self, broker: &BrokerConfig, replica_count: usize) -> usize {
-        (self.min_insync_replicas(broker) as usize).min(replica_count.max(1))
+        let configured = self.min_insync_replicas(broker) as usize;
+        if broker.semantics.strict_min_isr { configured.min(replica_count.max(1)) } else { configured }
     }
 
     /// Whether unclean election is allowed for this topic (override or broker default).
     pub fn unclean_leader_election_enable(&self, broker: &BrokerConfig) -> bool {
         self.unclean_leader_election_enable.unwrap_or(broker.unclean_leader_election_enable)
+    }
+
+    /// Whether the controller elects an unclean leader for this topic by itself: the topic
+    /// allows it and the KRaft controller applies the setting ([`Semantics::kraft_unclean_election`],
+    /// Kafka 3.9+, R6.5).
+    pub fn unclean_election_automatic(&self, broker: &BrokerConfig) -> bool {
+        broker.semantics.kraft_unclean_election && self.unclean_leader_election_enable(broker)
     }
 
     /// The overrides as `name=value` pairs, as `kafka-topics.sh --describe` lists `Configs:`.
@@ -586,7 +644,18 @@ impl TopicConfig {
     }
 }
 
-/// Producer client configuration (Java client defaults, R5.7), plus isrlab's `rate`.
+/// Default `record.size` (bytes): the record size of Kafka's own producer benchmarks
+/// (`tests/kafkatest/benchmarks/core/benchmark_test.py`, `DEFAULT_RECORD_SIZE = 100`), a small
+/// key-less value plus its per-record framing. Kafka's `kafka-producer-perf-test` has no
+/// default for `--record-size`.
+pub const DEFAULT_RECORD_SIZE: u32 = 100;
+
+/// Bytes of a record batch's header (v2 format) on top of its records: Kafka's
+/// `DefaultRecordBatch.RECORD_BATCH_OVERHEAD` (61).
+pub const RECORD_BATCH_OVERHEAD: u32 = 61;
+
+/// Producer client configuration (Java client defaults, R5.7), plus isrlab's `record.size`
+/// and `rate`.
 #[derive(Clone, PartialEq, Debug)]
 pub struct ProducerConfig {
     /// `acks`.
@@ -603,10 +672,20 @@ pub struct ProducerConfig {
     pub retry_backoff_ms: Ms,
     /// `retry.backoff.max.ms` (ms).
     pub retry_backoff_max_ms: Ms,
+    /// `reconnect.backoff.ms` (ms).
+    pub reconnect_backoff_ms: Ms,
+    /// `reconnect.backoff.max.ms` (ms).
+    pub reconnect_backoff_max_ms: Ms,
+    /// `socket.connection.setup.timeout.ms` (ms).
+    pub socket_connection_setup_timeout_ms: Ms,
+    /// `socket.connection.setup.timeout.max.ms` (ms).
+    pub socket_connection_setup_timeout_max_ms: Ms,
     /// `linger.ms` (ms).
     pub linger_ms: Ms,
     /// `batch.size` (bytes).
     pub batch_size: u64,
+    /// Bytes of every record inside a batch (isrlab's `record.size`; Kafka records vary).
+    pub record_size: u32,
     /// Records per second (isrlab's load knob; 0 = only explicit `produce` commands).
     pub rate: f64,
     /// `enable.idempotence` was set by the user, not left at its default: Kafka then refuses
@@ -616,16 +695,29 @@ pub struct ProducerConfig {
 
 impl Default for ProducerConfig {
     fn default() -> Self {
+        Self::defaults_for(&Semantics::CURRENT)
+    }
+}
+
+impl ProducerConfig {
+    /// The Java client's defaults in the given Kafka version (R5.7): `enable.idempotence` and
+    /// `linger.ms` come from the semantics (KIP-679, KIP-1030).
+    pub fn defaults_for(semantics: &Semantics) -> Self {
         Self {
             acks: Acks::All,
-            enable_idempotence: true,
+            enable_idempotence: semantics.idempotence_by_default,
             retries: i32::MAX as u32,
             delivery_timeout_ms: 120_000,
             request_timeout_ms: 30_000,
             retry_backoff_ms: 100,
             retry_backoff_max_ms: 1000,
-            linger_ms: 5,
+            reconnect_backoff_ms: 50,
+            reconnect_backoff_max_ms: 1000,
+            socket_connection_setup_timeout_ms: 10_000,
+            socket_connection_setup_timeout_max_ms: 30_000,
+            linger_ms: semantics.default_linger_ms,
             batch_size: 16_384,
+            record_size: DEFAULT_RECORD_SIZE,
             rate: 100.0,
             enable_idempotence_set: false,
         }
@@ -651,8 +743,15 @@ impl ProducerConfig {
             ("request.timeout.ms", v) => self.request_timeout_ms = as_u64(v),
             ("retry.backoff.ms", v) => self.retry_backoff_ms = as_u64(v),
             ("retry.backoff.max.ms", v) => self.retry_backoff_max_ms = as_u64(v),
+            ("reconnect.backoff.ms", v) => self.reconnect_backoff_ms = as_u64(v),
+            ("reconnect.backoff.max.ms", v) => self.reconnect_backoff_max_ms = as_u64(v),
+            ("socket.connection.setup.timeout.ms", v) => self.socket_connection_setup_timeout_ms = as_u64(v),
+            ("socket.connection.setup.timeout.max.ms", v) => {
+                self.socket_connection_setup_timeout_max_ms = as_u64(v)
+            }
             ("linger.ms", v) => self.linger_ms = as_u64(v),
             ("batch.size", v) => self.batch_size = as_u64(v),
+            ("record.size", v) => self.record_size = as_u64(v) as u32,
             ("rate", Value::Rate(r)) => self.rate = r,
             (other, _) => unreachable!("registry entry {other} has no producer field"),
         }
@@ -681,6 +780,14 @@ impl ProducerConfig {
             )));
         }
         Ok(())
+    }
+
+    /// Records one batch holds: as many as fit in `batch.size` after the batch header, at
+    /// least one (Java's `MemoryRecordsBuilder.hasRoomFor`: a batch takes a record while
+    /// header plus records stay within `batch.size`, and always takes its first).
+    pub fn records_per_batch(&self) -> usize {
+        let room = self.batch_size.saturating_sub(u64::from(RECORD_BATCH_OVERHEAD));
+        (room / u64::from(self.record_size.max(1))).max(1) as usize
     }
 
     /// Whether idempotence is in effect: Kafka quietly turns the default off when acks is not
@@ -786,6 +893,40 @@ mod tests {
         assert!(b.validate().is_ok());
         b.set("broker.heartbeat.interval.ms", "5000").unwrap();
         assert!(b.warning().unwrap().contains("half of broker.session.timeout.ms"));
+    }
+
+    /// A batch is its 61-byte header plus whole records; an oversized record still goes,
+    /// alone.
+    #[test]
+    fn record_size_sets_how_many_records_a_batch_holds() {
+        let mut p = ProducerConfig::default();
+        assert_eq!(p.records_per_batch(), 163);
+        p.set("record.size", "1000").unwrap();
+        assert_eq!(p.records_per_batch(), 16);
+        p.set("record.size", "20000").unwrap();
+        assert_eq!(p.records_per_batch(), 1);
+        assert!(p.set("record.size", "0").is_err());
+        assert!(p.set("record.size", "2000000").is_err());
+    }
+
+    #[test]
+    fn version_dependent_rules_read_the_semantics() {
+        let mut b = BrokerConfig::default();
+        let t = TopicConfig { min_insync_replicas: Some(3), unclean_leader_election_enable: Some(true) };
+        assert!(t.unclean_election_automatic(&b));
+        b.semantics.strict_min_isr = false;
+        b.semantics.kraft_unclean_election = false;
+        assert_eq!(t.effective_min_isr(&b, 2), 3, "before 3.7 min ISR was not capped");
+        assert!(!t.unclean_election_automatic(&b), "KRaft before 3.9 left unclean election to the admin");
+        let old = Semantics { idempotence_by_default: false, default_linger_ms: 0, ..Semantics::CURRENT };
+        let p = ProducerConfig::defaults_for(&old);
+        assert!(!p.enable_idempotence && p.linger_ms == 0);
+        assert_eq!(ProducerConfig::default(), ProducerConfig::defaults_for(&Semantics::CURRENT));
+        let elr = BrokerConfig {
+            semantics: Semantics { eligible_leader_replicas: true, ..Semantics::CURRENT },
+            ..b
+        };
+        assert!(elr.validate().unwrap_err().to_string().contains("ELR"), "ELR is refused, not half-modelled");
     }
 
     #[test]

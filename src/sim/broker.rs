@@ -16,8 +16,7 @@ use crate::kafka::errors::ErrorCode;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-static NO_OVERRIDES: TopicConfig =
-    TopicConfig { min_insync_replicas: None, unclean_leader_election_enable: None };
+static NO_OVERRIDES: TopicConfig = TopicConfig::NONE;
 
 /// One follower fetch loop towards one leader broker.
 #[derive(Clone, Copy, Debug, Default)]

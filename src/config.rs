@@ -950,12 +950,15 @@ mod tests {
     #[test]
     fn retention_settings_follow_kafkas_precedence() {
         let mut b = BrokerConfig::default();
-        assert_eq!(TopicConfig::NONE.log_config(&b), LogConfig {
-            retention_ms: 604_800_000,
-            retention_bytes: -1,
-            segment_bytes: 1 << 30,
-            segment_ms: 604_800_000,
-        });
+        assert_eq!(
+            TopicConfig::NONE.log_config(&b),
+            LogConfig {
+                retention_ms: 604_800_000,
+                retention_bytes: -1,
+                segment_bytes: 1 << 30,
+                segment_ms: 604_800_000,
+            }
+        );
         b.set("log.retention.hours", "1").unwrap();
         assert_eq!(b.log_retention_ms(), 3_600_000);
         b.set("log.retention.ms", "60000").unwrap();

@@ -44,6 +44,11 @@ pub struct Cli {
     /// How replicas are placed on brokers.
     #[arg(long, value_enum, global = true)]
     pub placement: Option<PlacementArg>,
+    /// Write the developer log (tracing) to this file, filtered by `ISRLAB_LOG` (RUST_LOG
+    /// syntax, default `info`). With `ISRLAB_LOG` alone it goes to
+    /// `$XDG_STATE_HOME/isrlab/isrlab.log`; never to the terminal.
+    #[arg(long, value_name = "FILE", global = true)]
+    pub log: Option<PathBuf>,
 }
 
 /// The headless modes.
@@ -223,9 +228,82 @@ fn topic_spec(t: &TopicArg) -> TopicSpec {
     }
 }
 
+/// Output to a reader that may go away (`isrlab run FILE | head -1`): once a write fails
+/// with a broken pipe, this and every later write are discarded as if written, so the run
+/// finishes and exits with its verdict instead of an error. Other errors pass through.
+pub struct ClosedPipeTolerant<W> {
+    inner: W,
+    closed: bool,
+}
+
+impl<W: std::io::Write> ClosedPipeTolerant<W> {
+    /// Wraps `inner`.
+    pub fn new(inner: W) -> Self {
+        Self { inner, closed: false }
+    }
+
+    fn guard<T>(&mut self, result: std::io::Result<T>, written: T) -> std::io::Result<T> {
+        match result {
+            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {
+                self.closed = true;
+                Ok(written)
+            }
+            other => other,
+        }
+    }
+}
+
+impl<W: std::io::Write> std::io::Write for ClosedPipeTolerant<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        if self.closed {
+            return Ok(buf.len());
+        }
+        let result = self.inner.write(buf);
+        self.guard(result, buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        if self.closed {
+            return Ok(());
+        }
+        let result = self.inner.flush();
+        self.guard(result, ())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Accepts `room` bytes, then fails like a pipe whose reader has gone.
+    struct Pipe {
+        room: usize,
+        got: Vec<u8>,
+    }
+
+    impl std::io::Write for Pipe {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            if self.got.len() + buf.len() > self.room {
+                return Err(std::io::ErrorKind::BrokenPipe.into());
+            }
+            self.got.extend_from_slice(buf);
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn a_closed_pipe_swallows_the_rest_quietly() {
+        use std::io::Write;
+        let mut out = ClosedPipeTolerant::new(Pipe { room: 6, got: Vec::new() });
+        writeln!(out, "first").unwrap();
+        writeln!(out, "second").unwrap();
+        writeln!(out, "x").unwrap();
+        out.flush().unwrap();
+        assert_eq!(out.inner.got, b"first\n");
+    }
     use crate::sim::Acks;
 
     fn parse(args: &[&str]) -> Result<Cli, clap::Error> {

@@ -5,6 +5,10 @@
 use crate::kafka::{Acks, Ms};
 use std::fmt;
 
+pub mod semantics;
+
+pub use semantics::Semantics;
+
 /// Where a property can be set.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum Scope {
@@ -291,6 +295,34 @@ pub static PROPERTIES: &[Property] = &[
         doc: "longest wait before a retry (exponential backoff)",
     },
     Property {
+        name: "reconnect.backoff.ms",
+        scope: Scope::Producer,
+        default: "50",
+        kind: long(0, MAX_INT),
+        doc: "first wait before reconnecting to a broker after a failed or lost connection",
+    },
+    Property {
+        name: "reconnect.backoff.max.ms",
+        scope: Scope::Producer,
+        default: "1000",
+        kind: long(0, MAX_INT),
+        doc: "longest wait before reconnecting to a broker (exponential backoff)",
+    },
+    Property {
+        name: "socket.connection.setup.timeout.ms",
+        scope: Scope::Producer,
+        default: "10000",
+        kind: long(1, MAX_INT),
+        doc: "a connection attempt with no answer is given up after this (first attempt)",
+    },
+    Property {
+        name: "socket.connection.setup.timeout.max.ms",
+        scope: Scope::Producer,
+        default: "30000",
+        kind: long(1, MAX_INT),
+        doc: "longest connection setup timeout (it doubles per failed attempt)",
+    },
+    Property {
         name: "linger.ms",
         scope: Scope::Producer,
         default: "5",
@@ -511,6 +543,9 @@ pub struct BrokerConfig {
     pub log_roll_hours: i64,
     /// `log.retention.check.interval.ms` (ms).
     pub log_retention_check_interval_ms: Ms,
+    /// The Kafka version's replication rules every broker and the controller follow (not a
+    /// Kafka property: the release the cluster runs).
+    pub semantics: Semantics,
 }
 
 impl Default for BrokerConfig {
@@ -537,14 +572,21 @@ impl Default for BrokerConfig {
             log_roll_ms: None,
             log_roll_hours: 168,
             log_retention_check_interval_ms: 300_000,
+            semantics: Semantics::CURRENT,
         }
     }
 }
 
 impl BrokerConfig {
-    /// Checks the combinations Kafka's `KafkaConfig` refuses at start-up. Errors:
-    /// [`ConfigError::Conflict`] with Kafka's message.
+    /// Checks the combinations Kafka's `KafkaConfig` refuses at start-up, and that the semantics
+    /// asks only for what isrlab models (no ELR yet). Errors: [`ConfigError::Conflict`] with
+    /// Kafka's message.
     pub fn validate(&self) -> Result<(), ConfigError> {
+        if self.semantics.eligible_leader_replicas {
+            return Err(ConfigError::Conflict(
+                "eligible.leader.replicas.version=1 (KIP-966 ELR) is not modelled yet: the cluster runs with ELR off".into(),
+            ));
+        }
         if self.replica_fetch_wait_max_ms > self.replica_socket_timeout_ms {
             return Err(ConfigError::Conflict(
                 "replica.socket.timeout.ms should always be at least replica.fetch.wait.max.ms to prevent unnecessary socket timeouts".into(),
@@ -704,14 +746,23 @@ impl TopicConfig {
         self.min_insync_replicas.unwrap_or(broker.min_insync_replicas)
     }
 
-    /// Effective min ISR: `min(min.insync.replicas, replicas)` since Kafka 3.7 (R5.6).
+    /// Effective min ISR: `min(min.insync.replicas, replicas)` under strict min ISR (Kafka 3.7+,
+    /// R5.6, [`Semantics::strict_min_isr`]); the configured value before.
     pub fn effective_min_isr(&self, broker: &BrokerConfig, replica_count: usize) -> usize {
-        (self.min_insync_replicas(broker) as usize).min(replica_count.max(1))
+        let configured = self.min_insync_replicas(broker) as usize;
+        if broker.semantics.strict_min_isr { configured.min(replica_count.max(1)) } else { configured }
     }
 
     /// Whether unclean election is allowed for this topic (override or broker default).
     pub fn unclean_leader_election_enable(&self, broker: &BrokerConfig) -> bool {
         self.unclean_leader_election_enable.unwrap_or(broker.unclean_leader_election_enable)
+    }
+
+    /// Whether the controller elects an unclean leader for this topic by itself: the topic
+    /// allows it and the KRaft controller applies the setting ([`Semantics::kraft_unclean_election`],
+    /// Kafka 3.9+, R6.5).
+    pub fn unclean_election_automatic(&self, broker: &BrokerConfig) -> bool {
+        broker.semantics.kraft_unclean_election && self.unclean_leader_election_enable(broker)
     }
 
     /// The overrides as `name=value` pairs, as `kafka-topics.sh --describe` lists `Configs:`.
@@ -762,6 +813,14 @@ pub struct ProducerConfig {
     pub retry_backoff_ms: Ms,
     /// `retry.backoff.max.ms` (ms).
     pub retry_backoff_max_ms: Ms,
+    /// `reconnect.backoff.ms` (ms).
+    pub reconnect_backoff_ms: Ms,
+    /// `reconnect.backoff.max.ms` (ms).
+    pub reconnect_backoff_max_ms: Ms,
+    /// `socket.connection.setup.timeout.ms` (ms).
+    pub socket_connection_setup_timeout_ms: Ms,
+    /// `socket.connection.setup.timeout.max.ms` (ms).
+    pub socket_connection_setup_timeout_max_ms: Ms,
     /// `linger.ms` (ms).
     pub linger_ms: Ms,
     /// `batch.size` (bytes).
@@ -777,15 +836,27 @@ pub struct ProducerConfig {
 
 impl Default for ProducerConfig {
     fn default() -> Self {
+        Self::defaults_for(&Semantics::CURRENT)
+    }
+}
+
+impl ProducerConfig {
+    /// The Java client's defaults in the given Kafka version (R5.7): `enable.idempotence` and
+    /// `linger.ms` come from the semantics (KIP-679, KIP-1030).
+    pub fn defaults_for(semantics: &Semantics) -> Self {
         Self {
             acks: Acks::All,
-            enable_idempotence: true,
+            enable_idempotence: semantics.idempotence_by_default,
             retries: i32::MAX as u32,
             delivery_timeout_ms: 120_000,
             request_timeout_ms: 30_000,
             retry_backoff_ms: 100,
             retry_backoff_max_ms: 1000,
-            linger_ms: 5,
+            reconnect_backoff_ms: 50,
+            reconnect_backoff_max_ms: 1000,
+            socket_connection_setup_timeout_ms: 10_000,
+            socket_connection_setup_timeout_max_ms: 30_000,
+            linger_ms: semantics.default_linger_ms,
             batch_size: 16_384,
             record_size: DEFAULT_RECORD_SIZE,
             rate: 100.0,
@@ -813,6 +884,12 @@ impl ProducerConfig {
             ("request.timeout.ms", v) => self.request_timeout_ms = as_u64(v),
             ("retry.backoff.ms", v) => self.retry_backoff_ms = as_u64(v),
             ("retry.backoff.max.ms", v) => self.retry_backoff_max_ms = as_u64(v),
+            ("reconnect.backoff.ms", v) => self.reconnect_backoff_ms = as_u64(v),
+            ("reconnect.backoff.max.ms", v) => self.reconnect_backoff_max_ms = as_u64(v),
+            ("socket.connection.setup.timeout.ms", v) => self.socket_connection_setup_timeout_ms = as_u64(v),
+            ("socket.connection.setup.timeout.max.ms", v) => {
+                self.socket_connection_setup_timeout_max_ms = as_u64(v)
+            }
             ("linger.ms", v) => self.linger_ms = as_u64(v),
             ("batch.size", v) => self.batch_size = as_u64(v),
             ("record.size", v) => self.record_size = as_u64(v) as u32,
@@ -973,6 +1050,30 @@ mod tests {
         assert_eq!(t.overrides(), vec!["retention.ms=1000", "segment.bytes=1048576"]);
         assert!(b.set("retention.ms", "1").is_err());
         assert!(t.set("log.retention.ms", "1").is_err());
+    }
+
+    #[test]
+    fn version_dependent_rules_read_the_semantics() {
+        let mut b = BrokerConfig::default();
+        let t = TopicConfig {
+            min_insync_replicas: Some(3),
+            unclean_leader_election_enable: Some(true),
+            ..TopicConfig::NONE
+        };
+        assert!(t.unclean_election_automatic(&b));
+        b.semantics.strict_min_isr = false;
+        b.semantics.kraft_unclean_election = false;
+        assert_eq!(t.effective_min_isr(&b, 2), 3, "before 3.7 min ISR was not capped");
+        assert!(!t.unclean_election_automatic(&b), "KRaft before 3.9 left unclean election to the admin");
+        let old = Semantics { idempotence_by_default: false, default_linger_ms: 0, ..Semantics::CURRENT };
+        let p = ProducerConfig::defaults_for(&old);
+        assert!(!p.enable_idempotence && p.linger_ms == 0);
+        assert_eq!(ProducerConfig::default(), ProducerConfig::defaults_for(&Semantics::CURRENT));
+        let elr = BrokerConfig {
+            semantics: Semantics { eligible_leader_replicas: true, ..Semantics::CURRENT },
+            ..b
+        };
+        assert!(elr.validate().unwrap_err().to_string().contains("ELR"), "ELR is refused, not half-modelled");
     }
 
     #[test]

@@ -8,6 +8,7 @@ pub mod cluster;
 pub mod config;
 pub mod describe;
 pub mod kafka;
+pub mod logging;
 pub mod scenario;
 pub mod sim;
 pub mod ui;

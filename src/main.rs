@@ -4,7 +4,7 @@
 
 use clap::Parser;
 use color_eyre::eyre::{Result, WrapErr};
-use isrlab::cli::{Cli, CliError, Mode};
+use isrlab::cli::{Cli, CliError, ClosedPipeTolerant, Mode};
 use isrlab::cluster::handle::LiveSim;
 use isrlab::cluster::snapshot::ScenarioInfo;
 use isrlab::cluster::spec::ClusterSpec;
@@ -23,6 +23,10 @@ fn main() -> ExitCode {
         eprintln!("isrlab: cannot install the error reporter: {e}");
     }
     let cli = Cli::parse();
+    if let Err(e) = isrlab::logging::init(cli.log.as_deref()) {
+        eprintln!("error: {e}");
+        return ExitCode::from(EXIT_INVALID);
+    }
     match &cli.mode {
         Some(Mode::Run { file }) => run_headless(&cli, file),
         Some(Mode::Describe { at, zk }) => report(describe_at(&cli, *at, *zk)),
@@ -57,7 +61,8 @@ fn run_headless(cli: &Cli, file: &Path) -> ExitCode {
             return ExitCode::from(EXIT_INVALID);
         }
     };
-    let mut out = std::io::stdout().lock();
+    // A reader that stops early (`| head`) does not change the verdict.
+    let mut out = ClosedPipeTolerant::new(std::io::stdout().lock());
     let result = runner::run(&scenario, &mut out);
     let _ = out.flush();
     match result {
@@ -106,6 +111,13 @@ fn describe_at(cli: &Cli, at: Option<Ms>, zk: bool) -> Result<()> {
 
 /// `isrlab` and `isrlab --scenario FILE`: the live dashboard.
 fn dashboard(cli: &Cli) -> Result<()> {
+    use std::io::IsTerminal;
+    if !std::io::stdin().is_terminal() || !std::io::stdout().is_terminal() {
+        return Err(CliError::Invalid(
+            "the dashboard needs a terminal (stdin and stdout are not both a TTY); for output into a file or pipe use `isrlab run FILE` or `isrlab describe`".into(),
+        )
+        .into());
+    }
     let (spec, timeline, scenario) = start(cli)?;
     let seed = spec.seed;
     let commands = timeline.into_iter().map(|a| (a.at, a.command)).collect();

@@ -189,20 +189,14 @@ impl Dashboard {
         }
     }
 
-    /// Asserts the dashboard took over the terminal: raw mode on, alternate screen, cursor
-    /// hidden. Makes the checks after quitting meaningful.
+    /// Asserts the dashboard took over the terminal: alternate screen and cursor hidden (waited
+    /// for: ratatui flushes a frame's cells before it hides the cursor, so the two can arrive in
+    /// separate reads), and raw mode on. Makes the checks after quitting meaningful.
     fn assert_took_over(&mut self) {
+        self.wait_for("the alternate screen with the cursor hidden", |s| s.alternate && s.cursor_hidden);
         let now = termios(&*self.master);
         if now == self.cooked {
             self.fail("the dashboard is drawn but the terminal is not in raw mode");
-        }
-        let screen = self.screen();
-        if !screen.alternate || !screen.cursor_hidden {
-            let why = format!(
-                "the dashboard is drawn but alternate screen = {}, cursor hidden = {}",
-                screen.alternate, screen.cursor_hidden
-            );
-            self.fail(&why);
         }
     }
 

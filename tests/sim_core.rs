@@ -146,11 +146,15 @@ fn acks_all_refused_under_min_isr() {
 }
 
 /// A killed process's sockets close: a producer waiting on it hears at once
-/// (NETWORK_EXCEPTION) instead of waiting out request.timeout.ms.
+/// (NETWORK_EXCEPTION) instead of waiting out request.timeout.ms. Broker 0 stops fetching
+/// first, so broker 2's acks=all requests are parked (in flight) when it dies; the producer
+/// sends nothing to a broker it is not connected to, so only such requests fail.
 #[test]
 fn crash_resets_connections_of_waiting_clients() {
     let mut sim = Sim::new(seed_spec()).unwrap();
+    run(&mut sim, 4_000, "pause-fetch 0");
     run(&mut sim, 5_000, "crash 2");
+    run(&mut sim, 5_000, "resume-fetch 0");
     sim.advance_to(5_050);
     let s = sim.snapshot();
     assert!(
@@ -162,6 +166,26 @@ fn crash_resets_connections_of_waiting_clients() {
     let s = sim.snapshot();
     assert_eq!(s.producers[0].errors.get("REQUEST_TIMED_OUT"), None, "{:?}", s.producers[0].errors);
     assert_eq!(s.producers[0].failed, 0);
+}
+
+/// Divergence 6 of issue 5: with retries=2, a hard-killed leader costs no record. Batches for
+/// it wait in the accumulator while connections to it are refused (Sender.sendProducerData,
+/// NetworkClient.ready), and go to the new leader after fencing and election.
+#[test]
+fn an_unreachable_leader_spends_no_retries() {
+    let mut sim = Sim::new(seed_spec()).unwrap();
+    run(&mut sim, 1_000, "set producer retries=2");
+    run(&mut sim, 10_000, "crash 0");
+    sim.advance_to(18_000);
+    let p = &sim.snapshot().producers[0];
+    assert!(p.pending > 100, "records for broker 0's partitions wait: {}", p.pending);
+    assert_eq!(p.unreachable, vec![0]);
+    sim.advance_to(40_000);
+    let p = &sim.snapshot().producers[0];
+    assert_eq!(p.failed, 0, "{:?}", p.errors);
+    assert!(p.errors.get("NETWORK_EXCEPTION").copied().unwrap_or(0) <= 2, "{:?}", p.errors);
+    assert!(p.pending < 10, "the waiting records went to the new leader: {}", p.pending);
+    assert_eq!(p.acked + p.pending, p.sent);
 }
 
 /// No retention yet: once the logs hold the memory budget, isrlab stops the producers and

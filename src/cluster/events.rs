@@ -4,11 +4,12 @@
 //! time (the list a session file is made from), which the hash covers too.
 
 use super::command::Command;
-use crate::sim::events::{ClusterEvent, EventKind};
+use crate::sim::events::{ClusterEvent, ElectionKind, EventKind};
 use crate::sim::{Ms, TopicPartition};
 use std::collections::{BTreeMap, VecDeque};
 use std::hash::{DefaultHasher, Hash, Hasher};
 use std::sync::Arc;
+use tracing::Level;
 
 /// How many recent events snapshots carry.
 pub const RECENT_EVENTS: usize = 300;
@@ -41,6 +42,50 @@ pub struct EventLog {
     isr_changes: BTreeMap<TopicPartition, IsrChanges>,
 }
 
+/// How serious an event is for the developer log: `warn` for faults (fencing, an unclean
+/// election, a partition going offline, acknowledged records lost or duplicated, produce
+/// failures, the memory guard), `info` for the cluster's life (elections, ISR changes,
+/// crashes, restarts, shutdowns, truncation, topics and configs), `debug` for the rest.
+pub fn level(kind: &EventKind) -> Level {
+    use EventKind::*;
+    match kind {
+        BrokerFenced { .. }
+        | AckedRecordsLost { .. }
+        | DuplicateAcked { .. }
+        | ProduceFailing { .. }
+        | RecordsExpired { .. }
+        | ProducersStopped { .. } => Level::WARN,
+        LeaderChanged { kind: ElectionKind::Unclean, .. } | LeaderChanged { new_leader: None, .. } => {
+            Level::WARN
+        }
+        TopicCreated { .. }
+        | BrokerRegistered { .. }
+        | BrokerUnfenced { .. }
+        | BrokerCrashed { .. }
+        | ControlledShutdownStarted { .. }
+        | BrokerStopped { .. }
+        | LeaderChanged { .. }
+        | IsrShrunk { .. }
+        | IsrExpanded { .. }
+        | Truncated { .. }
+        | ProduceRecovered { .. }
+        | ConfigChanged { .. } => Level::INFO,
+        _ => Level::DEBUG,
+    }
+}
+
+/// Writes an event to the developer log (tracing) at its [`level`], with its sim time `t` (ms)
+/// and its text. Nothing is formatted when that level is off.
+pub fn log_event(at: Ms, kind: &EventKind) {
+    match level(kind) {
+        Level::ERROR => tracing::error!(t = at, "{kind}"),
+        Level::WARN => tracing::warn!(t = at, "{kind}"),
+        Level::INFO => tracing::info!(t = at, "{kind}"),
+        Level::DEBUG => tracing::debug!(t = at, "{kind}"),
+        _ => tracing::trace!(t = at, "{kind}"),
+    }
+}
+
 /// How often a partition's ISR changed so far, counted from its `IsrShrunk` and `IsrExpanded`
 /// events (Kafka's `IsrShrinksPerSec` / `IsrExpandsPerSec` meters, as totals).
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
@@ -52,8 +97,9 @@ pub struct IsrChanges {
 }
 
 impl EventLog {
-    /// Appends an event at sim time `at` (ms).
+    /// Appends an event at sim time `at` (ms) and logs it (see [`log_event`]).
     pub fn push(&mut self, at: Ms, kind: EventKind) {
+        log_event(at, &kind);
         match &kind {
             EventKind::IsrShrunk { tp, .. } => self.isr_changes.entry(tp.clone()).or_default().shrinks += 1,
             EventKind::IsrExpanded { tp, .. } => self.isr_changes.entry(tp.clone()).or_default().expands += 1,

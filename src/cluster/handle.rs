@@ -108,7 +108,14 @@ impl Sim {
     /// [`Sim::apply`] through a shared reference, for the dashboard's cluster interface.
     pub(crate) fn apply_now(&self, cmd: &Command) -> Result<Answer, SimError> {
         let _ctx = self.rt.enter();
-        cmd.apply(&self.world, &self.local)
+        let now = self.world.now();
+        let _span = tracing::info_span!("command", t = now, command = %cmd).entered();
+        let result = cmd.apply(&self.world, &self.local);
+        match &result {
+            Ok(_) => tracing::info!("applied"),
+            Err(e) => tracing::info!(refused = %e, "refused"),
+        }
+        result
     }
 
     /// Every command applied so far with its sim time, oldest first (part of the trace).

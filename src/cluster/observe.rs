@@ -17,9 +17,6 @@ use std::cell::{Ref, RefCell};
 use std::collections::BTreeMap;
 use std::rc::Rc;
 
-/// The semantics profile this build simulates.
-pub const SEMANTICS: &str = "KRaft · Kafka 4.0 semantics";
-
 pub(crate) fn snapshot(world: &World) -> Snapshot {
     let controller = world.controller();
     let controller = controller.borrow();
@@ -35,7 +32,7 @@ pub(crate) fn snapshot(world: &World) -> Snapshot {
     Snapshot {
         seed: world.seed,
         now: o.now,
-        semantics: SEMANTICS.to_string(),
+        semantics: broker_config.semantics,
         brokers,
         topics,
         partitions,

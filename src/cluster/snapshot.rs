@@ -1,7 +1,7 @@
 //! An immutable picture of the whole cluster at one sim instant. The UI, the headless runner
 //! and the expectations read only this; its cost is O(partitions).
 
-use crate::config::BrokerConfig;
+use crate::config::{BrokerConfig, Semantics};
 use crate::sim::events::ClusterEvent;
 use crate::sim::protocol::LeaderRecoveryState;
 use crate::sim::{BrokerId, Epoch, Ms, Offset, TopicPartition};
@@ -16,8 +16,9 @@ pub struct Snapshot {
     pub seed: u64,
     /// Sim time (ms).
     pub now: Ms,
-    /// The semantics profile in words, e.g. `KRaft · Kafka 4.0 semantics`.
-    pub semantics: String,
+    /// The Kafka version whose replication rules the cluster follows (shown in words, e.g.
+    /// `KRaft · Kafka 4.1 · ELR off`).
+    pub semantics: Semantics,
     /// Brokers in id order.
     pub brokers: Vec<BrokerView>,
     /// Topics in name order.

@@ -304,6 +304,15 @@ impl World {
     }
 }
 
+/// A node as logs name it: `broker-2`, `controller`, `producer-0`.
+pub(crate) fn node_label(node: NodeId) -> String {
+    match node {
+        NodeId::Broker(b) => format!("broker-{b}"),
+        NodeId::Controller => "controller".into(),
+        NodeId::Producer(p) => format!("producer-{p}"),
+    }
+}
+
 async fn sleep_until_ms(world: &World, at: Option<Ms>) {
     match at {
         Some(ms) => tokio::time::sleep_until(world.instant(ms)).await,
@@ -336,11 +345,15 @@ async fn run_node<C: Core>(
             msg = inbox.recv() => {
                 let Some((from, msg)) = msg else { return };
                 now = world.now();
+                let _span = tracing::debug_span!("node", id = %node_label(node), t = now).entered();
+                tracing::debug!(from = %node_label(from), api = msg.api_name(), "request");
+                tracing::trace!(?msg, "message");
                 core.borrow_mut().handle(now, from, msg, &mut out);
             }
             _ = sleep_until_ms(&world, due) => {
                 now = world.now();
                 last_tick = Some(now);
+                let _span = tracing::trace_span!("node", id = %node_label(node), t = now).entered();
                 core.borrow_mut().on_tick(now, &mut out);
             }
         }

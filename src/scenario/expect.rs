@@ -454,6 +454,7 @@ mod tests {
             pending: 2,
             errors: Default::default(),
             last_error: None,
+            unreachable: Vec::new(),
         };
         producer.errors.insert("NOT_ENOUGH_REPLICAS".into(), 3);
         Snapshot {

@@ -251,6 +251,7 @@ impl Broker {
             Message::Fetch(req) => self.on_fetch(now, req, out),
             Message::FetchResponse(resp) => self.on_fetch_response(now, resp, out),
             Message::Produce(req) => {
+                let _span = tracing::debug_span!("partition", tp = %req.tp).entered();
                 let appended = match self.partitions.get_mut(&req.tp) {
                     Some(p) => p.on_produce(&ctx!(self, now, req.tp), &req, out),
                     None => {
@@ -334,6 +335,7 @@ impl Broker {
         let mut ready = false;
         let mut results = Vec::with_capacity(req.partitions.len());
         for fp in &req.partitions {
+            let _span = tracing::trace_span!("partition", tp = %fp.tp).entered();
             let result = match self.partitions.get_mut(&fp.tp) {
                 Some(p) if !stale_incarnation => {
                     p.on_follower_fetch(&ctx!(self, now, fp.tp), req.replica, req.broker_epoch, fp, out)

@@ -1,4 +1,5 @@
-//! The KRaft quorum controller as a plain, sans-IO struct (Kafka 4.x, ELR off).
+//! The KRaft quorum controller as a plain, sans-IO struct (Kafka 4.x, ELR off). Version-dependent
+//! rules come from the broker config's [`crate::config::Semantics`].
 //!
 //! [`QuorumController`] keeps what the active controller keeps (rule book §0.2b): per broker its
 //! registration, fencing and controlled-shutdown state and last heartbeat; per partition the
@@ -394,9 +395,17 @@ impl QuorumController {
                     &new_isr,
                     leader_recovery,
                 );
+                tracing::debug!(t = now, tp = %tp, leader, ?result, "AlterPartition answered");
                 out.send(from, Message::AlterPartitionResponse { tp, result });
             }
-            _ => {}
+            other => {
+                tracing::error!(
+                    t = now,
+                    ?from,
+                    api = other.api_name(),
+                    "the controller cannot handle this message"
+                )
+            }
         }
         self.after_write(now);
         self.flush(out);
@@ -732,7 +741,7 @@ impl QuorumController {
     ) -> Result<PartitionState, ErrorCode> {
         let active = self.active_set();
         let topic = self.topics.get_mut(&*tp.topic).ok_or(ErrorCode::UnknownTopicOrPartition)?;
-        let unclean = topic.config.unclean_leader_election_enable(&self.config);
+        let unclean = topic.config.unclean_election_automatic(&self.config);
         let p = topic.partitions.get_mut(tp.partition as usize).ok_or(ErrorCode::UnknownTopicOrPartition)?;
         validate_alter(p, &self.brokers, sender, leader_epoch, partition_epoch, new_isr, recovery)?;
         let ids: Vec<BrokerId> = new_isr.iter().map(|m| m.id).collect();
@@ -882,7 +891,7 @@ impl QuorumController {
     {
         let mut changed = Vec::new();
         for topic in self.topics.values_mut() {
-            let unclean = topic.config.unclean_leader_election_enable(&self.config);
+            let unclean = topic.config.unclean_election_automatic(&self.config);
             for p in &mut topic.partitions {
                 if let Some(next) = plan(p, unclean) {
                     let old = std::mem::replace(p, next.state.clone());

@@ -4,7 +4,9 @@
 
 pub mod assignment;
 pub mod audit;
+pub mod backoff;
 pub mod broker;
+pub mod connections;
 pub mod controller;
 pub mod error;
 

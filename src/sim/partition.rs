@@ -323,7 +323,7 @@ impl Partition {
     /// LEO over the maximal ISR and caught-up eligible followers. Completes parked produces
     /// the new HW satisfies. Returns whether the HW moved.
     pub fn maybe_increment_hw(&mut self, ctx: &Ctx, out: &mut Outbox) -> bool {
-        if self.committed_isr().len() < self.effective_min_isr(ctx) {
+        if self.hw_frozen(ctx) {
             return false;
         }
         let maximal = self.maximal_isr();
@@ -341,9 +341,16 @@ impl Partition {
             .fold(leo, Offset::min);
         let moved = self.log.maybe_increment_hw(candidate);
         if moved {
+            tracing::trace!(t = ctx.now, tp = %self.tp, hw = self.log.hw(), "HW advanced");
             self.complete_delayed(ctx, out);
         }
         moved
+    }
+
+    /// Strict min ISR (R3.3 step 1, KAFKA-15583, [`crate::config::semantics::Semantics::strict_min_isr`]):
+    /// the leader's HW may not advance while the committed ISR is below the effective min ISR.
+    fn hw_frozen(&self, ctx: &Ctx) -> bool {
+        ctx.config.semantics.strict_min_isr && self.committed_isr().len() < self.effective_min_isr(ctx)
     }
 
     fn complete_delayed(&mut self, ctx: &Ctx, out: &mut Outbox) {
@@ -578,9 +585,16 @@ impl Partition {
     fn propose(&mut self, ctx: &Ctx, isr: Vec<BrokerId>, change: IsrChange, out: &mut Outbox) {
         let (leader_epoch, partition_epoch) = match &self.state {
             Some(s) => (s.leader_epoch, s.partition_epoch),
-            None => return,
+            None => {
+                tracing::error!(t = ctx.now, tp = %self.tp, "ISR change proposed without partition state");
+                return;
+            }
         };
-        let Role::Leader(ls) = &mut self.role else { return };
+        let Role::Leader(ls) = &mut self.role else {
+            tracing::error!(t = ctx.now, tp = %self.tp, "ISR change proposed by a replica that is not the leader");
+            return;
+        };
+        tracing::debug!(t = ctx.now, tp = %self.tp, ?isr, ?change, partition_epoch, "AlterPartition proposed");
         let new_isr = isr.iter().map(|&r| Self::isr_member(ctx, ls, r)).collect();
         out.send(
             NodeId::Controller,
@@ -756,13 +770,11 @@ impl Partition {
     /// this replica does not lead.
     pub fn hw_blocked_by(&self, ctx: &Ctx) -> Option<String> {
         let Role::Leader(ls) = &self.role else { return None };
-        let min_isr = self.effective_min_isr(ctx);
-        let isr = self.committed_isr();
-        if isr.len() < min_isr {
+        if self.hw_frozen(ctx) {
             return Some(format!(
                 "HW frozen: ISR [{}] is below min.insync.replicas={} (Kafka 3.7+ rule)",
-                join_ids(isr),
-                min_isr
+                join_ids(self.committed_isr()),
+                self.effective_min_isr(ctx)
             ));
         }
         let leo = self.log.leo();
@@ -956,6 +968,19 @@ mod tests {
         assert_eq!(responses(&out), vec![Ok((0, 0))]);
         assert_eq!((p.log.leo(), p.log.hw()), (3, 0));
         assert!(p.hw_blocked_by(&f.ctx(1, 6)).unwrap().contains("min.insync.replicas=2"));
+    }
+
+    /// Without strict min ISR (before KAFKA-15583, Kafka 3.7) the same acks=1 append commits:
+    /// the rule is read from the semantics, not hard-coded.
+    #[test]
+    fn the_hw_freeze_under_min_isr_follows_the_semantics() {
+        let mut f = Fixture::new(2);
+        f.config.semantics.strict_min_isr = false;
+        let mut p = Partition::new(TopicPartition::new("t", 0), PartitionLog::new());
+        p.apply_state(&f.ctx(1, 0), &state(Some(1), &[1], 0, 0), &mut Outbox::default());
+        produce(&mut p, &f, 6, 3, Acks::One);
+        assert_eq!((p.log.leo(), p.log.hw()), (3, 3));
+        assert_eq!(p.hw_blocked_by(&f.ctx(1, 6)), None);
     }
 
     #[test]

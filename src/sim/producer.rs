@@ -12,6 +12,15 @@
 //! - `Sender`: sends ready batches to the partition leader, handles responses, retries
 //!   retriable errors with exponential backoff and jitter (`ExponentialBackoff`), skips the
 //!   backoff when the leader changed (KIP-951), and times out unanswered requests.
+//! - `NetworkClient` with `ClusterConnectionStates` ([`ConnectionStates`]): a batch is drained
+//!   only for a leader the producer is connected to (`Sender.sendProducerData` drops nodes for
+//!   which `NetworkClient.ready` is false). A leader it is not connected to gets a connection
+//!   attempt; one that refused or dropped a connection is tried again after the reconnect
+//!   backoff (`reconnect.backoff.ms` doubling up to `reconnect.backoff.max.ms`, with jitter).
+//!   Meanwhile its batches wait in the accumulator and spend no retries, bounded only by
+//!   `delivery.timeout.ms`. When a connection drops, the requests in flight on it fail with
+//!   `NETWORK_EXCEPTION` and are retried, and a metadata update is requested
+//!   (`NetworkClient.processDisconnection`, `DefaultMetadataUpdater.handleServerDisconnect`).
 //! - `TransactionManager` (idempotent part): producer id and per-partition sequence numbers
 //!   (R5.8); after a batch with an assigned sequence fails for good, the producer takes a
 //!   fresh producer id and restarts sequences at 0, which stands in for the epoch bump of
@@ -34,21 +43,24 @@
 //!   `delivery.timeout.ms` (Java's `send()` would block up to `max.block.ms` instead); such
 //!   records count as failed under `TIMEOUT` but emit no event, having no partition yet.
 //! - A request with no answer after `request.timeout.ms` + [`CLIENT_TIMEOUT_MARGIN_MS`] fails
-//!   with `REQUEST_TIMED_OUT`, as Java's `Sender` reports a client-side request timeout. The
-//!   margin lets the broker's own `REQUEST_TIMED_OUT` (R5.4 step 5) normally arrive first.
+//!   with `REQUEST_TIMED_OUT`, and the producer closes its connection to that broker, failing
+//!   every other request in flight on it the same way (`NetworkClient.handleTimedOutRequests`,
+//!   `Sender.handleProduceResponse`). The margin lets the broker's own `REQUEST_TIMED_OUT`
+//!   (R5.4 step 5) normally arrive first.
 //! - Config changes take effect for new batches, except `acks`, which also applies to a batch
 //!   waiting for a retry (as if the application restarted its producer with the new setting and
 //!   sent its pending records again): flipping to acks=1 under `NOT_ENOUGH_REPLICAS` lets the
 //!   stuck records through at once.
 
+use super::backoff::exponential_backoff;
+use super::connections::{ConnectionState, ConnectionStates};
 use super::events::{EventKind, ProduceFailure};
 use super::protocol::{Batch, Message, MetadataDelta, NodeId, ProduceRequest, ProduceResponse, Values};
 use super::{AckedRecords, Acks, BrokerId, Epoch, Ms, Outbox, TopicPartition};
 use crate::config::ProducerConfig;
 use crate::kafka::errors::ErrorCode;
-use rand::RngExt;
 use rand_chacha::ChaCha8Rng;
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::mem;
 use std::sync::Arc;
 
@@ -60,10 +72,6 @@ pub const CLIENT_TIMEOUT_MARGIN_MS: Ms = 1_000;
 /// Record values of producer `i` are `i * VALUES_PER_PRODUCER + counter`, so every payload is
 /// unique across the run as long as one producer sends fewer than this many records.
 pub const VALUES_PER_PRODUCER: u64 = 1_000_000_000;
-
-/// Relative jitter applied to every retry backoff: the wait is multiplied by a factor drawn
-/// uniformly from `[1 - j, 1 + j)`, as Java's `CommonClientConfigs.RETRY_BACKOFF_JITTER` (0.2).
-pub const RETRY_BACKOFF_JITTER: f64 = 0.2;
 
 /// A fresh producer id (taken after an idempotent batch failed for good) is the base producer
 /// id plus `generation << PRODUCER_ID_GENERATION_SHIFT`, so ids stay unique across producers
@@ -112,7 +120,6 @@ enum Slot {
         leader: BrokerId,
         /// Leader epoch the producer believed in when it sent the request.
         sent_epoch: Epoch,
-        sent_at: Ms,
         /// Client-side request timeout.
         timeout_at: Ms,
         batch: ProducerBatch,
@@ -209,6 +216,8 @@ pub struct ProducerClient {
     rng: ChaCha8Rng,
     /// Indexed by partition number.
     partitions: Vec<PartitionQueue>,
+    /// Connection state towards each broker.
+    conns: ConnectionStates,
     /// What a Metadata request would answer now: leader and leader epoch per partition.
     latest: BTreeMap<u32, (Option<BrokerId>, Epoch)>,
     /// When the routing copy was last refreshed from `latest` (`None` before any metadata).
@@ -253,6 +262,7 @@ impl ProducerClient {
             generation: 0,
             rng,
             partitions: Vec::new(),
+            conns: ConnectionStates::default(),
             latest: BTreeMap::new(),
             last_refresh: None,
             refresh_wanted: false,
@@ -295,8 +305,9 @@ impl ProducerClient {
     /// - `Metadata`: learns leaders, leader epochs and the partition count of its topic (a
     ///   partition with `leader: None` has none); older leader epochs are ignored.
     /// - `ProduceResponse`: completes, retries or fails the in-flight batch it answers.
-    /// - `Disconnected`: the leader's process is down; the request fails with the retriable
-    ///   `NETWORK_EXCEPTION`.
+    /// - `Connected`: the connection to a broker is ready; batches for it may go.
+    /// - `Disconnected`: a connection attempt was refused, or the connection was lost; every
+    ///   request in flight on it fails with the retriable `NETWORK_EXCEPTION`.
     ///
     /// Unknown or stale correlation ids (e.g. of expired batches) are ignored. Afterwards it
     /// does whatever is due at `now`, like [`Self::on_tick`].
@@ -304,16 +315,13 @@ impl ProducerClient {
         match msg {
             Message::Metadata(delta) => self.apply_metadata(now, &delta),
             Message::ProduceResponse(resp) => self.on_response(now, resp, out),
-            Message::Disconnected { peer, correlation_id } => {
-                if let Some(i) = self.find_in_flight(correlation_id) {
-                    let detail = match peer {
-                        NodeId::Broker(b) => format!("connection to broker {b} lost: its process is down"),
-                        other => format!("connection to {other:?} refused"),
-                    };
-                    self.fail_in_flight(now, i, ErrorCode::NetworkException, detail, out);
-                }
+            Message::Connected { peer: NodeId::Broker(b) } => self.conns.ready(b),
+            Message::Disconnected { peer: NodeId::Broker(b), correlation_id } => {
+                self.on_disconnected(now, b, correlation_id, out)
             }
-            _ => {}
+            other => {
+                tracing::error!(t = now, api = other.api_name(), "a producer cannot handle this message")
+            }
         }
         self.run(now, out);
     }
@@ -344,9 +352,10 @@ impl ProducerClient {
             if let Slot::InFlight { timeout_at, .. } = p.slot {
                 consider(Some(timeout_at));
             }
-            consider(self.retry_ready_at(i));
-            consider(self.batch_ready_at(i));
+            consider(self.sendable_at(i, self.retry_ready_at(i)));
+            consider(self.sendable_at(i, self.batch_ready_at(i)));
         }
+        consider(self.conns.next_setup_timeout());
         next
     }
 
@@ -377,6 +386,7 @@ impl ProducerClient {
             pending: self.unassigned.len() as u64 + self.partitions.iter().map(|p| p.pending()).sum::<u64>(),
             errors: self.errors.clone(),
             last_error: self.last_error.clone(),
+            unreachable: self.conns.unreachable(),
         }
     }
 
@@ -472,6 +482,12 @@ impl ProducerClient {
         Some(at)
     }
 
+    fn refresh_if_due(&mut self, now: Ms) {
+        if self.metadata_refresh_at().is_some_and(|t| t <= now) {
+            self.refresh_metadata(now);
+        }
+    }
+
     /// Copies the latest metadata into the routing view.
     fn refresh_metadata(&mut self, now: Ms) {
         self.last_refresh = Some(now);
@@ -504,32 +520,114 @@ impl ProducerClient {
     // ----- sender -----
 
     fn run(&mut self, now: Ms, out: &mut Outbox) {
-        if self.metadata_refresh_at().is_some_and(|t| t <= now) {
-            self.refresh_metadata(now);
-        }
+        self.refresh_if_due(now);
         self.generate(now);
         self.expire(now, out);
+        self.time_out_requests(now, out);
+        for broker in self.conns.timed_out_attempts(now) {
+            self.conns.disconnected(broker, now, true, &self.config, &mut self.rng);
+            self.refresh_wanted = true;
+        }
+        // A disconnect above asks for metadata, which the sends below should already use.
+        self.refresh_if_due(now);
         for i in 0..self.partitions.len() {
-            if let Slot::InFlight { timeout_at, sent_at, leader, .. } = self.partitions[i].slot
-                && timeout_at <= now
-            {
-                let detail = format!(
-                    "no answer from broker {leader} within {} ms (request.timeout.ms plus isrlab's {CLIENT_TIMEOUT_MARGIN_MS} ms margin); the client dropped the request",
-                    timeout_at - sent_at
-                );
-                self.fail_in_flight(now, i, ErrorCode::RequestTimedOut, detail, out);
-            }
             if let Some(t) = self.retry_ready_at(i)
                 && t <= now
+                && self.leader_ready(now, i, out)
                 && let Slot::Backoff { batch, .. } = mem::replace(&mut self.partitions[i].slot, Slot::Idle)
             {
                 self.send_batch(now, i, batch, out);
             }
             while let Some(t) = self.batch_ready_at(i)
                 && t <= now
+                && self.leader_ready(now, i, out)
             {
                 let batch = self.form_batch(i);
                 self.send_batch(now, i, batch, out);
+            }
+        }
+    }
+
+    /// Whether partition `i`'s leader can take a request now (Java `NetworkClient.ready`): the
+    /// connection to it is ready. If not, and its reconnect backoff has passed, a connection
+    /// attempt starts (the handshake goes out now).
+    fn leader_ready(&mut self, now: Ms, i: usize, out: &mut Outbox) -> bool {
+        let Some(leader) = self.partitions[i].leader else { return false };
+        if self.conns.is_ready(leader) {
+            return true;
+        }
+        if self.conns.can_connect_at(leader).is_some_and(|t| t <= now) {
+            self.conns.connecting(leader, now, &self.config, &mut self.rng);
+            out.send(NodeId::Broker(leader), Message::Connect);
+        }
+        false
+    }
+
+    /// When data of partition `i` that is ready at `ready` can actually go: then if its leader
+    /// is connected, not before the reconnect backoff ends if it is not (Java
+    /// `ClusterConnectionStates.connectionDelay`), and with no timer while a connection attempt
+    /// is under way (its answer or its setup timeout wakes the producer).
+    fn sendable_at(&self, i: usize, ready: Option<Ms>) -> Option<Ms> {
+        let ready = ready?;
+        let leader = self.partitions[i].leader?;
+        if self.conns.is_ready(leader) {
+            return Some(ready);
+        }
+        self.conns.can_connect_at(leader).map(|t| t.max(ready))
+    }
+
+    /// Client-side request timeouts (Java `NetworkClient.handleTimedOutRequests`): a broker
+    /// with a request unanswered after `request.timeout.ms` plus [`CLIENT_TIMEOUT_MARGIN_MS`]
+    /// is disconnected, and every request in flight to it fails with `REQUEST_TIMED_OUT`.
+    fn time_out_requests(&mut self, now: Ms, out: &mut Outbox) {
+        let brokers: BTreeSet<BrokerId> = self
+            .partitions
+            .iter()
+            .filter_map(|p| match p.slot {
+                Slot::InFlight { timeout_at, leader, .. } if timeout_at <= now => Some(leader),
+                _ => None,
+            })
+            .collect();
+        for broker in brokers {
+            let detail = format!(
+                "Disconnected from node {broker} due to timeout: a request got no answer within request.timeout.ms={} (plus isrlab's {CLIENT_TIMEOUT_MARGIN_MS} ms margin), so the client closed the connection",
+                self.config.request_timeout_ms
+            );
+            self.close_connection(now, broker, ErrorCode::RequestTimedOut, &detail, out);
+        }
+    }
+
+    /// A connection to `broker` was refused or lost (`correlation_id` 0), or a request on it
+    /// was (Java `NetworkClient.processDisconnection`).
+    fn on_disconnected(&mut self, now: Ms, broker: BrokerId, correlation_id: u64, out: &mut Outbox) {
+        let detail =
+            format!("Disconnected from node {broker}: the connection was lost (its process is down)");
+        if self.conns.state(broker) == ConnectionState::Connecting {
+            // Connection refused: nothing was in flight on it.
+            self.conns.disconnected(broker, now, false, &self.config, &mut self.rng);
+            self.refresh_wanted = true;
+        } else if self.conns.is_ready(broker) {
+            self.close_connection(now, broker, ErrorCode::NetworkException, &detail, out);
+        } else if let Some(i) = self.find_in_flight(correlation_id) {
+            self.fail_in_flight(now, i, ErrorCode::NetworkException, detail, out);
+        }
+    }
+
+    /// Marks the connection to `broker` lost, fails every request in flight on it with `error`
+    /// and asks for a metadata update (`DefaultMetadataUpdater.handleServerDisconnect`).
+    fn close_connection(
+        &mut self,
+        now: Ms,
+        broker: BrokerId,
+        error: ErrorCode,
+        detail: &str,
+        out: &mut Outbox,
+    ) {
+        self.conns.disconnected(broker, now, false, &self.config, &mut self.rng);
+        self.refresh_wanted = true;
+        for i in 0..self.partitions.len() {
+            if matches!(self.partitions[i].slot, Slot::InFlight { leader, .. } if leader == broker) {
+                self.fail_in_flight(now, i, error, detail.to_string(), out);
             }
         }
     }
@@ -627,7 +725,7 @@ impl ProducerClient {
             let sent_epoch = p.leader_epoch;
             let timeout_at = now + self.config.request_timeout_ms + CLIENT_TIMEOUT_MARGIN_MS;
             self.partitions[i].slot =
-                Slot::InFlight { correlation_id, leader, sent_epoch, sent_at: now, timeout_at, batch };
+                Slot::InFlight { correlation_id, leader, sent_epoch, timeout_at, batch };
         }
     }
 
@@ -707,18 +805,12 @@ impl ProducerClient {
     }
 
     /// Backoff before retry number `retry` (1-based): `retry.backoff.ms · 2^(retry-1)` capped
-    /// at `retry.backoff.max.ms`, times a jitter factor, capped again (Java
-    /// `ExponentialBackoff`). A max below the base means a constant base backoff.
+    /// at `retry.backoff.max.ms`, with jitter (Java `ExponentialBackoff`). A max below the
+    /// base means a constant base backoff.
     fn retry_backoff(&mut self, retry: u32) -> Ms {
         let base = self.config.retry_backoff_ms;
         let max = self.config.retry_backoff_max_ms.max(base);
-        let shift = retry.saturating_sub(1).min(63);
-        let term = base.saturating_mul(1u64 << shift).min(max);
-        if term == 0 {
-            return 0;
-        }
-        let factor = self.rng.random_range(1.0 - RETRY_BACKOFF_JITTER..1.0 + RETRY_BACKOFF_JITTER);
-        ((term as f64 * factor) as Ms).min(max)
+        exponential_backoff(&mut self.rng, base, max, retry.saturating_sub(1))
     }
 
     /// Counts an error for partition `i` and emits `ProduceFailing` when the partition goes
@@ -845,6 +937,9 @@ pub struct ProducerView {
     pub errors: BTreeMap<String, u64>,
     /// The latest error, with sim time.
     pub last_error: Option<(Ms, String)>,
+    /// Brokers the producer cannot connect to right now (refused or lost, in reconnect
+    /// backoff or trying again); batches for partitions they lead wait in the accumulator.
+    pub unreachable: Vec<BrokerId>,
 }
 
 #[cfg(test)]
@@ -872,7 +967,23 @@ mod tests {
         let mut p = producer(config, 1);
         let mut out = Outbox::default();
         p.handle(0, metadata(leaders, epoch), &mut out);
+        for &b in leaders.iter().flatten() {
+            connect(&mut p, b);
+        }
         (p, out)
+    }
+
+    /// Gives `p` a ready connection to broker `b` (as if its handshake had been answered).
+    fn connect(p: &mut ProducerClient, b: BrokerId) {
+        p.conns.connecting(b, 0, &p.config, &mut p.rng);
+        p.conns.ready(b);
+    }
+
+    fn connects(out: &mut Outbox) -> Vec<NodeId> {
+        let (connects, rest): (Vec<_>, Vec<_>) =
+            mem::take(&mut out.sends).into_iter().partition(|(_, m)| *m == Message::Connect);
+        out.sends = rest;
+        connects.into_iter().map(|(to, _)| to).collect()
     }
 
     fn tp(p: u32) -> TopicPartition {
@@ -940,6 +1051,9 @@ mod tests {
             && t <= until
         {
             p.on_tick(t, out);
+            for peer in connects(out) {
+                p.handle(t, Message::Connected { peer }, out);
+            }
             let mut batch = requests(out);
             while !batch.is_empty() {
                 let mut next = Vec::new();
@@ -1015,6 +1129,8 @@ mod tests {
         p.on_tick(0, &mut out);
         assert!(out.sends.is_empty(), "no metadata yet: records wait");
         assert_eq!(p.view().pending, 2);
+        connect(&mut p, 0);
+        connect(&mut p, 2);
         p.handle(1, metadata(&[Some(0), None, Some(2)], 0), &mut out);
         p.enqueue(1, 2);
         p.on_tick(1, &mut out);
@@ -1172,7 +1288,7 @@ mod tests {
     }
 
     #[test]
-    fn unanswered_request_times_out_on_the_client_and_is_retried() {
+    fn unanswered_request_times_out_on_the_client_closes_the_connection_and_is_retried() {
         let (mut p, mut out) = with_leaders(ProducerConfig { linger_ms: 0, ..config() }, &[Some(1)], 0);
         p.enqueue(0, 1);
         p.on_tick(0, &mut out);
@@ -1180,45 +1296,122 @@ mod tests {
         assert_eq!(p.next_deadline(), Some(30_000 + CLIENT_TIMEOUT_MARGIN_MS));
         p.on_tick(31_000, &mut out);
         assert_eq!(p.view().errors.get("REQUEST_TIMED_OUT"), Some(&1));
+        assert!(p.view().last_error.unwrap().1.contains("Disconnected from node 1 due to timeout"));
+        // NetworkClient closed the connection: the retry needs a new one first.
+        assert_eq!(p.view().unreachable, vec![1]);
         let t = p.next_deadline().unwrap();
         p.on_tick(t, &mut out);
+        assert_eq!(connects(&mut out), vec![NodeId::Broker(1)]);
+        p.handle(t + 2, Message::Connected { peer: NodeId::Broker(1) }, &mut out);
         let retry = requests(&mut out).remove(0).1;
         assert_eq!(retry.batch, first.batch);
+        assert!(p.view().unreachable.is_empty());
         // The late answer to the abandoned request is ignored.
-        p.handle(t + 1, ok(&first, 0, 0), &mut out);
+        p.handle(t + 3, ok(&first, 0, 0), &mut out);
         assert_eq!(p.view().acked, 0);
     }
 
     #[test]
-    fn disconnect_is_a_retriable_network_exception_and_a_new_leader_skips_the_backoff() {
-        let (mut p, mut out) =
-            with_leaders(ProducerConfig { linger_ms: 0, retry_backoff_ms: 5_000, ..config() }, &[Some(1)], 3);
+    fn a_lost_connection_fails_the_request_in_flight_once_and_its_retry_waits_for_a_reachable_leader() {
+        let cfg = ProducerConfig { linger_ms: 0, retries: 2, retry_backoff_ms: 5_000, ..config() };
+        let (mut p, mut out) = with_leaders(cfg, &[Some(1)], 3);
         p.enqueue(0, 1);
         p.on_tick(0, &mut out);
         let first = requests(&mut out).remove(0).1;
-        p.handle(
-            1,
-            Message::Disconnected { peer: NodeId::Broker(1), correlation_id: first.correlation_id },
-            &mut out,
-        );
+        p.handle(1, Message::Disconnected { peer: NodeId::Broker(1), correlation_id: 0 }, &mut out);
+        assert_eq!(p.view().errors.get("NETWORK_EXCEPTION"), Some(&1));
+        // The per-request notice of the same loss counts nothing more.
+        let lost = Message::Disconnected { peer: NodeId::Broker(1), correlation_id: first.correlation_id };
+        p.handle(1, lost, &mut out);
         assert_eq!(p.view().errors.get("NETWORK_EXCEPTION"), Some(&1));
         let retry_at = p.next_deadline().unwrap();
-        assert!(retry_at >= 4_000);
-        // The controller moves leadership; the producer's copy is stale until the next error.
+        assert!(retry_at >= 4_000, "{retry_at}");
+        // The controller moves leadership; the producer's copy is stale until the next disconnect.
         p.handle(900, metadata(&[Some(2)], 4), &mut out);
-        assert!(requests(&mut out).is_empty());
+        assert!(out.sends.is_empty());
+        // The retry is due, but broker 1 is not connected: a connection attempt instead.
         p.on_tick(retry_at, &mut out);
-        let stale = requests(&mut out).remove(0);
-        assert_eq!(stale.0, NodeId::Broker(1));
+        assert_eq!(connects(&mut out), vec![NodeId::Broker(1)]);
+        assert!(out.sends.is_empty());
+        // Refused: that asks for metadata, which names broker 2 with a newer leader epoch, so the
+        // retry skips what is left of its backoff (KIP-951) and connects to broker 2.
         p.handle(
-            retry_at + 1,
-            Message::Disconnected { peer: NodeId::Broker(1), correlation_id: stale.1.correlation_id },
+            retry_at + 2,
+            Message::Disconnected { peer: NodeId::Broker(1), correlation_id: 0 },
             &mut out,
         );
-        // The error refreshes metadata; the newer leader epoch skips the backoff (KIP-951).
+        assert_eq!(connects(&mut out), vec![NodeId::Broker(2)]);
+        p.handle(retry_at + 4, Message::Connected { peer: NodeId::Broker(2) }, &mut out);
         let retry = requests(&mut out);
         assert_eq!(retry[0].0, NodeId::Broker(2));
         assert_eq!(retry[0].1.batch, first.batch);
+        // A refused connection is no error response and spends no retry.
+        let v = p.view();
+        assert_eq!((v.errors.len(), v.failed), (1, 0));
+        assert_eq!(v.unreachable, vec![1]);
+    }
+
+    /// Mirrors Kafka's SenderTest situations where the leader's node cannot be reached: the
+    /// accumulator keeps the data, the reconnect backoff grows, nothing fails before
+    /// `delivery.timeout.ms`.
+    #[test]
+    fn batches_for_an_unreachable_leader_wait_without_spending_retries() {
+        let cfg = ProducerConfig { linger_ms: 0, retries: 2, ..config() };
+        let mut p = producer(cfg, 1);
+        let mut out = Outbox::default();
+        p.handle(0, metadata(&[Some(1)], 0), &mut out);
+        p.enqueue(0, 3);
+        p.on_tick(0, &mut out);
+        assert_eq!(connects(&mut out), vec![NodeId::Broker(1)]);
+        // Refuse every attempt for 9 s; record when they come.
+        let mut attempts = vec![0];
+        let mut now = 0;
+        while now < 9_000 {
+            p.handle(now + 2, Message::Disconnected { peer: NodeId::Broker(1), correlation_id: 0 }, &mut out);
+            assert!(out.sends.is_empty(), "no request to an unreachable broker");
+            now = p.next_deadline().unwrap();
+            p.on_tick(now, &mut out);
+            assert_eq!(connects(&mut out), vec![NodeId::Broker(1)], "at {now}");
+            attempts.push(now);
+        }
+        // Reconnect backoff: 50, 100, 200, 400, 800, then 1000 ms (each ± 20 %, at most 1000).
+        let gaps: Vec<Ms> = attempts.windows(2).map(|w| w[1] - w[0] - 2).collect();
+        for (gap, base) in gaps.iter().zip([50, 100, 200, 400, 800, 1000, 1000]) {
+            assert!((base * 8 / 10..=(base * 12 / 10).min(1000)).contains(gap), "{gaps:?}");
+        }
+        let v = p.view();
+        assert_eq!((v.failed, v.pending, v.errors.len()), (0, 3, 0));
+        assert_eq!(v.unreachable, vec![1]);
+        // The broker is back: the batch goes at once, as the first attempt.
+        p.handle(now + 2, Message::Connected { peer: NodeId::Broker(1) }, &mut out);
+        let sent = requests(&mut out).remove(0).1;
+        assert_eq!(sent.batch.values, vec![0, 1, 2]);
+        p.handle(now + 3, ok(&sent, 0, 0), &mut out);
+        assert_eq!((p.view().acked, p.view().failed), (3, 0));
+        assert!(p.view().unreachable.is_empty());
+    }
+
+    #[test]
+    fn an_unanswered_connection_attempt_times_out_and_the_next_waits_longer() {
+        let mut p = producer(ProducerConfig { linger_ms: 0, ..config() }, 1);
+        let mut out = Outbox::default();
+        p.handle(0, metadata(&[Some(1)], 0), &mut out);
+        p.enqueue(0, 1);
+        p.on_tick(0, &mut out);
+        assert_eq!(connects(&mut out), vec![NodeId::Broker(1)]);
+        // No answer (the handshake was lost): socket.connection.setup.timeout.ms = 10 s ± 20 %.
+        let timeout = p.next_deadline().unwrap();
+        assert!((8_000..=12_000).contains(&timeout), "{timeout}");
+        p.on_tick(timeout, &mut out);
+        assert!(out.sends.is_empty());
+        let again = p.next_deadline().unwrap();
+        assert!((timeout + 40..=timeout + 60).contains(&again), "reconnect.backoff.ms: {again}");
+        p.on_tick(again, &mut out);
+        assert_eq!(connects(&mut out), vec![NodeId::Broker(1)]);
+        // The second attempt may take twice as long (20 s ± 20 %).
+        let second = p.next_deadline().unwrap() - again;
+        assert!((16_000..=24_000).contains(&second), "{second}");
+        assert_eq!(p.view().errors.len(), 0);
     }
 
     #[test]

@@ -465,7 +465,17 @@ pub enum Message {
     Produce(ProduceRequest),
     /// Leader → producer.
     ProduceResponse(ProduceResponse),
-    /// Network → sender: the peer's process is down, the connection was refused.
+    /// Client → broker: open a connection (Java `NetworkClient.initiateConnect`). The network
+    /// answers it: [`Message::Connected`] while the broker's process runs, and
+    /// [`Message::Disconnected`] with correlation id 0 (connection refused) while it is down.
+    Connect,
+    /// Network → client: the connection to `peer` is established.
+    Connected {
+        /// The broker that accepted the connection.
+        peer: NodeId,
+    },
+    /// Network → sender: the peer's process is down: a connection was refused, or an
+    /// established one was reset (correlation id 0), or a request was lost with it.
     Disconnected {
         /// The node that could not be reached.
         peer: NodeId,
@@ -475,6 +485,28 @@ pub enum Message {
 }
 
 impl Message {
+    /// The Kafka API the message belongs to (`Fetch`, `Produce`, `BrokerHeartbeat`, ...), for
+    /// logs; KRaft metadata records are `Metadata`, a connection handshake `Connect` /
+    /// `Connected`, a refused or dropped connection `Disconnected`.
+    pub fn api_name(&self) -> &'static str {
+        match self {
+            Message::RegisterBroker { .. } => "BrokerRegistration",
+            Message::RegisterBrokerResponse { .. } => "BrokerRegistrationResponse",
+            Message::Heartbeat { .. } => "BrokerHeartbeat",
+            Message::HeartbeatResponse { .. } => "BrokerHeartbeatResponse",
+            Message::AlterPartition { .. } => "AlterPartition",
+            Message::AlterPartitionResponse { .. } => "AlterPartitionResponse",
+            Message::Metadata(_) => "Metadata",
+            Message::Fetch(_) => "Fetch",
+            Message::FetchResponse(_) => "FetchResponse",
+            Message::Produce(_) => "Produce",
+            Message::ProduceResponse(_) => "ProduceResponse",
+            Message::Connect => "Connect",
+            Message::Connected { .. } => "Connected",
+            Message::Disconnected { .. } => "Disconnected",
+        }
+    }
+
     /// The correlation id a response answers, for connection bookkeeping.
     pub fn answers(&self) -> Option<u64> {
         match self {

@@ -12,6 +12,7 @@ use super::app::Model;
 use super::text;
 use super::theme::{Theme, glyph};
 use crate::cluster::snapshot::{BrokerStatus, BrokerView, Snapshot, TopicView};
+use crate::config::semantics::MetadataMode;
 use crate::sim::{Acks, CONTROLLER_ID, Ms};
 
 /// Most lines the broker strip may wrap onto.
@@ -106,7 +107,7 @@ fn strip_chunks(model: &Model, snap: &Snapshot, form: Form, ctrl: bool) -> Vec<C
     let title = Span::styled(" Brokers ", theme.title());
     let mut chunks = vec![Chunk { width: title.width(), spans: vec![title] }];
     chunks.extend(snap.brokers.iter().map(|b| broker_chunk(model, b, snap.now, form)));
-    if ctrl && !snap.semantics.contains("ZooKeeper") {
+    if ctrl && snap.semantics.metadata_mode == MetadataMode::KRaft {
         let text = if form == Form::Long {
             format!("   KRaft controller {CONTROLLER_ID}")
         } else {

@@ -13,7 +13,7 @@ use super::brokers::number;
 use super::text;
 use super::theme::Theme;
 use crate::cluster::snapshot::{ProducerView, Snapshot};
-use crate::sim::format_time;
+use crate::sim::{format_time, join_ids};
 
 /// Rows the full form needs: title, the cluster line, four per producer.
 fn full_rows(snap: &Snapshot) -> u16 {
@@ -105,11 +105,25 @@ fn compact_line(p: &ProducerView, theme: Theme) -> Line<'static> {
 }
 
 fn errors_line(p: &ProducerView, theme: Theme) -> Line<'static> {
-    if p.errors.is_empty() {
-        return Line::styled(" errors: none", theme.muted());
-    }
-    let list: Vec<String> = p.errors.iter().map(|(name, n)| format!("{name} {n}")).collect();
-    Line::styled(format!(" errors: {}", list.join(", ")), theme.bad())
+    let mut spans = if p.errors.is_empty() {
+        vec![Span::styled(" errors: none", theme.muted())]
+    } else {
+        let list: Vec<String> = p.errors.iter().map(|(name, n)| format!("{name} {n}")).collect();
+        vec![Span::styled(format!(" errors: {}", list.join(", ")), theme.bad())]
+    };
+    spans.extend(unreachable_span(p, theme));
+    Line::from(spans)
+}
+
+/// Brokers the producer cannot connect to: their partitions' batches wait (no retry is spent).
+fn unreachable_span(p: &ProducerView, theme: Theme) -> Option<Span<'static>> {
+    let noun = match p.unreachable.len() {
+        0 => return None,
+        1 => "broker",
+        _ => "brokers",
+    };
+    let ids = join_ids(&p.unreachable);
+    Some(Span::styled(format!("  · {noun} {ids} unreachable: batches wait, reconnecting"), theme.warn()))
 }
 
 /// The last error, word-wrapped onto at most three lines (rows that do not fit are cut).
@@ -132,4 +146,32 @@ fn cluster_line(snap: &Snapshot, theme: Theme) -> Line<'static> {
         Span::raw("  "),
         Span::styled(format!("duplicates {}", snap.duplicates), dups),
     ])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ui::fixture;
+
+    fn text(line: &Line) -> String {
+        line.spans.iter().map(|s| s.content.as_ref()).collect()
+    }
+
+    #[test]
+    fn the_errors_line_names_unreachable_brokers() {
+        let mut p = fixture::snapshot().producers.remove(0);
+        let theme = Theme::new(false);
+        assert!(!text(&errors_line(&p, theme)).contains("unreachable"));
+        p.unreachable = vec![0];
+        assert_eq!(
+            text(&errors_line(&p, theme)),
+            " errors: NOT_ENOUGH_REPLICAS 37  · broker 0 unreachable: batches wait, reconnecting"
+        );
+        p.errors.clear();
+        p.unreachable = vec![0, 2];
+        assert_eq!(
+            text(&errors_line(&p, theme)),
+            " errors: none  · brokers 0,2 unreachable: batches wait, reconnecting"
+        );
+    }
 }

@@ -33,7 +33,7 @@ pub fn snapshot() -> Snapshot {
     Snapshot {
         seed: 42,
         now: NOW,
-        semantics: "KRaft · Kafka 4.0 semantics".into(),
+        semantics: crate::config::Semantics::CURRENT,
         brokers: brokers(),
         topics: vec![TopicView {
             name: TOPIC.into(),
@@ -191,6 +191,7 @@ fn producer() -> ProducerView {
         pending: 137,
         errors: BTreeMap::from([("NOT_ENOUGH_REPLICAS".to_string(), 37)]),
         last_error: Some((83_100, format!("NOT_ENOUGH_REPLICAS: {NOT_ENOUGH}"))),
+        unreachable: Vec::new(),
     }
 }
 

@@ -37,9 +37,9 @@ pub fn render(frame: &mut Frame, area: Rect, model: &Model, snap: &Snapshot) {
         left.extend(spans);
     }
     let rest = room(&left);
-    if rest >= MIN_ROOM && !snap.semantics.is_empty() {
+    if rest >= MIN_ROOM {
         left.push(Span::raw("  "));
-        left.push(Span::styled(text::truncate(&snap.semantics, rest), theme.muted()));
+        left.push(Span::styled(text::truncate(&snap.semantics.to_string(), rest), theme.muted()));
     }
     frame.render_widget(Paragraph::new(Line::from(left)), left_area);
     frame.render_widget(Paragraph::new(right).right_aligned(), right_area);

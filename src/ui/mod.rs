@@ -156,7 +156,7 @@ fn on_snapshot(model: &mut Model, cluster: &impl Cluster, pacer: &mut Pacer, sna
 pub fn run_dashboard(live: LiveSim, speed: f64) -> color_eyre::Result<()> {
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
     // `ratatui::init` installs a panic hook that restores the terminal before the report.
-    let mut terminal = ratatui::init();
+    let mut terminal = ratatui::try_init().inspect_err(|_| ratatui::restore())?;
     let result = runtime.block_on(event_loop(&mut terminal, &live, speed));
     ratatui::restore();
     result

@@ -1,0 +1,104 @@
+//! The semantics profile: one value that holds every rule of Kafka's replication that depends on
+//! the Kafka version (rule book §0.2, "Simulator toggles"). The sim core reads each such rule
+//! from here, never from a hard-coded version check, and the dashboard's header renders it.
+//!
+//! Only the behaviour of the current release exists today ([`Semantics::KAFKA_4_1_ELR_OFF`]);
+//! older behaviours (HW truncation before 0.11, `NOT_ENOUGH_REPLICAS_AFTER_APPEND` as the usual
+//! outcome before 3.7, the ZooKeeper controller, ELR) become other values of this type.
+
+use crate::kafka::Ms;
+use std::fmt;
+
+/// Which controller keeps the cluster metadata.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum MetadataMode {
+    /// The KRaft quorum controller (KIP-500, KIP-631); the only mode since Kafka 4.0.
+    KRaft,
+}
+
+/// Every version-dependent replication rule isrlab models, with the Kafka release it comes from.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct Semantics {
+    /// The Kafka release whose behaviour this is, e.g. `4.1`.
+    pub kafka_version: &'static str,
+    /// Who keeps the metadata.
+    pub metadata_mode: MetadataMode,
+    /// Strict min ISR (KAFKA-15583, Kafka 3.7.0, rule book R3.3, R5.6, R8.1): the leader's HW
+    /// does not advance while the committed ISR is smaller than the effective min ISR, and
+    /// `min.insync.replicas` is capped at the replica count. Before 3.7 the HW kept moving and
+    /// a parked acks=all produce usually ended in `NOT_ENOUGH_REPLICAS_AFTER_APPEND`; from 3.7
+    /// it usually times out instead (R5.5). The AFTER_APPEND answer itself stays in every
+    /// version (`Partition.checkEnoughReplicasReachOffset`).
+    pub strict_min_isr: bool,
+    /// The KRaft controller applies `unclean.leader.election.enable` by itself (KAFKA-12670,
+    /// Kafka 3.9.0, R6.5): a periodic check every `unclean.leader.election.interval.ms` and at
+    /// unfencing. KRaft 3.0–3.8 elected an unclean leader only through the admin
+    /// `ElectLeaders` API.
+    pub kraft_unclean_election: bool,
+    /// KIP-966 Eligible Leader Replicas (R8): off by default in Kafka 4.0, on by default for new
+    /// clusters from 4.1 (feature `eligible.leader.replicas.version`). isrlab models the
+    /// cluster with the feature off; an ISR never becomes empty (R4.8), and a broker config
+    /// asking for ELR is refused ([`super::BrokerConfig::validate`]).
+    pub eligible_leader_replicas: bool,
+    /// A broker that completed a controlled shutdown may register again while its old session
+    /// is still valid (KAFKA-19047, apache/kafka PR #19296, merged after 4.0.0, so in 4.1.0);
+    /// others are refused with `DuplicateBrokerRegistrationException` until the session expires
+    /// (`ClusterControlManager.registerBroker`).
+    pub reregister_after_controlled_shutdown: bool,
+    /// The producer's `enable.idempotence` default (KIP-679: `true` since Kafka 3.0, together
+    /// with `acks=all`).
+    pub idempotence_by_default: bool,
+    /// The producer's `linger.ms` default in ms (KIP-1030: 5 since Kafka 4.0, 0 before).
+    pub default_linger_ms: Ms,
+}
+
+impl Semantics {
+    /// Kafka 4.1 in KRaft mode with the ELR feature off (`eligible.leader.replicas.version=0`,
+    /// as on a cluster upgraded from 4.0 or formatted without ELR): strict min ISR, the KRaft
+    /// controller's own unclean elections, fast re-registration after a controlled shutdown,
+    /// the idempotent producer with `linger.ms=5` by default. It is 4.1 rather than 4.0 because
+    /// of KAFKA-19047, which 4.0.0 did not have.
+    pub const KAFKA_4_1_ELR_OFF: Semantics = Semantics {
+        kafka_version: "4.1",
+        metadata_mode: MetadataMode::KRaft,
+        strict_min_isr: true,
+        kraft_unclean_election: true,
+        eligible_leader_replicas: false,
+        reregister_after_controlled_shutdown: true,
+        idempotence_by_default: true,
+        default_linger_ms: 5,
+    };
+
+    /// The behaviour isrlab simulates unless told otherwise.
+    pub const CURRENT: Semantics = Semantics::KAFKA_4_1_ELR_OFF;
+}
+
+impl Default for Semantics {
+    fn default() -> Self {
+        Semantics::CURRENT
+    }
+}
+
+/// The profile in words, as the dashboard's header shows it: `KRaft · Kafka 4.1 · ELR off`.
+impl fmt::Display for Semantics {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mode = match self.metadata_mode {
+            MetadataMode::KRaft => "KRaft",
+        };
+        let elr = if self.eligible_leader_replicas { "on" } else { "off" };
+        write!(f, "{mode} · Kafka {} · ELR {elr}", self.kafka_version)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_current_profile_is_kafka_4_1_with_elr_off_and_says_so() {
+        let s = Semantics::default();
+        assert_eq!(s, Semantics::KAFKA_4_1_ELR_OFF);
+        assert_eq!(s.to_string(), "KRaft · Kafka 4.1 · ELR off");
+        assert!(s.strict_min_isr && s.kraft_unclean_election && !s.eligible_leader_replicas);
+    }
+}

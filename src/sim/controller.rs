@@ -691,11 +691,18 @@ impl QuorumController {
     }
 
     /// Whether a broker's current registration still has a live session that blocks a new
-    /// incarnation (`BrokerHeartbeatManager.hasValidSession`: heard from within
-    /// `broker.session.timeout.ms`). Only an active registration blocks: a fenced one has no
-    /// session, and one in controlled shutdown may be replaced at once (KAFKA-19047).
+    /// incarnation (`BrokerHeartbeatManager.hasValidSession`: unfenced and heard from within
+    /// `broker.session.timeout.ms`). A fenced registration has no session. One in controlled
+    /// shutdown may be replaced at once where the semantics has KAFKA-19047
+    /// ([`crate::config::Semantics::reregister_after_controlled_shutdown`]); before it, it
+    /// blocked like any other.
     fn has_valid_session(&self, b: &BrokerInfo, now: Ms) -> bool {
-        b.is_active() && now.saturating_sub(b.last_heartbeat) <= self.config.broker_session_timeout_ms
+        let blocking = if self.config.semantics.reregister_after_controlled_shutdown {
+            b.is_active()
+        } else {
+            b.registered && !b.fenced
+        };
+        blocking && now.saturating_sub(b.last_heartbeat) <= self.config.broker_session_timeout_ms
     }
 
     /// `BrokerHeartbeat` (R6.1, R6.6; `BrokerHeartbeatManager` states). A heartbeat with a stale
@@ -1476,6 +1483,18 @@ mod tests {
         heartbeat(&mut c, 2100, 2, true);
         assert!(!c.broker(2).unwrap().fenced && c.broker(2).unwrap().in_controlled_shutdown);
         assert!(!refused(&register(&mut c, 2200, 2)));
+    }
+
+    /// Before KAFKA-19047 (Kafka 4.0.0) a registration in controlled shutdown with a live
+    /// session blocked a new incarnation like any other: the rule is read from the semantics.
+    #[test]
+    fn without_kafka_19047_controlled_shutdown_does_not_free_the_session() {
+        let mut c = cluster(&[1, 2, 3]);
+        c.config.semantics.reregister_after_controlled_shutdown = false;
+        explicit(&mut c, "t", vec![vec![1, 2, 3]]);
+        heartbeat(&mut c, 2100, 2, true);
+        assert!(!c.broker(2).unwrap().fenced && c.broker(2).unwrap().in_controlled_shutdown);
+        assert!(refused(&register(&mut c, 2200, 2)));
     }
 
     #[test]

@@ -420,6 +420,49 @@ impl fmt::Display for Value {
     }
 }
 
+/// How a changed value reaches the processes that use it (Kafka's dynamic update modes).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum UpdateMode {
+    /// Applied by every broker at once, through the metadata log (`kafka-configs.sh --alter`).
+    Dynamic,
+    /// Read from `server.properties` when a broker starts: it takes effect on each broker at
+    /// its next start.
+    BrokerRestart,
+    /// Read from `server.properties` when the controller starts.
+    ControllerRestart,
+    /// A client property: the producer uses it for the batches it makes next.
+    Client,
+}
+
+/// Broker-scope properties the KRaft controller reads (its `QuorumController` and
+/// `BrokerHeartbeatManager` take them from the controller's own `KafkaConfig` at start).
+const READ_BY_CONTROLLER: &[&str] = &[
+    "broker.session.timeout.ms",
+    "unclean.leader.election.interval.ms",
+    "auto.leader.rebalance.enable",
+    "leader.imbalance.check.interval.seconds",
+];
+
+impl Property {
+    /// How a change of this property takes effect. In Kafka 4.x only the properties in
+    /// `DynamicBrokerConfig.AllDynamicConfigs` change without a restart; of isrlab's broker
+    /// properties those are the topic-config synonyms (`DynamicLogConfig.ReconfigurableConfigs`
+    /// = `ServerTopicConfigSynonyms.TOPIC_CONFIG_SYNONYMS`): `min.insync.replicas` and
+    /// `unclean.leader.election.enable`, the [`Scope::BrokerAndTopic`] ones. Every
+    /// `replica.*`, `broker.*` and controller property here is static (none is in
+    /// `DynamicReplicationConfig.RECONFIGURABLE_CONFIGS`, which holds only
+    /// `follower.fetch.last.tiered.offset.enable`), and `AlterConfigs` refuses them with
+    /// "Cannot update these configs dynamically" (`DynamicBrokerConfig.validateConfigs`).
+    pub fn update_mode(&self) -> UpdateMode {
+        match self.scope {
+            Scope::Producer => UpdateMode::Client,
+            Scope::BrokerAndTopic => UpdateMode::Dynamic,
+            Scope::Broker if READ_BY_CONTROLLER.contains(&self.name) => UpdateMode::ControllerRestart,
+            Scope::Broker => UpdateMode::BrokerRestart,
+        }
+    }
+}
+
 /// Finds a property by name. Errors: [`ConfigError::Unknown`] with close matches.
 pub fn lookup(name: &str) -> Result<&'static Property, ConfigError> {
     if let Some(p) = PROPERTIES.iter().find(|p| p.name == name) {
@@ -621,6 +664,17 @@ impl BrokerConfig {
                 self.broker_heartbeat_interval_ms, self.broker_session_timeout_ms
             )
         })
+    }
+
+    /// This config (what a broker started with) with every [`UpdateMode::Dynamic`] property
+    /// taken from `latest`: what a running broker applies when the cluster's config changes
+    /// (`DynamicBrokerConfig.updateCurrentConfig` reconfigures only dynamic properties).
+    pub fn with_dynamic_from(&self, latest: &BrokerConfig) -> BrokerConfig {
+        BrokerConfig {
+            min_insync_replicas: latest.min_insync_replicas,
+            unclean_leader_election_enable: latest.unclean_leader_election_enable,
+            ..self.clone()
+        }
     }
 
     /// Sets a broker-level property from text. Errors: unknown name, bad value, or a
@@ -941,6 +995,35 @@ impl ProducerConfig {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A valid value other than `p`'s default.
+    fn other_value(p: &Property) -> String {
+        match p.kind {
+            Kind::Bool => (p.default != "true").to_string(),
+            Kind::Long { min, max } => {
+                let d: i64 = p.default.parse().unwrap();
+                if d < max { (d + 1).to_string() } else { min.to_string() }
+            }
+            Kind::Acks => if p.default == "1" { "0" } else { "1" }.to_string(),
+            Kind::Rate => "7".to_string(),
+        }
+    }
+
+    #[test]
+    fn a_running_broker_takes_only_dynamic_properties() {
+        let base = BrokerConfig::default();
+        for p in PROPERTIES.iter().filter(|p| p.scope != Scope::Producer) {
+            let mut latest = BrokerConfig::default();
+            latest.set(p.name, &other_value(p)).unwrap();
+            let applied = base.with_dynamic_from(&latest);
+            let dynamic = p.update_mode() == UpdateMode::Dynamic;
+            assert_eq!(applied == latest, dynamic, "{}", p.name);
+            assert_eq!(applied == base, !dynamic, "{}", p.name);
+        }
+        assert_eq!(lookup("replica.lag.time.max.ms").unwrap().update_mode(), UpdateMode::BrokerRestart);
+        assert_eq!(lookup("broker.session.timeout.ms").unwrap().update_mode(), UpdateMode::ControllerRestart);
+        assert_eq!(lookup("acks").unwrap().update_mode(), UpdateMode::Client);
+    }
 
     #[test]
     fn every_property_accepts_its_default_in_its_scope() {

@@ -120,6 +120,9 @@ impl Catalog for Known {
     fn broker_state(&self, _broker: BrokerId) -> Option<BrokerState> {
         None
     }
+    fn roll_running(&self) -> Option<bool> {
+        None
+    }
 }
 
 /// What exists over a run's timeline: [`Known`] at start and after each command, in time

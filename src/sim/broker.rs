@@ -147,6 +147,20 @@ impl Broker {
         self.up
     }
 
+    /// The config it runs with: its `server.properties` as of its last start, with the
+    /// cluster's dynamic properties applied since.
+    pub fn config(&self) -> &BrokerConfig {
+        &self.config
+    }
+
+    /// Reads `server.properties` again, as a starting process does: call it while the broker
+    /// is down, before [`Broker::start`]. Static properties take effect only this way.
+    pub fn load_config(&mut self, config: BrokerConfig) {
+        if !self.up {
+            self.config = config;
+        }
+    }
+
     /// Whether its follower fetchers are paused by the user.
     pub fn fetch_paused(&self) -> bool {
         self.fetch_paused
@@ -330,8 +344,10 @@ impl Broker {
         for b in &delta.brokers {
             self.brokers.insert(b.id, *b);
         }
+        // Only dynamic properties change while the process runs; static ones stay as it
+        // started with them (`DynamicBrokerConfig.updateCurrentConfig`).
         if let Some(c) = &delta.broker_config {
-            self.config = c.clone();
+            self.config = self.config.with_dynamic_from(c);
         }
         for (topic, c) in &delta.topic_configs {
             self.topic_configs.insert(topic.clone(), c.clone());

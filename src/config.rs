@@ -434,13 +434,6 @@ pub enum UpdateMode {
     Client,
 }
 
-/// Broker-scope properties that change without a restart: the highest-priority broker
-/// synonym of a topic config (`ServerTopicConfigSynonyms.TOPIC_CONFIG_SYNONYMS`, which is
-/// `DynamicLogConfig.ReconfigurableConfigs`). Their lower-priority synonyms
-/// (`log.retention.hours`, `log.roll.hours`) are not in it, so they are static.
-const DYNAMIC_BROKER: &[&str] =
-    &["log.retention.ms", "log.retention.bytes", "log.segment.bytes", "log.roll.ms"];
-
 /// Broker-scope properties the KRaft controller reads (its `QuorumController` and
 /// `BrokerHeartbeatManager` take them from the controller's own `KafkaConfig` at start).
 const READ_BY_CONTROLLER: &[&str] = &[
@@ -449,6 +442,11 @@ const READ_BY_CONTROLLER: &[&str] = &[
     "auto.leader.rebalance.enable",
     "leader.imbalance.check.interval.seconds",
 ];
+
+/// Broker defaults of topic properties that are their topic property's first server synonym
+/// (`ServerTopicConfigSynonyms.TOPIC_CONFIG_SYNONYMS`), so dynamic (`DynamicLogConfig`).
+const DYNAMIC_LOG_DEFAULTS: &[&str] =
+    &["log.retention.ms", "log.retention.bytes", "log.segment.bytes", "log.roll.ms"];
 
 impl Property {
     /// How a change of this property takes effect. In Kafka 4.x only the properties in
@@ -467,7 +465,7 @@ impl Property {
         match self.scope {
             Scope::Producer => UpdateMode::Client,
             Scope::BrokerAndTopic | Scope::Topic => UpdateMode::Dynamic,
-            Scope::Broker if DYNAMIC_BROKER.contains(&self.name) => UpdateMode::Dynamic,
+            Scope::Broker if DYNAMIC_LOG_DEFAULTS.contains(&self.name) => UpdateMode::Dynamic,
             Scope::Broker if READ_BY_CONTROLLER.contains(&self.name) => UpdateMode::ControllerRestart,
             Scope::Broker => UpdateMode::BrokerRestart,
         }
@@ -1027,7 +1025,7 @@ mod tests {
     #[test]
     fn a_running_broker_takes_only_dynamic_properties() {
         let base = BrokerConfig::default();
-        for p in PROPERTIES.iter().filter(|p| matches!(p.scope, Scope::Broker | Scope::BrokerAndTopic)) {
+        for p in PROPERTIES.iter().filter(|p| !matches!(p.scope, Scope::Producer | Scope::Topic)) {
             let mut latest = BrokerConfig::default();
             latest.set(p.name, &other_value(p)).unwrap();
             let applied = base.with_dynamic_from(&latest);

@@ -54,7 +54,9 @@ pub fn level(kind: &EventKind) -> Level {
         | DuplicateAcked { .. }
         | ProduceFailing { .. }
         | RecordsExpired { .. }
-        | ProducersStopped { .. } => Level::WARN,
+        | ProducersStopped { .. }
+        | BrokerPowerLost { .. }
+        | UnflushedTailLost { .. } => Level::WARN,
         LeaderChanged { kind: ElectionKind::Unclean, .. } | LeaderChanged { new_leader: None, .. } => {
             Level::WARN
         }
@@ -62,6 +64,8 @@ pub fn level(kind: &EventKind) -> Level {
         | BrokerRegistered { .. }
         | BrokerUnfenced { .. }
         | BrokerCrashed { .. }
+        | ProcessFrozen { .. }
+        | ProcessThawed { .. }
         | ControlledShutdownStarted { .. }
         | BrokerStopped { .. }
         | LeaderChanged { .. }

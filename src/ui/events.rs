@@ -78,6 +78,9 @@ pub fn is_important(kind: &EventKind) -> bool {
         LeaderChanged { .. } | IsrShrunk { .. } | IsrExpanded { .. } => true,
         BrokerFenced { .. } | BrokerUnfenced { .. } => true,
         BrokerCrashed { .. } | BrokerStopped { .. } | ControlledShutdownStarted { .. } => true,
+        ProcessFrozen { .. } | ProcessThawed { .. } | BrokerPowerLost { .. } | UnflushedTailLost { .. } => {
+            true
+        }
         BrokerRegistered { .. } | BrokerRegistrationRefused { .. } => true,
         Truncated { .. } | ProduceFailing { .. } | ProduceRecovered { .. } | RecordsExpired { .. } => true,
         Roll(_) => true,
@@ -190,6 +193,7 @@ fn style_of(kind: &EventKind, theme: Theme) -> Style {
         BrokerCrashed { .. } | Truncated { .. } | RecordsExpired { .. } | ProduceFailing { .. } => {
             theme.bad()
         }
+        BrokerPowerLost { .. } | UnflushedTailLost { .. } | ProcessFrozen { .. } => theme.bad(),
         LeaderChanged { new_leader: None, .. } | LeaderChanged { kind: ElectionKind::Unclean, .. } => {
             theme.bad()
         }

@@ -8,6 +8,8 @@
 //! pause-fetch B | resume-fetch B
 //! create-topic T P RF
 //! roll [--no-wait]
+//! freeze N [MS] | thaw N
+//! bounce B | power-loss B [B…] | slow-disk B MS
 //! ```
 //!
 //! A line becomes a typed [`Command`] once ([`Command::parse`]); it is checked once, by
@@ -19,10 +21,12 @@
 //! once in the `commands!` table below; a new command adds a file and a line, not a branch to a
 //! central `match`.
 
+pub mod bounce;
 mod catalog;
 pub mod crash;
 pub mod create_topic;
 pub mod fetch;
+pub mod freeze;
 pub mod produce;
 pub mod restart;
 pub mod roll;
@@ -175,6 +179,10 @@ commands! {
     CreateTopic(create_topic::CreateTopic),
     /// A rolling restart (`roll [--no-wait]`).
     Roll(roll::Roll),
+    /// Pause or resume a process (`freeze N [MS]`, `thaw N`).
+    Freeze(freeze::Freeze),
+    /// Crash and restart a broker at once (`bounce B`).
+    Bounce(bounce::Bounce),
 }
 
 impl Command {
@@ -226,6 +234,11 @@ mod tests {
             "create-topic orders 3 2",
             "roll",
             "roll --no-wait",
+            "freeze 1",
+            "freeze controller 12000",
+            "thaw 1",
+            "thaw controller",
+            "bounce 2",
         ] {
             let cmd = Command::parse(line).unwrap();
             assert_eq!(cmd.to_string(), line);
@@ -243,6 +256,11 @@ mod tests {
         let huge = Command::parse("produce t 99999999999999").unwrap_err().message;
         assert_eq!(huge, "record count must be from 1 to 1000000, got 99999999999999");
         assert!(Command::parse("produce t 0").is_err());
+        assert!(
+            Command::parse("freeze two").unwrap_err().message.contains("not a broker id or `controller`")
+        );
+        assert!(Command::parse("freeze 1 0").unwrap_err().message.contains("from 1 to 86400000"));
+        assert!(Command::parse("thaw 1 500").unwrap_err().message.contains("unexpected `500`"));
     }
 
     #[test]

@@ -456,7 +456,8 @@ impl Property {
     pub fn update_mode(&self) -> UpdateMode {
         match self.scope {
             Scope::Producer => UpdateMode::Client,
-            Scope::BrokerAndTopic => UpdateMode::Dynamic,
+            // Topic-config synonyms (`log.retention.ms` for `retention.ms`, ...) are dynamic too.
+            Scope::BrokerAndTopic | Scope::Topic => UpdateMode::Dynamic,
             Scope::Broker if READ_BY_CONTROLLER.contains(&self.name) => UpdateMode::ControllerRestart,
             Scope::Broker => UpdateMode::BrokerRestart,
         }
@@ -1001,7 +1002,8 @@ mod tests {
         match p.kind {
             Kind::Bool => (p.default != "true").to_string(),
             Kind::Long { min, max } => {
-                let d: i64 = p.default.parse().unwrap();
+                // A `null` default (no value: `log.retention.ms` falls back to the hours).
+                let d: i64 = p.default.parse().unwrap_or(min);
                 if d < max { (d + 1).to_string() } else { min.to_string() }
             }
             Kind::Acks => if p.default == "1" { "0" } else { "1" }.to_string(),
@@ -1012,7 +1014,7 @@ mod tests {
     #[test]
     fn a_running_broker_takes_only_dynamic_properties() {
         let base = BrokerConfig::default();
-        for p in PROPERTIES.iter().filter(|p| p.scope != Scope::Producer) {
+        for p in PROPERTIES.iter().filter(|p| matches!(p.scope, Scope::Broker | Scope::BrokerAndTopic)) {
             let mut latest = BrokerConfig::default();
             latest.set(p.name, &other_value(p)).unwrap();
             let applied = base.with_dynamic_from(&latest);

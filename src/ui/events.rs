@@ -68,8 +68,8 @@ pub fn title(snap: &Snapshot, anchor: Option<u64>, important: bool, width: usize
 }
 
 /// Whether the "important only" filter keeps an event: loss, leader changes and offline
-/// partitions, ISR changes, fencing, broker lifecycle, truncation, produce failures and
-/// expired records. Config echoes, fetch pause notes and topic creation are hidden.
+/// partitions, ISR changes, fencing, broker lifecycle, truncation, produce failures (expired
+/// records included). Config echoes, fetch pause notes and topic creation are hidden.
 pub fn is_important(kind: &EventKind) -> bool {
     use EventKind::*;
     match kind {
@@ -78,7 +78,7 @@ pub fn is_important(kind: &EventKind) -> bool {
         BrokerFenced { .. } | BrokerUnfenced { .. } => true,
         BrokerCrashed { .. } | BrokerStopped { .. } | ControlledShutdownStarted { .. } => true,
         BrokerRegistered { .. } => true,
-        Truncated { .. } | ProduceFailing { .. } | ProduceRecovered { .. } | RecordsExpired { .. } => true,
+        Truncated { .. } | ProduceFailing { .. } | ProduceRecovered { .. } => true,
         TopicCreated { .. } | FetchPaused { .. } | ConfigChanged { .. } => false,
     }
 }
@@ -185,9 +185,7 @@ fn style_of(kind: &EventKind, theme: Theme) -> Style {
     use EventKind::*;
     match kind {
         AckedRecordsLost { .. } => theme.alarm(),
-        BrokerCrashed { .. } | Truncated { .. } | RecordsExpired { .. } | ProduceFailing { .. } => {
-            theme.bad()
-        }
+        BrokerCrashed { .. } | Truncated { .. } | ProduceFailing { .. } => theme.bad(),
         LeaderChanged { new_leader: None, .. } | LeaderChanged { kind: ElectionKind::Unclean, .. } => {
             theme.bad()
         }

@@ -146,3 +146,14 @@ fn the_dashboard_without_a_terminal_exits_2_with_one_line() {
         assert!(o.stdout.is_empty(), "no escape codes into the pipe");
     }
 }
+
+#[test]
+fn describe_plays_a_timeline_with_a_command_kafka_refuses() {
+    let scenario = "tests/scenarios/expect-keys-broker-lifecycle.toml";
+    let o = isrlab().args(["describe", "--scenario", scenario, "--at", "60s"]).output().expect("runs");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("Topic: late\t"), "the topic created after the refused one:\n{out}");
+    assert!(!out.contains("Topic: big\t"), "{out}");
+}

@@ -112,3 +112,29 @@ fn a_refused_key_shows_the_real_simulations_answer() {
     let screen = app.screen();
     assert!(screen.contains("✖ crash 2: broker 2 is already down"), "{screen}");
 }
+
+/// The broker strip line (the one titled `Brokers`).
+fn strip(screen: &Screen) -> String {
+    (0..screen.lines.len()).map(|r| screen.line(r)).find(|l| l.contains(" Brokers ")).unwrap_or_default()
+}
+
+#[test]
+fn keys_2_s_stop_broker_2_cleanly_and_2_r_brings_it_back_into_every_isr() {
+    let mut app = App::start(100, 30);
+    app.run_for(1_000);
+    app.press("2s");
+    app.run_for(10_000);
+    let stopped = app.screen();
+    assert!(strip(&stopped).contains("2 ■ stopped"), "broker 2 is not shown stopped:\n{stopped}");
+    let table = Table::read(&stopped).expect("a partition table");
+    assert!((0..table.rows.len()).all(|r| !ids(table.cell(r, "ISR").unwrap_or_default()).contains(&"2")));
+    app.press("r");
+    app.run_for(10_000);
+    let back = app.screen();
+    assert!(strip(&back).contains("2 ● up"), "broker 2 is not shown running:\n{back}");
+    let table = Table::read(&back).expect("a partition table");
+    for r in 0..table.rows.len() {
+        let isr = ids(table.cell(r, "ISR").unwrap_or_default());
+        assert!(isr.contains(&"2"), "{} has not taken broker 2 back:\n{back}", table.partition(r));
+    }
+}

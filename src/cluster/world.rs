@@ -345,8 +345,10 @@ async fn run_node<C: Core>(
             msg = inbox.recv() => {
                 let Some((from, msg)) = msg else { return };
                 now = world.now();
-                let _span = tracing::debug_span!("node", id = %node_label(node), t = now).entered();
-                tracing::debug!(from = %node_label(from), api = msg.api_name(), "request");
+                let _node = tracing::debug_span!("node", id = %node_label(node), t = now).entered();
+                let _request =
+                    tracing::debug_span!("request", from = %node_label(from), api = msg.api_name()).entered();
+                tracing::debug!("received");
                 tracing::trace!(?msg, "message");
                 core.borrow_mut().handle(now, from, msg, &mut out);
             }

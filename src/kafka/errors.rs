@@ -39,6 +39,9 @@ pub enum ErrorCode {
     ElectionNotNeeded,
     /// 95: stale partition epoch in AlterPartition.
     InvalidUpdateVersion,
+    /// 101: a broker registration while the id's previous incarnation still has a live
+    /// session (`DuplicateBrokerRegistrationException`, "This broker ID is already in use.").
+    DuplicateBrokerRegistration,
     /// 107: AlterPartition names a fenced or shutting-down replica.
     IneligibleReplica,
     /// Client-side `org.apache.kafka.common.errors.TimeoutException`: a batch expired after
@@ -68,6 +71,7 @@ impl ErrorCode {
             PreferredLeaderNotAvailable => 80,
             ElectionNotNeeded => 84,
             InvalidUpdateVersion => 95,
+            DuplicateBrokerRegistration => 101,
             IneligibleReplica => 107,
             DeliveryTimeout => -1,
         }
@@ -94,6 +98,7 @@ impl ErrorCode {
             PreferredLeaderNotAvailable => "PREFERRED_LEADER_NOT_AVAILABLE",
             ElectionNotNeeded => "ELECTION_NOT_NEEDED",
             InvalidUpdateVersion => "INVALID_UPDATE_VERSION",
+            DuplicateBrokerRegistration => "DUPLICATE_BROKER_REGISTRATION",
             IneligibleReplica => "INELIGIBLE_REPLICA",
             DeliveryTimeout => "TIMEOUT",
         }
@@ -141,6 +146,7 @@ pub const ALL: &[ErrorCode] = &[
     ErrorCode::PreferredLeaderNotAvailable,
     ErrorCode::ElectionNotNeeded,
     ErrorCode::InvalidUpdateVersion,
+    ErrorCode::DuplicateBrokerRegistration,
     ErrorCode::IneligibleReplica,
     ErrorCode::DeliveryTimeout,
 ];

@@ -571,6 +571,10 @@ mod tests {
         assert!(outcome(Check::Producer(0, ProducerNumber::Failed, cmp("0"))).passed);
         let o = outcome(Check::Producer(0, ProducerNumber::Acked, cmp(">=10")));
         assert_eq!(o.to_string(), "at 00:00:30.0 producer 0 acked: expected >=10, got 8");
+        let o = outcome(Check::Producer(0, ProducerNumber::Failed, cmp(">0")));
+        assert_eq!(o.to_string(), "at 00:00:30.0 producer 0 failed: expected >0, got 0");
+        let o = outcome(Check::Producer(0, ProducerNumber::Sent, cmp("<10")));
+        assert_eq!(o.to_string(), "at 00:00:30.0 producer 0 sent: expected <10, got 10");
         let o = outcome(Check::Producer(1, ProducerNumber::Sent, cmp("1")));
         assert_eq!(o.to_string(), "at 00:00:30.0 producer 1 sent: expected 1, got no producer 1");
     }

@@ -45,7 +45,7 @@ pub(super) struct RawExpect {
     sent: Option<Spanned<Value>>,
     acked: Option<Spanned<Value>>,
     failed: Option<Spanned<Value>>,
-    broker: Option<Spanned<i64>>,
+    broker: Option<Spanned<Value>>,
     state: Option<Spanned<String>>,
     event: Option<Spanned<String>>,
 }
@@ -266,10 +266,7 @@ fn leader_of(v: &Spanned<Value>, brokers: &[BrokerId]) -> Res<LeaderWant> {
         }
     };
     match v.get_ref() {
-        Value::Integer(n) => {
-            let id = i32::try_from(*n).unwrap_or(-1);
-            existing_broker(id, v.span(), brokers).map(|b| LeaderWant::is(Some(b)))
-        }
+        Value::Integer(n) => existing_broker(*n, v.span(), brokers).map(|b| LeaderWant::is(Some(b))),
         Value::String(s) => match s.trim().strip_prefix("!=") {
             Some(rest) => broker(rest).map(LeaderWant::not),
             None => broker(s.trim().strip_prefix("==").unwrap_or(s)).map(LeaderWant::is),
@@ -338,6 +335,14 @@ fn producer_checks(e: &RawExpect, producers: usize) -> Res<Vec<Check>> {
     Ok(checks)
 }
 
+/// `broker = ID`: an existing broker's id.
+fn broker_id_of(v: &Spanned<Value>, brokers: &[BrokerId]) -> Res<BrokerId> {
+    match v.get_ref() {
+        Value::Integer(n) => existing_broker(*n, v.span(), brokers),
+        _ => err(v.span(), "expected a broker id such as 2"),
+    }
+}
+
 /// `broker = ID` with `state = "NAME"`.
 fn broker_check(e: &RawExpect, known: &Known) -> Res<Option<Check>> {
     match (&e.broker, &e.state) {
@@ -347,7 +352,7 @@ fn broker_check(e: &RawExpect, known: &Known) -> Res<Option<Check>> {
         }
         (None, Some(s)) => err(s.span(), "`state` needs `broker = ID` in the same [[expect]]"),
         (Some(b), Some(s)) => {
-            let id = existing_broker(i32::try_from(*b.get_ref()).unwrap_or(-1), b.span(), &known.brokers)?;
+            let id = broker_id_of(b, &known.brokers)?;
             let state = BrokerState::from_name(s.get_ref()).ok_or_else(|| {
                 let names: Vec<&str> = BrokerState::ALL.iter().map(|s| s.name()).collect();
                 let msg =

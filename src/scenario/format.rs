@@ -341,14 +341,14 @@ pub(super) fn id_list(list: &IdList, brokers: &[BrokerId]) -> Res<Vec<BrokerId>>
 
 /// `id` if it is one of `brokers`, else an error at `span` listing them.
 pub(super) fn existing_broker(
-    id: BrokerId,
+    id: impl Into<i64>,
     span: std::ops::Range<usize>,
     brokers: &[BrokerId],
 ) -> Res<BrokerId> {
-    if brokers.contains(&id) {
-        Ok(id)
-    } else {
-        err(span, format!("broker {id} does not exist (brokers: {})", join_ids(brokers)))
+    let id = id.into();
+    match brokers.iter().find(|b| i64::from(**b) == id) {
+        Some(b) => Ok(*b),
+        None => err(span, format!("broker {id} does not exist (brokers: {})", join_ids(brokers))),
     }
 }
 
@@ -545,6 +545,15 @@ mod tests {
             "15:9: unknown broker state `dead`; expected one of running, fenced, shutting-down, stopped, crashed"
         );
         assert_eq!(at("broker = 5\nstate = \"fenced\""), "14:10: broker 5 does not exist (brokers: 0,1,2)");
+        assert_eq!(
+            at("broker = 99999999999\nstate = \"fenced\""),
+            "14:10: broker 99999999999 does not exist (brokers: 0,1,2)"
+        );
+        assert_eq!(at("broker = \"x\"\nstate = \"fenced\""), "14:10: expected a broker id such as 2");
+        assert_eq!(
+            at("partition = \"t-0\"\nleader = 4294967296"),
+            "15:10: broker 4294967296 does not exist (brokers: 0,1,2)"
+        );
         assert_eq!(at("state = \"fenced\""), "14:9: `state` needs `broker = ID` in the same [[expect]]");
         assert!(at("broker = 1").starts_with("14:10: `broker` selects whose `state`"));
         assert!(at("event = \"(\"").starts_with("14:9: `(` is not a valid regular expression: "));

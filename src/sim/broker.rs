@@ -58,6 +58,30 @@ pub struct Broker {
     next_correlation: u64,
     down_since: Option<Ms>,
     stopped_cleanly: bool,
+    registration: RegistrationRetry,
+}
+
+/// The broker's registration retries (Kafka's `BrokerLifecycleManager`): after a refusal it
+/// sends `BrokerRegistration` again after an exponential backoff of 100 ms × 2^failures,
+/// capped at half of `broker.session.timeout.ms` (so a retry always lands inside the session
+/// window, apache/kafka PR #19061). Kafka adds 2 % jitter; the simulation leaves it out to stay
+/// deterministic.
+#[derive(Clone, Copy, Debug, Default)]
+struct RegistrationRetry {
+    /// Refusals since the last successful registration.
+    failures: u32,
+    /// When to send the next attempt (ms), if one is waiting.
+    next_attempt: Option<Ms>,
+}
+
+/// First registration retry backoff (ms), Kafka's `BrokerLifecycleManager`.
+pub const REGISTRATION_BACKOFF_INITIAL_MS: Ms = 100;
+
+/// The wait (ms) before registration attempt `failures + 1`: 100 ms doubled per earlier
+/// refusal, at most half of `broker.session.timeout.ms`.
+pub fn registration_backoff(failures: u32, session_timeout_ms: Ms) -> Ms {
+    let doubled = REGISTRATION_BACKOFF_INITIAL_MS.saturating_mul(1 << failures.min(32));
+    doubled.min(session_timeout_ms / 2)
 }
 
 macro_rules! ctx {
@@ -97,6 +121,7 @@ impl Broker {
             next_correlation: 1,
             down_since: None,
             stopped_cleanly: false,
+            registration: RegistrationRetry::default(),
         }
     }
 
@@ -170,6 +195,7 @@ impl Broker {
             p.log.set_hw(self.hw_checkpoint.get(tp).copied().unwrap_or(0));
         }
         self.timers_from(now);
+        self.registration = RegistrationRetry::default();
         out.send(NodeId::Controller, Message::RegisterBroker { broker: self.id });
     }
 
@@ -227,8 +253,15 @@ impl Broker {
             Message::RegisterBrokerResponse { broker_epoch, image } => {
                 self.broker_epoch = broker_epoch;
                 self.registered = true;
+                self.registration = RegistrationRetry::default();
                 self.next_heartbeat = now;
                 self.apply_metadata(now, &image, out);
+            }
+            Message::RegisterBrokerRefused { .. } if !self.registered => {
+                let r = &mut self.registration;
+                r.next_attempt =
+                    Some(now + registration_backoff(r.failures, self.config.broker_session_timeout_ms));
+                r.failures = r.failures.saturating_add(1);
             }
             Message::HeartbeatResponse { should_shutdown: true, .. } if self.shutting_down => {
                 self.stop(now, out);
@@ -428,12 +461,16 @@ impl Broker {
         }
     }
 
-    /// Fires every timer due at `now`: heartbeat, ISR expiration (every
+    /// Fires every timer due at `now`: registration retry, heartbeat, ISR expiration (every
     /// `replica.lag.time.max.ms / 2`, R4.2), HW checkpoint, parked fetches and produces,
     /// fetcher timeouts and backoffs.
     pub fn on_tick(&mut self, now: Ms, out: &mut Outbox) {
         if !self.up {
             return;
+        }
+        if self.registration.next_attempt.is_some_and(|t| now >= t) {
+            self.registration.next_attempt = None;
+            out.send(NodeId::Controller, Message::RegisterBroker { broker: self.id });
         }
         if self.registered && now >= self.next_heartbeat {
             out.send(
@@ -482,6 +519,9 @@ impl Broker {
         if self.registered {
             next = next.min(self.next_heartbeat);
         }
+        if let Some(t) = self.registration.next_attempt {
+            next = next.min(t);
+        }
         let parked = self.parked.iter().map(|p| p.deadline);
         let partitions = self.partitions.values().filter_map(Partition::next_deadline);
         let fetchers = self.fetchers.values().flat_map(|f| {
@@ -509,4 +549,48 @@ fn reject_produce(req: &super::protocol::ProduceRequest, from: NodeId, out: &mut
             error_message: "this broker hosts no replica of the partition".into(),
         }),
     );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn registrations(out: &Outbox) -> usize {
+        out.sends.iter().filter(|(_, m)| matches!(m, Message::RegisterBroker { .. })).count()
+    }
+
+    /// `BrokerLifecycleManager`: after each DUPLICATE_BROKER_REGISTRATION the broker waits
+    /// 100 ms, then twice as long each time, at most half of `broker.session.timeout.ms`
+    /// (9000 ms → 4500 ms), and registers again; it sends no heartbeat and no fetch meanwhile.
+    #[test]
+    fn a_refused_registration_is_retried_with_capped_exponential_backoff() {
+        let mut b = Broker::new(2, BrokerConfig::default());
+        let mut out = Outbox::default();
+        b.start(1000, &mut out);
+        assert_eq!(registrations(&out), 1);
+        let refused = Message::RegisterBrokerRefused { error: ErrorCode::DuplicateBrokerRegistration };
+        let mut now = 1000;
+        for wait in [100, 200, 400, 800, 1600, 3200, 4500, 4500] {
+            b.handle(now, NodeId::Controller, refused.clone(), &mut Outbox::default());
+            let mut out = Outbox::default();
+            b.on_tick(now + wait - 1, &mut out);
+            assert!(out.sends.is_empty(), "nothing before {wait} ms: {:?}", out.sends);
+            assert!(b.next_deadline().is_some_and(|d| d <= now + wait));
+            let mut out = Outbox::default();
+            b.on_tick(now + wait, &mut out);
+            assert_eq!(registrations(&out), 1, "retry after {wait} ms");
+            now += wait;
+        }
+        // Accepted: the retries stop and the backoff starts over at the next start.
+        let image = MetadataDelta::default();
+        b.handle(
+            now,
+            NodeId::Controller,
+            Message::RegisterBrokerResponse { broker_epoch: 7, image },
+            &mut out,
+        );
+        assert_eq!(b.broker_epoch(), 7);
+        assert_eq!(registration_backoff(0, 9000), 100);
+        assert_eq!(registration_backoff(40, 9000), 4500);
+    }
 }

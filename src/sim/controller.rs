@@ -14,7 +14,8 @@
 //!   `PartitionChangeBuilder` (R6.3–R6.5, R6.7), epochs as R6.8/R6.9/R4.10 say;
 //! - AlterPartition validation (R4.9, `ReplicationControlManager.validateAlterPartitionData`);
 //! - topic creation (R1.7, R1.8) via [`super::assignment::assign`];
-//! - the periodic unclean-election check of Kafka 3.9+ (R6.5) and auto leader rebalance (R6.7).
+//! - the unclean-election check of Kafka 3.9+ (R6.5) and auto leader rebalance (R6.7), both
+//!   deferred tasks armed after a write, as `QuorumController` arms them.
 //!
 //! Every committed change is broadcast as one [`Message::Metadata`] per entry point to every
 //! broker that ever registered and to every client added with [`QuorumController::add_client`].
@@ -36,11 +37,11 @@ use rand_chacha::ChaCha8Rng;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
-/// Most preferred-leader elections one rebalance run performs; the rest follow 10 ms later
+/// Most elections one rebalance run or one unclean check performs; the rest follow 10 ms later
 /// (Kafka's `QuorumController.MAX_ELECTIONS_PER_IMBALANCE`).
 pub const MAX_ELECTIONS_PER_IMBALANCE: usize = 1000;
 
-/// Delay of a rebalance run that continues a run cut short by
+/// Delay of a rebalance run or unclean check that continues a run cut short by
 /// [`MAX_ELECTIONS_PER_IMBALANCE`] (ms), as Kafka's controller schedules it.
 pub const REBALANCE_CONTINUE_DELAY_MS: Ms = 10;
 
@@ -288,9 +289,10 @@ fn validate_alter(
     Ok(())
 }
 
-/// When the next auto-rebalance run is due.
+/// When a deferred controller task (the auto-rebalance run or the unclean-election check) is
+/// due: Kafka's `ImbalanceSchedule` SCHEDULED with its deadline.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
-struct RebalanceTimer {
+struct DeferredRun {
     /// When it was scheduled (ms).
     armed_at: Ms,
     /// Continue a run cut short by the batch limit, 10 ms later instead of a full interval.
@@ -307,8 +309,8 @@ pub struct QuorumController {
     topics: BTreeMap<Arc<str>, TopicInfo>,
     clients: Vec<NodeId>,
     rng: ChaCha8Rng,
-    last_unclean_check: Ms,
-    rebalance: Option<RebalanceTimer>,
+    unclean_check: Option<DeferredRun>,
+    rebalance: Option<DeferredRun>,
     pending: MetadataDelta,
     published: MetadataImage,
 }
@@ -325,7 +327,7 @@ impl QuorumController {
             topics: BTreeMap::new(),
             clients: Vec::new(),
             rng,
-            last_unclean_check: 0,
+            unclean_check: None,
             rebalance: None,
             pending: MetadataDelta::default(),
             published: MetadataImage::new(config_for_image),
@@ -411,18 +413,18 @@ impl QuorumController {
         self.flush(out);
     }
 
-    /// Runs the timed work due at `now`: session-timeout fencing (R6.1, R6.2), the periodic
-    /// unclean-election check every `unclean.leader.election.interval.ms` (R6.5, Kafka 3.9+)
-    /// and the auto leader rebalance (R6.7). Call it whenever `now ≥` [`Self::next_deadline`].
+    /// Runs the timed work due at `now`: session-timeout fencing (R6.1, R6.2), the
+    /// unclean-election check (R6.5, Kafka 3.9+) and the auto leader rebalance (R6.7), each
+    /// when its deferred run is due. Call it whenever `now ≥` [`Self::next_deadline`].
     pub fn on_tick(&mut self, now: Ms, out: &mut Outbox) {
         self.fence_stale_brokers(now, out);
-        if now >= self.next_unclean_check_at() {
-            self.last_unclean_check = now;
-            self.elect_unclean_leaders(out);
+        if self.next_unclean_check_at().is_some_and(|t| now >= t) {
+            let more = self.elect_leaderless(true, MAX_ELECTIONS_PER_IMBALANCE, out);
+            self.unclean_check = more.then_some(DeferredRun { armed_at: now, immediate: true });
         }
         if self.next_rebalance_at().is_some_and(|t| now >= t) {
             let more = self.balance_leaders(out);
-            self.rebalance = more.then_some(RebalanceTimer { armed_at: now, immediate: true });
+            self.rebalance = more.then_some(DeferredRun { armed_at: now, immediate: true });
         }
         self.after_write(now);
         self.flush(out);
@@ -439,7 +441,7 @@ impl QuorumController {
             .filter(|b| b.registered && !b.fenced)
             .map(|b| b.last_heartbeat.saturating_add(timeout).saturating_add(1))
             .min();
-        [fence, Some(self.next_unclean_check_at()), self.next_rebalance_at()].into_iter().flatten().min()
+        [fence, self.next_unclean_check_at(), self.next_rebalance_at()].into_iter().flatten().min()
     }
 
     /// Creates a topic (R1.7, R1.8; `ReplicationControlManager.createTopic`).
@@ -603,10 +605,18 @@ impl QuorumController {
         &self.published
     }
 
-    /// Sim time (ms) of the next periodic unclean-election check: the last check plus
-    /// `unclean.leader.election.interval.ms` (the first check is one interval after t=0).
-    pub fn next_unclean_check_at(&self) -> Ms {
-        self.last_unclean_check.saturating_add(self.config.unclean_leader_election_interval_ms)
+    /// Sim time (ms) of the next unclean-election check, if one is armed: one
+    /// `unclean.leader.election.interval.ms` after the write that found a partition without a
+    /// leader while none was armed (R6.5, `QuorumController.maybeScheduleNextElectUncleanLeaders`);
+    /// `None` while every partition has a leader.
+    pub fn next_unclean_check_at(&self) -> Option<Ms> {
+        let run = self.unclean_check?;
+        let delay = if run.immediate {
+            REBALANCE_CONTINUE_DELAY_MS
+        } else {
+            self.config.unclean_leader_election_interval_ms
+        };
+        Some(run.armed_at.saturating_add(delay))
     }
 
     /// Sim time (ms) of the next auto-rebalance run, if one is scheduled: one
@@ -641,10 +651,28 @@ impl QuorumController {
 
     // ----- message handlers -----------------------------------------------------------------
 
-    /// `BrokerRegistration`: a (re)started broker gets a new broker epoch and starts fenced
-    /// (R6.1). Because the new incarnation is fenced it leaves every ISR, as fencing does
-    /// (R4.8, R6.2; leaderships move). Replies with the full image; emits `BrokerRegistered`.
+    /// `BrokerRegistration` (R6.1; `ClusterControlManager.registerBroker`).
+    ///
+    /// Refused with `DUPLICATE_BROKER_REGISTRATION` while the id's previous incarnation still
+    /// has a live session ([`Self::has_valid_session`]): the controller cannot tell a restart
+    /// from a second process with the same id. Sessions that ran out are fenced first, as the
+    /// fencing timer would at this same instant. Emits `BrokerRegistrationRefused`.
+    ///
+    /// Accepted: a new broker epoch, fenced until its first heartbeat (R6.1). Registering
+    /// changes no partition: with ELR off, Kafka's `handleBrokerUncleanShutdown` does nothing,
+    /// and the previous incarnation already left its ISRs when it was fenced or shut down
+    /// (R4.8, R6.2). Replies with the full image; emits `BrokerRegistered`.
     fn on_register(&mut self, now: Ms, from: NodeId, broker: BrokerId, out: &mut Outbox) {
+        self.fence_stale_brokers(now, out);
+        if let Some(old) = self.brokers.get(&broker).filter(|b| self.has_valid_session(b, now)) {
+            out.emit(EventKind::BrokerRegistrationRefused {
+                broker,
+                silent_ms: now.saturating_sub(old.last_heartbeat),
+                timeout_ms: self.config.broker_session_timeout_ms,
+            });
+            out.send(from, Message::RegisterBrokerRefused { error: ErrorCode::DuplicateBrokerRegistration });
+            return;
+        }
         let epoch = self.next_broker_epoch();
         self.brokers.insert(
             broker,
@@ -659,8 +687,22 @@ impl QuorumController {
         );
         self.note_broker(broker);
         out.emit(EventKind::BrokerRegistered { broker, broker_epoch: epoch });
-        self.remove_from_isrs(broker, &ShrinkCause::Fenced, ElectionKind::Clean, out);
         out.send(from, Message::RegisterBrokerResponse { broker_epoch: epoch, image: self.full_image() });
+    }
+
+    /// Whether a broker's current registration still has a live session that blocks a new
+    /// incarnation (`BrokerHeartbeatManager.hasValidSession`: unfenced and heard from within
+    /// `broker.session.timeout.ms`). A fenced registration has no session. One in controlled
+    /// shutdown may be replaced at once where the semantics has KAFKA-19047
+    /// ([`crate::config::Semantics::reregister_after_controlled_shutdown`]); before it, it
+    /// blocked like any other.
+    fn has_valid_session(&self, b: &BrokerInfo, now: Ms) -> bool {
+        let blocking = if self.config.semantics.reregister_after_controlled_shutdown {
+            b.is_active()
+        } else {
+            b.registered && !b.fenced
+        };
+        blocking && now.saturating_sub(b.last_heartbeat) <= self.config.broker_session_timeout_ms
     }
 
     /// `BrokerHeartbeat` (R6.1, R6.6; `BrokerHeartbeatManager` states). A heartbeat with a stale
@@ -805,29 +847,33 @@ impl QuorumController {
     fn unfence(&mut self, broker: BrokerId, out: &mut Outbox) {
         self.set_broker(broker, |b| b.fenced = false);
         out.emit(EventKind::BrokerUnfenced { broker });
-        self.elect_leaderless(false, out);
+        self.elect_leaderless(false, usize::MAX, out);
     }
 
-    /// The periodic check (R6.5, `unclean.leader.election.interval.ms`): leaderless partitions
-    /// of topics that allow unclean election get the first live acceptable replica.
-    fn elect_unclean_leaders(&mut self, out: &mut Outbox) {
-        self.elect_leaderless(true, out);
-    }
-
-    /// Elects leaderless partitions (all of them, or with `only_unclean_topics` only those
-    /// whose topic allows unclean election).
-    fn elect_leaderless(&mut self, only_unclean_topics: bool, out: &mut Outbox) {
+    /// Elects leaderless partitions: all of them (at unfencing), or with `only_unclean_topics`
+    /// only those whose topic allows unclean election (the unclean check,
+    /// `ReplicationControlManager.maybeElectUncleanLeaders`), at most `max` elections. Returns
+    /// whether some were left for a next run.
+    fn elect_leaderless(&mut self, only_unclean_topics: bool, max: usize, out: &mut Outbox) -> bool {
         let active = self.active_set();
         let acceptable = |r: BrokerId| active.contains(&r);
+        let (mut elected, mut more) = (0, false);
         let changed = self.change_partitions(|p, unclean| {
             if p.leader.is_some() || (only_unclean_topics && !unclean) {
                 return None;
             }
-            plan_change(p, &p.isr, None, Election::Any { unclean }, &acceptable)
+            if elected >= max {
+                more = true;
+                return None;
+            }
+            let plan = plan_change(p, &p.isr, None, Election::Any { unclean }, &acceptable)?;
+            elected += 1;
+            Some(plan)
         });
         for (old, plan) in &changed {
             report(old, plan, None, ElectionKind::Recovered, out);
         }
+        more
     }
 
     /// One auto-rebalance run (R6.7, KRaft `maybeBalancePartitionLeaders`): every partition whose
@@ -922,16 +968,25 @@ impl QuorumController {
         }
     }
 
-    /// After every write, as `QuorumController` does: schedule a rebalance run one interval
-    /// from now if auto-rebalance is on, none is scheduled and some partition is not led by its
-    /// preferred replica; cancel it when auto-rebalance is off.
+    /// After every write, as `QuorumController` does (`maybeScheduleNextElectUncleanLeaders`,
+    /// `maybeScheduleNextBalancePartitionLeaders`): arm the unclean check one
+    /// `unclean.leader.election.interval.ms` from now if none is armed and some partition has
+    /// no leader; schedule a rebalance run one interval from now if auto-rebalance is on, none
+    /// is scheduled and some partition is not led by its preferred replica; cancel the
+    /// rebalance when auto-rebalance is off. The unclean check exists only where the KRaft
+    /// controller applies unclean election itself ([`crate::config::Semantics::kraft_unclean_election`],
+    /// KAFKA-12670, Kafka 3.9).
     fn after_write(&mut self, now: Ms) {
+        let unclean_task = self.config.semantics.kraft_unclean_election;
+        if unclean_task && self.unclean_check.is_none() && self.partitions().any(|p| p.leader.is_none()) {
+            self.unclean_check = Some(DeferredRun { armed_at: now, immediate: false });
+        }
         if !self.config.auto_leader_rebalance_enable {
             self.rebalance = None;
             return;
         }
         if self.rebalance.is_none() && self.partitions().any(|p| p.leader != p.replicas.first().copied()) {
-            self.rebalance = Some(RebalanceTimer { armed_at: now, immediate: false });
+            self.rebalance = Some(DeferredRun { armed_at: now, immediate: false });
         }
     }
 
@@ -1182,22 +1237,63 @@ mod tests {
         );
     }
 
+    /// R6.5 in KRaft (`QuorumController.maybeScheduleNextElectUncleanLeaders`): the unclean
+    /// check is armed by the write that leaves a partition leaderless, runs one
+    /// `unclean.leader.election.interval.ms` later, and is armed again only while leaderless
+    /// partitions remain. Enabling unclean election acts at that check, not at once.
     #[test]
-    fn enabling_unclean_acts_at_the_next_periodic_check() {
+    fn enabling_unclean_acts_at_the_check_armed_when_the_partition_went_offline() {
         let mut c = cluster(&[1, 2]);
         explicit(&mut c, "t", vec![vec![1, 2]]);
+        assert_eq!(c.next_unclean_check_at(), None, "every partition has a leader");
         run(&mut c, 0, 9001, &[1]);
-        run(&mut c, 9001, 19_001, &[]);
+        let out = run(&mut c, 9001, 19_001, &[]);
+        assert_eq!(leader_changes(&out), vec![(0, Some(1), None, ElectionKind::Clean)]);
+        let offline_at = 8000 + 9001;
+        assert_eq!(c.next_unclean_check_at(), Some(offline_at + 300_000));
         register(&mut c, 20_000, 2);
-        heartbeat(&mut c, 20_100, 2, false);
+        run(&mut c, 20_000, 30_000, &[2]);
+        assert!(!c.broker(2).unwrap().fenced);
         assert_eq!(part(&c, "t", 0).leader, None);
         c.set_broker_config(30_000, "unclean.leader.election.enable", "true", &mut Outbox::default())
             .unwrap();
         assert_eq!(part(&c, "t", 0).leader, None, "not at once");
-        assert_eq!(c.next_unclean_check_at(), 300_000);
-        let out = run(&mut c, 30_000, 300_000, &[2]);
+        assert_eq!(c.next_unclean_check_at(), Some(offline_at + 300_000), "writes do not move it");
+        let out = run(&mut c, 30_000, offline_at + 299_999, &[2]);
+        assert!(leader_changes(&out).is_empty(), "not at 300 s on a fixed grid");
+        let out = run(&mut c, offline_at + 299_999, offline_at + 300_000, &[2]);
         assert_eq!(leader_changes(&out), vec![(0, None, Some(2), ElectionKind::Unclean)]);
-        assert_eq!(c.next_unclean_check_at(), 600_000);
+        assert_eq!(c.next_unclean_check_at(), None, "nothing leaderless: not armed again");
+    }
+
+    /// KRaft before 3.9 (no KAFKA-12670) never elects an unclean leader by itself: no check is
+    /// armed and the topic's setting waits for an admin election. Read from the semantics.
+    #[test]
+    fn without_the_kraft_unclean_task_an_offline_partition_stays_offline() {
+        let mut c = cluster(&[1, 2]);
+        c.config.semantics.kraft_unclean_election = false;
+        explicit(&mut c, "t", vec![vec![1, 2]]);
+        c.set_topic_config(0, "t", "unclean.leader.election.enable", "true", &mut Outbox::default()).unwrap();
+        run(&mut c, 0, 9001, &[1]);
+        run(&mut c, 9001, 19_001, &[]);
+        assert_eq!(part(&c, "t", 0).leader, None);
+        assert_eq!(c.next_unclean_check_at(), None, "no unclean task");
+        register(&mut c, 20_000, 2);
+        run(&mut c, 20_000, 30_000, &[2]);
+        assert_eq!(part(&c, "t", 0).leader, None, "not even when broker 2 is unfenced");
+    }
+
+    /// A check that finds its partitions' topics still refusing unclean election is armed again
+    /// one interval later, as long as a partition stays leaderless.
+    #[test]
+    fn the_unclean_check_re_arms_while_partitions_stay_leaderless() {
+        let mut c = cluster(&[1, 2]);
+        explicit(&mut c, "t", vec![vec![1, 2]]);
+        run(&mut c, 0, 9001, &[1]);
+        run(&mut c, 9001, 19_001, &[]);
+        let first = c.next_unclean_check_at().unwrap();
+        run(&mut c, 19_001, first, &[2]);
+        assert_eq!(c.next_unclean_check_at(), Some(first + 300_000));
     }
 
     #[test]
@@ -1304,21 +1400,54 @@ mod tests {
         ));
     }
 
+    fn refused(out: &Outbox) -> bool {
+        out.sends.iter().any(|(_, m)| {
+            matches!(m, Message::RegisterBrokerRefused { error: ErrorCode::DuplicateBrokerRegistration })
+        })
+    }
+
+    /// `ClusterControlManager.registerBroker` + `BrokerHeartbeatManager.hasValidSession`: a new
+    /// incarnation of a broker whose previous one was heard from within
+    /// `broker.session.timeout.ms` is refused with DUPLICATE_BROKER_REGISTRATION, and nothing
+    /// changes. Once the controller fenced the old session (R6.2: that is what empties its
+    /// ISR seats and moves its leaderships), the registration is accepted: new broker epoch,
+    /// fenced, no partition touched; its first heartbeat unfences it and re-elects (R6.4).
     #[test]
-    fn restart_re_registers_fenced_then_unfences_and_re_elects() {
+    fn restart_within_the_session_is_refused_until_the_old_session_is_fenced() {
         let mut c = cluster(&[0, 1, 2]);
         explicit(&mut c, "t", vec![vec![2, 0, 1], vec![0, 1, 2]]);
         explicit(&mut c, "solo", vec![vec![2]]);
+        let before = c.full_image();
         let old_epoch = c.broker(2).unwrap().broker_epoch;
         let out = register(&mut c, 3000, 2);
+        assert!(refused(&out));
+        assert_eq!(
+            out.events,
+            vec![EventKind::BrokerRegistrationRefused { broker: 2, silent_ms: 3000, timeout_ms: 9000 }]
+        );
+        assert!(
+            out.events[0].to_string().contains("retries until that session expires"),
+            "{}",
+            out.events[0]
+        );
+        assert_eq!(c.full_image(), before, "a refusal changes nothing");
+        assert_eq!(out.sends.len(), 1, "no metadata broadcast");
+        // Still refused at exactly the session timeout (Kafka expires it only after).
+        run(&mut c, 3000, 8999, &[0, 1]);
+        assert!(refused(&register(&mut c, 9000, 2)));
+        // Fencing at 9001 moves leadership and takes 2 out of the ISRs; the solo partition goes
+        // offline, keeping its last ISR member.
+        run(&mut c, 9000, 9001, &[0, 1]);
+        assert!(c.broker(2).unwrap().fenced);
+        assert_eq!((part(&c, "t", 0).leader, part(&c, "t", 0).isr.clone()), (Some(0), vec![0, 1]));
+        assert_eq!(part(&c, "t", 1).isr, vec![0, 1]);
+        assert_eq!((part(&c, "solo", 0).leader, part(&c, "solo", 0).isr.clone()), (None, vec![2]));
+        let image = c.full_image();
+        let out = register(&mut c, 9500, 2);
         let b = *c.broker(2).unwrap();
         assert!(b.fenced && b.broker_epoch > old_epoch);
-        assert_eq!(out.events[0], EventKind::BrokerRegistered { broker: 2, broker_epoch: b.broker_epoch });
-        // Its new incarnation left every ISR; leadership moved; the solo partition went offline.
-        assert_eq!(part(&c, "t", 0).leader, Some(0));
-        assert_eq!(part(&c, "t", 0).isr, vec![0, 1]);
-        assert_eq!(part(&c, "t", 1).isr, vec![0, 1]);
-        assert_eq!(part(&c, "solo", 0).leader, None);
+        assert_eq!(out.events, vec![EventKind::BrokerRegistered { broker: 2, broker_epoch: b.broker_epoch }]);
+        assert_eq!(c.full_image().partitions, image.partitions, "registration touches no partition");
         match &out.sends[0] {
             (NodeId::Broker(2), Message::RegisterBrokerResponse { broker_epoch, image }) => {
                 assert_eq!(*broker_epoch, b.broker_epoch);
@@ -1329,16 +1458,63 @@ mod tests {
         // A heartbeat with the old epoch is ignored.
         let mut stale = Outbox::default();
         let msg = Message::Heartbeat { broker: 2, broker_epoch: old_epoch, want_shutdown: false };
-        c.handle(3100, NodeId::Broker(2), msg, &mut stale);
+        c.handle(9600, NodeId::Broker(2), msg, &mut stale);
         assert!(stale.sends.is_empty() && c.broker(2).unwrap().fenced);
         // First heartbeat of the new incarnation: unfenced, the offline partition re-elected.
-        let out = heartbeat(&mut c, 3200, 2, false);
+        let out = heartbeat(&mut c, 9700, 2, false);
         assert_eq!(heartbeat_reply(&out), (false, false));
         assert!(!c.broker(2).unwrap().fenced);
         assert_eq!(leader_changes(&out), vec![(0, None, Some(2), ElectionKind::Recovered)]);
         let solo = part(&c, "solo", 0);
         assert_eq!((solo.leader, solo.leader_epoch, solo.partition_epoch), (Some(2), 2, 2));
         c.check_invariants().unwrap();
+    }
+
+    /// A registration that arrives in the very millisecond the old session runs out, before the
+    /// fencing timer fired, fences the old session first and is then accepted.
+    #[test]
+    fn registration_at_session_expiry_fences_the_old_session_first() {
+        let mut c = cluster(&[0, 1]);
+        explicit(&mut c, "t", vec![vec![1, 0]]);
+        run(&mut c, 0, 9000, &[0]);
+        let out = register(&mut c, 9001, 1);
+        assert!(!refused(&out));
+        assert!(matches!(
+            &out.events[..],
+            [EventKind::BrokerFenced { broker: 1, .. }, .., EventKind::BrokerRegistered { broker: 1, .. }]
+        ));
+        assert_eq!(part(&c, "t", 0).leader, Some(0));
+    }
+
+    /// KAFKA-19047: a broker whose registration is in controlled shutdown may register again
+    /// at once, whether it completed the shutdown (fenced) or died during it (still unfenced).
+    #[test]
+    fn a_broker_in_controlled_shutdown_registers_again_at_once() {
+        let mut c = cluster(&[1, 2, 3]);
+        explicit(&mut c, "t", vec![vec![1, 2, 3]]);
+        heartbeat(&mut c, 1000, 1, true);
+        heartbeat(&mut c, 1500, 1, true);
+        assert!(c.broker(1).unwrap().fenced);
+        let out = register(&mut c, 2000, 1);
+        assert!(!refused(&out) && c.broker(1).unwrap().registered);
+        assert!(!c.broker(1).unwrap().in_controlled_shutdown);
+        // Died during its controlled shutdown: unfenced, in controlled shutdown, heard from
+        // 100 ms ago.
+        heartbeat(&mut c, 2100, 2, true);
+        assert!(!c.broker(2).unwrap().fenced && c.broker(2).unwrap().in_controlled_shutdown);
+        assert!(!refused(&register(&mut c, 2200, 2)));
+    }
+
+    /// Before KAFKA-19047 (Kafka 4.0.0) a registration in controlled shutdown with a live
+    /// session blocked a new incarnation like any other: the rule is read from the semantics.
+    #[test]
+    fn without_kafka_19047_controlled_shutdown_does_not_free_the_session() {
+        let mut c = cluster(&[1, 2, 3]);
+        c.config.semantics.reregister_after_controlled_shutdown = false;
+        explicit(&mut c, "t", vec![vec![1, 2, 3]]);
+        heartbeat(&mut c, 2100, 2, true);
+        assert!(!c.broker(2).unwrap().fenced && c.broker(2).unwrap().in_controlled_shutdown);
+        assert!(refused(&register(&mut c, 2200, 2)));
     }
 
     #[test]

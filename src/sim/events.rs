@@ -79,6 +79,17 @@ pub enum EventKind {
         /// Its new broker epoch.
         broker_epoch: i64,
     },
+    /// The controller refused a broker's registration with `DUPLICATE_BROKER_REGISTRATION`:
+    /// the broker id's previous incarnation still has a live session
+    /// (`ClusterControlManager.registerBroker`). The broker retries.
+    BrokerRegistrationRefused {
+        /// The broker.
+        broker: BrokerId,
+        /// Time since the previous incarnation's last heartbeat (ms).
+        silent_ms: Ms,
+        /// `broker.session.timeout.ms`.
+        timeout_ms: Ms,
+    },
     /// The controller unfenced a broker: it may lead and join ISRs again.
     BrokerUnfenced {
         /// The broker.
@@ -256,6 +267,12 @@ impl fmt::Display for EventKind {
                     "broker {broker} registered with the controller (broker epoch {broker_epoch}), fenced until it catches up on metadata"
                 )
             }
+            BrokerRegistrationRefused { broker, silent_ms, timeout_ms } => write!(
+                f,
+                "broker {broker}'s registration refused (DUPLICATE_BROKER_REGISTRATION): the controller heard from its previous run {} ms ago, within broker.session.timeout.ms={timeout_ms}, so it cannot tell the two apart; the broker retries until that session expires and the controller fences the old run (in {} ms)",
+                group(*silent_ms),
+                group(timeout_ms.saturating_sub(*silent_ms) + 1)
+            ),
             BrokerUnfenced { broker } => {
                 write!(f, "broker {broker} unfenced: it may lead and join ISRs again")
             }

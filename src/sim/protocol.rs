@@ -415,6 +415,13 @@ pub enum Message {
         /// Everything the broker must know.
         image: MetadataDelta,
     },
+    /// Controller → broker: registration refused, Kafka's `BrokerRegistrationResponse` with an
+    /// error code (`DUPLICATE_BROKER_REGISTRATION` while the id's previous incarnation still has
+    /// a live session). The broker retries with backoff.
+    RegisterBrokerRefused {
+        /// Why.
+        error: ErrorCode,
+    },
     /// Broker → controller, every `broker.heartbeat.interval.ms`.
     Heartbeat {
         /// The broker.
@@ -491,7 +498,9 @@ impl Message {
     pub fn api_name(&self) -> &'static str {
         match self {
             Message::RegisterBroker { .. } => "BrokerRegistration",
-            Message::RegisterBrokerResponse { .. } => "BrokerRegistrationResponse",
+            Message::RegisterBrokerResponse { .. } | Message::RegisterBrokerRefused { .. } => {
+                "BrokerRegistrationResponse"
+            }
             Message::Heartbeat { .. } => "BrokerHeartbeat",
             Message::HeartbeatResponse { .. } => "BrokerHeartbeatResponse",
             Message::AlterPartition { .. } => "AlterPartition",

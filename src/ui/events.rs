@@ -77,7 +77,7 @@ pub fn is_important(kind: &EventKind) -> bool {
         LeaderChanged { .. } | IsrShrunk { .. } | IsrExpanded { .. } => true,
         BrokerFenced { .. } | BrokerUnfenced { .. } => true,
         BrokerCrashed { .. } | BrokerStopped { .. } | ControlledShutdownStarted { .. } => true,
-        BrokerRegistered { .. } => true,
+        BrokerRegistered { .. } | BrokerRegistrationRefused { .. } => true,
         Truncated { .. } | ProduceFailing { .. } | ProduceRecovered { .. } => true,
         TopicCreated { .. } | FetchPaused { .. } | ConfigChanged { .. } => false,
     }

@@ -500,8 +500,12 @@ impl Partition {
         {
             return Ok(self.fetched(Some(div), Vec::new()));
         }
-        if fp.fetch_offset > self.log.leo() || fp.fetch_offset < self.log.log_start() {
+        if fp.fetch_offset > self.log.leo() {
             return Err(ErrorCode::OffsetOutOfRange);
+        }
+        if fp.fetch_offset < self.log.log_start() {
+            // Retention deleted what the follower asks for: see `on_fetch_response`.
+            return Ok(self.fetched(None, Vec::new()));
         }
         let leo_changed = self.update_follower_state(ctx, replica, broker_epoch, fp);
         self.maybe_expand_isr(ctx, replica, out);
@@ -688,6 +692,17 @@ impl Partition {
             Ok(d) => d,
             Err(_) => return self.back_off(ctx),
         };
+        if data.diverging_epoch.is_none() && data.log_start_offset > self.log.leo() {
+            // The leader's retention deleted everything up to its log start, beyond this LEO
+            // (a replica down for longer than retention.ms). Kafka's leader answers
+            // OFFSET_OUT_OF_RANGE and the fetcher asks for the leader's earliest offset
+            // (ListOffsets), then empties its log to start there
+            // (`AbstractFetcherThread.handleOutOfRangeError` → `fetchOffsetAndTruncate` →
+            // `truncateFullyAndStartAt`). isrlab's response carries that log start, sparing
+            // the extra round trip.
+            self.log.truncate_fully_and_start_at(data.log_start_offset);
+            return;
+        }
         if let Some(div) = data.diverging_epoch {
             let from_leo = self.log.leo();
             let epochs_before = self.log.epoch_cache().len();
@@ -718,6 +733,7 @@ impl Partition {
         // `UnifiedLog.maybeUpdateHighWatermark` → `updateHighWatermark`. Only a leader's HW is
         // monotonic.
         self.log.set_hw(data.high_watermark);
+        self.log.maybe_increment_log_start(data.log_start_offset);
     }
 
     fn back_off(&mut self, ctx: &Ctx) {

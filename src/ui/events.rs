@@ -79,6 +79,7 @@ pub fn is_important(kind: &EventKind) -> bool {
         BrokerCrashed { .. } | BrokerStopped { .. } | ControlledShutdownStarted { .. } => true,
         BrokerRegistered { .. } | BrokerRegistrationRefused { .. } => true,
         Truncated { .. } | ProduceFailing { .. } | ProduceRecovered { .. } => true,
+        Roll(_) => true,
         TopicCreated { .. } | FetchPaused { .. } | ConfigChanged { .. } => false,
     }
 }

@@ -456,7 +456,8 @@ impl Property {
     pub fn update_mode(&self) -> UpdateMode {
         match self.scope {
             Scope::Producer => UpdateMode::Client,
-            Scope::BrokerAndTopic => UpdateMode::Dynamic,
+            // Topic configs change on running brokers (`ConfigAdminManager`, `LogConfig`).
+            Scope::BrokerAndTopic | Scope::Topic => UpdateMode::Dynamic,
             Scope::Broker if READ_BY_CONTROLLER.contains(&self.name) => UpdateMode::ControllerRestart,
             Scope::Broker => UpdateMode::BrokerRestart,
         }

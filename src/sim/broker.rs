@@ -362,6 +362,13 @@ impl Broker {
             let ctx = ctx!(self, now, ps.tp);
             if let Some(p) = self.partitions.get_mut(&ps.tp) {
                 p.apply_state(&ctx, ps, out);
+                if self.shutting_down && p.stop_fetching_in_controlled_shutdown(self.id) {
+                    out.emit(EventKind::FollowerStopped {
+                        broker: self.id,
+                        tp: ps.tp.clone(),
+                        leo: p.log.leo(),
+                    });
+                }
             }
         }
         self.configure_logs();
@@ -597,9 +604,75 @@ fn reject_produce(req: &super::protocol::ProduceRequest, from: NodeId, out: &mut
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::sim::protocol::PartitionState;
 
     fn registrations(out: &Outbox) -> usize {
         out.sends.iter().filter(|(_, m)| matches!(m, Message::RegisterBroker { .. })).count()
+    }
+
+    fn state(
+        partition: u32,
+        isr: &[BrokerId],
+        leader: Option<BrokerId>,
+        epochs: (i32, i32),
+    ) -> PartitionState {
+        PartitionState {
+            tp: TopicPartition::new("foo", partition),
+            replicas: vec![0, 1],
+            isr: isr.to_vec(),
+            leader,
+            leader_epoch: epochs.0,
+            partition_epoch: epochs.1,
+            leader_recovery: crate::sim::protocol::LeaderRecoveryState::Recovered,
+        }
+    }
+
+    /// Kafka's `ReplicaManagerTest.testReplicasAreStoppedWhileInControlledShutdownWithKRaft`,
+    /// in our words: broker 0 follows foo-0 (in the ISR), leads foo-1 alone and follows foo-2
+    /// (outside the ISR). It begins a controlled shutdown; the controller takes it out of
+    /// foo-0's ISR and leaves foo-1 without a leader, and does not touch foo-2. The fetchers of
+    /// foo-0 and foo-1 stop; foo-2, whose state did not change, keeps fetching.
+    #[test]
+    fn controlled_shutdown_stops_the_fetchers_of_partitions_it_left() {
+        let mut b = Broker::new(0, BrokerConfig::default());
+        let reg =
+            |id| BrokerRegistration { id, broker_epoch: 1, fenced: false, in_controlled_shutdown: false };
+        let image = MetadataDelta {
+            brokers: vec![reg(0), reg(1)],
+            partitions: vec![
+                state(0, &[0, 1], Some(1), (0, 0)),
+                state(1, &[0], Some(0), (0, 0)),
+                state(2, &[1], Some(1), (0, 0)),
+            ],
+            ..Default::default()
+        };
+        b.start_bootstrapped(0, 1, &image, &mut Outbox::default());
+        let foo = |p| TopicPartition::new("foo", p);
+        b.begin_controlled_shutdown(100, &mut Outbox::default()).unwrap();
+        let delta = MetadataDelta {
+            partitions: vec![state(0, &[1], Some(1), (0, 1)), state(1, &[0], None, (1, 1))],
+            ..Default::default()
+        };
+        let mut out = Outbox::default();
+        b.handle(200, NodeId::Controller, Message::Metadata(delta), &mut out);
+        let stopped: Vec<u32> = out
+            .events
+            .iter()
+            .filter_map(|e| match e {
+                EventKind::FollowerStopped { broker: 0, tp, .. } => Some(tp.partition),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(stopped, vec![0, 1]);
+        for (p, fetching) in [(0, false), (1, false), (2, true)] {
+            let part = b.partition(&foo(p)).unwrap();
+            assert_eq!(part.fetch_request(300).is_some(), fetching, "foo-{p}");
+            assert_eq!(part.fetch_stopped(), !fetching, "foo-{p}");
+        }
+        // A restart starts every fetcher again.
+        b.crash(400);
+        b.start(500, &mut Outbox::default());
+        assert!(!b.partition(&foo(0)).unwrap().fetch_stopped());
     }
 
     /// `BrokerLifecycleManager`: after each DUPLICATE_BROKER_REGISTRATION the broker waits

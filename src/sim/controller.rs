@@ -140,7 +140,10 @@ struct Plan {
 /// `target_isr` is the wanted ISR; an empty one is not applied (the last-member rule, R4.8), but
 /// it still decides who may lead. `acceptable` says which brokers may lead (active, and not the
 /// broker being removed). The leader epoch grows by one when the leader changes, including to
-/// none (R6.8, R4.10); the partition epoch grows by one on every change (R6.9). An unclean
+/// none (R6.8, R4.10), and with `shrink_bumps_leader_epoch` also when the ISR loses a member
+/// (metadata versions before 3.6, KAFKA-15021: `PartitionChangeBuilder.
+/// triggerLeaderEpochBumpForIsrShrinkIfNeeded`); the partition epoch grows by one on every
+/// change (R6.9). An unclean
 /// election sets ISR = [new leader] and `leader_recovery` = Recovering (R6.5, KIP-704).
 /// Returns `None` when nothing would change.
 fn plan_change(
@@ -149,6 +152,7 @@ fn plan_change(
     target_recovery: Option<LeaderRecoveryState>,
     election: Election,
     acceptable: &dyn Fn(BrokerId) -> bool,
+    shrink_bumps_leader_epoch: bool,
 ) -> Option<Plan> {
     let valid = |r: BrokerId| target_isr.contains(&r) && acceptable(r);
     let current_valid = p.leader.is_some_and(valid);
@@ -198,7 +202,8 @@ fn plan_change(
         return None;
     }
     next.partition_epoch += 1;
-    if next.leader != p.leader {
+    let shrunk = p.isr.iter().any(|r| !next.isr.contains(r));
+    if next.leader != p.leader || (shrink_bumps_leader_epoch && shrunk) {
         next.leader_epoch += 1;
     }
     Some(Plan { state: next, unclean })
@@ -782,13 +787,14 @@ impl QuorumController {
         recovery: LeaderRecoveryState,
     ) -> Result<PartitionState, ErrorCode> {
         let active = self.active_set();
+        let bump = self.config.semantics.leader_epoch_bump_on_isr_shrink;
         let topic = self.topics.get_mut(&*tp.topic).ok_or(ErrorCode::UnknownTopicOrPartition)?;
         let unclean = topic.config.unclean_election_automatic(&self.config);
         let p = topic.partitions.get_mut(tp.partition as usize).ok_or(ErrorCode::UnknownTopicOrPartition)?;
         validate_alter(p, &self.brokers, sender, leader_epoch, partition_epoch, new_isr, recovery)?;
         let ids: Vec<BrokerId> = new_isr.iter().map(|m| m.id).collect();
         let Some(plan) =
-            plan_change(p, &ids, Some(recovery), Election::Any { unclean }, &|r| active.contains(&r))
+            plan_change(p, &ids, Some(recovery), Election::Any { unclean }, &|r| active.contains(&r), bump)
         else {
             return Ok(p.clone());
         };
@@ -829,12 +835,13 @@ impl QuorumController {
     ) {
         let active = self.active_set();
         let acceptable = |r: BrokerId| r != broker && active.contains(&r);
+        let bump = self.config.semantics.leader_epoch_bump_on_isr_shrink;
         let changed = self.change_partitions(|p, unclean| {
             if !p.isr.contains(&broker) {
                 return None;
             }
             let target: Vec<BrokerId> = p.isr.iter().copied().filter(|&r| r != broker).collect();
-            plan_change(p, &target, None, Election::Any { unclean }, &acceptable)
+            plan_change(p, &target, None, Election::Any { unclean }, &acceptable, bump)
         });
         for (old, plan) in &changed {
             report(old, plan, Some(cause), kind, out);
@@ -857,6 +864,7 @@ impl QuorumController {
     fn elect_leaderless(&mut self, only_unclean_topics: bool, max: usize, out: &mut Outbox) -> bool {
         let active = self.active_set();
         let acceptable = |r: BrokerId| active.contains(&r);
+        let bump = self.config.semantics.leader_epoch_bump_on_isr_shrink;
         let (mut elected, mut more) = (0, false);
         let changed = self.change_partitions(|p, unclean| {
             if p.leader.is_some() || (only_unclean_topics && !unclean) {
@@ -866,7 +874,7 @@ impl QuorumController {
                 more = true;
                 return None;
             }
-            let plan = plan_change(p, &p.isr, None, Election::Any { unclean }, &acceptable)?;
+            let plan = plan_change(p, &p.isr, None, Election::Any { unclean }, &acceptable, bump)?;
             elected += 1;
             Some(plan)
         });
@@ -883,6 +891,7 @@ impl QuorumController {
     fn balance_leaders(&mut self, out: &mut Outbox) -> bool {
         let active = self.active_set();
         let acceptable = |r: BrokerId| active.contains(&r);
+        let bump = self.config.semantics.leader_epoch_bump_on_isr_shrink;
         let mut elected = 0;
         let mut more = false;
         let changed = self.change_partitions(|p, _| {
@@ -893,7 +902,7 @@ impl QuorumController {
                 more = true;
                 return None;
             }
-            let plan = plan_change(p, &p.isr, None, Election::Preferred, &acceptable)?;
+            let plan = plan_change(p, &p.isr, None, Election::Preferred, &acceptable, bump)?;
             elected += 1;
             Some(plan)
         });
@@ -1117,6 +1126,21 @@ mod tests {
     }
 
     const SEED_LISTS: [[BrokerId; 3]; 6] = [[0, 1, 2], [1, 2, 0], [2, 0, 1], [0, 2, 1], [1, 0, 2], [2, 1, 0]];
+
+    /// KAFKA-15021 (metadata versions before 3.6): every ISR shrink bumped the leader epoch,
+    /// also when the leader stayed. Read from the semantics; off in Kafka 4.x (R4.10).
+    #[test]
+    fn an_isr_shrink_bumps_the_leader_epoch_only_where_the_semantics_says_so() {
+        for bump in [false, true] {
+            let mut c = cluster(&[0, 1, 2]);
+            c.config.semantics.leader_epoch_bump_on_isr_shrink = bump;
+            explicit(&mut c, "t", vec![vec![0, 1, 2]]);
+            run(&mut c, 0, 9001, &[0, 1]);
+            let p = part(&c, "t", 0);
+            assert_eq!((p.leader, p.isr.clone(), p.partition_epoch), (Some(0), vec![0, 1], 1));
+            assert_eq!(p.leader_epoch, i32::from(bump), "bump on shrink = {bump}");
+        }
+    }
 
     #[test]
     fn fencing_broker_2_in_the_seed_example() {

@@ -268,6 +268,16 @@ pub enum EventKind {
         /// the producer's error counters).
         errors: Vec<(ErrorCode, u64)>,
     },
+    /// A broker in controlled shutdown left a partition's ISR (or the partition lost its
+    /// leader) and stopped fetching it (`ReplicaManager.applyLocalFollowersDelta`).
+    FollowerStopped {
+        /// The broker.
+        broker: BrokerId,
+        /// The partition.
+        tp: TopicPartition,
+        /// Its LEO, kept until it restarts.
+        leo: Offset,
+    },
     /// A follower's fetchers were paused or resumed by the user.
     FetchPaused {
         /// The broker.
@@ -433,6 +443,10 @@ impl fmt::Display for EventKind {
                 let list: Vec<String> = errors.iter().map(|(e, n)| format!("{} {e}", group(*n))).collect();
                 write!(f, "produce to {tp} succeeds again after {} {noun}: {}", group(total), list.join(", "))
             }
+            FollowerStopped { broker, tp, leo } => write!(
+                f,
+                "broker {broker} stopped fetching {tp}: it is in controlled shutdown and out of the ISR; its log keeps LEO {leo} until it restarts"
+            ),
             FetchPaused { broker, paused: true } => {
                 write!(f, "broker {broker} stopped fetching (it still heartbeats the controller)")
             }

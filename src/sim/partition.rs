@@ -121,6 +121,7 @@ pub struct Partition {
     pub log: PartitionLog,
     state: Option<PartitionState>,
     role: Role,
+    fetch_stopped: bool,
 }
 
 /// The leader's view of one follower, for the dashboard.
@@ -137,7 +138,7 @@ pub struct FollowerView {
 impl Partition {
     /// A replica with the given log and no role yet.
     pub fn new(tp: TopicPartition, log: PartitionLog) -> Self {
-        Self { tp, log, state: None, role: Role::Unknown }
+        Self { tp, log, state: None, role: Role::Unknown, fetch_stopped: false }
     }
 
     /// The partition state this replica last applied.
@@ -163,6 +164,24 @@ impl Partition {
     pub fn reset_role(&mut self) {
         self.role = Role::Unknown;
         self.state = None;
+        self.fetch_stopped = false;
+    }
+
+    /// Called for each partition state a broker in controlled shutdown applies: a follower
+    /// replica whose partition has no leader, or whose ISR no longer lists this broker, stops
+    /// fetching until the process restarts (Kafka's `ReplicaManager.applyLocalFollowersDelta`
+    /// removes its fetcher). Its log keeps whatever tail it has; it truncates after the
+    /// restart, when it fetches again (R7.5). Returns whether it stopped now.
+    pub fn stop_fetching_in_controlled_shutdown(&mut self, me: BrokerId) -> bool {
+        let out_of_isr = self.state.as_ref().is_some_and(|s| s.leader.is_none() || !s.isr.contains(&me));
+        let stop = !self.fetch_stopped && !self.is_leader() && out_of_isr;
+        self.fetch_stopped |= stop;
+        stop
+    }
+
+    /// Whether this replica's fetcher was stopped by a controlled shutdown.
+    pub fn fetch_stopped(&self) -> bool {
+        self.fetch_stopped
     }
 
     fn leader_epoch(&self) -> Epoch {
@@ -661,7 +680,7 @@ impl Partition {
     /// What this follower asks its leader for, or `None` when it should not fetch now.
     pub fn fetch_request(&self, now: Ms) -> Option<(BrokerId, FetchPartition)> {
         let Role::Follower { leader: Some(leader), backoff_until } = self.role else { return None };
-        if now < backoff_until {
+        if now < backoff_until || self.fetch_stopped {
             return None;
         }
         Some((
@@ -685,7 +704,7 @@ impl Partition {
         result: &Result<FetchedData, ErrorCode>,
         out: &mut Outbox,
     ) {
-        if self.following() != Some(from) {
+        if self.following() != Some(from) || self.fetch_stopped {
             return;
         }
         let data = match result {

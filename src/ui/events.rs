@@ -69,7 +69,8 @@ pub fn title(snap: &Snapshot, anchor: Option<u64>, important: bool, width: usize
 
 /// Whether the "important only" filter keeps an event: loss, leader changes and offline
 /// partitions, ISR changes, fencing, broker lifecycle, truncation, produce failures (expired
-/// records included). Config echoes, fetch pause notes and topic creation are hidden.
+/// records included). Config echoes, fetch pause and fetcher-stop notes and topic creation are
+/// hidden.
 pub fn is_important(kind: &EventKind) -> bool {
     use EventKind::*;
     match kind {
@@ -80,7 +81,7 @@ pub fn is_important(kind: &EventKind) -> bool {
         BrokerRegistered { .. } | BrokerRegistrationRefused { .. } => true,
         Truncated { .. } | ProduceFailing { .. } | ProduceRecovered { .. } => true,
         Roll(_) => true,
-        TopicCreated { .. } | FetchPaused { .. } | ConfigChanged { .. } => false,
+        TopicCreated { .. } | FetchPaused { .. } | FollowerStopped { .. } | ConfigChanged { .. } => false,
     }
 }
 
@@ -193,6 +194,7 @@ fn style_of(kind: &EventKind, theme: Theme) -> Style {
         BrokerFenced { .. } | IsrShrunk { .. } | DuplicateAcked { .. } | FetchPaused { paused: true, .. } => {
             theme.warn()
         }
+        BrokerRegistrationRefused { .. } => theme.warn(),
         BrokerUnfenced { .. } | IsrExpanded { .. } | ProduceRecovered { .. } => theme.good(),
         _ => theme.normal(),
     }

@@ -443,6 +443,11 @@ const READ_BY_CONTROLLER: &[&str] = &[
     "leader.imbalance.check.interval.seconds",
 ];
 
+/// Broker defaults of topic properties that are their topic property's first server synonym
+/// (`ServerTopicConfigSynonyms.TOPIC_CONFIG_SYNONYMS`), so dynamic (`DynamicLogConfig`).
+const DYNAMIC_LOG_DEFAULTS: &[&str] =
+    &["log.retention.ms", "log.retention.bytes", "log.segment.bytes", "log.roll.ms"];
+
 impl Property {
     /// How a change of this property takes effect. In Kafka 4.x only the properties in
     /// `DynamicBrokerConfig.AllDynamicConfigs` change without a restart; of isrlab's broker
@@ -453,11 +458,15 @@ impl Property {
     /// `DynamicReplicationConfig.RECONFIGURABLE_CONFIGS`, which holds only
     /// `follower.fetch.last.tiered.offset.enable`), and `AlterConfigs` refuses them with
     /// "Cannot update these configs dynamically" (`DynamicBrokerConfig.validateConfigs`).
+    /// Topic properties are dynamic too, and so are the broker defaults that are the first
+    /// synonym of a topic property (`log.retention.ms`, `log.retention.bytes`,
+    /// `log.segment.bytes`, `log.roll.ms`); `log.retention.hours`, `log.roll.hours` and
+    /// `log.retention.check.interval.ms` are static.
     pub fn update_mode(&self) -> UpdateMode {
         match self.scope {
             Scope::Producer => UpdateMode::Client,
-            // Topic configs change on running brokers (`ConfigAdminManager`, `LogConfig`).
             Scope::BrokerAndTopic | Scope::Topic => UpdateMode::Dynamic,
+            Scope::Broker if DYNAMIC_LOG_DEFAULTS.contains(&self.name) => UpdateMode::Dynamic,
             Scope::Broker if READ_BY_CONTROLLER.contains(&self.name) => UpdateMode::ControllerRestart,
             Scope::Broker => UpdateMode::BrokerRestart,
         }
@@ -674,6 +683,10 @@ impl BrokerConfig {
         BrokerConfig {
             min_insync_replicas: latest.min_insync_replicas,
             unclean_leader_election_enable: latest.unclean_leader_election_enable,
+            log_retention_ms: latest.log_retention_ms,
+            log_retention_bytes: latest.log_retention_bytes,
+            log_segment_bytes: latest.log_segment_bytes,
+            log_roll_ms: latest.log_roll_ms,
             ..self.clone()
         }
     }
@@ -1002,7 +1015,7 @@ mod tests {
         match p.kind {
             Kind::Bool => (p.default != "true").to_string(),
             Kind::Long { min, max } => {
-                let d: i64 = p.default.parse().unwrap();
+                let d: i64 = p.default.parse().unwrap_or(min);
                 if d < max { (d + 1).to_string() } else { min.to_string() }
             }
             Kind::Acks => if p.default == "1" { "0" } else { "1" }.to_string(),
@@ -1013,7 +1026,7 @@ mod tests {
     #[test]
     fn a_running_broker_takes_only_dynamic_properties() {
         let base = BrokerConfig::default();
-        for p in PROPERTIES.iter().filter(|p| p.scope != Scope::Producer) {
+        for p in PROPERTIES.iter().filter(|p| !matches!(p.scope, Scope::Producer | Scope::Topic)) {
             let mut latest = BrokerConfig::default();
             latest.set(p.name, &other_value(p)).unwrap();
             let applied = base.with_dynamic_from(&latest);

@@ -164,15 +164,9 @@ mod tests {
         let theme = Theme::new(false);
         assert!(!text(&errors_line(&p, theme)).contains("unreachable"));
         p.unreachable = vec![0];
-        assert_eq!(
-            text(&errors_line(&p, theme)),
-            " errors: NOT_ENOUGH_REPLICAS 37  · broker 0 unreachable"
-        );
+        assert_eq!(text(&errors_line(&p, theme)), " errors: NOT_ENOUGH_REPLICAS 37  · broker 0 unreachable");
         p.errors.clear();
         p.unreachable = vec![0, 2];
-        assert_eq!(
-            text(&errors_line(&p, theme)),
-            " errors: none  · brokers 0,2 unreachable"
-        );
+        assert_eq!(text(&errors_line(&p, theme)), " errors: none  · brokers 0,2 unreachable");
     }
 }

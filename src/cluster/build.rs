@@ -2,6 +2,7 @@
 //! brokers and topics, the broker nodes started at t=0, the producer nodes, and every task.
 
 use super::events::EventLog;
+use super::net::Network;
 use super::handle::SimError;
 use super::node::NodeCore;
 use super::spec::{ClusterSpec, ProducerSpec};
@@ -57,7 +58,7 @@ pub(super) fn build_world(spec: &ClusterSpec, local: &LocalSet) -> Result<Rc<Wor
     let world = Rc::new(World {
         start: tokio::time::Instant::now(),
         seed: spec.seed,
-        net: Default::default(),
+        net: Network::new(spec.seed, spec.net),
         nodes: Default::default(),
         ledger: RefCell::new(Ledger::new()),
         log: RefCell::new(EventLog::default()),
@@ -73,7 +74,7 @@ pub(super) fn build_world(spec: &ClusterSpec, local: &LocalSet) -> Result<Rc<Wor
     for (i, p) in producers.into_iter().enumerate() {
         world.add_node(local, NodeId::Producer(i as u32), NodeCore::Producer(p));
     }
-    world.dispatch(NodeId::Controller, 0, out);
+    world.dispatch(NodeId::Controller, out);
     Ok(world)
 }
 

@@ -5,7 +5,7 @@
 
 use super::command::Command;
 use crate::sim::events::{ClusterEvent, ElectionKind, EventKind};
-use crate::sim::{Ms, TopicPartition};
+use crate::sim::{Ms, SimTime, TopicPartition};
 use std::collections::{BTreeMap, VecDeque};
 use std::hash::{DefaultHasher, Hash, Hasher};
 use std::sync::Arc;
@@ -74,15 +74,15 @@ pub fn level(kind: &EventKind) -> Level {
     }
 }
 
-/// Writes an event to the developer log (tracing) at its [`level`], with its sim time `t` (ms)
-/// and its text. Nothing is formatted when that level is off.
-pub fn log_event(at: Ms, kind: &EventKind) {
+/// Writes an event to the developer log (tracing) at its [`level`], with its sim time `t` (ms,
+/// µs as decimals) and its text. Nothing is formatted when that level is off.
+pub fn log_event(at: SimTime, kind: &EventKind) {
     match level(kind) {
-        Level::ERROR => tracing::error!(t = at, "{kind}"),
-        Level::WARN => tracing::warn!(t = at, "{kind}"),
-        Level::INFO => tracing::info!(t = at, "{kind}"),
-        Level::DEBUG => tracing::debug!(t = at, "{kind}"),
-        _ => tracing::trace!(t = at, "{kind}"),
+        Level::ERROR => tracing::error!(t = %at, "{kind}"),
+        Level::WARN => tracing::warn!(t = %at, "{kind}"),
+        Level::INFO => tracing::info!(t = %at, "{kind}"),
+        Level::DEBUG => tracing::debug!(t = %at, "{kind}"),
+        _ => tracing::trace!(t = %at, "{kind}"),
     }
 }
 
@@ -97,8 +97,9 @@ pub struct IsrChanges {
 }
 
 impl EventLog {
-    /// Appends an event at sim time `at` (ms) and logs it (see [`log_event`]).
-    pub fn push(&mut self, at: Ms, kind: EventKind) {
+    /// Appends an event at sim time `at` (µs: when the runtime published it) and logs it (see
+    /// [`log_event`]).
+    pub fn push(&mut self, at: SimTime, kind: EventKind) {
         log_event(at, &kind);
         match &kind {
             EventKind::IsrShrunk { tp, .. } => self.isr_changes.entry(tp.clone()).or_default().shrinks += 1,

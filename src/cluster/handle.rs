@@ -90,7 +90,7 @@ impl Sim {
     /// [`Sim::advance_to`] through a shared reference, for the dashboard's cluster interface
     /// (single-threaded: nothing else can run meanwhile).
     pub(crate) fn run_to(&self, t: Ms) {
-        let deadline = self.world.instant(t);
+        let deadline = self.world.instant_ms(t);
         self.rt.block_on(self.local.run_until(async {
             tokio::time::sleep_until(deadline).await;
             for _ in 0..SETTLE_YIELDS {

@@ -81,7 +81,7 @@ impl History {
         let text = event.kind.to_string();
         for (pattern, found) in self.watched.iter_mut().filter(|(_, m)| m.is_none()) {
             if pattern.is_match(&text) {
-                *found = Some(Match { at: event.at, text: text.clone() });
+                *found = Some(Match { at: event.at.as_ms(), text: text.clone() });
             }
         }
     }

@@ -1,15 +1,15 @@
 //! Every state change of the simulated cluster as typed data. The plain-words text lives in
 //! one place, the `Display` impl below, never at the emit sites.
 
-use super::{BrokerId, Epoch, Ms, Offset, TopicPartition, join_ids};
+use super::{BrokerId, Epoch, Ms, Offset, SimTime, TopicPartition, join_ids};
 use crate::kafka::errors::ErrorCode;
 use std::fmt;
 
-/// An event stamped with the sim time (ms) at which it happened.
+/// An event stamped with the sim time (µs) at which the runtime published it.
 #[derive(Clone, PartialEq, Debug)]
 pub struct ClusterEvent {
-    /// Sim time in ms.
-    pub at: Ms,
+    /// Sim time (µs).
+    pub at: SimTime,
     /// What happened.
     pub kind: EventKind,
 }
@@ -406,6 +406,6 @@ pub fn group(n: u64) -> String {
 
 impl fmt::Display for ClusterEvent {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} {}", super::format_time(self.at), self.kind)
+        write!(f, "{} {}", super::format_time(self.at.as_ms()), self.kind)
     }
 }

@@ -174,7 +174,7 @@ fn event_lines(ev: &ClusterEvent, theme: Theme, width: usize) -> Vec<Line<'stati
         .into_iter()
         .enumerate()
         .map(|(i, part)| {
-            let stamp = if i == 0 { format!(" {}", format_time(ev.at)) } else { " ".repeat(STAMP) };
+            let stamp = if i == 0 { format!(" {}", format_time(ev.at.as_ms())) } else { " ".repeat(STAMP) };
             Line::from(vec![Span::styled(stamp, theme.muted()), Span::raw(" "), Span::styled(part, style)])
         })
         .collect()

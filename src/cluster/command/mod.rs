@@ -197,7 +197,7 @@ impl Command {
         let now = world.now();
         let mut out = Outbox::default();
         let applied = self.apply_unit(world, local, &mut out)?;
-        world.dispatch(applied.origin, now, out);
+        world.dispatch(applied.origin, out);
         world.poke_all();
         world.log.borrow_mut().record_command(now, self.clone());
         Ok(Answer { note: applied.note })

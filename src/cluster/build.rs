@@ -2,8 +2,8 @@
 //! brokers and topics, the broker nodes started at t=0, the producer nodes, and every task.
 
 use super::events::EventLog;
-use super::net::Network;
 use super::handle::SimError;
+use super::net::Network;
 use super::node::NodeCore;
 use super::spec::{ClusterSpec, ProducerSpec};
 use super::world::{MEMORY_BUDGET_RECORDS, World};

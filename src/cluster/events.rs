@@ -69,20 +69,23 @@ pub fn level(kind: &EventKind) -> Level {
         | IsrExpanded { .. }
         | Truncated { .. }
         | ProduceRecovered { .. }
-        | ConfigChanged { .. } => Level::INFO,
+        | ConfigChanged { .. }
+        | NetworkChanged { .. } => Level::INFO,
         _ => Level::DEBUG,
     }
 }
 
-/// Writes an event to the developer log (tracing) at its [`level`], with its sim time `t` (ms,
-/// µs as decimals) and its text. Nothing is formatted when that level is off.
+/// Writes an event to the developer log (tracing) at its [`level`], with its sim time `t` (whole
+/// ms, as every other line of that log) and its text. Nothing is formatted when that level is
+/// off.
 pub fn log_event(at: SimTime, kind: &EventKind) {
+    let t = at.as_ms();
     match level(kind) {
-        Level::ERROR => tracing::error!(t = %at, "{kind}"),
-        Level::WARN => tracing::warn!(t = %at, "{kind}"),
-        Level::INFO => tracing::info!(t = %at, "{kind}"),
-        Level::DEBUG => tracing::debug!(t = %at, "{kind}"),
-        _ => tracing::trace!(t = %at, "{kind}"),
+        Level::ERROR => tracing::error!(t, "{kind}"),
+        Level::WARN => tracing::warn!(t, "{kind}"),
+        Level::INFO => tracing::info!(t, "{kind}"),
+        Level::DEBUG => tracing::debug!(t, "{kind}"),
+        _ => tracing::trace!(t, "{kind}"),
     }
 }
 

@@ -73,7 +73,13 @@ impl Link {
     pub fn new(seed: u64, from: NodeId, to: NodeId, config: NetConfig) -> Self {
         let mut rng = ChaCha8Rng::seed_from_u64(seed ^ LINK_SEED_SALT);
         rng.set_stream((node_code(from) << 32) | node_code(to));
-        Self { config, faults: LinkFaults::default(), rng, busy_until: SimTime::ZERO, last_arrival: SimTime::ZERO }
+        Self {
+            config,
+            faults: LinkFaults::default(),
+            rng,
+            busy_until: SimTime::ZERO,
+            last_arrival: SimTime::ZERO,
+        }
     }
 
     /// When a message of `bytes` sent at `now` arrives: after the link's earlier messages have

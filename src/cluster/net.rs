@@ -134,7 +134,13 @@ impl Network {
     }
 
     /// Sets a `net.*` property on the link `from → to` only. Errors: as [`NetConfig::set`].
-    pub fn set_link_property(&self, from: NodeId, to: NodeId, key: &str, value: &str) -> Result<(), crate::config::ConfigError> {
+    pub fn set_link_property(
+        &self,
+        from: NodeId,
+        to: NodeId,
+        key: &str,
+        value: &str,
+    ) -> Result<(), crate::config::ConfigError> {
         self.state.borrow_mut().link(from, to).config.set(key, value)
     }
 
@@ -261,7 +267,8 @@ impl Network {
                 }
             }
             None => {
-                let bounce = msg.correlation_id().map(|c| Message::Disconnected { peer: to, correlation_id: c });
+                let bounce =
+                    msg.correlation_id().map(|c| Message::Disconnected { peer: to, correlation_id: c });
                 drop(s);
                 if let Some(b) = bounce {
                     self.send(now, to, from, b);

@@ -301,7 +301,9 @@ impl World {
             let config = crate::config::ProducerConfig { rate: 0.0, ..p.borrow().config().clone() };
             p.borrow_mut().set_config(now, config);
         }
-        self.log.borrow_mut().push(SimTime::from_ms(now), crate::sim::events::EventKind::ProducersStopped { records });
+        self.log
+            .borrow_mut()
+            .push(SimTime::from_ms(now), crate::sim::events::EventKind::ProducersStopped { records });
         self.poke_all();
     }
 

@@ -102,10 +102,19 @@ mod tests {
         let fenced = EventPattern::new("broker [0-9] fenced").unwrap();
         let crashed = EventPattern::new("^broker 2 crashed").unwrap();
         let mut history = History::watching([&fenced, &crashed, &fenced]);
-        history.observe(&ClusterEvent { at: 5, kind: EventKind::BrokerCrashed { broker: 1 } });
+        history.observe(&ClusterEvent {
+            at: crate::sim::SimTime::from_ms(5),
+            kind: EventKind::BrokerCrashed { broker: 1 },
+        });
         assert_eq!(history.first_match(&crashed), None);
-        history.observe(&ClusterEvent { at: 9, kind: EventKind::BrokerCrashed { broker: 2 } });
-        history.observe(&ClusterEvent { at: 12, kind: EventKind::BrokerCrashed { broker: 2 } });
+        history.observe(&ClusterEvent {
+            at: crate::sim::SimTime::from_ms(9),
+            kind: EventKind::BrokerCrashed { broker: 2 },
+        });
+        history.observe(&ClusterEvent {
+            at: crate::sim::SimTime::from_ms(12),
+            kind: EventKind::BrokerCrashed { broker: 2 },
+        });
         assert_eq!(history.first_match(&crashed).map(|m| m.at), Some(9));
         assert_eq!(history.first_match(&fenced), None);
     }

@@ -229,6 +229,12 @@ pub enum EventKind {
         /// Record copies held in all replicas' logs.
         records: u64,
     },
+    /// A user changed the network: a link fault (`cut`, `isolate`, `hold`, `delay`, `loss`) or
+    /// its end (`heal`, `release`, `heal-all`).
+    NetworkChanged {
+        /// The command, as typed (`cut 1 controller`).
+        change: String,
+    },
     /// A configuration changed.
     ConfigChanged {
         /// `broker`, `topic T` or `producer`.
@@ -380,6 +386,7 @@ impl fmt::Display for EventKind {
                 "producers stopped (rate=0): the logs hold {} record copies, isrlab's memory budget; records are never deleted (no retention yet), so lower the rate or restart to go on producing",
                 group(*records)
             ),
+            NetworkChanged { change } => write!(f, "network: {change}"),
             ConfigChanged { scope, name, value, note } => {
                 write!(f, "{scope} config {name}={value}")?;
                 if !note.is_empty() {

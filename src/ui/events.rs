@@ -68,7 +68,7 @@ pub fn title(snap: &Snapshot, anchor: Option<u64>, important: bool, width: usize
 }
 
 /// Whether the "important only" filter keeps an event: loss, leader changes and offline
-/// partitions, ISR changes, fencing, broker lifecycle, truncation, produce failures and
+/// partitions, ISR changes, fencing, broker lifecycle, network faults, truncation, produce failures and
 /// expired records. Config echoes, fetch pause notes and topic creation are hidden.
 pub fn is_important(kind: &EventKind) -> bool {
     use EventKind::*;
@@ -77,6 +77,7 @@ pub fn is_important(kind: &EventKind) -> bool {
         LeaderChanged { .. } | IsrShrunk { .. } | IsrExpanded { .. } => true,
         BrokerFenced { .. } | BrokerUnfenced { .. } => true,
         BrokerCrashed { .. } | BrokerStopped { .. } | ControlledShutdownStarted { .. } => true,
+        NetworkChanged { .. } => true,
         BrokerRegistered { .. } | BrokerRegistrationRefused { .. } => true,
         Truncated { .. } | ProduceFailing { .. } | ProduceRecovered { .. } | RecordsExpired { .. } => true,
         TopicCreated { .. } | FetchPaused { .. } | ConfigChanged { .. } => false,

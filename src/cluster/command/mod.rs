@@ -7,6 +7,9 @@
 //! produce T N
 //! pause-fetch B | resume-fetch B
 //! create-topic T P RF
+//! cut A B | cut-oneway A B | heal A B | isolate B | heal-all
+//! delay A B MS | loss A B PERCENT | hold A B | release A B
+//! set link A B net.KEY=VALUE
 //! ```
 //!
 //! A line becomes a typed [`Command`] once ([`Command::parse`]); it is checked once, by
@@ -21,7 +24,12 @@
 mod catalog;
 pub mod crash;
 pub mod create_topic;
+pub mod cut;
+pub mod degrade;
 pub mod fetch;
+pub mod hold;
+pub mod isolate;
+mod links;
 pub mod produce;
 pub mod restart;
 pub mod set;
@@ -172,6 +180,14 @@ commands! {
     Fetch(fetch::Fetch),
     /// Create a topic (`create-topic T P RF`).
     CreateTopic(create_topic::CreateTopic),
+    /// Cut or heal a link (`cut A B`, `cut-oneway A B`, `heal A B`).
+    Cut(cut::Cut),
+    /// Isolate a broker, or heal every link (`isolate B`, `heal-all`).
+    Isolate(isolate::Isolate),
+    /// A slow or lossy link (`delay A B MS`, `loss A B PERCENT`).
+    Degrade(degrade::Degrade),
+    /// Hold or release one direction of a link (`hold A B`, `release A B`).
+    Hold(hold::Hold),
 }
 
 impl Command {
@@ -221,6 +237,16 @@ mod tests {
             "pause-fetch 3",
             "resume-fetch 3",
             "create-topic orders 3 2",
+            "cut 1 controller",
+            "cut-oneway controller 2",
+            "heal 0 1",
+            "isolate 2",
+            "heal-all",
+            "delay 0 1 30",
+            "loss 1 2 5",
+            "hold 0 controller",
+            "release 0 controller",
+            "set link 0 1 net.latency.ms=5",
         ] {
             let cmd = Command::parse(line).unwrap();
             assert_eq!(cmd.to_string(), line);
@@ -238,6 +264,17 @@ mod tests {
         let huge = Command::parse("produce t 99999999999999").unwrap_err().message;
         assert_eq!(huge, "record count must be from 1 to 1000000, got 99999999999999");
         assert!(Command::parse("produce t 0").is_err());
+        assert!(Command::parse("cut 1").unwrap_err().message.contains("usage: cut A B"));
+        assert!(
+            Command::parse("hold 1 ctrl")
+                .unwrap_err()
+                .message
+                .contains("neither a broker id nor `controller`")
+        );
+        assert_eq!(
+            Command::parse("loss 1 2 100").unwrap_err().message,
+            "loss percent must be from 0 to 99, got 100"
+        );
     }
 
     #[test]

@@ -16,6 +16,9 @@ pub enum Scope {
     Broker,
     /// Broker default that a topic may override (`--entity-type topics`).
     BrokerAndTopic,
+    /// Topic property whose broker default has another name (`retention.ms` and
+    /// `log.retention.ms`, Kafka's `ServerTopicConfigSynonyms`).
+    Topic,
     /// Producer client property.
     Producer,
     /// isrlab's lab property, not Kafka's: the simulated world (the network), named `net.*`.
@@ -63,6 +66,12 @@ pub struct Property {
 }
 
 const MAX_INT: i64 = i32::MAX as i64;
+
+/// Smallest `segment.bytes` / `log.segment.bytes`: 1 MiB since Kafka 4.0 (KIP-1030).
+const SEGMENT_BYTES_MIN: i64 = 1024 * 1024;
+
+/// ms per hour, for the `*.hours` properties.
+const MS_PER_HOUR: i64 = 3_600_000;
 
 const fn long(min: i64, max: i64) -> Kind {
     Kind::Long { min, max }
@@ -167,6 +176,83 @@ pub static PROPERTIES: &[Property] = &[
         default: "300",
         kind: long(1, MAX_INT),
         doc: "how often the controller checks for leader imbalance (R6.7)",
+    },
+    Property {
+        name: "log.retention.ms",
+        scope: Scope::Broker,
+        default: "null",
+        kind: long(-1, i64::MAX),
+        doc: "broker default of retention.ms; unset, log.retention.hours decides; -1 = keep forever",
+    },
+    Property {
+        name: "log.retention.hours",
+        scope: Scope::Broker,
+        default: "168",
+        kind: long(-1, MAX_INT),
+        doc: "broker default of retention.ms in hours (7 days), used when log.retention.ms is unset",
+    },
+    Property {
+        name: "log.retention.bytes",
+        scope: Scope::Broker,
+        default: "-1",
+        kind: long(-1, i64::MAX),
+        doc: "broker default of retention.bytes; -1 = no size limit",
+    },
+    Property {
+        name: "log.segment.bytes",
+        scope: Scope::Broker,
+        default: "1073741824",
+        kind: long(SEGMENT_BYTES_MIN, MAX_INT),
+        doc: "broker default of segment.bytes (1 GiB; at least 1 MiB since Kafka 4.0, KIP-1030)",
+    },
+    Property {
+        name: "log.roll.ms",
+        scope: Scope::Broker,
+        default: "null",
+        kind: long(1, i64::MAX),
+        doc: "broker default of segment.ms; unset, log.roll.hours decides",
+    },
+    Property {
+        name: "log.roll.hours",
+        scope: Scope::Broker,
+        default: "168",
+        kind: long(1, MAX_INT),
+        doc: "broker default of segment.ms in hours (7 days), used when log.roll.ms is unset",
+    },
+    Property {
+        name: "log.retention.check.interval.ms",
+        scope: Scope::Broker,
+        default: "300000",
+        kind: long(1, i64::MAX),
+        doc: "how often each broker deletes segments past retention (LogManager's kafka-log-retention task)",
+    },
+    Property {
+        name: "retention.ms",
+        scope: Scope::Topic,
+        default: "604800000",
+        kind: long(-1, i64::MAX),
+        doc: "a closed segment whose newest record is older than this is deleted, once it is below the HW; -1 = keep forever (UnifiedLog.deleteRetentionMsBreachedSegments)",
+    },
+    Property {
+        name: "retention.bytes",
+        scope: Scope::Topic,
+        default: "-1",
+        kind: long(-1, i64::MAX),
+        doc: "oldest segments are deleted while the partition's log is larger than this; -1 = no limit (UnifiedLog.deleteRetentionSizeBreachedSegments)",
+    },
+    Property {
+        name: "segment.bytes",
+        scope: Scope::Topic,
+        default: "1073741824",
+        kind: long(SEGMENT_BYTES_MIN, MAX_INT),
+        doc: "a log segment is closed (rolled) before it would grow past this; retention deletes whole segments",
+    },
+    Property {
+        name: "segment.ms",
+        scope: Scope::Topic,
+        default: "604800000",
+        kind: long(1, i64::MAX),
+        doc: "a log segment is rolled once its records span this long (LogSegment.shouldRoll)",
     },
     Property {
         name: "acks",
@@ -367,6 +453,51 @@ impl fmt::Display for Value {
     }
 }
 
+/// How a changed value reaches the processes that use it (Kafka's dynamic update modes).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum UpdateMode {
+    /// Applied by every broker at once, through the metadata log (`kafka-configs.sh --alter`).
+    Dynamic,
+    /// Read from `server.properties` when a broker starts: it takes effect on each broker at
+    /// its next start.
+    BrokerRestart,
+    /// Read from `server.properties` when the controller starts.
+    ControllerRestart,
+    /// A client property: the producer uses it for the batches it makes next.
+    Client,
+}
+
+/// Broker-scope properties the KRaft controller reads (its `QuorumController` and
+/// `BrokerHeartbeatManager` take them from the controller's own `KafkaConfig` at start).
+const READ_BY_CONTROLLER: &[&str] = &[
+    "broker.session.timeout.ms",
+    "unclean.leader.election.interval.ms",
+    "auto.leader.rebalance.enable",
+    "leader.imbalance.check.interval.seconds",
+];
+
+impl Property {
+    /// How a change of this property takes effect. In Kafka 4.x only the properties in
+    /// `DynamicBrokerConfig.AllDynamicConfigs` change without a restart; of isrlab's broker
+    /// properties those are the topic-config synonyms (`DynamicLogConfig.ReconfigurableConfigs`
+    /// = `ServerTopicConfigSynonyms.TOPIC_CONFIG_SYNONYMS`): `min.insync.replicas` and
+    /// `unclean.leader.election.enable`, the [`Scope::BrokerAndTopic`] ones. Every
+    /// `replica.*`, `broker.*` and controller property here is static (none is in
+    /// `DynamicReplicationConfig.RECONFIGURABLE_CONFIGS`, which holds only
+    /// `follower.fetch.last.tiered.offset.enable`), and `AlterConfigs` refuses them with
+    /// "Cannot update these configs dynamically" (`DynamicBrokerConfig.validateConfigs`).
+    pub fn update_mode(&self) -> UpdateMode {
+        match self.scope {
+            Scope::Producer => UpdateMode::Client,
+            // A topic config is dynamic (`kafka-configs.sh --entity-type topics --alter`);
+            // a lab property changes the simulated world at once.
+            Scope::BrokerAndTopic | Scope::Topic | Scope::Lab => UpdateMode::Dynamic,
+            Scope::Broker if READ_BY_CONTROLLER.contains(&self.name) => UpdateMode::ControllerRestart,
+            Scope::Broker => UpdateMode::BrokerRestart,
+        }
+    }
+}
+
 /// Finds a property by name. Errors: [`ConfigError::Unknown`] with close matches.
 pub fn lookup(name: &str) -> Result<&'static Property, ConfigError> {
     if let Some(p) = PROPERTIES.iter().find(|p| p.name == name) {
@@ -425,6 +556,7 @@ fn scope_error(p: &'static Property, wanted: &'static str) -> ConfigError {
     let actual = match p.scope {
         Scope::Broker => "broker",
         Scope::BrokerAndTopic => "broker/topic",
+        Scope::Topic => "topic",
         Scope::Producer => "producer",
         Scope::Lab => "lab",
     };
@@ -434,6 +566,13 @@ fn scope_error(p: &'static Property, wanted: &'static str) -> ConfigError {
 fn as_u64(v: Value) -> u64 {
     match v {
         Value::Long(n) => n.max(0) as u64,
+        _ => 0,
+    }
+}
+
+fn as_i64(v: Value) -> i64 {
+    match v {
+        Value::Long(n) => n,
         _ => 0,
     }
 }
@@ -473,6 +612,20 @@ pub struct BrokerConfig {
     pub auto_leader_rebalance_enable: bool,
     /// `leader.imbalance.check.interval.seconds` (s).
     pub leader_imbalance_check_interval_seconds: u64,
+    /// `log.retention.ms` (ms), `None` = unset.
+    pub log_retention_ms: Option<i64>,
+    /// `log.retention.hours` (h).
+    pub log_retention_hours: i64,
+    /// `log.retention.bytes` (bytes, -1 = no limit).
+    pub log_retention_bytes: i64,
+    /// `log.segment.bytes` (bytes).
+    pub log_segment_bytes: u64,
+    /// `log.roll.ms` (ms), `None` = unset.
+    pub log_roll_ms: Option<i64>,
+    /// `log.roll.hours` (h).
+    pub log_roll_hours: i64,
+    /// `log.retention.check.interval.ms` (ms).
+    pub log_retention_check_interval_ms: Ms,
     /// The Kafka version's replication rules every broker and the controller follow (not a
     /// Kafka property: the release the cluster runs).
     pub semantics: Semantics,
@@ -495,6 +648,13 @@ impl Default for BrokerConfig {
             unclean_leader_election_interval_ms: 300_000,
             auto_leader_rebalance_enable: true,
             leader_imbalance_check_interval_seconds: 300,
+            log_retention_ms: None,
+            log_retention_hours: 168,
+            log_retention_bytes: -1,
+            log_segment_bytes: 1 << 30,
+            log_roll_ms: None,
+            log_roll_hours: 168,
+            log_retention_check_interval_ms: 300_000,
             semantics: Semantics::CURRENT,
         }
     }
@@ -523,6 +683,19 @@ impl BrokerConfig {
         Ok(())
     }
 
+    /// The broker default of `retention.ms` (ms, -1 = keep forever): `log.retention.ms`, else
+    /// `log.retention.hours` (Kafka's `KafkaConfig.logRetentionTimeMillis`; any negative value
+    /// means no limit).
+    pub fn log_retention_ms(&self) -> i64 {
+        let ms = self.log_retention_ms.unwrap_or(self.log_retention_hours.saturating_mul(MS_PER_HOUR));
+        if ms < 0 { -1 } else { ms }
+    }
+
+    /// The broker default of `segment.ms` (ms): `log.roll.ms`, else `log.roll.hours`.
+    pub fn log_roll_ms(&self) -> Ms {
+        self.log_roll_ms.unwrap_or(self.log_roll_hours.saturating_mul(MS_PER_HOUR)).max(1) as Ms
+    }
+
     /// Combinations Kafka accepts but logs as errors, in plain words (`None` when fine).
     pub fn warning(&self) -> Option<String> {
         (self.broker_heartbeat_interval_ms * 2 > self.broker_session_timeout_ms).then(|| {
@@ -533,11 +706,22 @@ impl BrokerConfig {
         })
     }
 
+    /// This config (what a broker started with) with every [`UpdateMode::Dynamic`] property
+    /// taken from `latest`: what a running broker applies when the cluster's config changes
+    /// (`DynamicBrokerConfig.updateCurrentConfig` reconfigures only dynamic properties).
+    pub fn with_dynamic_from(&self, latest: &BrokerConfig) -> BrokerConfig {
+        BrokerConfig {
+            min_insync_replicas: latest.min_insync_replicas,
+            unclean_leader_election_enable: latest.unclean_leader_election_enable,
+            ..self.clone()
+        }
+    }
+
     /// Sets a broker-level property from text. Errors: unknown name, bad value, or a
     /// producer property.
     pub fn set(&mut self, name: &str, text: &str) -> Result<(), ConfigError> {
         let p = lookup(name)?;
-        if matches!(p.scope, Scope::Producer | Scope::Lab) {
+        if matches!(p.scope, Scope::Producer | Scope::Topic | Scope::Lab) {
             return Err(scope_error(p, "on brokers"));
         }
         let v = p.parse(text)?;
@@ -560,6 +744,13 @@ impl BrokerConfig {
             "leader.imbalance.check.interval.seconds" => {
                 self.leader_imbalance_check_interval_seconds = as_u64(v)
             }
+            "log.retention.ms" => self.log_retention_ms = Some(as_i64(v)),
+            "log.retention.hours" => self.log_retention_hours = as_i64(v),
+            "log.retention.bytes" => self.log_retention_bytes = as_i64(v),
+            "log.segment.bytes" => self.log_segment_bytes = as_u64(v),
+            "log.roll.ms" => self.log_roll_ms = Some(as_i64(v)),
+            "log.roll.hours" => self.log_roll_hours = as_i64(v),
+            "log.retention.check.interval.ms" => self.log_retention_check_interval_ms = as_u64(v),
             other => unreachable!("registry entry {other} has no broker field"),
         }
         Ok(())
@@ -573,22 +764,75 @@ pub struct TopicConfig {
     pub min_insync_replicas: Option<u32>,
     /// `unclean.leader.election.enable` override.
     pub unclean_leader_election_enable: Option<bool>,
+    /// `retention.ms` override (ms, -1 = keep forever).
+    pub retention_ms: Option<i64>,
+    /// `retention.bytes` override (bytes, -1 = no limit).
+    pub retention_bytes: Option<i64>,
+    /// `segment.bytes` override (bytes).
+    pub segment_bytes: Option<u64>,
+    /// `segment.ms` override (ms).
+    pub segment_ms: Option<Ms>,
+}
+
+/// A partition log's effective settings: topic overrides over broker defaults (Kafka's
+/// `LogConfig`).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct LogConfig {
+    /// `retention.ms` (ms, -1 = keep forever).
+    pub retention_ms: i64,
+    /// `retention.bytes` (bytes, -1 = no limit).
+    pub retention_bytes: i64,
+    /// `segment.bytes` (bytes).
+    pub segment_bytes: u64,
+    /// `segment.ms` (ms).
+    pub segment_ms: Ms,
+}
+
+impl Default for LogConfig {
+    fn default() -> Self {
+        TopicConfig::NONE.log_config(&BrokerConfig::default())
+    }
 }
 
 impl TopicConfig {
+    /// No overrides.
+    pub const NONE: TopicConfig = TopicConfig {
+        min_insync_replicas: None,
+        unclean_leader_election_enable: None,
+        retention_ms: None,
+        retention_bytes: None,
+        segment_bytes: None,
+        segment_ms: None,
+    };
+
     /// Sets a topic-level property. Errors: unknown name, bad value, or a property that
     /// topics cannot override.
     pub fn set(&mut self, name: &str, text: &str) -> Result<(), ConfigError> {
         let p = lookup(name)?;
-        if p.scope != Scope::BrokerAndTopic {
+        if !matches!(p.scope, Scope::BrokerAndTopic | Scope::Topic) {
             return Err(scope_error(p, "on a topic"));
         }
-        match p.parse(text)? {
-            Value::Long(n) => self.min_insync_replicas = Some(n as u32),
-            Value::Bool(b) => self.unclean_leader_election_enable = Some(b),
-            _ => unreachable!("topic properties are long or bool"),
+        let v = p.parse(text)?;
+        match p.name {
+            "min.insync.replicas" => self.min_insync_replicas = Some(as_u64(v) as u32),
+            "unclean.leader.election.enable" => self.unclean_leader_election_enable = Some(as_bool(v)),
+            "retention.ms" => self.retention_ms = Some(as_i64(v)),
+            "retention.bytes" => self.retention_bytes = Some(as_i64(v)),
+            "segment.bytes" => self.segment_bytes = Some(as_u64(v)),
+            "segment.ms" => self.segment_ms = Some(as_u64(v)),
+            other => unreachable!("registry entry {other} has no topic field"),
         }
         Ok(())
+    }
+
+    /// The effective log settings of this topic's partitions under `broker` defaults.
+    pub fn log_config(&self, broker: &BrokerConfig) -> LogConfig {
+        LogConfig {
+            retention_ms: self.retention_ms.unwrap_or_else(|| broker.log_retention_ms()),
+            retention_bytes: self.retention_bytes.unwrap_or(broker.log_retention_bytes),
+            segment_bytes: self.segment_bytes.unwrap_or(broker.log_segment_bytes),
+            segment_ms: self.segment_ms.unwrap_or_else(|| broker.log_roll_ms()),
+        }
     }
 
     /// The configured `min.insync.replicas` (override or broker default).
@@ -624,6 +868,13 @@ impl TopicConfig {
         if let Some(v) = self.unclean_leader_election_enable {
             out.push(format!("unclean.leader.election.enable={v}"));
         }
+        let longs = [
+            ("retention.ms", self.retention_ms),
+            ("retention.bytes", self.retention_bytes),
+            ("segment.bytes", self.segment_bytes.map(|v| v as i64)),
+            ("segment.ms", self.segment_ms.map(|v| v as i64)),
+        ];
+        out.extend(longs.iter().filter_map(|(name, v)| v.map(|v| format!("{name}={v}"))));
         out
     }
 }
@@ -838,10 +1089,41 @@ impl ProducerConfig {
 mod tests {
     use super::*;
 
+    /// A valid value other than `p`'s default.
+    fn other_value(p: &Property) -> String {
+        match p.kind {
+            Kind::Bool => (p.default != "true").to_string(),
+            Kind::Long { min, max } => {
+                let d: i64 = p.default.parse().unwrap();
+                if d < max { (d + 1).to_string() } else { min.to_string() }
+            }
+            Kind::Acks => if p.default == "1" { "0" } else { "1" }.to_string(),
+            Kind::Rate | Kind::Decimal { .. } => "7".to_string(),
+        }
+    }
+
+    #[test]
+    fn a_running_broker_takes_only_dynamic_properties() {
+        let base = BrokerConfig::default();
+        let settable = |p: &&Property| matches!(p.scope, Scope::Broker | Scope::BrokerAndTopic) && p.default != "null";
+        for p in PROPERTIES.iter().filter(settable) {
+            let mut latest = BrokerConfig::default();
+            latest.set(p.name, &other_value(p)).unwrap();
+            let applied = base.with_dynamic_from(&latest);
+            let dynamic = p.update_mode() == UpdateMode::Dynamic;
+            assert_eq!(applied == latest, dynamic, "{}", p.name);
+            assert_eq!(applied == base, !dynamic, "{}", p.name);
+        }
+        assert_eq!(lookup("replica.lag.time.max.ms").unwrap().update_mode(), UpdateMode::BrokerRestart);
+        assert_eq!(lookup("broker.session.timeout.ms").unwrap().update_mode(), UpdateMode::ControllerRestart);
+        assert_eq!(lookup("acks").unwrap().update_mode(), UpdateMode::Client);
+    }
+
     #[test]
     fn every_property_accepts_its_default_in_its_scope() {
-        for p in PROPERTIES {
+        for p in PROPERTIES.iter().filter(|p| p.default != "null") {
             match p.scope {
+                Scope::Topic => TopicConfig::default().set(p.name, p.default).unwrap(),
                 Scope::Broker => BrokerConfig::default().set(p.name, p.default).unwrap(),
                 Scope::BrokerAndTopic => {
                     let mut b = BrokerConfig::default();
@@ -936,10 +1218,44 @@ mod tests {
         assert!(p.set("record.size", "2000000").is_err());
     }
 
+    /// `log.retention.ms` wins over `log.retention.hours`; a topic override wins over both;
+    /// the broker and topic names are Kafka's synonyms and each is refused at the other level.
+    #[test]
+    fn retention_settings_follow_kafkas_precedence() {
+        let mut b = BrokerConfig::default();
+        assert_eq!(
+            TopicConfig::NONE.log_config(&b),
+            LogConfig {
+                retention_ms: 604_800_000,
+                retention_bytes: -1,
+                segment_bytes: 1 << 30,
+                segment_ms: 604_800_000,
+            }
+        );
+        b.set("log.retention.hours", "1").unwrap();
+        assert_eq!(b.log_retention_ms(), 3_600_000);
+        b.set("log.retention.ms", "60000").unwrap();
+        b.set("log.retention.hours", "2").unwrap();
+        assert_eq!(b.log_retention_ms(), 60_000);
+        b.set("log.retention.ms", "-5").unwrap_err();
+        let mut t = TopicConfig::default();
+        t.set("retention.ms", "1000").unwrap();
+        t.set("segment.bytes", "1048576").unwrap();
+        assert!(t.set("segment.bytes", "1000").is_err(), "at least 1 MiB since Kafka 4.0");
+        assert_eq!((t.log_config(&b).retention_ms, t.log_config(&b).segment_bytes), (1000, 1 << 20));
+        assert_eq!(t.overrides(), vec!["retention.ms=1000", "segment.bytes=1048576"]);
+        assert!(b.set("retention.ms", "1").is_err());
+        assert!(t.set("log.retention.ms", "1").is_err());
+    }
+
     #[test]
     fn version_dependent_rules_read_the_semantics() {
         let mut b = BrokerConfig::default();
-        let t = TopicConfig { min_insync_replicas: Some(3), unclean_leader_election_enable: Some(true) };
+        let t = TopicConfig {
+            min_insync_replicas: Some(3),
+            unclean_leader_election_enable: Some(true),
+            ..TopicConfig::NONE
+        };
         assert!(t.unclean_election_automatic(&b));
         b.semantics.strict_min_isr = false;
         b.semantics.kraft_unclean_election = false;

@@ -62,3 +62,81 @@ fn the_palette_and_a_file_name_a_missing_broker_alike() {
     let cmd = isrlab::cluster::command::Command::parse("crash 7").unwrap();
     assert_eq!(known.check_command(&cmd).unwrap_err(), refusal);
 }
+
+fn cmd(line: &str) -> isrlab::cluster::command::Command {
+    isrlab::cluster::command::Command::parse(line).unwrap()
+}
+
+fn pending(sim: &isrlab::cluster::handle::Sim) -> Vec<Vec<String>> {
+    sim.snapshot().brokers.iter().map(|b| b.restart_pending.clone()).collect()
+}
+
+#[test]
+fn a_static_broker_config_is_stored_and_waits_for_each_brokers_next_start() {
+    use isrlab::cluster::handle::Sim;
+    let mut sim = Sim::new(ClusterSpec::default_run(3)).unwrap();
+    sim.advance_to(1_000);
+    let answer = sim.apply(&cmd("set replica.lag.time.max.ms=10000")).unwrap();
+    assert!(answer.note.unwrap().starts_with("restart pending on brokers 0,1,2: a static broker config"));
+    assert_eq!(sim.snapshot().broker_config.replica_lag_time_max_ms, 10_000, "stored");
+    let lag = vec!["replica.lag.time.max.ms".to_string()];
+    assert_eq!(pending(&sim), vec![lag.clone(), lag.clone(), lag.clone()]);
+
+    let dynamic = sim.apply(&cmd("set min.insync.replicas=2")).unwrap();
+    assert_eq!(dynamic.note, None, "a dynamic config applies at once");
+
+    sim.apply(&cmd("shutdown 1")).unwrap();
+    sim.advance_to(10_000);
+    sim.apply(&cmd("restart 1")).unwrap();
+    assert_eq!(pending(&sim), vec![lag.clone(), vec![], lag.clone()], "broker 1 read it at its start");
+
+    sim.apply(&cmd("set replica.lag.time.max.ms=30000")).unwrap();
+    assert_eq!(pending(&sim), vec![vec![], lag.clone(), vec![]], "0 and 2 run with 30000 already");
+}
+
+#[test]
+fn the_lag_keys_store_the_static_config_and_say_restart_pending() {
+    use isrlab::cluster::handle::Sim;
+    let sim = Sim::new(ClusterSpec::default_run(42)).unwrap();
+    let mut snap = std::sync::Arc::new(sim.snapshot());
+    let mut model = Model::new(1.0, Theme::new(false), &snap);
+    let mut pacer = Pacer::new(snap.now);
+    let msg = Msg::Key(KeyEvent::new(KeyCode::Char('L'), KeyModifiers::NONE));
+    isrlab::ui::handle_input(msg, &mut model, &sim, &mut pacer, &mut snap);
+    let status = model.status.unwrap().text;
+    assert!(
+        status.starts_with("✔ set replica.lag.time.max.ms=60000: restart pending on brokers 0,1,2"),
+        "{status}"
+    );
+    assert!(status.contains("roll"), "{status}");
+    assert_eq!(
+        snap.broker_config.replica_lag_time_max_ms, 60_000,
+        "the next `L` steps from the stored value"
+    );
+    assert!(snap.brokers.iter().all(|b| b.restart_pending == ["replica.lag.time.max.ms"]));
+}
+
+#[test]
+fn roll_is_refused_while_a_broker_is_down_or_a_roll_runs() {
+    use isrlab::cluster::handle::Sim;
+    let mut sim = Sim::new(ClusterSpec::default_run(5)).unwrap();
+    sim.apply(&cmd("crash 2")).unwrap();
+    let refusal = sim.apply(&cmd("roll")).unwrap_err().to_string();
+    assert_eq!(
+        refusal,
+        "broker 2 is not running: a rolling restart starts from a running cluster (restart 2 first)"
+    );
+    sim.apply(&cmd("restart 2")).unwrap();
+    sim.advance_to(1_000);
+    sim.apply(&cmd("roll")).unwrap();
+    assert!(sim.snapshot().rolling);
+    assert_eq!(sim.apply(&cmd("roll --no-wait")).unwrap_err().to_string(), "a roll is already under way");
+    sim.advance_to(30_000);
+    assert!(!sim.snapshot().rolling, "done");
+    let lines: Vec<String> = sim.commands().iter().map(ToString::to_string).collect();
+    assert_eq!(
+        lines,
+        ["00:00:00.0 crash 2", "00:00:00.0 restart 2", "00:00:01.0 roll"],
+        "steps are not commands"
+    );
+}

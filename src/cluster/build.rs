@@ -64,6 +64,9 @@ pub(super) fn build_world(spec: &ClusterSpec, local: &LocalSet) -> Result<Rc<Wor
         log: RefCell::new(EventLog::default()),
         poke: Default::default(),
         memory_budget: std::cell::Cell::new(MEMORY_BUDGET_RECORDS),
+        server_properties: RefCell::new(spec.broker_config.clone()),
+        restart_pending: Default::default(),
+        rolling: Default::default(),
     });
     world.spawn_network(local);
     world.spawn_memory_guard(local);

@@ -110,7 +110,7 @@ impl Sim {
         let _ctx = self.rt.enter();
         let now = self.world.now();
         let _span = tracing::info_span!("command", t = now, command = %cmd).entered();
-        let result = cmd.apply(&self.world, &self.local);
+        let result = cmd.apply(&self.world, (&self.local).into());
         match &result {
             Ok(_) => tracing::info!("applied"),
             Err(e) => tracing::info!(refused = %e, "refused"),

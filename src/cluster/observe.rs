@@ -37,7 +37,8 @@ pub(crate) fn snapshot(world: &World) -> Snapshot {
         topics,
         partitions,
         producers,
-        broker_config,
+        broker_config: world.server_properties.borrow().clone(),
+        rolling: world.rolling.get(),
         acked_lost: ledger.lost(),
         duplicates: ledger.duplicates(),
         recent_events: log.recent(),
@@ -70,6 +71,17 @@ struct Observer<'a> {
 }
 
 impl Observer<'_> {
+    /// The static properties set since broker `id` started, while the config it runs with
+    /// differs from `server.properties` in a static property.
+    fn restart_pending(&self, id: BrokerId, running: &BrokerConfig) -> Vec<String> {
+        let stored = self.world.server_properties.borrow();
+        if running.with_dynamic_from(&stored) == *stored {
+            return Vec::new();
+        }
+        let pending = self.world.restart_pending.borrow();
+        pending.get(&id).map_or_else(Vec::new, |names| names.iter().map(|n| n.to_string()).collect())
+    }
+
     fn broker_view(
         &self,
         id: BrokerId,
@@ -94,6 +106,7 @@ impl Observer<'_> {
             fetch_paused: core.fetch_paused(),
             // The heartbeat manager's clock is controller-local state, not metadata.
             last_heartbeat: controller.broker(id).map_or(0, |r| r.last_heartbeat),
+            restart_pending: self.restart_pending(id, core.config()),
         }
     }
 

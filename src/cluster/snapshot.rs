@@ -27,8 +27,12 @@ pub struct Snapshot {
     pub partitions: Vec<PartitionView>,
     /// Producers in index order.
     pub producers: Vec<ProducerView>,
-    /// Cluster-wide broker config.
+    /// Cluster-wide broker config as stored (`server.properties`, what a broker reads at its
+    /// next start); a running broker may still run with older static values (see
+    /// [`BrokerView::restart_pending`]).
     pub broker_config: BrokerConfig,
+    /// A `roll` (rolling restart) is under way.
+    pub rolling: bool,
     /// Acknowledged records that no longer exist anywhere that counts (audit ledger).
     pub acked_lost: u64,
     /// Records acknowledged twice at different offsets.
@@ -131,6 +135,9 @@ pub struct BrokerView {
     pub fetch_paused: bool,
     /// Sim time of the last heartbeat the controller received (ms).
     pub last_heartbeat: Ms,
+    /// Static properties set since it started that it does not run with yet ("restart
+    /// pending"); empty when its config is current.
+    pub restart_pending: Vec<String>,
 }
 
 impl BrokerView {

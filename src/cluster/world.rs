@@ -5,6 +5,7 @@
 use super::events::EventLog;
 use super::net::{Delivery, Network};
 use super::node::{Node, NodeCore, ProcessState, Registry, Role};
+use crate::config::BrokerConfig;
 use crate::sim::audit::Ledger;
 use crate::sim::broker::Broker;
 use crate::sim::controller::QuorumController;
@@ -13,6 +14,7 @@ use crate::sim::producer::ProducerClient;
 use crate::sim::protocol::{Message, NodeId};
 use crate::sim::{BrokerId, Ms, Outbox, SimTime, TopicPartition};
 use std::cell::RefCell;
+use std::collections::{BTreeMap, BTreeSet};
 use std::rc::Rc;
 use tokio::sync::Notify;
 use tokio::sync::mpsc::{self, UnboundedReceiver};
@@ -25,6 +27,32 @@ pub const MEMORY_BUDGET_RECORDS: u64 = 40_000_000;
 
 /// How often the memory guard looks (ms of sim time).
 const MEMORY_CHECK_MS: Ms = 1_000;
+
+/// Where a new task goes: the sim's `LocalSet` (from outside it, e.g. a command applied
+/// between advances) or the `LocalSet` running the caller (from inside a task, e.g. `roll`).
+#[derive(Clone, Copy)]
+pub(crate) enum Spawner<'a> {
+    /// The given `LocalSet`.
+    Local(&'a LocalSet),
+    /// The `LocalSet` the calling task runs on.
+    Current,
+}
+
+impl Spawner<'_> {
+    /// Spawns `task` where this spawner says.
+    pub fn spawn<F: std::future::Future<Output = ()> + 'static>(self, task: F) -> JoinHandle<()> {
+        match self {
+            Spawner::Local(local) => local.spawn_local(task),
+            Spawner::Current => tokio::task::spawn_local(task),
+        }
+    }
+}
+
+impl<'a> From<&'a LocalSet> for Spawner<'a> {
+    fn from(local: &'a LocalSet) -> Self {
+        Spawner::Local(local)
+    }
+}
 
 /// A sans-IO component a task can drive.
 pub(crate) trait Core {
@@ -92,6 +120,14 @@ pub(crate) struct World {
     pub poke: Rc<Notify>,
     /// Record copies the logs may hold before the producers are stopped.
     pub memory_budget: std::cell::Cell<u64>,
+    /// The broker config every process reads from its `server.properties` when it starts:
+    /// the spec's, with every `set` since. Dynamic properties reach running brokers through
+    /// the metadata log as well; static ones only through a restart.
+    pub server_properties: RefCell<BrokerConfig>,
+    /// Static properties set since each broker last started (its restart would apply them).
+    pub restart_pending: RefCell<BTreeMap<BrokerId, BTreeSet<&'static str>>>,
+    /// A `roll` is under way.
+    pub rolling: std::cell::Cell<bool>,
 }
 
 impl World {
@@ -215,7 +251,12 @@ impl World {
     }
 
     /// Adds a node to the registry and starts its task. Returns the node.
-    pub fn add_node(self: &Rc<Self>, local: &LocalSet, id: NodeId, core: NodeCore) -> Rc<Node> {
+    pub fn add_node<'a>(
+        self: &Rc<Self>,
+        local: impl Into<Spawner<'a>>,
+        id: NodeId,
+        core: NodeCore,
+    ) -> Rc<Node> {
         let node = self.nodes.insert(Node::new(id, core));
         self.start_task(local, &node);
         node
@@ -223,7 +264,8 @@ impl World {
 
     /// Starts (or restarts) a node's task with a fresh inbox routed from the network, and marks
     /// its process running.
-    pub fn start_task(self: &Rc<Self>, local: &LocalSet, node: &Node) {
+    pub fn start_task<'a>(self: &Rc<Self>, local: impl Into<Spawner<'a>>, node: &Node) {
+        let local = local.into();
         node.abort_task();
         let task = match &node.core {
             NodeCore::Controller(c) => self.spawn_node(local, node.id, c.clone()),
@@ -245,13 +287,13 @@ impl World {
 
     fn spawn_node<C: Core + 'static>(
         self: &Rc<Self>,
-        local: &LocalSet,
+        local: Spawner<'_>,
         node: NodeId,
         core: Rc<RefCell<C>>,
     ) -> JoinHandle<()> {
         let (tx, rx) = mpsc::unbounded_channel();
         self.net.set_route(node, Some(tx));
-        local.spawn_local(run_node(self.clone(), node, core, rx))
+        local.spawn(run_node(self.clone(), node, core, rx))
     }
 
     /// A process exited by itself (a finished controlled shutdown) at `now`.

@@ -35,6 +35,11 @@ pub struct Semantics {
     /// unfencing. KRaft 3.0–3.8 elected an unclean leader only through the admin
     /// `ElectLeaders` API.
     pub kraft_unclean_election: bool,
+    /// The controller bumps the leader epoch whenever an ISR loses a member, not only when the
+    /// leader changes (KAFKA-15021: metadata versions before 3.6-IV0,
+    /// `MetadataVersion.isLeaderEpochBumpRequiredOnIsrShrink`, R4.10). Since 3.6 a
+    /// leader-initiated or controller-driven shrink bumps only the partition epoch.
+    pub leader_epoch_bump_on_isr_shrink: bool,
     /// KIP-966 Eligible Leader Replicas (R8): off by default in Kafka 4.0, on by default for new
     /// clusters from 4.1 (feature `eligible.leader.replicas.version`). isrlab models the
     /// cluster with the feature off; an ISR never becomes empty (R4.8), and a broker config
@@ -63,6 +68,7 @@ impl Semantics {
         metadata_mode: MetadataMode::KRaft,
         strict_min_isr: true,
         kraft_unclean_election: true,
+        leader_epoch_bump_on_isr_shrink: false,
         eligible_leader_replicas: false,
         reregister_after_controlled_shutdown: true,
         idempotence_by_default: true,

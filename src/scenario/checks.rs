@@ -41,7 +41,7 @@ pub fn apply_setting(spec: &mut ClusterSpec, key: &str, value: &str) -> Result<(
             ProducerConfig::default().set(key, value)?;
             spec.producers.iter_mut().try_for_each(|p| p.config.set(key, value))
         }
-        Scope::Broker | Scope::BrokerAndTopic => spec.broker_config.set(key, value),
+        Scope::Broker | Scope::BrokerAndTopic | Scope::Topic => spec.broker_config.set(key, value),
         Scope::Lab => spec.net.set(key, value),
     }
 }
@@ -120,6 +120,9 @@ impl Catalog for Known {
         self.producer_config.clone()
     }
     fn broker_state(&self, _broker: BrokerId) -> Option<BrokerState> {
+        None
+    }
+    fn roll_running(&self) -> Option<bool> {
         None
     }
 }

@@ -481,6 +481,7 @@ mod tests {
             leader_count: 0,
             fetch_paused: false,
             last_heartbeat: 0,
+            restart_pending: Vec::new(),
         }
     }
 

@@ -16,8 +16,12 @@ use crate::kafka::errors::ErrorCode;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-static NO_OVERRIDES: TopicConfig =
-    TopicConfig { min_insync_replicas: None, unclean_leader_election_enable: None };
+static NO_OVERRIDES: TopicConfig = TopicConfig::NONE;
+
+/// Delay (ms) from a broker's start to its first log retention run: Kafka's
+/// `log.initial.task.delay.ms` default (`LogManager` schedules `kafka-log-retention` after it,
+/// then every `log.retention.check.interval.ms`).
+pub const LOG_INITIAL_TASK_DELAY_MS: Ms = 30_000;
 
 /// One follower fetch loop towards one leader broker.
 #[derive(Clone, Copy, Debug, Default)]
@@ -54,6 +58,8 @@ pub struct Broker {
     next_heartbeat: Ms,
     next_isr_check: Ms,
     next_checkpoint: Ms,
+    /// When the log retention task runs next (ms).
+    next_retention_check: Ms,
     hw_checkpoint: BTreeMap<TopicPartition, Offset>,
     next_correlation: u64,
     down_since: Option<Ms>,
@@ -117,6 +123,7 @@ impl Broker {
             next_heartbeat: 0,
             next_isr_check: 0,
             next_checkpoint: 0,
+            next_retention_check: 0,
             hw_checkpoint: BTreeMap::new(),
             next_correlation: 1,
             down_since: None,
@@ -138,6 +145,20 @@ impl Broker {
     /// Whether the process runs.
     pub fn is_up(&self) -> bool {
         self.up
+    }
+
+    /// The config it runs with: its `server.properties` as of its last start, with the
+    /// cluster's dynamic properties applied since.
+    pub fn config(&self) -> &BrokerConfig {
+        &self.config
+    }
+
+    /// Reads `server.properties` again, as a starting process does: call it while the broker
+    /// is down, before [`Broker::start`]. Static properties take effect only this way.
+    pub fn load_config(&mut self, config: BrokerConfig) {
+        if !self.up {
+            self.config = config;
+        }
     }
 
     /// Whether its follower fetchers are paused by the user.
@@ -164,6 +185,7 @@ impl Broker {
         self.next_heartbeat = now;
         self.next_isr_check = now + self.config.replica_lag_time_max_ms / 2;
         self.next_checkpoint = now + self.config.replica_high_watermark_checkpoint_interval_ms;
+        self.next_retention_check = now + LOG_INITIAL_TASK_DELAY_MS;
     }
 
     /// Starts at t=0 already registered and unfenced with `image` applied (the cluster was
@@ -322,8 +344,10 @@ impl Broker {
         for b in &delta.brokers {
             self.brokers.insert(b.id, *b);
         }
+        // Only dynamic properties change while the process runs; static ones stay as it
+        // started with them (`DynamicBrokerConfig.updateCurrentConfig`).
         if let Some(c) = &delta.broker_config {
-            self.config = c.clone();
+            self.config = self.config.with_dynamic_from(c);
         }
         for (topic, c) in &delta.topic_configs {
             self.topic_configs.insert(topic.clone(), c.clone());
@@ -338,9 +362,25 @@ impl Broker {
             let ctx = ctx!(self, now, ps.tp);
             if let Some(p) = self.partitions.get_mut(&ps.tp) {
                 p.apply_state(&ctx, ps, out);
+                if self.shutting_down && p.stop_fetching_in_controlled_shutdown(self.id) {
+                    out.emit(EventKind::FollowerStopped {
+                        broker: self.id,
+                        tp: ps.tp.clone(),
+                        leo: p.log.leo(),
+                    });
+                }
             }
         }
+        self.configure_logs();
         self.complete_parked(now, out);
+    }
+
+    /// Gives every log its topic's effective retention and segment settings.
+    fn configure_logs(&mut self) {
+        for (tp, p) in &mut self.partitions {
+            let topic = self.topic_configs.get(&tp.topic).unwrap_or(&NO_OVERRIDES);
+            p.log.configure(topic.log_config(&self.config));
+        }
     }
 
     /// Leader side of a follower's Fetch (R2.4, R2.6): serve every partition, answer at once
@@ -359,7 +399,11 @@ impl Broker {
                 _ => Err(ErrorCode::NotLeaderOrFollower),
             };
             ready |= match &result {
-                Ok(d) => d.diverging_epoch.is_some() || !d.batches.is_empty(),
+                Ok(d) => {
+                    d.diverging_epoch.is_some()
+                        || !d.batches.is_empty()
+                        || d.log_start_offset > fp.fetch_offset
+                }
                 Err(_) => true,
             };
             results.push(FetchedPartition { tp: fp.tp.clone(), result });
@@ -489,6 +533,12 @@ impl Broker {
             }
             self.next_isr_check = now + (self.config.replica_lag_time_max_ms / 2).max(1);
         }
+        if now >= self.next_retention_check {
+            for p in self.partitions.values_mut() {
+                p.log.delete_old_segments(now);
+            }
+            self.next_retention_check = now + self.config.log_retention_check_interval_ms.max(1);
+        }
         if now >= self.next_checkpoint {
             self.checkpoint_hws();
             self.next_checkpoint = now + self.config.replica_high_watermark_checkpoint_interval_ms;
@@ -515,7 +565,7 @@ impl Broker {
         if !self.up {
             return None;
         }
-        let mut next = self.next_isr_check.min(self.next_checkpoint);
+        let mut next = self.next_isr_check.min(self.next_checkpoint).min(self.next_retention_check);
         if self.registered {
             next = next.min(self.next_heartbeat);
         }
@@ -554,9 +604,75 @@ fn reject_produce(req: &super::protocol::ProduceRequest, from: NodeId, out: &mut
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::sim::protocol::PartitionState;
 
     fn registrations(out: &Outbox) -> usize {
         out.sends.iter().filter(|(_, m)| matches!(m, Message::RegisterBroker { .. })).count()
+    }
+
+    fn state(
+        partition: u32,
+        isr: &[BrokerId],
+        leader: Option<BrokerId>,
+        epochs: (i32, i32),
+    ) -> PartitionState {
+        PartitionState {
+            tp: TopicPartition::new("foo", partition),
+            replicas: vec![0, 1],
+            isr: isr.to_vec(),
+            leader,
+            leader_epoch: epochs.0,
+            partition_epoch: epochs.1,
+            leader_recovery: crate::sim::protocol::LeaderRecoveryState::Recovered,
+        }
+    }
+
+    /// Kafka's `ReplicaManagerTest.testReplicasAreStoppedWhileInControlledShutdownWithKRaft`,
+    /// in our words: broker 0 follows foo-0 (in the ISR), leads foo-1 alone and follows foo-2
+    /// (outside the ISR). It begins a controlled shutdown; the controller takes it out of
+    /// foo-0's ISR and leaves foo-1 without a leader, and does not touch foo-2. The fetchers of
+    /// foo-0 and foo-1 stop; foo-2, whose state did not change, keeps fetching.
+    #[test]
+    fn controlled_shutdown_stops_the_fetchers_of_partitions_it_left() {
+        let mut b = Broker::new(0, BrokerConfig::default());
+        let reg =
+            |id| BrokerRegistration { id, broker_epoch: 1, fenced: false, in_controlled_shutdown: false };
+        let image = MetadataDelta {
+            brokers: vec![reg(0), reg(1)],
+            partitions: vec![
+                state(0, &[0, 1], Some(1), (0, 0)),
+                state(1, &[0], Some(0), (0, 0)),
+                state(2, &[1], Some(1), (0, 0)),
+            ],
+            ..Default::default()
+        };
+        b.start_bootstrapped(0, 1, &image, &mut Outbox::default());
+        let foo = |p| TopicPartition::new("foo", p);
+        b.begin_controlled_shutdown(100, &mut Outbox::default()).unwrap();
+        let delta = MetadataDelta {
+            partitions: vec![state(0, &[1], Some(1), (0, 1)), state(1, &[0], None, (1, 1))],
+            ..Default::default()
+        };
+        let mut out = Outbox::default();
+        b.handle(200, NodeId::Controller, Message::Metadata(delta), &mut out);
+        let stopped: Vec<u32> = out
+            .events
+            .iter()
+            .filter_map(|e| match e {
+                EventKind::FollowerStopped { broker: 0, tp, .. } => Some(tp.partition),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(stopped, vec![0, 1]);
+        for (p, fetching) in [(0, false), (1, false), (2, true)] {
+            let part = b.partition(&foo(p)).unwrap();
+            assert_eq!(part.fetch_request(300).is_some(), fetching, "foo-{p}");
+            assert_eq!(part.fetch_stopped(), !fetching, "foo-{p}");
+        }
+        // A restart starts every fetcher again.
+        b.crash(400);
+        b.start(500, &mut Outbox::default());
+        assert!(!b.partition(&foo(0)).unwrap().fetch_stopped());
     }
 
     /// `BrokerLifecycleManager`: after each DUPLICATE_BROKER_REGISTRATION the broker waits

@@ -140,7 +140,10 @@ struct Plan {
 /// `target_isr` is the wanted ISR; an empty one is not applied (the last-member rule, R4.8), but
 /// it still decides who may lead. `acceptable` says which brokers may lead (active, and not the
 /// broker being removed). The leader epoch grows by one when the leader changes, including to
-/// none (R6.8, R4.10); the partition epoch grows by one on every change (R6.9). An unclean
+/// none (R6.8, R4.10), and with `shrink_bumps_leader_epoch` also when the ISR loses a member
+/// (metadata versions before 3.6, KAFKA-15021: `PartitionChangeBuilder.
+/// triggerLeaderEpochBumpForIsrShrinkIfNeeded`); the partition epoch grows by one on every
+/// change (R6.9). An unclean
 /// election sets ISR = [new leader] and `leader_recovery` = Recovering (R6.5, KIP-704).
 /// Returns `None` when nothing would change.
 fn plan_change(
@@ -149,6 +152,7 @@ fn plan_change(
     target_recovery: Option<LeaderRecoveryState>,
     election: Election,
     acceptable: &dyn Fn(BrokerId) -> bool,
+    shrink_bumps_leader_epoch: bool,
 ) -> Option<Plan> {
     let valid = |r: BrokerId| target_isr.contains(&r) && acceptable(r);
     let current_valid = p.leader.is_some_and(valid);
@@ -198,7 +202,8 @@ fn plan_change(
         return None;
     }
     next.partition_epoch += 1;
-    if next.leader != p.leader {
+    let shrunk = p.isr.iter().any(|r| !next.isr.contains(r));
+    if next.leader != p.leader || (shrink_bumps_leader_epoch && shrunk) {
         next.leader_epoch += 1;
     }
     Some(Plan { state: next, unclean })
@@ -691,11 +696,18 @@ impl QuorumController {
     }
 
     /// Whether a broker's current registration still has a live session that blocks a new
-    /// incarnation (`BrokerHeartbeatManager.hasValidSession`: heard from within
-    /// `broker.session.timeout.ms`). Only an active registration blocks: a fenced one has no
-    /// session, and one in controlled shutdown may be replaced at once (KAFKA-19047).
+    /// incarnation (`BrokerHeartbeatManager.hasValidSession`: unfenced and heard from within
+    /// `broker.session.timeout.ms`). A fenced registration has no session. One in controlled
+    /// shutdown may be replaced at once where the semantics has KAFKA-19047
+    /// ([`crate::config::Semantics::reregister_after_controlled_shutdown`]); before it, it
+    /// blocked like any other.
     fn has_valid_session(&self, b: &BrokerInfo, now: Ms) -> bool {
-        b.is_active() && now.saturating_sub(b.last_heartbeat) <= self.config.broker_session_timeout_ms
+        let blocking = if self.config.semantics.reregister_after_controlled_shutdown {
+            b.is_active()
+        } else {
+            b.registered && !b.fenced
+        };
+        blocking && now.saturating_sub(b.last_heartbeat) <= self.config.broker_session_timeout_ms
     }
 
     /// `BrokerHeartbeat` (R6.1, R6.6; `BrokerHeartbeatManager` states). A heartbeat with a stale
@@ -775,13 +787,14 @@ impl QuorumController {
         recovery: LeaderRecoveryState,
     ) -> Result<PartitionState, ErrorCode> {
         let active = self.active_set();
+        let bump = self.config.semantics.leader_epoch_bump_on_isr_shrink;
         let topic = self.topics.get_mut(&*tp.topic).ok_or(ErrorCode::UnknownTopicOrPartition)?;
         let unclean = topic.config.unclean_election_automatic(&self.config);
         let p = topic.partitions.get_mut(tp.partition as usize).ok_or(ErrorCode::UnknownTopicOrPartition)?;
         validate_alter(p, &self.brokers, sender, leader_epoch, partition_epoch, new_isr, recovery)?;
         let ids: Vec<BrokerId> = new_isr.iter().map(|m| m.id).collect();
         let Some(plan) =
-            plan_change(p, &ids, Some(recovery), Election::Any { unclean }, &|r| active.contains(&r))
+            plan_change(p, &ids, Some(recovery), Election::Any { unclean }, &|r| active.contains(&r), bump)
         else {
             return Ok(p.clone());
         };
@@ -822,12 +835,13 @@ impl QuorumController {
     ) {
         let active = self.active_set();
         let acceptable = |r: BrokerId| r != broker && active.contains(&r);
+        let bump = self.config.semantics.leader_epoch_bump_on_isr_shrink;
         let changed = self.change_partitions(|p, unclean| {
             if !p.isr.contains(&broker) {
                 return None;
             }
             let target: Vec<BrokerId> = p.isr.iter().copied().filter(|&r| r != broker).collect();
-            plan_change(p, &target, None, Election::Any { unclean }, &acceptable)
+            plan_change(p, &target, None, Election::Any { unclean }, &acceptable, bump)
         });
         for (old, plan) in &changed {
             report(old, plan, Some(cause), kind, out);
@@ -850,6 +864,7 @@ impl QuorumController {
     fn elect_leaderless(&mut self, only_unclean_topics: bool, max: usize, out: &mut Outbox) -> bool {
         let active = self.active_set();
         let acceptable = |r: BrokerId| active.contains(&r);
+        let bump = self.config.semantics.leader_epoch_bump_on_isr_shrink;
         let (mut elected, mut more) = (0, false);
         let changed = self.change_partitions(|p, unclean| {
             if p.leader.is_some() || (only_unclean_topics && !unclean) {
@@ -859,7 +874,7 @@ impl QuorumController {
                 more = true;
                 return None;
             }
-            let plan = plan_change(p, &p.isr, None, Election::Any { unclean }, &acceptable)?;
+            let plan = plan_change(p, &p.isr, None, Election::Any { unclean }, &acceptable, bump)?;
             elected += 1;
             Some(plan)
         });
@@ -876,6 +891,7 @@ impl QuorumController {
     fn balance_leaders(&mut self, out: &mut Outbox) -> bool {
         let active = self.active_set();
         let acceptable = |r: BrokerId| active.contains(&r);
+        let bump = self.config.semantics.leader_epoch_bump_on_isr_shrink;
         let mut elected = 0;
         let mut more = false;
         let changed = self.change_partitions(|p, _| {
@@ -886,7 +902,7 @@ impl QuorumController {
                 more = true;
                 return None;
             }
-            let plan = plan_change(p, &p.isr, None, Election::Preferred, &acceptable)?;
+            let plan = plan_change(p, &p.isr, None, Election::Preferred, &acceptable, bump)?;
             elected += 1;
             Some(plan)
         });
@@ -966,9 +982,12 @@ impl QuorumController {
     /// `unclean.leader.election.interval.ms` from now if none is armed and some partition has
     /// no leader; schedule a rebalance run one interval from now if auto-rebalance is on, none
     /// is scheduled and some partition is not led by its preferred replica; cancel the
-    /// rebalance when auto-rebalance is off.
+    /// rebalance when auto-rebalance is off. The unclean check exists only where the KRaft
+    /// controller applies unclean election itself ([`crate::config::Semantics::kraft_unclean_election`],
+    /// KAFKA-12670, Kafka 3.9).
     fn after_write(&mut self, now: Ms) {
-        if self.unclean_check.is_none() && self.partitions().any(|p| p.leader.is_none()) {
+        let unclean_task = self.config.semantics.kraft_unclean_election;
+        if unclean_task && self.unclean_check.is_none() && self.partitions().any(|p| p.leader.is_none()) {
             self.unclean_check = Some(DeferredRun { armed_at: now, immediate: false });
         }
         if !self.config.auto_leader_rebalance_enable {
@@ -1107,6 +1126,21 @@ mod tests {
     }
 
     const SEED_LISTS: [[BrokerId; 3]; 6] = [[0, 1, 2], [1, 2, 0], [2, 0, 1], [0, 2, 1], [1, 0, 2], [2, 1, 0]];
+
+    /// KAFKA-15021 (metadata versions before 3.6): every ISR shrink bumped the leader epoch,
+    /// also when the leader stayed. Read from the semantics; off in Kafka 4.x (R4.10).
+    #[test]
+    fn an_isr_shrink_bumps_the_leader_epoch_only_where_the_semantics_says_so() {
+        for bump in [false, true] {
+            let mut c = cluster(&[0, 1, 2]);
+            c.config.semantics.leader_epoch_bump_on_isr_shrink = bump;
+            explicit(&mut c, "t", vec![vec![0, 1, 2]]);
+            run(&mut c, 0, 9001, &[0, 1]);
+            let p = part(&c, "t", 0);
+            assert_eq!((p.leader, p.isr.clone(), p.partition_epoch), (Some(0), vec![0, 1], 1));
+            assert_eq!(p.leader_epoch, i32::from(bump), "bump on shrink = {bump}");
+        }
+    }
 
     #[test]
     fn fencing_broker_2_in_the_seed_example() {
@@ -1254,6 +1288,23 @@ mod tests {
         let out = run(&mut c, offline_at + 299_999, offline_at + 300_000, &[2]);
         assert_eq!(leader_changes(&out), vec![(0, None, Some(2), ElectionKind::Unclean)]);
         assert_eq!(c.next_unclean_check_at(), None, "nothing leaderless: not armed again");
+    }
+
+    /// KRaft before 3.9 (no KAFKA-12670) never elects an unclean leader by itself: no check is
+    /// armed and the topic's setting waits for an admin election. Read from the semantics.
+    #[test]
+    fn without_the_kraft_unclean_task_an_offline_partition_stays_offline() {
+        let mut c = cluster(&[1, 2]);
+        c.config.semantics.kraft_unclean_election = false;
+        explicit(&mut c, "t", vec![vec![1, 2]]);
+        c.set_topic_config(0, "t", "unclean.leader.election.enable", "true", &mut Outbox::default()).unwrap();
+        run(&mut c, 0, 9001, &[1]);
+        run(&mut c, 9001, 19_001, &[]);
+        assert_eq!(part(&c, "t", 0).leader, None);
+        assert_eq!(c.next_unclean_check_at(), None, "no unclean task");
+        register(&mut c, 20_000, 2);
+        run(&mut c, 20_000, 30_000, &[2]);
+        assert_eq!(part(&c, "t", 0).leader, None, "not even when broker 2 is unfenced");
     }
 
     /// A check that finds its partitions' topics still refusing unclean election is armed again
@@ -1476,6 +1527,18 @@ mod tests {
         heartbeat(&mut c, 2100, 2, true);
         assert!(!c.broker(2).unwrap().fenced && c.broker(2).unwrap().in_controlled_shutdown);
         assert!(!refused(&register(&mut c, 2200, 2)));
+    }
+
+    /// Before KAFKA-19047 (Kafka 4.0.0) a registration in controlled shutdown with a live
+    /// session blocked a new incarnation like any other: the rule is read from the semantics.
+    #[test]
+    fn without_kafka_19047_controlled_shutdown_does_not_free_the_session() {
+        let mut c = cluster(&[1, 2, 3]);
+        c.config.semantics.reregister_after_controlled_shutdown = false;
+        explicit(&mut c, "t", vec![vec![1, 2, 3]]);
+        heartbeat(&mut c, 2100, 2, true);
+        assert!(!c.broker(2).unwrap().fenced && c.broker(2).unwrap().in_controlled_shutdown);
+        assert!(refused(&register(&mut c, 2200, 2)));
     }
 
     #[test]

@@ -62,6 +62,53 @@ pub struct ProduceFailure {
     pub detail: String,
 }
 
+/// One step of a rolling restart (`roll`).
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub enum RollStep {
+    /// It began: the brokers in the order it restarts them, and whether it waits for each to
+    /// be back in every ISR before the next.
+    Started {
+        /// Restart order.
+        order: Vec<BrokerId>,
+        /// Waits for the ISRs (`roll`), or not (`roll --no-wait`).
+        wait: bool,
+    },
+    /// It asked this broker for a controlled shutdown.
+    Stopping(BrokerId),
+    /// This broker was down and was started again.
+    Restarted(BrokerId),
+    /// This broker is back in the ISR of every partition it replicates.
+    BackInIsrs(BrokerId),
+    /// Every broker was restarted.
+    Done,
+    /// It gave up because this broker went down while it waited.
+    Abandoned(BrokerId),
+}
+
+impl fmt::Display for RollStep {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RollStep::Started { order, wait: true } => write!(
+                f,
+                "roll: restarting brokers {} one at a time, each back in every ISR before the next",
+                join_ids(order)
+            ),
+            RollStep::Started { order, wait: false } => write!(
+                f,
+                "roll --no-wait: restarting brokers {} one after the other without waiting for the ISRs",
+                join_ids(order)
+            ),
+            RollStep::Stopping(b) => write!(f, "roll: controlled shutdown of broker {b}"),
+            RollStep::Restarted(b) => write!(f, "roll: broker {b} started again"),
+            RollStep::BackInIsrs(b) => write!(f, "roll: broker {b} is back in every ISR"),
+            RollStep::Done => write!(f, "roll: every broker was restarted"),
+            RollStep::Abandoned(b) => {
+                write!(f, "roll stopped: broker {b} went down while the roll waited for it")
+            }
+        }
+    }
+}
+
 /// What happened.
 #[derive(Clone, PartialEq, Debug)]
 pub enum EventKind {
@@ -216,6 +263,16 @@ pub enum EventKind {
         /// How many records.
         count: u64,
     },
+    /// A broker in controlled shutdown left a partition's ISR (or the partition lost its
+    /// leader) and stopped fetching it (`ReplicaManager.applyLocalFollowersDelta`).
+    FollowerStopped {
+        /// The broker.
+        broker: BrokerId,
+        /// The partition.
+        tp: TopicPartition,
+        /// Its LEO, kept until it restarts.
+        leo: Offset,
+    },
     /// A follower's fetchers were paused or resumed by the user.
     FetchPaused {
         /// The broker.
@@ -246,6 +303,8 @@ pub enum EventKind {
         /// What the change means now.
         note: String,
     },
+    /// A rolling restart (`roll`) moved on.
+    Roll(RollStep),
 }
 
 fn who(b: Option<BrokerId>) -> String {
@@ -377,6 +436,10 @@ impl fmt::Display for EventKind {
                 f,
                 "{count} record(s) for {tp} failed: not acknowledged within delivery.timeout.ms (TimeoutException)"
             ),
+            FollowerStopped { broker, tp, leo } => write!(
+                f,
+                "broker {broker} stopped fetching {tp}: it is in controlled shutdown and out of the ISR; its log keeps LEO {leo} until it restarts"
+            ),
             FetchPaused { broker, paused: true } => {
                 write!(f, "broker {broker} stopped fetching (it still heartbeats the controller)")
             }
@@ -394,6 +457,7 @@ impl fmt::Display for EventKind {
                 }
                 Ok(())
             }
+            Roll(step) => write!(f, "{step}"),
         }
     }
 }

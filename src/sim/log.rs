@@ -4,7 +4,9 @@
 //! `LeaderEpochFileCache` (rule book §3, R5.8, R7.4–R7.5).
 
 use super::protocol::{Batch, EpochEndOffset, RecordBatch, sequence_after};
-use super::{Epoch, Offset};
+use super::segments::{LogEnds, Segments};
+use super::{Epoch, Ms, Offset};
+use crate::config::LogConfig;
 use crate::kafka::errors::ErrorCode;
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::Arc;
@@ -37,10 +39,12 @@ pub struct AppendInfo {
     pub duplicate: bool,
 }
 
-/// A replica's log of one partition, as record batches in offset order.
+/// A replica's log of one partition, as record batches in offset order, in segments.
 #[derive(Clone, Debug, Default)]
 pub struct PartitionLog {
     batches: VecDeque<Arc<RecordBatch>>,
+    segments: Segments,
+    config: LogConfig,
     log_start: Offset,
     hw: Offset,
     /// (epoch, start offset), strictly increasing in both (R7.4).
@@ -82,6 +86,62 @@ impl PartitionLog {
     /// How many batches the log holds.
     pub fn batch_count(&self) -> usize {
         self.batches.len()
+    }
+
+    /// Its segments, oldest first.
+    pub fn segments(&self) -> &Segments {
+        &self.segments
+    }
+
+    /// Bytes of all its segments.
+    pub fn size_bytes(&self) -> u64 {
+        self.segments.size_bytes()
+    }
+
+    /// Applies the topic's effective log settings (rolling and retention), as Kafka's
+    /// `UnifiedLog.updateConfig` does when a config changes.
+    pub fn configure(&mut self, config: LogConfig) {
+        self.config = config;
+    }
+
+    /// Retention (`UnifiedLog.deleteOldSegments`, run by every broker for every log it
+    /// holds, leader or follower, each below its own HW): deletes segments past
+    /// `retention.bytes` or `retention.ms`, or below the log start, and moves the log start
+    /// to the first segment kept. Returns the new log start when it moved.
+    pub fn delete_old_segments(&mut self, now: Ms) -> Option<Offset> {
+        let ends = LogEnds { log_start: self.log_start, hw: self.hw, leo: self.leo() };
+        let first_kept = self.segments.delete_old(now, ends, &self.config);
+        let base = self.segments.first_base_offset();
+        while self.batches.front().is_some_and(|b| b.base_offset < base) {
+            self.batches.pop_front();
+        }
+        let moved = first_kept.map(|start| self.increment_log_start(start));
+        moved.filter(|&m| m).map(|_| self.log_start)
+    }
+
+    /// A follower adopts the leader's log start offset from a fetch response (Kafka's
+    /// `ReplicaFetcherThread.processPartitionData` → `maybeIncrementLogStartOffset`). Ignored
+    /// when it is not higher, or higher than this replica's HW (Kafka refuses that with
+    /// `OffsetOutOfRangeException`). The data below it goes at the next retention run.
+    /// Returns whether it moved.
+    pub fn maybe_increment_log_start(&mut self, offset: Offset) -> bool {
+        offset <= self.hw && self.increment_log_start(offset)
+    }
+
+    fn increment_log_start(&mut self, offset: Offset) -> bool {
+        if offset <= self.log_start {
+            return false;
+        }
+        self.log_start = offset;
+        // LeaderEpochFileCache.truncateFromStart: the newest entry at or below the new start
+        // is kept, moved up to start there.
+        let removed: Vec<(Epoch, Offset)> =
+            self.epoch_cache.iter().copied().filter(|&(_, s)| s <= offset).collect();
+        self.epoch_cache.retain(|&(_, s)| s > offset);
+        if let Some(&(epoch, _)) = removed.last() {
+            self.epoch_cache.insert(0, (epoch, offset));
+        }
+        true
     }
 
     /// Index of the batch holding `offset`, or of the first batch after it.
@@ -239,6 +299,7 @@ impl PartitionLog {
                 window.pop_front();
             }
         }
+        self.segments.append(&b, &self.config);
         self.batches.push_back(b);
     }
 
@@ -264,6 +325,7 @@ impl PartitionLog {
         let keep = self.batch_index(offset);
         self.batches.truncate(keep);
         let new_leo = self.leo();
+        self.segments.truncate(new_leo, self.batches.iter().map(|b| &**b));
         self.epoch_cache.retain(|&(_, s)| s < new_leo);
         self.hw = self.hw.min(new_leo);
         for window in self.producers.values_mut() {
@@ -277,6 +339,7 @@ impl PartitionLog {
     /// `UnifiedLog.truncateFullyAndStartAt`): log start, LEO and HW all become `offset`.
     pub fn truncate_fully_and_start_at(&mut self, offset: Offset) {
         self.batches.clear();
+        self.segments = Segments::starting_at(offset);
         self.epoch_cache.clear();
         self.producers.clear();
         self.log_start = offset;
@@ -553,5 +616,69 @@ mod tests {
         assert_eq!((run.position(6), run.position(7), run.position(12)), (Some(1), None, None));
         assert_eq!(run, vec![3, 6, 9]);
         assert!(Values::from_slice(&[]).is_empty());
+    }
+
+    fn timed(values: &[u64], at: Ms) -> Batch {
+        Batch { max_timestamp: at, ..batch(-1, -1, values) }
+    }
+
+    /// Ten one-record batches at 0, 1000, …, 9000 ms in segments of three (161-byte batches,
+    /// 500-byte segments), epochs 0 then 1 from offset 5.
+    fn retained_log(retention_ms: i64, retention_bytes: i64) -> PartitionLog {
+        let mut log = PartitionLog::new();
+        log.configure(LogConfig {
+            retention_ms,
+            retention_bytes,
+            segment_bytes: 500,
+            segment_ms: 604_800_000,
+        });
+        for i in 0..10u64 {
+            let epoch = if i < 5 { 0 } else { 1 };
+            log.assign_epoch_start(epoch);
+            log.append_as_leader(&timed(&[i], i * 1000), epoch).unwrap();
+        }
+        log
+    }
+
+    /// Retention by time moves the log start to the first segment kept, never past the HW;
+    /// the data below it is gone and the epoch cache starts there (`truncateFromStart`).
+    #[test]
+    fn retention_by_time_moves_the_log_start_below_the_hw() {
+        let mut log = retained_log(4000, -1);
+        log.set_hw(4);
+        assert_eq!(log.delete_old_segments(20_000), Some(3), "segment 3..6 ends above the HW 4");
+        log.set_hw(10);
+        assert_eq!(log.delete_old_segments(20_000), Some(10), "all of it, the active segment too");
+        assert_eq!((log.log_start(), log.leo(), log.batch_count()), (10, 10, 0));
+        assert_eq!(log.epoch_cache(), &[(1, 10)]);
+        assert!(log.read(9, u64::MAX).is_empty());
+        log.append_as_leader(&timed(&[10], 21_000), 1).unwrap();
+        assert_eq!((log.log_start(), log.leo()), (10, 11));
+    }
+
+    /// Retention by size keeps at least retention.bytes; the active segment stays while it is
+    /// needed for that.
+    #[test]
+    fn retention_by_size_keeps_the_newest_segments() {
+        let mut log = retained_log(-1, 700);
+        log.set_hw(10);
+        assert_eq!(log.delete_old_segments(0), Some(3));
+        assert_eq!(log.batch_at(2), None);
+        assert_eq!(log.batch_at(3).map(|b| b.base_offset), Some(3));
+        assert_eq!(log.epoch_cache(), &[(0, 3), (1, 5)]);
+        assert_eq!(log.size_bytes(), 7 * 161);
+    }
+
+    /// A follower takes the leader's log start from fetch responses, only up to its own HW.
+    #[test]
+    fn follower_adopts_the_leaders_log_start_up_to_its_hw() {
+        let mut log = retained_log(-1, -1);
+        log.set_hw(4);
+        assert!(!log.maybe_increment_log_start(6));
+        assert!(log.maybe_increment_log_start(3));
+        assert_eq!((log.log_start(), log.batch_at(2)), (3, None));
+        // The batches below go at the next retention run (deleteLogStartOffsetBreachedSegments).
+        assert_eq!(log.delete_old_segments(0), None);
+        assert_eq!(log.segments().first_base_offset(), 3);
     }
 }

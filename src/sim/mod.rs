@@ -16,6 +16,7 @@ pub mod log;
 pub mod partition;
 pub mod producer;
 pub mod protocol;
+pub mod segments;
 pub mod spec;
 
 pub use crate::kafka::{

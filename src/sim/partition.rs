@@ -121,6 +121,7 @@ pub struct Partition {
     pub log: PartitionLog,
     state: Option<PartitionState>,
     role: Role,
+    fetch_stopped: bool,
 }
 
 /// The leader's view of one follower, for the dashboard.
@@ -137,7 +138,7 @@ pub struct FollowerView {
 impl Partition {
     /// A replica with the given log and no role yet.
     pub fn new(tp: TopicPartition, log: PartitionLog) -> Self {
-        Self { tp, log, state: None, role: Role::Unknown }
+        Self { tp, log, state: None, role: Role::Unknown, fetch_stopped: false }
     }
 
     /// The partition state this replica last applied.
@@ -163,6 +164,24 @@ impl Partition {
     pub fn reset_role(&mut self) {
         self.role = Role::Unknown;
         self.state = None;
+        self.fetch_stopped = false;
+    }
+
+    /// Called for each partition state a broker in controlled shutdown applies: a follower
+    /// replica whose partition has no leader, or whose ISR no longer lists this broker, stops
+    /// fetching until the process restarts (Kafka's `ReplicaManager.applyLocalFollowersDelta`
+    /// removes its fetcher). Its log keeps whatever tail it has; it truncates after the
+    /// restart, when it fetches again (R7.5). Returns whether it stopped now.
+    pub fn stop_fetching_in_controlled_shutdown(&mut self, me: BrokerId) -> bool {
+        let out_of_isr = self.state.as_ref().is_some_and(|s| s.leader.is_none() || !s.isr.contains(&me));
+        let stop = !self.fetch_stopped && !self.is_leader() && out_of_isr;
+        self.fetch_stopped |= stop;
+        stop
+    }
+
+    /// Whether this replica's fetcher was stopped by a controlled shutdown.
+    pub fn fetch_stopped(&self) -> bool {
+        self.fetch_stopped
     }
 
     fn leader_epoch(&self) -> Epoch {
@@ -500,8 +519,12 @@ impl Partition {
         {
             return Ok(self.fetched(Some(div), Vec::new()));
         }
-        if fp.fetch_offset > self.log.leo() || fp.fetch_offset < self.log.log_start() {
+        if fp.fetch_offset > self.log.leo() {
             return Err(ErrorCode::OffsetOutOfRange);
+        }
+        if fp.fetch_offset < self.log.log_start() {
+            // Retention deleted what the follower asks for: see `on_fetch_response`.
+            return Ok(self.fetched(None, Vec::new()));
         }
         let leo_changed = self.update_follower_state(ctx, replica, broker_epoch, fp);
         self.maybe_expand_isr(ctx, replica, out);
@@ -657,7 +680,7 @@ impl Partition {
     /// What this follower asks its leader for, or `None` when it should not fetch now.
     pub fn fetch_request(&self, now: Ms) -> Option<(BrokerId, FetchPartition)> {
         let Role::Follower { leader: Some(leader), backoff_until } = self.role else { return None };
-        if now < backoff_until {
+        if now < backoff_until || self.fetch_stopped {
             return None;
         }
         Some((
@@ -681,13 +704,24 @@ impl Partition {
         result: &Result<FetchedData, ErrorCode>,
         out: &mut Outbox,
     ) {
-        if self.following() != Some(from) {
+        if self.following() != Some(from) || self.fetch_stopped {
             return;
         }
         let data = match result {
             Ok(d) => d,
             Err(_) => return self.back_off(ctx),
         };
+        if data.diverging_epoch.is_none() && data.log_start_offset > self.log.leo() {
+            // The leader's retention deleted everything up to its log start, beyond this LEO
+            // (a replica down for longer than retention.ms). Kafka's leader answers
+            // OFFSET_OUT_OF_RANGE and the fetcher asks for the leader's earliest offset
+            // (ListOffsets), then empties its log to start there
+            // (`AbstractFetcherThread.handleOutOfRangeError` → `fetchOffsetAndTruncate` →
+            // `truncateFullyAndStartAt`). isrlab's response carries that log start, sparing
+            // the extra round trip.
+            self.log.truncate_fully_and_start_at(data.log_start_offset);
+            return;
+        }
         if let Some(div) = data.diverging_epoch {
             let from_leo = self.log.leo();
             let epochs_before = self.log.epoch_cache().len();
@@ -718,6 +752,7 @@ impl Partition {
         // `UnifiedLog.maybeUpdateHighWatermark` → `updateHighWatermark`. Only a leader's HW is
         // monotonic.
         self.log.set_hw(data.high_watermark);
+        self.log.maybe_increment_log_start(data.log_start_offset);
     }
 
     fn back_off(&mut self, ctx: &Ctx) {

@@ -191,6 +191,10 @@ fn state(b: &BrokerView, now: Ms, theme: Theme) -> (String, Style) {
     if b.fetch_paused {
         text.push_str(", fetch paused");
     }
+    // A static config set since the broker started waits for its next start (`roll`).
+    if !b.restart_pending.is_empty() {
+        text.push_str(", restart pending");
+    }
     (text, style)
 }
 

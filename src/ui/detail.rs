@@ -45,25 +45,31 @@ fn replica_lines(p: &PartitionView, theme: Theme, width: usize) -> Vec<Line<'sta
     let max_leo = p.replica_views.iter().map(|r| r.leo).max().unwrap_or(0).max(1);
     let num_w = max_leo.to_string().len();
     let long = width >= 70;
+    // The log start appears once retention (or a reset follower) moved it on some replica.
+    let show_start = p.replica_views.iter().any(|r| r.log_start > 0);
     let note_w = p.replica_views.iter().map(|r| note(r, long).chars().count()).max().unwrap_or(0);
     // " 0 L ✔ " + bar + " HW n LEO n " + note
     let fixed = 7 + 1 + 3 + num_w + 5 + num_w + 1 + note_w;
     let bar_w = width.saturating_sub(fixed).max(4);
-    p.replica_views.iter().map(|r| replica_line(r, theme, bar_w, max_leo, num_w, long)).collect()
+    let bar_w = if show_start { bar_w.saturating_sub(7 + num_w).max(4) } else { bar_w };
+    let cols = Columns { bar_w, max: max_leo, num_w, long, show_start };
+    p.replica_views.iter().map(|r| replica_line(r, theme, &cols)).collect()
 }
 
-fn replica_line(
-    r: &ReplicaView,
-    theme: Theme,
+/// How a replica line is laid out.
+struct Columns {
     bar_w: usize,
     max: Offset,
     num_w: usize,
     long: bool,
-) -> Line<'static> {
+    show_start: bool,
+}
+
+fn replica_line(r: &ReplicaView, theme: Theme, cols: &Columns) -> Line<'static> {
     let role = if r.is_leader { "L" } else { "F" };
     let (isr_glyph, isr_style) =
         if r.in_isr { (glyph::IN_ISR, theme.good()) } else { (glyph::OUT_OF_ISR, theme.muted()) };
-    let [blank, committed, uncommitted, missing] = bar_cells(r, bar_w, max);
+    let [blank, committed, uncommitted, missing] = bar_cells(r, cols.bar_w, cols.max);
     let id_style = if r.is_leader { theme.leader() } else { theme.normal() };
     let note_style = if r.online { theme.warn() } else { theme.bad() };
     Line::from(vec![
@@ -74,9 +80,16 @@ fn replica_line(
         Span::styled(glyph::COMMITTED.to_string().repeat(committed), theme.committed()),
         Span::styled(glyph::UNCOMMITTED.to_string().repeat(uncommitted), theme.uncommitted()),
         Span::styled(glyph::MISSING.to_string().repeat(missing), theme.muted()),
-        Span::styled(format!(" HW {:>num_w$} LEO {:>num_w$} ", r.hw, r.leo), theme.normal()),
-        Span::styled(note(r, long), note_style),
+        Span::styled(offsets(r, cols), theme.normal()),
+        Span::styled(note(r, cols.long), note_style),
     ])
+}
+
+/// `start n` (when shown), `HW n`, `LEO n`.
+fn offsets(r: &ReplicaView, cols: &Columns) -> String {
+    let w = cols.num_w;
+    let start = if cols.show_start { format!(" start {:>w$}", r.log_start) } else { String::new() };
+    format!("{start} HW {:>w$} LEO {:>w$} ", r.hw, r.leo)
 }
 
 /// The replica's role or trouble in words.
@@ -188,5 +201,23 @@ mod tests {
         let [_, c, u, m] = bar_cells(&p0.replica_views[2], 40, 1386);
         assert_eq!(c + u + m, 40);
         assert!(m > 5);
+    }
+
+    /// Once retention moved a log start, every replica line names its log start, and the bar
+    /// leaves the deleted part blank.
+    #[test]
+    fn the_log_start_shows_once_retention_moved_it() {
+        let mut snap = fixture::snapshot();
+        let theme = Theme::new(false);
+        let p0 = snap.partitions[0].clone();
+        assert!(!plain(&replica_lines(&p0, theme, 100)).contains("start"));
+        snap.partitions[0].replica_views[0].log_start = 700;
+        let p0 = &snap.partitions[0];
+        let lines = replica_lines(p0, theme, 100);
+        let first = plain(&lines[..1]);
+        assert!(first.contains(" start  700 HW "), "{first}");
+        assert!(plain(&lines[1..2]).contains(" start    0 HW "));
+        let [blank, ..] = bar_cells(&p0.replica_views[0], 40, 1386);
+        assert!(blank >= 19, "about half the bar is before the log start: {blank}");
     }
 }

@@ -68,8 +68,10 @@ pub fn title(snap: &Snapshot, anchor: Option<u64>, important: bool, width: usize
 }
 
 /// Whether the "important only" filter keeps an event: loss, leader changes and offline
-/// partitions, ISR changes, fencing, broker lifecycle, network faults, truncation, produce failures and
-/// expired records. Config echoes, fetch pause notes and topic creation are hidden.
+/// partitions, ISR changes, fencing, broker lifecycle, network
+/// faults, truncation, produce failures
+/// and expired records. Config echoes, fetch pause and fetcher-stop notes and topic creation are
+/// hidden.
 pub fn is_important(kind: &EventKind) -> bool {
     use EventKind::*;
     match kind {
@@ -80,7 +82,8 @@ pub fn is_important(kind: &EventKind) -> bool {
         NetworkChanged { .. } => true,
         BrokerRegistered { .. } | BrokerRegistrationRefused { .. } => true,
         Truncated { .. } | ProduceFailing { .. } | ProduceRecovered { .. } | RecordsExpired { .. } => true,
-        TopicCreated { .. } | FetchPaused { .. } | ConfigChanged { .. } => false,
+        Roll(_) => true,
+        TopicCreated { .. } | FetchPaused { .. } | FollowerStopped { .. } | ConfigChanged { .. } => false,
     }
 }
 
@@ -195,6 +198,7 @@ fn style_of(kind: &EventKind, theme: Theme) -> Style {
         BrokerFenced { .. } | IsrShrunk { .. } | DuplicateAcked { .. } | FetchPaused { paused: true, .. } => {
             theme.warn()
         }
+        BrokerRegistrationRefused { .. } => theme.warn(),
         BrokerUnfenced { .. } | IsrExpanded { .. } | ProduceRecovered { .. } => theme.good(),
         _ => theme.normal(),
     }

@@ -53,6 +53,7 @@ pub fn snapshot() -> Snapshot {
         event_count: 21,
         commands: Default::default(),
         scenario: None,
+        rolling: false,
     }
 }
 
@@ -66,6 +67,7 @@ fn broker(id: BrokerId, status: BrokerStatus, leader_count: usize, last_heartbea
         leader_count,
         fetch_paused: false,
         last_heartbeat,
+        restart_pending: Vec::new(),
     }
 }
 

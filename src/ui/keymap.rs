@@ -378,7 +378,7 @@ pub static BINDINGS: &[Binding<Action>] = &[
         keys: &[ch('l'), ch('L')],
         label: "l/L",
         footer: None,
-        help: "replica.lag.time.max.ms down/up",
+        help: "replica.lag.time.max.ms down/up (static: restart pending until :roll)",
         action: Action::LagLimitDown,
     },
     Binding {

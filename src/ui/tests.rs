@@ -231,6 +231,15 @@ fn screen_ten_brokers_80x24() {
 }
 
 #[test]
+fn the_strip_says_restart_pending_for_a_broker_running_an_old_static_config() {
+    let mut snap = fixture::snapshot();
+    snap.brokers[0].restart_pending = vec!["replica.lag.time.max.ms".into()];
+    let text = screen(&model_at(120, 30, &snap, false), &snap);
+    assert!(text.lines().nth(1).is_some_and(|l| l.contains("0 ● up, restart pending")), "{text}");
+    assert!(!text.lines().nth(1).is_some_and(|l| l.contains("1 ● up, restart pending")), "{text}");
+}
+
+#[test]
 fn the_controller_id_gives_way_before_the_strip_wraps() {
     let mut snap = fixture::snapshot();
     snap.brokers[1].fetch_paused = true;

@@ -33,6 +33,8 @@ pub trait Catalog {
     fn producer_config(&self) -> ProducerConfig;
     /// A broker's process state; `None` when not known (a file checked before its run).
     fn broker_state(&self, broker: BrokerId) -> Option<BrokerState>;
+    /// Whether a `roll` is under way; `None` when not known.
+    fn roll_running(&self) -> Option<bool>;
 }
 
 /// Errors with [`SimError::UnknownBroker`] unless `broker` exists.
@@ -60,7 +62,7 @@ impl Catalog for Live<'_> {
         self.0.controller().borrow().topic(topic).map(|t| t.partition_count())
     }
     fn broker_config(&self) -> BrokerConfig {
-        self.0.controller().borrow().broker_config().clone()
+        self.0.server_properties.borrow().clone()
     }
     fn topic_config(&self, topic: &str) -> Option<TopicConfig> {
         self.0.controller().borrow().topic(topic).map(|t| t.config.clone())
@@ -73,5 +75,8 @@ impl Catalog for Live<'_> {
         let core = self.0.broker(broker)?;
         let core = core.borrow();
         Some(BrokerState { running: core.is_up(), fetch_paused: core.fetch_paused() })
+    }
+    fn roll_running(&self) -> Option<bool> {
+        Some(self.0.rolling.get())
     }
 }

@@ -2,6 +2,7 @@
 //! notices only when heartbeats stop (`broker.session.timeout.ms`, R6.1).
 
 use super::{Applied, Catalog, ParseError, Unit, Words, broker_node, known_broker};
+use crate::cluster::world::Spawner;
 use crate::cluster::world::World;
 use crate::sim::error::SimError;
 use crate::sim::events::EventKind;
@@ -9,7 +10,6 @@ use crate::sim::protocol::NodeId;
 use crate::sim::{BrokerId, Outbox};
 use std::fmt;
 use std::rc::Rc;
-use tokio::task::LocalSet;
 
 /// `crash B`.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -33,7 +33,7 @@ impl Unit for Crash {
         }
     }
 
-    fn apply(&self, world: &Rc<World>, _local: &LocalSet, out: &mut Outbox) -> Result<Applied, SimError> {
+    fn apply(&self, world: &Rc<World>, _spawner: Spawner<'_>, out: &mut Outbox) -> Result<Applied, SimError> {
         kill(world, self.0);
         out.emit(EventKind::BrokerCrashed { broker: self.0 });
         Ok(Applied::by(NodeId::Broker(self.0)))

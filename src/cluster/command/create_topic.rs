@@ -6,6 +6,7 @@
 
 use super::{Applied, Catalog, ParseError, Unit, Words};
 use crate::cluster::spec::TopicSpec;
+use crate::cluster::world::Spawner;
 use crate::cluster::world::World;
 use crate::sim::Outbox;
 use crate::sim::assignment::{validate_partition_count, validate_topic_name};
@@ -13,7 +14,6 @@ use crate::sim::error::SimError;
 use crate::sim::protocol::NodeId;
 use std::fmt;
 use std::rc::Rc;
-use tokio::task::LocalSet;
 
 /// `create-topic T P RF`.
 #[derive(Clone, PartialEq, Eq, Debug)]
@@ -68,7 +68,7 @@ impl Unit for CreateTopic {
     }
 
     /// Errors: the controller's own refusal, e.g. every broker fenced.
-    fn apply(&self, world: &Rc<World>, _local: &LocalSet, out: &mut Outbox) -> Result<Applied, SimError> {
+    fn apply(&self, world: &Rc<World>, _spawner: Spawner<'_>, out: &mut Outbox) -> Result<Applied, SimError> {
         let spec = TopicSpec {
             name: self.name.clone(),
             partitions: self.partitions,

@@ -18,7 +18,7 @@ use crate::sim::error::SimError;
 use crate::sim::protocol::NodeId;
 use std::fmt;
 use std::rc::Rc;
-use tokio::task::LocalSet;
+use crate::cluster::world::Spawner;
 
 /// What a [`Cut`] does to the link.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -60,7 +60,7 @@ impl Unit for Cut {
         check_ends(cluster, self.a, self.b)
     }
 
-    fn apply(&self, world: &Rc<World>, _local: &LocalSet, out: &mut Outbox) -> Result<Applied, SimError> {
+    fn apply(&self, world: &Rc<World>, _spawner: Spawner<'_>, out: &mut Outbox) -> Result<Applied, SimError> {
         match self.kind {
             CutKind::Both => change_both(world, self.a, self.b, |f| f.cut = true),
             CutKind::OneWay => change(world, self.a, self.b, |f| f.cut = true),

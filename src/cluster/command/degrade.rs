@@ -15,7 +15,7 @@ use crate::sim::protocol::NodeId;
 use crate::sim::{Ms, Outbox};
 use std::fmt;
 use std::rc::Rc;
-use tokio::task::LocalSet;
+use crate::cluster::world::Spawner;
 
 /// Largest extra delay `delay` accepts (ms): ten minutes.
 pub const MAX_DELAY_MS: Ms = 600_000;
@@ -63,7 +63,7 @@ impl Unit for Degrade {
         check_ends(cluster, self.a, self.b)
     }
 
-    fn apply(&self, world: &Rc<World>, _local: &LocalSet, out: &mut Outbox) -> Result<Applied, SimError> {
+    fn apply(&self, world: &Rc<World>, _spawner: Spawner<'_>, out: &mut Outbox) -> Result<Applied, SimError> {
         match self.what {
             Degradation::Delay(ms) => change_both(world, self.a, self.b, |f| f.extra_delay_us = ms * 1000),
             Degradation::Loss(p) => change_both(world, self.a, self.b, |f| f.loss_percent = p),

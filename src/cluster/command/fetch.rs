@@ -3,13 +3,13 @@
 //! unfenced but falls behind until `replica.lag.time.max.ms` evicts it from the ISR.
 
 use super::{Applied, Catalog, ParseError, Unit, Words, broker_node, known_broker};
+use crate::cluster::world::Spawner;
 use crate::cluster::world::World;
 use crate::sim::error::SimError;
 use crate::sim::protocol::NodeId;
 use crate::sim::{BrokerId, Outbox};
 use std::fmt;
 use std::rc::Rc;
-use tokio::task::LocalSet;
 
 /// `pause-fetch B` (`paused`) or `resume-fetch B`.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -43,7 +43,7 @@ impl Unit for Fetch {
         }
     }
 
-    fn apply(&self, world: &Rc<World>, _local: &LocalSet, out: &mut Outbox) -> Result<Applied, SimError> {
+    fn apply(&self, world: &Rc<World>, _spawner: Spawner<'_>, out: &mut Outbox) -> Result<Applied, SimError> {
         let (_, core) = broker_node(world, self.broker)?;
         core.borrow_mut().set_fetch_paused(self.paused, world.now(), out);
         Ok(Applied::by(NodeId::Broker(self.broker)))

@@ -11,7 +11,7 @@ use crate::sim::error::SimError;
 use crate::sim::protocol::NodeId;
 use std::fmt;
 use std::rc::Rc;
-use tokio::task::LocalSet;
+use crate::cluster::world::Spawner;
 
 /// `hold A B` (`held`) or `release A B`.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -38,7 +38,7 @@ impl Unit for Hold {
         check_ends(cluster, self.from, self.to)
     }
 
-    fn apply(&self, world: &Rc<World>, _local: &LocalSet, out: &mut Outbox) -> Result<Applied, SimError> {
+    fn apply(&self, world: &Rc<World>, _spawner: Spawner<'_>, out: &mut Outbox) -> Result<Applied, SimError> {
         if world.net.faults(self.from, self.to).held == self.held {
             let state = if self.held { "already held" } else { "not held" };
             return Err(SimError::InvalidState(format!(

@@ -16,7 +16,7 @@ use crate::sim::protocol::NodeId;
 use crate::sim::{BrokerId, Outbox};
 use std::fmt;
 use std::rc::Rc;
-use tokio::task::LocalSet;
+use crate::cluster::world::Spawner;
 
 /// `isolate B` (`Some(B)`) or `heal-all` (`None`).
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -37,7 +37,7 @@ impl Unit for Isolate {
         self.0.map_or(Ok(()), |b| known_broker(cluster, b))
     }
 
-    fn apply(&self, world: &Rc<World>, _local: &LocalSet, out: &mut Outbox) -> Result<Applied, SimError> {
+    fn apply(&self, world: &Rc<World>, _spawner: Spawner<'_>, out: &mut Outbox) -> Result<Applied, SimError> {
         match self.0 {
             Some(b) => {
                 let others = world.broker_ids().into_iter().filter(|&o| o != b).map(NodeId::Broker);

@@ -10,6 +10,7 @@
 //! cut A B | cut-oneway A B | heal A B | isolate B | heal-all
 //! delay A B MS | loss A B PERCENT | hold A B | release A B
 //! set link A B net.KEY=VALUE
+//! roll [--no-wait]
 //! ```
 //!
 //! A line becomes a typed [`Command`] once ([`Command::parse`]); it is checked once, by
@@ -32,6 +33,7 @@ pub mod isolate;
 mod links;
 pub mod produce;
 pub mod restart;
+pub mod roll;
 pub mod set;
 pub mod shutdown;
 mod words;
@@ -41,7 +43,7 @@ pub use catalog::{BrokerState, Catalog, known_broker, known_topic};
 use words::{Words, parse_error};
 
 use super::node::Node;
-use super::world::World;
+use super::world::{Spawner, World};
 use crate::sim::broker::Broker;
 use crate::sim::error::SimError;
 use crate::sim::protocol::NodeId;
@@ -49,7 +51,6 @@ use crate::sim::{BrokerId, Outbox, join_ids};
 use std::cell::RefCell;
 use std::fmt;
 use std::rc::Rc;
-use tokio::task::LocalSet;
 
 /// Most records one `produce` command may hand over (memory and time stay reasonable).
 pub const MAX_PRODUCE: u64 = 1_000_000;
@@ -104,7 +105,7 @@ pub(crate) trait Unit: Sized + fmt::Display {
     fn validate(&self, cluster: &dyn Catalog) -> Result<(), SimError>;
     /// Carries the command out on the running world (after [`Unit::validate`] passed against
     /// it). Errors: a refusal only the cores can make; nothing changes then.
-    fn apply(&self, world: &Rc<World>, local: &LocalSet, out: &mut Outbox) -> Result<Applied, SimError>;
+    fn apply(&self, world: &Rc<World>, spawner: Spawner<'_>, out: &mut Outbox) -> Result<Applied, SimError>;
 }
 
 /// Declares [`Command`], one variant per unit, and the dispatch to the units.
@@ -148,9 +149,9 @@ macro_rules! commands {
                 }
             }
 
-            fn apply_unit(&self, world: &Rc<World>, local: &LocalSet, out: &mut Outbox) -> Result<Applied, SimError> {
+            fn apply_unit(&self, world: &Rc<World>, spawner: Spawner<'_>, out: &mut Outbox) -> Result<Applied, SimError> {
                 match self {
-                    $(Command::$variant(unit) => unit.apply(world, local, out),)*
+                    $(Command::$variant(unit) => unit.apply(world, spawner, out),)*
                 }
             }
         }
@@ -180,6 +181,8 @@ commands! {
     Fetch(fetch::Fetch),
     /// Create a topic (`create-topic T P RF`).
     CreateTopic(create_topic::CreateTopic),
+    /// A rolling restart (`roll [--no-wait]`).
+    Roll(roll::Roll),
     /// Cut or heal a link (`cut A B`, `cut-oneway A B`, `heal A B`).
     Cut(cut::Cut),
     /// Isolate a broker, or heal every link (`isolate B`, `heal-all`).
@@ -208,11 +211,11 @@ impl Command {
 
     /// Validates the command against the live world and carries it out at the current
     /// instant; the applied command joins the trace. Errors: the refusal; nothing changes.
-    pub(crate) fn apply(&self, world: &Rc<World>, local: &LocalSet) -> Result<Answer, SimError> {
+    pub(crate) fn apply(&self, world: &Rc<World>, spawner: Spawner<'_>) -> Result<Answer, SimError> {
         self.validate(&Live(world))?;
         let now = world.now();
         let mut out = Outbox::default();
-        let applied = self.apply_unit(world, local, &mut out)?;
+        let applied = self.apply_unit(world, spawner, &mut out)?;
         world.dispatch(applied.origin, out);
         world.poke_all();
         world.log.borrow_mut().record_command(now, self.clone());
@@ -247,6 +250,8 @@ mod tests {
             "hold 0 controller",
             "release 0 controller",
             "set link 0 1 net.latency.ms=5",
+            "roll",
+            "roll --no-wait",
         ] {
             let cmd = Command::parse(line).unwrap();
             assert_eq!(cmd.to_string(), line);

@@ -2,13 +2,13 @@
 //! controller, catches up on metadata, and rejoins ISRs as its followers catch up (R6.3).
 
 use super::{Applied, Catalog, ParseError, Unit, Words, broker_node, known_broker};
+use crate::cluster::world::Spawner;
 use crate::cluster::world::World;
 use crate::sim::error::SimError;
 use crate::sim::protocol::NodeId;
 use crate::sim::{BrokerId, Outbox};
 use std::fmt;
 use std::rc::Rc;
-use tokio::task::LocalSet;
 
 /// `restart B`.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -32,17 +32,21 @@ impl Unit for Restart {
         }
     }
 
-    fn apply(&self, world: &Rc<World>, local: &LocalSet, out: &mut Outbox) -> Result<Applied, SimError> {
-        start(world, local, self.0, out);
+    fn apply(&self, world: &Rc<World>, spawner: Spawner<'_>, out: &mut Outbox) -> Result<Applied, SimError> {
+        start(world, spawner, self.0, out);
         Ok(Applied::by(NodeId::Broker(self.0)))
     }
 }
 
-/// Starts broker `b`'s process (a down one) and its task.
-pub(crate) fn start(world: &Rc<World>, local: &LocalSet, b: BrokerId, out: &mut Outbox) {
+/// Starts broker `b`'s process (a down one) and its task. Like a real start it reads
+/// `server.properties` ([`World::server_properties`]), so static configs set since its last
+/// start take effect now.
+pub(crate) fn start(world: &Rc<World>, spawner: Spawner<'_>, b: BrokerId, out: &mut Outbox) {
     let Ok((node, core)) = broker_node(world, b) else { return };
+    core.borrow_mut().load_config(world.server_properties.borrow().clone());
+    world.restart_pending.borrow_mut().remove(&b);
     core.borrow_mut().start(world.now(), out);
-    world.start_task(local, &node);
+    world.start_task(spawner, &node);
 }
 
 impl fmt::Display for Restart {

@@ -8,15 +8,15 @@
 use super::links::{End, check_ends};
 use super::produce::add_producer;
 use super::{Applied, Catalog, ParseError, Unit, Words, known_topic};
+use crate::cluster::world::Spawner;
 use crate::cluster::world::World;
-use crate::config::{self, NetConfig, Scope};
-use crate::sim::Outbox;
+use crate::config::{self, NetConfig, Scope, UpdateMode};
 use crate::sim::error::SimError;
 use crate::sim::events::EventKind;
 use crate::sim::protocol::NodeId;
+use crate::sim::{Outbox, join_ids};
 use std::fmt;
 use std::rc::Rc;
-use tokio::task::LocalSet;
 
 /// A `set` command.
 #[derive(Clone, PartialEq, Eq, Debug)]
@@ -163,35 +163,64 @@ impl Unit for Set {
         }
     }
 
-    fn apply(&self, world: &Rc<World>, local: &LocalSet, out: &mut Outbox) -> Result<Applied, SimError> {
+    fn apply(&self, world: &Rc<World>, spawner: Spawner<'_>, out: &mut Outbox) -> Result<Applied, SimError> {
         let (key, value) = self.key_value();
         if self.for_network()? {
             return set_network(self, world, key, value, out);
         }
         if self.for_producers()? {
-            return set_producers(world, local, key, value, out);
+            return set_producers(world, spawner, key, value, out);
         }
-        let now = world.now();
-        let scope = match self {
-            Set::Topic { topic, .. } => {
-                world.controller().borrow_mut().set_topic_config(now, topic, key, value, out)?;
-                format!("topic {topic}")
-            }
-            _ => {
-                world.controller().borrow_mut().set_broker_config(now, key, value, out)?;
-                "broker".to_string()
-            }
+        let Set::Topic { topic, .. } = self else {
+            return set_broker(world, key, value, out);
         };
-        out.emit(config_event(&scope, key, value, world));
+        world.controller().borrow_mut().set_topic_config(world.now(), topic, key, value, out)?;
+        out.emit(config_event(&format!("topic {topic}"), key, value, world, None));
         Ok(Applied::by(NodeId::Controller))
     }
+}
+
+/// Sets a broker property in every process's `server.properties`
+/// ([`World::server_properties`]). A dynamic one also goes through the controller to every
+/// running broker at once (`kafka-configs.sh --alter --entity-default`); a static one waits for
+/// each broker's next start, which the answer and the broker strip say ("restart pending").
+/// Kafka's `AlterConfigs` refuses static properties ("Cannot update these configs
+/// dynamically", `DynamicBrokerConfig.validateConfigs`): setting one here stands for editing
+/// `server.properties` on every broker, which only a restart reads.
+fn set_broker(world: &Rc<World>, key: &str, value: &str, out: &mut Outbox) -> Result<Applied, SimError> {
+    let property = config::lookup(key)?;
+    let mut stored = world.server_properties.borrow().clone();
+    stored.set(key, value)?;
+    stored.validate()?;
+    let note = match property.update_mode() {
+        UpdateMode::Dynamic | UpdateMode::Client => {
+            world.controller().borrow_mut().set_broker_config(world.now(), key, value, out)?;
+            None
+        }
+        UpdateMode::BrokerRestart => {
+            let ids = world.broker_ids();
+            let mut pending = world.restart_pending.borrow_mut();
+            ids.iter().for_each(|b| _ = pending.entry(*b).or_default().insert(property.name));
+            Some(format!(
+                "restart pending on brokers {}: a static broker config takes effect at each broker's next start (roll restarts them one at a time)",
+                join_ids(&ids)
+            ))
+        }
+        UpdateMode::ControllerRestart => Some(
+            "stored, but a static controller config takes effect at the controller's next start, and isrlab's controller does not restart: this run keeps the value it started with"
+                .to_string(),
+        ),
+    };
+    *world.server_properties.borrow_mut() = stored;
+    out.emit(config_event("broker", key, value, world, note.clone()));
+    Ok(Applied { origin: NodeId::Controller, note })
 }
 
 /// Sets a property on every producer (adding a rate-0 producer for the first topic when there
 /// is none) and lets the first one act on it now.
 fn set_producers(
     world: &Rc<World>,
-    local: &LocalSet,
+    spawner: Spawner<'_>,
     key: &str,
     value: &str,
     out: &mut Outbox,
@@ -200,7 +229,7 @@ fn set_producers(
     if world.producers().is_empty() {
         let topic = world.controller().borrow().topics().next().map(|t| t.name.to_string());
         let topic = topic.ok_or_else(|| SimError::InvalidState("there is no topic to produce to".into()))?;
-        add_producer(world, local, &topic);
+        add_producer(world, spawner, &topic);
     }
     let producers = world.producers();
     let mut configs = Vec::new();
@@ -214,7 +243,7 @@ fn set_producers(
         p.borrow_mut().set_config(now, c);
     }
     producers[0].borrow_mut().on_tick(now, out);
-    out.emit(config_event("producer", key, value, world));
+    out.emit(config_event("producer", key, value, world, None));
     Ok(Applied::by(NodeId::Producer(0)))
 }
 
@@ -237,12 +266,14 @@ fn set_network(
             "network".to_string()
         }
     };
-    out.emit(config_event(&scope, key, value, world));
+    out.emit(config_event(&scope, key, value, world, None));
     Ok(Applied::by(NodeId::Controller))
 }
 
-fn config_event(scope: &str, key: &str, value: &str, world: &World) -> EventKind {
-    let note = match key {
+/// The event for a changed property; `note` (else a word on what the change means now)
+/// follows the value.
+fn config_event(scope: &str, key: &str, value: &str, world: &World, note: Option<String>) -> EventKind {
+    let note = note.unwrap_or_else(|| match key {
         "unclean.leader.election.enable" if value == "true" => format!(
             "leaderless partitions are retried at the controller's next unclean check (every {} ms, unclean.leader.election.interval.ms) or when a replica's broker is unfenced",
             world.controller().borrow().broker_config().unclean_leader_election_interval_ms
@@ -252,7 +283,7 @@ fn config_event(scope: &str, key: &str, value: &str, world: &World) -> EventKind
         }
         "acks" => "applies to new batches".into(),
         _ => String::new(),
-    };
+    });
     EventKind::ConfigChanged {
         scope: scope.to_string(),
         name: key.to_string(),

@@ -3,13 +3,13 @@
 
 use super::{Applied, Catalog, ParseError, Unit, Words, broker_node, known_broker};
 use crate::cluster::node::ProcessState;
+use crate::cluster::world::Spawner;
 use crate::cluster::world::World;
 use crate::sim::error::SimError;
 use crate::sim::protocol::NodeId;
 use crate::sim::{BrokerId, Outbox};
 use std::fmt;
 use std::rc::Rc;
-use tokio::task::LocalSet;
 
 /// `shutdown B`.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -32,7 +32,7 @@ impl Unit for Shutdown {
     }
 
     /// Errors: the broker's own refusal (not running, already shutting down).
-    fn apply(&self, world: &Rc<World>, _local: &LocalSet, out: &mut Outbox) -> Result<Applied, SimError> {
+    fn apply(&self, world: &Rc<World>, _spawner: Spawner<'_>, out: &mut Outbox) -> Result<Applied, SimError> {
         let (node, core) = broker_node(world, self.0)?;
         core.borrow_mut().begin_controlled_shutdown(world.now(), out).map_err(SimError::InvalidState)?;
         node.state.set(ProcessState::ShuttingDown);

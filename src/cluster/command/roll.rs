@@ -1,0 +1,147 @@
+//! `roll` / `roll --no-wait`: a rolling restart, one broker at a time in id order, as an
+//! operator applies a static config change: a controlled shutdown (R6.6), wait for the process
+//! to exit, start it again (it reads `server.properties`, so static configs take effect).
+//!
+//! `roll` waits before the next broker until the restarted one is unfenced and back in the ISR
+//! of every partition it replicates, which keeps `acks=all` with `min.insync.replicas=2`
+//! producing through the whole roll on RF 3. `roll --no-wait` moves on as soon as the process
+//! runs again: the next shutdown can then take the last caught-up follower out of an ISR,
+//! the classic too-fast rolling restart (NOT_ENOUGH_REPLICAS, offline partitions).
+
+use super::restart;
+use super::{Applied, Catalog, ParseError, Unit, Words, broker_node, parse_error};
+use crate::cluster::node::ProcessState;
+use crate::cluster::world::{Spawner, World};
+use crate::sim::error::SimError;
+use crate::sim::events::{EventKind, RollStep};
+use crate::sim::protocol::NodeId;
+use crate::sim::{BrokerId, Ms, Outbox};
+use std::fmt;
+use std::rc::Rc;
+
+/// How often (ms of sim time) the roll looks whether it may go on.
+pub const ROLL_POLL_MS: Ms = 100;
+
+/// `roll` (`wait`) or `roll --no-wait`.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct Roll {
+    /// Wait for each restarted broker to be back in every ISR before the next.
+    pub wait: bool,
+}
+
+impl Unit for Roll {
+    const VERBS: &'static [&'static str] = &["roll"];
+    const USAGE: &'static [&'static str] = &["roll [--no-wait]"];
+
+    fn parse(_verb: &str, words: &mut Words<'_>) -> Result<Self, ParseError> {
+        match words.next() {
+            None => Ok(Roll { wait: true }),
+            Some("--no-wait") => Ok(Roll { wait: false }),
+            Some(other) => Err(parse_error(format!("unknown option `{other}`; usage: {}", Self::USAGE[0]))),
+        }
+    }
+
+    fn validate(&self, cluster: &dyn Catalog) -> Result<(), SimError> {
+        if cluster.roll_running() == Some(true) {
+            return Err(SimError::InvalidState("a roll is already under way".into()));
+        }
+        for b in cluster.broker_ids() {
+            if cluster.broker_state(b).is_some_and(|s| !s.running) {
+                return Err(SimError::InvalidState(format!(
+                    "broker {b} is not running: a rolling restart starts from a running cluster (restart {b} first)"
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    fn apply(&self, world: &Rc<World>, spawner: Spawner<'_>, out: &mut Outbox) -> Result<Applied, SimError> {
+        let order = world.broker_ids();
+        world.rolling.set(true);
+        out.emit(EventKind::Roll(RollStep::Started { order: order.clone(), wait: self.wait }));
+        spawner.spawn(drive(world.clone(), order, self.wait));
+        Ok(Applied::by(NodeId::Controller))
+    }
+}
+
+/// The roll itself, on sim time.
+async fn drive(world: Rc<World>, order: Vec<BrokerId>, wait: bool) {
+    for b in order {
+        stop(&world, b).await;
+        let mut out = Outbox::default();
+        restart::start(&world, Spawner::Current, b, &mut out);
+        out.emit(EventKind::Roll(RollStep::Restarted(b)));
+        world.dispatch(NodeId::Broker(b), out);
+        world.poke_all();
+        if wait && !back_in_every_isr(&world, b).await {
+            emit(&world, RollStep::Abandoned(b));
+            world.rolling.set(false);
+            return;
+        }
+    }
+    emit(&world, RollStep::Done);
+    world.rolling.set(false);
+}
+
+fn emit(world: &World, step: RollStep) {
+    let mut out = Outbox::default();
+    out.emit(EventKind::Roll(step));
+    world.dispatch(NodeId::Controller, out);
+}
+
+async fn tick(world: &World) {
+    let next = world.now() + ROLL_POLL_MS;
+    tokio::time::sleep_until(world.instant_ms(next)).await;
+}
+
+/// Asks broker `b` for a controlled shutdown (again each tick while it refuses, e.g. before it
+/// registered) and returns once its process is down.
+async fn stop(world: &Rc<World>, b: BrokerId) {
+    let mut asked = false;
+    loop {
+        let Ok((node, core)) = broker_node(world, b) else { return };
+        match node.state.get() {
+            ProcessState::Stopped { .. } | ProcessState::Crashed { .. } => return,
+            ProcessState::ShuttingDown => {}
+            ProcessState::Running if !asked => {
+                let mut out = Outbox::default();
+                let now = world.now();
+                if core.borrow_mut().begin_controlled_shutdown(now, &mut out).is_ok() {
+                    asked = true;
+                    node.state.set(ProcessState::ShuttingDown);
+                    out.emit(EventKind::Roll(RollStep::Stopping(b)));
+                }
+                world.dispatch(NodeId::Broker(b), out);
+                world.poke_all();
+            }
+            ProcessState::Running => {}
+        }
+        tick(world).await;
+    }
+}
+
+/// Waits until broker `b` is unfenced and in the ISR of every partition it replicates; `false`
+/// if its process goes down first.
+async fn back_in_every_isr(world: &Rc<World>, b: BrokerId) -> bool {
+    loop {
+        let running = broker_node(world, b).is_ok_and(|(node, _)| node.state.get().is_running());
+        if !running {
+            return false;
+        }
+        let caught_up = world.with_image(|image| {
+            let active = image.broker(b).is_some_and(|r| !r.fenced && !r.in_controlled_shutdown);
+            active && image.partitions().filter(|p| p.replicas.contains(&b)).all(|p| p.isr.contains(&b))
+        });
+        if caught_up {
+            emit(world, RollStep::BackInIsrs(b));
+            return true;
+        }
+        tick(world).await;
+    }
+}
+
+impl fmt::Display for Roll {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.wait { write!(f, "roll") } else { write!(f, "roll --no-wait") }
+    }
+}

@@ -476,22 +476,30 @@ const READ_BY_CONTROLLER: &[&str] = &[
     "leader.imbalance.check.interval.seconds",
 ];
 
+/// Broker defaults of topic properties that are their topic property's first server synonym
+/// (`ServerTopicConfigSynonyms.TOPIC_CONFIG_SYNONYMS`), so dynamic (`DynamicLogConfig`).
+const DYNAMIC_LOG_DEFAULTS: &[&str] =
+    &["log.retention.ms", "log.retention.bytes", "log.segment.bytes", "log.roll.ms"];
+
 impl Property {
     /// How a change of this property takes effect. In Kafka 4.x only the properties in
     /// `DynamicBrokerConfig.AllDynamicConfigs` change without a restart; of isrlab's broker
     /// properties those are the topic-config synonyms (`DynamicLogConfig.ReconfigurableConfigs`
     /// = `ServerTopicConfigSynonyms.TOPIC_CONFIG_SYNONYMS`): `min.insync.replicas` and
-    /// `unclean.leader.election.enable`, the [`Scope::BrokerAndTopic`] ones. Every
-    /// `replica.*`, `broker.*` and controller property here is static (none is in
+    /// `unclean.leader.election.enable` (the [`Scope::BrokerAndTopic`] ones), and
+    /// `log.retention.ms`, `log.retention.bytes`, `log.segment.bytes` and `log.roll.ms`; topic
+    /// overrides are always dynamic. Every `replica.*`, `broker.*` and controller property
+    /// here is static, as are `log.retention.hours`, `log.roll.hours` and
+    /// `log.retention.check.interval.ms` (none is in
     /// `DynamicReplicationConfig.RECONFIGURABLE_CONFIGS`, which holds only
     /// `follower.fetch.last.tiered.offset.enable`), and `AlterConfigs` refuses them with
     /// "Cannot update these configs dynamically" (`DynamicBrokerConfig.validateConfigs`).
     pub fn update_mode(&self) -> UpdateMode {
         match self.scope {
             Scope::Producer => UpdateMode::Client,
-            // A topic config is dynamic (`kafka-configs.sh --entity-type topics --alter`);
-            // a lab property changes the simulated world at once.
+            // A lab property changes the simulated world at once.
             Scope::BrokerAndTopic | Scope::Topic | Scope::Lab => UpdateMode::Dynamic,
+            Scope::Broker if DYNAMIC_LOG_DEFAULTS.contains(&self.name) => UpdateMode::Dynamic,
             Scope::Broker if READ_BY_CONTROLLER.contains(&self.name) => UpdateMode::ControllerRestart,
             Scope::Broker => UpdateMode::BrokerRestart,
         }
@@ -713,6 +721,10 @@ impl BrokerConfig {
         BrokerConfig {
             min_insync_replicas: latest.min_insync_replicas,
             unclean_leader_election_enable: latest.unclean_leader_election_enable,
+            log_retention_ms: latest.log_retention_ms,
+            log_retention_bytes: latest.log_retention_bytes,
+            log_segment_bytes: latest.log_segment_bytes,
+            log_roll_ms: latest.log_roll_ms,
             ..self.clone()
         }
     }
@@ -1094,7 +1106,7 @@ mod tests {
         match p.kind {
             Kind::Bool => (p.default != "true").to_string(),
             Kind::Long { min, max } => {
-                let d: i64 = p.default.parse().unwrap();
+                let d: i64 = p.default.parse().unwrap_or(min);
                 if d < max { (d + 1).to_string() } else { min.to_string() }
             }
             Kind::Acks => if p.default == "1" { "0" } else { "1" }.to_string(),
@@ -1105,8 +1117,8 @@ mod tests {
     #[test]
     fn a_running_broker_takes_only_dynamic_properties() {
         let base = BrokerConfig::default();
-        let settable = |p: &&Property| matches!(p.scope, Scope::Broker | Scope::BrokerAndTopic) && p.default != "null";
-        for p in PROPERTIES.iter().filter(settable) {
+        for p in PROPERTIES.iter().filter(|p| !matches!(p.scope, Scope::Producer | Scope::Topic | Scope::Lab))
+        {
             let mut latest = BrokerConfig::default();
             latest.set(p.name, &other_value(p)).unwrap();
             let applied = base.with_dynamic_from(&latest);

@@ -12,13 +12,13 @@
 use super::links::{End, change, change_both, check_ends, event};
 use super::{Applied, Catalog, ParseError, Unit, Words};
 use crate::cluster::link::LinkFaults;
+use crate::cluster::world::Spawner;
 use crate::cluster::world::World;
 use crate::sim::Outbox;
 use crate::sim::error::SimError;
 use crate::sim::protocol::NodeId;
 use std::fmt;
 use std::rc::Rc;
-use crate::cluster::world::Spawner;
 
 /// What a [`Cut`] does to the link.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]

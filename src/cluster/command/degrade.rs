@@ -9,13 +9,13 @@
 
 use super::links::{End, change_both, check_ends, event};
 use super::{Applied, Catalog, ParseError, Unit, Words};
+use crate::cluster::world::Spawner;
 use crate::cluster::world::World;
 use crate::sim::error::SimError;
 use crate::sim::protocol::NodeId;
 use crate::sim::{Ms, Outbox};
 use std::fmt;
 use std::rc::Rc;
-use crate::cluster::world::Spawner;
 
 /// Largest extra delay `delay` accepts (ms): ten minutes.
 pub const MAX_DELAY_MS: Ms = 600_000;

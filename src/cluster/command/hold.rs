@@ -5,13 +5,13 @@
 
 use super::links::{End, change, check_ends, event};
 use super::{Applied, Catalog, ParseError, Unit, Words};
+use crate::cluster::world::Spawner;
 use crate::cluster::world::World;
 use crate::sim::Outbox;
 use crate::sim::error::SimError;
 use crate::sim::protocol::NodeId;
 use std::fmt;
 use std::rc::Rc;
-use crate::cluster::world::Spawner;
 
 /// `hold A B` (`held`) or `release A B`.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]

@@ -10,13 +10,13 @@
 use super::links::{change_both, event};
 use super::{Applied, Catalog, ParseError, Unit, Words, known_broker};
 use crate::cluster::link::LinkFaults;
+use crate::cluster::world::Spawner;
 use crate::cluster::world::World;
 use crate::sim::error::SimError;
 use crate::sim::protocol::NodeId;
 use crate::sim::{BrokerId, Outbox};
 use std::fmt;
 use std::rc::Rc;
-use crate::cluster::world::Spawner;
 
 /// `isolate B` (`Some(B)`) or `heal-all` (`None`).
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]

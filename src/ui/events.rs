@@ -68,9 +68,9 @@ pub fn title(snap: &Snapshot, anchor: Option<u64>, important: bool, width: usize
 }
 
 /// Whether the "important only" filter keeps an event: loss, leader changes and offline
-/// partitions, ISR changes, fencing, broker lifecycle, network
-/// faults, truncation, produce failures
-/// and expired records. Config echoes, fetch pause and fetcher-stop notes and topic creation are
+/// partitions, ISR changes, fencing, broker lifecycle, network faults,
+/// truncation, produce failures (expired
+/// records included). Config echoes, fetch pause and fetcher-stop notes and topic creation are
 /// hidden.
 pub fn is_important(kind: &EventKind) -> bool {
     use EventKind::*;
@@ -81,7 +81,7 @@ pub fn is_important(kind: &EventKind) -> bool {
         BrokerCrashed { .. } | BrokerStopped { .. } | ControlledShutdownStarted { .. } => true,
         NetworkChanged { .. } => true,
         BrokerRegistered { .. } | BrokerRegistrationRefused { .. } => true,
-        Truncated { .. } | ProduceFailing { .. } | ProduceRecovered { .. } | RecordsExpired { .. } => true,
+        Truncated { .. } | ProduceFailing { .. } | ProduceRecovered { .. } => true,
         Roll(_) => true,
         TopicCreated { .. } | FetchPaused { .. } | FollowerStopped { .. } | ConfigChanged { .. } => false,
     }
@@ -189,9 +189,7 @@ fn style_of(kind: &EventKind, theme: Theme) -> Style {
     use EventKind::*;
     match kind {
         AckedRecordsLost { .. } => theme.alarm(),
-        BrokerCrashed { .. } | Truncated { .. } | RecordsExpired { .. } | ProduceFailing { .. } => {
-            theme.bad()
-        }
+        BrokerCrashed { .. } | Truncated { .. } | ProduceFailing { .. } => theme.bad(),
         LeaderChanged { new_leader: None, .. } | LeaderChanged { kind: ElectionKind::Unclean, .. } => {
             theme.bad()
         }

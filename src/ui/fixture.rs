@@ -202,7 +202,7 @@ fn tp(n: u32) -> TopicPartition {
 }
 
 fn at(at: Ms, kind: EventKind) -> ClusterEvent {
-    ClusterEvent { at, kind }
+    ClusterEvent { at: crate::sim::SimTime::from_ms(at), kind }
 }
 
 fn fenced_out(n: u32, isr: Vec<BrokerId>) -> ClusterEvent {
@@ -247,8 +247,11 @@ fn events() -> Vec<ClusterEvent> {
         at(
             80_500,
             EventKind::ProduceFailing {
+                producer: 0,
                 tp: tp(4),
                 failure: ProduceFailure { error: ErrorCode::NotEnoughReplicas, detail: NOT_ENOUGH.into() },
+                errors: 1,
+                records_failed: 0,
             },
         ),
     ]

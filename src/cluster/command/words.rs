@@ -55,15 +55,16 @@ impl<'a> Words<'a> {
         self.number("broker id")
     }
 
-    /// The next word as a process: a broker id or `controller`.
+    /// The next word as a node of a link: a broker id or `controller`.
     pub fn node(&mut self) -> Result<NodeId, ParseError> {
         let usage = self.usage;
-        match self.word("broker id or `controller`")? {
-            "controller" => Ok(NodeId::Controller),
-            w => w.parse().map(NodeId::Broker).map_err(|_| {
-                parse_error(format!("`{w}` is not a broker id or `controller`; usage: {usage}"))
-            }),
+        let w = self.word("broker id or `controller`")?;
+        if w == "controller" {
+            return Ok(NodeId::Controller);
         }
+        w.parse().map(NodeId::Broker).map_err(|_| {
+            parse_error(format!("`{w}` is neither a broker id nor `controller`; usage: {usage}"))
+        })
     }
 
     /// The next word as a number from `min` to `max`.

@@ -8,7 +8,20 @@ use crate::sim::Ms;
 
 /// A sim speed as the header shows it: `1×`, `0.5×`, `20×`.
 pub fn speed(s: f64) -> String {
-    if (s - s.round()).abs() < 1e-9 { format!("{}×", s.round() as i64) } else { format!("{s:.1}×") }
+    if (s - s.round()).abs() < 1e-9 {
+        format!("{}×", s.round() as i64)
+    } else if s >= 0.1 {
+        format!("{s:.1}×")
+    } else {
+        format!("{s:.2}×")
+    }
+}
+
+/// A sim time to the millisecond, `00:00:12.816`: the events pane's tenths cannot tell
+/// apart the instants the `n` key steps through.
+pub fn time_ms(ms: Ms) -> String {
+    let s = ms / 1000;
+    format!("{:02}:{:02}:{:02}.{:03}", s / 3600, (s / 60) % 60, s % 60, ms % 1000)
 }
 
 /// A past duration in whole units: `12s`, `3m05s`, `2h04m`.
@@ -159,6 +172,9 @@ mod tests {
     fn speeds_and_durations_read_naturally() {
         assert_eq!(speed(1.0), "1×");
         assert_eq!(speed(0.1), "0.1×");
+        assert_eq!(speed(0.05), "0.05×");
+        assert_eq!(speed(0.01), "0.01×");
+        assert_eq!(time_ms(3_723_045), "01:02:03.045");
         assert_eq!(speed(100.0), "100×");
         assert_eq!(duration(12_400), "12s");
         assert_eq!(duration(185_000), "3m05s");

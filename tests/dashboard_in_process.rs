@@ -10,7 +10,7 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use isrlab::cluster::handle::Sim;
 use isrlab::cluster::snapshot::Snapshot;
 use isrlab::cluster::spec::ClusterSpec;
-use isrlab::sim::Ms;
+use isrlab::sim::{Ms, SimTime};
 use isrlab::ui::app::{Model, Msg, update};
 use isrlab::ui::pacer::Pacer;
 use isrlab::ui::theme::Theme;
@@ -141,7 +141,7 @@ fn keys_2_s_stop_broker_2_cleanly_and_2_r_brings_it_back_into_every_isr() {
 
 /// One press of `n`: the sim time it stopped at and the event lines that appeared.
 struct Stepped {
-    at: Ms,
+    at: SimTime,
     lines: Vec<String>,
 }
 
@@ -156,11 +156,10 @@ impl App {
             self.snap.recent_events.iter().rev().take(new).rev().map(|e| e.kind.to_string()).collect();
         let screen = self.screen();
         if let Some(newest) = lines.last() {
-            let shown = format!("{} {newest}", isrlab::sim::format_time(self.snap.now));
-            let head: String = shown.chars().take(100).collect();
-            assert!(screen.contains(&head), "the newest event is not on screen: {shown}\n{screen}");
+            let head: String = newest.chars().take(100).collect();
+            assert!(screen.contains(&head), "the newest event is not on screen: {newest}\n{screen}");
         }
-        Stepped { at: self.snap.now, lines }
+        Stepped { at: self.sim.now_us(), lines }
     }
 }
 
@@ -185,8 +184,8 @@ fn key_n_steps_a_restart_one_event_at_a_time() {
         ("caught up", "broker 2 caught up on test_repli-1"),
         ("rejoined", "broker 2 rejoined ISR of test_repli-1"),
     ];
-    let mut seen: Vec<(usize, Ms)> = Vec::new();
-    let mut last_at = app.snap.now;
+    let mut seen: Vec<(usize, SimTime)> = Vec::new();
+    let mut last_at = app.sim.now_us();
     for _ in 0..60 {
         let step = app.next_event();
         assert!(step.at > last_at, "n did not move sim time forward from {last_at}");

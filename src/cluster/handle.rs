@@ -8,7 +8,7 @@ use super::world::World;
 use crate::cluster::command::{Answer, Command};
 use crate::cluster::events::AppliedCommand;
 use crate::sim::events::ClusterEvent;
-use crate::sim::{BrokerId, Ms, join_ids};
+use crate::sim::{BrokerId, Ms, SimTime, join_ids};
 use std::rc::Rc;
 use std::sync::Arc;
 use std::sync::mpsc;
@@ -81,6 +81,12 @@ impl Sim {
         self.world.now()
     }
 
+    /// Current sim time to the microsecond.
+    pub fn now_us(&self) -> SimTime {
+        let _ctx = self.rt.enter();
+        self.world.now_us()
+    }
+
     /// Runs every task and timer up to sim time `t` (ms), in order, then lets work due at
     /// `t` itself settle.
     pub fn advance_to(&mut self, t: Ms) {
@@ -90,7 +96,7 @@ impl Sim {
     /// [`Sim::advance_to`] through a shared reference, for the dashboard's cluster interface
     /// (single-threaded: nothing else can run meanwhile).
     pub(crate) fn run_to(&self, t: Ms) {
-        let deadline = self.world.instant(t);
+        let deadline = self.world.instant_ms(t);
         self.rt.block_on(self.local.run_until(async {
             tokio::time::sleep_until(deadline).await;
             for _ in 0..SETTLE_YIELDS {
@@ -105,16 +111,16 @@ impl Sim {
     /// message delivery), never in fixed slices. Searches at most `within` ms of sim time;
     /// returns the new events' time, or `None` when there were none by then (sim time then
     /// stands `within` ms later).
-    pub fn run_to_next_event(&mut self, within: Ms) -> Option<Ms> {
+    pub fn run_to_next_event(&mut self, within: Ms) -> Option<SimTime> {
         self.next_event_by(self.now().saturating_add(within))
     }
 
     /// [`Sim::run_to_next_event`] up to the absolute sim time `deadline` (ms), through a
     /// shared reference.
-    pub(crate) fn next_event_by(&self, deadline: Ms) -> Option<Ms> {
+    pub(crate) fn next_event_by(&self, deadline: Ms) -> Option<SimTime> {
         let before = self.world.log.borrow().count();
         let published = self.world.log.borrow().published();
-        let until = self.world.instant(deadline);
+        let until = self.world.instant_ms(deadline);
         let log = &self.world.log;
         let found = self.rt.block_on(self.local.run_until(async {
             let sleep = tokio::time::sleep_until(until);
@@ -130,7 +136,7 @@ impl Sim {
             }
             log.borrow().count() > before
         }));
-        found.then(|| self.now())
+        found.then(|| self.now_us())
     }
 
     /// Validates a command against the cluster as it is now and applies it at the current
@@ -185,7 +191,7 @@ impl Sim {
 enum Control {
     AdvanceTo(Ms),
     Apply(Command, mpsc::Sender<Result<Answer, SimError>>),
-    NextEvent(Ms, mpsc::Sender<Option<Ms>>),
+    NextEvent(Ms, mpsc::Sender<Option<SimTime>>),
 }
 
 /// A simulation on its own thread, paced from outside (the dashboard). Snapshots arrive on a
@@ -259,7 +265,7 @@ impl LiveSim {
     /// [`Sim::run_to_next_event`] does (a scenario's scheduled commands are applied on the
     /// way, and time never passes its end); waits for the answer, by when
     /// [`LiveSim::latest`] shows that instant. `None`: no event within `within` ms.
-    pub fn next_event(&self, within: Ms) -> Option<Ms> {
+    pub fn next_event(&self, within: Ms) -> Option<SimTime> {
         let (tx, rx) = mpsc::channel();
         self.send(Control::NextEvent(within, tx));
         rx.recv().ok().flatten()
@@ -355,7 +361,7 @@ fn advance(sim: &mut Sim, timeline: &mut Timeline, target: Option<Ms>, end: Opti
 
 /// [`Sim::run_to_next_event`] within `within` ms and never past `end`; a scheduled command on
 /// the way is applied, and counts as the next event when it logs one.
-fn next_event(sim: &mut Sim, timeline: &mut Timeline, within: Ms, end: Option<Ms>) -> Option<Ms> {
+fn next_event(sim: &mut Sim, timeline: &mut Timeline, within: Ms, end: Option<Ms>) -> Option<SimTime> {
     let deadline = end.map_or(sim.now().saturating_add(within), |e| e.min(sim.now().saturating_add(within)));
     loop {
         let stop = timeline.peek().map_or(deadline, |(at, _)| (*at).clamp(sim.now(), deadline));
@@ -367,7 +373,7 @@ fn next_event(sim: &mut Sim, timeline: &mut Timeline, within: Ms, end: Option<Ms
             return None;
         }
         if sim.world.log.borrow().count() > before {
-            return Some(sim.now());
+            return Some(sim.now_us());
         }
     }
 }
@@ -375,6 +381,7 @@ fn next_event(sim: &mut Sim, timeline: &mut Timeline, within: Ms, end: Option<Ms
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::sim::events::EventKind;
 
     #[test]
     fn once_a_scenario_ends_every_command_is_refused_with_a_message() {
@@ -398,6 +405,31 @@ mod tests {
         );
         drop(control_tx);
         assert_eq!(pacer.join().unwrap(), Vec::new(), "nothing was applied");
+    }
+
+    /// The runtime keeps µs, the cores ms: a core's timer due at a whole ms fires exactly
+    /// then (the controller's session check fences a crashed broker on a ms boundary), while
+    /// messages arrive between ms (a registration takes 0.25 ms and some jitter).
+    #[test]
+    fn timers_fire_on_their_ms_and_messages_arrive_between() {
+        let mut sim = Sim::new(ClusterSpec::default_run(7)).unwrap();
+        sim.advance_to(5_000);
+        assert_eq!(sim.now(), 5_000);
+        sim.apply(&Command::parse("crash 2").unwrap()).unwrap();
+        sim.advance_to(20_000);
+        let events = sim.drain_events();
+        let fenced = events.iter().find(|e| matches!(e.kind, EventKind::BrokerFenced { broker: 2, .. }));
+        let at = fenced.expect("broker 2 is fenced").at;
+        assert_eq!(at.as_micros() % 1000, 0, "a timer event sits on its ms: {at}");
+        assert!((12_000..=14_100).contains(&at.as_ms()), "{at}");
+        sim.apply(&Command::parse("restart 2").unwrap()).unwrap();
+        sim.advance_to(21_000);
+        let events = sim.drain_events();
+        let registered =
+            events.iter().find(|e| matches!(e.kind, EventKind::BrokerRegistered { broker: 2, .. }));
+        let at = registered.expect("broker 2 registers again").at;
+        let took = at.micros_since(crate::sim::SimTime::from_ms(20_000));
+        assert!((250..=270).contains(&took), "its registration travels 0.25 ms plus jitter: {at}");
     }
 
     #[test]
@@ -432,8 +464,8 @@ mod tests {
         sim.apply(&Command::parse("crash 2").unwrap()).unwrap();
         sim.drain_events();
         let at = sim.run_to_next_event(60_000).expect("the crash leads to events");
-        assert!(at > 1_005 && at < 61_005, "{at}");
-        assert_eq!(sim.now(), at);
+        assert!(at.as_ms() > 1_005 && at.as_ms() < 61_005, "{at}");
+        assert_eq!(sim.now_us(), at);
         let events = sim.drain_events();
         assert!(!events.is_empty());
         assert!(events.iter().all(|e| e.at == at), "only that instant's events: {events:?}");
@@ -453,10 +485,10 @@ mod tests {
             rx.recv().unwrap()
         };
         control_tx.send(Control::AdvanceTo(1_000)).unwrap();
-        assert_eq!(next(60_000), Some(5_000), "the scheduled crash is the next event");
-        let mut last = 5_000;
+        assert_eq!(next(60_000), Some(SimTime::from_ms(5_000)), "the scheduled crash is the next event");
+        let mut last = SimTime::from_ms(5_000);
         while let Some(t) = next(60_000) {
-            assert!(t > last && t <= 20_000, "{t} after {last}");
+            assert!(t > last && t <= SimTime::from_ms(20_000), "{t} after {last}");
             last = t;
         }
         assert_eq!(next(60_000), None, "nothing after the scenario's end");

@@ -32,7 +32,7 @@ use crate::cluster::command::set::Set;
 use crate::cluster::command::shutdown::Shutdown;
 use crate::cluster::command::{Answer, Command};
 use crate::cluster::snapshot::{PartitionView, Snapshot, TopicView};
-use crate::sim::{Acks, BrokerId, Ms, format_time, join_ids};
+use crate::sim::{Acks, BrokerId, Ms, SimTime, format_stamp, format_time, join_ids};
 
 /// Producer rates the `+`/`-` keys step through (records per second).
 pub const RATE_STEPS: &[f64] =
@@ -152,16 +152,13 @@ pub enum Msg {
     SimEnded,
     /// The speed sim time ran at lately (sim ms per wall ms), `None` while unknown.
     Measured(Option<f64>),
-    /// Where [`Effect::NextEvent`] stopped: it started at sim time `from` (ms) with
-    /// `events_before` events logged; `found` is the new events' time, `None` when none came
-    /// within the look-ahead.
+    /// Where [`Effect::NextEvent`] stopped: it started with `events_before` events logged;
+    /// `found` is the new events' time, `None` when none came within the look-ahead.
     SteppedToEvent {
-        /// Sim time before the step (ms).
-        from: Ms,
         /// The run-wide event count before the step.
         events_before: u64,
-        /// The new events' sim time (ms).
-        found: Option<Ms>,
+        /// The new events' sim time (µs).
+        found: Option<SimTime>,
     },
     /// The cluster's answer to an applied command.
     Verdict {
@@ -261,8 +258,8 @@ pub fn update(model: &mut Model, msg: Msg, snap: &Snapshot) -> Vec<Effect> {
             Vec::new()
         }
         Msg::SimEnded => model.refuse("the simulation stopped; press q to quit"),
-        Msg::SteppedToEvent { from, events_before, found } => {
-            stepped_to_event(model, from, events_before, found, snap);
+        Msg::SteppedToEvent { events_before, found } => {
+            stepped_to_event(model, events_before, found, snap);
             Vec::new()
         }
         Msg::Verdict { command, result } => {
@@ -573,18 +570,21 @@ fn change_speed(model: &mut Model, up: bool) -> Vec<Effect> {
     Vec::new()
 }
 
-/// Says where the `n` key stopped: the new events' time and how far that was, or that none
-/// came within the look-ahead.
-fn stepped_to_event(model: &mut Model, from: Ms, events_before: u64, found: Option<Ms>, snap: &Snapshot) {
-    let at = super::text::time_ms(snap.now);
+/// Says where the `n` key stopped: the new events' time (with µs when not on a whole ms), or
+/// that none came within the look-ahead.
+fn stepped_to_event(model: &mut Model, events_before: u64, found: Option<SimTime>, snap: &Snapshot) {
     let text = match found {
-        Some(_) => {
+        Some(t) => {
+            let at = format_stamp(t, t.as_micros() % 1000 != 0);
             let new = snap.event_count.saturating_sub(events_before);
             let noun = if new == 1 { "event" } else { "events" };
-            let later = snap.now.saturating_sub(from);
-            format!("paused at {at} (+{later} ms): {new} new {noun} · n: the next one")
+            format!("paused at {at}: {new} new {noun} · n: the next one")
         }
-        None => format!("no event within {} s: paused at {at} (n looks again)", NEXT_EVENT_WITHIN_MS / 1000),
+        None => format!(
+            "no event within {} s: paused at {} (n looks again)",
+            NEXT_EVENT_WITHIN_MS / 1000,
+            format_stamp(SimTime::from_ms(snap.now), false)
+        ),
     };
     model.say(StatusKind::Info, text);
 }

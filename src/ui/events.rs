@@ -68,9 +68,9 @@ pub fn title(snap: &Snapshot, anchor: Option<u64>, important: bool, width: usize
 }
 
 /// Whether the "important only" filter keeps an event: loss, leader changes and offline
-/// partitions, ISR changes, fencing, broker lifecycle, truncation, a follower catching up,
-/// produce failures (expired records included). Config echoes, fetch pause, fetcher start and
-/// stop notes and topic creation are hidden.
+/// partitions, ISR changes, fencing, broker lifecycle, network and process faults,
+/// truncation, a follower catching up, produce failures (expired records included). Config
+/// echoes, fetch pause, fetcher start and stop notes and topic creation are hidden.
 pub fn is_important(kind: &EventKind) -> bool {
     use EventKind::*;
     match kind {
@@ -78,6 +78,10 @@ pub fn is_important(kind: &EventKind) -> bool {
         LeaderChanged { .. } | IsrShrunk { .. } | IsrExpanded { .. } => true,
         BrokerFenced { .. } | BrokerUnfenced { .. } => true,
         BrokerCrashed { .. } | BrokerStopped { .. } | ControlledShutdownStarted { .. } => true,
+        NetworkChanged { .. } => true,
+        ProcessFrozen { .. } | ProcessThawed { .. } | BrokerPowerLost { .. } | UnflushedTailLost { .. } => {
+            true
+        }
         BrokerRegistered { .. } | BrokerRegistrationRefused { .. } => true,
         Truncated { .. } | ProduceFailing { .. } | ProduceRecovered { .. } => true,
         Roll(_) => true,
@@ -178,7 +182,7 @@ fn event_lines(ev: &ClusterEvent, theme: Theme, width: usize) -> Vec<Line<'stati
         .into_iter()
         .enumerate()
         .map(|(i, part)| {
-            let stamp = if i == 0 { format!(" {}", format_time(ev.at)) } else { " ".repeat(STAMP) };
+            let stamp = if i == 0 { format!(" {}", format_time(ev.at.as_ms())) } else { " ".repeat(STAMP) };
             Line::from(vec![Span::styled(stamp, theme.muted()), Span::raw(" "), Span::styled(part, style)])
         })
         .collect()
@@ -190,6 +194,7 @@ fn style_of(kind: &EventKind, theme: Theme) -> Style {
     match kind {
         AckedRecordsLost { .. } => theme.alarm(),
         BrokerCrashed { .. } | Truncated { .. } | ProduceFailing { .. } => theme.bad(),
+        BrokerPowerLost { .. } | UnflushedTailLost { .. } | ProcessFrozen { .. } => theme.bad(),
         LeaderChanged { new_leader: None, .. } | LeaderChanged { kind: ElectionKind::Unclean, .. } => {
             theme.bad()
         }

@@ -45,7 +45,7 @@ use self::theme::Theme;
 use crate::cluster::command::{Answer, Command};
 use crate::cluster::handle::{LiveSim, Sim, SimError};
 use crate::cluster::snapshot::Snapshot;
-use crate::sim::Ms;
+use crate::sim::{Ms, SimTime};
 
 /// Time between frame ticks: at most 30 redraws a second.
 pub const FRAME: Duration = Duration::from_millis(33);
@@ -63,9 +63,9 @@ pub trait Cluster {
     /// The newest snapshot.
     fn latest(&self) -> Arc<Snapshot>;
     /// Runs sim time to the next new event, looking at most `within` ms ahead (see
-    /// [`Sim::run_to_next_event`]); returns its sim time, `None` when none came. When it
+    /// [`Sim::run_to_next_event`]); returns its sim time (µs), `None` when none came. When it
     /// returns, [`Cluster::latest`] shows that instant.
-    fn next_event(&self, within: Ms) -> Option<Ms>;
+    fn next_event(&self, within: Ms) -> Option<SimTime>;
 }
 
 impl Cluster for LiveSim {
@@ -81,7 +81,7 @@ impl Cluster for LiveSim {
         LiveSim::latest(self)
     }
 
-    fn next_event(&self, within: Ms) -> Option<Ms> {
+    fn next_event(&self, within: Ms) -> Option<SimTime> {
         LiveSim::next_event(self, within)
     }
 }
@@ -102,7 +102,7 @@ impl Cluster for Sim {
         Arc::new(self.snapshot())
     }
 
-    fn next_event(&self, within: Ms) -> Option<Ms> {
+    fn next_event(&self, within: Ms) -> Option<SimTime> {
         self.next_event_by(self.now().saturating_add(within))
     }
 }
@@ -148,11 +148,11 @@ pub fn run_effects(
                 }
             }
             Effect::NextEvent(within) => {
-                let (from, events_before) = (snap.now, snap.event_count);
+                let events_before = snap.event_count;
                 let found = cluster.next_event(within);
                 *snap = cluster.latest();
                 pacer.jump_to(snap.now);
-                update(model, Msg::SteppedToEvent { from, events_before, found }, snap);
+                update(model, Msg::SteppedToEvent { events_before, found }, snap);
             }
             Effect::Quit => quit = true,
         }

@@ -17,13 +17,6 @@ pub fn speed(s: f64) -> String {
     }
 }
 
-/// A sim time to the millisecond, `00:00:12.816`: the events pane's tenths cannot tell
-/// apart the instants the `n` key steps through.
-pub fn time_ms(ms: Ms) -> String {
-    let s = ms / 1000;
-    format!("{:02}:{:02}:{:02}.{:03}", s / 3600, (s / 60) % 60, s % 60, ms % 1000)
-}
-
 /// A past duration in whole units: `12s`, `3m05s`, `2h04m`.
 pub fn duration(ms: Ms) -> String {
     let s = ms / 1000;
@@ -174,7 +167,6 @@ mod tests {
         assert_eq!(speed(0.1), "0.1×");
         assert_eq!(speed(0.05), "0.05×");
         assert_eq!(speed(0.01), "0.01×");
-        assert_eq!(time_ms(3_723_045), "01:02:03.045");
         assert_eq!(speed(100.0), "100×");
         assert_eq!(duration(12_400), "12s");
         assert_eq!(duration(185_000), "3m05s");

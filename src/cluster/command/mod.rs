@@ -7,7 +7,12 @@
 //! produce T N
 //! pause-fetch B | resume-fetch B
 //! create-topic T P RF
+//! cut A B | cut-oneway A B | heal A B | isolate B | heal-all
+//! delay A B MS | loss A B PERCENT | hold A B | release A B
+//! set link A B net.KEY=VALUE
 //! roll [--no-wait]
+//! freeze N [MS] | thaw N
+//! bounce B | power-loss B [B…] | slow-disk B MS
 //! ```
 //!
 //! A line becomes a typed [`Command`] once ([`Command::parse`]); it is checked once, by
@@ -19,10 +24,18 @@
 //! once in the `commands!` table below; a new command adds a file and a line, not a branch to a
 //! central `match`.
 
+pub mod bounce;
 mod catalog;
 pub mod crash;
 pub mod create_topic;
+pub mod cut;
+pub mod degrade;
 pub mod fetch;
+pub mod freeze;
+pub mod hold;
+pub mod isolate;
+mod links;
+
 pub mod produce;
 pub mod restart;
 pub mod roll;
@@ -175,6 +188,18 @@ commands! {
     CreateTopic(create_topic::CreateTopic),
     /// A rolling restart (`roll [--no-wait]`).
     Roll(roll::Roll),
+    /// Cut or heal a link (`cut A B`, `cut-oneway A B`, `heal A B`).
+    Cut(cut::Cut),
+    /// Isolate a broker, or heal every link (`isolate B`, `heal-all`).
+    Isolate(isolate::Isolate),
+    /// A slow or lossy link (`delay A B MS`, `loss A B PERCENT`).
+    Degrade(degrade::Degrade),
+    /// Hold or release one direction of a link (`hold A B`, `release A B`).
+    Hold(hold::Hold),
+    /// Pause or resume a process (`freeze N [MS]`, `thaw N`).
+    Freeze(freeze::Freeze),
+    /// Crash and restart a broker at once (`bounce B`).
+    Bounce(bounce::Bounce),
 }
 
 impl Command {
@@ -200,7 +225,7 @@ impl Command {
         let now = world.now();
         let mut out = Outbox::default();
         let applied = self.apply_unit(world, spawner, &mut out)?;
-        world.dispatch(applied.origin, now, out);
+        world.dispatch(applied.origin, out);
         world.poke_all();
         world.log.borrow_mut().record_command(now, self.clone());
         Ok(Answer { note: applied.note })
@@ -224,8 +249,23 @@ mod tests {
             "pause-fetch 3",
             "resume-fetch 3",
             "create-topic orders 3 2",
+            "cut 1 controller",
+            "cut-oneway controller 2",
+            "heal 0 1",
+            "isolate 2",
+            "heal-all",
+            "delay 0 1 30",
+            "loss 1 2 5",
+            "hold 0 controller",
+            "release 0 controller",
+            "set link 0 1 net.latency.ms=5",
             "roll",
             "roll --no-wait",
+            "freeze 1",
+            "freeze controller 12000",
+            "thaw 1",
+            "thaw controller",
+            "bounce 2",
         ] {
             let cmd = Command::parse(line).unwrap();
             assert_eq!(cmd.to_string(), line);
@@ -243,6 +283,25 @@ mod tests {
         let huge = Command::parse("produce t 99999999999999").unwrap_err().message;
         assert_eq!(huge, "record count must be from 1 to 1000000, got 99999999999999");
         assert!(Command::parse("produce t 0").is_err());
+        assert!(Command::parse("cut 1").unwrap_err().message.contains("usage: cut A B"));
+        assert!(
+            Command::parse("hold 1 ctrl")
+                .unwrap_err()
+                .message
+                .contains("neither a broker id nor `controller`")
+        );
+        assert_eq!(
+            Command::parse("loss 1 2 100").unwrap_err().message,
+            "loss percent must be from 0 to 99, got 100"
+        );
+        assert!(
+            Command::parse("freeze two")
+                .unwrap_err()
+                .message
+                .contains("neither a broker id nor `controller`")
+        );
+        assert!(Command::parse("freeze 1 0").unwrap_err().message.contains("from 1 to 86400000"));
+        assert!(Command::parse("thaw 1 500").unwrap_err().message.contains("unexpected `500`"));
     }
 
     #[test]

@@ -135,20 +135,14 @@ fn n_pauses_and_runs_to_the_next_event_then_says_where_it_stopped() {
     assert_eq!(typed(&mut m, &snap, "n"), vec![Effect::NextEvent(NEXT_EVENT_WITHIN_MS)]);
     assert!(m.paused, "n pauses a running sim first");
     assert_eq!(typed(&mut m, &snap, "n"), vec![Effect::NextEvent(NEXT_EVENT_WITHIN_MS)]);
-    let later = Snapshot { now: snap.now + 1_250, event_count: snap.event_count + 2, ..snap.clone() };
-    let found =
-        Msg::SteppedToEvent { from: snap.now, events_before: snap.event_count, found: Some(later.now) };
-    update(&mut m, found, &later);
-    let at = crate::ui::text::time_ms(later.now);
+    let later = Snapshot { now: 83_650, event_count: snap.event_count + 2, ..snap.clone() };
+    let at = SimTime::from_ms(83_650).plus_micros(250);
+    update(&mut m, Msg::SteppedToEvent { events_before: snap.event_count, found: Some(at) }, &later);
+    assert_eq!(m.status.as_ref().unwrap().text, "paused at 00:01:23.650.250: 2 new events · n: the next one");
+    update(&mut m, Msg::SteppedToEvent { events_before: snap.event_count, found: None }, &later);
     assert_eq!(
         m.status.as_ref().unwrap().text,
-        format!("paused at {at} (+1250 ms): 2 new events · n: the next one")
-    );
-    let none = Msg::SteppedToEvent { from: snap.now, events_before: snap.event_count, found: None };
-    update(&mut m, none, &later);
-    assert_eq!(
-        m.status.as_ref().unwrap().text,
-        format!("no event within 60 s: paused at {at} (n looks again)")
+        "no event within 60 s: paused at 00:01:23.650 (n looks again)"
     );
 }
 
@@ -419,7 +413,10 @@ fn arrived(snap: &Snapshot, n: u64, keep: usize) -> Snapshot {
     let mut next = snap.clone();
     let mut kept: Vec<ClusterEvent> = snap.recent_events.to_vec();
     for i in 0..n {
-        kept.push(ClusterEvent { at: snap.now + i, kind: EventKind::BrokerCrashed { broker: 1 } });
+        kept.push(ClusterEvent {
+            at: crate::sim::SimTime::from_ms(snap.now + i),
+            kind: EventKind::BrokerCrashed { broker: 1 },
+        });
     }
     let drop = kept.len().saturating_sub(keep);
     next.recent_events = kept.split_off(drop).into();

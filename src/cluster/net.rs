@@ -61,8 +61,8 @@ struct NetState {
     defaults: NetConfig,
     /// Links in use, created on first use.
     links: BTreeMap<(NodeId, NodeId), Link>,
-    /// Messages waiting on a held link, in the order they were sent.
-    held: BTreeMap<(NodeId, NodeId), Vec<Message>>,
+    /// Messages waiting on a held (or, for metadata, cut) link, with their send sequence.
+    held: BTreeMap<(NodeId, NodeId), Vec<(u64, Message)>>,
     /// Requests a node received and has not answered: (requester, correlation id).
     open: BTreeMap<NodeId, BTreeSet<(NodeId, u64)>>,
     /// Established connections: (client, server).
@@ -79,11 +79,39 @@ impl NetState {
         self.links.get(&(from, to)).map(|l| l.faults).unwrap_or_default()
     }
 
+    fn next_seq(&mut self) -> u64 {
+        self.seq += 1;
+        self.seq - 1
+    }
+
     fn enqueue(&mut self, now: SimTime, from: NodeId, to: NodeId, msg: Message) {
         let at = self.link(from, to).arrival(now, msg.size_bytes());
-        let seq = self.seq;
-        self.seq += 1;
+        let seq = self.next_seq();
         self.queue.push(InFlight { at, seq, from, to, msg });
+    }
+
+    /// Keeps a message on the link until it runs again, in send order (`seq`).
+    fn keep(&mut self, seq: u64, from: NodeId, to: NodeId, msg: Message) {
+        self.held.entry((from, to)).or_default().push((seq, msg));
+    }
+}
+
+/// What a link with `faults` does with `msg` from `from`: `None` delivers it, `Some(true)`
+/// keeps it until the link runs again, `Some(false)` drops it.
+///
+/// KRaft metadata is a log (`__cluster_metadata`) that every broker fetches from the
+/// controller from its own last offset (KIP-500, KIP-631), so a cut only delays it: when the
+/// link heals the broker reads every record it missed. isrlab pushes those records, so a cut
+/// link keeps the controller's metadata until it heals instead of dropping it; everything
+/// else on a cut link is lost, as on a broken TCP connection.
+fn fate(faults: LinkFaults, from: NodeId, msg: &Message) -> Option<bool> {
+    let metadata = from == NodeId::Controller && matches!(msg, Message::Metadata(_));
+    if faults.cut {
+        Some(metadata)
+    } else if faults.held {
+        Some(true)
+    } else {
+        None
     }
 }
 
@@ -161,13 +189,15 @@ impl Network {
         s.links.iter().filter(|(_, l)| !l.faults.is_clear()).map(|(k, l)| (*k, l.faults)).collect()
     }
 
-    /// Changes the faults of the link `from → to` at `now`. Lifting a hold sends what waited on
-    /// the link, in order, as if sent at `now`.
+    /// Changes the faults of the link `from → to` at `now`. Once the link is neither held nor
+    /// cut, what waited on it goes on, in send order, as if sent at `now`.
     pub fn set_faults(&self, now: SimTime, from: NodeId, to: NodeId, faults: LinkFaults) {
         let mut s = self.state.borrow_mut();
         s.link(from, to).faults = faults;
-        if !faults.held {
-            for msg in s.held.remove(&(from, to)).unwrap_or_default() {
+        if !faults.held && !faults.cut {
+            let mut waiting = s.held.remove(&(from, to)).unwrap_or_default();
+            waiting.sort_unstable_by_key(|(seq, _)| *seq);
+            for (_, msg) in waiting {
                 s.enqueue(now, from, to, msg);
             }
         }
@@ -176,7 +206,8 @@ impl Network {
     }
 
     /// Queues a message on the link `from → to` at `now` (see [`Link::arrival`]). A cut link
-    /// drops it; a held link keeps it until released.
+    /// drops it (but keeps the controller's metadata, see [`fate`]); a held link keeps it until
+    /// released.
     pub fn send(&self, now: SimTime, from: NodeId, to: NodeId, msg: Message) {
         tracing::trace!(t = %now, ?from, ?to, api = msg.api_name(), "send");
         let mut s = self.state.borrow_mut();
@@ -185,16 +216,17 @@ impl Network {
         {
             open.remove(&(to, c));
         }
-        let faults = s.faults(from, to);
-        if faults.cut {
-            tracing::debug!(t = %now, ?from, ?to, api = msg.api_name(), "dropped: the link is cut");
-            return;
+        match fate(s.faults(from, to), from, &msg) {
+            None => s.enqueue(now, from, to, msg),
+            Some(true) => {
+                let seq = s.next_seq();
+                s.keep(seq, from, to, msg);
+            }
+            Some(false) => {
+                tracing::debug!(t = %now, ?from, ?to, api = msg.api_name(), "dropped: the link is cut");
+                return;
+            }
         }
-        if faults.held {
-            s.held.entry((from, to)).or_default().push(msg);
-            return;
-        }
-        s.enqueue(now, from, to, msg);
         drop(s);
         self.wake.notify_one();
     }
@@ -248,9 +280,13 @@ impl Network {
         if s.queue.peek().is_none_or(|m| m.at > now) {
             return false;
         }
-        let Some(InFlight { from, to, msg, .. }) = s.queue.pop() else { return false };
-        if s.faults(from, to).cut {
-            tracing::debug!(t = %now, ?from, ?to, api = msg.api_name(), "dropped: the link was cut");
+        let Some(InFlight { seq, from, to, msg, .. }) = s.queue.pop() else { return false };
+        let faults = s.faults(from, to);
+        if faults.cut {
+            match fate(faults, from, &msg) {
+                Some(true) => s.keep(seq, from, to, msg),
+                _ => tracing::debug!(t = %now, ?from, ?to, api = msg.api_name(), "dropped: the link was cut"),
+            }
             return true;
         }
         if msg == Message::Connect {

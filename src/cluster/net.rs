@@ -362,4 +362,61 @@ mod tests {
         net.deliver_due(SimTime::from_ms(31));
         assert!(drain(&mut rx).is_empty());
     }
+
+    #[test]
+    fn a_cut_drops_requests_but_keeps_the_metadata_log_for_after_the_heal() {
+        let net = Network::new(1, NetConfig::default());
+        let (broker, controller) = (NodeId::Broker(1), NodeId::Controller);
+        let (tx, mut rx) = mpsc::unbounded_channel();
+        net.set_route(broker, Some(tx));
+        let (ctx, mut crx) = mpsc::unbounded_channel();
+        net.set_route(controller, Some(ctx));
+        let cut = LinkFaults { cut: true, ..LinkFaults::default() };
+        net.set_faults(SimTime::ZERO, controller, broker, cut);
+        net.set_faults(SimTime::ZERO, broker, controller, cut);
+        let metadata = Message::Metadata(Default::default());
+        net.send(SimTime::from_ms(1), controller, broker, metadata.clone());
+        net.send(
+            SimTime::from_ms(1),
+            broker,
+            controller,
+            Message::Heartbeat { broker: 1, broker_epoch: 1, want_shutdown: false },
+        );
+        net.deliver_due(SimTime::from_ms(100));
+        assert!(drain(&mut rx).is_empty() && drain(&mut crx).is_empty(), "nothing crosses a cut");
+        net.set_faults(SimTime::from_ms(200), controller, broker, LinkFaults::default());
+        net.set_faults(SimTime::from_ms(200), broker, controller, LinkFaults::default());
+        net.deliver_due(SimTime::from_ms(201));
+        assert_eq!(drain(&mut rx), vec![(controller, metadata)], "the broker reads the metadata it missed");
+        assert!(drain(&mut crx).is_empty(), "the heartbeat is gone");
+    }
+
+    #[test]
+    fn a_held_link_delivers_in_order_on_release_and_the_other_direction_flows() {
+        let net = Network::new(1, NetConfig::default());
+        let (a, b) = (NodeId::Broker(1), NodeId::Broker(2));
+        let (atx, mut arx) = mpsc::unbounded_channel();
+        let (btx, mut brx) = mpsc::unbounded_channel();
+        net.set_route(a, Some(atx));
+        net.set_route(b, Some(btx));
+        net.set_faults(SimTime::ZERO, a, b, LinkFaults { held: true, ..LinkFaults::default() });
+        for peer in [7, 8] {
+            net.send(SimTime::from_ms(1), a, b, Message::Connected { peer: NodeId::Broker(peer) });
+        }
+        net.send(SimTime::from_ms(1), b, a, Message::Connected { peer: b });
+        net.deliver_due(SimTime::from_ms(50));
+        assert!(drain(&mut brx).is_empty());
+        assert_eq!(drain(&mut arx).len(), 1, "B's messages to A still arrive");
+        net.set_faults(SimTime::from_ms(60), a, b, LinkFaults::default());
+        assert!(net.next_due().is_some_and(|t| t >= SimTime::from_micros(60_250)), "sent at the release");
+        net.deliver_due(SimTime::from_ms(61));
+        let got: Vec<NodeId> = drain(&mut brx)
+            .into_iter()
+            .map(|(_, m)| match m {
+                Message::Connected { peer } => peer,
+                other => panic!("{other:?}"),
+            })
+            .collect();
+        assert_eq!(got, [NodeId::Broker(7), NodeId::Broker(8)], "in the order they were sent");
+    }
 }

@@ -93,10 +93,25 @@ impl Sim {
         self.run_to(t);
     }
 
+    /// Current sim time with its microseconds.
+    pub fn now_us(&self) -> SimTime {
+        let _ctx = self.rt.enter();
+        self.world.now_us()
+    }
+
+    /// [`Sim::advance_to`] to a microsecond: a command applied then acts between the
+    /// milliseconds on which the cores' timers fire, e.g. while messages are on their way.
+    pub fn advance_to_time(&mut self, t: SimTime) {
+        self.run_until(self.world.instant(t));
+    }
+
     /// [`Sim::advance_to`] through a shared reference, for the dashboard's cluster interface
     /// (single-threaded: nothing else can run meanwhile).
     pub(crate) fn run_to(&self, t: Ms) {
-        let deadline = self.world.instant_ms(t);
+        self.run_until(self.world.instant_ms(t));
+    }
+
+    fn run_until(&self, deadline: tokio::time::Instant) {
         self.rt.block_on(self.local.run_until(async {
             tokio::time::sleep_until(deadline).await;
             for _ in 0..SETTLE_YIELDS {

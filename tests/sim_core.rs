@@ -188,8 +188,8 @@ fn an_unreachable_leader_spends_no_retries() {
     assert_eq!(p.acked + p.pending, p.sent);
 }
 
-/// No retention yet: once the logs hold the memory budget, isrlab stops the producers and
-/// says why, instead of growing until the machine runs out of memory.
+/// A last resort: once the logs and the ledger take the memory budget (bytes), isrlab stops
+/// the producers and says why, instead of growing until the machine runs out of memory.
 #[test]
 fn memory_budget_stops_the_producers() {
     let mut sim = Sim::new(seed_spec()).unwrap();

@@ -158,6 +158,11 @@ impl Ledger {
         self.partitions.values().map(|p| p.entries.len()).sum()
     }
 
+    /// Bytes its entries take.
+    pub fn memory_bytes(&self) -> u64 {
+        (self.entries() * std::mem::size_of::<Entry>()) as u64
+    }
+
     /// Records an acknowledgement. `leader` is the partition's current leader and its log, if
     /// it has one: records it does not hold are lost at once (the ack raced a failover).
     /// Entries wholly below that log's start offset and not lost are retired: retention

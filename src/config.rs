@@ -453,15 +453,14 @@ impl Property {
     /// `DynamicBrokerConfig.AllDynamicConfigs` change without a restart; of isrlab's broker
     /// properties those are the topic-config synonyms (`DynamicLogConfig.ReconfigurableConfigs`
     /// = `ServerTopicConfigSynonyms.TOPIC_CONFIG_SYNONYMS`): `min.insync.replicas` and
-    /// `unclean.leader.election.enable`, the [`Scope::BrokerAndTopic`] ones. Every
-    /// `replica.*`, `broker.*` and controller property here is static (none is in
+    /// `unclean.leader.election.enable` (the [`Scope::BrokerAndTopic`] ones), and
+    /// `log.retention.ms`, `log.retention.bytes`, `log.segment.bytes` and `log.roll.ms`; topic
+    /// overrides are always dynamic. Every `replica.*`, `broker.*` and controller property
+    /// here is static, as are `log.retention.hours`, `log.roll.hours` and
+    /// `log.retention.check.interval.ms` (none is in
     /// `DynamicReplicationConfig.RECONFIGURABLE_CONFIGS`, which holds only
     /// `follower.fetch.last.tiered.offset.enable`), and `AlterConfigs` refuses them with
     /// "Cannot update these configs dynamically" (`DynamicBrokerConfig.validateConfigs`).
-    /// Topic properties are dynamic too, and so are the broker defaults that are the first
-    /// synonym of a topic property (`log.retention.ms`, `log.retention.bytes`,
-    /// `log.segment.bytes`, `log.roll.ms`); `log.retention.hours`, `log.roll.hours` and
-    /// `log.retention.check.interval.ms` are static.
     pub fn update_mode(&self) -> UpdateMode {
         match self.scope {
             Scope::Producer => UpdateMode::Client,

@@ -7,6 +7,7 @@ use isrlab::cluster::snapshot::{PartitionView, Snapshot};
 use isrlab::cluster::spec::{ClusterSpec, Placement, ProducerSpec, TopicSpec};
 use isrlab::config::{BrokerConfig, ProducerConfig, TopicConfig};
 use isrlab::sim::Acks;
+use isrlab::sim::events::group;
 
 fn run(sim: &mut Sim, at: u64, cmd: &str) {
     sim.advance_to(at);
@@ -186,6 +187,43 @@ fn an_unreachable_leader_spends_no_retries() {
     assert!(p.errors.get("NETWORK_EXCEPTION").copied().unwrap_or(0) <= 2, "{:?}", p.errors);
     assert!(p.pending < 10, "the waiting records went to the new leader: {}", p.pending);
     assert_eq!(p.acked + p.pending, p.sent);
+}
+
+/// Divergence 8 of issue 5: a partition without a leader for minutes does not flood the event
+/// log. Its records expire a whole batch at a time (RecordAccumulator.expiredBatches), the run
+/// is one line with a running count, and the line that ends it agrees with the counters.
+#[test]
+fn a_leaderless_partition_is_one_event_line_that_agrees_with_the_counters() {
+    let mut spec = single_partition(Acks::All, 1);
+    spec.topics[0].replication_factor = 1;
+    spec.topics[0].placement = Placement::Explicit(vec![vec![1]]);
+    spec.producers[0].config.rate = 100.0;
+    let mut sim = Sim::new(spec).unwrap();
+    run(&mut sim, 5_000, "crash 1");
+    sim.advance_to(200_000);
+    // Topic, crash, fencing, offline, and the one line of the TIMEOUT run.
+    let lines: Vec<String> = sim.drain_events().iter().map(|e| e.kind.to_string()).collect();
+    assert_eq!(lines.len(), 5, "{lines:#?}");
+    assert_eq!(lines.iter().filter(|l| l.starts_with("produce to t-0 failing with TIMEOUT")).count(), 1);
+    let p = sim.snapshot().producers[0].clone();
+    let expired = p.errors["TIMEOUT"];
+    assert!((40..=60).contains(&expired), "whole batches expire: {expired}");
+    let running =
+        format!("produce to t-0 failing with TIMEOUT ({expired} times, {} records failed", group(p.failed));
+    let line = sim
+        .snapshot()
+        .recent_events
+        .iter()
+        .rev()
+        .map(|e| e.kind.to_string())
+        .find(|l| l.contains("t-0 failing"));
+    assert!(line.as_ref().is_some_and(|l| l.starts_with(&running)), "{line:?}, expected {running}");
+    run(&mut sim, 200_000, "restart 1");
+    sim.advance_to(201_000);
+    let lines: Vec<String> = sim.drain_events().iter().map(|e| e.kind.to_string()).collect();
+    let ended = format!("produce to t-0 succeeds again after {expired} errors: {expired} TIMEOUT");
+    assert!(lines.contains(&ended), "{lines:?}");
+    assert_eq!(sim.snapshot().producers[0].errors, p.errors, "{:?}", p.errors);
 }
 
 /// A last resort: once the logs and the ledger take the memory budget (bytes), isrlab stops

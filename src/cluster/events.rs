@@ -4,6 +4,7 @@
 //! time (the list a session file is made from), which the hash covers too.
 
 use super::command::Command;
+use crate::kafka::errors::ErrorCode;
 use crate::sim::events::{ClusterEvent, ElectionKind, EventKind};
 use crate::sim::{Ms, TopicPartition};
 use std::collections::{BTreeMap, VecDeque};
@@ -40,6 +41,9 @@ pub struct EventLog {
     count: u64,
     hasher: DefaultHasher,
     isr_changes: BTreeMap<TopicPartition, IsrChanges>,
+    /// Open produce error runs by (producer, partition): their error code and the run-wide
+    /// index of their line.
+    open_runs: BTreeMap<(u32, TopicPartition), (ErrorCode, u64)>,
 }
 
 /// How serious an event is for the developer log: `warn` for faults (fencing, an unclean
@@ -53,7 +57,6 @@ pub fn level(kind: &EventKind) -> Level {
         | AckedRecordsLost { .. }
         | DuplicateAcked { .. }
         | ProduceFailing { .. }
-        | RecordsExpired { .. }
         | ProducersStopped { .. } => Level::WARN,
         LeaderChanged { kind: ElectionKind::Unclean, .. } | LeaderChanged { new_leader: None, .. } => {
             Level::WARN
@@ -86,6 +89,13 @@ pub fn log_event(at: Ms, kind: &EventKind) {
     }
 }
 
+/// Where the event with run-wide index `index` sits in a window holding the last `len` of
+/// `count` events, if it does.
+fn window_slot(count: u64, len: usize, index: u64) -> Option<usize> {
+    let first = count.checked_sub(len as u64)?;
+    (first..count).contains(&index).then(|| (index - first) as usize)
+}
+
 /// How often a partition's ISR changed so far, counted from its `IsrShrunk` and `IsrExpanded`
 /// events (Kafka's `IsrShrinksPerSec` / `IsrExpandsPerSec` meters, as totals).
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
@@ -97,8 +107,15 @@ pub struct IsrChanges {
 }
 
 impl EventLog {
-    /// Appends an event at sim time `at` (ms) and logs it (see [`log_event`]).
+    /// Appends an event at sim time `at` (ms) and logs it (see [`log_event`]). A
+    /// [`EventKind::ProduceFailing`] that continues an open error run (same producer,
+    /// partition and error code) replaces that run's line instead, so a run is one line with a
+    /// running count; it keeps the time the run began. Once the line has left the recent
+    /// window, the next one starts a new line.
     pub fn push(&mut self, at: Ms, kind: EventKind) {
+        if self.continue_run(at, &kind) {
+            return;
+        }
         log_event(at, &kind);
         match &kind {
             EventKind::IsrShrunk { tp, .. } => self.isr_changes.entry(tp.clone()).or_default().shrinks += 1,
@@ -115,6 +132,40 @@ impl EventLog {
         self.recent.push_back(event.clone());
         self.recent_shared = None;
         self.undrained.push(event);
+    }
+
+    /// Updates the open error run `kind` continues, if any; returns whether it did.
+    fn continue_run(&mut self, at: Ms, kind: &EventKind) -> bool {
+        let key = match kind {
+            EventKind::ProduceFailing { producer, tp, failure, .. } => (*producer, tp.clone(), failure.error),
+            EventKind::ProduceRecovered { producer, tp, .. } => {
+                self.open_runs.remove(&(*producer, tp.clone()));
+                return false;
+            }
+            _ => return false,
+        };
+        let (producer, tp, error) = key;
+        let open = self.open_runs.get(&(producer, tp.clone())).copied();
+        let updated = open.is_some_and(|(e, index)| e == error && self.replace(index, kind));
+        if updated {
+            tracing::debug!(t = at, "{kind}");
+            format!("{at} {kind:?}").hash(&mut self.hasher);
+        } else {
+            self.open_runs.insert((producer, tp), (error, self.count));
+        }
+        updated
+    }
+
+    /// Replaces the kind of the event with run-wide index `index` in the recent window and,
+    /// if not drained yet, in the undrained queue. Returns `false` when it left the window.
+    fn replace(&mut self, index: u64, kind: &EventKind) -> bool {
+        let Some(slot) = window_slot(self.count, self.recent.len(), index) else { return false };
+        self.recent[slot].kind = kind.clone();
+        self.recent_shared = None;
+        if let Some(slot) = window_slot(self.count, self.undrained.len(), index) {
+            self.undrained[slot].kind = kind.clone();
+        }
+        true
     }
 
     /// Records a command applied at sim time `at` (ms); it joins the trace hash.
@@ -153,5 +204,90 @@ impl EventLog {
     /// Hash of the whole trace so far.
     pub fn trace_hash(&self) -> u64 {
         self.hasher.finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::events::ProduceFailure;
+
+    fn failing(producer: u32, partition: u32, error: ErrorCode, errors: u64) -> EventKind {
+        EventKind::ProduceFailing {
+            producer,
+            tp: TopicPartition::new("t", partition),
+            failure: ProduceFailure { error, detail: String::new() },
+            errors,
+            records_failed: 0,
+        }
+    }
+
+    fn recovered(partition: u32) -> EventKind {
+        let tp = TopicPartition::new("t", partition);
+        EventKind::ProduceRecovered { producer: 0, tp, errors: vec![(ErrorCode::NotEnoughReplicas, 3)] }
+    }
+
+    fn kinds(events: &[ClusterEvent]) -> Vec<EventKind> {
+        events.iter().map(|e| e.kind.clone()).collect()
+    }
+
+    #[test]
+    fn an_error_run_is_one_line_with_a_running_count() {
+        use ErrorCode::*;
+        let mut log = EventLog::default();
+        log.push(10, failing(0, 0, NotEnoughReplicas, 1));
+        log.push(20, failing(0, 1, NotEnoughReplicas, 1));
+        log.push(30, failing(0, 0, NotEnoughReplicas, 2));
+        log.push(40, failing(1, 0, NotEnoughReplicas, 1));
+        log.push(50, failing(0, 0, NotEnoughReplicas, 3));
+        let recent = log.recent();
+        assert_eq!(
+            kinds(&recent),
+            vec![
+                failing(0, 0, NotEnoughReplicas, 3),
+                failing(0, 1, NotEnoughReplicas, 1),
+                failing(1, 0, NotEnoughReplicas, 1)
+            ],
+            "one line per producer and partition, updated in place"
+        );
+        assert_eq!((recent[0].at, log.count()), (10, 3), "the line keeps the time the run began");
+        assert_eq!(kinds(&log.drain()), kinds(&recent));
+        // Drained lines are not printed again; the next error of the run updates the screen only.
+        log.push(60, failing(0, 0, NotEnoughReplicas, 4));
+        assert!(log.drain().is_empty());
+        assert_eq!(log.recent()[0].kind, failing(0, 0, NotEnoughReplicas, 4));
+        // Another error code starts a new line; so does the next run after a success.
+        log.push(70, failing(0, 0, NetworkException, 1));
+        log.push(80, recovered(0));
+        log.push(90, failing(0, 0, NetworkException, 1));
+        log.push(95, failing(0, 0, NetworkException, 2));
+        assert_eq!(
+            kinds(&log.drain()),
+            vec![failing(0, 0, NetworkException, 1), recovered(0), failing(0, 0, NetworkException, 2)]
+        );
+        assert_eq!(log.count(), 6);
+    }
+
+    #[test]
+    fn a_run_whose_line_left_the_window_starts_a_new_line() {
+        let mut log = EventLog::default();
+        log.push(0, failing(0, 0, ErrorCode::NotEnoughReplicas, 1));
+        for i in 0..RECENT_EVENTS as u32 {
+            log.push(1, failing(1, i, ErrorCode::NotEnoughReplicas, 1));
+        }
+        log.push(2, failing(0, 0, ErrorCode::NotEnoughReplicas, 2));
+        assert_eq!(log.count(), RECENT_EVENTS as u64 + 2);
+        assert_eq!(log.recent().last().unwrap().kind, failing(0, 0, ErrorCode::NotEnoughReplicas, 2));
+    }
+
+    #[test]
+    fn updates_join_the_trace_hash() {
+        let run = |errors: u64| {
+            let mut log = EventLog::default();
+            log.push(0, failing(0, 0, ErrorCode::NotEnoughReplicas, 1));
+            log.push(5, failing(0, 0, ErrorCode::NotEnoughReplicas, errors));
+            log.trace_hash()
+        };
+        assert_ne!(run(2), run(3));
     }
 }

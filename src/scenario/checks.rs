@@ -3,6 +3,7 @@
 //! scope, and whether a command names things that exist.
 
 use crate::cluster::command::create_topic;
+use crate::cluster::command::set::Set;
 use crate::cluster::command::{BrokerState, Catalog, Command};
 use crate::cluster::spec::ClusterSpec;
 use crate::config::{self, BrokerConfig, ConfigError, ProducerConfig, Scope, TopicConfig};
@@ -86,14 +87,34 @@ impl Known {
     }
 
     /// Validates `cmd` as the live cluster would ([`Command::validate`]; what only the running
-    /// cluster knows, such as whether a broker is up, is left to the run), and records a topic
-    /// it creates. Errors: the refusal, in the words the palette would show.
+    /// cluster knows, such as whether a broker is up, is left to the run), and records what
+    /// it changes (a topic it creates, a property it sets), so later commands are checked
+    /// against the cluster as the timeline leaves it. Errors: the refusal, in the words the
+    /// palette would show.
     pub fn check_command(&mut self, cmd: &Command) -> Result<(), String> {
         cmd.validate(self).map_err(|e| e.to_string())?;
-        if let Command::CreateTopic(t) = cmd {
-            self.topics.insert(t.name.clone(), t.partitions);
+        match cmd {
+            Command::CreateTopic(t) => _ = self.topics.insert(t.name.clone(), t.partitions),
+            Command::Set(set) => self.remember(set),
+            _ => {}
         }
         Ok(())
+    }
+
+    /// Records a validated `set` (so it cannot fail; a result is ignored).
+    fn remember(&mut self, set: &Set) {
+        match set {
+            Set::Topic { topic, key, value } => {
+                _ = self.topic_configs.entry(topic.clone()).or_default().set(key, value);
+            }
+            Set::Producer { key, value } => _ = self.producer_config.set(key, value),
+            // Routed by scope as the cluster does: a producer config refuses a broker property.
+            Set::Cluster { key, value } => {
+                if self.producer_config.set(key, value).is_err() {
+                    _ = self.broker_config.set(key, value);
+                }
+            }
+        }
     }
 }
 
@@ -233,6 +254,13 @@ mod tests {
         assert!(check(&mut known, "create-topic other 1 1").unwrap_err().starts_with("TOPIC_ALREADY_EXISTS"));
         assert!(
             check(&mut known, "create-topic big 1 4").unwrap_err().starts_with("INVALID_REPLICATION_FACTOR")
+        );
+        // Checked against the config the timeline leaves, as the live cluster would.
+        assert!(check(&mut known, "set replica.fetch.wait.max.ms=2000").is_ok());
+        assert!(
+            check(&mut known, "set replica.lag.time.max.ms=1000")
+                .unwrap_err()
+                .contains("replica.fetch.wait.max.ms")
         );
     }
 }

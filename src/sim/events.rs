@@ -242,26 +242,31 @@ pub enum EventKind {
         /// How many records of the batch are duplicated.
         count: u64,
     },
-    /// Produce to a partition started failing.
+    /// An error run: produce to a partition fails with one error code, `errors` times so far.
+    /// The producer emits it again for every further error of the run, and the event log
+    /// updates the run's one line in place; another error code starts a new run (and line).
     ProduceFailing {
+        /// The producer's index.
+        producer: u32,
         /// The partition.
         tp: TopicPartition,
-        /// The error.
+        /// The error and the latest detail.
         failure: ProduceFailure,
+        /// Errors of the run so far: failed attempts, and batches expired after
+        /// `delivery.timeout.ms` (one each), as the producer's error counters count them.
+        errors: u64,
+        /// Records given up for good during the run (expired, or out of retries).
+        records_failed: u64,
     },
     /// Produce to a partition succeeds again.
     ProduceRecovered {
+        /// The producer's index.
+        producer: u32,
         /// The partition.
         tp: TopicPartition,
-        /// How many error responses it saw meanwhile.
-        errors: u64,
-    },
-    /// Records expired after `delivery.timeout.ms` and were given up.
-    RecordsExpired {
-        /// The partition.
-        tp: TopicPartition,
-        /// How many records.
-        count: u64,
+        /// The errors since the partition last succeeded, per error code (the same units as
+        /// the producer's error counters).
+        errors: Vec<(ErrorCode, u64)>,
     },
     /// A broker in controlled shutdown left a partition's ISR (or the partition lost its
     /// leader) and stopped fetching it (`ReplicaManager.applyLocalFollowersDelta`).
@@ -420,16 +425,24 @@ impl fmt::Display for EventKind {
                 f,
                 "DUPLICATES in {tp}: {count} records from m{value} are in the log twice, from offset {first_offset} and again from {second_offset} (a retry without enable.idempotence)"
             ),
-            ProduceFailing { tp, failure } => {
-                write!(f, "produce to {tp} failing with {}: {}", failure.error, failure.detail)
+            ProduceFailing { tp, failure, errors, records_failed, .. } => {
+                write!(f, "produce to {tp} failing with {}", failure.error)?;
+                let times =
+                    if *errors == 1 { "once".to_string() } else { format!("{} times", group(*errors)) };
+                match records_failed {
+                    0 if *errors > 1 => write!(f, " ({times} so far)")?,
+                    0 => {}
+                    1 => write!(f, " ({times}, 1 record failed so far)")?,
+                    n => write!(f, " ({times}, {} records failed so far)", group(*n))?,
+                }
+                write!(f, ": {}", failure.detail)
             }
-            ProduceRecovered { tp, errors } => {
-                write!(f, "produce to {tp} succeeds again after {errors} error response(s)")
+            ProduceRecovered { tp, errors, .. } => {
+                let total: u64 = errors.iter().map(|(_, n)| n).sum();
+                let noun = if total == 1 { "error" } else { "errors" };
+                let list: Vec<String> = errors.iter().map(|(e, n)| format!("{} {e}", group(*n))).collect();
+                write!(f, "produce to {tp} succeeds again after {} {noun}: {}", group(total), list.join(", "))
             }
-            RecordsExpired { tp, count } => write!(
-                f,
-                "{count} record(s) for {tp} failed: not acknowledged within delivery.timeout.ms (TimeoutException)"
-            ),
             FollowerStopped { broker, tp, leo } => write!(
                 f,
                 "broker {broker} stopped fetching {tp}: it is in controlled shutdown and out of the ISR; its log keeps LEO {leo} until it restarts"

@@ -152,10 +152,10 @@ struct PartitionQueue {
     slot: Slot,
     /// Next sequence for the current producer id.
     next_sequence: i32,
-    /// Between a first error and the next success.
-    failing: bool,
-    /// Error responses (and expiries) since the partition started failing.
-    errors_since_ok: u64,
+    /// The current error run: one error code, its errors and failed records so far.
+    run: Option<ErrorRun>,
+    /// Errors since the last success, per error code (the runs since then, added up).
+    since_ok: BTreeMap<ErrorCode, u64>,
 }
 
 impl PartitionQueue {
@@ -168,14 +168,22 @@ impl PartitionQueue {
             waiting: VecDeque::new(),
             slot: Slot::Idle,
             next_sequence: 0,
-            failing: false,
-            errors_since_ok: 0,
+            run: None,
+            since_ok: BTreeMap::new(),
         }
     }
 
     fn pending(&self) -> u64 {
         self.waiting.len() as u64 + self.slot.batch().map_or(0, |b| b.values.len() as u64)
     }
+}
+
+/// Consecutive errors of one code on one partition (what one event line stands for).
+#[derive(Clone, Copy, Debug)]
+struct ErrorRun {
+    error: ErrorCode,
+    errors: u64,
+    records_failed: u64,
 }
 
 /// Adds `n` to a producer sequence, wrapping past `i32::MAX` to 0 as Kafka's
@@ -386,8 +394,15 @@ impl ProducerClient {
             pending: self.unassigned.len() as u64 + self.partitions.iter().map(|p| p.pending()).sum::<u64>(),
             errors: self.errors.clone(),
             last_error: self.last_error.clone(),
-            unreachable: self.conns.unreachable(),
+            unreachable: self.unreachable_leaders(),
         }
+    }
+
+    /// Leaders of this producer's partitions that it cannot connect to (a broker that no
+    /// longer leads any of them is not waited for, whatever its connection state).
+    fn unreachable_leaders(&self) -> Vec<BrokerId> {
+        let leaders: BTreeSet<BrokerId> = self.partitions.iter().filter_map(|p| p.leader).collect();
+        self.conns.unreachable().into_iter().filter(|b| leaders.contains(b)).collect()
     }
 
     // ----- accumulator and partitioner -----
@@ -777,7 +792,6 @@ impl ProducerClient {
         else {
             return;
         };
-        self.note_error(now, i, error, detail, out);
         // Java's Sender asks for a metadata update on errors that mean "wrong or gone leader".
         self.refresh_wanted |= matches!(
             error,
@@ -792,6 +806,8 @@ impl ProducerClient {
         let can_retry = error.is_retriable()
             && batch.retries_done < self.config.retries
             && now < batch.created + self.config.delivery_timeout_ms;
+        let given_up = if can_retry { 0 } else { batch.values.len() as u64 };
+        self.note_error(now, i, error, detail, given_up, out);
         if can_retry {
             batch.retries_done += 1;
             let retry_at = now + self.retry_backoff(batch.retries_done);
@@ -813,28 +829,47 @@ impl ProducerClient {
         exponential_backoff(&mut self.rng, base, max, retry.saturating_sub(1))
     }
 
-    /// Counts an error for partition `i` and emits `ProduceFailing` when the partition goes
-    /// from fine to failing.
-    fn note_error(&mut self, now: Ms, i: usize, error: ErrorCode, detail: String, out: &mut Outbox) {
+    /// Counts an error for partition `i` (with `records_failed` records given up by it) in the
+    /// producer's error counters and in the partition's error run, and emits the run's
+    /// [`EventKind::ProduceFailing`] with its running count. The same error code continues the
+    /// run; another one starts a new run.
+    fn note_error(
+        &mut self,
+        now: Ms,
+        i: usize,
+        error: ErrorCode,
+        detail: String,
+        records_failed: u64,
+        out: &mut Outbox,
+    ) {
         *self.errors.entry(error.name().to_string()).or_insert(0) += 1;
         let p = &mut self.partitions[i];
         self.last_error = Some((now, format!("{error} on {}: {detail}", p.tp)));
-        p.errors_since_ok += 1;
-        if !p.failing {
-            p.failing = true;
-            out.emit(EventKind::ProduceFailing {
-                tp: p.tp.clone(),
-                failure: ProduceFailure { error, detail },
-            });
-        }
+        *p.since_ok.entry(error).or_insert(0) += 1;
+        let run = match p.run {
+            Some(run) if run.error == error => run,
+            _ => ErrorRun { error, errors: 0, records_failed: 0 },
+        };
+        let run =
+            ErrorRun { errors: run.errors + 1, records_failed: run.records_failed + records_failed, ..run };
+        p.run = Some(run);
+        out.emit(EventKind::ProduceFailing {
+            producer: self.index,
+            tp: p.tp.clone(),
+            failure: ProduceFailure { error, detail },
+            errors: run.errors,
+            records_failed: run.records_failed,
+        });
     }
 
+    /// Partition `i` had a success: ends its error run with [`EventKind::ProduceRecovered`],
+    /// which adds up every error since the previous success.
     fn mark_success(&mut self, i: usize, out: &mut Outbox) {
         let p = &mut self.partitions[i];
-        if p.failing {
-            out.emit(EventKind::ProduceRecovered { tp: p.tp.clone(), errors: p.errors_since_ok });
-            p.failing = false;
-            p.errors_since_ok = 0;
+        p.run = None;
+        if !p.since_ok.is_empty() {
+            let errors = mem::take(&mut p.since_ok).into_iter().collect();
+            out.emit(EventKind::ProduceRecovered { producer: self.index, tp: p.tp.clone(), errors });
         }
     }
 
@@ -847,10 +882,71 @@ impl ProducerClient {
         }
     }
 
-    /// Fails every record whose delivery timeout passed (Java `RecordAccumulator.expiredBatches`
-    /// and `Sender.getExpiredInflightBatches`): counted as `failed` and under `TIMEOUT`, with a
-    /// `RecordsExpired` event per partition. A late response to an expired request is ignored.
+    /// Fails every batch whose delivery timeout passed, whole (Java
+    /// `RecordAccumulator.expiredBatches` and `Sender.getExpiredInflightBatches`): a batch
+    /// expires `delivery.timeout.ms` after its first record was created, with every record in
+    /// it. Waiting records form batches of up to `batch.size` from the front of the queue, as
+    /// Java's deque of batches does. Each expired batch counts one `TIMEOUT` error and its
+    /// records as `failed`. A late response to an expired request is ignored.
     fn expire(&mut self, now: Ms, out: &mut Outbox) {
+        self.expire_unassigned(now);
+        let dt = self.config.delivery_timeout_ms;
+        let max = self.max_batch_records();
+        let current = self.producer_id();
+        let mut bump = false;
+        for i in 0..self.partitions.len() {
+            let p = &mut self.partitions[i];
+            let mut expired: Vec<(u64, Ms, String)> = Vec::new();
+            if p.slot.batch().is_some_and(|b| b.created + dt <= now) {
+                let (batch, why) = match mem::replace(&mut p.slot, Slot::Idle) {
+                    Slot::InFlight { batch, leader, .. } => {
+                        (batch, format!("; the request to broker {leader} is still unanswered"))
+                    }
+                    Slot::Backoff { batch, .. } => {
+                        let why = batch
+                            .last_error
+                            .map_or(String::new(), |e| format!("; the last attempt failed with {e}"));
+                        (batch, why)
+                    }
+                    Slot::Idle => unreachable!("checked above"),
+                };
+                bump |= batch.producer_id >= 0 && batch.producer_id == current;
+                expired.push((batch.values.len() as u64, batch.created, why));
+            }
+            while let Some(first) = p.waiting.front()
+                && first.created + dt <= now
+            {
+                let created = first.created;
+                let n = p.waiting.len().min(max);
+                p.waiting.drain(..n);
+                let why = match p.leader {
+                    None => "; the partition has no leader".to_string(),
+                    Some(l) if !self.conns.is_ready(l) => {
+                        format!("; its leader, broker {l}, cannot be reached")
+                    }
+                    Some(_) => String::new(),
+                };
+                expired.push((n as u64, created, why));
+            }
+            for (n, created, why) in expired {
+                let tp = &self.partitions[i].tp;
+                let detail = format!(
+                    "Expiring {n} record(s) for {tp}: {} ms has passed since batch creation (delivery.timeout.ms={dt}){why}",
+                    now - created
+                );
+                self.failed += n;
+                self.note_error(now, i, ErrorCode::DeliveryTimeout, detail, n, out);
+            }
+        }
+        if bump {
+            self.bump_producer_id();
+        }
+    }
+
+    /// Fails the records that waited for the topic's metadata longer than
+    /// `delivery.timeout.ms` (one `TIMEOUT` error per call that fails any; no partition, so
+    /// no event).
+    fn expire_unassigned(&mut self, now: Ms) {
         let dt = self.config.delivery_timeout_ms;
         let mut lost = 0u64;
         while self.unassigned.front().is_some_and(|r| r.created + dt <= now) {
@@ -867,49 +963,6 @@ impl ProducerClient {
                     self.topic
                 ),
             ));
-        }
-        let current = self.producer_id();
-        let mut bump = false;
-        for i in 0..self.partitions.len() {
-            let p = &mut self.partitions[i];
-            let mut count = 0u64;
-            let mut reason = String::new();
-            if p.slot.batch().is_some_and(|b| b.created + dt <= now) {
-                let (batch, why) = match mem::replace(&mut p.slot, Slot::Idle) {
-                    Slot::InFlight { batch, leader, .. } => {
-                        (batch, format!("; the request to broker {leader} is still unanswered"))
-                    }
-                    Slot::Backoff { batch, .. } => {
-                        let why = batch
-                            .last_error
-                            .map_or(String::new(), |e| format!("; the last attempt failed with {e}"));
-                        (batch, why)
-                    }
-                    Slot::Idle => unreachable!("checked above"),
-                };
-                count += batch.values.len() as u64;
-                reason = why;
-                bump |= batch.producer_id >= 0 && batch.producer_id == current;
-            }
-            while p.waiting.front().is_some_and(|r| r.created + dt <= now) {
-                p.waiting.pop_front();
-                count += 1;
-            }
-            if count == 0 {
-                continue;
-            }
-            if reason.is_empty() && p.leader.is_none() {
-                reason = "; the partition has no leader".to_string();
-            }
-            let tp = p.tp.clone();
-            let detail =
-                format!("{count} record(s) not acknowledged within delivery.timeout.ms={dt}{reason}");
-            self.failed += count;
-            self.note_error(now, i, ErrorCode::DeliveryTimeout, detail, out);
-            out.emit(EventKind::RecordsExpired { tp, count });
-        }
-        if bump {
-            self.bump_producer_id();
         }
     }
 }
@@ -1183,7 +1236,7 @@ mod tests {
     }
 
     #[test]
-    fn not_enough_replicas_is_retried_and_counted_with_one_failing_and_one_recovered_event() {
+    fn not_enough_replicas_is_retried_in_one_error_run_that_a_success_ends() {
         let (mut p, mut out) = with_leaders(ProducerConfig { linger_ms: 0, ..config() }, &[Some(1)], 0);
         p.enqueue(0, 1);
         let msg = "The size of the current ISR Set(1) is insufficient to satisfy the min.isr requirement of 2 for partition t-0";
@@ -1205,16 +1258,67 @@ mod tests {
         assert_eq!(v.acked, 1);
         assert_eq!(v.failed, 0);
         assert!(v.last_error.as_ref().unwrap().1.contains("min.isr requirement of 2"));
+        // One run: its event again with each error's running count (the event log keeps one
+        // line for it), then the success that ends it, with the same count.
         let events = mem::take(&mut out.events);
-        assert_eq!(events.len(), 2, "{events:?}");
-        assert_eq!(
-            events[0],
-            EventKind::ProduceFailing {
+        assert_eq!(events.len(), 7, "{events:?}");
+        for (k, event) in events[..6].iter().enumerate() {
+            let failure = ProduceFailure { error: ErrorCode::NotEnoughReplicas, detail: msg.to_string() };
+            let run = EventKind::ProduceFailing {
+                producer: 0,
                 tp: tp(0),
-                failure: ProduceFailure { error: ErrorCode::NotEnoughReplicas, detail: msg.to_string() }
+                failure,
+                errors: k as u64 + 1,
+                records_failed: 0,
+            };
+            assert_eq!(*event, run);
+        }
+        assert_eq!(
+            events[6],
+            EventKind::ProduceRecovered {
+                producer: 0,
+                tp: tp(0),
+                errors: vec![(ErrorCode::NotEnoughReplicas, 6)]
             }
         );
-        assert_eq!(events[1], EventKind::ProduceRecovered { tp: tp(0), errors: 6 });
+    }
+
+    #[test]
+    fn another_error_code_starts_a_new_run_and_the_success_adds_up_both() {
+        let (mut p, mut out) = with_leaders(ProducerConfig { linger_ms: 0, ..config() }, &[Some(1)], 0);
+        p.enqueue(0, 1);
+        let answers =
+            [ErrorCode::NetworkException, ErrorCode::NotEnoughReplicas, ErrorCode::NotEnoughReplicas];
+        let mut n = 0;
+        drive(&mut p, 60_000, &mut out, |r| {
+            n += 1;
+            Some(answers.get(n - 1).map_or_else(|| ok(r, 0, 0), |&e| err(r, e, "")))
+        });
+        let runs: Vec<(ErrorCode, u64)> = out
+            .events
+            .iter()
+            .filter_map(|e| match e {
+                EventKind::ProduceFailing { failure, errors, .. } => Some((failure.error, *errors)),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            runs,
+            vec![
+                (ErrorCode::NetworkException, 1),
+                (ErrorCode::NotEnoughReplicas, 1),
+                (ErrorCode::NotEnoughReplicas, 2)
+            ]
+        );
+        let recovered = vec![(ErrorCode::NetworkException, 1), (ErrorCode::NotEnoughReplicas, 2)];
+        assert!(
+            matches!(out.events.last(), Some(EventKind::ProduceRecovered { errors, .. }) if *errors == recovered)
+        );
+        let v = p.view();
+        assert_eq!(
+            (v.errors.get("NETWORK_EXCEPTION"), v.errors.get("NOT_ENOUGH_REPLICAS")),
+            (Some(&1), Some(&2))
+        );
     }
 
     #[test]
@@ -1258,9 +1362,18 @@ mod tests {
         assert_eq!(v.failed, 4);
         assert_eq!(v.pending, 0);
         assert_eq!(v.errors.get("TIMEOUT"), Some(&1));
+        // Two runs: NOT_ENOUGH_REPLICAS, then TIMEOUT for the whole batch.
         let events = mem::take(&mut out.events);
-        assert_eq!(events.iter().filter(|e| matches!(e, EventKind::ProduceFailing { .. })).count(), 1);
-        assert_eq!(events.last(), Some(&EventKind::RecordsExpired { tp: tp(0), count: 4 }));
+        let started =
+            events.iter().filter(|e| matches!(e, EventKind::ProduceFailing { errors: 1, .. })).count();
+        assert_eq!(started, 2);
+        assert!(matches!(
+            events.last(),
+            Some(EventKind::ProduceFailing { failure, errors: 1, records_failed: 4, .. })
+                if failure.error == ErrorCode::DeliveryTimeout
+                    && failure.detail.starts_with("Expiring 4 record(s) for t-0: 5000 ms has passed since batch creation")
+                    && failure.detail.ends_with("the last attempt failed with NOT_ENOUGH_REPLICAS")
+        ));
         // A fresh producer id with sequences from 0 (KIP-360 stand-in).
         p.enqueue(20_000, 1);
         p.on_tick(20_000, &mut out);
@@ -1280,11 +1393,40 @@ mod tests {
         assert_eq!(p.view().failed, 3);
         assert!(matches!(
             &out.events[..],
-            [EventKind::ProduceFailing { failure, .. }, EventKind::RecordsExpired { count: 3, .. }]
+            [EventKind::ProduceFailing { failure, errors: 1, records_failed: 3, .. }]
                 if failure.error == ErrorCode::DeliveryTimeout && failure.detail.contains("no leader")
         ));
         // The same producer id continues: no sequence was assigned.
         assert_eq!(p.producer_id(), 7);
+    }
+
+    /// Mirrors RecordAccumulatorTest's expiry cases: records appended while the partition has
+    /// no leader fill batches of `batch.size`; each batch expires whole, `delivery.timeout.ms`
+    /// after its first record, not record by record.
+    #[test]
+    fn a_leaderless_partition_expires_whole_batches() {
+        // 61-byte header + 5 records of 100 bytes: 5 records per batch.
+        let cfg = ProducerConfig { rate: 10.0, batch_size: 561, delivery_timeout_ms: 30_000, ..config() };
+        let (mut p, mut out) = with_leaders(cfg, &[None], 0);
+        // Records at 100, 200, ... ms: batches begin with records 0, 5, 10, ... (0.5 s apart).
+        let mut expiries = Vec::new();
+        while let Some(t) = p.next_deadline()
+            && t <= 33_000
+        {
+            let failed = p.view().failed;
+            p.on_tick(t, &mut out);
+            if p.view().failed > failed {
+                expiries.push((t, p.view().failed - failed));
+            }
+        }
+        assert!(out.sends.is_empty());
+        let expected: Vec<(Ms, u64)> = (0..6).map(|k| (30_100 + k * 500, 5)).collect();
+        assert_eq!(expiries, expected);
+        let v = p.view();
+        assert_eq!((v.errors.get("TIMEOUT"), v.failed), (Some(&6), 30));
+        let last = out.events.last().unwrap();
+        assert!(matches!(last, EventKind::ProduceFailing { errors: 6, records_failed: 30, .. }), "{last:?}");
+        assert!(last.to_string().starts_with("produce to t-0 failing with TIMEOUT (6 times, 30 records failed so far): Expiring 5 record(s) for t-0: 30000 ms has passed since batch creation"), "{last}");
     }
 
     #[test]
@@ -1348,7 +1490,7 @@ mod tests {
         // A refused connection is no error response and spends no retry.
         let v = p.view();
         assert_eq!((v.errors.len(), v.failed), (1, 0));
-        assert_eq!(v.unreachable, vec![1]);
+        assert!(v.unreachable.is_empty(), "broker 1 leads nothing now: nothing waits for it");
     }
 
     /// Mirrors Kafka's SenderTest situations where the leader's node cannot be reached: the

@@ -68,8 +68,8 @@ pub fn title(snap: &Snapshot, anchor: Option<u64>, important: bool, width: usize
 }
 
 /// Whether the "important only" filter keeps an event: loss, leader changes and offline
-/// partitions, ISR changes, fencing, broker lifecycle, truncation, produce failures and
-/// expired records. Config echoes, fetch pause and fetcher-stop notes and topic creation are
+/// partitions, ISR changes, fencing, broker lifecycle, truncation, produce failures (expired
+/// records included). Config echoes, fetch pause and fetcher-stop notes and topic creation are
 /// hidden.
 pub fn is_important(kind: &EventKind) -> bool {
     use EventKind::*;
@@ -79,7 +79,7 @@ pub fn is_important(kind: &EventKind) -> bool {
         BrokerFenced { .. } | BrokerUnfenced { .. } => true,
         BrokerCrashed { .. } | BrokerStopped { .. } | ControlledShutdownStarted { .. } => true,
         BrokerRegistered { .. } | BrokerRegistrationRefused { .. } => true,
-        Truncated { .. } | ProduceFailing { .. } | ProduceRecovered { .. } | RecordsExpired { .. } => true,
+        Truncated { .. } | ProduceFailing { .. } | ProduceRecovered { .. } => true,
         Roll(_) => true,
         TopicCreated { .. } | FetchPaused { .. } | FollowerStopped { .. } | ConfigChanged { .. } => false,
     }
@@ -187,9 +187,7 @@ fn style_of(kind: &EventKind, theme: Theme) -> Style {
     use EventKind::*;
     match kind {
         AckedRecordsLost { .. } => theme.alarm(),
-        BrokerCrashed { .. } | Truncated { .. } | RecordsExpired { .. } | ProduceFailing { .. } => {
-            theme.bad()
-        }
+        BrokerCrashed { .. } | Truncated { .. } | ProduceFailing { .. } => theme.bad(),
         LeaderChanged { new_leader: None, .. } | LeaderChanged { kind: ElectionKind::Unclean, .. } => {
             theme.bad()
         }

@@ -247,8 +247,11 @@ fn events() -> Vec<ClusterEvent> {
         at(
             80_500,
             EventKind::ProduceFailing {
+                producer: 0,
                 tp: tp(4),
                 failure: ProduceFailure { error: ErrorCode::NotEnoughReplicas, detail: NOT_ENOUGH.into() },
+                errors: 1,
+                records_failed: 0,
             },
         ),
     ]

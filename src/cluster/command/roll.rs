@@ -15,7 +15,7 @@ use crate::cluster::world::{Spawner, World};
 use crate::sim::error::SimError;
 use crate::sim::events::{EventKind, RollStep};
 use crate::sim::protocol::NodeId;
-use crate::sim::{BrokerId, Ms, Outbox};
+use crate::sim::{BrokerId, Ms, Outbox, join_ids};
 use std::fmt;
 use std::rc::Rc;
 
@@ -59,8 +59,10 @@ impl Unit for Roll {
         let order = world.broker_ids();
         world.rolling.set(true);
         out.emit(EventKind::Roll(RollStep::Started { order: order.clone(), wait: self.wait }));
-        spawner.spawn(drive(world.clone(), order, self.wait));
-        Ok(Applied::by(NodeId::Controller))
+        spawner.spawn(drive(world.clone(), order.clone(), self.wait));
+        let note =
+            format!("restarting brokers {} one at a time; the events show each step", join_ids(&order));
+        Ok(Applied { origin: NodeId::Controller, note: Some(note) })
     }
 }
 

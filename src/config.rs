@@ -21,6 +21,8 @@ pub enum Scope {
     Topic,
     /// Producer client property.
     Producer,
+    /// isrlab's lab property, not Kafka's: the simulated world (the network), named `net.*`.
+    Lab,
 }
 
 /// The value type and bounds of a property.
@@ -39,6 +41,13 @@ pub enum Kind {
     Acks,
     /// A non-negative decimal number (records per second).
     Rate,
+    /// A decimal number from `min` to `max` (a lab property in ms or Mbit/s).
+    Decimal {
+        /// Smallest allowed value.
+        min: i64,
+        /// Largest allowed value.
+        max: i64,
+    },
 }
 
 /// One configuration property known to isrlab.
@@ -350,6 +359,28 @@ pub static PROPERTIES: &[Property] = &[
         kind: Kind::Rate,
         doc: "isrlab: records per second the producer sends (0 = only `produce` commands)",
     },
+    Property {
+        name: "net.latency.ms",
+        scope: Scope::Lab,
+        default: "0.25",
+        kind: Kind::Decimal { min: 0, max: 60_000 },
+        doc: "lab: one-way latency of a link (ms, µs resolution); 0.25 is half a typical data-centre round trip",
+    },
+    Property {
+        name: "net.jitter.ms",
+        scope: Scope::Lab,
+        default: "0.02",
+        kind: Kind::Decimal { min: 0, max: 60_000 },
+        doc: "lab: most random delay added to each message on a link (ms, uniform, seeded per link)",
+    },
+    Property {
+        name: "net.bandwidth.mbps",
+        scope: Scope::Lab,
+        default: "1000",
+        kind: Kind::Decimal { min: 0, max: 1_000_000 },
+        // 0 is refused by NetConfig::set: a link always moves data.
+        doc: "lab: link bandwidth (Mbit/s); a message takes its size divided by this to go out, queued behind the link's earlier messages",
+    },
 ];
 
 /// A configuration mistake, with what was expected.
@@ -407,6 +438,8 @@ pub enum Value {
     Acks(Acks),
     /// A rate in records per second.
     Rate(f64),
+    /// A decimal lab value (ms or Mbit/s).
+    Decimal(f64),
 }
 
 impl fmt::Display for Value {
@@ -415,7 +448,7 @@ impl fmt::Display for Value {
             Value::Long(v) => write!(f, "{v}"),
             Value::Bool(v) => write!(f, "{v}"),
             Value::Acks(v) => write!(f, "{v}"),
-            Value::Rate(v) => write!(f, "{v}"),
+            Value::Rate(v) | Value::Decimal(v) => write!(f, "{v}"),
         }
     }
 }
@@ -464,7 +497,8 @@ impl Property {
     pub fn update_mode(&self) -> UpdateMode {
         match self.scope {
             Scope::Producer => UpdateMode::Client,
-            Scope::BrokerAndTopic | Scope::Topic => UpdateMode::Dynamic,
+            // A lab property changes the simulated world at once.
+            Scope::BrokerAndTopic | Scope::Topic | Scope::Lab => UpdateMode::Dynamic,
             Scope::Broker if DYNAMIC_LOG_DEFAULTS.contains(&self.name) => UpdateMode::Dynamic,
             Scope::Broker if READ_BY_CONTROLLER.contains(&self.name) => UpdateMode::ControllerRestart,
             Scope::Broker => UpdateMode::BrokerRestart,
@@ -518,6 +552,10 @@ impl Property {
                 Ok(v) if v.is_finite() && (0.0..=100_000.0).contains(&v) => Ok(Value::Rate(v)),
                 _ => Err(bad("a number of records per second from 0 to 100000".into())),
             },
+            Kind::Decimal { min, max } => match text.parse::<f64>() {
+                Ok(v) if v.is_finite() && (min as f64..=max as f64).contains(&v) => Ok(Value::Decimal(v)),
+                _ => Err(bad(format!("a number from {min} to {max}"))),
+            },
         }
     }
 }
@@ -528,6 +566,7 @@ fn scope_error(p: &'static Property, wanted: &'static str) -> ConfigError {
         Scope::BrokerAndTopic => "broker/topic",
         Scope::Topic => "topic",
         Scope::Producer => "producer",
+        Scope::Lab => "lab",
     };
     ConfigError::WrongScope { name: p.name, actual, wanted }
 }
@@ -694,7 +733,7 @@ impl BrokerConfig {
     /// producer property.
     pub fn set(&mut self, name: &str, text: &str) -> Result<(), ConfigError> {
         let p = lookup(name)?;
-        if matches!(p.scope, Scope::Producer | Scope::Topic) {
+        if matches!(p.scope, Scope::Producer | Scope::Topic | Scope::Lab) {
             return Err(scope_error(p, "on brokers"));
         }
         let v = p.parse(text)?;
@@ -849,6 +888,59 @@ impl TopicConfig {
         ];
         out.extend(longs.iter().filter_map(|(name, v)| v.map(|v| format!("{name}={v}"))));
         out
+    }
+}
+
+/// The network's lab properties (`net.*`), isrlab's own and not Kafka's: one link's, or the
+/// defaults every link starts from. Times are kept in µs, the runtime's resolution.
+///
+/// Defaults model one data centre: a round trip of about 0.5 ms between hosts (so 0.25 ms one
+/// way), a little jitter, and 1 Gbit/s links (sources in the README, "Network model").
+#[derive(Clone, Copy, PartialEq, Debug)]
+pub struct NetConfig {
+    /// `net.latency.ms`, in µs: one-way latency.
+    pub latency_us: u64,
+    /// `net.jitter.ms`, in µs: the most extra delay drawn (uniformly) for each message.
+    pub jitter_us: u64,
+    /// `net.bandwidth.mbps` (Mbit/s, more than 0).
+    pub bandwidth_mbps: f64,
+}
+
+impl Default for NetConfig {
+    fn default() -> Self {
+        Self { latency_us: 250, jitter_us: 20, bandwidth_mbps: 1000.0 }
+    }
+}
+
+impl NetConfig {
+    /// Sets a `net.*` property from text (ms values keep µs precision). Errors: unknown name,
+    /// bad value (a bandwidth of 0), or a property that is not a lab one.
+    pub fn set(&mut self, name: &str, text: &str) -> Result<(), ConfigError> {
+        let p = lookup(name)?;
+        if p.scope != Scope::Lab {
+            return Err(scope_error(p, "on the network"));
+        }
+        let Value::Decimal(v) = p.parse(text)? else { unreachable!("lab properties are decimal") };
+        let micros = (v * 1000.0).round() as u64;
+        match p.name {
+            "net.latency.ms" => self.latency_us = micros,
+            "net.jitter.ms" => self.jitter_us = micros,
+            "net.bandwidth.mbps" if v > 0.0 => self.bandwidth_mbps = v,
+            "net.bandwidth.mbps" => {
+                return Err(ConfigError::InvalidValue {
+                    name: p.name,
+                    value: text.trim().to_string(),
+                    expected: "a bandwidth above 0 Mbit/s (a cut link is `cut A B`)".into(),
+                });
+            }
+            other => unreachable!("registry entry {other} has no network field"),
+        }
+        Ok(())
+    }
+
+    /// Microseconds `bytes` take to go onto the link at its bandwidth (rounded up).
+    pub fn transmit_micros(&self, bytes: u64) -> u64 {
+        (bytes as f64 * 8.0 / self.bandwidth_mbps).ceil() as u64
     }
 }
 
@@ -1018,14 +1110,15 @@ mod tests {
                 if d < max { (d + 1).to_string() } else { min.to_string() }
             }
             Kind::Acks => if p.default == "1" { "0" } else { "1" }.to_string(),
-            Kind::Rate => "7".to_string(),
+            Kind::Rate | Kind::Decimal { .. } => "7".to_string(),
         }
     }
 
     #[test]
     fn a_running_broker_takes_only_dynamic_properties() {
         let base = BrokerConfig::default();
-        for p in PROPERTIES.iter().filter(|p| !matches!(p.scope, Scope::Producer | Scope::Topic)) {
+        for p in PROPERTIES.iter().filter(|p| !matches!(p.scope, Scope::Producer | Scope::Topic | Scope::Lab))
+        {
             let mut latest = BrokerConfig::default();
             latest.set(p.name, &other_value(p)).unwrap();
             let applied = base.with_dynamic_from(&latest);
@@ -1050,6 +1143,11 @@ mod tests {
                     assert_eq!(b, BrokerConfig::default(), "{} default differs", p.name);
                     TopicConfig::default().set(p.name, p.default).unwrap();
                 }
+                Scope::Lab => {
+                    let mut n = NetConfig::default();
+                    n.set(p.name, p.default).unwrap();
+                    assert_eq!(n, NetConfig::default(), "{} default differs", p.name);
+                }
                 Scope::Producer => {
                     let mut c = ProducerConfig::default();
                     c.set(p.name, p.default).unwrap();
@@ -1063,6 +1161,20 @@ mod tests {
                 assert_eq!(b, BrokerConfig::default(), "{} default differs", p.name);
             }
         }
+    }
+
+    #[test]
+    fn lab_properties_keep_microseconds_and_refuse_a_dead_link() {
+        let mut n = NetConfig::default();
+        n.set("net.latency.ms", "1.5").unwrap();
+        n.set("net.jitter.ms", "0.001").unwrap();
+        assert_eq!((n.latency_us, n.jitter_us), (1500, 1));
+        assert!(n.set("net.bandwidth.mbps", "0").is_err());
+        assert!(n.set("net.latency.ms", "-1").is_err());
+        assert!(n.set("acks", "1").is_err());
+        assert!(BrokerConfig::default().set("net.latency.ms", "1").is_err());
+        // 1 Gbit/s moves 125 bytes per µs.
+        assert_eq!(NetConfig::default().transmit_micros(1_250_000), 10_000);
     }
 
     #[test]

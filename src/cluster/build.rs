@@ -3,6 +3,7 @@
 
 use super::events::EventLog;
 use super::handle::SimError;
+use super::net::Network;
 use super::node::NodeCore;
 use super::spec::{ClusterSpec, ProducerSpec};
 use super::world::{MEMORY_BUDGET_BYTES, World};
@@ -57,7 +58,7 @@ pub(super) fn build_world(spec: &ClusterSpec, local: &LocalSet) -> Result<Rc<Wor
     let world = Rc::new(World {
         start: tokio::time::Instant::now(),
         seed: spec.seed,
-        net: Default::default(),
+        net: Network::new(spec.seed, spec.net),
         nodes: Default::default(),
         ledger: RefCell::new(Ledger::new()),
         log: RefCell::new(EventLog::default()),
@@ -76,7 +77,7 @@ pub(super) fn build_world(spec: &ClusterSpec, local: &LocalSet) -> Result<Rc<Wor
     for (i, p) in producers.into_iter().enumerate() {
         world.add_node(local, NodeId::Producer(i as u32), NodeCore::Producer(p));
     }
-    world.dispatch(NodeId::Controller, 0, out);
+    world.dispatch(NodeId::Controller, out);
     Ok(world)
 }
 

@@ -6,7 +6,7 @@
 use super::command::Command;
 use crate::kafka::errors::ErrorCode;
 use crate::sim::events::{ClusterEvent, ElectionKind, EventKind};
-use crate::sim::{Ms, TopicPartition};
+use crate::sim::{Ms, SimTime, TopicPartition};
 use std::collections::{BTreeMap, VecDeque};
 use std::hash::{DefaultHasher, Hash, Hasher};
 use std::sync::Arc;
@@ -72,20 +72,23 @@ pub fn level(kind: &EventKind) -> Level {
         | IsrExpanded { .. }
         | Truncated { .. }
         | ProduceRecovered { .. }
-        | ConfigChanged { .. } => Level::INFO,
+        | ConfigChanged { .. }
+        | NetworkChanged { .. } => Level::INFO,
         _ => Level::DEBUG,
     }
 }
 
-/// Writes an event to the developer log (tracing) at its [`level`], with its sim time `t` (ms)
-/// and its text. Nothing is formatted when that level is off.
-pub fn log_event(at: Ms, kind: &EventKind) {
+/// Writes an event to the developer log (tracing) at its [`level`], with its sim time `t` (whole
+/// ms, as every other line of that log) and its text. Nothing is formatted when that level is
+/// off.
+pub fn log_event(at: SimTime, kind: &EventKind) {
+    let t = at.as_ms();
     match level(kind) {
-        Level::ERROR => tracing::error!(t = at, "{kind}"),
-        Level::WARN => tracing::warn!(t = at, "{kind}"),
-        Level::INFO => tracing::info!(t = at, "{kind}"),
-        Level::DEBUG => tracing::debug!(t = at, "{kind}"),
-        _ => tracing::trace!(t = at, "{kind}"),
+        Level::ERROR => tracing::error!(t, "{kind}"),
+        Level::WARN => tracing::warn!(t, "{kind}"),
+        Level::INFO => tracing::info!(t, "{kind}"),
+        Level::DEBUG => tracing::debug!(t, "{kind}"),
+        _ => tracing::trace!(t, "{kind}"),
     }
 }
 
@@ -107,12 +110,13 @@ pub struct IsrChanges {
 }
 
 impl EventLog {
-    /// Appends an event at sim time `at` (ms) and logs it (see [`log_event`]). A
+    /// Appends an event at sim time `at` (µs: when the runtime
+    /// published it) and logs it (see [`log_event`]). A
     /// [`EventKind::ProduceFailing`] that continues an open error run (same producer,
     /// partition and error code) replaces that run's line instead, so a run is one line with a
     /// running count; it keeps the time the run began. Once the line has left the recent
     /// window, the next one starts a new line.
-    pub fn push(&mut self, at: Ms, kind: EventKind) {
+    pub fn push(&mut self, at: SimTime, kind: EventKind) {
         if self.continue_run(at, &kind) {
             return;
         }
@@ -135,7 +139,7 @@ impl EventLog {
     }
 
     /// Updates the open error run `kind` continues, if any; returns whether it did.
-    fn continue_run(&mut self, at: Ms, kind: &EventKind) -> bool {
+    fn continue_run(&mut self, at: SimTime, kind: &EventKind) -> bool {
         let key = match kind {
             EventKind::ProduceFailing { producer, tp, failure, .. } => (*producer, tp.clone(), failure.error),
             EventKind::ProduceRecovered { producer, tp, .. } => {
@@ -148,7 +152,7 @@ impl EventLog {
         let open = self.open_runs.get(&(producer, tp.clone())).copied();
         let updated = open.is_some_and(|(e, index)| e == error && self.replace(index, kind));
         if updated {
-            tracing::debug!(t = at, "{kind}");
+            tracing::debug!(t = at.as_ms(), "{kind}");
             format!("{at} {kind:?}").hash(&mut self.hasher);
         } else {
             self.open_runs.insert((producer, tp), (error, self.count));
@@ -235,11 +239,11 @@ mod tests {
     fn an_error_run_is_one_line_with_a_running_count() {
         use ErrorCode::*;
         let mut log = EventLog::default();
-        log.push(10, failing(0, 0, NotEnoughReplicas, 1));
-        log.push(20, failing(0, 1, NotEnoughReplicas, 1));
-        log.push(30, failing(0, 0, NotEnoughReplicas, 2));
-        log.push(40, failing(1, 0, NotEnoughReplicas, 1));
-        log.push(50, failing(0, 0, NotEnoughReplicas, 3));
+        log.push(SimTime::from_ms(10), failing(0, 0, NotEnoughReplicas, 1));
+        log.push(SimTime::from_ms(20), failing(0, 1, NotEnoughReplicas, 1));
+        log.push(SimTime::from_ms(30), failing(0, 0, NotEnoughReplicas, 2));
+        log.push(SimTime::from_ms(40), failing(1, 0, NotEnoughReplicas, 1));
+        log.push(SimTime::from_ms(50), failing(0, 0, NotEnoughReplicas, 3));
         let recent = log.recent();
         assert_eq!(
             kinds(&recent),
@@ -250,17 +254,17 @@ mod tests {
             ],
             "one line per producer and partition, updated in place"
         );
-        assert_eq!((recent[0].at, log.count()), (10, 3), "the line keeps the time the run began");
+        assert_eq!((recent[0].at.as_ms(), log.count()), (10, 3), "the line keeps the time the run began");
         assert_eq!(kinds(&log.drain()), kinds(&recent));
         // Drained lines are not printed again; the next error of the run updates the screen only.
-        log.push(60, failing(0, 0, NotEnoughReplicas, 4));
+        log.push(SimTime::from_ms(60), failing(0, 0, NotEnoughReplicas, 4));
         assert!(log.drain().is_empty());
         assert_eq!(log.recent()[0].kind, failing(0, 0, NotEnoughReplicas, 4));
         // Another error code starts a new line; so does the next run after a success.
-        log.push(70, failing(0, 0, NetworkException, 1));
-        log.push(80, recovered(0));
-        log.push(90, failing(0, 0, NetworkException, 1));
-        log.push(95, failing(0, 0, NetworkException, 2));
+        log.push(SimTime::from_ms(70), failing(0, 0, NetworkException, 1));
+        log.push(SimTime::from_ms(80), recovered(0));
+        log.push(SimTime::from_ms(90), failing(0, 0, NetworkException, 1));
+        log.push(SimTime::from_ms(95), failing(0, 0, NetworkException, 2));
         assert_eq!(
             kinds(&log.drain()),
             vec![failing(0, 0, NetworkException, 1), recovered(0), failing(0, 0, NetworkException, 2)]
@@ -271,11 +275,11 @@ mod tests {
     #[test]
     fn a_run_whose_line_left_the_window_starts_a_new_line() {
         let mut log = EventLog::default();
-        log.push(0, failing(0, 0, ErrorCode::NotEnoughReplicas, 1));
+        log.push(SimTime::from_ms(0), failing(0, 0, ErrorCode::NotEnoughReplicas, 1));
         for i in 0..RECENT_EVENTS as u32 {
-            log.push(1, failing(1, i, ErrorCode::NotEnoughReplicas, 1));
+            log.push(SimTime::from_ms(1), failing(1, i, ErrorCode::NotEnoughReplicas, 1));
         }
-        log.push(2, failing(0, 0, ErrorCode::NotEnoughReplicas, 2));
+        log.push(SimTime::from_ms(2), failing(0, 0, ErrorCode::NotEnoughReplicas, 2));
         assert_eq!(log.count(), RECENT_EVENTS as u64 + 2);
         assert_eq!(log.recent().last().unwrap().kind, failing(0, 0, ErrorCode::NotEnoughReplicas, 2));
     }
@@ -284,8 +288,8 @@ mod tests {
     fn updates_join_the_trace_hash() {
         let run = |errors: u64| {
             let mut log = EventLog::default();
-            log.push(0, failing(0, 0, ErrorCode::NotEnoughReplicas, 1));
-            log.push(5, failing(0, 0, ErrorCode::NotEnoughReplicas, errors));
+            log.push(SimTime::from_ms(0), failing(0, 0, ErrorCode::NotEnoughReplicas, 1));
+            log.push(SimTime::from_ms(5), failing(0, 0, ErrorCode::NotEnoughReplicas, errors));
             log.trace_hash()
         };
         assert_ne!(run(2), run(3));

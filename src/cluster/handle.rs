@@ -90,7 +90,7 @@ impl Sim {
     /// [`Sim::advance_to`] through a shared reference, for the dashboard's cluster interface
     /// (single-threaded: nothing else can run meanwhile).
     pub(crate) fn run_to(&self, t: Ms) {
-        let deadline = self.world.instant(t);
+        let deadline = self.world.instant_ms(t);
         self.rt.block_on(self.local.run_until(async {
             tokio::time::sleep_until(deadline).await;
             for _ in 0..SETTLE_YIELDS {
@@ -300,6 +300,7 @@ fn pace(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::sim::events::EventKind;
 
     #[test]
     fn once_a_scenario_ends_every_command_is_refused_with_a_message() {
@@ -323,6 +324,31 @@ mod tests {
         );
         drop(control_tx);
         assert_eq!(pacer.join().unwrap(), Vec::new(), "nothing was applied");
+    }
+
+    /// The runtime keeps µs, the cores ms: a core's timer due at a whole ms fires exactly
+    /// then (the controller's session check fences a crashed broker on a ms boundary), while
+    /// messages arrive between ms (a registration takes 0.25 ms and some jitter).
+    #[test]
+    fn timers_fire_on_their_ms_and_messages_arrive_between() {
+        let mut sim = Sim::new(ClusterSpec::default_run(7)).unwrap();
+        sim.advance_to(5_000);
+        assert_eq!(sim.now(), 5_000);
+        sim.apply(&Command::parse("crash 2").unwrap()).unwrap();
+        sim.advance_to(20_000);
+        let events = sim.drain_events();
+        let fenced = events.iter().find(|e| matches!(e.kind, EventKind::BrokerFenced { broker: 2, .. }));
+        let at = fenced.expect("broker 2 is fenced").at;
+        assert_eq!(at.as_micros() % 1000, 0, "a timer event sits on its ms: {at}");
+        assert!((12_000..=14_100).contains(&at.as_ms()), "{at}");
+        sim.apply(&Command::parse("restart 2").unwrap()).unwrap();
+        sim.advance_to(21_000);
+        let events = sim.drain_events();
+        let registered =
+            events.iter().find(|e| matches!(e.kind, EventKind::BrokerRegistered { broker: 2, .. }));
+        let at = registered.expect("broker 2 registers again").at;
+        let took = at.micros_since(crate::sim::SimTime::from_ms(20_000));
+        assert!((250..=270).contains(&took), "its registration travels 0.25 ms plus jitter: {at}");
     }
 
     #[test]

@@ -1,35 +1,90 @@
-//! The simulated network: ordered links with a fixed latency, delivery by a tokio task on
-//! the virtual clock, refused connections when a process is down, and user-made cuts.
+//! The simulated network: one ordered link for every pair of nodes, each with its latency,
+//! jitter and bandwidth ([`super::link`]), delivery by a tokio task, refused connections when
+//! a process is down, and the link faults users make (`cut`, `hold`, `delay`, `loss`).
 //!
 //! Clients open connections explicitly ([`Message::Connect`]); the network answers the
 //! handshake itself, as the peer's operating system would: accepted while the peer's process
 //! runs, refused while it is down. When a process dies, every connection to it is reset.
+//!
+//! Messages wait in one binary heap keyed by (arrival µs, sequence number): the message moves
+//! into the heap and out to the inbox, with no allocation of its own.
 
-use crate::sim::Ms;
+use super::link::{Link, LinkFaults};
+use crate::config::NetConfig;
+use crate::sim::SimTime;
 use crate::sim::protocol::{Message, NodeId};
 use std::cell::RefCell;
-use std::collections::{BTreeMap, BTreeSet};
+use std::cmp::Ordering;
+use std::collections::{BTreeMap, BTreeSet, BinaryHeap};
 use tokio::sync::Notify;
 use tokio::sync::mpsc::UnboundedSender;
-
-/// One-way delay of every link (ms). Kafka inside one data centre sees well under a
-/// millisecond; 1 ms keeps every hop visible in event times.
-pub const LINK_LATENCY_MS: Ms = 1;
 
 /// What a node's inbox receives: the sender and the message.
 pub type Delivery = (NodeId, Message);
 
+/// A message on its way, ordered so the heap's top is the earliest (arrival, then sequence).
+struct InFlight {
+    at: SimTime,
+    seq: u64,
+    from: NodeId,
+    to: NodeId,
+    msg: Message,
+}
+
+impl PartialEq for InFlight {
+    fn eq(&self, other: &Self) -> bool {
+        (self.at, self.seq) == (other.at, other.seq)
+    }
+}
+
+impl Eq for InFlight {}
+
+impl PartialOrd for InFlight {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for InFlight {
+    fn cmp(&self, other: &Self) -> Ordering {
+        (other.at, other.seq).cmp(&(self.at, self.seq))
+    }
+}
+
 #[derive(Default)]
 struct NetState {
-    queue: BTreeMap<(Ms, u64), (NodeId, NodeId, Message)>,
+    queue: BinaryHeap<InFlight>,
     seq: u64,
+    seed: u64,
     routes: BTreeMap<NodeId, UnboundedSender<Delivery>>,
-    link_last: BTreeMap<(NodeId, NodeId), Ms>,
-    cuts: BTreeSet<(NodeId, NodeId)>,
+    /// The cluster-wide lab properties new links start with.
+    defaults: NetConfig,
+    /// Links in use, created on first use.
+    links: BTreeMap<(NodeId, NodeId), Link>,
+    /// Messages waiting on a held link, in the order they were sent.
+    held: BTreeMap<(NodeId, NodeId), Vec<Message>>,
     /// Requests a node received and has not answered: (requester, correlation id).
     open: BTreeMap<NodeId, BTreeSet<(NodeId, u64)>>,
     /// Established connections: (client, server).
     connections: BTreeSet<(NodeId, NodeId)>,
+}
+
+impl NetState {
+    fn link(&mut self, from: NodeId, to: NodeId) -> &mut Link {
+        let (seed, defaults) = (self.seed, self.defaults);
+        self.links.entry((from, to)).or_insert_with(|| Link::new(seed, from, to, defaults))
+    }
+
+    fn faults(&self, from: NodeId, to: NodeId) -> LinkFaults {
+        self.links.get(&(from, to)).map(|l| l.faults).unwrap_or_default()
+    }
+
+    fn enqueue(&mut self, now: SimTime, from: NodeId, to: NodeId, msg: Message) {
+        let at = self.link(from, to).arrival(now, msg.size_bytes());
+        let seq = self.seq;
+        self.seq += 1;
+        self.queue.push(InFlight { at, seq, from, to, msg });
+    }
 }
 
 /// The network shared by every task of one simulation (single-threaded).
@@ -40,9 +95,16 @@ pub struct Network {
 }
 
 impl Network {
-    /// An empty network.
-    pub fn new() -> Self {
-        Self::default()
+    /// An empty network whose links draw jitter from streams derived from `seed` and start
+    /// with the lab properties `defaults`.
+    pub fn new(seed: u64, defaults: NetConfig) -> Self {
+        let net = Self::default();
+        {
+            let mut s = net.state.borrow_mut();
+            s.seed = seed;
+            s.defaults = defaults;
+        }
+        net
     }
 
     /// Connects a running node's inbox, or disconnects it (`None`: the process is down, and
@@ -55,36 +117,84 @@ impl Network {
         };
     }
 
-    /// Cuts (or heals) the one-way link `from → to`: messages on it are silently dropped.
-    pub fn set_cut(&self, from: NodeId, to: NodeId, cut: bool) {
-        let mut s = self.state.borrow_mut();
-        if cut {
-            s.cuts.insert((from, to));
-        } else {
-            s.cuts.remove(&(from, to));
-        }
+    /// The cluster-wide lab properties.
+    pub fn defaults(&self) -> NetConfig {
+        self.state.borrow().defaults
     }
 
-    /// Queues a message for delivery after the link latency, after anything already queued on
-    /// the same link (links are ordered, like TCP).
-    pub fn send(&self, now: Ms, from: NodeId, to: NodeId, msg: Message) {
-        tracing::trace!(t = now, ?from, ?to, api = msg.api_name(), "send");
+    /// Sets a `net.*` property on every link, now and to come (a per-link value set before is
+    /// replaced: the later setting wins). Errors: as [`NetConfig::set`]; nothing changes then.
+    pub fn set_property(&self, key: &str, value: &str) -> Result<(), crate::config::ConfigError> {
+        let mut s = self.state.borrow_mut();
+        s.defaults.set(key, value)?;
+        for link in s.links.values_mut() {
+            link.config.set(key, value)?;
+        }
+        Ok(())
+    }
+
+    /// Sets a `net.*` property on the link `from → to` only. Errors: as [`NetConfig::set`].
+    pub fn set_link_property(
+        &self,
+        from: NodeId,
+        to: NodeId,
+        key: &str,
+        value: &str,
+    ) -> Result<(), crate::config::ConfigError> {
+        self.state.borrow_mut().link(from, to).config.set(key, value)
+    }
+
+    /// The lab properties of the link `from → to`.
+    pub fn link_config(&self, from: NodeId, to: NodeId) -> NetConfig {
+        let s = self.state.borrow();
+        s.links.get(&(from, to)).map_or(s.defaults, |l| l.config)
+    }
+
+    /// The faults on the link `from → to`.
+    pub fn faults(&self, from: NodeId, to: NodeId) -> LinkFaults {
+        self.state.borrow().faults(from, to)
+    }
+
+    /// Every link with a fault, in (from, to) order.
+    pub fn faulty_links(&self) -> Vec<((NodeId, NodeId), LinkFaults)> {
+        let s = self.state.borrow();
+        s.links.iter().filter(|(_, l)| !l.faults.is_clear()).map(|(k, l)| (*k, l.faults)).collect()
+    }
+
+    /// Changes the faults of the link `from → to` at `now`. Lifting a hold sends what waited on
+    /// the link, in order, as if sent at `now`.
+    pub fn set_faults(&self, now: SimTime, from: NodeId, to: NodeId, faults: LinkFaults) {
+        let mut s = self.state.borrow_mut();
+        s.link(from, to).faults = faults;
+        if !faults.held {
+            for msg in s.held.remove(&(from, to)).unwrap_or_default() {
+                s.enqueue(now, from, to, msg);
+            }
+        }
+        drop(s);
+        self.wake.notify_one();
+    }
+
+    /// Queues a message on the link `from → to` at `now` (see [`Link::arrival`]). A cut link
+    /// drops it; a held link keeps it until released.
+    pub fn send(&self, now: SimTime, from: NodeId, to: NodeId, msg: Message) {
+        tracing::trace!(t = %now, ?from, ?to, api = msg.api_name(), "send");
         let mut s = self.state.borrow_mut();
         if let Some(c) = msg.answers()
             && let Some(open) = s.open.get_mut(&from)
         {
             open.remove(&(to, c));
         }
-        if s.cuts.contains(&(from, to)) {
-            tracing::debug!(t = now, ?from, ?to, api = msg.api_name(), "dropped: the link is cut");
+        let faults = s.faults(from, to);
+        if faults.cut {
+            tracing::debug!(t = %now, ?from, ?to, api = msg.api_name(), "dropped: the link is cut");
             return;
         }
-        let last = s.link_last.get(&(from, to)).copied().unwrap_or(0);
-        let at = (now + LINK_LATENCY_MS).max(last);
-        s.link_last.insert((from, to), at);
-        let seq = s.seq;
-        s.seq += 1;
-        s.queue.insert((at, seq), (from, to, msg));
+        if faults.held {
+            s.held.entry((from, to)).or_default().push(msg);
+            return;
+        }
+        s.enqueue(now, from, to, msg);
         drop(s);
         self.wake.notify_one();
     }
@@ -92,7 +202,7 @@ impl Network {
     /// A process died: the OS closes its sockets, so every peer waiting on a request it had
     /// received learns at once (connection reset), as with a real `kill -9`, and so does every
     /// client connected to it (a [`Message::Disconnected`] with correlation id 0).
-    pub fn reset_connections(&self, now: Ms, node: NodeId) {
+    pub fn reset_connections(&self, now: SimTime, node: NodeId) {
         let (open, clients) = {
             let mut s = self.state.borrow_mut();
             let open = s.open.remove(&node).unwrap_or_default();
@@ -111,7 +221,7 @@ impl Network {
 
     /// Answers a connection handshake from `client` to `server` at `now`: accepted (and
     /// remembered) while the server's process runs, refused while it is down.
-    fn answer_connect(&self, now: Ms, client: NodeId, server: NodeId) {
+    fn answer_connect(&self, now: SimTime, client: NodeId, server: NodeId) {
         let reply = {
             let mut s = self.state.borrow_mut();
             if s.routes.contains_key(&server) {
@@ -124,45 +234,53 @@ impl Network {
         self.send(now, server, client, reply);
     }
 
-    /// When the next message is due (ms).
-    pub fn next_due(&self) -> Option<Ms> {
-        self.state.borrow().queue.keys().next().map(|k| k.0)
+    /// When the next message arrives.
+    pub fn next_due(&self) -> Option<SimTime> {
+        self.state.borrow().queue.peek().map(|m| m.at)
     }
 
-    /// Delivers every message due at or before `now`. A request to a node that is down is
-    /// answered with [`Message::Disconnected`] (connection refused); a handshake is answered
-    /// by the network itself.
-    pub fn deliver_due(&self, now: Ms) {
-        loop {
-            let mut s = self.state.borrow_mut();
-            let Some(entry) = s.queue.first_entry() else { return };
-            if entry.key().0 > now {
-                return;
-            }
-            let (from, to, msg) = entry.remove();
-            if msg == Message::Connect {
-                drop(s);
-                self.answer_connect(now, from, to);
-                continue;
-            }
-            match s.routes.get(&to) {
-                Some(tx) => {
-                    let request = msg.correlation_id();
-                    let _ = tx.send((from, msg));
-                    if let Some(c) = request {
-                        s.open.entry(to).or_default().insert((from, c));
-                    }
+    /// Delivers the next message if it is due at or before `now`, and says whether there was
+    /// one. A message on a link cut while it travelled is dropped; a request to a node that is
+    /// down is answered with [`Message::Disconnected`] (connection refused); a handshake is
+    /// answered by the network itself.
+    pub fn deliver_next(&self, now: SimTime) -> bool {
+        let mut s = self.state.borrow_mut();
+        if s.queue.peek().is_none_or(|m| m.at > now) {
+            return false;
+        }
+        let Some(InFlight { from, to, msg, .. }) = s.queue.pop() else { return false };
+        if s.faults(from, to).cut {
+            tracing::debug!(t = %now, ?from, ?to, api = msg.api_name(), "dropped: the link was cut");
+            return true;
+        }
+        if msg == Message::Connect {
+            drop(s);
+            self.answer_connect(now, from, to);
+            return true;
+        }
+        match s.routes.get(&to) {
+            Some(tx) => {
+                let request = msg.correlation_id();
+                let _ = tx.send((from, msg));
+                if let Some(c) = request {
+                    s.open.entry(to).or_default().insert((from, c));
                 }
-                None => {
-                    let bounce =
-                        msg.correlation_id().map(|c| Message::Disconnected { peer: to, correlation_id: c });
-                    drop(s);
-                    if let Some(b) = bounce {
-                        self.send(now, to, from, b);
-                    }
+            }
+            None => {
+                let bounce =
+                    msg.correlation_id().map(|c| Message::Disconnected { peer: to, correlation_id: c });
+                drop(s);
+                if let Some(b) = bounce {
+                    self.send(now, to, from, b);
                 }
             }
         }
+        true
+    }
+
+    /// Delivers every message due at or before `now`.
+    pub fn deliver_due(&self, now: SimTime) {
+        while self.deliver_next(now) {}
     }
 
     /// Waits until a new message is queued.
@@ -182,30 +300,30 @@ mod tests {
 
     #[test]
     fn a_handshake_is_accepted_while_the_server_runs_and_refused_while_it_is_down() {
-        let net = Network::new();
+        let net = Network::new(1, NetConfig::default());
         let (client, server) = (NodeId::Producer(0), NodeId::Broker(1));
         let (tx, mut rx) = mpsc::unbounded_channel();
         net.set_route(client, Some(tx));
-        net.send(0, client, server, Message::Connect);
-        net.deliver_due(1);
-        net.deliver_due(2);
+        net.send(SimTime::from_ms(0), client, server, Message::Connect);
+        net.deliver_due(SimTime::from_ms(1));
+        net.deliver_due(SimTime::from_ms(2));
         assert_eq!(drain(&mut rx), vec![(server, Message::Disconnected { peer: server, correlation_id: 0 })]);
 
         let (broker_tx, _broker_rx) = mpsc::unbounded_channel();
         net.set_route(server, Some(broker_tx));
-        net.send(10, client, server, Message::Connect);
-        net.deliver_due(11);
-        net.deliver_due(12);
+        net.send(SimTime::from_ms(10), client, server, Message::Connect);
+        net.deliver_due(SimTime::from_ms(11));
+        net.deliver_due(SimTime::from_ms(12));
         assert_eq!(drain(&mut rx), vec![(server, Message::Connected { peer: server })]);
 
         // The server's process dies: its connected client hears at once.
         net.set_route(server, None);
-        net.reset_connections(20, server);
-        net.deliver_due(21);
+        net.reset_connections(SimTime::from_ms(20), server);
+        net.deliver_due(SimTime::from_ms(21));
         assert_eq!(drain(&mut rx), vec![(server, Message::Disconnected { peer: server, correlation_id: 0 })]);
         // Only once: the connection is gone.
-        net.reset_connections(30, server);
-        net.deliver_due(31);
+        net.reset_connections(SimTime::from_ms(30), server);
+        net.deliver_due(SimTime::from_ms(31));
         assert!(drain(&mut rx).is_empty());
     }
 }

@@ -12,7 +12,7 @@ use crate::sim::controller::QuorumController;
 use crate::sim::image::MetadataImage;
 use crate::sim::producer::ProducerClient;
 use crate::sim::protocol::{Message, NodeId};
-use crate::sim::{BrokerId, Ms, Outbox, TopicPartition};
+use crate::sim::{BrokerId, Ms, Outbox, SimTime, TopicPartition};
 use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet};
 use std::rc::Rc;
@@ -140,14 +140,29 @@ pub(crate) struct World {
 }
 
 impl World {
-    /// Sim time now (ms). Must run inside the sim's runtime context.
-    pub fn now(&self) -> Ms {
-        Instant::now().duration_since(self.start).as_millis() as Ms
+    /// Sim time now (µs). Must run inside the sim's runtime context.
+    ///
+    /// tokio's timer wheel counts whole milliseconds, so the runtime's paused clock runs a
+    /// thousand times slow: one tokio millisecond is one sim microsecond. Every sleep goes
+    /// through [`World::instant`], so nothing else sees the scale.
+    pub fn now_us(&self) -> SimTime {
+        SimTime::from_micros(Instant::now().duration_since(self.start).as_millis() as u64)
     }
 
-    /// The virtual-clock instant of sim time `ms`.
-    pub fn instant(&self, ms: Ms) -> Instant {
-        self.start + Duration::from_millis(ms)
+    /// Sim time now in whole ms (floored): the `now` the cores are called with, as Kafka reads
+    /// `Time.milliseconds()`.
+    pub fn now(&self) -> Ms {
+        self.now_us().as_ms()
+    }
+
+    /// The virtual-clock instant of sim time `t`.
+    pub fn instant(&self, t: SimTime) -> Instant {
+        self.start + Duration::from_millis(t.as_micros())
+    }
+
+    /// The virtual-clock instant of the start of millisecond `ms` (a core's deadline).
+    pub fn instant_ms(&self, ms: Ms) -> Instant {
+        self.instant(SimTime::from_ms(ms))
     }
 
     /// The active controller's core. Every world has one (built first by `build_world`).
@@ -205,8 +220,10 @@ impl World {
             .collect()
     }
 
-    /// Carries out what a core asked for: sends, events, ledger updates.
-    pub fn dispatch(&self, from: NodeId, now: Ms, out: Outbox) {
+    /// Carries out what a core asked for, at the current instant (µs): sends, events, ledger
+    /// updates.
+    pub fn dispatch(&self, from: NodeId, out: Outbox) {
+        let now = self.now_us();
         for (to, msg) in out.sends {
             self.net.send(now, from, to, msg);
         }
@@ -273,7 +290,7 @@ impl World {
     pub fn kill_task(&self, node: &Node, now: Ms) {
         node.abort_task();
         self.net.set_route(node.id, None);
-        self.net.reset_connections(now, node.id);
+        self.net.reset_connections(self.now_us(), node.id);
         node.state.set(ProcessState::Crashed { since: now });
     }
 
@@ -291,7 +308,7 @@ impl World {
     /// A process exited by itself (a finished controlled shutdown) at `now`.
     fn on_exited(&self, id: NodeId, now: Ms) {
         self.net.set_route(id, None);
-        self.net.reset_connections(now, id);
+        self.net.reset_connections(self.now_us(), id);
         if let Some(node) = self.nodes.get(id) {
             node.state.set(ProcessState::Stopped { since: now });
             node.task.borrow_mut().take();
@@ -331,7 +348,7 @@ impl World {
             let mut next = 0;
             loop {
                 next += MEMORY_CHECK_MS;
-                tokio::time::sleep_until(world.instant(next)).await;
+                tokio::time::sleep_until(world.instant_ms(next)).await;
                 let held = world.memory_held();
                 if held > world.memory_budget.get() {
                     world.stop_producers(next, held);
@@ -349,7 +366,9 @@ impl World {
             let config = crate::config::ProducerConfig { rate: 0.0, ..p.borrow().config().clone() };
             p.borrow_mut().set_config(now, config);
         }
-        self.log.borrow_mut().push(now, crate::sim::events::EventKind::ProducersStopped { bytes });
+        self.log
+            .borrow_mut()
+            .push(SimTime::from_ms(now), crate::sim::events::EventKind::ProducersStopped { bytes });
         self.poke_all();
     }
 
@@ -362,7 +381,7 @@ impl World {
                 tokio::select! {
                     biased;
                     _ = world.net.changed() => {}
-                    _ = sleep_until_ms(&world, due) => world.net.deliver_due(world.now()),
+                    _ = sleep_until(&world, due) => world.net.deliver_due(world.now_us()),
                 }
             }
         });
@@ -378,9 +397,9 @@ pub(crate) fn node_label(node: NodeId) -> String {
     }
 }
 
-async fn sleep_until_ms(world: &World, at: Option<Ms>) {
+async fn sleep_until(world: &World, at: Option<SimTime>) {
     match at {
-        Some(ms) => tokio::time::sleep_until(world.instant(ms)).await,
+        Some(t) => tokio::time::sleep_until(world.instant(t)).await,
         None => std::future::pending().await,
     }
 }
@@ -417,14 +436,14 @@ async fn run_node<C: Core>(
                 tracing::trace!(?msg, "message");
                 core.borrow_mut().handle(now, from, msg, &mut out);
             }
-            _ = sleep_until_ms(&world, due) => {
+            _ = sleep_until(&world, due.map(SimTime::from_ms)) => {
                 now = world.now();
                 last_tick = Some(now);
                 let _span = tracing::trace_span!("node", id = %node_label(node), t = now).entered();
                 core.borrow_mut().on_tick(now, &mut out);
             }
         }
-        world.dispatch(node, now, out);
+        world.dispatch(node, out);
         if core.borrow().has_exited() {
             world.on_exited(node, now);
             return;

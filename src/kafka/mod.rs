@@ -13,6 +13,55 @@ pub type BrokerId = i32;
 /// Sim time in milliseconds since the run started (Kafka's own unit for every duration).
 pub type Ms = u64;
 
+/// Sim time with microsecond resolution, as the runtime keeps it (the network, timers, event
+/// stamps). Kafka's own code reads time in milliseconds (`Time.milliseconds()`), so the
+/// sans-IO cores see [`SimTime::as_ms`] (floored); every config value stays in ms. Conversions
+/// are explicit: there is no `From<Ms>`.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Default)]
+pub struct SimTime(u64);
+
+impl SimTime {
+    /// The start of the run.
+    pub const ZERO: SimTime = SimTime(0);
+
+    /// `us` microseconds since the start.
+    pub const fn from_micros(us: u64) -> Self {
+        SimTime(us)
+    }
+
+    /// The start of millisecond `ms`.
+    pub const fn from_ms(ms: Ms) -> Self {
+        SimTime(ms.saturating_mul(1000))
+    }
+
+    /// Microseconds since the start.
+    pub const fn as_micros(self) -> u64 {
+        self.0
+    }
+
+    /// The millisecond this instant falls in (floor): what the cores are told `now` is.
+    pub const fn as_ms(self) -> Ms {
+        self.0 / 1000
+    }
+
+    /// This instant plus `us` microseconds (saturating).
+    pub const fn plus_micros(self, us: u64) -> Self {
+        SimTime(self.0.saturating_add(us))
+    }
+
+    /// Microseconds from `earlier` to this instant (0 when `earlier` is later).
+    pub const fn micros_since(self, earlier: SimTime) -> u64 {
+        self.0.saturating_sub(earlier.0)
+    }
+}
+
+impl fmt::Display for SimTime {
+    /// Milliseconds with three decimals (µs), e.g. `1234.250ms`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}.{:03}ms", self.0 / 1000, self.0 % 1000)
+    }
+}
+
 /// A log offset (Kafka `long`).
 pub type Offset = i64;
 
@@ -89,9 +138,34 @@ pub fn join_ids(ids: &[BrokerId]) -> String {
     out
 }
 
-/// Formats sim time as `HH:MM:SS.t` (tenths of a second), as the header and event log show it.
+/// Formats sim time as `HH:MM:SS.t` (tenths of a second), as the header shows it.
 pub fn format_time(ms: Ms) -> String {
     let tenths = (ms % 1000) / 100;
     let s = ms / 1000;
     format!("{:02}:{:02}:{:02}.{}", s / 3600, (s / 60) % 60, s % 60, tenths)
+}
+
+/// Formats an event's stamp for the event log: `HH:MM:SS.mmm` (milliseconds), with three more
+/// digits (`HH:MM:SS.mmm.uuu`, microseconds) when `fine` is set, which the log does when
+/// consecutive events are closer together than 1 ms.
+pub fn format_stamp(at: SimTime, fine: bool) -> String {
+    let ms = at.as_ms();
+    let s = ms / 1000;
+    let base = format!("{:02}:{:02}:{:02}.{:03}", s / 3600, (s / 60) % 60, s % 60, ms % 1000);
+    if fine { format!("{base}.{:03}", at.as_micros() % 1000) } else { base }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sim_time_converts_explicitly_and_floors_to_ms() {
+        let t = SimTime::from_ms(1234).plus_micros(999);
+        assert_eq!((t.as_ms(), t.as_micros()), (1234, 1_234_999));
+        assert_eq!(t.to_string(), "1234.999ms");
+        assert_eq!(t.micros_since(SimTime::from_ms(1234)), 999);
+        assert_eq!(format_stamp(t, false), "00:00:01.234");
+        assert_eq!(format_stamp(t, true), "00:00:01.234.999");
+    }
 }

@@ -33,7 +33,8 @@ pub fn check_topic_name(name: &str) -> Result<(), String> {
 }
 
 /// Sets a broker-level or producer property on `spec`, routed by the registry's scope:
-/// producer properties go to every producer, the rest to the cluster-wide broker config.
+/// producer properties go to every producer, lab ones (`net.*`) to the network, the rest to
+/// the cluster-wide broker config.
 /// Errors: unknown property (with close matches) or a bad value; nothing changes then.
 pub fn apply_setting(spec: &mut ClusterSpec, key: &str, value: &str) -> Result<(), ConfigError> {
     match config::lookup(key)?.scope {
@@ -42,6 +43,7 @@ pub fn apply_setting(spec: &mut ClusterSpec, key: &str, value: &str) -> Result<(
             spec.producers.iter_mut().try_for_each(|p| p.config.set(key, value))
         }
         Scope::Broker | Scope::BrokerAndTopic | Scope::Topic => spec.broker_config.set(key, value),
+        Scope::Lab => spec.net.set(key, value),
     }
 }
 
@@ -114,6 +116,8 @@ impl Known {
                     _ = self.broker_config.set(key, value);
                 }
             }
+            // The network is not part of what later commands are checked against.
+            Set::Link { .. } => {}
         }
     }
 }

@@ -493,7 +493,7 @@ mod tests {
         let fenced = EventPattern::new("broker 2 fenced").unwrap();
         let mut history = History::watching([&fenced]);
         let event = EventKind::BrokerFenced { broker: 2, silent_ms: 9000, timeout_ms: 9000 };
-        history.observe(&ClusterEvent { at: 18_000, kind: event });
+        history.observe(&ClusterEvent { at: crate::sim::SimTime::from_ms(18_000), kind: event });
         Expectation { at: 30_000, check }.check(&snapshot(), &history)
     }
 

@@ -9,7 +9,7 @@ use super::expect::Expectation;
 use super::expect_file::{Names, RawExpect, expectation};
 use crate::cluster::command::Command;
 use crate::cluster::spec::{ClusterSpec, Placement, ProducerSpec, TopicSpec};
-use crate::config::{BrokerConfig, ConfigError, ProducerConfig, TopicConfig};
+use crate::config::{self, BrokerConfig, ConfigError, NetConfig, ProducerConfig, Scope, TopicConfig};
 use crate::sim::{BrokerId, CONTROLLER_ID, Ms, format_time, join_ids};
 use serde::Deserialize;
 use std::collections::{BTreeMap, BTreeSet};
@@ -172,7 +172,11 @@ fn cluster_spec(raw: &RawScenario) -> Res<ClusterSpec> {
     let brokers = broker_ids(&raw.cluster.brokers)?;
     let placement = placement(raw.cluster.placement.as_ref())?;
     let mut broker_config = BrokerConfig::default();
-    apply_config(in_file_order(&raw.cluster.config), |k, v| broker_config.set(k, v))?;
+    let mut net = NetConfig::default();
+    apply_config(in_file_order(&raw.cluster.config), |k, v| match config::lookup(k)?.scope {
+        Scope::Lab => net.set(k, v),
+        _ => broker_config.set(k, v),
+    })?;
     let mut topics: Vec<TopicSpec> = Vec::new();
     for t in &raw.topic {
         if topics.iter().any(|known| known.name == *t.name.get_ref()) {
@@ -181,7 +185,7 @@ fn cluster_spec(raw: &RawScenario) -> Res<ClusterSpec> {
         topics.push(topic(t, &brokers, &placement)?);
     }
     let producers = raw.producer.iter().map(|p| producer(p, &topics)).collect::<Res<Vec<_>>>()?;
-    Ok(ClusterSpec { seed: raw.seed.unwrap_or(0), brokers, broker_config, topics, producers })
+    Ok(ClusterSpec { seed: raw.seed.unwrap_or(0), brokers, broker_config, topics, producers, net })
 }
 
 fn end_time(v: &Spanned<Value>) -> Res<Ms> {

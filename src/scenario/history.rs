@@ -81,7 +81,7 @@ impl History {
         let text = event.kind.to_string();
         for (pattern, found) in self.watched.iter_mut().filter(|(_, m)| m.is_none()) {
             if pattern.is_match(&text) {
-                *found = Some(Match { at: event.at, text: text.clone() });
+                *found = Some(Match { at: event.at.as_ms(), text: text.clone() });
             }
         }
     }
@@ -102,10 +102,19 @@ mod tests {
         let fenced = EventPattern::new("broker [0-9] fenced").unwrap();
         let crashed = EventPattern::new("^broker 2 crashed").unwrap();
         let mut history = History::watching([&fenced, &crashed, &fenced]);
-        history.observe(&ClusterEvent { at: 5, kind: EventKind::BrokerCrashed { broker: 1 } });
+        history.observe(&ClusterEvent {
+            at: crate::sim::SimTime::from_ms(5),
+            kind: EventKind::BrokerCrashed { broker: 1 },
+        });
         assert_eq!(history.first_match(&crashed), None);
-        history.observe(&ClusterEvent { at: 9, kind: EventKind::BrokerCrashed { broker: 2 } });
-        history.observe(&ClusterEvent { at: 12, kind: EventKind::BrokerCrashed { broker: 2 } });
+        history.observe(&ClusterEvent {
+            at: crate::sim::SimTime::from_ms(9),
+            kind: EventKind::BrokerCrashed { broker: 2 },
+        });
+        history.observe(&ClusterEvent {
+            at: crate::sim::SimTime::from_ms(12),
+            kind: EventKind::BrokerCrashed { broker: 2 },
+        });
         assert_eq!(history.first_match(&crashed).map(|m| m.at), Some(9));
         assert_eq!(history.first_match(&fenced), None);
     }

@@ -251,7 +251,7 @@ mod tests {
                     isr: vec![0, 1],
                     kind,
                 };
-                self.events.push(ClusterEvent { at: c + 9000, kind: change });
+                self.events.push(ClusterEvent { at: crate::sim::SimTime::from_ms(c + 9000), kind: change });
             }
         }
         fn apply(&mut self, cmd: &Command) -> Result<Answer, SimError> {
@@ -259,8 +259,10 @@ mod tests {
                 Command::Restart(Restart(0)) => Ok(Answer::default()),
                 Command::Crash(Crash(2)) if self.crashed_at.is_none() => {
                     self.crashed_at = Some(self.now);
-                    self.events
-                        .push(ClusterEvent { at: self.now, kind: EventKind::BrokerCrashed { broker: 2 } });
+                    self.events.push(ClusterEvent {
+                        at: crate::sim::SimTime::from_ms(self.now),
+                        kind: EventKind::BrokerCrashed { broker: 2 },
+                    });
                     Ok(Answer::default())
                 }
                 _ => Err(SimError::InvalidState("broker 2 is already crashed".into())),

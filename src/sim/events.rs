@@ -1,15 +1,15 @@
 //! Every state change of the simulated cluster as typed data. The plain-words text lives in
 //! one place, the `Display` impl below, never at the emit sites.
 
-use super::{BrokerId, Epoch, Ms, Offset, TopicPartition, join_ids};
+use super::{BrokerId, Epoch, Ms, Offset, SimTime, TopicPartition, join_ids};
 use crate::kafka::errors::ErrorCode;
 use std::fmt;
 
-/// An event stamped with the sim time (ms) at which it happened.
+/// An event stamped with the sim time (µs) at which the runtime published it.
 #[derive(Clone, PartialEq, Debug)]
 pub struct ClusterEvent {
-    /// Sim time in ms.
-    pub at: Ms,
+    /// Sim time (µs).
+    pub at: SimTime,
     /// What happened.
     pub kind: EventKind,
 }
@@ -291,6 +291,12 @@ pub enum EventKind {
         /// Bytes the logs' batches and the audit ledger take.
         bytes: u64,
     },
+    /// A user changed the network: a link fault (`cut`, `isolate`, `hold`, `delay`, `loss`) or
+    /// its end (`heal`, `release`, `heal-all`).
+    NetworkChanged {
+        /// The command, as typed (`cut 1 controller`).
+        change: String,
+    },
     /// A configuration changed.
     ConfigChanged {
         /// `broker`, `topic T` or `producer`.
@@ -456,6 +462,7 @@ impl fmt::Display for EventKind {
                 "producers stopped (rate=0): the logs and the audit ledger take {} MB, isrlab's memory budget; lower retention.ms or retention.bytes, or the rate, to go on producing",
                 group(*bytes >> 20)
             ),
+            NetworkChanged { change } => write!(f, "network: {change}"),
             ConfigChanged { scope, name, value, note } => {
                 write!(f, "{scope} config {name}={value}")?;
                 if !note.is_empty() {
@@ -483,6 +490,6 @@ pub fn group(n: u64) -> String {
 
 impl fmt::Display for ClusterEvent {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} {}", super::format_time(self.at), self.kind)
+        write!(f, "{} {}", super::format_time(self.at.as_ms()), self.kind)
     }
 }

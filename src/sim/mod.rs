@@ -20,7 +20,8 @@ pub mod segments;
 pub mod spec;
 
 pub use crate::kafka::{
-    Acks, BrokerId, CONTROLLER_ID, Epoch, Ms, Offset, TopicPartition, format_time, join_ids,
+    Acks, BrokerId, CONTROLLER_ID, Epoch, Ms, Offset, SimTime, TopicPartition, format_stamp, format_time,
+    join_ids,
 };
 
 /// What a sans-IO component wants done after handling an input: messages to send and events

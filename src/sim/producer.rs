@@ -36,9 +36,13 @@
 //!   what a Metadata request would answer. The producer routes by its own copy and refreshes it
 //!   from the latest answer only when Java's `Metadata` would ask for an update: at start, after
 //!   an error that invalidates metadata (`NOT_LEADER_OR_FOLLOWER`, a lost connection, ...),
+//!   after every refused or lost connection (`DefaultMetadataUpdater.handleServerDisconnect`),
 //!   every `retry.backoff.ms` while a partition has no known leader, and every
 //!   [`METADATA_MAX_AGE_MS`]. So a producer learns of a leader move the way a real one does:
 //!   one `NOT_LEADER_OR_FOLLOWER`, then a refresh (the request's round trip is not modelled).
+//!   A requested refresh happens at once; Java's `Metadata.timeToAllowUpdate` may delay it by
+//!   a backoff that grows while answers bring nothing new (at most `retry.backoff.max.ms`,
+//!   the same bound the reconnect backoff gives here).
 //!   Records wait while the topic's metadata is unknown and expire after
 //!   `delivery.timeout.ms` (Java's `send()` would block up to `max.block.ms` instead); such
 //!   records count as failed under `TIMEOUT` but emit no event, having no partition yet.

@@ -530,7 +530,37 @@ pub enum Message {
     },
 }
 
+/// Bytes every message costs on a link besides its record batches: the 4-byte size prefix,
+/// Kafka's request header v2 (api key, api version, correlation id, a short client id such as
+/// `broker-1`, tagged fields: about 20 bytes; a response header is 5) and the fixed fields of a
+/// small body (topic name, partition, epochs, offsets, error code). 64 bytes is a round figure
+/// for that; the record batches dominate whenever data moves.
+pub const MESSAGE_OVERHEAD_BYTES: u64 = 64;
+
+/// Extra bytes per partition in a Fetch request or response (topic id, partition index,
+/// offsets, epochs, error code: Kafka's `FetchRequest`/`FetchResponse` v13+ per-partition fields).
+pub const FETCH_PARTITION_BYTES: u64 = 40;
+
 impl Message {
+    /// The message's size on the wire in bytes: [`MESSAGE_OVERHEAD_BYTES`], plus
+    /// [`FETCH_PARTITION_BYTES`] per fetched partition, plus the record batches it carries
+    /// (their `size_bytes`: the 61-byte v2 header and the records). What a link's bandwidth
+    /// is charged with.
+    pub fn size_bytes(&self) -> u64 {
+        let batches = |b: &[Arc<RecordBatch>]| b.iter().map(|b| u64::from(b.size_bytes)).sum::<u64>();
+        MESSAGE_OVERHEAD_BYTES
+            + match self {
+                Message::Produce(p) => u64::from(p.batch.size_bytes()),
+                Message::Fetch(f) => FETCH_PARTITION_BYTES * f.partitions.len() as u64,
+                Message::FetchResponse(f) => f
+                    .partitions
+                    .iter()
+                    .map(|p| FETCH_PARTITION_BYTES + p.result.as_ref().map_or(0, |d| batches(&d.batches)))
+                    .sum(),
+                _ => 0,
+            }
+    }
+
     /// The Kafka API the message belongs to (`Fetch`, `Produce`, `BrokerHeartbeat`, ...), for
     /// logs; KRaft metadata records are `Metadata`, a connection handshake `Connect` /
     /// `Connected`, a refused or dropped connection `Disconnected`.

@@ -1,6 +1,6 @@
 //! What a run starts from: brokers, topics, producers, configs and the seed.
 
-use crate::config::{BrokerConfig, ProducerConfig, TopicConfig};
+use crate::config::{BrokerConfig, NetConfig, ProducerConfig, TopicConfig};
 use crate::kafka::BrokerId;
 
 /// How replicas are placed when a topic is created (rule book §1).
@@ -52,6 +52,8 @@ pub struct ClusterSpec {
     pub topics: Vec<TopicSpec>,
     /// Producers started at t=0.
     pub producers: Vec<ProducerSpec>,
+    /// The network's lab properties (`net.*`) every link starts with.
+    pub net: NetConfig,
 }
 
 impl ClusterSpec {
@@ -70,6 +72,7 @@ impl ClusterSpec {
                 config: TopicConfig::default(),
             }],
             producers: vec![ProducerSpec { topic: "test_repli".into(), config: ProducerConfig::default() }],
+            net: NetConfig::default(),
         }
     }
 }

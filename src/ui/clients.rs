@@ -115,7 +115,8 @@ fn errors_line(p: &ProducerView, theme: Theme) -> Line<'static> {
     Line::from(spans)
 }
 
-/// Brokers the producer cannot connect to: their partitions' batches wait (no retry is spent).
+/// Brokers the producer cannot connect to: their partitions' batches wait (no retry is spent)
+/// while it reconnects.
 fn unreachable_span(p: &ProducerView, theme: Theme) -> Option<Span<'static>> {
     let noun = match p.unreachable.len() {
         0 => return None,
@@ -123,7 +124,7 @@ fn unreachable_span(p: &ProducerView, theme: Theme) -> Option<Span<'static>> {
         _ => "brokers",
     };
     let ids = join_ids(&p.unreachable);
-    Some(Span::styled(format!("  · {noun} {ids} unreachable: batches wait, reconnecting"), theme.warn()))
+    Some(Span::styled(format!("  · {noun} {ids} unreachable"), theme.warn()))
 }
 
 /// The last error, word-wrapped onto at most three lines (rows that do not fit are cut).
@@ -163,15 +164,9 @@ mod tests {
         let theme = Theme::new(false);
         assert!(!text(&errors_line(&p, theme)).contains("unreachable"));
         p.unreachable = vec![0];
-        assert_eq!(
-            text(&errors_line(&p, theme)),
-            " errors: NOT_ENOUGH_REPLICAS 37  · broker 0 unreachable: batches wait, reconnecting"
-        );
+        assert_eq!(text(&errors_line(&p, theme)), " errors: NOT_ENOUGH_REPLICAS 37  · broker 0 unreachable");
         p.errors.clear();
         p.unreachable = vec![0, 2];
-        assert_eq!(
-            text(&errors_line(&p, theme)),
-            " errors: none  · brokers 0,2 unreachable: batches wait, reconnecting"
-        );
+        assert_eq!(text(&errors_line(&p, theme)), " errors: none  · brokers 0,2 unreachable");
     }
 }

@@ -68,7 +68,8 @@ pub fn title(snap: &Snapshot, anchor: Option<u64>, important: bool, width: usize
 }
 
 /// Whether the "important only" filter keeps an event: loss, leader changes and offline
-/// partitions, ISR changes, fencing, broker lifecycle, truncation, produce failures (expired
+/// partitions, ISR changes, fencing, broker lifecycle, network faults,
+/// truncation, produce failures (expired
 /// records included). Config echoes, fetch pause and fetcher-stop notes and topic creation are
 /// hidden.
 pub fn is_important(kind: &EventKind) -> bool {
@@ -78,6 +79,7 @@ pub fn is_important(kind: &EventKind) -> bool {
         LeaderChanged { .. } | IsrShrunk { .. } | IsrExpanded { .. } => true,
         BrokerFenced { .. } | BrokerUnfenced { .. } => true,
         BrokerCrashed { .. } | BrokerStopped { .. } | ControlledShutdownStarted { .. } => true,
+        NetworkChanged { .. } => true,
         BrokerRegistered { .. } | BrokerRegistrationRefused { .. } => true,
         Truncated { .. } | ProduceFailing { .. } | ProduceRecovered { .. } => true,
         Roll(_) => true,
@@ -176,7 +178,7 @@ fn event_lines(ev: &ClusterEvent, theme: Theme, width: usize) -> Vec<Line<'stati
         .into_iter()
         .enumerate()
         .map(|(i, part)| {
-            let stamp = if i == 0 { format!(" {}", format_time(ev.at)) } else { " ".repeat(STAMP) };
+            let stamp = if i == 0 { format!(" {}", format_time(ev.at.as_ms())) } else { " ".repeat(STAMP) };
             Line::from(vec![Span::styled(stamp, theme.muted()), Span::raw(" "), Span::styled(part, style)])
         })
         .collect()

@@ -202,7 +202,7 @@ fn tp(n: u32) -> TopicPartition {
 }
 
 fn at(at: Ms, kind: EventKind) -> ClusterEvent {
-    ClusterEvent { at, kind }
+    ClusterEvent { at: crate::sim::SimTime::from_ms(at), kind }
 }
 
 fn fenced_out(n: u32, isr: Vec<BrokerId>) -> ClusterEvent {

@@ -7,6 +7,9 @@
 //! produce T N
 //! pause-fetch B | resume-fetch B
 //! create-topic T P RF
+//! cut A B | cut-oneway A B | heal A B | isolate B | heal-all
+//! delay A B MS | loss A B PERCENT | hold A B | release A B
+//! set link A B net.KEY=VALUE
 //! roll [--no-wait]
 //! ```
 //!
@@ -22,7 +25,12 @@
 mod catalog;
 pub mod crash;
 pub mod create_topic;
+pub mod cut;
+pub mod degrade;
 pub mod fetch;
+pub mod hold;
+pub mod isolate;
+mod links;
 pub mod produce;
 pub mod restart;
 pub mod roll;
@@ -175,6 +183,14 @@ commands! {
     CreateTopic(create_topic::CreateTopic),
     /// A rolling restart (`roll [--no-wait]`).
     Roll(roll::Roll),
+    /// Cut or heal a link (`cut A B`, `cut-oneway A B`, `heal A B`).
+    Cut(cut::Cut),
+    /// Isolate a broker, or heal every link (`isolate B`, `heal-all`).
+    Isolate(isolate::Isolate),
+    /// A slow or lossy link (`delay A B MS`, `loss A B PERCENT`).
+    Degrade(degrade::Degrade),
+    /// Hold or release one direction of a link (`hold A B`, `release A B`).
+    Hold(hold::Hold),
 }
 
 impl Command {
@@ -200,7 +216,7 @@ impl Command {
         let now = world.now();
         let mut out = Outbox::default();
         let applied = self.apply_unit(world, spawner, &mut out)?;
-        world.dispatch(applied.origin, now, out);
+        world.dispatch(applied.origin, out);
         world.poke_all();
         world.log.borrow_mut().record_command(now, self.clone());
         Ok(Answer { note: applied.note })
@@ -224,6 +240,16 @@ mod tests {
             "pause-fetch 3",
             "resume-fetch 3",
             "create-topic orders 3 2",
+            "cut 1 controller",
+            "cut-oneway controller 2",
+            "heal 0 1",
+            "isolate 2",
+            "heal-all",
+            "delay 0 1 30",
+            "loss 1 2 5",
+            "hold 0 controller",
+            "release 0 controller",
+            "set link 0 1 net.latency.ms=5",
             "roll",
             "roll --no-wait",
         ] {
@@ -243,6 +269,17 @@ mod tests {
         let huge = Command::parse("produce t 99999999999999").unwrap_err().message;
         assert_eq!(huge, "record count must be from 1 to 1000000, got 99999999999999");
         assert!(Command::parse("produce t 0").is_err());
+        assert!(Command::parse("cut 1").unwrap_err().message.contains("usage: cut A B"));
+        assert!(
+            Command::parse("hold 1 ctrl")
+                .unwrap_err()
+                .message
+                .contains("neither a broker id nor `controller`")
+        );
+        assert_eq!(
+            Command::parse("loss 1 2 100").unwrap_err().message,
+            "loss percent must be from 0 to 99, got 100"
+        );
     }
 
     #[test]

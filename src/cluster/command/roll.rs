@@ -73,7 +73,7 @@ async fn drive(world: Rc<World>, order: Vec<BrokerId>, wait: bool) {
         let mut out = Outbox::default();
         restart::start(&world, Spawner::Current, b, &mut out);
         out.emit(EventKind::Roll(RollStep::Restarted(b)));
-        world.dispatch(NodeId::Broker(b), world.now(), out);
+        world.dispatch(NodeId::Broker(b), out);
         world.poke_all();
         if wait && !back_in_every_isr(&world, b).await {
             emit(&world, RollStep::Abandoned(b));
@@ -88,12 +88,12 @@ async fn drive(world: Rc<World>, order: Vec<BrokerId>, wait: bool) {
 fn emit(world: &World, step: RollStep) {
     let mut out = Outbox::default();
     out.emit(EventKind::Roll(step));
-    world.dispatch(NodeId::Controller, world.now(), out);
+    world.dispatch(NodeId::Controller, out);
 }
 
 async fn tick(world: &World) {
     let next = world.now() + ROLL_POLL_MS;
-    tokio::time::sleep_until(world.instant(next)).await;
+    tokio::time::sleep_until(world.instant_ms(next)).await;
 }
 
 /// Asks broker `b` for a controlled shutdown (again each tick while it refuses, e.g. before it
@@ -113,7 +113,7 @@ async fn stop(world: &Rc<World>, b: BrokerId) {
                     node.state.set(ProcessState::ShuttingDown);
                     out.emit(EventKind::Roll(RollStep::Stopping(b)));
                 }
-                world.dispatch(NodeId::Broker(b), now, out);
+                world.dispatch(NodeId::Broker(b), out);
                 world.poke_all();
             }
             ProcessState::Running => {}

@@ -1,13 +1,16 @@
 //! `set KEY=VALUE`, `set topic T KEY=VALUE`, `set producer KEY=VALUE`: change a property,
 //! checked by the config registry (name, scope, value) as `--set` and scenario `config`
 //! tables are. `set KEY=VALUE` is routed by the property's scope, like `--set`: a producer
-//! property goes to every producer, the rest to the cluster-wide broker config.
+//! property goes to every producer, a lab one (`net.*`) to every link of the network, the rest
+//! to the cluster-wide broker config. `set link A B net.KEY=VALUE` sets a lab property on the
+//! link between A and B (both directions); the later of a cluster-wide and a link setting wins.
 
+use super::links::{End, check_ends};
 use super::produce::add_producer;
 use super::{Applied, Catalog, ParseError, Unit, Words, known_topic};
 use crate::cluster::world::Spawner;
 use crate::cluster::world::World;
-use crate::config::{self, Scope, UpdateMode};
+use crate::config::{self, NetConfig, Scope, UpdateMode};
 use crate::sim::error::SimError;
 use crate::sim::events::EventKind;
 use crate::sim::protocol::NodeId;
@@ -41,6 +44,17 @@ pub enum Set {
         /// Value as text.
         value: String,
     },
+    /// `set link A B KEY=VALUE`: a lab property of the link between A and B, both directions.
+    Link {
+        /// One end.
+        a: NodeId,
+        /// The other end.
+        b: NodeId,
+        /// Property name (`net.*`).
+        key: String,
+        /// Value as text.
+        value: String,
+    },
 }
 
 impl Set {
@@ -59,21 +73,31 @@ impl Set {
         Set::Producer { key: key.to_string(), value: value.to_string() }
     }
 
+    /// Whether this sets lab properties of the network. Errors: an unknown property.
+    fn for_network(&self) -> Result<bool, SimError> {
+        Ok(match self {
+            Set::Link { .. } => true,
+            Set::Cluster { key, .. } => config::lookup(key)?.scope == Scope::Lab,
+            _ => false,
+        })
+    }
+
     /// Whether this sets producer properties (`set producer`, or `set KEY=VALUE` with a
     /// producer property). Errors: an unknown property.
     fn for_producers(&self) -> Result<bool, SimError> {
         Ok(match self {
             Set::Producer { .. } => true,
-            Set::Topic { .. } => false,
+            Set::Topic { .. } | Set::Link { .. } => false,
             Set::Cluster { key, .. } => config::lookup(key)?.scope == Scope::Producer,
         })
     }
 
     fn key_value(&self) -> (&str, &str) {
         match self {
-            Set::Cluster { key, value } | Set::Topic { key, value, .. } | Set::Producer { key, value } => {
-                (key, value)
-            }
+            Set::Cluster { key, value }
+            | Set::Topic { key, value, .. }
+            | Set::Producer { key, value }
+            | Set::Link { key, value, .. } => (key, value),
         }
     }
 }
@@ -81,7 +105,7 @@ impl Set {
 impl Unit for Set {
     const VERBS: &'static [&'static str] = &["set"];
     const USAGE: &'static [&'static str] =
-        &["set KEY=VALUE", "set topic T KEY=VALUE", "set producer KEY=VALUE"];
+        &["set KEY=VALUE", "set topic T KEY=VALUE", "set producer KEY=VALUE", "set link A B net.KEY=VALUE"];
 
     fn parse(_verb: &str, words: &mut Words<'_>) -> Result<Self, ParseError> {
         match words.next() {
@@ -96,6 +120,12 @@ impl Unit for Set {
                 let (key, value) = words.key_value()?;
                 Ok(Set::Producer { key, value })
             }
+            Some("link") => {
+                words.usage(Self::USAGE[3]);
+                let (a, b) = (words.node()?, words.node()?);
+                let (key, value) = words.key_value()?;
+                Ok(Set::Link { a, b, key, value })
+            }
             other => {
                 let (key, value) = words.key_value_of(other)?;
                 Ok(Set::Cluster { key, value })
@@ -105,6 +135,12 @@ impl Unit for Set {
 
     fn validate(&self, cluster: &dyn Catalog) -> Result<(), SimError> {
         let (key, value) = self.key_value();
+        if let Set::Link { a, b, .. } = self {
+            check_ends(cluster, *a, *b)?;
+        }
+        if self.for_network()? {
+            return Ok(NetConfig::default().set(key, value)?);
+        }
         if self.for_producers()? {
             if cluster.topic_names().is_empty() {
                 return Err(SimError::InvalidState("there is no topic to produce to".into()));
@@ -129,6 +165,9 @@ impl Unit for Set {
 
     fn apply(&self, world: &Rc<World>, spawner: Spawner<'_>, out: &mut Outbox) -> Result<Applied, SimError> {
         let (key, value) = self.key_value();
+        if self.for_network()? {
+            return set_network(self, world, key, value, out);
+        }
         if self.for_producers()? {
             return set_producers(world, spawner, key, value, out);
         }
@@ -208,6 +247,29 @@ fn set_producers(
     Ok(Applied::by(NodeId::Producer(0)))
 }
 
+/// Sets a lab property on every link, or on both directions of one.
+fn set_network(
+    set: &Set,
+    world: &World,
+    key: &str,
+    value: &str,
+    out: &mut Outbox,
+) -> Result<Applied, SimError> {
+    let scope = match set {
+        Set::Link { a, b, .. } => {
+            world.net.set_link_property(*a, *b, key, value)?;
+            world.net.set_link_property(*b, *a, key, value)?;
+            format!("link {} {}", End(*a), End(*b))
+        }
+        _ => {
+            world.net.set_property(key, value)?;
+            "network".to_string()
+        }
+    };
+    out.emit(config_event(&scope, key, value, world, None));
+    Ok(Applied::by(NodeId::Controller))
+}
+
 /// The event for a changed property; `note` (else a word on what the change means now)
 /// follows the value.
 fn config_event(scope: &str, key: &str, value: &str, world: &World, note: Option<String>) -> EventKind {
@@ -236,6 +298,7 @@ impl fmt::Display for Set {
             Set::Cluster { key, value } => write!(f, "set {key}={value}"),
             Set::Topic { topic, key, value } => write!(f, "set topic {topic} {key}={value}"),
             Set::Producer { key, value } => write!(f, "set producer {key}={value}"),
+            Set::Link { a, b, key, value } => write!(f, "set link {} {} {key}={value}", End(*a), End(*b)),
         }
     }
 }

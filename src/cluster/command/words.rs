@@ -3,6 +3,7 @@
 
 use super::ParseError;
 use crate::sim::BrokerId;
+use crate::sim::protocol::NodeId;
 
 /// The words after a command's verb, with the usage line of the form being parsed.
 pub(crate) struct Words<'a> {
@@ -47,6 +48,18 @@ impl<'a> Words<'a> {
     /// The next word as a broker id.
     pub fn broker(&mut self) -> Result<BrokerId, ParseError> {
         self.number("broker id")
+    }
+
+    /// The next word as a node of a link: a broker id or `controller`.
+    pub fn node(&mut self) -> Result<NodeId, ParseError> {
+        let usage = self.usage;
+        let w = self.word("broker id or `controller`")?;
+        if w == "controller" {
+            return Ok(NodeId::Controller);
+        }
+        w.parse().map(NodeId::Broker).map_err(|_| {
+            parse_error(format!("`{w}` is neither a broker id nor `controller`; usage: {usage}"))
+        })
     }
 
     /// The next word as a number from `min` to `max`.

@@ -388,7 +388,10 @@ fn arrived(snap: &Snapshot, n: u64, keep: usize) -> Snapshot {
     let mut next = snap.clone();
     let mut kept: Vec<ClusterEvent> = snap.recent_events.to_vec();
     for i in 0..n {
-        kept.push(ClusterEvent { at: snap.now + i, kind: EventKind::BrokerCrashed { broker: 1 } });
+        kept.push(ClusterEvent {
+            at: crate::sim::SimTime::from_ms(snap.now + i),
+            kind: EventKind::BrokerCrashed { broker: 1 },
+        });
     }
     let drop = kept.len().saturating_sub(keep);
     next.recent_events = kept.split_off(drop).into();

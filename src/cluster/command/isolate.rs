@@ -1,0 +1,67 @@
+//! `isolate B` and `heal-all`: cut a broker off from every other broker and the controller
+//! (its clients still reach it, as when they sit on its side of the partition), and put every
+//! link back to normal.
+//!
+//! An isolated leader is the textbook zombie: the controller stops hearing its heartbeats,
+//! fences it after `broker.session.timeout.ms` and elects another leader, while the old one
+//! still believes it leads and still appends `acks=1` writes from its clients; it learns
+//! nothing until the partition heals, and then truncates those writes away.
+
+use super::links::{change_both, event};
+use super::{Applied, Catalog, ParseError, Unit, Words, known_broker};
+use crate::cluster::link::LinkFaults;
+use crate::cluster::world::Spawner;
+use crate::cluster::world::World;
+use crate::sim::error::SimError;
+use crate::sim::protocol::NodeId;
+use crate::sim::{BrokerId, Outbox};
+use std::fmt;
+use std::rc::Rc;
+
+/// `isolate B` (`Some(B)`) or `heal-all` (`None`).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct Isolate(pub Option<BrokerId>);
+
+impl Unit for Isolate {
+    const VERBS: &'static [&'static str] = &["isolate", "heal-all"];
+    const USAGE: &'static [&'static str] = &["isolate B", "heal-all"];
+
+    fn parse(verb: &str, words: &mut Words<'_>) -> Result<Self, ParseError> {
+        if verb == "heal-all" {
+            return Ok(Isolate(None));
+        }
+        Ok(Isolate(Some(words.broker()?)))
+    }
+
+    fn validate(&self, cluster: &dyn Catalog) -> Result<(), SimError> {
+        self.0.map_or(Ok(()), |b| known_broker(cluster, b))
+    }
+
+    fn apply(&self, world: &Rc<World>, _spawner: Spawner<'_>, out: &mut Outbox) -> Result<Applied, SimError> {
+        match self.0 {
+            Some(b) => {
+                let others = world.broker_ids().into_iter().filter(|&o| o != b).map(NodeId::Broker);
+                for other in others.chain([NodeId::Controller]) {
+                    change_both(world, NodeId::Broker(b), other, |f| f.cut = true);
+                }
+            }
+            None => {
+                let now = world.now_us();
+                for ((from, to), _) in world.net.faulty_links() {
+                    world.net.set_faults(now, from, to, LinkFaults::default());
+                }
+            }
+        }
+        out.emit(event(self));
+        Ok(Applied::by(self.0.map_or(NodeId::Controller, NodeId::Broker)))
+    }
+}
+
+impl fmt::Display for Isolate {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            Some(b) => write!(f, "isolate {b}"),
+            None => f.write_str("heal-all"),
+        }
+    }
+}

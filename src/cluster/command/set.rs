@@ -14,7 +14,7 @@ use crate::config::{self, NetConfig, Scope, UpdateMode};
 use crate::sim::error::SimError;
 use crate::sim::events::EventKind;
 use crate::sim::protocol::NodeId;
-use crate::sim::{Outbox, join_ids};
+use crate::sim::{Outbox, format_time, join_ids};
 use std::fmt;
 use std::rc::Rc;
 
@@ -274,10 +274,7 @@ fn set_network(
 /// follows the value.
 fn config_event(scope: &str, key: &str, value: &str, world: &World, note: Option<String>) -> EventKind {
     let note = note.unwrap_or_else(|| match key {
-        "unclean.leader.election.enable" if value == "true" => format!(
-            "leaderless partitions are retried at the controller's next unclean check (every {} ms, unclean.leader.election.interval.ms) or when a replica's broker is unfenced",
-            world.controller().borrow().broker_config().unclean_leader_election_interval_ms
-        ),
+        "unclean.leader.election.enable" if value == "true" => unclean_note(world),
         "min.insync.replicas" => {
             "acks=all needs this many in-sync replicas, and the HW waits for them".into()
         }
@@ -289,6 +286,25 @@ fn config_event(scope: &str, key: &str, value: &str, world: &World, note: Option
         name: key.to_string(),
         value: value.to_string(),
         note,
+    }
+}
+
+/// When leaderless partitions get an unclean leader: at the controller's unclean check, armed
+/// `unclean.leader.election.interval.ms` after a partition went leaderless
+/// (`QuorumController.maybeScheduleNextElectUncleanLeaders`), or when a replica's broker is
+/// unfenced.
+fn unclean_note(world: &World) -> String {
+    let controller = world.controller();
+    let controller = controller.borrow();
+    let interval = controller.broker_config().unclean_leader_election_interval_ms;
+    match controller.next_unclean_check_at() {
+        Some(at) => format!(
+            "leaderless partitions get a leader at the controller's unclean check at {} (armed unclean.leader.election.interval.ms={interval} after a partition went leaderless) or when a replica's broker is unfenced",
+            format_time(at)
+        ),
+        None => format!(
+            "no partition is leaderless now; one that loses its leader gets one at the controller's unclean check unclean.leader.election.interval.ms={interval} later, or when a replica's broker is unfenced"
+        ),
     }
 }
 

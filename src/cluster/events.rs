@@ -57,7 +57,9 @@ pub fn level(kind: &EventKind) -> Level {
         | AckedRecordsLost { .. }
         | DuplicateAcked { .. }
         | ProduceFailing { .. }
-        | ProducersStopped { .. } => Level::WARN,
+        | ProducersStopped { .. }
+        | BrokerPowerLost { .. }
+        | UnflushedTailLost { .. } => Level::WARN,
         LeaderChanged { kind: ElectionKind::Unclean, .. } | LeaderChanged { new_leader: None, .. } => {
             Level::WARN
         }
@@ -65,6 +67,8 @@ pub fn level(kind: &EventKind) -> Level {
         | BrokerRegistered { .. }
         | BrokerUnfenced { .. }
         | BrokerCrashed { .. }
+        | ProcessFrozen { .. }
+        | ProcessThawed { .. }
         | ControlledShutdownStarted { .. }
         | BrokerStopped { .. }
         | LeaderChanged { .. }

@@ -42,6 +42,22 @@ pub enum ProcessState {
         /// When (ms).
         since: Ms,
     },
+    /// The host lost power at the given sim time (ms): the process died and what the page
+    /// cache had not flushed is gone (`power-loss`).
+    PoweredOff {
+        /// When (ms).
+        since: Ms,
+    },
+}
+
+/// A paused process (`freeze`): a long GC pause or a stopped VM. It keeps its state and its
+/// sockets; it reads nothing and fires no timer until it thaws.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct Frozen {
+    /// When it froze (ms).
+    pub since: Ms,
+    /// When it thaws by itself (ms), if it does.
+    pub until: Option<Ms>,
 }
 
 impl ProcessState {
@@ -75,13 +91,22 @@ pub(crate) struct Node {
     pub id: NodeId,
     pub core: NodeCore,
     pub state: Cell<ProcessState>,
+    /// Set while a running process is paused (orthogonal to `state`: a frozen process still
+    /// runs, and a frozen broker can be shutting down).
+    pub frozen: Cell<Option<Frozen>>,
     pub task: RefCell<Option<JoinHandle<()>>>,
 }
 
 impl Node {
     /// A running node whose task has not been started yet.
     pub fn new(id: NodeId, core: NodeCore) -> Node {
-        Node { id, core, state: Cell::new(ProcessState::Running), task: RefCell::new(None) }
+        Node {
+            id,
+            core,
+            state: Cell::new(ProcessState::Running),
+            frozen: Cell::new(None),
+            task: RefCell::new(None),
+        }
     }
 
     /// Its role.
@@ -94,6 +119,7 @@ impl Node {
         if let Some(task) = self.task.borrow_mut().take() {
             task.abort();
         }
+        self.frozen.set(None);
     }
 }
 

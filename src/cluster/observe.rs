@@ -90,9 +90,15 @@ impl Observer<'_> {
     ) -> BrokerView {
         let core = self.cores[&id].borrow();
         let reg = self.image.broker(id);
-        let state = self.world.node(NodeId::Broker(id)).map_or(ProcessState::Running, |n| n.state.get());
+        let node = self.world.node(NodeId::Broker(id));
+        let state = node.as_ref().map_or(ProcessState::Running, |n| n.state.get());
+        let frozen = node.as_ref().and_then(|n| n.frozen.get());
         let status = match state {
+            ProcessState::Running | ProcessState::ShuttingDown if frozen.is_some() => {
+                BrokerStatus::Frozen { since: frozen.map_or(0, |f| f.since) }
+            }
             ProcessState::Running | ProcessState::ShuttingDown => BrokerStatus::Up,
+            ProcessState::PoweredOff { since } => BrokerStatus::PoweredOff { since },
             ProcessState::Stopped { since } => BrokerStatus::Stopped { since },
             ProcessState::Crashed { since } => BrokerStatus::Crashed { since },
         };

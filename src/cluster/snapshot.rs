@@ -71,6 +71,16 @@ pub enum BrokerStatus {
         /// When (ms).
         since: Ms,
     },
+    /// Running but paused (`freeze`) since the given sim time: it answers nothing.
+    Frozen {
+        /// When (ms).
+        since: Ms,
+    },
+    /// Its host lost power at the given sim time (`power-loss`); only flushed data survived.
+    PoweredOff {
+        /// When (ms).
+        since: Ms,
+    },
 }
 
 /// A broker's state in one word, as scenario expectations name it.
@@ -86,14 +96,26 @@ pub enum BrokerState {
     Stopped,
     /// Killed without warning.
     Crashed,
+    /// Paused (`freeze`): the process runs but does nothing until it thaws.
+    Frozen,
+    /// Its host lost power (`power-loss`).
+    PoweredOff,
 }
 
 impl BrokerState {
     /// Every state, in the order the README lists them.
-    pub const ALL: [BrokerState; 5] =
-        [Self::Running, Self::Fenced, Self::ShuttingDown, Self::Stopped, Self::Crashed];
+    pub const ALL: [BrokerState; 7] = [
+        Self::Running,
+        Self::Fenced,
+        Self::ShuttingDown,
+        Self::Stopped,
+        Self::Crashed,
+        Self::Frozen,
+        Self::PoweredOff,
+    ];
 
-    /// Its name in scenario files: `running`, `fenced`, `shutting-down`, `stopped`, `crashed`.
+    /// Its name in scenario files: `running`, `fenced`, `shutting-down`, `stopped`, `crashed`,
+    /// `frozen`, `powered-off`.
     pub fn name(self) -> &'static str {
         match self {
             Self::Running => "running",
@@ -101,6 +123,8 @@ impl BrokerState {
             Self::ShuttingDown => "shutting-down",
             Self::Stopped => "stopped",
             Self::Crashed => "crashed",
+            Self::Frozen => "frozen",
+            Self::PoweredOff => "powered-off",
         }
     }
 
@@ -141,12 +165,15 @@ pub struct BrokerView {
 }
 
 impl BrokerView {
-    /// Its state in one word: a down process is crashed or stopped; a running one is
-    /// shutting down, fenced or running, as the controller sees it.
+    /// Its state in one word: a down process is crashed, stopped or powered off; a paused
+    /// one is frozen (whatever the controller thinks); a running one is shutting down, fenced
+    /// or running, as the controller sees it.
     pub fn state(&self) -> BrokerState {
         match self.status {
             BrokerStatus::Crashed { .. } => BrokerState::Crashed,
             BrokerStatus::Stopped { .. } => BrokerState::Stopped,
+            BrokerStatus::Frozen { .. } => BrokerState::Frozen,
+            BrokerStatus::PoweredOff { .. } => BrokerState::PoweredOff,
             BrokerStatus::Up if self.in_controlled_shutdown => BrokerState::ShuttingDown,
             BrokerStatus::Up if self.fenced => BrokerState::Fenced,
             BrokerStatus::Up => BrokerState::Running,

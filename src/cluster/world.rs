@@ -4,7 +4,7 @@
 
 use super::events::EventLog;
 use super::net::{Delivery, Network};
-use super::node::{Node, NodeCore, ProcessState, Registry, Role};
+use super::node::{Frozen, Node, NodeCore, ProcessState, Registry, Role};
 use crate::config::BrokerConfig;
 use crate::sim::audit::Ledger;
 use crate::sim::broker::Broker;
@@ -305,6 +305,25 @@ impl World {
         local.spawn(run_node(self.clone(), node, core, rx))
     }
 
+    /// Pauses a running node's process at `now` (`freeze`), thawing it by itself after
+    /// `thaw_after` ms when given. Its task stops reading its inbox and firing its timers;
+    /// messages sent to it wait in its socket (the inbox) and are read in order when it thaws.
+    /// The network still accepts connections to it: the operating system does that.
+    pub fn freeze(&self, node: &Node, now: Ms, thaw_after: Option<Ms>) {
+        node.frozen.set(Some(Frozen { since: now, until: thaw_after.map(|d| now + d) }));
+        self.poke_all();
+    }
+
+    /// Lets a frozen node run again at `now` (`thaw`, or its freeze's time is up): it reads
+    /// what waited in its inbox, then its overdue timers fire. Logs how long it was frozen.
+    pub fn thaw(&self, node: &Node, now: Ms) {
+        let Some(frozen) = node.frozen.take() else { return };
+        let kind =
+            crate::sim::events::EventKind::ProcessThawed { node: node.id, frozen_ms: now - frozen.since };
+        self.log.borrow_mut().push(self.now_us(), kind);
+        self.poke_all();
+    }
+
     /// A process exited by itself (a finished controlled shutdown) at `now`.
     fn on_exited(&self, id: NodeId, now: Ms) {
         self.net.set_route(id, None);
@@ -412,7 +431,22 @@ async fn run_node<C: Core>(
     mut inbox: UnboundedReceiver<Delivery>,
 ) {
     let mut last_tick = None;
+    let this = world.node(node);
     loop {
+        if let Some(frozen) = this.as_ref().and_then(|n| n.frozen.get()) {
+            // Paused: nothing is read and no timer fires until a thaw pokes, or its time is up.
+            let poke = world.poke.clone();
+            tokio::select! {
+                biased;
+                _ = poke.notified() => {}
+                _ = sleep_until(&world, frozen.until.map(SimTime::from_ms)) => {
+                    if let Some(n) = &this {
+                        world.thaw(n, world.now());
+                    }
+                }
+            }
+            continue;
+        }
         let mut due = core.borrow().next_deadline();
         // A core that leaves a timer due after its tick must not spin at one instant.
         if let (Some(d), Some(t)) = (due, last_tick)

@@ -148,6 +148,9 @@ impl Catalog for Known {
     fn roll_running(&self) -> Option<bool> {
         None
     }
+    fn controller_frozen(&self) -> Option<bool> {
+        None
+    }
 }
 
 /// What exists over a run's timeline: [`Known`] at start and after each command, in time

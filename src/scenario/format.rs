@@ -546,7 +546,7 @@ mod tests {
         );
         assert_eq!(
             at("broker = 1\nstate = \"dead\""),
-            "15:9: unknown broker state `dead`; expected one of running, fenced, shutting-down, stopped, crashed"
+            "15:9: unknown broker state `dead`; expected one of running, fenced, shutting-down, stopped, crashed, frozen, powered-off"
         );
         assert_eq!(at("broker = 5\nstate = \"fenced\""), "14:10: broker 5 does not exist (brokers: 0,1,2)");
         assert_eq!(

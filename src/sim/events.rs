@@ -1,6 +1,7 @@
 //! Every state change of the simulated cluster as typed data. The plain-words text lives in
 //! one place, the `Display` impl below, never at the emit sites.
 
+use super::protocol::NodeId;
 use super::{BrokerId, Epoch, Ms, Offset, SimTime, TopicPartition, join_ids};
 use crate::kafka::errors::ErrorCode;
 use std::fmt;
@@ -146,6 +147,40 @@ pub enum EventKind {
     BrokerCrashed {
         /// The broker.
         broker: BrokerId,
+    },
+    /// A process was paused (`freeze`: a long GC pause, a stopped VM): it sends, reads and
+    /// answers nothing, and its timers do not fire, until it thaws.
+    ProcessFrozen {
+        /// The node.
+        node: NodeId,
+        /// When given, it thaws by itself after this long (ms).
+        thaw_after: Option<Ms>,
+    },
+    /// A paused process runs again: it reads what waited in its socket, in order, and its
+    /// overdue timers fire, finding that time has moved on.
+    ProcessThawed {
+        /// The node.
+        node: NodeId,
+        /// How long it was frozen (ms).
+        frozen_ms: Ms,
+    },
+    /// A broker's host lost power (`power-loss`): the process died and the page cache with
+    /// it; what was not flushed to disk is gone.
+    BrokerPowerLost {
+        /// The broker.
+        broker: BrokerId,
+    },
+    /// A broker restarting after a power loss truncated a log to what had reached the disk
+    /// (Kafka's log recovery: the tail past the last fsync never made it).
+    UnflushedTailLost {
+        /// The broker.
+        broker: BrokerId,
+        /// The partition.
+        tp: TopicPartition,
+        /// Its LEO in the page cache before the power went.
+        from: Offset,
+        /// Its LEO on disk, where it restarts.
+        to: Offset,
     },
     /// The controller fenced a broker that missed heartbeats.
     BrokerFenced {
@@ -342,6 +377,30 @@ impl fmt::Display for EventKind {
                 write!(f, "broker {broker} unfenced: it may lead and join ISRs again")
             }
             BrokerCrashed { broker } => write!(f, "broker {broker} crashed (its log stays on disk)"),
+            ProcessFrozen { node, thaw_after: Some(ms) } => {
+                write!(
+                    f,
+                    "{} frozen for {} ms: it sends, reads and answers nothing",
+                    node_name(*node),
+                    group(*ms)
+                )
+            }
+            ProcessFrozen { node, thaw_after: None } => {
+                write!(f, "{} frozen: it sends, reads and answers nothing until thawed", node_name(*node))
+            }
+            ProcessThawed { node, frozen_ms } => write!(
+                f,
+                "{} thawed after {} ms: it reads what waited and its late timers fire",
+                node_name(*node),
+                group(*frozen_ms)
+            ),
+            BrokerPowerLost { broker } => {
+                write!(f, "broker {broker} lost power: its page cache is gone, only flushed data is on disk")
+            }
+            UnflushedTailLost { broker, tp, from, to } => write!(
+                f,
+                "broker {broker} recovered {tp} from disk at LEO {to}: offsets {to}..{from} were never flushed and are gone"
+            ),
             BrokerFenced { broker, silent_ms, timeout_ms } => write!(
                 f,
                 "broker {broker} fenced: no heartbeat for {} ms (broker.session.timeout.ms={timeout_ms})",
@@ -472,6 +531,15 @@ impl fmt::Display for EventKind {
             }
             Roll(step) => write!(f, "{step}"),
         }
+    }
+}
+
+/// A node as events name it: `broker 2`, `the controller`, `producer 0`.
+fn node_name(node: NodeId) -> String {
+    match node {
+        NodeId::Broker(b) => format!("broker {b}"),
+        NodeId::Controller => "the controller".into(),
+        NodeId::Producer(p) => format!("producer {p}"),
     }
 }
 

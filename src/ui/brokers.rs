@@ -154,7 +154,10 @@ fn broker_chunk(model: &Model, b: &BrokerView, now: Ms, form: Form) -> Chunk {
 fn duration_slack(b: &BrokerView, now: Ms) -> usize {
     match b.status {
         BrokerStatus::Up => 0,
-        BrokerStatus::Crashed { since } | BrokerStatus::Stopped { since } => {
+        BrokerStatus::Crashed { since }
+        | BrokerStatus::Stopped { since }
+        | BrokerStatus::Frozen { since }
+        | BrokerStatus::PoweredOff { since } => {
             DURATION_W.saturating_sub(text::width(&text::duration(now.saturating_sub(since))))
         }
     }
@@ -165,8 +168,8 @@ fn status_glyph(b: &BrokerView) -> &'static str {
     match b.status {
         BrokerStatus::Up if b.in_controlled_shutdown => glyph::SHUTTING_DOWN,
         BrokerStatus::Up => glyph::UP,
-        BrokerStatus::Crashed { .. } => glyph::DOWN,
-        BrokerStatus::Stopped { .. } => glyph::STOPPED,
+        BrokerStatus::Crashed { .. } | BrokerStatus::PoweredOff { .. } => glyph::DOWN,
+        BrokerStatus::Stopped { .. } | BrokerStatus::Frozen { .. } => glyph::STOPPED,
     }
 }
 
@@ -186,6 +189,16 @@ fn state(b: &BrokerView, now: Ms, theme: Theme) -> (String, Style) {
         BrokerStatus::Stopped { since } => {
             let ago = text::duration(now.saturating_sub(since));
             (format!("{} stopped {ago}", glyph::STOPPED), theme.warn())
+        }
+        BrokerStatus::Frozen { since } => {
+            let fenced = if b.fenced { ", fenced" } else { "" };
+            let ago = text::duration(now.saturating_sub(since));
+            (format!("{} frozen {ago}{fenced}", glyph::STOPPED), theme.bad())
+        }
+        BrokerStatus::PoweredOff { since } => {
+            let fenced = if b.fenced { ", fenced" } else { "" };
+            let ago = text::duration(now.saturating_sub(since));
+            (format!("{} powered off {ago}{fenced}", glyph::DOWN), theme.bad())
         }
     };
     if b.fetch_paused {

@@ -80,6 +80,9 @@ pub fn is_important(kind: &EventKind) -> bool {
         BrokerFenced { .. } | BrokerUnfenced { .. } => true,
         BrokerCrashed { .. } | BrokerStopped { .. } | ControlledShutdownStarted { .. } => true,
         NetworkChanged { .. } => true,
+        ProcessFrozen { .. } | ProcessThawed { .. } | BrokerPowerLost { .. } | UnflushedTailLost { .. } => {
+            true
+        }
         BrokerRegistered { .. } | BrokerRegistrationRefused { .. } => true,
         Truncated { .. } | ProduceFailing { .. } | ProduceRecovered { .. } => true,
         Roll(_) => true,
@@ -190,6 +193,7 @@ fn style_of(kind: &EventKind, theme: Theme) -> Style {
     match kind {
         AckedRecordsLost { .. } => theme.alarm(),
         BrokerCrashed { .. } | Truncated { .. } | ProduceFailing { .. } => theme.bad(),
+        BrokerPowerLost { .. } | UnflushedTailLost { .. } | ProcessFrozen { .. } => theme.bad(),
         LeaderChanged { new_leader: None, .. } | LeaderChanged { kind: ElectionKind::Unclean, .. } => {
             theme.bad()
         }

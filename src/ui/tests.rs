@@ -240,6 +240,18 @@ fn the_strip_says_restart_pending_for_a_broker_running_an_old_static_config() {
 }
 
 #[test]
+fn the_strip_says_frozen_and_powered_off_in_words() {
+    use crate::cluster::snapshot::BrokerStatus;
+    let mut snap = fixture::snapshot();
+    snap.brokers[0].status = BrokerStatus::Frozen { since: fixture::CRASHED_AT };
+    snap.brokers[2].status = BrokerStatus::PoweredOff { since: fixture::CRASHED_AT };
+    let text = screen(&model_at(120, 30, &snap, false), &snap);
+    let strip = text.lines().nth(1).unwrap_or_default();
+    assert!(strip.contains("0 ■ frozen 12s"), "{text}");
+    assert!(strip.contains("2 ✖ powered off 12s, fenced"), "{text}");
+}
+
+#[test]
 fn the_controller_id_gives_way_before_the_strip_wraps() {
     let mut snap = fixture::snapshot();
     snap.brokers[1].fetch_paused = true;

@@ -6,6 +6,7 @@
 use super::super::world::World;
 use crate::config::{BrokerConfig, ProducerConfig, TopicConfig};
 use crate::sim::error::SimError;
+use crate::sim::protocol::NodeId;
 use crate::sim::{BrokerId, join_ids};
 
 /// A broker's process as validation sees it.
@@ -15,6 +16,8 @@ pub struct BrokerState {
     pub running: bool,
     /// Its follower fetchers are paused by the user.
     pub fetch_paused: bool,
+    /// The process is paused (`freeze`).
+    pub frozen: bool,
 }
 
 /// What a command is validated against.
@@ -35,6 +38,9 @@ pub trait Catalog {
     fn broker_state(&self, broker: BrokerId) -> Option<BrokerState>;
     /// Whether a `roll` is under way; `None` when not known.
     fn roll_running(&self) -> Option<bool>;
+    /// Whether the controller's process is paused (`freeze controller`); `None` when not
+    /// known.
+    fn controller_frozen(&self) -> Option<bool>;
 }
 
 /// Errors with [`SimError::UnknownBroker`] unless `broker` exists.
@@ -74,9 +80,13 @@ impl Catalog for Live<'_> {
     fn broker_state(&self, broker: BrokerId) -> Option<BrokerState> {
         let core = self.0.broker(broker)?;
         let core = core.borrow();
-        Some(BrokerState { running: core.is_up(), fetch_paused: core.fetch_paused() })
+        let frozen = self.0.node(NodeId::Broker(broker)).is_some_and(|n| n.frozen.get().is_some());
+        Some(BrokerState { running: core.is_up(), fetch_paused: core.fetch_paused(), frozen })
     }
     fn roll_running(&self) -> Option<bool> {
         Some(self.0.rolling.get())
+    }
+    fn controller_frozen(&self) -> Option<bool> {
+        Some(self.0.node(NodeId::Controller).is_some_and(|n| n.frozen.get().is_some()))
     }
 }

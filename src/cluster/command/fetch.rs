@@ -35,6 +35,9 @@ impl Unit for Fetch {
         known_broker(cluster, b)?;
         match cluster.broker_state(b) {
             Some(s) if !s.running => Err(SimError::InvalidState(format!("broker {b} is not running"))),
+            Some(s) if s.frozen => {
+                Err(SimError::InvalidState(format!("broker {} is frozen; thaw it first", b)))
+            }
             Some(s) if s.fetch_paused == self.paused => {
                 let state = if self.paused { "already paused" } else { "not paused" };
                 Err(SimError::InvalidState(format!("broker {b}'s fetchers are {state}")))

@@ -11,6 +11,8 @@
 //! delay A B MS | loss A B PERCENT | hold A B | release A B
 //! set link A B net.KEY=VALUE
 //! roll [--no-wait]
+//! freeze N [MS] | thaw N
+//! bounce B | power-loss B [B…] | slow-disk B MS
 //! ```
 //!
 //! A line becomes a typed [`Command`] once ([`Command::parse`]); it is checked once, by
@@ -22,15 +24,18 @@
 //! once in the `commands!` table below; a new command adds a file and a line, not a branch to a
 //! central `match`.
 
+pub mod bounce;
 mod catalog;
 pub mod crash;
 pub mod create_topic;
 pub mod cut;
 pub mod degrade;
 pub mod fetch;
+pub mod freeze;
 pub mod hold;
 pub mod isolate;
 mod links;
+
 pub mod produce;
 pub mod restart;
 pub mod roll;
@@ -191,6 +196,10 @@ commands! {
     Degrade(degrade::Degrade),
     /// Hold or release one direction of a link (`hold A B`, `release A B`).
     Hold(hold::Hold),
+    /// Pause or resume a process (`freeze N [MS]`, `thaw N`).
+    Freeze(freeze::Freeze),
+    /// Crash and restart a broker at once (`bounce B`).
+    Bounce(bounce::Bounce),
 }
 
 impl Command {
@@ -252,6 +261,11 @@ mod tests {
             "set link 0 1 net.latency.ms=5",
             "roll",
             "roll --no-wait",
+            "freeze 1",
+            "freeze controller 12000",
+            "thaw 1",
+            "thaw controller",
+            "bounce 2",
         ] {
             let cmd = Command::parse(line).unwrap();
             assert_eq!(cmd.to_string(), line);
@@ -280,6 +294,14 @@ mod tests {
             Command::parse("loss 1 2 100").unwrap_err().message,
             "loss percent must be from 0 to 99, got 100"
         );
+        assert!(
+            Command::parse("freeze two")
+                .unwrap_err()
+                .message
+                .contains("neither a broker id nor `controller`")
+        );
+        assert!(Command::parse("freeze 1 0").unwrap_err().message.contains("from 1 to 86400000"));
+        assert!(Command::parse("thaw 1 500").unwrap_err().message.contains("unexpected `500`"));
     }
 
     #[test]

@@ -103,7 +103,9 @@ async fn stop(world: &Rc<World>, b: BrokerId) {
     loop {
         let Ok((node, core)) = broker_node(world, b) else { return };
         match node.state.get() {
-            ProcessState::Stopped { .. } | ProcessState::Crashed { .. } => return,
+            ProcessState::Stopped { .. } | ProcessState::Crashed { .. } | ProcessState::PoweredOff { .. } => {
+                return;
+            }
             ProcessState::ShuttingDown => {}
             ProcessState::Running if !asked => {
                 let mut out = Outbox::default();

@@ -27,6 +27,9 @@ impl Unit for Shutdown {
         known_broker(cluster, self.0)?;
         match cluster.broker_state(self.0) {
             Some(s) if !s.running => Err(SimError::InvalidState(format!("broker {} is not running", self.0))),
+            Some(s) if s.frozen => {
+                Err(SimError::InvalidState(format!("broker {} is frozen; thaw it first", self.0)))
+            }
             _ => Ok(()),
         }
     }

@@ -32,6 +32,11 @@ impl<'a> Words<'a> {
         self.rest.next()
     }
 
+    /// The next word, if any, without taking it.
+    pub fn peek(&self) -> Option<&'a str> {
+        self.rest.clone().next()
+    }
+
     /// The next word, which must be there. Errors: `missing WHAT; usage: ...`.
     pub fn word(&mut self, what: &str) -> Result<&'a str, ParseError> {
         let usage = self.usage;

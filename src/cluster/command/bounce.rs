@@ -1,0 +1,47 @@
+//! `bounce B`: crash a broker and start it again at once (`kill -9` then a service manager's
+//! restart). Its page cache survives (the operating system keeps it, unlike `power-loss`), so
+//! it restarts with its whole log; the controller refuses its registration while the old
+//! run's session lives (`broker.session.timeout.ms`, R6.1), then unfences it.
+
+use super::{Applied, Catalog, ParseError, Unit, Words, crash, known_broker, restart};
+use crate::cluster::world::{Spawner, World};
+use crate::sim::error::SimError;
+use crate::sim::events::EventKind;
+use crate::sim::protocol::NodeId;
+use crate::sim::{BrokerId, Outbox};
+use std::fmt;
+use std::rc::Rc;
+
+/// `bounce B`.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct Bounce(pub BrokerId);
+
+impl Unit for Bounce {
+    const VERBS: &'static [&'static str] = &["bounce"];
+    const USAGE: &'static [&'static str] = &["bounce B"];
+
+    fn parse(_verb: &str, words: &mut Words<'_>) -> Result<Self, ParseError> {
+        Ok(Bounce(words.broker()?))
+    }
+
+    fn validate(&self, cluster: &dyn Catalog) -> Result<(), SimError> {
+        known_broker(cluster, self.0)?;
+        match cluster.broker_state(self.0) {
+            Some(s) if !s.running => Err(SimError::InvalidState(format!("broker {} is not running", self.0))),
+            _ => Ok(()),
+        }
+    }
+
+    fn apply(&self, world: &Rc<World>, spawner: Spawner<'_>, out: &mut Outbox) -> Result<Applied, SimError> {
+        crash::kill(world, self.0);
+        out.emit(EventKind::BrokerCrashed { broker: self.0 });
+        restart::start(world, spawner, self.0, out);
+        Ok(Applied::by(NodeId::Broker(self.0)))
+    }
+}
+
+impl fmt::Display for Bounce {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "bounce {}", self.0)
+    }
+}

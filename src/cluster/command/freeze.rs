@@ -1,0 +1,104 @@
+//! `freeze N [MS]` / `thaw N`: pause a process, as a long garbage-collection pause or a
+//! stopped VM does, and let it run again. A frozen process sends no heartbeats, reads and
+//! answers nothing, and its timers do not fire; what is sent to it waits in its socket. When
+//! it thaws it reads that, in order, and its overdue timers fire: it finds time has moved on.
+//! A leader frozen past `broker.session.timeout.ms` is fenced and replaced (R6.1) but still
+//! believes it leads until it reads the metadata that says otherwise (a zombie leader).
+
+use super::{Applied, Catalog, ParseError, Unit, Words, known_broker};
+use crate::cluster::world::{Spawner, World};
+use crate::sim::error::SimError;
+use crate::sim::events::EventKind;
+use crate::sim::protocol::NodeId;
+use crate::sim::{Ms, Outbox};
+use std::fmt;
+use std::rc::Rc;
+
+/// Longest `freeze N MS` (ms): one day.
+pub const MAX_FREEZE_MS: Ms = 86_400_000;
+
+/// `freeze N [MS]` (`freeze`) or `thaw N`.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct Freeze {
+    /// The process: a broker or the controller.
+    pub node: NodeId,
+    /// Freeze (`true`) or thaw.
+    pub freeze: bool,
+    /// With `freeze`, it thaws by itself after this long (ms).
+    pub thaw_after: Option<Ms>,
+}
+
+/// A broker or the controller as the messages name it.
+fn name(node: NodeId) -> String {
+    match node {
+        NodeId::Broker(b) => format!("broker {b}"),
+        _ => "the controller".into(),
+    }
+}
+
+impl Unit for Freeze {
+    const VERBS: &'static [&'static str] = &["freeze", "thaw"];
+    const USAGE: &'static [&'static str] = &["freeze N [MS]", "thaw N"];
+
+    fn parse(verb: &str, words: &mut Words<'_>) -> Result<Self, ParseError> {
+        let freeze = verb == "freeze";
+        words.usage(if freeze { Self::USAGE[0] } else { Self::USAGE[1] });
+        let node = words.node()?;
+        let thaw_after = match words.peek() {
+            Some(_) if freeze => Some(words.bounded("freeze duration (ms)", 1, MAX_FREEZE_MS)?),
+            _ => None,
+        };
+        Ok(Freeze { node, freeze, thaw_after })
+    }
+
+    fn validate(&self, cluster: &dyn Catalog) -> Result<(), SimError> {
+        let frozen = match self.node {
+            NodeId::Broker(b) => {
+                known_broker(cluster, b)?;
+                match cluster.broker_state(b) {
+                    Some(s) if !s.running => {
+                        return Err(SimError::InvalidState(format!("broker {b} is not running")));
+                    }
+                    s => s.map(|s| s.frozen),
+                }
+            }
+            _ => cluster.controller_frozen(),
+        };
+        match frozen {
+            Some(true) if self.freeze => {
+                Err(SimError::InvalidState(format!("{} is already frozen", name(self.node))))
+            }
+            Some(false) if !self.freeze => {
+                Err(SimError::InvalidState(format!("{} is not frozen", name(self.node))))
+            }
+            _ => Ok(()),
+        }
+    }
+
+    fn apply(&self, world: &Rc<World>, _spawner: Spawner<'_>, out: &mut Outbox) -> Result<Applied, SimError> {
+        let node =
+            world.node(self.node).ok_or_else(|| SimError::InvalidState(format!("no {}", name(self.node))))?;
+        if self.freeze {
+            world.freeze(&node, world.now(), self.thaw_after);
+            out.emit(EventKind::ProcessFrozen { node: self.node, thaw_after: self.thaw_after });
+        } else {
+            world.thaw(&node, world.now());
+        }
+        Ok(Applied::by(self.node))
+    }
+}
+
+impl fmt::Display for Freeze {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let verb = if self.freeze { "freeze" } else { "thaw" };
+        let node = match self.node {
+            NodeId::Broker(b) => b.to_string(),
+            _ => "controller".into(),
+        };
+        write!(f, "{verb} {node}")?;
+        match self.thaw_after {
+            Some(ms) => write!(f, " {ms}"),
+            None => Ok(()),
+        }
+    }
+}

@@ -61,8 +61,8 @@ struct NetState {
     defaults: NetConfig,
     /// Links in use, created on first use.
     links: BTreeMap<(NodeId, NodeId), Link>,
-    /// Messages waiting on a held link, in the order they were sent.
-    held: BTreeMap<(NodeId, NodeId), Vec<Message>>,
+    /// Messages waiting on a held (or, for metadata, cut) link, with their send sequence.
+    held: BTreeMap<(NodeId, NodeId), Vec<(u64, Message)>>,
     /// Requests a node received and has not answered: (requester, correlation id).
     open: BTreeMap<NodeId, BTreeSet<(NodeId, u64)>>,
     /// Established connections: (client, server).
@@ -79,11 +79,39 @@ impl NetState {
         self.links.get(&(from, to)).map(|l| l.faults).unwrap_or_default()
     }
 
+    fn next_seq(&mut self) -> u64 {
+        self.seq += 1;
+        self.seq - 1
+    }
+
     fn enqueue(&mut self, now: SimTime, from: NodeId, to: NodeId, msg: Message) {
         let at = self.link(from, to).arrival(now, msg.size_bytes());
-        let seq = self.seq;
-        self.seq += 1;
+        let seq = self.next_seq();
         self.queue.push(InFlight { at, seq, from, to, msg });
+    }
+
+    /// Keeps a message on the link until it runs again, in send order (`seq`).
+    fn keep(&mut self, seq: u64, from: NodeId, to: NodeId, msg: Message) {
+        self.held.entry((from, to)).or_default().push((seq, msg));
+    }
+}
+
+/// What a link with `faults` does with `msg` from `from`: `None` delivers it, `Some(true)`
+/// keeps it until the link runs again, `Some(false)` drops it.
+///
+/// KRaft metadata is a log (`__cluster_metadata`) that every broker fetches from the
+/// controller from its own last offset (KIP-500, KIP-631), so a cut only delays it: when the
+/// link heals the broker reads every record it missed. isrlab pushes those records, so a cut
+/// link keeps the controller's metadata until it heals instead of dropping it; everything
+/// else on a cut link is lost, as on a broken TCP connection.
+fn fate(faults: LinkFaults, from: NodeId, msg: &Message) -> Option<bool> {
+    let metadata = from == NodeId::Controller && matches!(msg, Message::Metadata(_));
+    if faults.cut {
+        Some(metadata)
+    } else if faults.held {
+        Some(true)
+    } else {
+        None
     }
 }
 
@@ -161,13 +189,15 @@ impl Network {
         s.links.iter().filter(|(_, l)| !l.faults.is_clear()).map(|(k, l)| (*k, l.faults)).collect()
     }
 
-    /// Changes the faults of the link `from → to` at `now`. Lifting a hold sends what waited on
-    /// the link, in order, as if sent at `now`.
+    /// Changes the faults of the link `from → to` at `now`. Once the link is neither held nor
+    /// cut, what waited on it goes on, in send order, as if sent at `now`.
     pub fn set_faults(&self, now: SimTime, from: NodeId, to: NodeId, faults: LinkFaults) {
         let mut s = self.state.borrow_mut();
         s.link(from, to).faults = faults;
-        if !faults.held {
-            for msg in s.held.remove(&(from, to)).unwrap_or_default() {
+        if !faults.held && !faults.cut {
+            let mut waiting = s.held.remove(&(from, to)).unwrap_or_default();
+            waiting.sort_unstable_by_key(|(seq, _)| *seq);
+            for (_, msg) in waiting {
                 s.enqueue(now, from, to, msg);
             }
         }
@@ -176,7 +206,8 @@ impl Network {
     }
 
     /// Queues a message on the link `from → to` at `now` (see [`Link::arrival`]). A cut link
-    /// drops it; a held link keeps it until released.
+    /// drops it (but keeps the controller's metadata, see [`fate`]); a held link keeps it until
+    /// released.
     pub fn send(&self, now: SimTime, from: NodeId, to: NodeId, msg: Message) {
         tracing::trace!(t = %now, ?from, ?to, api = msg.api_name(), "send");
         let mut s = self.state.borrow_mut();
@@ -185,16 +216,17 @@ impl Network {
         {
             open.remove(&(to, c));
         }
-        let faults = s.faults(from, to);
-        if faults.cut {
-            tracing::debug!(t = %now, ?from, ?to, api = msg.api_name(), "dropped: the link is cut");
-            return;
+        match fate(s.faults(from, to), from, &msg) {
+            None => s.enqueue(now, from, to, msg),
+            Some(true) => {
+                let seq = s.next_seq();
+                s.keep(seq, from, to, msg);
+            }
+            Some(false) => {
+                tracing::debug!(t = %now, ?from, ?to, api = msg.api_name(), "dropped: the link is cut");
+                return;
+            }
         }
-        if faults.held {
-            s.held.entry((from, to)).or_default().push(msg);
-            return;
-        }
-        s.enqueue(now, from, to, msg);
         drop(s);
         self.wake.notify_one();
     }
@@ -248,9 +280,13 @@ impl Network {
         if s.queue.peek().is_none_or(|m| m.at > now) {
             return false;
         }
-        let Some(InFlight { from, to, msg, .. }) = s.queue.pop() else { return false };
-        if s.faults(from, to).cut {
-            tracing::debug!(t = %now, ?from, ?to, api = msg.api_name(), "dropped: the link was cut");
+        let Some(InFlight { seq, from, to, msg, .. }) = s.queue.pop() else { return false };
+        let faults = s.faults(from, to);
+        if faults.cut {
+            match fate(faults, from, &msg) {
+                Some(true) => s.keep(seq, from, to, msg),
+                _ => tracing::debug!(t = %now, ?from, ?to, api = msg.api_name(), "dropped: the link was cut"),
+            }
             return true;
         }
         if msg == Message::Connect {
@@ -325,5 +361,62 @@ mod tests {
         net.reset_connections(SimTime::from_ms(30), server);
         net.deliver_due(SimTime::from_ms(31));
         assert!(drain(&mut rx).is_empty());
+    }
+
+    #[test]
+    fn a_cut_drops_requests_but_keeps_the_metadata_log_for_after_the_heal() {
+        let net = Network::new(1, NetConfig::default());
+        let (broker, controller) = (NodeId::Broker(1), NodeId::Controller);
+        let (tx, mut rx) = mpsc::unbounded_channel();
+        net.set_route(broker, Some(tx));
+        let (ctx, mut crx) = mpsc::unbounded_channel();
+        net.set_route(controller, Some(ctx));
+        let cut = LinkFaults { cut: true, ..LinkFaults::default() };
+        net.set_faults(SimTime::ZERO, controller, broker, cut);
+        net.set_faults(SimTime::ZERO, broker, controller, cut);
+        let metadata = Message::Metadata(Default::default());
+        net.send(SimTime::from_ms(1), controller, broker, metadata.clone());
+        net.send(
+            SimTime::from_ms(1),
+            broker,
+            controller,
+            Message::Heartbeat { broker: 1, broker_epoch: 1, want_shutdown: false },
+        );
+        net.deliver_due(SimTime::from_ms(100));
+        assert!(drain(&mut rx).is_empty() && drain(&mut crx).is_empty(), "nothing crosses a cut");
+        net.set_faults(SimTime::from_ms(200), controller, broker, LinkFaults::default());
+        net.set_faults(SimTime::from_ms(200), broker, controller, LinkFaults::default());
+        net.deliver_due(SimTime::from_ms(201));
+        assert_eq!(drain(&mut rx), vec![(controller, metadata)], "the broker reads the metadata it missed");
+        assert!(drain(&mut crx).is_empty(), "the heartbeat is gone");
+    }
+
+    #[test]
+    fn a_held_link_delivers_in_order_on_release_and_the_other_direction_flows() {
+        let net = Network::new(1, NetConfig::default());
+        let (a, b) = (NodeId::Broker(1), NodeId::Broker(2));
+        let (atx, mut arx) = mpsc::unbounded_channel();
+        let (btx, mut brx) = mpsc::unbounded_channel();
+        net.set_route(a, Some(atx));
+        net.set_route(b, Some(btx));
+        net.set_faults(SimTime::ZERO, a, b, LinkFaults { held: true, ..LinkFaults::default() });
+        for peer in [7, 8] {
+            net.send(SimTime::from_ms(1), a, b, Message::Connected { peer: NodeId::Broker(peer) });
+        }
+        net.send(SimTime::from_ms(1), b, a, Message::Connected { peer: b });
+        net.deliver_due(SimTime::from_ms(50));
+        assert!(drain(&mut brx).is_empty());
+        assert_eq!(drain(&mut arx).len(), 1, "B's messages to A still arrive");
+        net.set_faults(SimTime::from_ms(60), a, b, LinkFaults::default());
+        assert!(net.next_due().is_some_and(|t| t >= SimTime::from_micros(60_250)), "sent at the release");
+        net.deliver_due(SimTime::from_ms(61));
+        let got: Vec<NodeId> = drain(&mut brx)
+            .into_iter()
+            .map(|(_, m)| match m {
+                Message::Connected { peer } => peer,
+                other => panic!("{other:?}"),
+            })
+            .collect();
+        assert_eq!(got, [NodeId::Broker(7), NodeId::Broker(8)], "in the order they were sent");
     }
 }

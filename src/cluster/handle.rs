@@ -81,12 +81,6 @@ impl Sim {
         self.world.now()
     }
 
-    /// Current sim time to the microsecond.
-    pub fn now_us(&self) -> SimTime {
-        let _ctx = self.rt.enter();
-        self.world.now_us()
-    }
-
     /// Runs every task and timer up to sim time `t` (ms), in order, then lets work due at
     /// `t` itself settle.
     pub fn advance_to(&mut self, t: Ms) {

@@ -87,6 +87,12 @@ impl Sim {
         self.run_to(t);
     }
 
+    /// Current sim time with its microseconds.
+    pub fn now_us(&self) -> SimTime {
+        let _ctx = self.rt.enter();
+        self.world.now_us()
+    }
+
     /// [`Sim::advance_to`] to a microsecond: a command applied then acts between the
     /// milliseconds on which the cores' timers fire, e.g. while messages are on their way.
     pub fn advance_to_time(&mut self, t: SimTime) {

@@ -38,7 +38,7 @@ pub struct Cli {
     /// e.g. `--set acks=1 --set min.insync.replicas=2`.
     #[arg(long = "set", value_name = "KEY=VALUE", value_parser = parse_setting, global = true)]
     pub sets: Vec<Setting>,
-    /// Initial sim speed in the dashboard, 0.1 to 100 (sim ms per wall ms).
+    /// Initial sim speed in the dashboard, 0.01 to 100 (sim ms per wall ms).
     #[arg(long, value_name = "X", default_value = "1", value_parser = parse_speed, global = true)]
     pub speed: f64,
     /// How replicas are placed on brokers.
@@ -139,8 +139,8 @@ fn parse_setting(text: &str) -> Result<Setting, String> {
 
 fn parse_speed(text: &str) -> Result<f64, String> {
     match text.parse::<f64>() {
-        Ok(x) if (0.1..=100.0).contains(&x) => Ok(x),
-        _ => Err(format!("`{text}` is not a speed from 0.1 to 100")),
+        Ok(x) if (0.01..=100.0).contains(&x) => Ok(x),
+        _ => Err(format!("`{text}` is not a speed from 0.01 to 100")),
     }
 }
 
@@ -387,7 +387,7 @@ mod tests {
         assert!(parse(&["--topic", "orders:3"]).unwrap_err().to_string().contains("NAME:PARTITIONS:RF"));
         assert!(parse(&["--topic", "a b:3:1"]).unwrap_err().to_string().contains("illegal"));
         assert!(parse(&["--topic", "t:0:1"]).unwrap_err().to_string().contains("INVALID_PARTITIONS"));
-        assert!(parse(&["--speed", "200"]).unwrap_err().to_string().contains("0.1 to 100"));
+        assert!(parse(&["--speed", "200"]).unwrap_err().to_string().contains("0.01 to 100"));
         assert!(parse(&["--brokers", "0"]).is_err());
         assert!(parse(&["--placement", "random"]).is_err());
         assert!(parse(&["--seed", "-1"]).is_err());

@@ -10,7 +10,7 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use isrlab::cluster::handle::Sim;
 use isrlab::cluster::snapshot::Snapshot;
 use isrlab::cluster::spec::ClusterSpec;
-use isrlab::sim::Ms;
+use isrlab::sim::{Ms, SimTime};
 use isrlab::ui::app::{Model, Msg, update};
 use isrlab::ui::pacer::Pacer;
 use isrlab::ui::theme::Theme;
@@ -137,4 +137,72 @@ fn keys_2_s_stop_broker_2_cleanly_and_2_r_brings_it_back_into_every_isr() {
         let isr = ids(table.cell(r, "ISR").unwrap_or_default());
         assert!(isr.contains(&"2"), "{} has not taken broker 2 back:\n{back}", table.partition(r));
     }
+}
+
+/// One press of `n`: the sim time it stopped at and the event lines that appeared.
+struct Stepped {
+    at: SimTime,
+    lines: Vec<String>,
+}
+
+impl App {
+    /// Presses `n` and returns where it stopped and the new events' lines, after checking
+    /// that the frame shows the newest of them at the bottom of the Events pane.
+    fn next_event(&mut self) -> Stepped {
+        let before = self.snap.event_count;
+        self.press("n");
+        let new = (self.snap.event_count - before) as usize;
+        let lines: Vec<String> =
+            self.snap.recent_events.iter().rev().take(new).rev().map(|e| e.kind.to_string()).collect();
+        let screen = self.screen();
+        if let Some(newest) = lines.last() {
+            let head: String = newest.chars().take(100).collect();
+            assert!(screen.contains(&head), "the newest event is not on screen: {newest}\n{screen}");
+        }
+        Stepped { at: self.sim.now_us(), lines }
+    }
+}
+
+/// A restart the class steps through with `n`: broker 2 leads two partitions whose followers
+/// are stalled (`p`), so its log holds records nobody else has; it crashes, is restarted
+/// within its session and then every press of `n` stops at the next instant that logs events,
+/// in this order: registration refused (DUPLICATE_BROKER_REGISTRATION) while the old session
+/// lives, fenced, registered, starts fetching, unfenced, truncated, caught up, rejoined ISR.
+#[test]
+fn key_n_steps_a_restart_one_event_at_a_time() {
+    let mut app = App::start(200, 50);
+    app.run_for(1_000);
+    app.press(" 0p1p.....2x0p1p..........2r");
+    assert!(app.model.paused);
+    let story: [(&str, &str); 8] = [
+        ("refused", "broker 2's registration refused (DUPLICATE_BROKER_REGISTRATION)"),
+        ("fenced", "broker 2 fenced: no heartbeat"),
+        ("registered", "broker 2 registered with the controller"),
+        ("fetching", "broker 2 starts fetching test_repli-1 from leader 0"),
+        ("unfenced", "broker 2 unfenced"),
+        ("truncated", "broker 2 truncated test_repli-1 from LEO"),
+        ("caught up", "broker 2 caught up on test_repli-1"),
+        ("rejoined", "broker 2 rejoined ISR of test_repli-1"),
+    ];
+    let mut seen: Vec<(usize, SimTime)> = Vec::new();
+    let mut last_at = app.sim.now_us();
+    for _ in 0..60 {
+        let step = app.next_event();
+        assert!(step.at > last_at, "n did not move sim time forward from {last_at}");
+        assert!(!step.lines.is_empty(), "n stopped at {} without a new event", step.at);
+        last_at = step.at;
+        for (i, (_, text)) in story.iter().enumerate() {
+            if seen.iter().all(|(j, _)| *j != i) && step.lines.iter().any(|l| l.starts_with(text)) {
+                seen.push((i, step.at));
+            }
+        }
+        if seen.len() == story.len() {
+            break;
+        }
+    }
+    let names: Vec<&str> = seen.iter().map(|(i, _)| story[*i].0).collect();
+    assert_eq!(names, story.iter().map(|s| s.0).collect::<Vec<_>>(), "steps seen in order: {seen:?}");
+    assert!(seen.windows(2).all(|w| w[0].1 < w[1].1), "each step of the story at a later sim time: {seen:?}");
+    let status = &app.model.status.as_ref().expect("a status line").text;
+    assert!(status.starts_with("paused at 00:00:"), "{status}");
 }

@@ -39,29 +39,44 @@ fn module_of(src: &Path, file: &Path) -> String {
     first.trim_end_matches(".rs").to_string()
 }
 
-/// Every top-level module named after `crate::` in `text`, including the names inside a
-/// grouped `use crate::{a::X, b::Y}`.
+/// Every top-level module named after `crate::` in `text`, with its line number, including the
+/// names inside a grouped `use crate::{a::X, b::{Y, Z}}`, also when rustfmt spreads the group
+/// over several lines. Line comments are ignored.
 fn crate_paths(text: &str) -> Vec<(usize, String)> {
+    let code: String =
+        text.lines().map(|l| l.split("//").next().unwrap_or("")).collect::<Vec<_>>().join("\n");
+    let line_of = |at: usize| code[..at].matches('\n').count() + 1;
+    let ident = |s: &str| -> String { s.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect() };
     let mut found = Vec::new();
-    for (n, line) in text.lines().enumerate() {
-        let code = line.split("//").next().unwrap_or("");
-        let mut rest = code;
-        while let Some(i) = rest.find("crate::") {
-            let after = &rest[i + "crate::".len()..];
-            if let Some(group) = after.strip_prefix('{') {
-                let inner = group.split('}').next().unwrap_or("");
-                for item in inner.split(',') {
-                    let name: String =
-                        item.trim().chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
+    let mut from = 0;
+    while let Some(i) = code[from..].find("crate::") {
+        let at = from + i + "crate::".len();
+        from = at;
+        if !code[at..].starts_with('{') {
+            found.push((line_of(at), ident(&code[at..])));
+            continue;
+        }
+        // Top-level items of the group: split at commas outside nested braces.
+        let (mut depth, mut item_start) = (0usize, at + 1);
+        for (k, c) in code[at..].char_indices() {
+            let pos = at + k;
+            match c {
+                '{' => depth += 1,
+                '}' | ',' if depth == 1 => {
+                    let item = &code[item_start..pos];
+                    let name = ident(item.trim_start());
                     if !name.is_empty() {
-                        found.push((n + 1, name));
+                        let lead = item.len() - item.trim_start().len();
+                        found.push((line_of(item_start + lead), name));
+                    }
+                    item_start = pos + 1;
+                    if c == '}' {
+                        break;
                     }
                 }
-            } else {
-                let name: String = after.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
-                found.push((n + 1, name));
+                '}' => depth -= 1,
+                _ => {}
             }
-            rest = after;
         }
     }
     found
@@ -108,4 +123,10 @@ fn the_checker_sees_grouped_and_plain_paths() {
         "use crate::{sim::Ms, ui::Theme};\nlet x = crate::cluster::handle::Sim::new(); // crate::cli\n";
     let names: Vec<String> = crate_paths(text).into_iter().map(|(_, n)| n).collect();
     assert_eq!(names, ["sim", "ui", "cluster"]);
+}
+
+#[test]
+fn the_checker_sees_multi_line_and_nested_groups() {
+    let text = "use crate::{\n    kafka::{BrokerId, Ms},\n    scenario::Runner,\n};\n";
+    assert_eq!(crate_paths(text), [(2, "kafka".to_string()), (3, "scenario".to_string())]);
 }

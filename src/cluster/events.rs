@@ -9,7 +9,9 @@ use crate::sim::events::{ClusterEvent, ElectionKind, EventKind};
 use crate::sim::{Ms, SimTime, TopicPartition};
 use std::collections::{BTreeMap, VecDeque};
 use std::hash::{DefaultHasher, Hash, Hasher};
+use std::rc::Rc;
 use std::sync::Arc;
+use tokio::sync::Notify;
 use tracing::Level;
 
 /// How many recent events snapshots carry.
@@ -44,6 +46,8 @@ pub struct EventLog {
     /// Open produce error runs by (producer, partition): their error code and the run-wide
     /// index of their line.
     open_runs: BTreeMap<(u32, TopicPartition), (ErrorCode, u64)>,
+    /// Woken at every new entry, for [`crate::cluster::handle::Sim::run_to_next_event`].
+    published: Rc<Notify>,
 }
 
 /// How serious an event is for the developer log: `warn` for faults (fencing, an unclean
@@ -140,6 +144,12 @@ impl EventLog {
         self.recent.push_back(event.clone());
         self.recent_shared = None;
         self.undrained.push(event);
+        self.published.notify_waiters();
+    }
+
+    /// What wakes a task waiting for the next new entry (see [`EventLog::count`]).
+    pub fn published(&self) -> Rc<Notify> {
+        self.published.clone()
     }
 
     /// Updates the open error run `kind` continues, if any; returns whether it did.

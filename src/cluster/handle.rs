@@ -114,6 +114,40 @@ impl Sim {
         }));
     }
 
+    /// Runs sim time until at least one new event enters the event log, then lets work due
+    /// at that instant settle (so every event of that instant is in), and stops there. Time
+    /// moves from one deadline of the world to the next (the earliest timer of any node or
+    /// message delivery), never in fixed slices. Searches at most `within` ms of sim time;
+    /// returns the new events' time, or `None` when there were none by then (sim time then
+    /// stands `within` ms later).
+    pub fn run_to_next_event(&mut self, within: Ms) -> Option<SimTime> {
+        self.next_event_by(self.now().saturating_add(within))
+    }
+
+    /// [`Sim::run_to_next_event`] up to the absolute sim time `deadline` (ms), through a
+    /// shared reference.
+    pub(crate) fn next_event_by(&self, deadline: Ms) -> Option<SimTime> {
+        let before = self.world.log.borrow().count();
+        let published = self.world.log.borrow().published();
+        let until = self.world.instant_ms(deadline);
+        let log = &self.world.log;
+        let found = self.rt.block_on(self.local.run_until(async {
+            let sleep = tokio::time::sleep_until(until);
+            tokio::pin!(sleep);
+            while log.borrow().count() == before {
+                tokio::select! {
+                    _ = published.notified() => {}
+                    _ = &mut sleep => break,
+                }
+            }
+            for _ in 0..SETTLE_YIELDS {
+                tokio::task::yield_now().await;
+            }
+            log.borrow().count() > before
+        }));
+        found.then(|| self.now_us())
+    }
+
     /// Validates a command against the cluster as it is now and applies it at the current
     /// instant; it joins [`Sim::commands`]. Errors: the refusal; the cluster is unchanged.
     pub fn apply(&mut self, cmd: &Command) -> Result<Answer, SimError> {
@@ -166,6 +200,7 @@ impl Sim {
 enum Control {
     AdvanceTo(Ms),
     Apply(Command, mpsc::Sender<Result<Answer, SimError>>),
+    NextEvent(Ms, mpsc::Sender<Option<SimTime>>),
 }
 
 /// A simulation on its own thread, paced from outside (the dashboard). Snapshots arrive on a
@@ -235,6 +270,16 @@ impl LiveSim {
         rx.recv().unwrap_or_else(|_| Err(SimError::InvalidState("the simulation has stopped".into())))
     }
 
+    /// Runs sim time to the next new event, searching at most `within` ms, as
+    /// [`Sim::run_to_next_event`] does (a scenario's scheduled commands are applied on the
+    /// way, and time never passes its end); waits for the answer, by when
+    /// [`LiveSim::latest`] shows that instant. `None`: no event within `within` ms.
+    pub fn next_event(&self, within: Ms) -> Option<SimTime> {
+        let (tx, rx) = mpsc::channel();
+        self.send(Control::NextEvent(within, tx));
+        rx.recv().ok().flatten()
+    }
+
     /// The newest snapshot.
     pub fn latest(&self) -> Arc<Snapshot> {
         self.snapshots.borrow().clone()
@@ -287,23 +332,58 @@ fn pace(
                     publish(sim);
                     let _ = reply.send(result);
                 }
+                Control::NextEvent(within, reply) => {
+                    advance(sim, &mut timeline, target.take(), end);
+                    let found = next_event(sim, &mut timeline, within, end);
+                    publish(sim);
+                    let _ = reply.send(found);
+                }
             }
         }
-        if let Some(t) = target.map(|t| end.map_or(t, |e| t.min(e))) {
-            while let Some((at, _)) = timeline.peek()
-                && *at <= t
-            {
-                let (at, cmd) = timeline.next().expect("peeked");
-                sim.advance_to(at.max(sim.now()));
-                // A refused scheduled command is visible in the event log of a headless run;
-                // interactively the user sees the state it left.
-                let _ = sim.apply(&cmd);
-            }
-            if t > sim.now() {
-                sim.advance_to(t);
-            }
-        }
+        advance(sim, &mut timeline, target, end);
         publish(sim);
+    }
+}
+
+/// The scenario's scheduled commands not yet applied, in time order.
+type Timeline = std::iter::Peekable<std::vec::IntoIter<(Ms, Command)>>;
+
+/// Applies the next scheduled command if it is due by `t`; returns whether there was one.
+fn apply_due(sim: &mut Sim, timeline: &mut Timeline, t: Ms) -> bool {
+    let Some((at, cmd)) = timeline.next_if(|(at, _)| *at <= t) else { return false };
+    sim.advance_to(at.max(sim.now()));
+    // A refused scheduled command is visible in the event log of a headless run;
+    // interactively the user sees the state it left.
+    let _ = sim.apply(&cmd);
+    true
+}
+
+/// Runs sim time up to `target` (never past `end`), applying scheduled commands on the way.
+fn advance(sim: &mut Sim, timeline: &mut Timeline, target: Option<Ms>, end: Option<Ms>) {
+    if let Some(t) = target.map(|t| end.map_or(t, |e| t.min(e))) {
+        while apply_due(sim, timeline, t) {}
+        if t > sim.now() {
+            sim.advance_to(t);
+        }
+    }
+}
+
+/// [`Sim::run_to_next_event`] within `within` ms and never past `end`; a scheduled command on
+/// the way is applied, and counts as the next event when it logs one.
+fn next_event(sim: &mut Sim, timeline: &mut Timeline, within: Ms, end: Option<Ms>) -> Option<SimTime> {
+    let deadline = end.map_or(sim.now().saturating_add(within), |e| e.min(sim.now().saturating_add(within)));
+    loop {
+        let stop = timeline.peek().map_or(deadline, |(at, _)| (*at).clamp(sim.now(), deadline));
+        if let Some(t) = sim.next_event_by(stop) {
+            return Some(t);
+        }
+        let before = sim.world.log.borrow().count();
+        if !apply_due(sim, timeline, stop) {
+            return None;
+        }
+        if sim.world.log.borrow().count() > before {
+            return Some(sim.now_us());
+        }
     }
 }
 
@@ -380,5 +460,48 @@ mod tests {
         other.apply(&Command::parse("set producer acks=0").unwrap()).unwrap();
         assert_ne!(sim.trace_hash(), before);
         assert_ne!(sim.trace_hash(), other.trace_hash(), "the hash covers the commands");
+    }
+
+    #[test]
+    fn run_to_next_event_stops_at_the_instant_of_the_next_events_or_after_the_look_ahead() {
+        let mut sim = Sim::new(ClusterSpec::default_run(7)).unwrap();
+        sim.advance_to(1_000);
+        sim.drain_events();
+        // A quiet cluster: nothing within 5 ms, and sim time moved on by exactly that.
+        assert_eq!(sim.run_to_next_event(5), None);
+        assert_eq!(sim.now(), 1_005);
+        sim.apply(&Command::parse("crash 2").unwrap()).unwrap();
+        sim.drain_events();
+        let at = sim.run_to_next_event(60_000).expect("the crash leads to events");
+        assert!(at.as_ms() > 1_005 && at.as_ms() < 61_005, "{at}");
+        assert_eq!(sim.now_us(), at);
+        let events = sim.drain_events();
+        assert!(!events.is_empty());
+        assert!(events.iter().all(|e| e.at == at), "only that instant's events: {events:?}");
+    }
+
+    #[test]
+    fn next_event_of_a_live_sim_applies_scheduled_commands_on_the_way_and_stops_at_the_end() {
+        let (control_tx, control_rx) = mpsc::channel();
+        let pacer = std::thread::spawn(move || {
+            let mut sim = Sim::new(ClusterSpec::default_run(7)).unwrap();
+            let timeline = vec![(5_000, Command::parse("crash 2").unwrap())];
+            pace(&mut sim, control_rx, timeline, Some(20_000), |_| {});
+        });
+        let next = |within| {
+            let (tx, rx) = mpsc::channel();
+            control_tx.send(Control::NextEvent(within, tx)).unwrap();
+            rx.recv().unwrap()
+        };
+        control_tx.send(Control::AdvanceTo(1_000)).unwrap();
+        assert_eq!(next(60_000), Some(SimTime::from_ms(5_000)), "the scheduled crash is the next event");
+        let mut last = SimTime::from_ms(5_000);
+        while let Some(t) = next(60_000) {
+            assert!(t > last && t <= SimTime::from_ms(20_000), "{t} after {last}");
+            last = t;
+        }
+        assert_eq!(next(60_000), None, "nothing after the scenario's end");
+        drop(control_tx);
+        pacer.join().unwrap();
     }
 }

@@ -504,6 +504,11 @@ impl Broker {
             let correlation_id = self.next_correlation;
             self.next_correlation += 1;
             fetcher.in_flight = Some((correlation_id, now + self.config.replica_socket_timeout_ms));
+            for fp in &partitions {
+                if let Some(p) = self.partitions.get_mut(&fp.tp) {
+                    p.note_fetch_sent(self.id, leader, fp.fetch_offset, out);
+                }
+            }
             out.send(
                 NodeId::Broker(leader),
                 Message::Fetch(FetchRequest {

@@ -313,6 +313,35 @@ pub enum EventKind {
         /// Its LEO, kept until it restarts.
         leo: Offset,
     },
+    /// A replica became a follower of a new leader and starts fetching from it at its own
+    /// LEO (Kafka's `Partition.makeFollower` logs "Follower … starts at leader epoch … from
+    /// offset …", and `ReplicaFetcherManager.addFetcherForPartitions` adds the fetcher).
+    FollowerStarted {
+        /// The following broker.
+        broker: BrokerId,
+        /// The partition.
+        tp: TopicPartition,
+        /// The leader it fetches from.
+        leader: BrokerId,
+        /// The leader epoch it follows.
+        leader_epoch: Epoch,
+        /// Its LEO, the first fetch offset.
+        offset: Offset,
+    },
+    /// A follower that started behind the leader's HW reached it: its LEO is at least the HW
+    /// the leader last sent (the leader may then add it to the ISR, R4.6).
+    FollowerCaughtUp {
+        /// The following broker.
+        broker: BrokerId,
+        /// The partition.
+        tp: TopicPartition,
+        /// The leader.
+        leader: BrokerId,
+        /// Its LEO after the fetch.
+        leo: Offset,
+        /// The leader's HW in that fetch response.
+        leader_hw: Offset,
+    },
     /// A follower's fetchers were paused or resumed by the user.
     FetchPaused {
         /// The broker.
@@ -511,6 +540,14 @@ impl fmt::Display for EventKind {
             FollowerStopped { broker, tp, leo } => write!(
                 f,
                 "broker {broker} stopped fetching {tp}: it is in controlled shutdown and out of the ISR; its log keeps LEO {leo} until it restarts"
+            ),
+            FollowerStarted { broker, tp, leader, leader_epoch, offset } => write!(
+                f,
+                "broker {broker} starts fetching {tp} from leader {leader} (leader epoch {leader_epoch}) at offset {offset}"
+            ),
+            FollowerCaughtUp { broker, tp, leader, leo, leader_hw } => write!(
+                f,
+                "broker {broker} caught up on {tp}: its LEO {leo} reached leader {leader}'s HW {leader_hw}"
             ),
             FetchPaused { broker, paused: true } => {
                 write!(f, "broker {broker} stopped fetching (it still heartbeats the controller)")

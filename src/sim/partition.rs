@@ -122,6 +122,13 @@ pub struct Partition {
     state: Option<PartitionState>,
     role: Role,
     fetch_stopped: bool,
+    /// Since this replica started following its leader: `Some(false)` until a fetch response
+    /// shows it behind the leader's HW, `Some(true)` while it catches up, `None` once caught
+    /// up (or when not following), so [`EventKind::FollowerCaughtUp`] is said once.
+    catching_up: Option<bool>,
+    /// Whether the first fetch since it started following was announced
+    /// ([`EventKind::FollowerStarted`]).
+    fetch_announced: bool,
 }
 
 /// The leader's view of one follower, for the dashboard.
@@ -138,7 +145,15 @@ pub struct FollowerView {
 impl Partition {
     /// A replica with the given log and no role yet.
     pub fn new(tp: TopicPartition, log: PartitionLog) -> Self {
-        Self { tp, log, state: None, role: Role::Unknown, fetch_stopped: false }
+        Self {
+            tp,
+            log,
+            state: None,
+            role: Role::Unknown,
+            fetch_stopped: false,
+            catching_up: None,
+            fetch_announced: true,
+        }
     }
 
     /// The partition state this replica last applied.
@@ -165,6 +180,8 @@ impl Partition {
         self.role = Role::Unknown;
         self.state = None;
         self.fetch_stopped = false;
+        self.catching_up = None;
+        self.fetch_announced = true;
     }
 
     /// Called for each partition state a broker in controlled shutdown applies: a follower
@@ -240,10 +257,71 @@ impl Partition {
                 self.fail_delayed(ErrorCode::NotLeaderOrFollower, out);
             }
             let backoff_until = match self.role {
-                Role::Follower { leader, backoff_until } if leader == new.leader => backoff_until,
-                _ => 0,
+                Role::Follower { leader, backoff_until } if leader == new.leader => Some(backoff_until),
+                _ => None,
             };
-            self.role = Role::Follower { leader: new.leader, backoff_until };
+            if backoff_until.is_none() {
+                self.start_following(new);
+            }
+            self.role = Role::Follower { leader: new.leader, backoff_until: backoff_until.unwrap_or(0) };
+        }
+    }
+
+    /// This replica follows a new leader (or none): its first fetch will be announced, and it
+    /// starts watching for itself to catch up.
+    fn start_following(&mut self, new: &PartitionState) {
+        self.fetch_announced = false;
+        self.catching_up = new.leader.map(|_| false);
+    }
+
+    /// Its broker sent a fetch for this partition to `leader` from `fetch_offset`: the first
+    /// one since it started following says where the fetcher starts, as Kafka's
+    /// `Partition.makeFollower` logs it ("Follower … starts at leader epoch … from offset …").
+    pub fn note_fetch_sent(
+        &mut self,
+        me: BrokerId,
+        leader: BrokerId,
+        fetch_offset: Offset,
+        out: &mut Outbox,
+    ) {
+        if self.fetch_announced {
+            return;
+        }
+        self.fetch_announced = true;
+        out.emit(EventKind::FollowerStarted {
+            broker: me,
+            tp: self.tp.clone(),
+            leader,
+            leader_epoch: self.leader_epoch(),
+            offset: fetch_offset,
+        });
+    }
+
+    /// After a fetch response: a follower that was behind the leader's HW `hw` and has now
+    /// reached it says so once.
+    fn note_catch_up(
+        &mut self,
+        ctx: &Ctx,
+        leader: BrokerId,
+        leo_before: Offset,
+        hw: Offset,
+        out: &mut Outbox,
+    ) {
+        let Some(seen_behind) = self.catching_up else { return };
+        let leo = self.log.leo();
+        if leo < hw {
+            self.catching_up = Some(true);
+        } else if seen_behind || leo_before < hw {
+            self.catching_up = None;
+            out.emit(EventKind::FollowerCaughtUp {
+                broker: ctx.me,
+                tp: self.tp.clone(),
+                leader,
+                leo,
+                leader_hw: hw,
+            });
+        } else {
+            self.catching_up = None;
         }
     }
 
@@ -745,6 +823,7 @@ impl Partition {
             out.touched.push(self.tp.clone());
             return;
         }
+        let leo_before = self.log.leo();
         self.log.append_as_follower(&data.batches);
         // R2.9: the follower takes min(leader HW, own LEO) even when that is lower than the HW
         // it had (a new leader may not yet know the HW an older leader told it), as Kafka's
@@ -753,6 +832,7 @@ impl Partition {
         // monotonic.
         self.log.set_hw(data.high_watermark);
         self.log.maybe_increment_log_start(data.log_start_offset);
+        self.note_catch_up(ctx, from, leo_before, data.high_watermark, out);
     }
 
     fn back_off(&mut self, ctx: &Ctx) {

@@ -32,14 +32,14 @@ use crate::cluster::command::set::Set;
 use crate::cluster::command::shutdown::Shutdown;
 use crate::cluster::command::{Answer, Command};
 use crate::cluster::snapshot::{PartitionView, Snapshot, TopicView};
-use crate::sim::{Acks, BrokerId, Ms, format_time, join_ids};
+use crate::sim::{Acks, BrokerId, Ms, SimTime, format_stamp, format_time, join_ids};
 
 /// Producer rates the `+`/`-` keys step through (records per second).
 pub const RATE_STEPS: &[f64] =
     &[0.0, 1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0, 200.0, 500.0, 1000.0, 2000.0, 5000.0];
 
 /// Sim speeds the `<`/`>` keys step through (sim ms per wall ms).
-pub const SPEED_STEPS: &[f64] = &[0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0];
+pub const SPEED_STEPS: &[f64] = &[0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0];
 
 /// `replica.lag.time.max.ms` values the `l`/`L` keys step through.
 pub const LAG_STEPS: &[f64] =
@@ -47,6 +47,9 @@ pub const LAG_STEPS: &[f64] =
 
 /// Sim time one `.` press advances while paused (ms).
 pub const STEP_MS: Ms = 100;
+
+/// How far ahead the `n` key looks for the next event (ms of sim time).
+pub const NEXT_EVENT_WITHIN_MS: Ms = 60_000;
 
 /// Which keys are live.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -149,6 +152,14 @@ pub enum Msg {
     SimEnded,
     /// The speed sim time ran at lately (sim ms per wall ms), `None` while unknown.
     Measured(Option<f64>),
+    /// Where [`Effect::NextEvent`] stopped: it started with `events_before` events logged;
+    /// `found` is the new events' time, `None` when none came within the look-ahead.
+    SteppedToEvent {
+        /// The run-wide event count before the step.
+        events_before: u64,
+        /// The new events' sim time (µs).
+        found: Option<SimTime>,
+    },
     /// The cluster's answer to an applied command.
     Verdict {
         /// The command.
@@ -165,13 +176,16 @@ pub enum Effect {
     Apply(Command),
     /// Let sim time run this many ms further (single step while paused).
     Step(Ms),
+    /// Run sim time to the next new event, looking at most this many ms ahead, and report
+    /// where it stopped as [`Msg::SteppedToEvent`].
+    NextEvent(Ms),
     /// Leave the dashboard.
     Quit,
 }
 
 impl Model {
     /// A fresh model: first broker selected, first partition, running at `speed` (clamped
-    /// to 0.1–100).
+    /// to 0.01–100).
     pub fn new(speed: f64, theme: Theme, snap: &Snapshot) -> Model {
         let speed = if speed.is_finite() { speed.clamp(SPEED_STEPS[0], 100.0) } else { 1.0 };
         Model {
@@ -244,6 +258,10 @@ pub fn update(model: &mut Model, msg: Msg, snap: &Snapshot) -> Vec<Effect> {
             Vec::new()
         }
         Msg::SimEnded => model.refuse("the simulation stopped; press q to quit"),
+        Msg::SteppedToEvent { events_before, found } => {
+            stepped_to_event(model, events_before, found, snap);
+            Vec::new()
+        }
         Msg::Verdict { command, result } => {
             match result {
                 Ok(Answer { note: None }) => model.say(StatusKind::Done, command.to_string()),
@@ -283,8 +301,10 @@ pub fn round_speed(v: f64) -> f64 {
         1.0
     } else if v >= 1.0 {
         10.0
-    } else {
+    } else if v >= 0.1 {
         100.0
+    } else {
+        1000.0
     };
     (v * scale).round() / scale
 }
@@ -326,7 +346,9 @@ fn typed_char(ev: &KeyEvent) -> Option<char> {
 /// The one `match` over the dashboard's actions.
 fn perform(model: &mut Model, action: Action, snap: &Snapshot) -> Vec<Effect> {
     match action {
-        Action::TogglePause | Action::Step if model.scenario_over(snap) => scenario_ended(model, snap),
+        Action::TogglePause | Action::Step | Action::NextEvent if model.scenario_over(snap) => {
+            scenario_ended(model, snap)
+        }
         Action::SelectBroker(id) => select_broker(model, id, snap),
         Action::Crash => on_selected(model, snap, |b| Crash(b).into()),
         Action::Shutdown => on_selected(model, snap, |b| Shutdown(b).into()),
@@ -351,6 +373,10 @@ fn perform(model: &mut Model, action: Action, snap: &Snapshot) -> Vec<Effect> {
             Vec::new()
         }
         Action::Step => step(model),
+        Action::NextEvent => {
+            model.paused = true;
+            vec![Effect::NextEvent(NEXT_EVENT_WITHIN_MS)]
+        }
         Action::SpeedDown => change_speed(model, false),
         Action::SpeedUp => change_speed(model, true),
         Action::EventsOlder => events_older(model, snap),
@@ -542,6 +568,25 @@ fn change_speed(model: &mut Model, up: bool) -> Vec<Effect> {
         }
     }
     Vec::new()
+}
+
+/// Says where the `n` key stopped: the new events' time (with µs when not on a whole ms), or
+/// that none came within the look-ahead.
+fn stepped_to_event(model: &mut Model, events_before: u64, found: Option<SimTime>, snap: &Snapshot) {
+    let text = match found {
+        Some(t) => {
+            let at = format_stamp(t, t.as_micros() % 1000 != 0);
+            let new = snap.event_count.saturating_sub(events_before);
+            let noun = if new == 1 { "event" } else { "events" };
+            format!("paused at {at}: {new} new {noun} · n: the next one")
+        }
+        None => format!(
+            "no event within {} s: paused at {} (n looks again)",
+            NEXT_EVENT_WITHIN_MS / 1000,
+            format_stamp(SimTime::from_ms(snap.now), false)
+        ),
+    };
+    model.say(StatusKind::Info, text);
 }
 
 fn step(model: &mut Model) -> Vec<Effect> {

@@ -68,10 +68,9 @@ pub fn title(snap: &Snapshot, anchor: Option<u64>, important: bool, width: usize
 }
 
 /// Whether the "important only" filter keeps an event: loss, leader changes and offline
-/// partitions, ISR changes, fencing, broker lifecycle, network faults,
-/// truncation, produce failures (expired
-/// records included). Config echoes, fetch pause and fetcher-stop notes and topic creation are
-/// hidden.
+/// partitions, ISR changes, fencing, broker lifecycle, network and process faults,
+/// truncation, a follower catching up, produce failures (expired records included). Config
+/// echoes, fetch pause, fetcher start and stop notes and topic creation are hidden.
 pub fn is_important(kind: &EventKind) -> bool {
     use EventKind::*;
     match kind {
@@ -87,6 +86,8 @@ pub fn is_important(kind: &EventKind) -> bool {
         Truncated { .. } | ProduceFailing { .. } | ProduceRecovered { .. } => true,
         Roll(_) => true,
         TopicCreated { .. } | FetchPaused { .. } | FollowerStopped { .. } | ConfigChanged { .. } => false,
+        FollowerCaughtUp { .. } => true,
+        FollowerStarted { .. } => false,
     }
 }
 

@@ -52,6 +52,8 @@ pub enum Action {
     TogglePause,
     /// Advance sim time by one step while paused.
     Step,
+    /// Run sim time to the next event and pause there (pausing first if running).
+    NextEvent,
     /// Slow sim time down one step.
     SpeedDown,
     /// Speed sim time up one step.
@@ -122,7 +124,7 @@ impl Action {
     pub fn group(self) -> Group {
         use Action::*;
         match self {
-            TogglePause | Step | SpeedDown | SpeedUp => Group::Time,
+            TogglePause | Step | NextEvent | SpeedDown | SpeedUp => Group::Time,
             SelectBroker(_) | Crash | Shutdown | Restart | ToggleFetch => Group::Brokers,
             PartitionUp | PartitionDown | PartitionPageUp | PartitionPageDown | PartitionFirst
             | PartitionLast => Group::Partitions,
@@ -277,6 +279,13 @@ pub static BINDINGS: &[Binding<Action>] = &[
     },
     Binding { keys: &[ch('q')], label: "q", footer: Some("quit"), help: "quit", action: Action::Quit },
     Binding {
+        keys: &[ch('n')],
+        label: "n",
+        footer: Some("next event"),
+        help: "run to the next event, pause there (pauses first if running)",
+        action: Action::NextEvent,
+    },
+    Binding {
         keys: &[ch('u')],
         label: "u",
         footer: Some("unclean"),
@@ -392,7 +401,7 @@ pub static BINDINGS: &[Binding<Action>] = &[
         keys: &[ch('<'), ch('>')],
         label: "</>",
         footer: None,
-        help: "sim speed down/up (0.1× to 100×)",
+        help: "sim speed down/up (0.01× to 100×)",
         action: Action::SpeedDown,
     },
     Binding {

@@ -45,7 +45,7 @@ use self::theme::Theme;
 use crate::cluster::command::{Answer, Command};
 use crate::cluster::handle::{LiveSim, Sim, SimError};
 use crate::cluster::snapshot::Snapshot;
-use crate::sim::Ms;
+use crate::sim::{Ms, SimTime};
 
 /// Time between frame ticks: at most 30 redraws a second.
 pub const FRAME: Duration = Duration::from_millis(33);
@@ -62,6 +62,10 @@ pub trait Cluster {
     fn advance_to(&self, t: Ms);
     /// The newest snapshot.
     fn latest(&self) -> Arc<Snapshot>;
+    /// Runs sim time to the next new event, looking at most `within` ms ahead (see
+    /// [`Sim::run_to_next_event`]); returns its sim time (µs), `None` when none came. When it
+    /// returns, [`Cluster::latest`] shows that instant.
+    fn next_event(&self, within: Ms) -> Option<SimTime>;
 }
 
 impl Cluster for LiveSim {
@@ -75,6 +79,10 @@ impl Cluster for LiveSim {
 
     fn latest(&self) -> Arc<Snapshot> {
         LiveSim::latest(self)
+    }
+
+    fn next_event(&self, within: Ms) -> Option<SimTime> {
+        LiveSim::next_event(self, within)
     }
 }
 
@@ -92,6 +100,10 @@ impl Cluster for Sim {
 
     fn latest(&self) -> Arc<Snapshot> {
         Arc::new(self.snapshot())
+    }
+
+    fn next_event(&self, within: Ms) -> Option<SimTime> {
+        self.next_event_by(self.now().saturating_add(within))
     }
 }
 
@@ -135,6 +147,13 @@ pub fn run_effects(
                     cluster.advance_to(t);
                 }
             }
+            Effect::NextEvent(within) => {
+                let events_before = snap.event_count;
+                let found = cluster.next_event(within);
+                *snap = cluster.latest();
+                pacer.jump_to(snap.now);
+                update(model, Msg::SteppedToEvent { events_before, found }, snap);
+            }
             Effect::Quit => quit = true,
         }
     }
@@ -151,7 +170,7 @@ fn on_snapshot(model: &mut Model, cluster: &impl Cluster, pacer: &mut Pacer, sna
 }
 
 /// Opens the dashboard on a running simulation and returns when the user quits. `speed` is
-/// the initial sim speed (sim ms per wall ms, 0.1 to 100). The terminal is restored on quit,
+/// the initial sim speed (sim ms per wall ms, 0.01 to 100). The terminal is restored on quit,
 /// on Ctrl-C and on a panic.
 pub fn run_dashboard(live: LiveSim, speed: f64) -> color_eyre::Result<()> {
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;

@@ -54,6 +54,13 @@ impl Pacer {
         self.grant(sim_now)
     }
 
+    /// Sim time jumped to `now` on its own (the `n` key ran it to the next event): nothing
+    /// before it is wanted or granted any more.
+    pub fn jump_to(&mut self, now: Ms) {
+        self.granted = self.granted.max(now);
+        self.wanted = self.wanted.max(self.granted as f64);
+    }
+
     /// A single step of `ms` (while paused).
     pub fn step(&mut self, ms: Ms, sim_now: Ms) -> Option<Ms> {
         self.wanted = self.wanted.max(sim_now as f64) + ms as f64;
@@ -91,6 +98,21 @@ mod tests {
         let mut slow = Pacer::new(0);
         let grants: Vec<_> = (0..3).filter_map(|_| slow.tick(TICK, 0.1, false, 0)).collect();
         assert_eq!(grants, [3, 6, 9]);
+    }
+
+    #[test]
+    fn a_hundredth_accumulates_sub_millisecond_ticks_into_whole_ms_grants() {
+        // 0.01×: 0.33 sim ms per 33 ms tick. Nothing is lost or stalled: every third or
+        // fourth tick grants the next whole ms, so a wall second grants 10 ms.
+        let mut p = Pacer::new(0);
+        let mut grants = Vec::new();
+        for tick in 0..31 {
+            if let Some(t) = p.tick(TICK, 0.01, false, p.granted()) {
+                grants.push((tick, t));
+            }
+        }
+        assert_eq!(grants.iter().map(|g| g.1).collect::<Vec<_>>(), (1..=10).collect::<Vec<_>>());
+        assert!(grants.windows(2).all(|w| (3..=4).contains(&(w[1].0 - w[0].0))), "{grants:?}");
     }
 
     #[test]

@@ -461,6 +461,11 @@ impl super::Cluster for FakeCluster {
     fn latest(&self) -> std::sync::Arc<Snapshot> {
         self.snap.borrow().clone()
     }
+
+    fn next_event(&self, within: crate::sim::Ms) -> Option<crate::sim::SimTime> {
+        self.advanced.borrow_mut().push(within);
+        None
+    }
 }
 
 /// Types `keys` through the event loop's input path, one after the other with nothing in

@@ -8,7 +8,13 @@ use crate::sim::Ms;
 
 /// A sim speed as the header shows it: `1×`, `0.5×`, `20×`.
 pub fn speed(s: f64) -> String {
-    if (s - s.round()).abs() < 1e-9 { format!("{}×", s.round() as i64) } else { format!("{s:.1}×") }
+    if (s - s.round()).abs() < 1e-9 {
+        format!("{}×", s.round() as i64)
+    } else if s >= 0.1 {
+        format!("{s:.1}×")
+    } else {
+        format!("{s:.2}×")
+    }
 }
 
 /// A past duration in whole units: `12s`, `3m05s`, `2h04m`.
@@ -159,6 +165,8 @@ mod tests {
     fn speeds_and_durations_read_naturally() {
         assert_eq!(speed(1.0), "1×");
         assert_eq!(speed(0.1), "0.1×");
+        assert_eq!(speed(0.05), "0.05×");
+        assert_eq!(speed(0.01), "0.01×");
         assert_eq!(speed(100.0), "100×");
         assert_eq!(duration(12_400), "12s");
         assert_eq!(duration(185_000), "3m05s");

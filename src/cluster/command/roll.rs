@@ -8,8 +8,8 @@
 //! runs again: the next shutdown can then take the last caught-up follower out of an ISR,
 //! the classic too-fast rolling restart (NOT_ENOUGH_REPLICAS, offline partitions).
 
-use super::restart;
 use super::{Applied, Catalog, ParseError, Unit, Words, broker_node, parse_error};
+use super::{restart, shutdown};
 use crate::cluster::node::ProcessState;
 use crate::cluster::world::{Spawner, World};
 use crate::sim::error::SimError;
@@ -101,7 +101,7 @@ async fn tick(world: &World) {
 async fn stop(world: &Rc<World>, b: BrokerId) {
     let mut asked = false;
     loop {
-        let Ok((node, core)) = broker_node(world, b) else { return };
+        let Ok((node, _)) = broker_node(world, b) else { return };
         match node.state.get() {
             ProcessState::Stopped { .. } | ProcessState::Crashed { .. } | ProcessState::PoweredOff { .. } => {
                 return;
@@ -109,10 +109,8 @@ async fn stop(world: &Rc<World>, b: BrokerId) {
             ProcessState::ShuttingDown => {}
             ProcessState::Running if !asked => {
                 let mut out = Outbox::default();
-                let now = world.now();
-                if core.borrow_mut().begin_controlled_shutdown(now, &mut out).is_ok() {
+                if shutdown::begin(world, b, &mut out).is_ok() {
                     asked = true;
-                    node.state.set(ProcessState::ShuttingDown);
                     out.emit(EventKind::Roll(RollStep::Stopping(b)));
                 }
                 world.dispatch(NodeId::Broker(b), out);

@@ -36,11 +36,19 @@ impl Unit for Shutdown {
 
     /// Errors: the broker's own refusal (not running, already shutting down).
     fn apply(&self, world: &Rc<World>, _spawner: Spawner<'_>, out: &mut Outbox) -> Result<Applied, SimError> {
-        let (node, core) = broker_node(world, self.0)?;
-        core.borrow_mut().begin_controlled_shutdown(world.now(), out).map_err(SimError::InvalidState)?;
-        node.state.set(ProcessState::ShuttingDown);
+        begin(world, self.0, out)?;
         Ok(Applied::by(NodeId::Broker(self.0)))
     }
+}
+
+/// Starts broker `b`'s controlled shutdown (R6.6) and marks its process shutting down.
+/// Errors: [`SimError::UnknownBroker`]; [`SimError::InvalidState`] when the broker refuses
+/// (e.g. it has not registered yet); nothing changes then.
+pub(crate) fn begin(world: &World, b: BrokerId, out: &mut Outbox) -> Result<(), SimError> {
+    let (node, core) = broker_node(world, b)?;
+    core.borrow_mut().begin_controlled_shutdown(world.now(), out).map_err(SimError::InvalidState)?;
+    node.state.set(ProcessState::ShuttingDown);
+    Ok(())
 }
 
 impl fmt::Display for Shutdown {

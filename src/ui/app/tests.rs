@@ -107,18 +107,43 @@ fn min_isr_and_rate_stop_at_their_bounds() {
 }
 
 #[test]
-fn speed_steps_between_a_tenth_and_a_hundred() {
+fn speed_steps_between_a_hundredth_and_a_hundred() {
     let (mut m, snap) = model();
     typed(&mut m, &snap, ">");
     assert_eq!(m.speed, 2.0);
     typed(&mut m, &snap, &">".repeat(20));
     assert_eq!(m.speed, 100.0);
     assert!(m.status.as_ref().unwrap().text.contains("fastest"));
-    typed(&mut m, &snap, &"<".repeat(20));
-    assert_eq!(m.speed, 0.1);
+    let mut seen = Vec::new();
+    for _ in 0..20 {
+        typed(&mut m, &snap, "<");
+        seen.push(m.speed);
+    }
+    assert_eq!(seen[..12], [50.0, 20.0, 10.0, 5.0, 2.0, 1.0, 0.5, 0.2, 0.1, 0.05, 0.02, 0.01]);
+    assert_eq!(m.speed, 0.01);
+    assert!(m.status.as_ref().unwrap().text.contains("0.01× is the slowest speed"));
     assert_eq!(Model::new(1000.0, Theme::new(false), &snap).speed, 100.0);
-    assert_eq!(Model::new(0.0, Theme::new(false), &snap).speed, 0.1);
+    assert_eq!(Model::new(0.0, Theme::new(false), &snap).speed, 0.01);
+    assert_eq!(Model::new(0.05, Theme::new(false), &snap).speed, 0.05);
     assert_eq!(Model::new(f64::NAN, Theme::new(false), &snap).speed, 1.0);
+}
+
+#[test]
+fn n_pauses_and_runs_to_the_next_event_then_says_where_it_stopped() {
+    let (mut m, snap) = model();
+    assert!(!m.paused);
+    assert_eq!(typed(&mut m, &snap, "n"), vec![Effect::NextEvent(NEXT_EVENT_WITHIN_MS)]);
+    assert!(m.paused, "n pauses a running sim first");
+    assert_eq!(typed(&mut m, &snap, "n"), vec![Effect::NextEvent(NEXT_EVENT_WITHIN_MS)]);
+    let later = Snapshot { now: 83_650, event_count: snap.event_count + 2, ..snap.clone() };
+    let at = SimTime::from_ms(83_650).plus_micros(250);
+    update(&mut m, Msg::SteppedToEvent { events_before: snap.event_count, found: Some(at) }, &later);
+    assert_eq!(m.status.as_ref().unwrap().text, "paused at 00:01:23.650.250: 2 new events · n: the next one");
+    update(&mut m, Msg::SteppedToEvent { events_before: snap.event_count, found: None }, &later);
+    assert_eq!(
+        m.status.as_ref().unwrap().text,
+        "no event within 60 s: paused at 00:01:23.650 (n looks again)"
+    );
 }
 
 #[test]

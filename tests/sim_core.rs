@@ -227,8 +227,8 @@ fn a_leaderless_partition_is_one_event_line_that_agrees_with_the_counters() {
     assert_eq!(sim.snapshot().producers[0].errors, p.errors, "{:?}", p.errors);
 }
 
-/// No retention yet: once the logs hold the memory budget, isrlab stops the producers and
-/// says why, instead of growing until the machine runs out of memory.
+/// A last resort: once the logs and the ledger take the memory budget (bytes), isrlab stops
+/// the producers and says why, instead of growing until the machine runs out of memory.
 #[test]
 fn memory_budget_stops_the_producers() {
     let mut sim = Sim::new(seed_spec()).unwrap();

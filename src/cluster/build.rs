@@ -6,7 +6,7 @@ use super::handle::SimError;
 use super::net::Network;
 use super::node::NodeCore;
 use super::spec::{ClusterSpec, ProducerSpec};
-use super::world::{MEMORY_BUDGET_RECORDS, World};
+use super::world::{MEMORY_BUDGET_BYTES, World};
 use crate::sim::Outbox;
 use crate::sim::audit::Ledger;
 use crate::sim::broker::Broker;
@@ -63,7 +63,7 @@ pub(super) fn build_world(spec: &ClusterSpec, local: &LocalSet) -> Result<Rc<Wor
         ledger: RefCell::new(Ledger::new()),
         log: RefCell::new(EventLog::default()),
         poke: Default::default(),
-        memory_budget: std::cell::Cell::new(MEMORY_BUDGET_RECORDS),
+        memory_budget: std::cell::Cell::new(MEMORY_BUDGET_BYTES),
         server_properties: RefCell::new(spec.broker_config.clone()),
         restart_pending: Default::default(),
         rolling: Default::default(),

@@ -183,10 +183,15 @@ impl Sim {
         self.world.log.borrow_mut().drain()
     }
 
-    /// Changes how many record copies the logs may hold before isrlab stops the producers
-    /// (default [`super::world::MEMORY_BUDGET_RECORDS`]).
-    pub fn set_memory_budget(&mut self, records: u64) {
-        self.world.memory_budget.set(records);
+    /// Bytes the logs' batches and the audit ledger take now (what the memory guard watches).
+    pub fn memory_held(&self) -> u64 {
+        self.world.memory_held()
+    }
+
+    /// Changes how many bytes the logs' batches and the audit ledger may take before isrlab
+    /// stops the producers (default [`super::world::MEMORY_BUDGET_BYTES`]).
+    pub fn set_memory_budget(&mut self, bytes: u64) {
+        self.world.memory_budget.set(bytes);
     }
 
     /// A hash of the whole trace so far (events and applied commands); equal runs give equal

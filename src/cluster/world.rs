@@ -21,9 +21,18 @@ use tokio::sync::mpsc::{self, UnboundedReceiver};
 use tokio::task::{JoinHandle, LocalSet};
 use tokio::time::{Duration, Instant};
 
-/// Most record copies all logs together may hold before isrlab stops the producers (about
-/// 40 bytes each, so roughly 2 GB with the audit ledger).
-pub const MEMORY_BUDGET_RECORDS: u64 = 40_000_000;
+/// Most bytes the logs' batches and the audit ledger may take before isrlab stops the
+/// producers: a last resort (2 GiB). Retention bounds memory in normal use; only a long run
+/// at a high rate with retention far longer than the run meets it.
+pub const MEMORY_BUDGET_BYTES: u64 = 2 << 30;
+
+/// Bytes one replica's reference to a stored batch takes.
+const BATCH_REF_BYTES: u64 = std::mem::size_of::<std::sync::Arc<crate::sim::protocol::RecordBatch>>() as u64;
+
+/// Bytes of one stored batch, shared by the replicas that hold it (the batch and the two
+/// reference counts of its `Arc`).
+const SHARED_BATCH_BYTES: u64 =
+    (std::mem::size_of::<crate::sim::protocol::RecordBatch>() + 2 * std::mem::size_of::<usize>()) as u64;
 
 /// How often the memory guard looks (ms of sim time).
 const MEMORY_CHECK_MS: Ms = 1_000;
@@ -330,13 +339,27 @@ impl World {
         self.poke.notify_waiters();
     }
 
-    /// Record copies held in every replica's log (what memory grows with).
-    pub fn records_held(&self) -> u64 {
-        self.brokers().iter().map(|(_, b)| b.borrow().records_held()).sum()
+    /// Bytes the logs' batches and the audit ledger take (what memory grows with): every
+    /// replica's references, each partition's batches once (replicas share them), the ledger.
+    pub fn memory_held(&self) -> u64 {
+        let mut per_partition: BTreeMap<TopicPartition, (u64, u64)> = BTreeMap::new();
+        for (_, b) in self.brokers() {
+            for (tp, n) in b.borrow().batch_counts() {
+                let e = per_partition.entry(tp).or_default();
+                e.0 += n;
+                e.1 = e.1.max(n);
+            }
+        }
+        let logs: u64 = per_partition
+            .values()
+            .map(|(refs, unique)| refs * BATCH_REF_BYTES + unique * SHARED_BATCH_BYTES)
+            .sum();
+        logs + self.ledger.borrow().memory_bytes()
     }
 
-    /// Starts the memory guard: once a second of sim time it checks the logs against
-    /// [`MEMORY_BUDGET_RECORDS`] and stops the producers when they exceed it. It runs on sim
+    /// Starts the memory guard: once a second of sim time it checks the logs and the ledger
+    /// against the budget ([`MEMORY_BUDGET_BYTES`] by default) and stops the producers when
+    /// they exceed it. It runs on sim
     /// time, so the same seed and commands stop them at the same instant.
     pub fn spawn_memory_guard(self: &Rc<Self>, local: &LocalSet) {
         let world = self.clone();
@@ -345,7 +368,7 @@ impl World {
             loop {
                 next += MEMORY_CHECK_MS;
                 tokio::time::sleep_until(world.instant_ms(next)).await;
-                let held = world.records_held();
+                let held = world.memory_held();
                 if held > world.memory_budget.get() {
                     world.stop_producers(next, held);
                 }
@@ -353,7 +376,7 @@ impl World {
         });
     }
 
-    fn stop_producers(&self, now: Ms, records: u64) {
+    fn stop_producers(&self, now: Ms, bytes: u64) {
         let producers = self.producers();
         if producers.iter().all(|p| p.borrow().config().rate == 0.0) {
             return;
@@ -364,7 +387,7 @@ impl World {
         }
         self.log
             .borrow_mut()
-            .push(SimTime::from_ms(now), crate::sim::events::EventKind::ProducersStopped { records });
+            .push(SimTime::from_ms(now), crate::sim::events::EventKind::ProducersStopped { bytes });
         self.poke_all();
     }
 

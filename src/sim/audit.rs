@@ -23,6 +23,41 @@ impl Entry {
     fn end(&self) -> Offset {
         self.base_offset + Offset::from(self.values.count())
     }
+
+    /// Whether this entry already holds all of `acked` (the same acknowledgement again).
+    fn covers(&self, acked: &AckedRecords) -> bool {
+        let end = acked.base_offset + Offset::from(acked.values.count());
+        self.base_offset <= acked.base_offset
+            && end <= self.end()
+            && self.values.span_eq(
+                (acked.base_offset - self.base_offset) as usize,
+                &acked.values,
+                0,
+                acked.values.len(),
+            )
+    }
+}
+
+impl PartitionLedger {
+    /// Joins the newest entry into the one before when both are wholly held, adjacent, and
+    /// their payloads form one run: in steady state a partition's ledger is a handful of
+    /// entries however many batches were acknowledged.
+    fn join_last_two(&mut self) {
+        let n = self.entries.len();
+        if n < 2 {
+            return;
+        }
+        let (prev, last) = (&self.entries[n - 2], &self.entries[n - 1]);
+        if prev.lost != 0 || last.lost != 0 || prev.end() != last.base_offset {
+            return;
+        }
+        if let Some(values) = prev.values.joined(&last.values) {
+            self.entries.pop_back();
+            if let Some(prev) = self.entries.back_mut() {
+                prev.values = values;
+            }
+        }
+    }
 }
 
 #[derive(Clone, Debug, Default)]
@@ -61,10 +96,16 @@ fn missing(log: &PartitionLog, e: &Entry) -> (u32, Offset, Offset) {
         gaps.add_range(next, b.base_offset.min(end));
         let hi = b.next_offset().min(end);
         let lo = next.max(b.base_offset);
-        if !(b.base_offset == e.base_offset && b.values == e.values) {
-            for o in lo..hi {
-                if b.value_at(o) != e.values.get((o - e.base_offset) as usize) {
-                    gaps.add_range(o, o + 1);
+        let (i, j, n) =
+            ((lo - b.base_offset) as usize, (lo - e.base_offset) as usize, (hi - lo).max(0) as usize);
+        match b.values.same_span(i, &e.values, j, n) {
+            Some(true) => {}
+            Some(false) => gaps.add_range(lo, hi),
+            None => {
+                for o in lo..hi {
+                    if b.value_at(o) != e.values.get((o - e.base_offset) as usize) {
+                        gaps.add_range(o, o + 1);
+                    }
                 }
             }
         }
@@ -158,6 +199,11 @@ impl Ledger {
         self.partitions.values().map(|p| p.entries.len()).sum()
     }
 
+    /// Bytes its entries take.
+    pub fn memory_bytes(&self) -> u64 {
+        (self.entries() * std::mem::size_of::<Entry>()) as u64
+    }
+
     /// Records an acknowledgement. `leader` is the partition's current leader and its log, if
     /// it has one: records it does not hold are lost at once (the ack raced a failover).
     /// Entries wholly below that log's start offset and not lost are retired: retention
@@ -175,8 +221,7 @@ impl Ledger {
         }
         let p = self.partitions.entry(acked.tp.clone()).or_default();
         let recent = p.entries.range(p.entries.len().saturating_sub(RECENT_ENTRIES)..);
-        let again =
-            recent.into_iter().any(|e| e.base_offset == acked.base_offset && e.values == acked.values);
+        let again = recent.into_iter().any(|e| e.covers(acked));
         if !again && !acked.values.is_empty() {
             p.entries.push_back(Entry {
                 base_offset: acked.base_offset,
@@ -188,6 +233,9 @@ impl Ledger {
                 let last = p.entries.len() - 1;
                 let (_, newly) = recheck(p.entries.range_mut(last..), log);
                 self.report(&acked.tp, leader, newly, events);
+            }
+            if let Some(p) = self.partitions.get_mut(&acked.tp) {
+                p.join_last_two();
             }
         }
         if let (Some((_, log)), Some(p)) = (leader, self.partitions.get_mut(&acked.tp)) {
@@ -403,5 +451,30 @@ mod tests {
             record_size: 100,
             max_timestamp: 0,
         }
+    }
+
+    /// Adjacent acknowledged batches whose payloads continue one run share one entry; a
+    /// repeated acknowledgement inside it counts once; loss inside it is still exact.
+    #[test]
+    fn adjacent_batches_share_one_entry() {
+        let mut ledger = Ledger::new();
+        let mut events = Vec::new();
+        let mut log = batch_log(&[0, 3, 6], 0);
+        log.append_as_leader(&batch_of(&[9, 12]), 0).unwrap();
+        log.append_as_leader(&batch_of(&[15]), 0).unwrap();
+        ledger.on_acked(&acked(0, &[0, 3, 6]), Some((1, &log)), &mut events);
+        ledger.on_acked(&acked(3, &[9, 12]), Some((1, &log)), &mut events);
+        ledger.on_acked(&acked(5, &[15]), Some((1, &log)), &mut events);
+        ledger.on_acked(&acked(3, &[9, 12]), Some((1, &log)), &mut events);
+        assert_eq!((ledger.entries(), ledger.acked(), ledger.lost()), (1, 6, 0));
+        let mut shorter = batch_log(&[0, 3, 6], 0);
+        shorter.append_as_leader(&batch_of(&[9, 12]), 0).unwrap();
+        shorter.append_as_leader(&batch_of(&[99]), 1).unwrap();
+        ledger.reconcile(&TopicPartition::new("t", 0), 2, &shorter, &mut events);
+        assert_eq!(ledger.lost(), 1);
+        assert!(matches!(
+            events.last(),
+            Some(EventKind::AckedRecordsLost { count: 1, first_offset: 5, last_offset: 5, .. })
+        ));
     }
 }

@@ -178,9 +178,9 @@ impl Broker {
         self.partitions.get(tp)
     }
 
-    /// Records held in all its logs (on disk even while it is down).
-    pub fn records_held(&self) -> u64 {
-        self.partitions.values().map(|p| (p.log.leo() - p.log.log_start()).max(0) as u64).sum()
+    /// How many record batches each of its logs holds (on disk even while it is down).
+    pub fn batch_counts(&self) -> Vec<(TopicPartition, u64)> {
+        self.partitions.iter().map(|(tp, p)| (tp.clone(), p.log.batch_count() as u64)).collect()
     }
 
     /// The context a partition view needs, for dashboards.

@@ -352,8 +352,8 @@ pub enum EventKind {
     /// isrlab stopped every producer: the logs hold as many records as its memory budget allows
     /// (there is no retention yet, so records are never deleted).
     ProducersStopped {
-        /// Record copies held in all replicas' logs.
-        records: u64,
+        /// Bytes the logs' batches and the audit ledger take.
+        bytes: u64,
     },
     /// A user changed the network: a link fault (`cut`, `isolate`, `hold`, `delay`, `loss`) or
     /// its end (`heal`, `release`, `heal-all`).
@@ -553,10 +553,10 @@ impl fmt::Display for EventKind {
                 write!(f, "broker {broker} stopped fetching (it still heartbeats the controller)")
             }
             FetchPaused { broker, paused: false } => write!(f, "broker {broker} resumed fetching"),
-            ProducersStopped { records } => write!(
+            ProducersStopped { bytes } => write!(
                 f,
-                "producers stopped (rate=0): the logs hold {} record copies, isrlab's memory budget; records are never deleted (no retention yet), so lower the rate or restart to go on producing",
-                group(*records)
+                "producers stopped (rate=0): the logs and the audit ledger take {} MB, isrlab's memory budget; lower retention.ms or retention.bytes, or the rate, to go on producing",
+                group(*bytes >> 20)
             ),
             NetworkChanged { change } => write!(f, "network: {change}"),
             ConfigChanged { scope, name, value, note } => {

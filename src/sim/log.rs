@@ -616,6 +616,13 @@ mod tests {
         assert_eq!((run.position(6), run.position(7), run.position(12)), (Some(1), None, None));
         assert_eq!(run, vec![3, 6, 9]);
         assert!(Values::from_slice(&[]).is_empty());
+        assert_eq!(run.joined(&Values::from_slice(&[12, 15])), Some(Values::from_slice(&[3, 6, 9, 12, 15])));
+        assert_eq!(run.joined(&Values::range(13, 1)), None);
+        assert_eq!(Values::range(1, 1).joined(&Values::range(5, 1)), Some(Values::from_slice(&[1, 5])));
+        assert_eq!(run.same_span(1, &Values::from_slice(&[6, 9]), 0, 2), Some(true));
+        assert_eq!(run.same_span(0, &Values::from_slice(&[6, 9]), 0, 2), Some(false));
+        assert_eq!(run.same_span(0, &odd, 0, 1), None);
+        assert!(run.span_eq(2, &Values::from_slice(&[9, 10]), 0, 1));
     }
 
     fn timed(values: &[u64], at: Ms) -> Batch {

@@ -176,6 +176,45 @@ impl Values {
         }
     }
 
+    /// Whether the `n` values from position `i` equal the `n` values of `other` from
+    /// position `j`: `Some` when the two runs decide it at once (same stride: all equal or
+    /// none), `None` when only a value-by-value comparison can tell.
+    pub fn same_span(&self, i: usize, other: &Values, j: usize, n: usize) -> Option<bool> {
+        if n == 0 {
+            return Some(true);
+        }
+        let (Values::Run { stride: sa, .. }, Values::Run { stride: sb, .. }) = (self, other) else {
+            return None;
+        };
+        let (a, b) = (self.get(i)?, other.get(j)?);
+        (n == 1 || sa == sb).then_some(a == b)
+    }
+
+    /// Whether the `n` values from position `i` equal the `n` values of `other` from `j`.
+    pub fn span_eq(&self, i: usize, other: &Values, j: usize, n: usize) -> bool {
+        self.same_span(i, other, j, n).unwrap_or_else(|| (0..n).all(|k| self.get(i + k) == other.get(j + k)))
+    }
+
+    /// These values followed by `next`, when together they still form one run.
+    pub fn joined(&self, next: &Values) -> Option<Values> {
+        let (Values::Run { first, stride, count }, Values::Run { first: nf, stride: ns, count: nc }) =
+            (self, next)
+        else {
+            return None;
+        };
+        let (_, last) = self.bounds()?;
+        let step = if *count > 1 {
+            *stride
+        } else if *nc > 1 {
+            *ns
+        } else {
+            u32::try_from(nf.checked_sub(last)?).ok()?
+        };
+        let fits = step > 0 && (*nc == 1 || *ns == step) && last.checked_add(u64::from(step)) == Some(*nf);
+        let total = count.checked_add(*nc).filter(|&t| t <= u32::MAX / 2)?;
+        fits.then_some(Values::Run { first: *first, stride: step, count: total })
+    }
+
     /// The values in order.
     pub fn iter(&self) -> impl Iterator<Item = u64> + '_ {
         (0..self.len()).filter_map(|i| self.get(i))

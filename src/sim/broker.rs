@@ -84,6 +84,13 @@ struct RegistrationRetry {
     next_attempt: Option<Ms>,
 }
 
+/// How long a broker waits for the answer to its registration before it sends it again (ms):
+/// the request timeout of the broker's channel to the controller (`request.timeout.ms`, 30 s by
+/// default, `NodeToControllerChannelManager`). Kafka's `BrokerLifecycleManager` treats a
+/// timed-out registration (`BrokerRegistrationResponseHandler.onTimeout`) as a failed attempt
+/// and tries again; without it a registration lost on a cut link would never be repeated.
+pub const REGISTRATION_RPC_TIMEOUT_MS: Ms = 30_000;
+
 /// First registration retry backoff (ms), Kafka's `BrokerLifecycleManager`.
 pub const REGISTRATION_BACKOFF_INITIAL_MS: Ms = 100;
 
@@ -257,6 +264,13 @@ impl Broker {
         }
         self.timers_from(now);
         self.registration = RegistrationRetry::default();
+        self.send_registration(now, out);
+    }
+
+    /// Sends a registration to the controller, and arms its timeout
+    /// ([`REGISTRATION_RPC_TIMEOUT_MS`]): unanswered by then, it is sent again.
+    fn send_registration(&mut self, now: Ms, out: &mut Outbox) {
+        self.registration.next_attempt = Some(now + REGISTRATION_RPC_TIMEOUT_MS);
         out.send(NodeId::Controller, Message::RegisterBroker { broker: self.id });
     }
 
@@ -560,9 +574,8 @@ impl Broker {
         if !self.up {
             return;
         }
-        if self.registration.next_attempt.is_some_and(|t| now >= t) {
-            self.registration.next_attempt = None;
-            out.send(NodeId::Controller, Message::RegisterBroker { broker: self.id });
+        if !self.registered && self.registration.next_attempt.is_some_and(|t| now >= t) {
+            self.send_registration(now, out);
         }
         if self.registered && now >= self.next_heartbeat {
             out.send(

@@ -107,6 +107,7 @@ mod tests {
             leader_recovery_state: Default::default(),
             isr_shrinks: 0,
             isr_expands: 0,
+            leader_reach: Default::default(),
         }
     }
 

@@ -206,3 +206,36 @@ fn key_n_steps_a_restart_one_event_at_a_time() {
     let status = &app.model.status.as_ref().expect("a status line").text;
     assert!(status.starts_with("paused at 00:00:"), "{status}");
 }
+
+/// `isolate 0` shows where it acts: the broker strip says `isolated` in words, and every
+/// partition broker 0 leads says `leader cut off` in its state column (the detail pane says
+/// why) until the controller fences broker 0 and elects other leaders.
+#[test]
+fn an_isolated_broker_and_the_partitions_it_leads_say_so() {
+    let mut app = App::start(200, 50);
+    app.run_for(1_000);
+    Cluster::apply(&app.sim, isrlab::cluster::command::Command::parse("isolate 0").expect("a command"))
+        .expect("applied");
+    app.run_for(100);
+    let cut = app.screen();
+    assert!(strip(&cut).contains("0 ● up, isolated"), "the strip does not say broker 0 is isolated:\n{cut}");
+    let table = Table::read(&cut).expect("a partition table");
+    let led: Vec<usize> = (0..table.rows.len()).filter(|&r| table.cell(r, "Leader") == Some("0")).collect();
+    assert!(!led.is_empty(), "broker 0 leads nothing:\n{cut}");
+    for r in 0..table.rows.len() {
+        let state = table.cell(r, "State").unwrap_or_default();
+        assert_eq!(
+            state.contains("leader cut off"),
+            led.contains(&r),
+            "{}: {state}\n{cut}",
+            table.partition(r)
+        );
+    }
+    app.press(&"j".repeat(led[0]));
+    let detail = app.screen();
+    assert!(detail.contains("Leader cut off: broker 0 cannot reach the controller"), "{detail}");
+    app.run_for(15_000);
+    let fenced = app.screen();
+    assert!(strip(&fenced).contains("0 ● up, fenced, isolated"), "{fenced}");
+    assert!(!fenced.contains("leader cut off"), "the controller elected other leaders:\n{fenced}");
+}

@@ -4,7 +4,7 @@
 
 use super::node::ProcessState;
 use super::snapshot::{
-    BrokerStatus, BrokerView, PartitionHealth, PartitionView, ReplicaView, Snapshot, TopicView,
+    BrokerStatus, BrokerView, PartitionHealth, PartitionView, Reach, ReplicaView, Snapshot, TopicView,
 };
 use super::world::World;
 use crate::config::BrokerConfig;
@@ -113,6 +113,26 @@ impl Observer<'_> {
             // The heartbeat manager's clock is controller-local state, not metadata.
             last_heartbeat: controller.broker(id).map_or(0, |r| r.last_heartbeat),
             restart_pending: self.restart_pending(id, core.config()),
+            reach: self.reach(id),
+        }
+    }
+
+    /// Whether broker `id`'s links to the controller and to the other brokers are blocked
+    /// (cut or held).
+    fn reach(&self, id: BrokerId) -> Reach {
+        let me = NodeId::Broker(id);
+        let blocked = |from, to| {
+            let f = self.world.net.faults(from, to);
+            f.cut || f.held
+        };
+        let others = self.cores.keys().filter(|&&b| b != id).map(|&b| NodeId::Broker(b));
+        let peers: Vec<NodeId> = others.chain(std::iter::once(NodeId::Controller)).collect();
+        if peers.iter().all(|&p| blocked(me, p) && blocked(p, me)) {
+            Reach::Isolated
+        } else if blocked(me, NodeId::Controller) {
+            Reach::NoController
+        } else {
+            Reach::Controller
         }
     }
 
@@ -155,6 +175,7 @@ impl Observer<'_> {
             leader_recovery_state: ps.leader_recovery,
             isr_shrinks: isr_changes.shrinks,
             isr_expands: isr_changes.expands,
+            leader_reach: ps.leader.map_or(Reach::Controller, |l| self.reach(l)),
         }
     }
 

@@ -162,6 +162,21 @@ pub struct BrokerView {
     /// Static properties set since it started that it does not run with yet ("restart
     /// pending"); empty when its config is current.
     pub restart_pending: Vec<String>,
+    /// How its links stand (`isolate`, `cut`, `hold`).
+    pub reach: Reach,
+}
+
+/// How a broker's links to the rest of the cluster stand. A link that is cut or held
+/// delivers nothing (for now), so it counts as blocked.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
+pub enum Reach {
+    /// Its messages reach the controller (some links to other brokers may be blocked).
+    #[default]
+    Controller,
+    /// Its messages to the controller are blocked, but it still reaches some brokers.
+    NoController,
+    /// Every link to and from the other brokers and the controller is blocked (`isolate`).
+    Isolated,
 }
 
 impl BrokerView {
@@ -277,4 +292,9 @@ pub struct PartitionView {
     pub isr_shrinks: u64,
     /// ISR expansions so far (count of `IsrExpanded` events).
     pub isr_expands: u64,
+    /// How its leader's links stand ([`Reach::Controller`] when it has none): a leader that
+    /// cannot reach the controller sends no heartbeats or ISR changes, so the controller
+    /// fences it after `broker.session.timeout.ms` and elects another, while it still
+    /// believes it leads.
+    pub leader_reach: Reach,
 }

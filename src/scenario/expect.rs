@@ -439,6 +439,7 @@ mod tests {
             },
             isr_shrinks: 2,
             isr_expands: 1,
+            leader_reach: Default::default(),
         }
     }
 
@@ -482,6 +483,7 @@ mod tests {
             fetch_paused: false,
             last_heartbeat: 0,
             restart_pending: Vec::new(),
+            reach: Default::default(),
         }
     }
 

@@ -287,6 +287,7 @@ mod tests {
                 leader_recovery_state: Default::default(),
                 isr_shrinks: 0,
                 isr_expands: 0,
+                leader_reach: Default::default(),
             };
             let topic = TopicView {
                 name: "t".into(),

@@ -11,7 +11,7 @@ use ratatui::widgets::Paragraph;
 use super::app::Model;
 use super::text;
 use super::theme::{Theme, glyph};
-use crate::cluster::snapshot::{BrokerStatus, BrokerView, Snapshot, TopicView};
+use crate::cluster::snapshot::{BrokerStatus, BrokerView, Reach, Snapshot, TopicView};
 use crate::config::semantics::MetadataMode;
 use crate::sim::{Acks, CONTROLLER_ID, Ms};
 
@@ -200,6 +200,19 @@ fn state(b: &BrokerView, now: Ms, theme: Theme) -> (String, Style) {
             let ago = text::duration(now.saturating_sub(since));
             (format!("{} powered off {ago}{fenced}", glyph::DOWN), theme.bad())
         }
+    };
+    // Links matter while the process lives; a cut-off broker is shown as bad, not "up".
+    let live = matches!(b.status, BrokerStatus::Up | BrokerStatus::Frozen { .. });
+    let style = match b.reach {
+        Reach::Isolated if live => {
+            text.push_str(", isolated");
+            theme.bad()
+        }
+        Reach::NoController if live => {
+            text.push_str(", cut from controller");
+            theme.bad()
+        }
+        _ => style,
     };
     if b.fetch_paused {
         text.push_str(", fetch paused");

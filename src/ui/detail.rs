@@ -12,7 +12,7 @@ use super::app::Model;
 use super::lag::{Form, follower_state};
 use super::text;
 use super::theme::{Theme, glyph};
-use crate::cluster::snapshot::{PartitionView, ReplicaView, Snapshot};
+use crate::cluster::snapshot::{PartitionView, Reach, ReplicaView, Snapshot};
 use crate::sim::Offset;
 
 /// Rows this pane wants: title, one per replica of the widest partition, one note line.
@@ -137,7 +137,26 @@ fn notes(p: &PartitionView, theme: Theme, width: usize) -> Vec<Line<'static>> {
         let label = Span::styled(" ISR change pending: ", theme.warn());
         out.extend(text::hanging(label, change, theme.normal(), width, 3));
     }
+    if let Some(why) = leader_cut_off(p) {
+        let label = Span::styled(" Leader cut off: ", theme.bad());
+        out.extend(text::hanging(label, &why, theme.normal(), width, 3));
+    }
     out
+}
+
+/// What a leader that cannot reach the controller means, in words; `None` when it can.
+pub fn leader_cut_off(p: &PartitionView) -> Option<String> {
+    let leader = p.leader?;
+    let how = match p.leader_reach {
+        Reach::Controller => return None,
+        Reach::NoController => "its messages to the controller are blocked",
+        Reach::Isolated => "it is isolated from the other brokers and the controller",
+    };
+    Some(format!(
+        "broker {leader} cannot reach the controller ({how}): no heartbeats, so the controller fences it \
+         after broker.session.timeout.ms and elects another leader, while broker {leader} still \
+         believes it leads"
+    ))
 }
 
 /// Why the HW is stuck, labelled `HW stuck:` unless the reason already starts with "HW"

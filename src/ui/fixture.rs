@@ -68,6 +68,7 @@ fn broker(id: BrokerId, status: BrokerStatus, leader_count: usize, last_heartbea
         fetch_paused: false,
         last_heartbeat,
         restart_pending: Vec::new(),
+        reach: Default::default(),
     }
 }
 
@@ -141,6 +142,7 @@ fn partition(n: u32, epoch: Epoch, health: PartitionHealth, replicas: Vec<R>) ->
         leader_recovery_state: Default::default(),
         isr_shrinks: 0,
         isr_expands: 0,
+        leader_reach: Default::default(),
     }
 }
 

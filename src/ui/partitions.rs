@@ -12,7 +12,7 @@ use super::app::Model;
 use super::lag::{self, Form};
 use super::text;
 use super::theme::{Theme, glyph};
-use crate::cluster::snapshot::{PartitionHealth, PartitionView, Snapshot};
+use crate::cluster::snapshot::{PartitionHealth, PartitionView, Reach, Snapshot};
 use crate::sim::join_ids;
 
 /// What fills a column's cells.
@@ -270,6 +270,8 @@ pub fn health_word(h: PartitionHealth) -> &'static str {
     }
 }
 
+/// The health word, and `leader cut off` while the leader cannot reach the controller (the
+/// detail pane says what that means).
 fn state(p: &PartitionView, theme: Theme) -> Line<'static> {
     let style = match p.health {
         PartitionHealth::Healthy => theme.good(),
@@ -277,5 +279,10 @@ fn state(p: &PartitionView, theme: Theme) -> Line<'static> {
         PartitionHealth::UnderMinIsr => theme.bad(),
         PartitionHealth::Offline => theme.alarm(),
     };
-    Line::styled(health_word(p.health), style)
+    let word = Span::styled(health_word(p.health), style);
+    if p.leader.is_some() && p.leader_reach != Reach::Controller {
+        Line::from(vec![word, Span::styled(", leader cut off", theme.bad())])
+    } else {
+        Line::from(word)
+    }
 }

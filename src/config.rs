@@ -227,6 +227,55 @@ pub static PROPERTIES: &[Property] = &[
         doc: "how often each broker deletes segments past retention (LogManager's kafka-log-retention task)",
     },
     Property {
+        name: "log.flush.interval.messages",
+        scope: Scope::Broker,
+        default: "9223372036854775807",
+        kind: long(1, i64::MAX),
+        doc: "broker default of flush.messages (ServerLogConfigs: Long.MAX_VALUE, so Kafka never fsyncs by count)",
+    },
+    Property {
+        name: "log.flush.interval.ms",
+        scope: Scope::Broker,
+        default: "null",
+        kind: long(0, i64::MAX),
+        doc: "broker default of flush.ms; unset, log.flush.scheduler.interval.ms stands in (KafkaConfig)",
+    },
+    Property {
+        name: "log.flush.scheduler.interval.ms",
+        scope: Scope::Broker,
+        default: "9223372036854775807",
+        kind: long(1, i64::MAX),
+        doc: "how often LogManager.flushDirtyLogs checks flush.ms (Long.MAX_VALUE: never)",
+    },
+    Property {
+        name: "os.dirty.expire.ms",
+        scope: Scope::Broker,
+        default: "30000",
+        kind: long(0, i64::MAX),
+        doc: "lab (isrlab's, not Kafka's): the OS writes page-cache data back to disk once it is dirty this long (Linux vm.dirty_expire_centisecs=3000)",
+    },
+    Property {
+        name: "os.dirty.writeback.ms",
+        scope: Scope::Broker,
+        default: "5000",
+        kind: long(1, i64::MAX),
+        doc: "lab (isrlab's, not Kafka's): how often the OS flusher wakes to write expired dirty data (Linux vm.dirty_writeback_centisecs=500)",
+    },
+    Property {
+        name: "flush.messages",
+        scope: Scope::Topic,
+        default: "9223372036854775807",
+        kind: long(1, i64::MAX),
+        doc: "Kafka fsyncs a log once this many records are unflushed (UnifiedLog.append); 1 = fsync every append",
+    },
+    Property {
+        name: "flush.ms",
+        scope: Scope::Topic,
+        default: "9223372036854775807",
+        kind: long(0, i64::MAX),
+        doc: "Kafka fsyncs a log not flushed for this long, checked every log.flush.scheduler.interval.ms (LogManager.flushDirtyLogs)",
+    },
+    Property {
         name: "retention.ms",
         scope: Scope::Topic,
         default: "604800000",
@@ -478,8 +527,14 @@ const READ_BY_CONTROLLER: &[&str] = &[
 
 /// Broker defaults of topic properties that are their topic property's first server synonym
 /// (`ServerTopicConfigSynonyms.TOPIC_CONFIG_SYNONYMS`), so dynamic (`DynamicLogConfig`).
-const DYNAMIC_LOG_DEFAULTS: &[&str] =
-    &["log.retention.ms", "log.retention.bytes", "log.segment.bytes", "log.roll.ms"];
+const DYNAMIC_LOG_DEFAULTS: &[&str] = &[
+    "log.retention.ms",
+    "log.retention.bytes",
+    "log.segment.bytes",
+    "log.roll.ms",
+    "log.flush.interval.messages",
+    "log.flush.interval.ms",
+];
 
 impl Property {
     /// How a change of this property takes effect. In Kafka 4.x only the properties in
@@ -634,6 +689,18 @@ pub struct BrokerConfig {
     pub log_roll_hours: i64,
     /// `log.retention.check.interval.ms` (ms).
     pub log_retention_check_interval_ms: Ms,
+    /// `log.flush.interval.messages` (records).
+    pub log_flush_interval_messages: u64,
+    /// `log.flush.interval.ms` (ms), `None` = unset.
+    pub log_flush_interval_ms: Option<u64>,
+    /// `log.flush.scheduler.interval.ms` (ms).
+    pub log_flush_scheduler_interval_ms: Ms,
+    /// `os.dirty.expire.ms` (ms), a lab property: the operating system's
+    /// `vm.dirty_expire_centisecs`.
+    pub os_dirty_expire_ms: Ms,
+    /// `os.dirty.writeback.ms` (ms), a lab property: the operating system's
+    /// `vm.dirty_writeback_centisecs`.
+    pub os_dirty_writeback_ms: Ms,
     /// The Kafka version's replication rules every broker and the controller follow (not a
     /// Kafka property: the release the cluster runs).
     pub semantics: Semantics,
@@ -663,6 +730,11 @@ impl Default for BrokerConfig {
             log_roll_ms: None,
             log_roll_hours: 168,
             log_retention_check_interval_ms: 300_000,
+            log_flush_interval_messages: i64::MAX as u64,
+            log_flush_interval_ms: None,
+            log_flush_scheduler_interval_ms: i64::MAX as u64,
+            os_dirty_expire_ms: 30_000,
+            os_dirty_writeback_ms: 5_000,
             semantics: Semantics::CURRENT,
         }
     }
@@ -699,6 +771,12 @@ impl BrokerConfig {
         if ms < 0 { -1 } else { ms }
     }
 
+    /// The broker default of `flush.ms` (ms): `log.flush.interval.ms`, else
+    /// `log.flush.scheduler.interval.ms` (Kafka's `KafkaConfig.logFlushIntervalMs`).
+    pub fn log_flush_ms(&self) -> u64 {
+        self.log_flush_interval_ms.unwrap_or(self.log_flush_scheduler_interval_ms)
+    }
+
     /// The broker default of `segment.ms` (ms): `log.roll.ms`, else `log.roll.hours`.
     pub fn log_roll_ms(&self) -> Ms {
         self.log_roll_ms.unwrap_or(self.log_roll_hours.saturating_mul(MS_PER_HOUR)).max(1) as Ms
@@ -725,6 +803,8 @@ impl BrokerConfig {
             log_retention_bytes: latest.log_retention_bytes,
             log_segment_bytes: latest.log_segment_bytes,
             log_roll_ms: latest.log_roll_ms,
+            log_flush_interval_messages: latest.log_flush_interval_messages,
+            log_flush_interval_ms: latest.log_flush_interval_ms,
             ..self.clone()
         }
     }
@@ -763,6 +843,11 @@ impl BrokerConfig {
             "log.roll.ms" => self.log_roll_ms = Some(as_i64(v)),
             "log.roll.hours" => self.log_roll_hours = as_i64(v),
             "log.retention.check.interval.ms" => self.log_retention_check_interval_ms = as_u64(v),
+            "log.flush.interval.messages" => self.log_flush_interval_messages = as_u64(v),
+            "log.flush.interval.ms" => self.log_flush_interval_ms = Some(as_u64(v)),
+            "log.flush.scheduler.interval.ms" => self.log_flush_scheduler_interval_ms = as_u64(v),
+            "os.dirty.expire.ms" => self.os_dirty_expire_ms = as_u64(v),
+            "os.dirty.writeback.ms" => self.os_dirty_writeback_ms = as_u64(v),
             other => unreachable!("registry entry {other} has no broker field"),
         }
         Ok(())
@@ -784,6 +869,10 @@ pub struct TopicConfig {
     pub segment_bytes: Option<u64>,
     /// `segment.ms` override (ms).
     pub segment_ms: Option<Ms>,
+    /// `flush.messages` override (records).
+    pub flush_messages: Option<u64>,
+    /// `flush.ms` override (ms).
+    pub flush_ms: Option<u64>,
 }
 
 /// A partition log's effective settings: topic overrides over broker defaults (Kafka's
@@ -798,6 +887,14 @@ pub struct LogConfig {
     pub segment_bytes: u64,
     /// `segment.ms` (ms).
     pub segment_ms: Ms,
+    /// `flush.messages` (records): fsync once this many are unflushed.
+    pub flush_messages: u64,
+    /// `flush.ms` (ms): fsync a log unflushed this long, when the flusher checks.
+    pub flush_ms: u64,
+    /// `os.dirty.expire.ms` (ms, lab): the OS writes back data dirty this long.
+    pub os_dirty_expire_ms: Ms,
+    /// `os.dirty.writeback.ms` (ms, lab): how often the OS flusher wakes.
+    pub os_dirty_writeback_ms: Ms,
 }
 
 impl Default for LogConfig {
@@ -815,6 +912,8 @@ impl TopicConfig {
         retention_bytes: None,
         segment_bytes: None,
         segment_ms: None,
+        flush_messages: None,
+        flush_ms: None,
     };
 
     /// Sets a topic-level property. Errors: unknown name, bad value, or a property that
@@ -832,6 +931,8 @@ impl TopicConfig {
             "retention.bytes" => self.retention_bytes = Some(as_i64(v)),
             "segment.bytes" => self.segment_bytes = Some(as_u64(v)),
             "segment.ms" => self.segment_ms = Some(as_u64(v)),
+            "flush.messages" => self.flush_messages = Some(as_u64(v)),
+            "flush.ms" => self.flush_ms = Some(as_u64(v)),
             other => unreachable!("registry entry {other} has no topic field"),
         }
         Ok(())
@@ -844,6 +945,10 @@ impl TopicConfig {
             retention_bytes: self.retention_bytes.unwrap_or(broker.log_retention_bytes),
             segment_bytes: self.segment_bytes.unwrap_or(broker.log_segment_bytes),
             segment_ms: self.segment_ms.unwrap_or_else(|| broker.log_roll_ms()),
+            flush_messages: self.flush_messages.unwrap_or(broker.log_flush_interval_messages),
+            flush_ms: self.flush_ms.unwrap_or_else(|| broker.log_flush_ms()),
+            os_dirty_expire_ms: broker.os_dirty_expire_ms,
+            os_dirty_writeback_ms: broker.os_dirty_writeback_ms.max(1),
         }
     }
 
@@ -885,6 +990,8 @@ impl TopicConfig {
             ("retention.bytes", self.retention_bytes),
             ("segment.bytes", self.segment_bytes.map(|v| v as i64)),
             ("segment.ms", self.segment_ms.map(|v| v as i64)),
+            ("flush.messages", self.flush_messages.map(|v| v as i64)),
+            ("flush.ms", self.flush_ms.map(|v| v as i64)),
         ];
         out.extend(longs.iter().filter_map(|(name, v)| v.map(|v| format!("{name}={v}"))));
         out
@@ -1242,6 +1349,10 @@ mod tests {
                 retention_bytes: -1,
                 segment_bytes: 1 << 30,
                 segment_ms: 604_800_000,
+                flush_messages: i64::MAX as u64,
+                flush_ms: i64::MAX as u64,
+                os_dirty_expire_ms: 30_000,
+                os_dirty_writeback_ms: 5_000,
             }
         );
         b.set("log.retention.hours", "1").unwrap();

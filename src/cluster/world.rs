@@ -71,6 +71,11 @@ pub(crate) trait Core {
     fn on_tick(&mut self, now: Ms, out: &mut Outbox);
     /// When `on_tick` next has work.
     fn next_deadline(&self) -> Option<Ms>;
+    /// How long the work that produced `out` holds the process up before it can send
+    /// anything (ms): a broker's fsyncs on a slow disk.
+    fn stall_ms(&self, _out: &Outbox) -> Ms {
+        0
+    }
     /// Whether the process has exited by itself (a finished controlled shutdown).
     fn has_exited(&self) -> bool {
         false
@@ -89,6 +94,9 @@ impl Core for Broker {
     }
     fn has_exited(&self) -> bool {
         self.has_stopped()
+    }
+    fn stall_ms(&self, out: &Outbox) -> Ms {
+        self.disk_stall_ms(out)
     }
 }
 
@@ -476,6 +484,13 @@ async fn run_node<C: Core>(
                 let _span = tracing::trace_span!("node", id = %node_label(node), t = now).entered();
                 core.borrow_mut().on_tick(now, &mut out);
             }
+        }
+        let stall = core.borrow().stall_ms(&out);
+        if stall > 0 {
+            // The fsync blocks the broker: nothing goes out, and nothing else is read, until the
+            // slow disk is done (Kafka appends and flushes on the request's own thread).
+            let done = world.now_us().plus_micros(stall.saturating_mul(1000));
+            tokio::time::sleep_until(world.instant(done)).await;
         }
         world.dispatch(node, out);
         if core.borrow().has_exited() {

@@ -60,6 +60,10 @@ pub struct Broker {
     next_checkpoint: Ms,
     /// When the log retention task runs next (ms).
     next_retention_check: Ms,
+    /// When the log flusher (`LogManager.flushDirtyLogs`) checks `flush.ms` next (ms).
+    next_flush_check: Ms,
+    /// Extra time every fsync on this broker takes (`slow-disk`, ms).
+    slow_disk_ms: Ms,
     hw_checkpoint: BTreeMap<TopicPartition, Offset>,
     next_correlation: u64,
     down_since: Option<Ms>,
@@ -130,6 +134,8 @@ impl Broker {
             next_heartbeat: 0,
             next_isr_check: 0,
             next_checkpoint: 0,
+            next_flush_check: Ms::MAX,
+            slow_disk_ms: 0,
             next_retention_check: 0,
             hw_checkpoint: BTreeMap::new(),
             next_correlation: 1,
@@ -193,6 +199,39 @@ impl Broker {
         self.next_isr_check = now + self.config.replica_lag_time_max_ms / 2;
         self.next_checkpoint = now + self.config.replica_high_watermark_checkpoint_interval_ms;
         self.next_retention_check = now + LOG_INITIAL_TASK_DELAY_MS;
+        self.next_flush_check = now.saturating_add(self.config.log_flush_scheduler_interval_ms);
+    }
+
+    /// Extra time every fsync takes on this broker (ms; `slow-disk`).
+    pub fn slow_disk_ms(&self) -> Ms {
+        self.slow_disk_ms
+    }
+
+    /// Makes every fsync on this broker take `ms` longer (`slow-disk B MS`; 0 = a healthy
+    /// disk). Reads are not slowed: Kafka's fetches of recent data come from the page cache.
+    pub fn set_slow_disk(&mut self, ms: Ms) {
+        self.slow_disk_ms = ms;
+    }
+
+    /// How long the fsyncs counted in `out` hold this broker up before it answers (ms).
+    pub fn disk_stall_ms(&self, out: &Outbox) -> Ms {
+        Ms::from(out.fsyncs).saturating_mul(self.slow_disk_ms)
+    }
+
+    /// The host lost power at `now` (`power-loss`): the process dies as in [`Broker::crash`],
+    /// and every log loses what the page cache had not written to disk (each loss an
+    /// [`EventKind::UnflushedTailLost`]). The HW checkpoint survives: Kafka writes it with an
+    /// fsync (`CheckpointFile.write`), and [`Broker::start`] clamps it to the shorter log as
+    /// `UnifiedLog.updateHighWatermark` does.
+    pub fn power_loss(&mut self, now: Ms, out: &mut Outbox) {
+        out.emit(EventKind::BrokerPowerLost { broker: self.id });
+        for (tp, p) in &mut self.partitions {
+            if let Some((from, to)) = p.log.lose_page_cache(now) {
+                out.emit(EventKind::UnflushedTailLost { broker: self.id, tp: tp.clone(), from, to });
+                out.touched.push(tp.clone());
+            }
+        }
+        self.crash(now);
     }
 
     /// Starts at t=0 already registered and unfenced with `image` applied (the cluster was
@@ -339,6 +378,10 @@ impl Broker {
     }
 
     fn stop(&mut self, now: Ms, out: &mut Outbox) {
+        // A clean shutdown flushes every log (`LogManager.shutdown`).
+        for p in self.partitions.values_mut() {
+            p.log.flush(now);
+        }
         self.checkpoint_hws();
         self.crash(now);
         self.stopped_cleanly = true;
@@ -557,6 +600,12 @@ impl Broker {
             }
             self.next_retention_check = now + self.config.log_retention_check_interval_ms.max(1);
         }
+        if now >= self.next_flush_check {
+            for p in self.partitions.values_mut() {
+                out.fsyncs += u32::from(p.log.maybe_flush_by_time(now));
+            }
+            self.next_flush_check = now.saturating_add(self.config.log_flush_scheduler_interval_ms.max(1));
+        }
         if now >= self.next_checkpoint {
             self.checkpoint_hws();
             self.next_checkpoint = now + self.config.replica_high_watermark_checkpoint_interval_ms;
@@ -583,7 +632,11 @@ impl Broker {
         if !self.up {
             return None;
         }
-        let mut next = self.next_isr_check.min(self.next_checkpoint).min(self.next_retention_check);
+        let mut next = self
+            .next_isr_check
+            .min(self.next_checkpoint)
+            .min(self.next_retention_check)
+            .min(self.next_flush_check);
         if self.registered {
             next = next.min(self.next_heartbeat);
         }

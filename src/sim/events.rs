@@ -431,7 +431,7 @@ impl fmt::Display for EventKind {
             }
             UnflushedTailLost { broker, tp, from, to } => write!(
                 f,
-                "broker {broker} recovered {tp} from disk at LEO {to}: offsets {to}..{from} were never flushed and are gone"
+                "broker {broker}'s {tp} on disk ends at offset {to}: offsets {to}..{from} were only in the page cache and are gone"
             ),
             BrokerFenced { broker, silent_ms, timeout_ms } => write!(
                 f,

@@ -3,6 +3,7 @@
 //! `LogSegment`/`FileRecords` (whole batches are appended, read and truncated) and
 //! `LeaderEpochFileCache` (rule book §3, R5.8, R7.4–R7.5).
 
+use super::disk::PageCache;
 use super::protocol::{Batch, EpochEndOffset, RecordBatch, sequence_after};
 use super::segments::{LogEnds, Segments};
 use super::{Epoch, Ms, Offset};
@@ -50,6 +51,8 @@ pub struct PartitionLog {
     /// (epoch, start offset), strictly increasing in both (R7.4).
     epoch_cache: Vec<(Epoch, Offset)>,
     producers: BTreeMap<i64, VecDeque<BatchMetadata>>,
+    /// What of it is only in the page cache and what is on disk.
+    cache: PageCache,
 }
 
 impl PartitionLog {
@@ -96,6 +99,63 @@ impl PartitionLog {
     /// Bytes of all its segments.
     pub fn size_bytes(&self) -> u64 {
         self.segments.size_bytes()
+    }
+
+    /// Its page cache: what Kafka flushed, what is dirty.
+    pub fn page_cache(&self) -> &PageCache {
+        &self.cache
+    }
+
+    /// Offsets below this are on disk at `now`: fsynced by Kafka or written back by the OS.
+    pub fn on_disk(&self, now: Ms) -> Offset {
+        self.cache.on_disk(now, self.config.os_dirty_expire_ms, self.config.os_dirty_writeback_ms)
+    }
+
+    /// After an append at `now` (leader or follower): the new records are dirty in the page
+    /// cache, and Kafka fsyncs the log once `flush.messages` records are unflushed
+    /// (`UnifiedLog.append`: `if (unflushedMessages >= config.flushInterval) flush()`).
+    /// Returns whether it fsynced.
+    pub fn written(&mut self, now: Ms) -> bool {
+        let leo = self.leo();
+        self.cache.written(now, leo);
+        self.cache.write_back(now, self.config.os_dirty_expire_ms, self.config.os_dirty_writeback_ms);
+        let unflushed = (leo - self.cache.flushed()).max(0) as u64;
+        if unflushed >= self.config.flush_messages {
+            self.cache.flush(now, leo);
+            return true;
+        }
+        false
+    }
+
+    /// Kafka's time-based flush (`LogManager.flushDirtyLogs`, every
+    /// `log.flush.scheduler.interval.ms`): fsyncs the log when `flush.ms` has passed since
+    /// its last flush. Returns whether it wrote anything (a clean log costs no disk time).
+    pub fn maybe_flush_by_time(&mut self, now: Ms) -> bool {
+        if now.saturating_sub(self.cache.last_flush()) < self.config.flush_ms {
+            return false;
+        }
+        let dirty = self.leo() > self.cache.flushed();
+        self.flush(now);
+        dirty
+    }
+
+    /// An fsync of the whole log at `now` (`UnifiedLog.flush`, also on a clean shutdown).
+    pub fn flush(&mut self, now: Ms) {
+        let leo = self.leo();
+        self.cache.flush(now, leo);
+    }
+
+    /// The power went at `now`: the page cache is gone and the log is what the disk holds.
+    /// Kafka's recovery on the next start (`LogLoader`, unclean shutdown) finds the log ending
+    /// where its last flushed data ends; the leader-epoch cache and producer state lose the
+    /// entries past it, and the HW is clamped below it ([`PartitionLog::truncate_to`]).
+    /// Returns (LEO before, LEO after) when anything was lost.
+    pub fn lose_page_cache(&mut self, now: Ms) -> Option<(Offset, Offset)> {
+        let (leo, on_disk) = (self.leo(), self.on_disk(now).max(self.log_start));
+        self.truncate_to(on_disk);
+        let after = self.leo();
+        self.cache = PageCache::clean(after, now);
+        (after < leo).then_some((leo, after))
     }
 
     /// Applies the topic's effective log settings (rolling and retention), as Kafka's
@@ -332,6 +392,7 @@ impl PartitionLog {
             window.retain(|m| m.first_offset < new_leo);
         }
         self.producers.retain(|_, w| !w.is_empty());
+        self.cache.truncated(new_leo);
         (leo - new_leo) as u64
     }
 
@@ -344,6 +405,7 @@ impl PartitionLog {
         self.producers.clear();
         self.log_start = offset;
         self.hw = offset;
+        self.cache = PageCache::clean(offset, self.cache.last_flush());
     }
 
     /// Where epoch `epoch` ends on this replica (R7.5, `LeaderEpochFileCache.endOffsetFor`):
@@ -424,6 +486,40 @@ mod tests {
         assert_eq!(log.leo(), 5);
         assert_eq!(log.epoch_cache(), &[(0, 0), (2, 3)]);
         assert_eq!(log.batch_at(3).unwrap().leader_epoch, 2);
+    }
+
+    /// KIP-101 scenario 2's first half (rule book S14): a power loss keeps only the flushed
+    /// prefix; the epoch cache loses the epochs past it and the HW is clamped below it.
+    #[test]
+    fn a_power_loss_keeps_only_what_was_flushed() {
+        let mut log = PartitionLog::new();
+        log.configure(LogConfig { flush_messages: 3, ..LogConfig::default() });
+        log.assign_epoch_start(0);
+        for (i, now) in [(0u64, 10), (1, 20)] {
+            log.append_as_leader(&batch(-1, -1, &[i]), 0).unwrap();
+            assert!(!log.written(now), "2 unflushed records are below flush.messages=3");
+        }
+        log.append_as_leader(&batch(-1, -1, &[2]), 0).unwrap();
+        assert!(log.written(30), "the third record makes 3 unflushed: fsync");
+        log.assign_epoch_start(1);
+        log.append_as_leader(&batch(-1, -1, &[3]), 1).unwrap();
+        assert!(!log.written(40));
+        log.set_hw(4);
+        assert_eq!(log.on_disk(1_000), 3);
+        assert_eq!(log.lose_page_cache(1_000), Some((4, 3)));
+        assert_eq!((log.leo(), log.hw()), (3, 3));
+        assert_eq!(log.epoch_cache(), &[(0, 0)]);
+        assert_eq!(log.lose_page_cache(2_000), None, "what is left is on disk");
+    }
+
+    #[test]
+    fn a_crash_keeps_the_page_cache_and_the_os_writes_it_back_in_time() {
+        let mut log = log_with_epochs(&[(0, 2)]);
+        log.written(1_000);
+        assert_eq!(log.on_disk(30_999), 0);
+        // Dirty for 30 s (os.dirty.expire.ms) at the flusher's wake at 35 s.
+        assert_eq!(log.on_disk(35_000), 2);
+        assert!(!log.maybe_flush_by_time(35_000), "flush.ms defaults to Long.MAX_VALUE");
     }
 
     #[test]
@@ -638,6 +734,7 @@ mod tests {
             retention_bytes,
             segment_bytes: 500,
             segment_ms: 604_800_000,
+            ..LogConfig::default()
         });
         for i in 0..10u64 {
             let epoch = if i < 5 { 0 } else { 1 };

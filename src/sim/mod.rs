@@ -8,6 +8,7 @@ pub mod backoff;
 pub mod broker;
 pub mod connections;
 pub mod controller;
+pub mod disk;
 pub mod error;
 
 pub mod events;
@@ -38,6 +39,9 @@ pub struct Outbox {
     /// Partitions whose log changed shape on some replica (it became leader, or truncated);
     /// the audit ledger re-checks them.
     pub touched: Vec<TopicPartition>,
+    /// Logs the core fsynced while handling this (`flush.messages`, `flush.ms`, shutdown):
+    /// each costs the broker's `slow-disk` delay before it answers anything.
+    pub fsyncs: u32,
 }
 
 /// Records a producer was told are safe, with where they were written.

@@ -528,6 +528,9 @@ impl Partition {
             }
         };
         let written_epoch = info.leader_epoch;
+        if !info.duplicate && self.log.written(ctx.now) {
+            out.fsyncs += 1;
+        }
         // After every append, a duplicate included, the leader recomputes its HW and completes
         // the parked produces it satisfies (Kafka's `Partition.appendRecordsToLeader` →
         // `maybeIncrementLeaderHW`, then `ReplicaManager` completes the purgatory), before it
@@ -824,7 +827,9 @@ impl Partition {
             return;
         }
         let leo_before = self.log.leo();
-        self.log.append_as_follower(&data.batches);
+        if self.log.append_as_follower(&data.batches) > 0 && self.log.written(ctx.now) {
+            out.fsyncs += 1;
+        }
         // R2.9: the follower takes min(leader HW, own LEO) even when that is lower than the HW
         // it had (a new leader may not yet know the HW an older leader told it), as Kafka's
         // `ReplicaFetcherThread.processPartitionData` does via

@@ -208,7 +208,13 @@ mod tests {
     }
 
     fn config(segment_bytes: u64, retention_ms: i64, retention_bytes: i64) -> LogConfig {
-        LogConfig { retention_ms, retention_bytes, segment_bytes, segment_ms: 604_800_000 }
+        LogConfig {
+            retention_ms,
+            retention_bytes,
+            segment_bytes,
+            segment_ms: 604_800_000,
+            ..LogConfig::default()
+        }
     }
 
     /// Ten one-record batches of 161 bytes, at 0, 1000, …, 9000 ms; segments of 500 bytes

@@ -35,12 +35,14 @@ pub mod freeze;
 pub mod hold;
 pub mod isolate;
 mod links;
+pub mod power;
 
 pub mod produce;
 pub mod restart;
 pub mod roll;
 pub mod set;
 pub mod shutdown;
+pub mod slow_disk;
 mod words;
 
 pub(crate) use catalog::Live;
@@ -200,6 +202,10 @@ commands! {
     Freeze(freeze::Freeze),
     /// Crash and restart a broker at once (`bounce B`).
     Bounce(bounce::Bounce),
+    /// Brokers' hosts lose power (`power-loss B [B…]`).
+    PowerLoss(power::PowerLoss),
+    /// Every fsync on a broker takes longer (`slow-disk B MS`).
+    SlowDisk(slow_disk::SlowDisk),
 }
 
 impl Command {
@@ -266,6 +272,9 @@ mod tests {
             "thaw 1",
             "thaw controller",
             "bounce 2",
+            "power-loss 1",
+            "power-loss 0 1 2",
+            "slow-disk 1 20",
         ] {
             let cmd = Command::parse(line).unwrap();
             assert_eq!(cmd.to_string(), line);
@@ -301,6 +310,8 @@ mod tests {
                 .contains("neither a broker id nor `controller`")
         );
         assert!(Command::parse("freeze 1 0").unwrap_err().message.contains("from 1 to 86400000"));
+        assert!(Command::parse("power-loss 1 1").unwrap_err().message.contains("named twice"));
+        assert!(Command::parse("slow-disk 1").unwrap_err().message.contains("missing fsync delay"));
         assert!(Command::parse("thaw 1 500").unwrap_err().message.contains("unexpected `500`"));
     }
 

@@ -15,10 +15,11 @@ use super::text;
 use super::theme::Theme;
 use crate::cluster::snapshot::Snapshot;
 use crate::sim::events::{ClusterEvent, ElectionKind, EventKind, group};
-use crate::sim::format_time;
+use crate::sim::format_stamp;
 
-/// Width of the time stamp plus its space: `00:01:23.4 `.
-const STAMP: usize = 11;
+/// Width of the time stamp plus its space: `00:01:23.456 ` (milliseconds, so the instants
+/// the `n` key steps through read apart).
+const STAMP: usize = 13;
 
 /// Draws the pane.
 pub fn render(frame: &mut Frame, area: Rect, model: &Model, snap: &Snapshot) {
@@ -182,7 +183,7 @@ fn event_lines(ev: &ClusterEvent, theme: Theme, width: usize) -> Vec<Line<'stati
         .into_iter()
         .enumerate()
         .map(|(i, part)| {
-            let stamp = if i == 0 { format!(" {}", format_time(ev.at.as_ms())) } else { " ".repeat(STAMP) };
+            let stamp = if i == 0 { format!(" {}", format_stamp(ev.at, false)) } else { " ".repeat(STAMP) };
             Line::from(vec![Span::styled(stamp, theme.muted()), Span::raw(" "), Span::styled(part, style)])
         })
         .collect()

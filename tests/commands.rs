@@ -124,7 +124,7 @@ fn roll_is_refused_while_a_broker_is_down_or_a_roll_runs() {
     let refusal = sim.apply(&cmd("roll")).unwrap_err().to_string();
     assert_eq!(
         refusal,
-        "broker 2 is not running: a rolling restart starts from a running cluster (restart 2 first)"
+        "broker 2 is not running (restart 2 first): a rolling restart starts from a cluster whose brokers all run"
     );
     sim.apply(&cmd("restart 2")).unwrap();
     sim.advance_to(1_000);

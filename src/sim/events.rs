@@ -82,7 +82,7 @@ pub enum RollStep {
     BackInIsrs(BrokerId),
     /// Every broker was restarted.
     Done,
-    /// It gave up because this broker went down while it waited.
+    /// It gave up because this broker went down or froze while it waited.
     Abandoned(BrokerId),
 }
 
@@ -104,7 +104,10 @@ impl fmt::Display for RollStep {
             RollStep::BackInIsrs(b) => write!(f, "roll: broker {b} is back in every ISR"),
             RollStep::Done => write!(f, "roll: every broker was restarted"),
             RollStep::Abandoned(b) => {
-                write!(f, "roll stopped: broker {b} went down while the roll waited for it")
+                write!(
+                    f,
+                    "roll stopped: broker {b} went down or froze while the roll waited, so the next restart would risk an outage"
+                )
             }
         }
     }

@@ -278,19 +278,27 @@ fn settings_line(model: &Model, snap: &Snapshot, width: usize) -> Line<'static> 
     let unclean = topic.map(|t| t.unclean_leader_election_enable);
     let unclean_style = if unclean == Some(true) { theme.bad() } else { theme.normal() };
     let lag_ms = snap.broker_config.replica_lag_time_max_ms;
+    // A static config: the stored value reaches each broker at its next start.
+    let lag_pending =
+        snap.brokers.iter().any(|b| b.restart_pending.iter().any(|n| n == "replica.lag.time.max.ms"));
+    let lag_note = if lag_pending { " (restart pending)" } else { "" };
     let mut spans = vec![Span::raw(" "), Span::styled(format!("acks={acks}"), acks_style), Span::raw("  ")];
     if long {
         let unclean = unclean.map_or("–".to_string(), |u| u.to_string());
         spans.push(Span::raw(format!("min.insync.replicas={min_isr}")));
         spans.push(Span::raw("  "));
         spans.push(Span::styled(format!("unclean.leader.election.enable={unclean}"), unclean_style));
-        spans.push(Span::raw(format!("  replica.lag.time.max.ms={lag_ms}")));
+        spans.push(Span::raw(format!("  replica.lag.time.max.ms={lag_ms}{lag_note}")));
     } else {
         let unclean = unclean.map_or("–", |u| if u { "on" } else { "off" });
         spans.push(Span::raw(format!("min.insync={min_isr}")));
         spans.push(Span::raw("  "));
         spans.push(Span::styled(format!("unclean={unclean}"), unclean_style));
-        spans.push(Span::raw(format!("  lag.max={}", seconds_or_ms(lag_ms))));
+        spans.push(Span::raw(format!(
+            "  lag.max={}{}",
+            seconds_or_ms(lag_ms),
+            if lag_pending { "*" } else { "" }
+        )));
     }
     let rate = producer.map_or("–".to_string(), |p| number(p.config.rate));
     spans.push(Span::raw(format!("  rate={rate}/s")));

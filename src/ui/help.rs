@@ -80,6 +80,7 @@ pub fn lines(theme: Theme) -> Vec<Line<'static>> {
     out.push(Line::raw("  L / F in the logs pane: that replica is the leader / a follower"));
     out.push(Line::raw("  N behind: records a follower still lacks (the leader's LEO minus its LEO)"));
     out.push(Line::raw("  out in 16s (⏱16s): time until the lag rule removes a follower from the ISR"));
+    out.push(Line::raw("  lag.max=20s*: stored, reaches each broker at its next start (restart pending)"));
     out.push(Line::raw("  URP under-replicated  <minISR ISR below min.insync.replicas  OFFLINE no leader"));
     out
 }

@@ -195,6 +195,19 @@ fn the_settings_line_form_depends_on_the_width_only() {
     }
 }
 
+#[test]
+fn a_stored_static_lag_change_is_marked_pending_until_the_brokers_restart() {
+    let mut snap = fixture::snapshot();
+    snap.broker_config.replica_lag_time_max_ms = 20_000;
+    let row = settings_row(&screen(&model_at(120, 40, &snap, false), &snap));
+    assert!(row.contains("lag.max=20s  rate="), "{row}");
+    snap.brokers[1].restart_pending = vec!["replica.lag.time.max.ms".into()];
+    let row = settings_row(&screen(&model_at(120, 40, &snap, false), &snap));
+    assert!(row.contains("lag.max=20s*  rate="), "{row}");
+    let row = settings_row(&screen(&model_at(200, 40, &snap, false), &snap));
+    assert!(row.contains("replica.lag.time.max.ms=20000 (restart pending)"), "{row}");
+}
+
 /// The fixture with ten brokers (3 and 7 crashed) and `test_repli-1` replicated on all ten.
 fn ten_brokers() -> Snapshot {
     use crate::cluster::snapshot::BrokerStatus;

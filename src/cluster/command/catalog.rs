@@ -3,6 +3,7 @@
 //! Both answer through the same validation code, so a command gets the same refusal from the
 //! palette, a scenario file and the command line.
 
+use super::super::node::ProcessState;
 use super::super::world::World;
 use crate::config::{BrokerConfig, ProducerConfig, TopicConfig};
 use crate::sim::error::SimError;
@@ -18,6 +19,8 @@ pub struct BrokerState {
     pub fetch_paused: bool,
     /// The process is paused (`freeze`).
     pub frozen: bool,
+    /// The process runs a controlled shutdown (R6.6) and exits when the controller lets it.
+    pub shutting_down: bool,
 }
 
 /// What a command is validated against.
@@ -80,8 +83,10 @@ impl Catalog for Live<'_> {
     fn broker_state(&self, broker: BrokerId) -> Option<BrokerState> {
         let core = self.0.broker(broker)?;
         let core = core.borrow();
-        let frozen = self.0.node(NodeId::Broker(broker)).is_some_and(|n| n.frozen.get().is_some());
-        Some(BrokerState { running: core.is_up(), fetch_paused: core.fetch_paused(), frozen })
+        let node = self.0.node(NodeId::Broker(broker));
+        let frozen = node.as_ref().is_some_and(|n| n.frozen.get().is_some());
+        let shutting_down = node.is_some_and(|n| n.state.get() == ProcessState::ShuttingDown);
+        Some(BrokerState { running: core.is_up(), fetch_paused: core.fetch_paused(), frozen, shutting_down })
     }
     fn roll_running(&self) -> Option<bool> {
         Some(self.0.rolling.get())

@@ -45,10 +45,28 @@ impl Unit for Roll {
         if cluster.roll_running() == Some(true) {
             return Err(SimError::InvalidState("a roll is already under way".into()));
         }
+        if cluster.controller_frozen() == Some(true) {
+            return Err(SimError::InvalidState(
+                "the controller is frozen: no controlled shutdown can complete (thaw controller first)"
+                    .into(),
+            ));
+        }
         for b in cluster.broker_ids() {
-            if cluster.broker_state(b).is_some_and(|s| !s.running) {
+            let Some(state) = cluster.broker_state(b) else { continue };
+            let why = if !state.running {
+                Some(format!("broker {b} is not running (restart {b} first)"))
+            } else if state.shutting_down {
+                Some(format!(
+                    "broker {b} is in controlled shutdown (wait until it has stopped, then restart it)"
+                ))
+            } else if state.frozen {
+                Some(format!("broker {b} is frozen (thaw {b} first)"))
+            } else {
+                None
+            };
+            if let Some(why) = why {
                 return Err(SimError::InvalidState(format!(
-                    "broker {b} is not running: a rolling restart starts from a running cluster (restart {b} first)"
+                    "{why}: a rolling restart starts from a cluster whose brokers all run"
                 )));
             }
         }
@@ -76,7 +94,6 @@ async fn drive(world: Rc<World>, order: Vec<BrokerId>, wait: bool) {
         world.dispatch(NodeId::Broker(b), out);
         world.poke_all();
         if wait && !back_in_every_isr(&world, b).await {
-            emit(&world, RollStep::Abandoned(b));
             world.rolling.set(false);
             return;
         }
@@ -122,12 +139,18 @@ async fn stop(world: &Rc<World>, b: BrokerId) {
     }
 }
 
+fn is_running(world: &Rc<World>, b: BrokerId) -> bool {
+    broker_node(world, b).is_ok_and(|(node, _)| node.state.get().is_running() && node.frozen.get().is_none())
+}
+
 /// Waits until broker `b` is unfenced and in the ISR of every partition it replicates; `false`
-/// if its process goes down first.
+/// (after an `Abandoned` event naming it) if any broker's process goes down or freezes first.
 async fn back_in_every_isr(world: &Rc<World>, b: BrokerId) -> bool {
     loop {
-        let running = broker_node(world, b).is_ok_and(|(node, _)| node.state.get().is_running());
-        if !running {
+        // Another broker going down while we wait would make the next step an outage, as
+        // an operator's roll script stops too: give up and say which broker.
+        if let Some(down) = world.broker_ids().into_iter().find(|id| !is_running(world, *id)) {
+            emit(world, RollStep::Abandoned(down));
             return false;
         }
         let caught_up = world.with_image(|image| {

@@ -3,7 +3,7 @@
 //! it restarts with its whole log; the controller refuses its registration while the old
 //! run's session lives (`broker.session.timeout.ms`, R6.1), then unfences it.
 
-use super::{Applied, Catalog, ParseError, Unit, Words, crash, known_broker, restart};
+use super::{Applied, Catalog, ParseError, Unit, Words, crash, restart, running_broker};
 use crate::cluster::world::{Spawner, World};
 use crate::sim::error::SimError;
 use crate::sim::events::EventKind;
@@ -25,11 +25,7 @@ impl Unit for Bounce {
     }
 
     fn validate(&self, cluster: &dyn Catalog) -> Result<(), SimError> {
-        known_broker(cluster, self.0)?;
-        match cluster.broker_state(self.0) {
-            Some(s) if !s.running => Err(SimError::InvalidState(format!("broker {} is not running", self.0))),
-            _ => Ok(()),
-        }
+        running_broker(cluster, self.0).map(|_| ())
     }
 
     fn apply(&self, world: &Rc<World>, spawner: Spawner<'_>, out: &mut Outbox) -> Result<Applied, SimError> {

@@ -52,6 +52,27 @@ pub fn known_broker(cluster: &dyn Catalog, broker: BrokerId) -> Result<(), SimEr
     if ids.contains(&broker) { Ok(()) } else { Err(SimError::UnknownBroker(broker, join_ids(&ids))) }
 }
 
+/// The state of broker `broker`, which must exist and run; `None` when its state is not known
+/// (a file checked before its run). Errors: [`SimError::UnknownBroker`], and
+/// [`SimError::InvalidState`] when its process is down.
+pub fn running_broker(cluster: &dyn Catalog, broker: BrokerId) -> Result<Option<BrokerState>, SimError> {
+    known_broker(cluster, broker)?;
+    match cluster.broker_state(broker) {
+        Some(s) if !s.running => Err(SimError::InvalidState(format!("broker {broker} is not running"))),
+        s => Ok(s),
+    }
+}
+
+/// Errors with [`SimError::InvalidState`] when broker `broker` is frozen (`freeze`).
+pub fn not_frozen(broker: BrokerId, state: Option<BrokerState>) -> Result<(), SimError> {
+    match state {
+        Some(s) if s.frozen => {
+            Err(SimError::InvalidState(format!("broker {broker} is frozen; thaw it first")))
+        }
+        _ => Ok(()),
+    }
+}
+
 /// The partition count of `topic`. Errors: [`SimError::UnknownTopic`].
 pub fn known_topic(cluster: &dyn Catalog, topic: &str) -> Result<u32, SimError> {
     cluster.partition_count(topic).ok_or_else(|| SimError::UnknownTopic(topic.to_string()))

@@ -2,7 +2,7 @@
 //! keeps heartbeating, the "silent follower" of field case 5: it stays registered and
 //! unfenced but falls behind until `replica.lag.time.max.ms` evicts it from the ISR.
 
-use super::{Applied, Catalog, ParseError, Unit, Words, broker_node, known_broker};
+use super::{Applied, Catalog, ParseError, Unit, Words, broker_node, not_frozen, running_broker};
 use crate::cluster::world::Spawner;
 use crate::cluster::world::World;
 use crate::sim::error::SimError;
@@ -32,12 +32,9 @@ impl Unit for Fetch {
 
     fn validate(&self, cluster: &dyn Catalog) -> Result<(), SimError> {
         let b = self.broker;
-        known_broker(cluster, b)?;
-        match cluster.broker_state(b) {
-            Some(s) if !s.running => Err(SimError::InvalidState(format!("broker {b} is not running"))),
-            Some(s) if s.frozen => {
-                Err(SimError::InvalidState(format!("broker {} is frozen; thaw it first", b)))
-            }
+        let state = running_broker(cluster, b)?;
+        not_frozen(b, state)?;
+        match state {
             Some(s) if s.fetch_paused == self.paused => {
                 let state = if self.paused { "already paused" } else { "not paused" };
                 Err(SimError::InvalidState(format!("broker {b}'s fetchers are {state}")))

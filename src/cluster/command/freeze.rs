@@ -5,7 +5,7 @@
 //! A leader frozen past `broker.session.timeout.ms` is fenced and replaced (R6.1) but still
 //! believes it leads until it reads the metadata that says otherwise (a zombie leader).
 
-use super::{Applied, Catalog, ParseError, Unit, Words, known_broker};
+use super::{Applied, Catalog, ParseError, Unit, Words, running_broker};
 use crate::cluster::world::{Spawner, World};
 use crate::sim::error::SimError;
 use crate::sim::events::EventKind;
@@ -53,15 +53,7 @@ impl Unit for Freeze {
 
     fn validate(&self, cluster: &dyn Catalog) -> Result<(), SimError> {
         let frozen = match self.node {
-            NodeId::Broker(b) => {
-                known_broker(cluster, b)?;
-                match cluster.broker_state(b) {
-                    Some(s) if !s.running => {
-                        return Err(SimError::InvalidState(format!("broker {b} is not running")));
-                    }
-                    s => s.map(|s| s.frozen),
-                }
-            }
+            NodeId::Broker(b) => running_broker(cluster, b)?.map(|s| s.frozen),
             _ => cluster.controller_frozen(),
         };
         match frozen {

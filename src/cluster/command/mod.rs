@@ -46,7 +46,7 @@ pub mod slow_disk;
 mod words;
 
 pub(crate) use catalog::Live;
-pub use catalog::{BrokerState, Catalog, known_broker, known_topic};
+pub use catalog::{BrokerState, Catalog, known_broker, known_topic, not_frozen, running_broker};
 use words::{Words, parse_error};
 
 use super::node::Node;

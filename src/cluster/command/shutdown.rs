@@ -1,7 +1,7 @@
 //! `shutdown B`: a controlled shutdown (R6.6). The broker asks the controller to move its
 //! leaderships away, waits until it may stop, then exits; its log stays on disk.
 
-use super::{Applied, Catalog, ParseError, Unit, Words, broker_node, known_broker};
+use super::{Applied, Catalog, ParseError, Unit, Words, broker_node, not_frozen, running_broker};
 use crate::cluster::node::ProcessState;
 use crate::cluster::world::Spawner;
 use crate::cluster::world::World;
@@ -24,14 +24,7 @@ impl Unit for Shutdown {
     }
 
     fn validate(&self, cluster: &dyn Catalog) -> Result<(), SimError> {
-        known_broker(cluster, self.0)?;
-        match cluster.broker_state(self.0) {
-            Some(s) if !s.running => Err(SimError::InvalidState(format!("broker {} is not running", self.0))),
-            Some(s) if s.frozen => {
-                Err(SimError::InvalidState(format!("broker {} is frozen; thaw it first", self.0)))
-            }
-            _ => Ok(()),
-        }
+        not_frozen(self.0, running_broker(cluster, self.0)?)
     }
 
     /// Errors: the broker's own refusal (not running, already shutting down).

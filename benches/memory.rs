@@ -1,8 +1,9 @@
 //! Memory over a long run: the default cluster (3 brokers, `test_repli` with 6 partitions,
 //! RF 3, one producer, acks=all) at 10 000 records/s for 8 simulated hours, headless. Prints,
 //! every simulated half hour, the resident set (`VmRSS`), its peak so far (`VmHWM`, from
-//! `/proc/self/status`, Linux only), the bytes the logs' batches and the audit ledger take,
-//! and the wall time. Run with `cargo bench --bench memory`.
+//! `/proc/self/status`, Linux only), the bytes live on the heap (counted by `stats_alloc`),
+//! the bytes the logs' batches and the audit ledger take of it (`Sim::memory_held`), the wall
+//! time and the CPU time. Run with `cargo bench --bench memory`.
 //!
 //! Kafka's default retention (`retention.ms` 7 days, `segment.bytes` 1 GiB) keeps everything
 //! for longer than 8 hours, so memory could not level off; the run sets `retention.ms` to
@@ -13,38 +14,32 @@
 use isrlab::cluster::command::Command;
 use isrlab::cluster::handle::Sim;
 use isrlab::sim::spec::ClusterSpec;
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use stats_alloc::{INSTRUMENTED_SYSTEM, StatsAlloc};
+use std::alloc::System;
 use std::time::Instant;
 
-/// The system allocator, counting the bytes live on the heap (what the program asked for,
-/// before the allocator's own overhead and fragmentation).
-struct Counting;
+/// The system allocator, counting the bytes the program has on the heap.
+#[global_allocator]
+static ALLOCATOR: &StatsAlloc<System> = &INSTRUMENTED_SYSTEM;
 
-static LIVE: AtomicUsize = AtomicUsize::new(0);
-
-// SAFETY: every call goes to `System` unchanged; only a counter is updated beside it.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        LIVE.fetch_add(layout.size(), Ordering::Relaxed);
-        // SAFETY: the caller's contract is passed on to `System`.
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
-        // SAFETY: as above.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        LIVE.fetch_add(new_size, Ordering::Relaxed);
-        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
-        // SAFETY: as above.
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
+/// Bytes live on the heap in MB: what the program asked for and has not freed, before the
+/// allocator's own overhead and fragmentation (which the resident set includes).
+fn heap_mb() -> usize {
+    let stats = ALLOCATOR.stats();
+    stats.bytes_allocated.saturating_sub(stats.bytes_deallocated) >> 20
 }
 
-#[global_allocator]
-static ALLOCATOR: Counting = Counting;
+/// CPU seconds the process has used (user + system, `/proc/self/stat` fields 14 and 15, in
+/// Linux's `USER_HZ` of 100 ticks a second; `None` off Linux). Unlike wall time it does not
+/// grow when other jobs share the machine.
+fn cpu_seconds() -> Option<f64> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // Fields after the command name, which is in parentheses and may hold spaces.
+    let rest = stat.rsplit_once(')')?.1;
+    let mut fields = rest.split_whitespace().skip(11);
+    let (user, system): (u64, u64) = (fields.next()?.parse().ok()?, fields.next()?.parse().ok()?);
+    Some((user + system) as f64 / 100.0)
+}
 
 const RATE: u64 = 10_000;
 const STEP_MS: u64 = 30 * 60 * 1000;
@@ -79,16 +74,11 @@ fn main() {
     run(&format!("set topic test_repli retention.ms={retention_ms}"), &mut sim);
     run(&format!("set topic test_repli segment.bytes={segment_bytes}"), &mut sim);
     println!(
-        "size_of RecordBatch {} B, Values {} B",
-        std::mem::size_of::<isrlab::sim::protocol::RecordBatch>(),
-        std::mem::size_of::<isrlab::sim::protocol::Values>()
-    );
-    println!(
         "default cluster, {RATE} records/s, retention.ms={retention_ms}, segment.bytes={segment_bytes}, {hours} h"
     );
     println!(
-        "{:>6} {:>12} {:>9} {:>9} {:>9} {:>10} {:>8}",
-        "sim h", "acked", "RSS MB", "peak MB", "heap MB", "held MB", "wall s"
+        "{:>6} {:>12} {:>9} {:>9} {:>9} {:>10} {:>8} {:>8}",
+        "sim h", "acked", "RSS MB", "peak MB", "heap MB", "held MB", "wall s", "CPU s"
     );
     // A benchmark measures wall time; the simulation itself runs on sim time.
     #[allow(clippy::disallowed_methods)]
@@ -100,20 +90,22 @@ fn main() {
         sim.advance_to(t);
         let s = sim.snapshot();
         println!(
-            "{:>6.1} {:>12} {:>9} {:>9} {:>9} {:>10} {:>8.1}",
+            "{:>6.1} {:>12} {:>9} {:>9} {:>9} {:>10} {:>8.1} {:>8}",
             t as f64 / 3_600_000.0,
             s.producers[0].acked,
             show(status_mb("VmRSS:")),
             show(status_mb("VmHWM:")),
-            LIVE.load(Ordering::Relaxed) >> 20,
+            heap_mb(),
             sim.memory_held() >> 20,
-            start.elapsed().as_secs_f64()
+            start.elapsed().as_secs_f64(),
+            cpu_seconds().map_or("n/a".to_string(), |c| format!("{c:.1}"))
         );
         assert_eq!(s.acked_lost, 0, "no acknowledged record may be lost");
     }
     println!(
-        "peak RSS {} MB, wall time {:.0} s for {hours} simulated hours",
+        "peak RSS {} MB, wall time {:.0} s, CPU time {} s for {hours} simulated hours",
         show(status_mb("VmHWM:")),
-        start.elapsed().as_secs_f64()
+        start.elapsed().as_secs_f64(),
+        cpu_seconds().map_or("n/a".to_string(), |c| format!("{c:.0}"))
     );
 }

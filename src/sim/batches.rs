@@ -140,7 +140,8 @@ impl Run {
             return false;
         }
         let j = self.records();
-        let (Some(end), Ok(ts)) = (j.checked_add(b.count()), u32::try_from(b.max_timestamp.wrapping_sub(self.base_ts)))
+        let (Some(end), Ok(ts)) =
+            (j.checked_add(b.count()), u32::try_from(b.max_timestamp.wrapping_sub(self.base_ts)))
         else {
             return false;
         };
@@ -306,7 +307,11 @@ mod tests {
         let (mut offset, mut value) = (0, 0);
         for k in 0..n {
             let count = 1 + (k % 3) as u32;
-            out.push(batch(offset, Values::from_slice(&(0..count).map(|c| value + 6 * u64::from(c)).collect::<Vec<_>>()), k as Ms * 7));
+            out.push(batch(
+                offset,
+                Values::from_slice(&(0..count).map(|c| value + 6 * u64::from(c)).collect::<Vec<_>>()),
+                k as Ms * 7,
+            ));
             offset += Offset::from(count);
             value += 6 * u64::from(count);
         }
@@ -394,7 +399,8 @@ mod tests {
 
     /// An offset `fraction`/255 of the way through what `model` holds.
     fn offset_in(model: &[RecordBatch], fraction: u8) -> Offset {
-        let (lo, hi) = (model.first().map_or(0, |b| b.base_offset), model.last().map_or(0, RecordBatch::next_offset));
+        let (lo, hi) =
+            (model.first().map_or(0, |b| b.base_offset), model.last().map_or(0, RecordBatch::next_offset));
         lo + (hi - lo) * Offset::from(fraction) / 255
     }
 

@@ -140,25 +140,14 @@ impl Run {
             return false;
         }
         let j = self.records();
-        let (Some(end), Ok(ts)) =
-            (j.checked_add(b.count()), u32::try_from(b.max_timestamp.wrapping_sub(self.base_ts)))
-        else {
+        let end = j.checked_add(b.count());
+        let ts = b.max_timestamp.checked_sub(self.base_ts).and_then(|d| u32::try_from(d).ok());
+        let (Some(end), Some(ts), Some(stride)) = (end, ts, self.stride_with(b)) else {
             return false;
-        };
-        let stride = match (self.stride, b.values.bounds()) {
-            (0, Some((low, _))) => {
-                // One batch of one record so far: its value is the run's first.
-                match low.checked_sub(self.first_value).map(u32::try_from) {
-                    Some(Ok(s)) if s > 0 => s,
-                    _ => return false,
-                }
-            }
-            (s, _) => s,
         };
         let fits = b.base_offset == self.next_offset()
             && b.leader_epoch == self.leader_epoch
             && b.producer_id == self.producer_id
-            && b.max_timestamp >= self.base_ts
             && b.base_sequence == self.sequence_at(j)
             && self.size_of(self.len(), b.count()) == Some(b.size_bytes)
             && self.values(j, b.count(), stride).as_ref() == Some(&b.values);
@@ -167,6 +156,16 @@ impl Run {
             self.marks.push(Mark { end, ts });
         }
         fits
+    }
+
+    /// The run's stride once `b` joins: its own, or, while it holds one record, the distance
+    /// from that record's value to `b`'s first (`None` when that is not a positive `u32`).
+    fn stride_with(&self, b: &RecordBatch) -> Option<u32> {
+        if self.stride > 0 {
+            return Some(self.stride);
+        }
+        let (low, _) = b.values.bounds()?;
+        low.checked_sub(self.first_value).and_then(|s| u32::try_from(s).ok()).filter(|&s| s > 0)
     }
 
     /// Index of the batch holding `offset`, or of the first after it.

@@ -9,7 +9,8 @@
 //! for longer than 8 hours, so memory could not level off; the run sets `retention.ms` to
 //! 1 hour and `segment.bytes` to 16 MiB (about 90 s of this load per partition; with 1 GiB a
 //! segment would take 98 minutes to fill and nothing could be deleted before). Override with
-//! `ISRLAB_BENCH_RETENTION_MS`, `ISRLAB_BENCH_SEGMENT_BYTES` and `ISRLAB_BENCH_HOURS`.
+//! `ISRLAB_BENCH_RETENTION_MS`, `ISRLAB_BENCH_SEGMENT_BYTES`, `ISRLAB_BENCH_HOURS` and
+//! `ISRLAB_BENCH_RATE` (records/s).
 
 use isrlab::cluster::command::Command;
 use isrlab::cluster::handle::Sim;
@@ -41,7 +42,6 @@ fn cpu_seconds() -> Option<f64> {
     Some((user + system) as f64 / 100.0)
 }
 
-const RATE: u64 = 10_000;
 const STEP_MS: u64 = 30 * 60 * 1000;
 
 fn env_or(name: &str, default: u64) -> u64 {
@@ -67,14 +67,15 @@ fn run(command: &str, sim: &mut Sim) {
 
 fn main() {
     let hours = env_or("ISRLAB_BENCH_HOURS", 8);
+    let rate = env_or("ISRLAB_BENCH_RATE", 10_000);
     let retention_ms = env_or("ISRLAB_BENCH_RETENTION_MS", 3_600_000);
     let segment_bytes = env_or("ISRLAB_BENCH_SEGMENT_BYTES", 16 << 20);
     let mut sim = Sim::new(ClusterSpec::default_run(1)).expect("the default cluster starts");
-    run(&format!("set producer rate={RATE}"), &mut sim);
+    run(&format!("set producer rate={rate}"), &mut sim);
     run(&format!("set topic test_repli retention.ms={retention_ms}"), &mut sim);
     run(&format!("set topic test_repli segment.bytes={segment_bytes}"), &mut sim);
     println!(
-        "default cluster, {RATE} records/s, retention.ms={retention_ms}, segment.bytes={segment_bytes}, {hours} h"
+        "default cluster, {rate} records/s, retention.ms={retention_ms}, segment.bytes={segment_bytes}, {hours} h"
     );
     println!(
         "{:>6} {:>12} {:>9} {:>9} {:>9} {:>10} {:>8} {:>8}",

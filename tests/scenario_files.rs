@@ -39,7 +39,7 @@ fn the_seed_example_places_replicas_as_written() {
         vec![vec![0, 1, 2], vec![1, 2, 0], vec![2, 0, 1], vec![0, 2, 1], vec![1, 0, 2], vec![2, 1, 0]];
     assert_eq!(s.spec.topics[0].placement, Placement::Explicit(expected));
     assert_eq!(s.timeline.len(), 2);
-    assert_eq!(s.end, 90_000);
+    assert_eq!(s.end, isrlab::sim::SimTime::from_ms(90_000));
 }
 
 fn invalid(name: &str) -> String {

@@ -21,7 +21,7 @@ pub mod segments;
 pub mod spec;
 
 pub use crate::kafka::{
-    Acks, BrokerId, CONTROLLER_ID, Epoch, Ms, Offset, SimTime, TopicPartition, format_stamp, format_time,
+    Acks, BrokerId, CONTROLLER_ID, Epoch, Ms, Offset, SimTime, TopicPartition, fine_stamps, format_instant, format_stamp, format_time,
     join_ids,
 };
 

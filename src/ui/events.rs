@@ -1,5 +1,8 @@
 //! The event log: the most recent events that fit, oldest at the top and newest at the
-//! bottom, each stamped with sim time and word-wrapped under its text. It can be scrolled
+//! bottom, each stamped with sim time and word-wrapped under its text. Stamps show
+//! milliseconds (`00:01:23.456`); every event of a millisecond that holds events at
+//! different instants shows its microseconds too (`00:01:23.456.250`, see
+//! [`crate::sim::fine_stamps`]), so events less than 1 ms apart read apart. It can be scrolled
 //! back (`[`/`]`, held in place while new events arrive) and filtered to the important
 //! events (`f`).
 
@@ -15,11 +18,8 @@ use super::text;
 use super::theme::Theme;
 use crate::cluster::snapshot::Snapshot;
 use crate::sim::events::{ClusterEvent, ElectionKind, EventKind, group};
-use crate::sim::format_stamp;
+use crate::sim::{fine_stamps, format_stamp};
 
-/// Width of the time stamp plus its space: `00:01:23.456 ` (milliseconds, so the instants
-/// the `n` key steps through read apart).
-const STAMP: usize = 13;
 
 /// Draws the pane.
 pub fn render(frame: &mut Frame, area: Rect, model: &Model, snap: &Snapshot) {
@@ -147,17 +147,20 @@ pub fn shown_events(snap: &Snapshot, anchor: Option<u64>, important: bool) -> Ve
 }
 
 /// The newest events whose wrapped lines fit in `height` rows, in time order. The oldest
-/// one shown may be cut short (marked `…`) to use the rows that are left.
+/// one shown may be cut short (marked `…`) to use the rows that are left. Which stamps show
+/// microseconds is decided over all of `events`, so it does not change with the pane's size.
 pub fn fitting_lines(
     events: &[&ClusterEvent],
     theme: Theme,
     width: usize,
     height: usize,
 ) -> Vec<Line<'static>> {
+    let times: Vec<_> = events.iter().map(|ev| ev.at).collect();
+    let fine = fine_stamps(&times);
     let mut picked: Vec<Vec<Line<'static>>> = Vec::new();
     let mut used = 0;
-    for ev in events.iter().rev() {
-        let mut lines = event_lines(ev, theme, width);
+    for (ev, fine) in events.iter().zip(fine).rev() {
+        let mut lines = event_lines(ev, fine, theme, width);
         let left = height.saturating_sub(used);
         if lines.len() > left {
             if left > 0 {
@@ -175,15 +178,18 @@ pub fn fitting_lines(
     picked.into_iter().rev().flatten().collect()
 }
 
-fn event_lines(ev: &ClusterEvent, theme: Theme, width: usize) -> Vec<Line<'static>> {
+/// One event's lines: its stamp (with µs when `fine`), then its text wrapped beside it.
+fn event_lines(ev: &ClusterEvent, fine: bool, theme: Theme, width: usize) -> Vec<Line<'static>> {
     let style = style_of(&ev.kind, theme);
     let body = ev.kind.to_string();
-    let wrapped = text::wrap(&body, width.saturating_sub(STAMP + 2).max(10));
+    let first = format!(" {}", format_stamp(ev.at, fine));
+    let stamp_width = first.len();
+    let wrapped = text::wrap(&body, width.saturating_sub(stamp_width + 2).max(10));
     wrapped
         .into_iter()
         .enumerate()
         .map(|(i, part)| {
-            let stamp = if i == 0 { format!(" {}", format_stamp(ev.at, false)) } else { " ".repeat(STAMP) };
+            let stamp = if i == 0 { first.clone() } else { " ".repeat(stamp_width) };
             Line::from(vec![Span::styled(stamp, theme.muted()), Span::raw(" "), Span::styled(part, style)])
         })
         .collect()

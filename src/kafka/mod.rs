@@ -44,6 +44,11 @@ impl SimTime {
         self.0 / 1000
     }
 
+    /// Whether this instant is the start of a millisecond (no microseconds beyond it).
+    pub const fn is_whole_ms(self) -> bool {
+        self.0.is_multiple_of(1000)
+    }
+
     /// This instant plus `us` microseconds (saturating).
     pub const fn plus_micros(self, us: u64) -> Self {
         SimTime(self.0.saturating_add(us))
@@ -161,11 +166,7 @@ pub fn format_stamp(at: SimTime, fine: bool) -> String {
 /// (`00:00:01.250.500`).
 pub fn format_instant(at: SimTime) -> String {
     let us = at.as_micros();
-    if us % 100_000 == 0 {
-        format_time(at.as_ms())
-    } else {
-        format_stamp(at, us % 1000 != 0)
-    }
+    if us.is_multiple_of(100_000) { format_time(at.as_ms()) } else { format_stamp(at, !at.is_whole_ms()) }
 }
 
 /// Which event stamps of an event log need microseconds, for `times` in log order (oldest

@@ -135,8 +135,14 @@ mod tests {
         assert_eq!(us("0.25ms"), Ok(250));
         assert_eq!(us("1.000001s"), Ok(1_000_001));
         assert_eq!(us("1.500000000000000000000s"), Ok(1_500_000), "trailing zeros are exact");
-        assert_eq!(us("0.000000000001h"), Err("`0.000000000001h` is finer than a microsecond, sim time's resolution".into()));
-        assert_eq!(us("1.0000005s"), Err("`1.0000005s` is finer than a microsecond, sim time's resolution".into()));
+        assert_eq!(
+            us("0.000000000001h"),
+            Err("`0.000000000001h` is finer than a microsecond, sim time's resolution".into())
+        );
+        assert_eq!(
+            us("1.0000005s"),
+            Err("`1.0000005s` is finer than a microsecond, sim time's resolution".into())
+        );
         assert_eq!(us("1.5us"), Err("`1.5us` is finer than a microsecond, sim time's resolution".into()));
     }
 
@@ -148,7 +154,10 @@ mod tests {
         }
         assert_eq!(us("-1s"), Err("`-1s` is negative; sim time starts at 0".into()));
         assert_eq!(us("-0.5ms"), Err("`-0.5ms` is negative; sim time starts at 0".into()));
-        assert_eq!(us("500ns"), Err("`500ns` is in nanoseconds; sim time counts whole microseconds (`us`)".into()));
+        assert_eq!(
+            us("500ns"),
+            Err("`500ns` is in nanoseconds; sim time counts whole microseconds (`us`)".into())
+        );
         for big in ["99999999999999999999ms", "18446744073709551615ms", "9999999999999h"] {
             assert_eq!(us(big), Err(format!("`{big}` is too large a time")));
         }

@@ -97,7 +97,11 @@ pub(super) struct Names<'a> {
 }
 
 /// Validates one `[[expect]]` into its checks, all due at its `time`.
-pub(super) fn expectation(raw: &Spanned<RawExpect>, names: &Names<'_>, end: SimTime) -> Res<Vec<Expectation>> {
+pub(super) fn expectation(
+    raw: &Spanned<RawExpect>,
+    names: &Names<'_>,
+    end: SimTime,
+) -> Res<Vec<Expectation>> {
     let e = raw.get_ref();
     let at = time_within(&e.time, end)?;
     let known = names.over_time.at(at);

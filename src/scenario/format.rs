@@ -452,6 +452,26 @@ mod tests {
     }
 
     #[test]
+    fn times_keep_their_microseconds_and_order() {
+        let text = format!(
+            "{HEAD}[[at]]\ntime = \"1.0003s\"\ndo = \"crash 2\"\n[[at]]\ntime = \"1s\"\ndo = \"crash 1\"\n\
+             [[at]]\ntime = \"250us\"\ndo = \"crash 0\"\n[[expect]]\ntime = \"0.25ms\"\nacked_lost = 0\n"
+        );
+        let s = parse("f", &text).unwrap();
+        let at: Vec<u64> = s.timeline.iter().map(|a| a.at.as_micros()).collect();
+        assert_eq!(at, [250, 1_000_000, 1_000_300]);
+        assert_eq!(s.expectations[0].at, SimTime::from_micros(250));
+        assert_eq!(
+            error("[[at]]\ntime = \"59.9999995s\"\ndo = \"crash 1\"\n"),
+            "13:8: `59.9999995s` is finer than a microsecond, sim time's resolution"
+        );
+        assert_eq!(
+            error("[[at]]\ntime = \"60.000001s\"\ndo = \"crash 1\"\n"),
+            "13:8: time 00:01:00.000.001 is after the scenario's end (00:01:00.0)"
+        );
+    }
+
+    #[test]
     fn semantic_errors_point_at_the_value() {
         assert_eq!(
             error("[[at]]\ntime = \"70s\"\ndo = \"crash 1\"\n"),

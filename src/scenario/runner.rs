@@ -266,10 +266,8 @@ mod tests {
                 Command::Restart(Restart(0)) => Ok(Answer::default()),
                 Command::Crash(Crash(2)) if self.crashed_at.is_none() => {
                     self.crashed_at = Some(self.now);
-                    self.events.push(ClusterEvent {
-                        at: self.now,
-                        kind: EventKind::BrokerCrashed { broker: 2 },
-                    });
+                    self.events
+                        .push(ClusterEvent { at: self.now, kind: EventKind::BrokerCrashed { broker: 2 } });
                     Ok(Answer::default())
                 }
                 _ => Err(SimError::InvalidState("broker 2 is already crashed".into())),
@@ -305,7 +303,13 @@ mod tests {
                 effective_min_isr: 1,
                 unclean_leader_election_enable: false,
             };
-            Snapshot { now: self.now.as_ms(), now_us: self.now, topics: vec![topic], partitions: vec![partition], ..Default::default() }
+            Snapshot {
+                now: self.now.as_ms(),
+                now_us: self.now,
+                topics: vec![topic],
+                partitions: vec![partition],
+                ..Default::default()
+            }
         }
         fn drain_events(&mut self) -> Vec<ClusterEvent> {
             std::mem::take(&mut self.events)

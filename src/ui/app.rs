@@ -573,7 +573,7 @@ fn change_speed(model: &mut Model, up: bool) -> Vec<Effect> {
 /// Says where the `n` key stopped: the new events' time (with µs when not on a whole ms), or
 /// that none came within the look-ahead.
 fn stepped_to_event(model: &mut Model, events_before: u64, found: Option<SimTime>, snap: &Snapshot) {
-    let exact = |t: SimTime| format_stamp(t, t.as_micros() % 1000 != 0);
+    let exact = |t: SimTime| format_stamp(t, !t.is_whole_ms());
     let text = match found {
         Some(t) => {
             let at = exact(t);

@@ -20,7 +20,6 @@ use crate::cluster::snapshot::Snapshot;
 use crate::sim::events::{ClusterEvent, ElectionKind, EventKind, group};
 use crate::sim::{fine_stamps, format_stamp};
 
-
 /// Draws the pane.
 pub fn render(frame: &mut Frame, area: Rect, model: &Model, snap: &Snapshot) {
     let theme = model.theme;

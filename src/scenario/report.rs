@@ -1,17 +1,19 @@
-//! The headless report's writer: events with their stamps, interleaved in order with the
-//! other lines (commands, verdicts). Event stamps follow the event log's rule
-//! ([`crate::sim::fine_stamps`]): milliseconds, with microseconds for every event of a
-//! millisecond that holds events at different instants. Whether a millisecond needs them is
-//! known only once an event of a later millisecond (or the end) arrives, so the lines from the
-//! first event of a millisecond on wait until then.
+//! The headless report's writer: the run's log (events and applied commands) with their
+//! stamps, interleaved in order with the other lines (verdicts). Stamps follow the event log's
+//! rule ([`crate::sim::fine_stamps`]): milliseconds, with microseconds for every entry of a
+//! millisecond that holds entries at different instants. Whether a millisecond needs them is
+//! known only once an entry of a later millisecond (or the end) arrives, so the lines from the
+//! first entry of a millisecond on wait until then.
 
 use crate::sim::events::ClusterEvent;
-use crate::sim::{fine_stamps, format_stamp};
+use crate::sim::{SimTime, fine_stamps, format_stamp};
 use std::io::{self, Write};
 
 /// A line waiting for its millisecond to be complete.
 enum Pending {
-    Event(ClusterEvent),
+    /// A log entry: its instant and its text after the stamp.
+    Stamped(SimTime, String),
+    /// Any other line.
     Text(String),
 }
 
@@ -28,11 +30,17 @@ impl<'a> Report<'a> {
     }
 
     /// An event, stamped by the rule above. Errors: `out` fails.
-    pub fn event(&mut self, event: ClusterEvent) -> io::Result<()> {
-        if self.pending_ms().is_some_and(|ms| ms != event.at.as_ms()) {
+    pub fn event(&mut self, event: &ClusterEvent) -> io::Result<()> {
+        self.stamped(event.at, event.kind.to_string())
+    }
+
+    /// A log entry that happened at `at` (an applied command), stamped by the rule above.
+    /// Errors: `out` fails.
+    pub fn stamped(&mut self, at: SimTime, text: String) -> io::Result<()> {
+        if self.pending_ms().is_some_and(|ms| ms != at.as_ms()) {
             self.flush()?;
         }
-        self.pending.push(Pending::Event(event));
+        self.pending.push(Pending::Stamped(at, text));
         Ok(())
     }
 
@@ -52,16 +60,15 @@ impl<'a> Report<'a> {
             .pending
             .iter()
             .filter_map(|p| match p {
-                Pending::Event(e) => Some(e.at),
+                Pending::Stamped(at, _) => Some(*at),
                 Pending::Text(_) => None,
             })
             .collect();
         let mut fine = fine_stamps(&times).into_iter();
         for p in std::mem::take(&mut self.pending) {
             match p {
-                Pending::Event(e) => {
-                    let stamp = format_stamp(e.at, fine.next().unwrap_or(false));
-                    writeln!(self.out, "{stamp} {}", e.kind)?;
+                Pending::Stamped(at, text) => {
+                    writeln!(self.out, "{} {text}", format_stamp(at, fine.next().unwrap_or(false)))?;
                 }
                 Pending::Text(t) => writeln!(self.out, "{t}")?,
             }
@@ -69,10 +76,10 @@ impl<'a> Report<'a> {
         Ok(())
     }
 
-    /// The millisecond of the held events, if any.
+    /// The millisecond of the held entries, if any.
     fn pending_ms(&self) -> Option<u64> {
         self.pending.iter().find_map(|p| match p {
-            Pending::Event(e) => Some(e.at.as_ms()),
+            Pending::Stamped(at, _) => Some(at.as_ms()),
             Pending::Text(_) => None,
         })
     }
@@ -81,7 +88,6 @@ impl<'a> Report<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sim::SimTime;
     use crate::sim::events::EventKind;
 
     fn crashed(us: u64, broker: i32) -> ClusterEvent {
@@ -93,11 +99,13 @@ mod tests {
         let mut out = Vec::new();
         let mut r = Report::new(&mut out);
         r.line("start").unwrap();
-        r.event(crashed(1_000_000, 0)).unwrap();
-        r.line("00:00:01.0 do: crash 1").unwrap();
-        r.event(crashed(1_000_300, 1)).unwrap();
-        r.event(crashed(1_002_000, 2)).unwrap();
-        r.event(crashed(1_002_000, 3)).unwrap();
+        r.event(&crashed(1_000_000, 0)).unwrap();
+        r.line("✓ checked").unwrap();
+        r.stamped(SimTime::from_micros(1_000_300), "do: crash 1".into()).unwrap();
+        r.event(&crashed(1_000_300, 1)).unwrap();
+        r.stamped(SimTime::from_micros(1_002_000), "do: crash 2".into()).unwrap();
+        r.event(&crashed(1_002_000, 2)).unwrap();
+        r.event(&crashed(1_002_000, 3)).unwrap();
         r.line("✓ done").unwrap();
         r.flush().unwrap();
         let text = String::from_utf8(out).unwrap();
@@ -105,8 +113,10 @@ mod tests {
             text,
             "start\n\
              00:00:01.000.000 broker 0 crashed (its log stays on disk)\n\
-             00:00:01.0 do: crash 1\n\
+             ✓ checked\n\
+             00:00:01.000.300 do: crash 1\n\
              00:00:01.000.300 broker 1 crashed (its log stays on disk)\n\
+             00:00:01.002 do: crash 2\n\
              00:00:01.002 broker 2 crashed (its log stays on disk)\n\
              00:00:01.002 broker 3 crashed (its log stays on disk)\n\
              ✓ done\n"

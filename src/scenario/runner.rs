@@ -154,17 +154,17 @@ fn apply(
     out: &mut Report<'_>,
 ) -> io::Result<()> {
     let now = sim.now();
-    let when = format_instant(now);
     let result = sim.apply(&action.command);
     let cmd = &action.command;
     let Some(want) = &action.refused else {
         return match result {
-            Ok(Answer { note: None }) => out.line(format!("{when} do: {cmd}")),
-            Ok(Answer { note: Some(note) }) => out.line(format!("{when} do: {cmd}: {note}")),
+            Ok(Answer { note: None }) => out.stamped(now, format!("do: {cmd}")),
+            Ok(Answer { note: Some(note) }) => out.stamped(now, format!("do: {cmd}: {note}")),
             Err(e) => {
                 summary.failed += 1;
                 out.line(format!(
-                    "✗ at {when} do `{cmd}` was refused: {e} (if Kafka should refuse it, add `refused = \"…\"` to its [[at]])"
+                    "✗ at {} do `{cmd}` was refused: {e} (if Kafka should refuse it, add `refused = \"…\"` to its [[at]])",
+                    format_instant(now)
                 ))
             }
         };
@@ -185,7 +185,7 @@ fn apply(
 fn print_events(sim: &mut impl Driven, history: &mut History, out: &mut Report<'_>) -> io::Result<()> {
     for event in sim.drain_events() {
         history.observe(&event);
-        out.event(event)?;
+        out.event(&event)?;
     }
     Ok(())
 }
@@ -373,7 +373,7 @@ event = "unclean"
         assert_eq!(summary, Summary { passed: 4, failed: 5 });
         assert_eq!(summary.exit_code(), EXIT_FAILED);
         let expected = "\
-00:00:10.0 do: crash 2
+00:00:10.000 do: crash 2
 00:00:10.000 broker 2 crashed (its log stays on disk)
 ✓ at 00:00:15.0 t-0 leader: expected 2, got 2
 00:00:19.000 t-0 leader 2 → 0, clean election: first live ISR member in replica order, leader epoch 1, ISR 0,1

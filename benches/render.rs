@@ -11,6 +11,8 @@
 
 mod common;
 
+use common::Clock;
+
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use isrlab::cluster::handle::Sim;
 use isrlab::cluster::snapshot::Snapshot;
@@ -33,7 +35,7 @@ fn setup(w: u16, h: u16, snap: &Snapshot) -> (Model, Terminal<TestBackend>) {
     (model, terminal)
 }
 
-fn fixture_frames(c: &mut Criterion) {
+fn fixture_frames(c: &mut Criterion<Clock>) {
     let snap = fixture::snapshot();
     let mut group = c.benchmark_group("render fixture");
     for (w, h) in SIZES {
@@ -58,7 +60,7 @@ fn two_frames(mut sim: Sim) -> (Snapshot, Snapshot) {
 
 /// Draws, again and again, the other of two snapshots one frame apart, at each of `sizes`.
 /// The sim is built (by `start`) only when a benchmark of the group runs.
-fn flip_frames(c: &mut Criterion, group: &str, start: fn() -> Sim, sizes: &[(u16, u16)]) {
+fn flip_frames(c: &mut Criterion<Clock>, group: &str, start: fn() -> Sim, sizes: &[(u16, u16)]) {
     let snaps = std::cell::OnceCell::new();
     let mut group = c.benchmark_group(group);
     for &(w, h) in sizes {
@@ -83,13 +85,17 @@ fn default_at_60_s() -> Sim {
     sim
 }
 
-fn sim_frames(c: &mut Criterion) {
+fn sim_frames(c: &mut Criterion<Clock>) {
     flip_frames(c, "render sim at 60 s", default_at_60_s, &SIZES);
 }
 
-fn large_frames(c: &mut Criterion) {
+fn large_frames(c: &mut Criterion<Clock>) {
     flip_frames(c, "render 50 brokers, 5000 partitions", common::large_cluster, &[(200, 50)]);
 }
 
-criterion_group!(benches, fixture_frames, sim_frames, large_frames);
+criterion_group! {
+    name = benches;
+    config = common::criterion();
+    targets = fixture_frames, sim_frames, large_frames
+}
 criterion_main!(benches);

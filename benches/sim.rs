@@ -11,11 +11,12 @@
 //! - `snapshot`: one dashboard snapshot of the default cluster and of the large one.
 //!
 //! Each group takes a name filter, e.g. `cargo bench --bench sim -- 'sim hour/1000'`. The hour
-//! runs are long, so criterion's smallest sample (10) is used.
+//! runs are long, so criterion's smallest sample (10) is used. Wall time by default;
+//! `ISRLAB_BENCH_CLOCK=cpu` measures the thread's CPU time instead (see `common`).
 
 mod common;
 
-use common::{LARGE_START_MS, default_at, large_cluster};
+use common::{Clock, LARGE_START_MS, default_at, large_cluster};
 use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
 use isrlab::cluster::handle::Sim;
 use isrlab::cluster::spec::ClusterSpec;
@@ -25,7 +26,7 @@ use std::time::Duration;
 const HOUR_MS: u64 = 3_600_000;
 const SIM_SECONDS: u64 = 10;
 
-fn sim_hour(c: &mut Criterion) {
+fn sim_hour(c: &mut Criterion<Clock>) {
     let mut group = c.benchmark_group("sim hour");
     group.sample_size(10).warm_up_time(Duration::from_millis(1)).measurement_time(Duration::from_secs(1));
     group.throughput(Throughput::Elements(HOUR_MS / 1000));
@@ -45,7 +46,7 @@ fn sim_hour(c: &mut Criterion) {
     group.finish();
 }
 
-fn sim_ten_seconds(c: &mut Criterion) {
+fn sim_ten_seconds(c: &mut Criterion<Clock>) {
     let mut group = c.benchmark_group("sim 10 s");
     group.throughput(Throughput::Elements(SIM_SECONDS));
     group.sample_size(20);
@@ -63,7 +64,7 @@ fn sim_ten_seconds(c: &mut Criterion) {
     group.finish();
 }
 
-fn sim_large(c: &mut Criterion) {
+fn sim_large(c: &mut Criterion<Clock>) {
     let mut group = c.benchmark_group("sim large");
     group.sample_size(10).warm_up_time(Duration::from_millis(1)).measurement_time(Duration::from_secs(1));
     group.throughput(Throughput::Elements(SIM_SECONDS));
@@ -79,7 +80,7 @@ fn sim_large(c: &mut Criterion) {
     group.finish();
 }
 
-fn snapshot(c: &mut Criterion) {
+fn snapshot(c: &mut Criterion<Clock>) {
     let mut group = c.benchmark_group("snapshot");
     group.bench_function("default cluster", |b| {
         let mut sim = Sim::new(ClusterSpec::default_run(1)).expect("the default cluster starts");
@@ -94,5 +95,9 @@ fn snapshot(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, sim_hour, sim_ten_seconds, sim_large, snapshot);
+criterion_group! {
+    name = benches;
+    config = common::criterion();
+    targets = sim_hour, sim_ten_seconds, sim_large, snapshot
+}
 criterion_main!(benches);

@@ -12,17 +12,19 @@
 //!   rate is. The leader's log gets the batch, each follower copies it from the leader's. A
 //!   log that reaches 16 MiB starts again (a new segment in reused memory).
 //!
-//! At the end the bench prints both rates and their ratio, from the same run.
+//! At the end the bench prints both rates and their ratio, from the same run. Wall time by
+//! default; `ISRLAB_BENCH_CLOCK=cpu` measures the thread's CPU time instead (see `common`).
 //! `cargo bench --bench throughput`.
 
 mod common;
 
-use common::default_at;
+use common::{Clock, default_at};
+use criterion::measurement::Measurement;
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use isrlab::cluster::handle::Sim;
 use std::hint::black_box;
 use std::sync::Mutex;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// The highest producer rate (records/s) `set producer rate=` accepts.
 const RATE: u64 = 100_000;
@@ -43,7 +45,7 @@ const RF: usize = 3;
 /// A log starts again once it holds this many bytes.
 const SEGMENT_BYTES: usize = 16 << 20;
 
-/// Records and wall time measured for one side.
+/// Records and time ([`Clock`]) measured for one side.
 #[derive(Clone, Copy, Default)]
 struct Tally {
     records: u64,
@@ -108,8 +110,9 @@ impl BareLogs {
     }
 }
 
-fn replication(c: &mut Criterion) {
+fn replication(c: &mut Criterion<Clock>) {
     let per_iteration = RATE * STEP_MS / 1000;
+    let clock = Clock::from_env();
     let mut group = c.benchmark_group("replication at 100000 records per s");
     group.sample_size(10);
     group.throughput(Throughput::Elements(per_iteration));
@@ -119,14 +122,12 @@ fn replication(c: &mut Criterion) {
         let mut t = START_MS;
         let mut done = acked(&sim);
         b.iter_custom(|iters| {
-            // A benchmark measures wall time; the simulation itself runs on sim time.
-            #[allow(clippy::disallowed_methods)]
-            let start = Instant::now();
+            let start = clock.start();
             for _ in 0..iters {
                 t += STEP_MS;
                 sim.advance_to(t);
             }
-            let wall = start.elapsed();
+            let wall = clock.end(start);
             let now = acked(&sim);
             add(&ISRLAB, now - done, wall);
             done = now;
@@ -136,13 +137,12 @@ fn replication(c: &mut Criterion) {
     group.bench_function("bare appends, same record layout", |b| {
         let mut logs = BareLogs::new();
         b.iter_custom(|iters| {
-            #[allow(clippy::disallowed_methods)]
-            let start = Instant::now();
+            let start = clock.start();
             for _ in 0..iters {
                 logs.append(per_iteration as usize);
                 black_box(&logs.logs);
             }
-            let wall = start.elapsed();
+            let wall = clock.end(start);
             add(&BARE, iters * per_iteration, wall);
             wall
         })
@@ -151,7 +151,7 @@ fn replication(c: &mut Criterion) {
 }
 
 /// Prints both rates and the ratio measured in this run.
-fn report(_: &mut Criterion) {
+fn report(_: &mut Criterion<Clock>) {
     let isrlab = *ISRLAB.lock().expect("tally");
     let bare = *BARE.lock().expect("tally");
     let show = |name: &str, t: Tally| {
@@ -164,6 +164,7 @@ fn report(_: &mut Criterion) {
             );
         }
     };
+    println!("measured by {}", Clock::from_env().name());
     show("isrlab (acknowledged, RF 3, acks=all)", isrlab);
     show("bare appends, same record layout", bare);
     if isrlab.records > 0 && bare.records > 0 {
@@ -171,5 +172,9 @@ fn report(_: &mut Criterion) {
     }
 }
 
-criterion_group!(benches, replication, report);
+criterion_group! {
+    name = benches;
+    config = common::criterion();
+    targets = replication, report
+}
 criterion_main!(benches);

@@ -55,6 +55,7 @@ pub enum Clock {
 }
 
 /// A start reading of a [`Clock`].
+#[derive(Clone, Copy, Debug)]
 pub enum Reading {
     /// Wall time at start.
     Wall(Instant),

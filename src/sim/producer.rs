@@ -448,6 +448,10 @@ impl ProducerClient {
     }
 
     fn add_records(&mut self, now: Ms, count: u64) {
+        if let Some(why) = self.config.record_too_large() {
+            self.refuse_records(now, count, why);
+            return;
+        }
         for _ in 0..count {
             let record = PendingRecord {
                 value: self.index as u64 * VALUES_PER_PRODUCER + self.next_value,
@@ -460,6 +464,22 @@ impl ProducerClient {
                 None => self.unassigned.push_back(record),
             }
         }
+    }
+
+    /// Fails `count` records that `send()` refused before they reached the accumulator: Kafka's
+    /// `KafkaProducer.doSend` calls `ensureValidRecordSize` and completes the record's future
+    /// with the `RecordTooLargeException` (error code `MESSAGE_TOO_LARGE`, not retried). They
+    /// have no partition yet (the built-in partitioner picks one only in the accumulator), so
+    /// they count in the producer's totals and its last error, with no partition event.
+    fn refuse_records(&mut self, now: Ms, count: u64, why: String) {
+        if count == 0 {
+            return;
+        }
+        self.next_value += count;
+        self.sent += count;
+        self.failed += count;
+        *self.errors.entry(ErrorCode::MessageTooLarge.name().to_string()).or_insert(0) += count;
+        self.last_error = Some((now, format!("{} on {}: {why}", ErrorCode::MessageTooLarge, self.topic)));
     }
 
     /// Round-robin over partitions with a leader; over all partitions when none has one;

@@ -1182,6 +1182,35 @@ mod tests {
         assert_eq!(p.view().pending, 0);
     }
 
+    /// `max.request.size` bounds every request's bytes, below a larger `batch.size`
+    /// (`RecordAccumulator.drain`'s `maxSize`; isrlab's request is one batch).
+    #[test]
+    fn no_request_exceeds_max_request_size() {
+        let cfg = ProducerConfig { batch_size: 1 << 20, max_request_size: 1061, linger_ms: 1000, ..config() };
+        let (mut p, mut out) = with_leaders(cfg, &[Some(1)], 0);
+        p.enqueue(0, 25);
+        let sent = drive(&mut p, 5000, &mut out, |r| Some(ok(r, 0, 0)));
+        let shape: Vec<(Ms, usize)> = sent.iter().map(|(t, r)| (*t, r.batch.values.len())).collect();
+        assert_eq!(shape, vec![(0, 10), (0, 10), (1000, 5)]);
+        assert!(sent.iter().all(|(_, r)| r.batch.size_bytes() <= 1061));
+        assert_eq!(p.view().acked, 25);
+    }
+
+    /// A record that cannot fit in a request fails at once with `MESSAGE_TOO_LARGE`
+    /// (`KafkaProducer.ensureValidRecordSize`), is never sent and never retried.
+    #[test]
+    fn a_record_larger_than_max_request_size_fails_without_being_sent() {
+        let cfg = ProducerConfig { record_size: 1001, max_request_size: 1061, ..config() };
+        let (mut p, mut out) = with_leaders(cfg, &[Some(1)], 0);
+        p.enqueue(0, 3);
+        let sent = drive(&mut p, 5000, &mut out, |r| Some(ok(r, 0, 0)));
+        assert!(sent.is_empty());
+        let v = p.view();
+        assert_eq!((v.sent, v.acked, v.failed, v.pending), (3, 0, 3, 0));
+        assert_eq!(v.errors.get("MESSAGE_TOO_LARGE"), Some(&3));
+        assert!(v.last_error.unwrap().1.contains("The message is 1062 bytes"));
+    }
+
     #[test]
     fn one_request_in_flight_per_partition() {
         let (mut p, mut out) = with_leaders(ProducerConfig { linger_ms: 0, ..config() }, &[Some(1)], 0);

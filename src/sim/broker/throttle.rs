@@ -220,7 +220,7 @@ mod tests {
             log_start_offset: 0,
         };
         let req = FetchRequest {
-            correlation_id: now as u64,
+            correlation_id: now,
             replica,
             broker_epoch: 1,
             max_wait_ms: 500,

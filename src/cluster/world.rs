@@ -19,7 +19,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::future::poll_fn;
 use std::pin::Pin;
 use std::rc::Rc;
-use std::task::Poll;
+use std::task::{Context, Poll};
 use tokio::task::{JoinHandle, LocalSet};
 use tokio::time::{Duration, Instant, Sleep};
 
@@ -408,17 +408,7 @@ impl World {
             let mut timer = Timer::new(&world);
             loop {
                 timer.set(&world, world.net.next_due());
-                let fired = poll_fn(|cx| {
-                    if world.net.poll_changed(cx) {
-                        Poll::Ready(false)
-                    } else if timer.poll(cx) {
-                        Poll::Ready(true)
-                    } else {
-                        Poll::Pending
-                    }
-                })
-                .await;
-                if fired {
+                if timer.fires_before(|cx| world.net.poll_changed(cx)).await {
                     world.net.deliver_due(world.now_us());
                 }
             }
@@ -462,8 +452,22 @@ impl Timer {
     }
 
     /// Whether it has fired; if not, the polling task is woken when it does.
-    fn poll(&mut self, cx: &mut std::task::Context<'_>) -> bool {
+    fn poll(&mut self, cx: &mut Context<'_>) -> bool {
         self.at.is_some() && self.sleep.as_mut().poll(cx).is_ready()
+    }
+
+    /// Waits for `signalled` (polled first) or for the timer: true when the timer fired.
+    async fn fires_before(&mut self, mut signalled: impl FnMut(&mut Context<'_>) -> bool) -> bool {
+        poll_fn(|cx| {
+            if signalled(cx) {
+                Poll::Ready(false)
+            } else if self.poll(cx) {
+                Poll::Ready(true)
+            } else {
+                Poll::Pending
+            }
+        })
+        .await
     }
 }
 
@@ -480,16 +484,7 @@ async fn run_node<C: Core>(world: Rc<World>, node: NodeId, core: Rc<RefCell<C>>,
         if let Some(frozen) = this.as_ref().and_then(|n| n.frozen.get()) {
             // Paused: nothing is read and no timer fires until a thaw pokes, or its time is up.
             timer.set(&world, frozen.until.map(SimTime::from_ms));
-            let thawed = poll_fn(|cx| {
-                if mailbox.poll_poke(cx) {
-                    Poll::Ready(false)
-                } else if timer.poll(cx) {
-                    Poll::Ready(true)
-                } else {
-                    Poll::Pending
-                }
-            })
-            .await;
+            let thawed = timer.fires_before(|cx| mailbox.poll_poke(cx)).await;
             if let Some(n) = this.as_ref().filter(|_| thawed) {
                 world.thaw(n, world.now());
             }

@@ -3,6 +3,8 @@
 //! ISR-expiration and HW-checkpoint tasks. Kafka's `KafkaBroker` + `ReplicaManager` +
 //! `ReplicaFetcherManager`, as a sans-IO state machine.
 
+mod throttle;
+
 use super::events::EventKind;
 use super::log::PartitionLog;
 use super::partition::{Ctx, Partition};
@@ -10,10 +12,11 @@ use super::protocol::{
     BrokerRegistration, FetchPartition, FetchRequest, FetchResponse, FetchedPartition, Message,
     MetadataDelta, NodeId,
 };
+use super::quota::ReplicationQuotas;
 use super::{BrokerId, Ms, Offset, Outbox, TopicPartition};
 use crate::config::{BrokerConfig, TopicConfig};
 use crate::kafka::errors::ErrorCode;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 static NO_OVERRIDES: TopicConfig = TopicConfig::NONE;
@@ -69,6 +72,8 @@ pub struct Broker {
     down_since: Option<Ms>,
     stopped_cleanly: bool,
     registration: RegistrationRetry,
+    /// Its replication throttles' byte-rate sensors (KIP-73, [`throttle`]).
+    quotas: ReplicationQuotas,
 }
 
 /// The broker's registration retries (Kafka's `BrokerLifecycleManager`): after a refusal it
@@ -124,7 +129,6 @@ impl Broker {
             up: false,
             registered: false,
             shutting_down: false,
-            config,
             topic_configs: BTreeMap::new(),
             brokers: BTreeMap::new(),
             partitions: BTreeMap::new(),
@@ -142,6 +146,8 @@ impl Broker {
             down_since: None,
             stopped_cleanly: false,
             registration: RegistrationRetry::default(),
+            quotas: ReplicationQuotas::new(&config),
+            config,
         }
     }
 
@@ -246,6 +252,7 @@ impl Broker {
         self.up = true;
         self.registered = true;
         self.broker_epoch = broker_epoch;
+        self.reset_quotas();
         self.timers_from(now);
         self.next_heartbeat = now + self.config.broker_heartbeat_interval_ms;
         self.apply_metadata(now, image, out);
@@ -263,6 +270,7 @@ impl Broker {
             p.log.set_hw(self.hw_checkpoint.get(tp).copied().unwrap_or(0));
         }
         self.timers_from(now);
+        self.reset_quotas();
         self.registration = RegistrationRetry::default();
         self.send_registration(now, out);
     }
@@ -455,7 +463,9 @@ impl Broker {
                 }
                 _ => Err(ErrorCode::NotLeaderOrFollower),
             };
-            ready |= match &result {
+            let mut fetched = FetchedPartition { tp: fp.tp.clone(), result };
+            self.throttle_read(now, req.replica, &mut fetched);
+            ready |= match &fetched.result {
                 Ok(d) => {
                     d.diverging_epoch.is_some()
                         || !d.batches.is_empty()
@@ -463,10 +473,10 @@ impl Broker {
                 }
                 Err(_) => true,
             };
-            results.push(FetchedPartition { tp: fp.tp.clone(), result });
+            results.push(fetched);
         }
         if ready || req.max_wait_ms == 0 {
-            self.send_fetch_response(req.replica, req.correlation_id, results, out);
+            self.send_fetch_response(now, req.replica, req.correlation_id, results, out);
         } else {
             let deadline = now + req.max_wait_ms;
             self.parked.push(ParkedFetch { request: req, deadline });
@@ -474,12 +484,14 @@ impl Broker {
     }
 
     fn send_fetch_response(
-        &self,
+        &mut self,
+        now: Ms,
         to: BrokerId,
         correlation_id: u64,
         partitions: Vec<FetchedPartition>,
         out: &mut Outbox,
     ) {
+        self.record_leader_throttled(now, &partitions);
         out.send(
             NodeId::Broker(to),
             Message::FetchResponse(FetchResponse { correlation_id, leader: self.id, partitions }),
@@ -491,26 +503,26 @@ impl Broker {
     fn complete_parked(&mut self, now: Ms, out: &mut Outbox) {
         let parked = std::mem::take(&mut self.parked);
         for pf in parked {
+            let replica = pf.request.replica;
             let ready = pf.deadline <= now
-                || pf
-                    .request
-                    .partitions
-                    .iter()
-                    .any(|fp| self.partitions.get(&fp.tp).is_none_or(|p| p.can_complete_fetch(fp)));
+                || pf.request.partitions.iter().any(|fp| self.parked_partition_ready(now, replica, fp));
             if !ready {
                 self.parked.push(pf);
                 continue;
             }
-            let results = pf
+            let mut results: Vec<FetchedPartition> = pf
                 .request
                 .partitions
                 .iter()
                 .map(|fp| match self.partitions.get(&fp.tp) {
-                    Some(p) => p.read_for_parked(&ctx!(self, now, fp.tp), pf.request.replica, fp),
+                    Some(p) => p.read_for_parked(&ctx!(self, now, fp.tp), replica, fp),
                     None => error_for(fp, ErrorCode::NotLeaderOrFollower),
                 })
                 .collect();
-            self.send_fetch_response(pf.request.replica, pf.request.correlation_id, results, out);
+            for fetched in &mut results {
+                self.throttle_read(now, replica, fetched);
+            }
+            self.send_fetch_response(now, replica, pf.request.correlation_id, results, out);
         }
     }
 
@@ -520,6 +532,7 @@ impl Broker {
             return;
         }
         f.in_flight = None;
+        self.record_follower_throttled(now, &resp.partitions);
         for fp in resp.partitions {
             let ctx = ctx!(self, now, fp.tp);
             if let Some(p) = self.partitions.get_mut(&fp.tp) {
@@ -534,11 +547,18 @@ impl Broker {
             return;
         }
         let mut by_leader: BTreeMap<BrokerId, Vec<FetchPartition>> = BTreeMap::new();
+        let follower_over = self.follower_quota_exceeded(now);
+        let mut throttled = BTreeSet::new();
         for p in self.partitions.values() {
             if let Some((leader, fp)) = p.fetch_request(now) {
+                if self.should_follower_throttle(follower_over, p) {
+                    throttled.insert(leader);
+                    continue;
+                }
                 by_leader.entry(leader).or_default().push(fp);
             }
         }
+        self.back_off_throttled_fetchers(now, throttled, &by_leader);
         for (leader, partitions) in by_leader {
             let fetcher = self.fetchers.entry(leader).or_default();
             if fetcher.in_flight.is_some() || now < fetcher.backoff_until {

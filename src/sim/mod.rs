@@ -17,6 +17,7 @@ pub mod log;
 pub mod partition;
 pub mod producer;
 pub mod protocol;
+pub mod quota;
 pub mod segments;
 pub mod spec;
 

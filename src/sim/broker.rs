@@ -640,6 +640,7 @@ fn reject_produce(req: &super::protocol::ProduceRequest, from: NodeId, out: &mut
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::sim::fetch_session::FetchMetadata;
     use crate::sim::protocol::PartitionState;
 
     fn registrations(out: &Outbox) -> usize {
@@ -671,8 +672,6 @@ mod tests {
     #[test]
     fn controlled_shutdown_stops_the_fetchers_of_partitions_it_left() {
         let mut b = Broker::new(0, BrokerConfig::default());
-        let reg =
-            |id| BrokerRegistration { id, broker_epoch: 1, fenced: false, in_controlled_shutdown: false };
         let image = MetadataDelta {
             brokers: vec![reg(0), reg(1)],
             partitions: vec![
@@ -709,6 +708,130 @@ mod tests {
         b.crash(400);
         b.start(500, &mut Outbox::default());
         assert!(!b.partition(&foo(0)).unwrap().fetch_stopped());
+    }
+
+    fn reg(id: BrokerId) -> BrokerRegistration {
+        BrokerRegistration { id, broker_epoch: 1, fenced: false, in_controlled_shutdown: false }
+    }
+
+    /// Leader 0 and follower 1 of foo-0 and foo-1, both in the ISR.
+    fn leader_and_follower() -> (Broker, Broker, MetadataDelta) {
+        let image = MetadataDelta {
+            brokers: vec![reg(0), reg(1)],
+            partitions: vec![state(0, &[0, 1], Some(0), (0, 0)), state(1, &[0, 1], Some(0), (0, 0))],
+            ..Default::default()
+        };
+        let mut leader = Broker::new(0, BrokerConfig::default());
+        leader.start_bootstrapped(0, 1, &image, &mut Outbox::default());
+        let mut follower = Broker::new(1, BrokerConfig::default());
+        follower.start_bootstrapped(0, 1, &image, &mut Outbox::default());
+        (leader, follower, image)
+    }
+
+    /// The messages of `out` as their receiver gets them.
+    fn deliver(now: Ms, from: BrokerId, out: Outbox, to: &mut Broker) -> Outbox {
+        let mut next = Outbox::default();
+        for (_, msg) in out.sends {
+            to.handle(now, NodeId::Broker(from), msg, &mut next);
+        }
+        next
+    }
+
+    fn the_fetch(out: &Outbox) -> &FetchRequest {
+        out.sends.iter().find_map(|(_, m)| if let Message::Fetch(f) = m { Some(f) } else { None }).unwrap()
+    }
+
+    fn the_response(out: &Outbox) -> &crate::sim::protocol::FetchResponse {
+        out.sends
+            .iter()
+            .find_map(|(_, m)| if let Message::FetchResponse(r) = m { Some(r) } else { None })
+            .unwrap()
+    }
+
+    fn partitions_of(f: &FetchRequest) -> Vec<u32> {
+        f.partitions.iter().map(|p| p.tp.partition).collect()
+    }
+
+    /// Opens follower 1's session at leader 0: the full fetch, parked (no data), answered
+    /// after `replica.fetch.wait.max.ms` with a session id. Returns the follower's next fetch.
+    fn open_session(leader: &mut Broker, follower: &mut Broker) -> Outbox {
+        let mut out = Outbox::default();
+        follower.on_tick(0, &mut out);
+        let full = the_fetch(&out);
+        assert_eq!((full.session, partitions_of(full)), (FetchMetadata::INITIAL, vec![0, 1]));
+        assert!(deliver(1, 1, out, leader).sends.is_empty(), "parked");
+        let mut answer = Outbox::default();
+        leader.on_tick(501, &mut answer);
+        assert!(
+            answer.events.iter().any(|e| matches!(e, EventKind::FetchSessionCreated { session_id: 1, .. }))
+        );
+        assert_eq!(the_response(&answer).partitions.len(), 2, "a full response carries every partition");
+        deliver(502, 0, answer, follower)
+    }
+
+    fn produce(tp: TopicPartition) -> Message {
+        Message::Produce(crate::sim::protocol::ProduceRequest {
+            correlation_id: 1,
+            producer: 0,
+            tp,
+            acks: crate::sim::Acks::One,
+            timeout_ms: 30_000,
+            batch: crate::sim::protocol::Batch {
+                producer_id: -1,
+                base_sequence: -1,
+                values: crate::sim::protocol::Values::range(0, 1),
+                record_size: 10,
+                max_timestamp: 0,
+            },
+        })
+    }
+
+    /// KIP-227: after the full fetch, an incremental fetch lists nothing while nothing
+    /// changed; the leader finds both partitions idle and parks it; a record on foo-0
+    /// completes it with foo-0 alone, and the follower's next fetch lists only foo-0 (its
+    /// fetch offset moved). The idle partition foo-1 never travels again.
+    #[test]
+    fn an_incremental_fetch_carries_only_what_changed() {
+        let (mut leader, mut follower, _) = leader_and_follower();
+        let out = open_session(&mut leader, &mut follower);
+        let inc = the_fetch(&out);
+        assert_eq!(inc.session, FetchMetadata { session_id: 1, epoch: 1 });
+        assert!(inc.partitions.is_empty() && inc.forgotten.is_empty());
+        assert!(deliver(503, 1, out, &mut leader).sends.is_empty(), "parked: nothing to say");
+        assert!(leader.purgatory.sessions.get(1).unwrap().pending.is_empty(), "both idle");
+        let mut out = Outbox::default();
+        leader.handle(600, NodeId::Producer(0), produce(TopicPartition::new("foo", 0)), &mut out);
+        let resp = the_response(&out);
+        assert_eq!(resp.partitions.iter().map(|p| p.tp.partition).collect::<Vec<_>>(), vec![0]);
+        let out = deliver(601, 0, out, &mut follower);
+        let next = the_fetch(&out);
+        assert_eq!((next.session.epoch, partitions_of(next)), (2, vec![0]));
+        assert_eq!(next.partitions[0].fetch_offset, 1);
+        // The idle partition's follower still counts as fetching: each session fetch is one.
+        let ctx = leader.ctx_for(700, &TopicPartition::new("foo", 1));
+        let view = leader.partition(&TopicPartition::new("foo", 1)).unwrap().follower_view(&ctx, 1).unwrap();
+        assert_eq!(view.caught_up_ago, Some(700 - 503));
+    }
+
+    /// `FetchSessionHandler.handleResponse`: a restarted leader has no sessions; it answers
+    /// the follower's incremental fetch with FETCH_SESSION_ID_NOT_FOUND and the follower's
+    /// next fetch is a full one that opens a new session (id 2: ids count on).
+    #[test]
+    fn a_restarted_leader_refuses_the_session_and_the_follower_starts_over() {
+        let (mut leader, mut follower, image) = leader_and_follower();
+        let out = open_session(&mut leader, &mut follower);
+        leader.crash(510);
+        leader.start_bootstrapped(520, 2, &image, &mut Outbox::default());
+        let refused = deliver(530, 1, out, &mut leader);
+        assert_eq!(the_response(&refused).error, Some(ErrorCode::FetchSessionIdNotFound));
+        let out = deliver(531, 0, refused, &mut follower);
+        assert!(out.events.iter().any(|e| matches!(e, EventKind::FetchSessionRefused { session_id: 1, .. })));
+        let full = the_fetch(&out);
+        assert_eq!((full.session, partitions_of(full)), (FetchMetadata::INITIAL, vec![0, 1]));
+        deliver(532, 1, out, &mut leader);
+        let mut answer = Outbox::default();
+        leader.on_tick(1032, &mut answer);
+        assert_eq!(the_response(&answer).session_id, 2);
     }
 
     /// `BrokerLifecycleManager`: after each DUPLICATE_BROKER_REGISTRATION the broker waits

@@ -373,7 +373,8 @@ impl FetchSessionCache {
             if metadata.session_id != INVALID_SESSION_ID {
                 self.remove(metadata.session_id);
             }
-            let context = if metadata.epoch == FINAL_EPOCH { FetchContext::Sessionless } else { FetchContext::Full };
+            let context =
+                if metadata.epoch == FINAL_EPOCH { FetchContext::Sessionless } else { FetchContext::Full };
             return (context, Vec::new());
         }
         let id = metadata.session_id;
@@ -513,7 +514,12 @@ mod tests {
     fn ok(p: u32, hw: Offset) -> FetchedPartition {
         FetchedPartition {
             tp: TopicPartition::new("t", p),
-            result: Ok(FetchedData { high_watermark: hw, log_start_offset: 0, diverging_epoch: None, batches: vec![] }),
+            result: Ok(FetchedData {
+                high_watermark: hw,
+                log_start_offset: 0,
+                diverging_epoch: None,
+                batches: vec![],
+            }),
         }
     }
 
@@ -576,9 +582,15 @@ mod tests {
         let id = cache.maybe_create(0, 1, 1000, &parts, &[ok(0, 0), ok(1, 0)]);
         assert_eq!(id, 1);
         let unknown = FetchMetadata { session_id: 9, epoch: 1 };
-        assert_eq!(cache.new_context(1, unknown, &[], &[]).0, FetchContext::Error(ErrorCode::FetchSessionIdNotFound));
+        assert_eq!(
+            cache.new_context(1, unknown, &[], &[]).0,
+            FetchContext::Error(ErrorCode::FetchSessionIdNotFound)
+        );
         let stale = FetchMetadata { session_id: id, epoch: 5 };
-        assert_eq!(cache.new_context(1, stale, &[], &[]).0, FetchContext::Error(ErrorCode::InvalidFetchSessionEpoch));
+        assert_eq!(
+            cache.new_context(1, stale, &[], &[]).0,
+            FetchContext::Error(ErrorCode::InvalidFetchSessionEpoch)
+        );
         let m = FetchMetadata::new_incremental(id);
         let (context, added) = cache.new_context(1, m, &[fp(0, 0), fp(2, 0)], &[]);
         assert_eq!((context, added), (FetchContext::Incremental(id), vec![TopicPartition::new("t", 2)]));
@@ -588,7 +600,8 @@ mod tests {
         let c = s.partitions.get_mut(&TopicPartition::new("t", 0)).unwrap();
         assert!(!c.must_respond(&ok(0, 0)), "nothing new");
         assert!(c.must_respond(&ok(0, 4)), "the HW moved");
-        let err = FetchedPartition { tp: TopicPartition::new("t", 0), result: Err(ErrorCode::NotLeaderOrFollower) };
+        let err =
+            FetchedPartition { tp: TopicPartition::new("t", 0), result: Err(ErrorCode::NotLeaderOrFollower) };
         assert!(c.must_respond(&err) && c.high_watermark == -1);
         // Forgetting every partition closes the session.
         let all: Vec<TopicPartition> = (0..3).map(|p| TopicPartition::new("t", p)).collect();

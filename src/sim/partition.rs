@@ -233,7 +233,12 @@ impl Partition {
     /// idle and the session leaves it alone until something changes; its follower state then
     /// follows `clock`, the session's fetch times (a fetch at the LEO keeps it caught up,
     /// `Replica.updateFetchStateOrThrow`). Returns whether it is idle.
-    pub fn mark_idle_in_session(&mut self, replica: BrokerId, fp: &FetchPartition, clock: &SessionClock) -> bool {
+    pub fn mark_idle_in_session(
+        &mut self,
+        replica: BrokerId,
+        fp: &FetchPartition,
+        clock: &SessionClock,
+    ) -> bool {
         let idle = self.check_fetch_epoch(replica, fp).is_ok()
             && fp.fetch_offset == self.log.leo()
             && self.committed_isr().contains(&replica);

@@ -66,7 +66,12 @@ impl Broker {
         let session_id = f.session.metadata().session_id;
         if !f.session.handle_response(resp.error, resp.session_id) {
             if let Some(error) = resp.error {
-                out.emit(EventKind::FetchSessionRefused { broker: self.id, leader: resp.leader, session_id, error });
+                out.emit(EventKind::FetchSessionRefused {
+                    broker: self.id,
+                    leader: resp.leader,
+                    session_id,
+                    error,
+                });
             }
             return;
         }

@@ -29,7 +29,12 @@ impl Broker {
         if !added.is_empty()
             && let FetchContext::Incremental(session_id) = context
         {
-            out.emit(EventKind::FetchSessionPartitionsAdded { leader: self.id, follower: req.replica, session_id, added });
+            out.emit(EventKind::FetchSessionPartitionsAdded {
+                leader: self.id,
+                follower: req.replica,
+                session_id,
+                added,
+            });
         }
         match context {
             FetchContext::Error(error) => self.send_fetch_response(&req, Some(error), 0, Vec::new(), out),
@@ -95,10 +100,16 @@ impl Broker {
         let mut session_id = INVALID_SESSION_ID;
         if context == FetchContext::Full {
             let slots = self.config.max_incremental_fetch_session_cache_slots as usize;
-            session_id = self.purgatory.sessions.maybe_create(now, req.replica, slots, &req.partitions, &results);
+            session_id =
+                self.purgatory.sessions.maybe_create(now, req.replica, slots, &req.partitions, &results);
             if session_id != INVALID_SESSION_ID {
                 let partitions = req.partitions.len();
-                out.emit(EventKind::FetchSessionCreated { leader: self.id, follower: req.replica, session_id, partitions });
+                out.emit(EventKind::FetchSessionCreated {
+                    leader: self.id,
+                    follower: req.replica,
+                    session_id,
+                    partitions,
+                });
             }
         }
         self.send_fetch_response(req, None, session_id, results, out);
@@ -154,12 +165,26 @@ impl Broker {
 
     /// Answers an incremental fetch with the partitions of `results` that have something to
     /// say (`IncrementalFetchContext.updateAndGenerateResponseData`).
-    fn respond_incremental(&mut self, req: &FetchRequest, id: u32, results: Vec<FetchedPartition>, out: &mut Outbox) {
+    fn respond_incremental(
+        &mut self,
+        req: &FetchRequest,
+        id: u32,
+        results: Vec<FetchedPartition>,
+        out: &mut Outbox,
+    ) {
         let Some(s) = self.purgatory.sessions.get_mut(id) else {
-            return self.send_fetch_response(req, Some(ErrorCode::FetchSessionIdNotFound), 0, Vec::new(), out);
+            return self.send_fetch_response(
+                req,
+                Some(ErrorCode::FetchSessionIdNotFound),
+                0,
+                Vec::new(),
+                out,
+            );
         };
-        let included =
-            results.into_iter().filter(|r| s.partitions.get_mut(&r.tp).is_some_and(|c| c.must_respond(r))).collect();
+        let included = results
+            .into_iter()
+            .filter(|r| s.partitions.get_mut(&r.tp).is_some_and(|c| c.must_respond(r)))
+            .collect();
         self.send_fetch_response(req, None, id, included, out);
     }
 
@@ -171,8 +196,13 @@ impl Broker {
         partitions: Vec<FetchedPartition>,
         out: &mut Outbox,
     ) {
-        let resp =
-            FetchResponse { correlation_id: req.correlation_id, leader: self.id, error, session_id, partitions };
+        let resp = FetchResponse {
+            correlation_id: req.correlation_id,
+            leader: self.id,
+            error,
+            session_id,
+            partitions,
+        };
         out.send(NodeId::Broker(req.replica), Message::FetchResponse(resp));
     }
 

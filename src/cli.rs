@@ -9,7 +9,7 @@ use crate::config::{ConfigError, TopicConfig};
 use crate::scenario::checks;
 use crate::scenario::duration::parse_duration;
 use crate::scenario::{LoadError, Scenario};
-use crate::sim::Ms;
+use crate::sim::SimTime;
 use clap::{Parser, Subcommand, ValueEnum};
 use std::path::{Path, PathBuf};
 
@@ -65,7 +65,7 @@ pub enum Mode {
     Describe {
         /// Sim time to stop at, e.g. `5s`, `1500ms`, `2m` (default: a scenario's end, else 5s).
         #[arg(long, value_name = "TIME", value_parser = parse_duration)]
-        at: Option<Ms>,
+        at: Option<SimTime>,
         /// Print each partition's state as the ZooKeeper `state` znode JSON the seed documents
         /// show, instead of `kafka-topics.sh --describe`.
         #[arg(long)]
@@ -334,7 +334,7 @@ mod tests {
         assert_eq!(parse(&["describe"]).unwrap().mode, Some(Mode::Describe { at: None, zk: false }));
         assert_eq!(
             parse(&["describe", "--at", "2m"]).unwrap().mode,
-            Some(Mode::Describe { at: Some(120_000), zk: false })
+            Some(Mode::Describe { at: Some(SimTime::from_ms(120_000)), zk: false })
         );
         let err = parse(&["describe", "--at", "soon"]).unwrap_err().to_string();
         assert!(err.contains("is not a duration"), "{err}");

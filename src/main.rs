@@ -11,7 +11,7 @@ use isrlab::cluster::spec::ClusterSpec;
 use isrlab::describe::{describe, zk_partition_states};
 use isrlab::scenario::Action;
 use isrlab::scenario::runner::{self, EXIT_INVALID, RunError};
-use isrlab::sim::{Ms, format_time};
+use isrlab::sim::{SimTime, format_instant};
 use std::io::Write;
 use std::path::Path;
 use std::process::ExitCode;
@@ -95,13 +95,13 @@ fn start(cli: &Cli) -> Result<Start> {
 
 /// `isrlab describe`: run headless to `--at` (default: the scenario's end, else 5 s) and print
 /// `kafka-topics.sh --describe`.
-fn describe_at(cli: &Cli, at: Option<Ms>, zk: bool) -> Result<()> {
+fn describe_at(cli: &Cli, at: Option<SimTime>, zk: bool) -> Result<()> {
     let (spec, timeline, scenario) = start(cli)?;
-    let at = at.or(scenario.map(|s| s.end)).unwrap_or(5_000);
+    let at = at.or(scenario.map(|s| s.end)).unwrap_or(SimTime::from_ms(5_000));
     let seed = spec.seed;
     let snap = runner::run_to(spec, &timeline, at).map_err(|e| CliError::Invalid(e.to_string()))?;
     let body = if zk { zk_partition_states(&snap) } else { describe(&snap) };
-    let text = format!("seed {seed} · state at {}\n{body}", format_time(at));
+    let text = format!("seed {seed} · state at {}\n{body}", format_instant(at));
     match std::io::stdout().lock().write_all(text.as_bytes()) {
         // A reader that stopped early (`| head`) is not a failure worth a report.
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),

@@ -28,7 +28,7 @@ fn palette(line: &str) -> String {
     let live = LiveSim::spawn(ClusterSpec::default_run(42), Vec::new(), None).expect("the cluster starts");
     let mut snap = live.latest();
     let mut model = Model::new(1.0, Theme::new(false), &snap);
-    let mut pacer = Pacer::new(snap.now);
+    let mut pacer = Pacer::new(snap.now_us);
     let keys = std::iter::once(KeyCode::Char(':'))
         .chain(line.chars().map(KeyCode::Char))
         .chain(std::iter::once(KeyCode::Enter));
@@ -100,7 +100,7 @@ fn the_lag_keys_store_the_static_config_and_say_restart_pending() {
     let sim = Sim::new(ClusterSpec::default_run(42)).unwrap();
     let mut snap = std::sync::Arc::new(sim.snapshot());
     let mut model = Model::new(1.0, Theme::new(false), &snap);
-    let mut pacer = Pacer::new(snap.now);
+    let mut pacer = Pacer::new(snap.now_us);
     let msg = Msg::Key(KeyEvent::new(KeyCode::Char('L'), KeyModifiers::NONE));
     isrlab::ui::handle_input(msg, &mut model, &sim, &mut pacer, &mut snap);
     let status = model.status.unwrap().text;

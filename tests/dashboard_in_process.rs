@@ -35,7 +35,7 @@ impl App {
         let snap = sim.latest();
         let mut model = Model::new(1.0, Theme::new(false), &snap);
         update(&mut model, Msg::Resize(cols, rows), &snap);
-        let pacer = Pacer::new(snap.now);
+        let pacer = Pacer::new(snap.now_us);
         App { sim, model, pacer, snap }
     }
 
@@ -50,7 +50,7 @@ impl App {
     /// Lets `ms` of sim time pass and hands the newest snapshot to the model, as the event
     /// loop does when the sim thread publishes one.
     fn run_for(&mut self, ms: Ms) {
-        self.sim.advance_to(self.snap.now + ms);
+        self.sim.advance_to(self.snap.now_us.plus_micros(ms * 1000));
         self.snap = self.sim.latest();
         update(&mut self.model, Msg::Snapshot, &self.snap);
     }

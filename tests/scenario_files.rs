@@ -39,7 +39,7 @@ fn the_seed_example_places_replicas_as_written() {
         vec![vec![0, 1, 2], vec![1, 2, 0], vec![2, 0, 1], vec![0, 2, 1], vec![1, 0, 2], vec![2, 1, 0]];
     assert_eq!(s.spec.topics[0].placement, Placement::Explicit(expected));
     assert_eq!(s.timeline.len(), 2);
-    assert_eq!(s.end, 90_000);
+    assert_eq!(s.end, isrlab::sim::SimTime::from_ms(90_000));
 }
 
 fn invalid(name: &str) -> String {
@@ -54,7 +54,23 @@ fn invalid(name: &str) -> String {
 fn a_bad_duration_points_at_the_time() {
     assert_eq!(
         invalid("bad-duration.toml"),
-        "tests/invalid/bad-duration.toml:8:8: `10 seconds` is not a duration; write it like `1500ms`, `30s`, `2m` or a bare number of milliseconds"
+        "tests/invalid/bad-duration.toml:8:8: `10 seconds` is not a duration; write it like `1500ms`, `30s`, `2m`, `250us`, `1.2505s` or a bare number of milliseconds"
+    );
+}
+
+#[test]
+fn times_isrlab_cannot_keep_point_at_the_time() {
+    assert_eq!(
+        invalid("nanosecond-time.toml"),
+        "tests/invalid/nanosecond-time.toml:8:8: `500ns` is in nanoseconds; sim time counts whole microseconds (`us`)"
+    );
+    assert_eq!(
+        invalid("sub-microsecond-time.toml"),
+        "tests/invalid/sub-microsecond-time.toml:8:8: `1.0000005s` is finer than a microsecond, sim time's resolution"
+    );
+    assert_eq!(
+        invalid("negative-time.toml"),
+        "tests/invalid/negative-time.toml:8:8: a time cannot be negative; sim time starts at 0"
     );
 }
 

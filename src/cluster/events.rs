@@ -6,7 +6,7 @@
 use super::command::Command;
 use crate::kafka::errors::ErrorCode;
 use crate::sim::events::{ClusterEvent, ElectionKind, EventKind};
-use crate::sim::{Ms, SimTime, TopicPartition};
+use crate::sim::{SimTime, TopicPartition};
 use std::collections::{BTreeMap, VecDeque};
 use std::hash::{DefaultHasher, Hash, Hasher};
 use std::rc::Rc;
@@ -20,15 +20,15 @@ pub const RECENT_EVENTS: usize = 300;
 /// A command the sim applied, at sim time `at` (ms).
 #[derive(Clone, PartialEq, Eq, Debug)]
 pub struct AppliedCommand {
-    /// When it was applied (ms).
-    pub at: Ms,
+    /// When it was applied, to the microsecond.
+    pub at: SimTime,
     /// What was applied.
     pub command: Command,
 }
 
 impl std::fmt::Display for AppliedCommand {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{} {}", crate::sim::format_time(self.at), self.command)
+        write!(f, "{} {}", crate::sim::format_instant(self.at), self.command)
     }
 }
 
@@ -187,7 +187,7 @@ impl EventLog {
     }
 
     /// Records a command applied at sim time `at` (ms); it joins the trace hash.
-    pub fn record_command(&mut self, at: Ms, command: Command) {
+    pub fn record_command(&mut self, at: SimTime, command: Command) {
         let applied = AppliedCommand { at, command };
         format!("{applied:?}").hash(&mut self.hasher);
         self.commands.push(applied);

@@ -84,7 +84,7 @@ impl Sim {
     /// Runs every task and timer up to sim time `t` (ms), in order, then lets work due at
     /// `t` itself settle.
     pub fn advance_to(&mut self, t: Ms) {
-        self.run_to(t);
+        self.run_to(SimTime::from_ms(t));
     }
 
     /// Current sim time with its microseconds.
@@ -96,13 +96,13 @@ impl Sim {
     /// [`Sim::advance_to`] to a microsecond: a command applied then acts between the
     /// milliseconds on which the cores' timers fire, e.g. while messages are on their way.
     pub fn advance_to_time(&mut self, t: SimTime) {
-        self.run_until(self.world.instant(t));
+        self.run_to(t);
     }
 
-    /// [`Sim::advance_to`] through a shared reference, for the dashboard's cluster interface
-    /// (single-threaded: nothing else can run meanwhile).
-    pub(crate) fn run_to(&self, t: Ms) {
-        self.run_until(self.world.instant_ms(t));
+    /// [`Sim::advance_to_time`] through a shared reference, for the dashboard's cluster
+    /// interface (single-threaded: nothing else can run meanwhile).
+    pub(crate) fn run_to(&self, t: SimTime) {
+        self.run_until(self.world.instant(t));
     }
 
     fn run_until(&self, deadline: tokio::time::Instant) {
@@ -118,18 +118,18 @@ impl Sim {
     /// at that instant settle (so every event of that instant is in), and stops there. Time
     /// moves from one deadline of the world to the next (the earliest timer of any node or
     /// message delivery), never in fixed slices. Searches at most `within` ms of sim time;
-    /// returns the new events' time, or `None` when there were none by then (sim time then
-    /// stands `within` ms later).
+    /// returns the new events' time (µs), or `None` when there were none by then (sim time
+    /// then stands exactly `within` ms later, to the microsecond).
     pub fn run_to_next_event(&mut self, within: Ms) -> Option<SimTime> {
-        self.next_event_by(self.now().saturating_add(within))
+        self.next_event_by(self.now_us().plus_micros(within.saturating_mul(1000)))
     }
 
-    /// [`Sim::run_to_next_event`] up to the absolute sim time `deadline` (ms), through a
-    /// shared reference.
-    pub(crate) fn next_event_by(&self, deadline: Ms) -> Option<SimTime> {
+    /// [`Sim::run_to_next_event`] up to the absolute sim time `deadline`, through a shared
+    /// reference.
+    pub(crate) fn next_event_by(&self, deadline: SimTime) -> Option<SimTime> {
         let before = self.world.log.borrow().count();
         let published = self.world.log.borrow().published();
-        let until = self.world.instant_ms(deadline);
+        let until = self.world.instant(deadline);
         let log = &self.world.log;
         let found = self.rt.block_on(self.local.run_until(async {
             let sleep = tokio::time::sleep_until(until);
@@ -203,7 +203,7 @@ impl Sim {
 
 /// What the dashboard thread sends the sim thread.
 enum Control {
-    AdvanceTo(Ms),
+    AdvanceTo(SimTime),
     Apply(Command, mpsc::Sender<Result<Answer, SimError>>),
     NextEvent(Ms, mpsc::Sender<Option<SimTime>>),
 }
@@ -217,12 +217,12 @@ pub struct LiveSim {
 }
 
 impl LiveSim {
-    /// Starts the sim thread. `timeline` holds commands to apply at given sim times (ms), as a
-    /// scenario's `[[at]]` entries do; with `scenario`, sim time stops at its end and every
-    /// snapshot names it. Errors: the spec's [`SimError`].
+    /// Starts the sim thread. `timeline` holds commands to apply at given sim times (to the
+    /// microsecond), as a scenario's `[[at]]` entries do; with `scenario`, sim time stops at
+    /// its end and every snapshot names it. Errors: the spec's [`SimError`].
     pub fn spawn(
         spec: ClusterSpec,
-        mut timeline: Vec<(Ms, Command)>,
+        mut timeline: Vec<(SimTime, Command)>,
         scenario: Option<ScenarioInfo>,
     ) -> Result<LiveSim, SimError> {
         let (control_tx, control_rx) = mpsc::channel();
@@ -261,8 +261,8 @@ impl LiveSim {
         }
     }
 
-    /// Lets sim time run up to `t` (ms). Returns at once.
-    pub fn advance_to(&self, t: Ms) {
+    /// Lets sim time run up to `t` (µs resolution). Returns at once.
+    pub fn advance_to(&self, t: SimTime) {
         self.send(Control::AdvanceTo(t));
     }
 
@@ -306,10 +306,10 @@ impl Drop for LiveSim {
 }
 
 /// The refusal of a command sent after a scenario's end (sim time stops there).
-pub fn scenario_ended(end: Ms) -> SimError {
+pub fn scenario_ended(end: SimTime) -> SimError {
     SimError::InvalidState(format!(
         "the scenario ended at {}: sim time stops there, so commands are refused (q quits)",
-        crate::sim::format_time(end)
+        crate::sim::format_instant(end)
     ))
 }
 
@@ -318,8 +318,8 @@ pub fn scenario_ended(end: Ms) -> SimError {
 fn pace(
     sim: &mut Sim,
     control: mpsc::Receiver<Control>,
-    timeline: Vec<(Ms, Command)>,
-    end: Option<Ms>,
+    timeline: Vec<(SimTime, Command)>,
+    end: Option<SimTime>,
     publish: impl Fn(&Sim),
 ) {
     let mut timeline = timeline.into_iter().peekable();
@@ -327,10 +327,10 @@ fn pace(
         let mut target = None;
         for c in std::iter::once(first).chain(control.try_iter()) {
             match c {
-                Control::AdvanceTo(t) => target = Some(target.map_or(t, |x: Ms| x.max(t))),
+                Control::AdvanceTo(t) => target = Some(target.map_or(t, |x: SimTime| x.max(t))),
                 Control::Apply(cmd, reply) => {
                     // Publish before answering, so the caller sees the command's effect at once.
-                    let result = match end.filter(|e| sim.now() >= *e) {
+                    let result = match end.filter(|e| sim.now_us() >= *e) {
                         Some(e) => Err(scenario_ended(e)),
                         None => sim.apply(&cmd),
                     };
@@ -351,12 +351,12 @@ fn pace(
 }
 
 /// The scenario's scheduled commands not yet applied, in time order.
-type Timeline = std::iter::Peekable<std::vec::IntoIter<(Ms, Command)>>;
+type Timeline = std::iter::Peekable<std::vec::IntoIter<(SimTime, Command)>>;
 
 /// Applies the next scheduled command if it is due by `t`; returns whether there was one.
-fn apply_due(sim: &mut Sim, timeline: &mut Timeline, t: Ms) -> bool {
+fn apply_due(sim: &mut Sim, timeline: &mut Timeline, t: SimTime) -> bool {
     let Some((at, cmd)) = timeline.next_if(|(at, _)| *at <= t) else { return false };
-    sim.advance_to(at.max(sim.now()));
+    sim.advance_to_time(at.max(sim.now_us()));
     // A refused scheduled command is visible in the event log of a headless run;
     // interactively the user sees the state it left.
     let _ = sim.apply(&cmd);
@@ -364,21 +364,22 @@ fn apply_due(sim: &mut Sim, timeline: &mut Timeline, t: Ms) -> bool {
 }
 
 /// Runs sim time up to `target` (never past `end`), applying scheduled commands on the way.
-fn advance(sim: &mut Sim, timeline: &mut Timeline, target: Option<Ms>, end: Option<Ms>) {
+fn advance(sim: &mut Sim, timeline: &mut Timeline, target: Option<SimTime>, end: Option<SimTime>) {
     if let Some(t) = target.map(|t| end.map_or(t, |e| t.min(e))) {
         while apply_due(sim, timeline, t) {}
-        if t > sim.now() {
-            sim.advance_to(t);
+        if t > sim.now_us() {
+            sim.advance_to_time(t);
         }
     }
 }
 
 /// [`Sim::run_to_next_event`] within `within` ms and never past `end`; a scheduled command on
 /// the way is applied, and counts as the next event when it logs one.
-fn next_event(sim: &mut Sim, timeline: &mut Timeline, within: Ms, end: Option<Ms>) -> Option<SimTime> {
-    let deadline = end.map_or(sim.now().saturating_add(within), |e| e.min(sim.now().saturating_add(within)));
+fn next_event(sim: &mut Sim, timeline: &mut Timeline, within: Ms, end: Option<SimTime>) -> Option<SimTime> {
+    let look_ahead = sim.now_us().plus_micros(within.saturating_mul(1000));
+    let deadline = end.map_or(look_ahead, |e| e.min(look_ahead));
     loop {
-        let stop = timeline.peek().map_or(deadline, |(at, _)| (*at).clamp(sim.now(), deadline));
+        let stop = timeline.peek().map_or(deadline, |(at, _)| (*at).clamp(sim.now_us(), deadline));
         if let Some(t) = sim.next_event_by(stop) {
             return Some(t);
         }
@@ -403,12 +404,12 @@ mod tests {
         let (seen_tx, seen_rx) = mpsc::channel();
         let pacer = std::thread::spawn(move || {
             let mut sim = Sim::new(ClusterSpec::default_run(7)).unwrap();
-            pace(&mut sim, control_rx, Vec::new(), Some(1_000), |s| {
+            pace(&mut sim, control_rx, Vec::new(), Some(SimTime::from_ms(1_000)), |s| {
                 let _ = seen_tx.send(s.now());
             });
             sim.commands()
         });
-        control_tx.send(Control::AdvanceTo(5_000)).unwrap();
+        control_tx.send(Control::AdvanceTo(SimTime::from_ms(5_000))).unwrap();
         while seen_rx.recv().unwrap() < 1_000 {}
         let (reply_tx, reply_rx) = mpsc::channel();
         control_tx.send(Control::Apply(Command::parse("crash 2").unwrap(), reply_tx)).unwrap();
@@ -490,15 +491,15 @@ mod tests {
         let (control_tx, control_rx) = mpsc::channel();
         let pacer = std::thread::spawn(move || {
             let mut sim = Sim::new(ClusterSpec::default_run(7)).unwrap();
-            let timeline = vec![(5_000, Command::parse("crash 2").unwrap())];
-            pace(&mut sim, control_rx, timeline, Some(20_000), |_| {});
+            let timeline = vec![(SimTime::from_ms(5_000), Command::parse("crash 2").unwrap())];
+            pace(&mut sim, control_rx, timeline, Some(SimTime::from_ms(20_000)), |_| {});
         });
         let next = |within| {
             let (tx, rx) = mpsc::channel();
             control_tx.send(Control::NextEvent(within, tx)).unwrap();
             rx.recv().unwrap()
         };
-        control_tx.send(Control::AdvanceTo(1_000)).unwrap();
+        control_tx.send(Control::AdvanceTo(SimTime::from_ms(1_000))).unwrap();
         assert_eq!(next(60_000), Some(SimTime::from_ms(5_000)), "the scheduled crash is the next event");
         let mut last = SimTime::from_ms(5_000);
         while let Some(t) = next(60_000) {

@@ -32,6 +32,7 @@ pub(crate) fn snapshot(world: &World) -> Snapshot {
     Snapshot {
         seed: world.seed,
         now: o.now,
+        now_us: world.now_us(),
         semantics: broker_config.semantics,
         brokers,
         topics,

@@ -4,7 +4,7 @@
 use crate::config::{BrokerConfig, Semantics};
 use crate::sim::events::ClusterEvent;
 use crate::sim::protocol::LeaderRecoveryState;
-use crate::sim::{BrokerId, Epoch, Ms, Offset, TopicPartition};
+use crate::sim::{BrokerId, Epoch, Ms, Offset, SimTime, TopicPartition};
 use std::sync::Arc;
 
 pub use crate::sim::producer::ProducerView;
@@ -14,8 +14,10 @@ pub use crate::sim::producer::ProducerView;
 pub struct Snapshot {
     /// Master seed of the run.
     pub seed: u64,
-    /// Sim time (ms).
+    /// Sim time (ms, floored).
     pub now: Ms,
+    /// Sim time to the microsecond (the instant `n` stepped to, a scenario's µs times).
+    pub now_us: SimTime,
     /// The Kafka version whose replication rules the cluster follows (shown in words, e.g.
     /// `KRaft · Kafka 4.1 · ELR off`).
     pub semantics: Semantics,
@@ -52,8 +54,8 @@ pub struct Snapshot {
 pub struct ScenarioInfo {
     /// The scenario's `name`.
     pub name: String,
-    /// Its `end` (ms); sim time stops there.
-    pub end: Ms,
+    /// Its `end`; sim time stops there.
+    pub end: SimTime,
 }
 
 /// Process state of a broker.

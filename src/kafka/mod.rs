@@ -44,6 +44,11 @@ impl SimTime {
         self.0 / 1000
     }
 
+    /// Whether this instant is the start of a millisecond (no microseconds beyond it).
+    pub const fn is_whole_ms(self) -> bool {
+        self.0.is_multiple_of(1000)
+    }
+
     /// This instant plus `us` microseconds (saturating).
     pub const fn plus_micros(self, us: u64) -> Self {
         SimTime(self.0.saturating_add(us))
@@ -155,9 +160,56 @@ pub fn format_stamp(at: SimTime, fine: bool) -> String {
     if fine { format!("{base}.{:03}", at.as_micros() % 1000) } else { base }
 }
 
+/// Formats a scenario instant (a command's or a check's time) exactly, with no more digits
+/// than it needs: tenths as the header shows time (`00:00:10.0`), milliseconds when it is not
+/// on a tenth (`00:00:01.250`), microseconds when it is not on a millisecond
+/// (`00:00:01.250.500`).
+pub fn format_instant(at: SimTime) -> String {
+    let us = at.as_micros();
+    if us.is_multiple_of(100_000) { format_time(at.as_ms()) } else { format_stamp(at, !at.is_whole_ms()) }
+}
+
+/// Which event stamps of an event log need microseconds, for `times` in log order (oldest
+/// first). The rule: the log shows milliseconds, and every event of a millisecond that holds
+/// events at two or more different instants shows its microseconds, so events closer together
+/// than 1 ms read apart and in order. Events at one and the same instant (a timer firing
+/// several things at once) keep the plain millisecond stamp.
+pub fn fine_stamps(times: &[SimTime]) -> Vec<bool> {
+    let mut fine = vec![false; times.len()];
+    let mut start = 0;
+    while start < times.len() {
+        let ms = times[start].as_ms();
+        let len = times[start..].iter().take_while(|t| t.as_ms() == ms).count();
+        let run = &times[start..start + len];
+        if run.iter().any(|t| *t != run[0]) {
+            fine[start..start + len].fill(true);
+        }
+        start += len;
+    }
+    fine
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn instants_show_as_many_digits_as_they_need() {
+        assert_eq!(format_instant(SimTime::from_ms(10_000)), "00:00:10.0");
+        assert_eq!(format_instant(SimTime::from_ms(1_250)), "00:00:01.250");
+        assert_eq!(format_instant(SimTime::from_micros(1_250_500)), "00:00:01.250.500");
+        assert_eq!(format_instant(SimTime::from_micros(1_000_001)), "00:00:01.000.001");
+    }
+
+    #[test]
+    fn only_a_millisecond_with_events_at_different_instants_shows_microseconds() {
+        let t = |us| SimTime::from_micros(us);
+        let times =
+            [t(5_000), t(7_000), t(7_000), t(7_250), t(7_999), t(8_000), t(8_000), t(9_100), t(12_345_678)];
+        let fine = fine_stamps(&times);
+        assert_eq!(fine, [false, true, true, true, true, false, false, false, false]);
+        assert!(fine_stamps(&[]).is_empty());
+    }
 
     #[test]
     fn sim_time_converts_explicitly_and_floors_to_ms() {

@@ -7,7 +7,7 @@ use crate::cluster::command::set::Set;
 use crate::cluster::command::{BrokerState, Catalog, Command};
 use crate::cluster::spec::ClusterSpec;
 use crate::config::{self, BrokerConfig, ConfigError, ProducerConfig, Scope, TopicConfig};
-use crate::sim::{BrokerId, Ms};
+use crate::sim::{BrokerId, SimTime};
 use std::collections::BTreeMap;
 
 use crate::sim::assignment;
@@ -159,7 +159,7 @@ impl Catalog for Known {
 #[derive(Clone, Debug)]
 pub struct KnownOverTime {
     start: Known,
-    after: Vec<(Ms, Known)>,
+    after: Vec<(SimTime, Known)>,
 }
 
 impl KnownOverTime {
@@ -168,8 +168,8 @@ impl KnownOverTime {
         Self { start, after: Vec::new() }
     }
 
-    /// Records what exists after a command at `at` (ms; not earlier than the last one).
-    pub fn record(&mut self, at: Ms, known: Known) {
+    /// Records what exists after a command at `at` (not earlier than the last one).
+    pub fn record(&mut self, at: SimTime, known: Known) {
         self.after.push((at, known));
     }
 
@@ -178,16 +178,16 @@ impl KnownOverTime {
         self.after.last().map_or(&self.start, |(_, k)| k)
     }
 
-    /// What exists at sim time `at` (ms), after the commands due then.
-    pub fn at(&self, at: Ms) -> &Known {
+    /// What exists at sim time `at`, after the commands due then.
+    pub fn at(&self, at: SimTime) -> &Known {
         self.after.iter().rev().find(|(t, _)| *t <= at).map_or(&self.start, |(_, k)| k)
     }
 
-    /// The first instant (ms) at which partition `n` of `topic` exists, if it ever does.
-    pub fn first_with_partition(&self, topic: &str, n: u32) -> Option<Ms> {
+    /// The first instant at which partition `n` of `topic` exists, if it ever does.
+    pub fn first_with_partition(&self, topic: &str, n: u32) -> Option<SimTime> {
         let has = |k: &Known| k.topics.get(topic).is_some_and(|count| n < *count);
         if has(&self.start) {
-            return Some(0);
+            return Some(SimTime::ZERO);
         }
         self.after.iter().find(|(_, k)| has(k)).map(|(t, _)| *t)
     }

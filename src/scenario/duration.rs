@@ -1,20 +1,22 @@
 //! Sim-time values as people write them in scenario files and on the command line:
-//! `1500ms`, `30s`, `2m`, `1h`, `1.5s`, bare integers (milliseconds) and `end`.
+//! `1500ms`, `30s`, `2m`, `1h`, `1.5s`, `250us`, `0.25ms`, `1.2505s`, bare integers
+//! (milliseconds) and `end`. Sim time has microsecond resolution, so a value may be as fine as
+//! one microsecond and no finer.
 
-use crate::sim::Ms;
+use crate::sim::SimTime;
 
 /// A point in sim time as a scenario writes it.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum TimeSpec {
-    /// A fixed sim time in ms.
-    At(Ms),
+    /// A fixed sim time (µs resolution).
+    At(SimTime),
     /// The scenario's `end`.
     End,
 }
 
 impl TimeSpec {
-    /// The sim time in ms, with `end` resolved to `end` ms.
-    pub fn resolve(self, end: Ms) -> Ms {
+    /// The sim time, with `end` resolved to `end`.
+    pub fn resolve(self, end: SimTime) -> SimTime {
         match self {
             TimeSpec::At(t) => t,
             TimeSpec::End => end,
@@ -23,56 +25,79 @@ impl TimeSpec {
 }
 
 /// The hint every duration error ends with.
-pub const DURATION_HINT: &str = "write it like `1500ms`, `30s`, `2m` or a bare number of milliseconds";
+pub const DURATION_HINT: &str =
+    "write it like `1500ms`, `30s`, `2m`, `250us`, `1.2505s` or a bare number of milliseconds";
 
-/// Parses a duration into milliseconds. Units: `ms`, `s`, `m`, `h`; a decimal fraction is
-/// allowed when the result is a whole number of milliseconds (`1.5s`). A bare number means ms.
-/// Errors: a message naming the text and the accepted shapes.
-pub fn parse_duration(text: &str) -> Result<Ms, String> {
+/// Microseconds per unit a duration may be written in (`us` also as `µs`).
+fn unit_micros(unit: &str) -> Option<u64> {
+    Some(match unit {
+        "us" | "µs" | "μs" => 1,
+        "" | "ms" => 1_000,
+        "s" => 1_000_000,
+        "m" | "min" => 60_000_000,
+        "h" => 3_600_000_000,
+        _ => return None,
+    })
+}
+
+/// Parses a duration into sim time (µs). Units: `us` (or `µs`), `ms`, `s`, `m`, `h`; a
+/// bare number means ms. A decimal fraction is allowed down to a whole microsecond
+/// (`1.2505s`, `0.25ms`). Errors: a message naming the text and what is wrong with it (not a
+/// duration, negative, nanoseconds, finer than a microsecond, too large).
+pub fn parse_duration(text: &str) -> Result<SimTime, String> {
     let t = text.trim();
+    if t.starts_with('-') {
+        return Err(format!("`{text}` is negative; sim time starts at 0"));
+    }
     let split = t.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(t.len());
     let (number, unit) = t.split_at(split);
-    let unit_ms = match unit.trim() {
-        "" | "ms" => 1,
-        "s" => 1000,
-        "m" | "min" => 60_000,
-        "h" => 3_600_000,
-        _ => return Err(format!("`{text}` is not a duration; {DURATION_HINT}")),
+    if unit.trim() == "ns" {
+        return Err(format!("`{text}` is in nanoseconds; sim time counts whole microseconds (`us`)"));
+    }
+    let Some(unit_us) = unit_micros(unit.trim()) else {
+        return Err(format!("`{text}` is not a duration; {DURATION_HINT}"));
     };
-    match scaled(number, unit_ms) {
-        Ok(ms) => Ok(ms),
-        Err(Bad::Fraction) => Err(format!("`{text}` is not a whole number of milliseconds")),
+    match scaled(number, unit_us) {
+        Ok(us) => Ok(SimTime::from_micros(us)),
+        Err(Bad::Fraction) => Err(format!("`{text}` is finer than a microsecond, sim time's resolution")),
+        Err(Bad::TooLarge) => Err(format!("`{text}` is too large a time")),
         Err(Bad::Malformed) => Err(format!("`{text}` is not a duration; {DURATION_HINT}")),
     }
 }
 
 /// Why a number could not be scaled.
+#[derive(Debug, PartialEq)]
 enum Bad {
-    /// Not a decimal number, or too big.
+    /// Not a decimal number.
     Malformed,
-    /// Well-formed, but not a whole number of milliseconds.
+    /// More microseconds than sim time counts.
+    TooLarge,
+    /// Well-formed, but not a whole number of microseconds.
     Fraction,
 }
 
-/// `number` × `unit_ms`, exactly.
-fn scaled(number: &str, unit_ms: u64) -> Result<Ms, Bad> {
+/// `number` × `unit_us`, exactly (trailing zeros of a fraction do not count).
+fn scaled(number: &str, unit_us: u64) -> Result<u64, Bad> {
     let (int, frac) = number.split_once('.').unwrap_or((number, ""));
     if int.is_empty() || frac.contains('.') || (number.contains('.') && frac.is_empty()) {
         return Err(Bad::Malformed);
     }
-    let whole = int.parse::<u64>().ok().and_then(|n| n.checked_mul(unit_ms)).ok_or(Bad::Malformed)?;
+    let whole = int.parse::<u64>().map_err(|_| Bad::TooLarge)?.checked_mul(unit_us).ok_or(Bad::TooLarge)?;
+    let frac = frac.trim_end_matches('0');
     if frac.is_empty() {
         return Ok(whole);
     }
-    let denominator = u32::try_from(frac.len()).ok().and_then(|d| 10u64.checked_pow(d));
-    let numerator = frac.parse::<u64>().ok().and_then(|n| n.checked_mul(unit_ms));
-    let (Some(denominator), Some(numerator)) = (denominator, numerator) else {
-        return Err(Bad::Malformed);
-    };
+    // unit_us ≤ 3.6e9 < 10^10: a fraction of more than 10 significant digits cannot be whole µs.
+    if frac.len() > 10 {
+        return Err(Bad::Fraction);
+    }
+    let denominator = 10u128.pow(frac.len() as u32);
+    let numerator = u128::from(frac.parse::<u64>().map_err(|_| Bad::Malformed)?) * u128::from(unit_us);
     if numerator % denominator != 0 {
         return Err(Bad::Fraction);
     }
-    whole.checked_add(numerator / denominator).ok_or(Bad::Malformed)
+    let part = u64::try_from(numerator / denominator).map_err(|_| Bad::TooLarge)?;
+    whole.checked_add(part).ok_or(Bad::TooLarge)
 }
 
 /// Parses a time that may also be `end`. Errors: as [`parse_duration`].
@@ -84,38 +109,65 @@ pub fn parse_time(text: &str) -> Result<TimeSpec, String> {
 mod tests {
     use super::*;
 
+    fn us(text: &str) -> Result<u64, String> {
+        parse_duration(text).map(SimTime::as_micros)
+    }
+
     #[test]
     fn units_and_bare_numbers() {
-        assert_eq!(parse_duration("1500ms"), Ok(1500));
-        assert_eq!(parse_duration("30s"), Ok(30_000));
-        assert_eq!(parse_duration("2m"), Ok(120_000));
-        assert_eq!(parse_duration("1h"), Ok(3_600_000));
-        assert_eq!(parse_duration("250"), Ok(250));
-        assert_eq!(parse_duration(" 9s "), Ok(9000));
-        assert_eq!(parse_duration("0s"), Ok(0));
+        assert_eq!(us("1500ms"), Ok(1_500_000));
+        assert_eq!(us("30s"), Ok(30_000_000));
+        assert_eq!(us("2m"), Ok(120_000_000));
+        assert_eq!(us("1h"), Ok(3_600_000_000));
+        assert_eq!(us("250"), Ok(250_000));
+        assert_eq!(us(" 9s "), Ok(9_000_000));
+        assert_eq!(us("0s"), Ok(0));
+        assert_eq!(us("250us"), Ok(250));
+        assert_eq!(us("250µs"), Ok(250));
+        assert_eq!(us("250μs"), Ok(250));
     }
 
     #[test]
-    fn fractions_must_give_whole_milliseconds() {
-        assert_eq!(parse_duration("1.5s"), Ok(1500));
-        assert_eq!(parse_duration("0.25m"), Ok(15_000));
-        assert_eq!(parse_duration("1.0005s"), Err("`1.0005s` is not a whole number of milliseconds".into()));
-        assert_eq!(parse_duration("1.5ms"), Err("`1.5ms` is not a whole number of milliseconds".into()));
+    fn fractions_down_to_a_microsecond() {
+        assert_eq!(us("1.5s"), Ok(1_500_000));
+        assert_eq!(us("0.25m"), Ok(15_000_000));
+        assert_eq!(us("1.2505s"), Ok(1_250_500));
+        assert_eq!(us("0.25ms"), Ok(250));
+        assert_eq!(us("1.000001s"), Ok(1_000_001));
+        assert_eq!(us("1.500000000000000000000s"), Ok(1_500_000), "trailing zeros are exact");
+        assert_eq!(
+            us("0.000000000001h"),
+            Err("`0.000000000001h` is finer than a microsecond, sim time's resolution".into())
+        );
+        assert_eq!(
+            us("1.0000005s"),
+            Err("`1.0000005s` is finer than a microsecond, sim time's resolution".into())
+        );
+        assert_eq!(us("1.5us"), Err("`1.5us` is finer than a microsecond, sim time's resolution".into()));
     }
 
     #[test]
-    fn malformed_durations_are_explained() {
-        for bad in ["", "s", "30x", "-1s", "1.s", ".5s", "1..5s", "3 0s", "99999999999999999999ms", "30S"] {
+    fn bad_durations_are_explained() {
+        for bad in ["", "s", "30x", "1.s", ".5s", "1..5s", "3 0s", "30S", "1e3ms"] {
             let err = parse_duration(bad).unwrap_err();
-            assert!(err.contains("is not a duration"), "{bad}: {err}");
+            assert!(err.contains("is not a duration") && err.contains("250us"), "{bad}: {err}");
+        }
+        assert_eq!(us("-1s"), Err("`-1s` is negative; sim time starts at 0".into()));
+        assert_eq!(us("-0.5ms"), Err("`-0.5ms` is negative; sim time starts at 0".into()));
+        assert_eq!(
+            us("500ns"),
+            Err("`500ns` is in nanoseconds; sim time counts whole microseconds (`us`)".into())
+        );
+        for big in ["99999999999999999999ms", "18446744073709551615ms", "9999999999999h"] {
+            assert_eq!(us(big), Err(format!("`{big}` is too large a time")));
         }
     }
 
     #[test]
     fn end_is_a_time_but_not_a_duration() {
         assert_eq!(parse_time("end"), Ok(TimeSpec::End));
-        assert_eq!(parse_time("10s"), Ok(TimeSpec::At(10_000)));
+        assert_eq!(parse_time("10s"), Ok(TimeSpec::At(SimTime::from_ms(10_000))));
         assert!(parse_duration("end").is_err());
-        assert_eq!(TimeSpec::End.resolve(42), 42);
+        assert_eq!(TimeSpec::End.resolve(SimTime::from_ms(42)), SimTime::from_ms(42));
     }
 }

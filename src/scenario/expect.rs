@@ -8,7 +8,7 @@ use crate::cluster::snapshot::{BrokerState, PartitionView, ReplicaView, Snapshot
 use crate::kafka::errors::ErrorCode;
 use crate::sim::producer::ProducerView;
 use crate::sim::protocol::LeaderRecoveryState;
-use crate::sim::{BrokerId, Ms, TopicPartition, format_time, join_ids};
+use crate::sim::{BrokerId, SimTime, TopicPartition, format_instant, join_ids};
 use std::collections::BTreeSet;
 use std::fmt;
 
@@ -193,8 +193,8 @@ pub enum Check {
 /// A check due at a sim instant.
 #[derive(Clone, PartialEq, Debug)]
 pub struct Expectation {
-    /// Sim time (ms) at which it is checked.
-    pub at: Ms,
+    /// Sim time at which it is checked, to the microsecond.
+    pub at: SimTime,
     /// What must hold.
     pub check: Check,
 }
@@ -203,8 +203,8 @@ pub struct Expectation {
 /// `at 00:00:30.0 test_repli-2 isr: expected [0,1], got [0,1,2]`.
 #[derive(Clone, PartialEq, Eq, Debug)]
 pub struct Outcome {
-    /// Sim time (ms) of the check.
-    pub at: Ms,
+    /// Sim time of the check.
+    pub at: SimTime,
     /// What was looked at, e.g. `test_repli-2 isr`.
     pub subject: String,
     /// What the scenario expected.
@@ -220,7 +220,7 @@ impl fmt::Display for Outcome {
         write!(
             f,
             "at {} {}: expected {}, got {}",
-            format_time(self.at),
+            format_instant(self.at),
             self.subject,
             self.expected,
             self.got
@@ -310,7 +310,7 @@ fn check_cluster(check: &Check, snap: &Snapshot, history: &History) -> Found {
             None => (format!("no broker {id}"), false),
         },
         Check::Event(pattern) => match history.first_match(pattern) {
-            Some(m) => (format!("\"{}\" at {}", m.text, format_time(m.at)), true),
+            Some(m) => (format!("\"{}\" at {}", m.text, format_instant(m.at)), true),
             None => ("no such event".into(), false),
         },
         _ => (String::new(), false),
@@ -503,7 +503,7 @@ mod tests {
         let mut history = History::watching([&fenced]);
         let event = EventKind::BrokerFenced { broker: 2, silent_ms: 9000, timeout_ms: 9000 };
         history.observe(&ClusterEvent { at: crate::sim::SimTime::from_ms(18_000), kind: event });
-        Expectation { at: 30_000, check }.check(&snapshot(), &history)
+        Expectation { at: SimTime::from_ms(30_000), check }.check(&snapshot(), &history)
     }
 
     fn cmp(text: &str) -> Comparison {

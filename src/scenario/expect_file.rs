@@ -13,7 +13,7 @@ use super::history::EventPattern;
 use crate::cluster::snapshot::BrokerState;
 use crate::kafka::errors::{self, ErrorCode};
 use crate::sim::protocol::LeaderRecoveryState;
-use crate::sim::{BrokerId, Ms, TopicPartition, format_time};
+use crate::sim::{BrokerId, SimTime, TopicPartition, format_instant};
 use serde::Deserialize;
 use serde::de::{self, Deserializer, MapAccess, Visitor};
 use std::fmt;
@@ -98,7 +98,11 @@ pub(super) struct Names<'a> {
 }
 
 /// Validates one `[[expect]]` into its checks, all due at its `time`.
-pub(super) fn expectation(raw: &Spanned<RawExpect>, names: &Names<'_>, end: Ms) -> Res<Vec<Expectation>> {
+pub(super) fn expectation(
+    raw: &Spanned<RawExpect>,
+    names: &Names<'_>,
+    end: SimTime,
+) -> Res<Vec<Expectation>> {
     let e = raw.get_ref();
     let at = time_within(&e.time, end)?;
     let known = names.over_time.at(at);
@@ -140,16 +144,16 @@ pub(super) fn comparison_of(v: &Spanned<Value>) -> Res<Comparison> {
     }
 }
 
-/// `TOPIC-N` naming a partition that exists at `at` (ms).
-fn partition_of(v: &Spanned<String>, at: Ms, over_time: &KnownOverTime) -> Res<TopicPartition> {
+/// `TOPIC-N` naming a partition that exists at `at`.
+fn partition_of(v: &Spanned<String>, at: SimTime, over_time: &KnownOverTime) -> Res<TopicPartition> {
     let text = v.get_ref();
     let parsed = text.rsplit_once('-').and_then(|(t, n)| n.parse::<u32>().ok().map(|n| (t, n)));
     let Some((topic, n)) = parsed else {
         return err(v.span(), format!("`{text}` is not TOPIC-PARTITION such as `test_repli-2`"));
     };
-    let then = format_time(at);
+    let then = format_instant(at);
     let later = |what: String| match over_time.first_with_partition(topic, n) {
-        Some(t) => format!("{what} at {then}; an [[at]] command creates it at {}", format_time(t)),
+        Some(t) => format!("{what} at {then}; an [[at]] command creates it at {}", format_instant(t)),
         None => what,
     };
     let count = over_time.at(at).topic(topic).map_err(|m| SpanError::new(v.span(), later(m)))?;

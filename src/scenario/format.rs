@@ -10,7 +10,7 @@ use super::expect_file::{Names, RawExpect, expectation};
 use crate::cluster::command::Command;
 use crate::cluster::spec::{ClusterSpec, Placement, ProducerSpec, TopicSpec};
 use crate::config::{self, BrokerConfig, ConfigError, NetConfig, ProducerConfig, Scope, TopicConfig};
-use crate::sim::{BrokerId, CONTROLLER_ID, Ms, format_time, join_ids};
+use crate::sim::{BrokerId, CONTROLLER_ID, SimTime, format_instant, join_ids};
 use serde::Deserialize;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -33,20 +33,20 @@ pub struct Scenario {
     pub seed: Option<u64>,
     /// The cluster to start.
     pub spec: ClusterSpec,
-    /// Commands with the sim time (ms) to apply them, in time order (file order within an
-    /// instant).
+    /// Commands with the sim time (µs resolution) to apply them, in time order (file order
+    /// within an instant).
     pub timeline: Vec<Action>,
-    /// Checks with their sim time (ms), in time order (file order within an instant).
+    /// Checks with their sim time (µs resolution), in time order (file order within an instant).
     pub expectations: Vec<Expectation>,
-    /// Sim time (ms) at which a headless run stops.
-    pub end: Ms,
+    /// Sim time at which a headless run stops.
+    pub end: SimTime,
 }
 
 /// A command of the timeline (`[[at]]`).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Action {
-    /// Sim time (ms) at which it is applied.
-    pub at: Ms,
+    /// Sim time at which it is applied, to the microsecond.
+    pub at: SimTime,
     /// The command.
     pub command: Command,
     /// `refused = "TEXT"`: the command must be refused with an answer containing `TEXT`
@@ -55,8 +55,8 @@ pub struct Action {
 }
 
 impl Scenario {
-    /// The timeline as (sim time in ms, command) pairs, for a live run.
-    pub fn commands(&self) -> Vec<(Ms, Command)> {
+    /// The timeline as (sim time, command) pairs, for a live run.
+    pub fn commands(&self) -> Vec<(SimTime, Command)> {
         self.timeline.iter().map(|a| (a.at, a.command.clone())).collect()
     }
 }
@@ -188,9 +188,9 @@ fn cluster_spec(raw: &RawScenario) -> Res<ClusterSpec> {
     Ok(ClusterSpec { seed: raw.seed.unwrap_or(0), brokers, broker_config, topics, producers, net })
 }
 
-fn end_time(v: &Spanned<Value>) -> Res<Ms> {
+fn end_time(v: &Spanned<Value>) -> Res<SimTime> {
     match time_of(v)? {
-        TimeSpec::At(0) => err(v.span(), "`end` must be after 0 ms"),
+        TimeSpec::At(SimTime::ZERO) => err(v.span(), "`end` must be after 0 ms"),
         TimeSpec::At(t) => Ok(t),
         TimeSpec::End => err(v.span(), format!("`end` cannot be \"end\"; {DURATION_HINT}")),
     }
@@ -198,17 +198,18 @@ fn end_time(v: &Spanned<Value>) -> Res<Ms> {
 
 fn time_of(v: &Spanned<Value>) -> Res<TimeSpec> {
     match v.get_ref() {
-        Value::Integer(n) if *n >= 0 => Ok(TimeSpec::At(n.unsigned_abs())),
+        Value::Integer(n) if *n >= 0 => Ok(TimeSpec::At(SimTime::from_ms(n.unsigned_abs()))),
+        Value::Integer(_) => err(v.span(), "a time cannot be negative; sim time starts at 0"),
         Value::String(s) => parse_time(s).map_err(|m| SpanError::new(v.span(), m)),
-        _ => err(v.span(), "expected a time such as \"30s\", \"1500ms\", \"2m\" or \"end\""),
+        _ => err(v.span(), "expected a time such as \"30s\", \"1500ms\", \"2m\", \"250us\" or \"end\""),
     }
 }
 
 /// A time no later than `end`, with `end` resolved.
-pub(super) fn time_within(v: &Spanned<Value>, end: Ms) -> Res<Ms> {
+pub(super) fn time_within(v: &Spanned<Value>, end: SimTime) -> Res<SimTime> {
     let t = time_of(v)?.resolve(end);
     if t > end {
-        let msg = format!("time {} is after the scenario's end ({})", format_time(t), format_time(end));
+        let msg = format!("time {} is after the scenario's end ({})", format_instant(t), format_instant(end));
         return err(v.span(), msg);
     }
     Ok(t)
@@ -374,7 +375,7 @@ fn producer(table: &Spanned<Table>, topics: &[TopicSpec]) -> Res<ProducerSpec> {
     Ok(ProducerSpec { topic: name, config })
 }
 
-fn timeline(actions: &[RawAction], over_time: &mut KnownOverTime, end: Ms) -> Res<Vec<Action>> {
+fn timeline(actions: &[RawAction], over_time: &mut KnownOverTime, end: SimTime) -> Res<Vec<Action>> {
     let mut timed = Vec::new();
     for a in actions {
         let at = time_within(&a.time, end)?;
@@ -435,19 +436,39 @@ mod tests {
         assert_eq!(
             s.commands(),
             vec![
-                (10_000, Command::parse("crash 2").unwrap()),
-                (20_000, Command::parse("restart 2").unwrap())
+                (SimTime::from_ms(10_000), Command::parse("crash 2").unwrap()),
+                (SimTime::from_ms(20_000), Command::parse("restart 2").unwrap())
             ]
         );
         assert_eq!(s.spec.producers[0].config.acks, Acks::One);
         assert_eq!(s.spec.producers[0].config.rate, 0.0);
-        assert_eq!(s.end, 60_000);
-        let at: Vec<Ms> = s.expectations.iter().map(|e| e.at).collect();
+        assert_eq!(s.end, SimTime::from_ms(60_000));
+        let at: Vec<crate::sim::Ms> = s.expectations.iter().map(|e| e.at.as_ms()).collect();
         assert_eq!(at, [30_000, 30_000, 60_000, 60_000, 60_000]);
         let tp = TopicPartition::new("t", 1);
         assert_eq!(s.expectations[2].check, Check::Leader(tp.clone(), LeaderWant::is(None)));
         let leo = Check::Replica(tp, 0, ReplicaNumber::Leo, Comparison::parse(">=3").unwrap());
         assert_eq!(s.expectations[4].check, leo);
+    }
+
+    #[test]
+    fn times_keep_their_microseconds_and_order() {
+        let text = format!(
+            "{HEAD}[[at]]\ntime = \"1.0003s\"\ndo = \"crash 2\"\n[[at]]\ntime = \"1s\"\ndo = \"crash 1\"\n\
+             [[at]]\ntime = \"250us\"\ndo = \"crash 0\"\n[[expect]]\ntime = \"0.25ms\"\nacked_lost = 0\n"
+        );
+        let s = parse("f", &text).unwrap();
+        let at: Vec<u64> = s.timeline.iter().map(|a| a.at.as_micros()).collect();
+        assert_eq!(at, [250, 1_000_000, 1_000_300]);
+        assert_eq!(s.expectations[0].at, SimTime::from_micros(250));
+        assert_eq!(
+            error("[[at]]\ntime = \"59.9999995s\"\ndo = \"crash 1\"\n"),
+            "13:8: `59.9999995s` is finer than a microsecond, sim time's resolution"
+        );
+        assert_eq!(
+            error("[[at]]\ntime = \"60.000001s\"\ndo = \"crash 1\"\n"),
+            "13:8: time 00:01:00.000.001 is after the scenario's end (00:01:00.0)"
+        );
     }
 
     #[test]
@@ -657,6 +678,6 @@ mod tests {
         assert!(end.to_string().starts_with("f:2:7: `end` cannot be \"end\""), "{end}");
         let ok =
             parse("f", "version = 1\nname = \"x\"\nend = 90000\n[cluster]\nbrokers = [1, 2, 3]\n").unwrap();
-        assert_eq!((ok.end, ok.spec.brokers), (90_000, vec![1, 2, 3]));
+        assert_eq!((ok.end, ok.spec.brokers), (SimTime::from_ms(90_000), vec![1, 2, 3]));
     }
 }

@@ -1,7 +1,7 @@
 //! What a headless run has seen besides the cluster's current state: for each `event = "regex"`
 //! expectation, the first event whose text matched it so far.
 
-use crate::sim::Ms;
+use crate::sim::SimTime;
 use crate::sim::events::ClusterEvent;
 use regex::Regex;
 use std::fmt;
@@ -45,11 +45,11 @@ impl fmt::Display for EventPattern {
     }
 }
 
-/// The first event that matched one pattern: its sim time (ms) and text.
+/// The first event that matched one pattern: its sim time and text.
 #[derive(Clone, PartialEq, Eq, Debug)]
 pub struct Match {
-    /// Sim time of the event (ms).
-    pub at: Ms,
+    /// Sim time of the event (µs resolution).
+    pub at: SimTime,
     /// The event's text.
     pub text: String,
 }
@@ -81,7 +81,7 @@ impl History {
         let text = event.kind.to_string();
         for (pattern, found) in self.watched.iter_mut().filter(|(_, m)| m.is_none()) {
             if pattern.is_match(&text) {
-                *found = Some(Match { at: event.at.as_ms(), text: text.clone() });
+                *found = Some(Match { at: event.at, text: text.clone() });
             }
         }
     }
@@ -115,7 +115,7 @@ mod tests {
             at: crate::sim::SimTime::from_ms(12),
             kind: EventKind::BrokerCrashed { broker: 2 },
         });
-        assert_eq!(history.first_match(&crashed).map(|m| m.at), Some(9));
+        assert_eq!(history.first_match(&crashed).map(|m| m.at), Some(SimTime::from_ms(9)));
         assert_eq!(history.first_match(&fenced), None);
     }
 

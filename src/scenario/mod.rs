@@ -10,6 +10,7 @@ pub mod expect;
 mod expect_file;
 pub mod format;
 pub mod history;
+pub mod report;
 pub mod runner;
 
 pub use error::LoadError;

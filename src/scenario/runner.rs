@@ -6,13 +6,14 @@
 use super::expect::Outcome;
 use super::format::{Action, Scenario};
 use super::history::History;
+use super::report::Report;
 use crate::cluster::command::{Answer, Command};
 use crate::cluster::handle::{Sim, SimError};
 use crate::cluster::snapshot::Snapshot;
 use crate::cluster::spec::ClusterSpec;
 use crate::describe::describe;
 use crate::sim::events::ClusterEvent;
-use crate::sim::{Ms, format_time};
+use crate::sim::{SimTime, format_instant};
 use std::collections::BTreeSet;
 use std::io::{self, Write};
 
@@ -55,10 +56,10 @@ pub enum RunError {
 
 /// What the runner needs from a simulation. [`Sim`] is the real one; tests drive a fake.
 pub trait Driven {
-    /// Current sim time (ms).
-    fn now(&self) -> Ms;
-    /// Runs the cluster up to sim time `t` (ms).
-    fn advance_to(&mut self, t: Ms);
+    /// Current sim time (µs resolution).
+    fn now(&self) -> SimTime;
+    /// Runs the cluster up to sim time `t`, to the microsecond.
+    fn advance_to(&mut self, t: SimTime);
     /// Applies a command now. Errors: the sim's refusal.
     fn apply(&mut self, cmd: &Command) -> Result<Answer, SimError>;
     /// The cluster as it is now.
@@ -68,11 +69,11 @@ pub trait Driven {
 }
 
 impl Driven for Sim {
-    fn now(&self) -> Ms {
-        Sim::now(self)
+    fn now(&self) -> SimTime {
+        Sim::now_us(self)
     }
-    fn advance_to(&mut self, t: Ms) {
-        Sim::advance_to(self, t);
+    fn advance_to(&mut self, t: SimTime) {
+        Sim::advance_to_time(self, t);
     }
     fn apply(&mut self, cmd: &Command) -> Result<Answer, SimError> {
         Sim::apply(self, cmd)
@@ -88,15 +89,17 @@ impl Driven for Sim {
 /// Runs `scenario` headless on a new [`Sim`], writing the report to `out`; the first line
 /// names the seed (`scenario.spec.seed`). Errors: the cluster cannot start, or `out` fails.
 pub fn run(scenario: &Scenario, out: &mut dyn Write) -> Result<Summary, RunError> {
-    let end = format_time(scenario.end);
+    let end = format_instant(scenario.end);
     writeln!(out, "seed {} · scenario \"{}\" · runs to {end}", scenario.spec.seed, scenario.name)?;
     let mut sim = Sim::new(scenario.spec.clone())?;
     Ok(run_on(&mut sim, scenario, out)?)
 }
 
 /// Steps `sim` through `scenario` and writes events, commands, ✓/✗ lines, the final
-/// `--describe` state and the `N passed, M failed` line. Errors: `out` fails.
+/// `--describe` state and the `N passed, M failed` line. Commands and checks happen at their
+/// exact microsecond. Errors: `out` fails.
 pub fn run_on(sim: &mut impl Driven, scenario: &Scenario, out: &mut dyn Write) -> io::Result<Summary> {
+    let out = &mut Report::new(out);
     let mut summary = Summary::default();
     let mut history = History::watching(scenario.expectations.iter().filter_map(|e| e.check.event_pattern()));
     print_events(sim, &mut history, out)?;
@@ -118,19 +121,20 @@ pub fn run_on(sim: &mut impl Driven, scenario: &Scenario, out: &mut dyn Write) -
             }
         }
     }
+    out.flush()?;
     finish(&sim.snapshot(), summary, out)?;
     Ok(summary)
 }
 
 /// Every instant something is due, ascending, ending with `end`.
-fn instants(scenario: &Scenario) -> BTreeSet<Ms> {
+fn instants(scenario: &Scenario) -> BTreeSet<SimTime> {
     let actions = scenario.timeline.iter().map(|a| a.at);
     let checks = scenario.expectations.iter().map(|e| e.at);
     actions.chain(checks).chain([scenario.end]).collect()
 }
 
 /// Counts and prints one verdict: `✓ OUTCOME` or `✗ OUTCOME`.
-fn verdict(outcome: &Outcome, summary: &mut Summary, out: &mut dyn Write) -> io::Result<()> {
+fn verdict(outcome: &Outcome, summary: &mut Summary, out: &mut Report<'_>) -> io::Result<()> {
     let mark = if outcome.passed {
         summary.passed += 1;
         '✓'
@@ -138,7 +142,7 @@ fn verdict(outcome: &Outcome, summary: &mut Summary, out: &mut dyn Write) -> io:
         summary.failed += 1;
         '✗'
     };
-    writeln!(out, "{mark} {outcome}")
+    out.line(format!("{mark} {outcome}"))
 }
 
 /// Applies one `[[at]]` command. A refusal fails the run unless the action expects it
@@ -147,22 +151,21 @@ fn apply(
     sim: &mut impl Driven,
     action: &Action,
     summary: &mut Summary,
-    out: &mut dyn Write,
+    out: &mut Report<'_>,
 ) -> io::Result<()> {
     let now = sim.now();
     let result = sim.apply(&action.command);
     let cmd = &action.command;
     let Some(want) = &action.refused else {
         return match result {
-            Ok(Answer { note: None }) => writeln!(out, "{} do: {cmd}", format_time(now)),
-            Ok(Answer { note: Some(note) }) => writeln!(out, "{} do: {cmd}: {note}", format_time(now)),
+            Ok(Answer { note: None }) => out.stamped(now, format!("do: {cmd}")),
+            Ok(Answer { note: Some(note) }) => out.stamped(now, format!("do: {cmd}: {note}")),
             Err(e) => {
                 summary.failed += 1;
-                writeln!(
-                    out,
+                out.line(format!(
                     "✗ at {} do `{cmd}` was refused: {e} (if Kafka should refuse it, add `refused = \"…\"` to its [[at]])",
-                    format_time(now)
-                )
+                    format_instant(now)
+                ))
             }
         };
     };
@@ -179,37 +182,40 @@ fn apply(
     verdict(&outcome, summary, out)
 }
 
-fn print_events(sim: &mut impl Driven, history: &mut History, out: &mut dyn Write) -> io::Result<()> {
+fn print_events(sim: &mut impl Driven, history: &mut History, out: &mut Report<'_>) -> io::Result<()> {
     for event in sim.drain_events() {
         history.observe(&event);
-        writeln!(out, "{event}")?;
+        out.event(&event)?;
     }
     Ok(())
 }
 
-fn finish(snap: &Snapshot, summary: Summary, out: &mut dyn Write) -> io::Result<()> {
-    writeln!(out)?;
-    write!(out, "{}", describe(snap))?;
-    writeln!(out, "acked records lost: {} · duplicates: {}", snap.acked_lost, snap.duplicates)?;
-    writeln!(out, "{} passed, {} failed", summary.passed, summary.failed)
+fn finish(snap: &Snapshot, summary: Summary, out: &mut Report<'_>) -> io::Result<()> {
+    out.line("")?;
+    let state = describe(snap);
+    if !state.is_empty() {
+        out.line(state.trim_end_matches('\n'))?;
+    }
+    out.line(format!("acked records lost: {} · duplicates: {}", snap.acked_lost, snap.duplicates))?;
+    out.line(format!("{} passed, {} failed", summary.passed, summary.failed))
 }
 
-/// Starts `spec`, applies the `timeline` commands due up to `at` (ms) and returns the state at
+/// Starts `spec`, applies the `timeline` commands due up to `at` and returns the state at
 /// `at`; events are discarded. Errors: the cluster cannot start, or a command is refused that
 /// was not meant to be (`refused`).
-pub fn run_to(spec: ClusterSpec, timeline: &[Action], at: Ms) -> Result<Snapshot, RunError> {
+pub fn run_to(spec: ClusterSpec, timeline: &[Action], at: SimTime) -> Result<Snapshot, RunError> {
     let mut sim = Sim::new(spec)?;
     for Action { at: t, command, refused } in timeline.iter().take_while(|a| a.at <= at) {
-        sim.advance_to(*t);
+        sim.advance_to_time(*t);
         match sim.apply(command) {
             Err(e) if refused.is_none() => {
-                let when = format_time(*t);
+                let when = format_instant(*t);
                 return Err(RunError::Refused(format!("at {when} `{command}` was refused: {e}")));
             }
             _ => {}
         }
     }
-    sim.advance_to(at);
+    sim.advance_to_time(at);
     Ok(sim.snapshot())
 }
 
@@ -225,21 +231,22 @@ mod tests {
     /// A one-partition cluster whose leader 2 is replaced by 0 nine seconds after a crash.
     #[derive(Default)]
     struct Fake {
-        now: Ms,
-        crashed_at: Option<Ms>,
+        now: SimTime,
+        crashed_at: Option<SimTime>,
         failed_over: bool,
         events: Vec<ClusterEvent>,
-        advanced_to: Vec<Ms>,
+        advanced_to: Vec<SimTime>,
     }
 
     impl Driven for Fake {
-        fn now(&self) -> Ms {
+        fn now(&self) -> SimTime {
             self.now
         }
-        fn advance_to(&mut self, t: Ms) {
+        fn advance_to(&mut self, t: SimTime) {
             self.advanced_to.push(t);
             self.now = t;
-            if let Some(c) = self.crashed_at.filter(|c| c + 9000 <= t && !self.failed_over) {
+            let failover = |c: SimTime| c.plus_micros(9_000_000);
+            if let Some(c) = self.crashed_at.filter(|c| failover(*c) <= t && !self.failed_over) {
                 self.failed_over = true;
                 let tp = TopicPartition::new("t", 0);
                 let kind = ElectionKind::Clean;
@@ -251,7 +258,7 @@ mod tests {
                     isr: vec![0, 1],
                     kind,
                 };
-                self.events.push(ClusterEvent { at: crate::sim::SimTime::from_ms(c + 9000), kind: change });
+                self.events.push(ClusterEvent { at: failover(c), kind: change });
             }
         }
         fn apply(&mut self, cmd: &Command) -> Result<Answer, SimError> {
@@ -259,10 +266,8 @@ mod tests {
                 Command::Restart(Restart(0)) => Ok(Answer::default()),
                 Command::Crash(Crash(2)) if self.crashed_at.is_none() => {
                     self.crashed_at = Some(self.now);
-                    self.events.push(ClusterEvent {
-                        at: crate::sim::SimTime::from_ms(self.now),
-                        kind: EventKind::BrokerCrashed { broker: 2 },
-                    });
+                    self.events
+                        .push(ClusterEvent { at: self.now, kind: EventKind::BrokerCrashed { broker: 2 } });
                     Ok(Answer::default())
                 }
                 _ => Err(SimError::InvalidState("broker 2 is already crashed".into())),
@@ -298,7 +303,13 @@ mod tests {
                 effective_min_isr: 1,
                 unclean_leader_election_enable: false,
             };
-            Snapshot { now: self.now, topics: vec![topic], partitions: vec![partition], ..Default::default() }
+            Snapshot {
+                now: self.now.as_ms(),
+                now_us: self.now,
+                topics: vec![topic],
+                partitions: vec![partition],
+                ..Default::default()
+            }
         }
         fn drain_events(&mut self) -> Vec<ClusterEvent> {
             std::mem::take(&mut self.events)
@@ -357,14 +368,15 @@ event = "unclean"
         let mut fake = Fake::default();
         let mut out = Vec::new();
         let summary = run_on(&mut fake, &scenario, &mut out).unwrap();
-        assert_eq!(fake.advanced_to, [10_000, 15_000, 20_000, 25_000, 26_000, 27_000, 28_000, 30_000]);
+        let advanced: Vec<_> = fake.advanced_to.iter().map(|t| t.as_ms()).collect();
+        assert_eq!(advanced, [10_000, 15_000, 20_000, 25_000, 26_000, 27_000, 28_000, 30_000]);
         assert_eq!(summary, Summary { passed: 4, failed: 5 });
         assert_eq!(summary.exit_code(), EXIT_FAILED);
         let expected = "\
-00:00:10.0 do: crash 2
-00:00:10.0 broker 2 crashed (its log stays on disk)
+00:00:10.000 do: crash 2
+00:00:10.000 broker 2 crashed (its log stays on disk)
 ✓ at 00:00:15.0 t-0 leader: expected 2, got 2
-00:00:19.0 t-0 leader 2 → 0, clean election: first live ISR member in replica order, leader epoch 1, ISR 0,1
+00:00:19.000 t-0 leader 2 → 0, clean election: first live ISR member in replica order, leader epoch 1, ISR 0,1
 ✓ at 00:00:20.0 t-0 leader: expected 0, got 0
 ✗ at 00:00:20.0 t-0 isr: expected [0,1,2], got [0,1]
 ✓ at 00:00:20.0 event: expected an event matching /t-0 leader 2 → 0, clean/, got \"t-0 leader 2 → 0, clean election: first live ISR member in replica order, leader epoch 1, ISR 0,1\" at 00:00:19.0

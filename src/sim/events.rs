@@ -653,6 +653,6 @@ pub fn group(n: u64) -> String {
 
 impl fmt::Display for ClusterEvent {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} {}", super::format_time(self.at.as_ms()), self.kind)
+        write!(f, "{} {}", super::format_stamp(self.at, false), self.kind)
     }
 }

@@ -32,7 +32,7 @@ use crate::cluster::command::set::Set;
 use crate::cluster::command::shutdown::Shutdown;
 use crate::cluster::command::{Answer, Command};
 use crate::cluster::snapshot::{PartitionView, Snapshot, TopicView};
-use crate::sim::{Acks, BrokerId, Ms, SimTime, format_stamp, format_time, join_ids};
+use crate::sim::{Acks, BrokerId, Ms, SimTime, format_instant, format_stamp, join_ids};
 
 /// Producer rates the `+`/`-` keys step through (records per second).
 pub const RATE_STEPS: &[f64] =
@@ -221,7 +221,7 @@ impl Model {
 
     /// Sim time reached the end of the scenario being played (it stops there).
     pub fn scenario_over(&self, snap: &Snapshot) -> bool {
-        snap.scenario.as_ref().is_some_and(|s| snap.now >= s.end)
+        snap.scenario.as_ref().is_some_and(|s| snap.now_us >= s.end)
     }
 
     /// The first partition row to draw so that the selection is visible in `rows` rows.
@@ -280,7 +280,7 @@ pub fn update(model: &mut Model, msg: Msg, snap: &Snapshot) -> Vec<Effect> {
 
 /// Why commands are refused once the scenario reached its end: the same words the sim uses.
 fn ended_text(snap: &Snapshot) -> String {
-    let end = snap.scenario.as_ref().map_or(snap.now, |s| s.end);
+    let end = snap.scenario.as_ref().map_or(snap.now_us, |s| s.end);
     crate::cluster::handle::scenario_ended(end).to_string()
 }
 
@@ -427,8 +427,8 @@ fn events_newer(model: &mut Model, snap: &Snapshot) -> Vec<Effect> {
 }
 
 fn scenario_ended(model: &mut Model, snap: &Snapshot) -> Vec<Effect> {
-    let end = snap.scenario.as_ref().map_or(snap.now, |s| s.end);
-    let text = format!("the scenario ended at {}: sim time stops there (q quits)", format_time(end));
+    let end = snap.scenario.as_ref().map_or(snap.now_us, |s| s.end);
+    let text = format!("the scenario ended at {}: sim time stops there (q quits)", format_instant(end));
     model.say(StatusKind::Info, text);
     Vec::new()
 }
@@ -573,9 +573,10 @@ fn change_speed(model: &mut Model, up: bool) -> Vec<Effect> {
 /// Says where the `n` key stopped: the new events' time (with µs when not on a whole ms), or
 /// that none came within the look-ahead.
 fn stepped_to_event(model: &mut Model, events_before: u64, found: Option<SimTime>, snap: &Snapshot) {
+    let exact = |t: SimTime| format_stamp(t, !t.is_whole_ms());
     let text = match found {
         Some(t) => {
-            let at = format_stamp(t, t.as_micros() % 1000 != 0);
+            let at = exact(t);
             let new = snap.event_count.saturating_sub(events_before);
             let noun = if new == 1 { "event" } else { "events" };
             format!("paused at {at}: {new} new {noun} · n: the next one")
@@ -583,7 +584,7 @@ fn stepped_to_event(model: &mut Model, events_before: u64, found: Option<SimTime
         None => format!(
             "no event within {} s: paused at {} (n looks again)",
             NEXT_EVENT_WITHIN_MS / 1000,
-            format_stamp(SimTime::from_ms(snap.now), false)
+            exact(snap.now_us)
         ),
     };
     model.say(StatusKind::Info, text);

@@ -1,5 +1,8 @@
 //! The event log: the most recent events that fit, oldest at the top and newest at the
-//! bottom, each stamped with sim time and word-wrapped under its text. It can be scrolled
+//! bottom, each stamped with sim time and word-wrapped under its text. Stamps show
+//! milliseconds (`00:01:23.456`); every event of a millisecond that holds events at
+//! different instants shows its microseconds too (`00:01:23.456.250`, see
+//! [`crate::sim::fine_stamps`]), so events less than 1 ms apart read apart. It can be scrolled
 //! back (`[`/`]`, held in place while new events arrive) and filtered to the important
 //! events (`f`).
 
@@ -15,11 +18,7 @@ use super::text;
 use super::theme::Theme;
 use crate::cluster::snapshot::Snapshot;
 use crate::sim::events::{ClusterEvent, ElectionKind, EventKind, group};
-use crate::sim::format_stamp;
-
-/// Width of the time stamp plus its space: `00:01:23.456 ` (milliseconds, so the instants
-/// the `n` key steps through read apart).
-const STAMP: usize = 13;
+use crate::sim::{fine_stamps, format_stamp};
 
 /// Draws the pane.
 pub fn render(frame: &mut Frame, area: Rect, model: &Model, snap: &Snapshot) {
@@ -28,7 +27,7 @@ pub fn render(frame: &mut Frame, area: Rect, model: &Model, snap: &Snapshot) {
     let title = Span::styled(title(snap, anchor, important, usize::from(area.width)), theme.title());
     let block = Block::new().borders(Borders::TOP).title(title);
     let inner = block.inner(area);
-    let shown = shown_events(snap, anchor, important);
+    let shown = stamped_events(snap, anchor, important);
     let (width, height) = (usize::from(inner.width), usize::from(inner.height));
     let lines = if shown.is_empty() && important && !snap.recent_events.is_empty() {
         let kept = snap.recent_events.len();
@@ -141,24 +140,38 @@ pub fn newer_count(snap: &Snapshot, anchor: Option<u64>, important: bool) -> u64
 
 /// The events the pane may show, oldest first, up to its [`bottom`].
 pub fn shown_events(snap: &Snapshot, anchor: Option<u64>, important: bool) -> Vec<&ClusterEvent> {
+    stamped_events(snap, anchor, important).into_iter().map(|(ev, _)| ev).collect()
+}
+
+/// The events the pane may show, oldest first, up to its [`bottom`], each with whether its
+/// stamp shows microseconds. That is decided over every kept event the filter lets through
+/// (see [`fine_stamps`]), so scrolling or resizing the pane never changes a stamp.
+pub fn stamped_events(snap: &Snapshot, anchor: Option<u64>, important: bool) -> Vec<(&ClusterEvent, bool)> {
     let Some(bottom) = bottom(snap, anchor, important) else {
         return Vec::new();
     };
-    indexed(snap, important).filter(|(i, _)| *i <= bottom).map(|(_, ev)| ev).collect()
+    let all: Vec<_> = indexed(snap, important).collect();
+    let times: Vec<_> = all.iter().map(|(_, ev)| ev.at).collect();
+    all.into_iter()
+        .zip(fine_stamps(&times))
+        .filter(|((i, _), _)| *i <= bottom)
+        .map(|((_, ev), fine)| (ev, fine))
+        .collect()
 }
 
-/// The newest events whose wrapped lines fit in `height` rows, in time order. The oldest
-/// one shown may be cut short (marked `…`) to use the rows that are left.
+/// The newest events whose wrapped lines fit in `height` rows, in time order, each stamped
+/// with microseconds when its flag says so. The oldest one shown may be cut short (marked
+/// `…`) to use the rows that are left.
 pub fn fitting_lines(
-    events: &[&ClusterEvent],
+    events: &[(&ClusterEvent, bool)],
     theme: Theme,
     width: usize,
     height: usize,
 ) -> Vec<Line<'static>> {
     let mut picked: Vec<Vec<Line<'static>>> = Vec::new();
     let mut used = 0;
-    for ev in events.iter().rev() {
-        let mut lines = event_lines(ev, theme, width);
+    for (ev, fine) in events.iter().rev() {
+        let mut lines = event_lines(ev, *fine, theme, width);
         let left = height.saturating_sub(used);
         if lines.len() > left {
             if left > 0 {
@@ -176,15 +189,18 @@ pub fn fitting_lines(
     picked.into_iter().rev().flatten().collect()
 }
 
-fn event_lines(ev: &ClusterEvent, theme: Theme, width: usize) -> Vec<Line<'static>> {
+/// One event's lines: its stamp (with µs when `fine`), then its text wrapped beside it.
+fn event_lines(ev: &ClusterEvent, fine: bool, theme: Theme, width: usize) -> Vec<Line<'static>> {
     let style = style_of(&ev.kind, theme);
     let body = ev.kind.to_string();
-    let wrapped = text::wrap(&body, width.saturating_sub(STAMP + 2).max(10));
+    let first = format!(" {}", format_stamp(ev.at, fine));
+    let stamp_width = first.len();
+    let wrapped = text::wrap(&body, width.saturating_sub(stamp_width + 2).max(10));
     wrapped
         .into_iter()
         .enumerate()
         .map(|(i, part)| {
-            let stamp = if i == 0 { format!(" {}", format_stamp(ev.at, false)) } else { " ".repeat(STAMP) };
+            let stamp = if i == 0 { first.clone() } else { " ".repeat(stamp_width) };
             Line::from(vec![Span::styled(stamp, theme.muted()), Span::raw(" "), Span::styled(part, style)])
         })
         .collect()
@@ -206,5 +222,68 @@ fn style_of(kind: &EventKind, theme: Theme) -> Style {
         BrokerRegistrationRefused { .. } => theme.warn(),
         BrokerUnfenced { .. } | IsrExpanded { .. } | ProduceRecovered { .. } => theme.good(),
         _ => theme.normal(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::SimTime;
+    use std::sync::Arc;
+
+    fn snap(events: &[(u64, EventKind)]) -> Snapshot {
+        let recent: Vec<_> = events
+            .iter()
+            .map(|(us, kind)| ClusterEvent { at: SimTime::from_micros(*us), kind: kind.clone() })
+            .collect();
+        Snapshot { event_count: recent.len() as u64, recent_events: Arc::from(recent), ..Default::default() }
+    }
+
+    fn stamps(snap: &Snapshot, anchor: Option<u64>, important: bool) -> Vec<String> {
+        let shown = stamped_events(snap, anchor, important);
+        let lines = fitting_lines(&shown, Theme::new(false), 120, 20);
+        lines.iter().map(|l| l.spans[0].content.trim().to_string()).collect()
+    }
+
+    #[test]
+    fn stamps_show_microseconds_only_where_a_millisecond_holds_different_instants() {
+        use EventKind::{BrokerCrashed, FetchPaused};
+        let paused = FetchPaused { broker: 2, paused: true };
+        let s = snap(&[
+            (83_400_000, BrokerCrashed { broker: 0 }),
+            (83_400_000, BrokerCrashed { broker: 1 }),
+            (83_401_000, BrokerCrashed { broker: 2 }),
+            (83_401_250, paused.clone()),
+            (83_402_999, BrokerCrashed { broker: 3 }),
+        ]);
+        assert_eq!(
+            stamps(&s, None, false),
+            ["00:01:23.400", "00:01:23.400", "00:01:23.401.000", "00:01:23.401.250", "00:01:23.402"]
+        );
+        // Scrolled back to the third event: its stamp keeps the µs its later neighbour calls for.
+        assert_eq!(stamps(&s, Some(2), false), ["00:01:23.400", "00:01:23.400", "00:01:23.401.000"]);
+        // The important filter hides the fetch pause: broker 2's millisecond is plain again.
+        assert_eq!(stamps(&s, None, true), ["00:01:23.400", "00:01:23.400", "00:01:23.401", "00:01:23.402"]);
+    }
+
+    #[test]
+    fn a_wrapped_event_indents_under_its_longer_stamp() {
+        let s = snap(&[
+            (1_000, EventKind::BrokerCrashed { broker: 0 }),
+            (1_500, EventKind::BrokerCrashed { broker: 1 }),
+        ]);
+        let shown = stamped_events(&s, None, false);
+        let lines = fitting_lines(&shown, Theme::new(false), 40, 10);
+        let text: Vec<String> =
+            lines.iter().map(|l| l.spans.iter().map(|s| s.content.as_ref()).collect()).collect();
+        assert_eq!(
+            text,
+            [
+                " 00:00:00.001.000 broker 0 crashed (its",
+                "                  log stays on disk)",
+                " 00:00:00.001.500 broker 1 crashed (its",
+                "                  log stays on disk)",
+            ]
+        );
     }
 }

@@ -33,6 +33,7 @@ pub fn snapshot() -> Snapshot {
     Snapshot {
         seed: 42,
         now: NOW,
+        now_us: crate::sim::SimTime::from_ms(NOW),
         semantics: crate::config::Semantics::CURRENT,
         brokers: brokers(),
         topics: vec![TopicView {

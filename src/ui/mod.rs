@@ -58,8 +58,8 @@ pub trait Cluster {
     /// Applies a command now; `Err` is the refusal. When it returns, [`Cluster::latest`]
     /// already shows the command's effect.
     fn apply(&self, cmd: Command) -> Result<Answer, SimError>;
-    /// Lets sim time run up to `t` (ms).
-    fn advance_to(&self, t: Ms);
+    /// Lets sim time run up to `t` (µs resolution).
+    fn advance_to(&self, t: SimTime);
     /// The newest snapshot.
     fn latest(&self) -> Arc<Snapshot>;
     /// Runs sim time to the next new event, looking at most `within` ms ahead (see
@@ -73,7 +73,7 @@ impl Cluster for LiveSim {
         LiveSim::apply(self, cmd)
     }
 
-    fn advance_to(&self, t: Ms) {
+    fn advance_to(&self, t: SimTime) {
         LiveSim::advance_to(self, t);
     }
 
@@ -92,8 +92,8 @@ impl Cluster for Sim {
     }
 
     /// Runs sim time up to `t` before returning (the caller's thread is the sim thread).
-    fn advance_to(&self, t: Ms) {
-        if t > self.now() {
+    fn advance_to(&self, t: SimTime) {
+        if t > self.now_us() {
             self.run_to(t);
         }
     }
@@ -103,7 +103,7 @@ impl Cluster for Sim {
     }
 
     fn next_event(&self, within: Ms) -> Option<SimTime> {
-        self.next_event_by(self.now().saturating_add(within))
+        self.next_event_by(self.now_us().plus_micros(within.saturating_mul(1000)))
     }
 }
 
@@ -143,7 +143,7 @@ pub fn run_effects(
                 update(model, Msg::Verdict { command, result }, snap);
             }
             Effect::Step(ms) => {
-                if let Some(t) = pacer.step(ms, snap.now) {
+                if let Some(t) = pacer.step(ms, snap.now_us) {
                     cluster.advance_to(t);
                 }
             }
@@ -151,7 +151,7 @@ pub fn run_effects(
                 let events_before = snap.event_count;
                 let found = cluster.next_event(within);
                 *snap = cluster.latest();
-                pacer.jump_to(snap.now);
+                pacer.jump_to(snap.now_us);
                 update(model, Msg::SteppedToEvent { events_before, found }, snap);
             }
             Effect::Quit => quit = true,
@@ -164,7 +164,7 @@ pub fn run_effects(
 /// lead allows it.
 fn on_snapshot(model: &mut Model, cluster: &impl Cluster, pacer: &mut Pacer, snap: &Snapshot) {
     update(model, Msg::Snapshot, snap);
-    if let Some(t) = pacer.refill(snap.now) {
+    if let Some(t) = pacer.refill(snap.now_us) {
         cluster.advance_to(t);
     }
 }
@@ -247,7 +247,7 @@ async fn event_loop(terminal: &mut DefaultTerminal, live: &LiveSim, speed: f64) 
     let mut model = Model::new(speed, Theme::from_env(), &snap);
     let size = terminal.size()?;
     update(&mut model, Msg::Resize(size.width, size.height), &snap);
-    let mut pacer = Pacer::new(snap.now);
+    let mut pacer = Pacer::new(snap.now_us);
     let mut keys = EventStream::new();
     let mut ticks = tokio::time::interval(FRAME);
     ticks.set_missed_tick_behavior(MissedTickBehavior::Skip);
@@ -309,7 +309,7 @@ fn on_tick(
     snap: &Snapshot,
     sim_alive: bool,
 ) -> bool {
-    if let Some(t) = pacer.tick(clock.lap(), model.speed, model.paused, snap.now) {
+    if let Some(t) = pacer.tick(clock.lap(), model.speed, model.paused, snap.now_us) {
         live.advance_to(t);
     }
     let asked = (sim_alive && !model.paused && !model.scenario_over(snap)).then_some(model.speed);

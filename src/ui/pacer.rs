@@ -1,86 +1,121 @@
 //! How the dashboard keeps sim time flowing.
 //!
 //! Each frame tick adds wall-elapsed × speed to the sim time the user *wants*. What is
-//! *granted* to `live.advance_to` never runs more than [`MAX_LEAD_MS`] ahead of the newest
+//! *granted* to `live.advance_to` never runs more than [`MAX_LEAD_US`] ahead of the newest
 //! snapshot; when a snapshot shows the sim caught up, [`Pacer::refill`] grants the next
 //! slice at once (that is how 100× gets more than one lead per frame). The wanted time may
 //! run at most one wall second (× speed) beyond that, so a sim that cannot keep up is not
 //! buried under a growing backlog: the screen then runs slower than asked, honestly.
-//! Plain arithmetic: the caller reads the wall clock, so this is tested without one.
+//!
+//! Sim time is granted in microseconds, so slow motion is smooth: at 0.01× a 33 ms frame
+//! grants 330 µs. The arithmetic is exact integers: the speed is read in millionths and the
+//! part of a microsecond a tick earns is carried to the next, so over any run the wanted time
+//! is wall time × speed to the microsecond (no drift, no lost fractions). Plain arithmetic:
+//! the caller reads the wall clock, so this is tested without one.
 
 use std::time::Duration;
 
-use crate::sim::Ms;
+use crate::sim::{Ms, SimTime};
 
-/// How far a grant may run ahead of the newest snapshot (ms of sim time).
-pub const MAX_LEAD_MS: f64 = 1000.0;
+/// How far a grant may run ahead of the newest snapshot (µs of sim time: one second).
+pub const MAX_LEAD_US: u64 = 1_000_000;
 
-/// How much wall time of backlog the wanted time may hold beyond the lead.
-const MAX_BACKLOG_WALL_MS: f64 = 1000.0;
+/// How much wall time of backlog the wanted time may hold beyond the lead (µs).
+const MAX_BACKLOG_WALL_US: u64 = 1_000_000;
+
+/// Speeds are read in millionths (0.01× is 10 000).
+const SPEED_SCALE: u128 = 1_000_000;
+
+/// Wall nanoseconds × speed millionths per sim microsecond.
+const PER_SIM_US: u128 = 1_000 * SPEED_SCALE;
 
 /// The sim time the user wants and the part of it granted so far.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Pacer {
-    wanted: f64,
-    granted: Ms,
+    /// Sim µs wanted.
+    wanted: u64,
+    /// What the wall time so far earned beyond `wanted`, in wall ns × speed millionths
+    /// (less than [`PER_SIM_US`]).
+    carry: u128,
+    granted: SimTime,
 }
 
 impl Pacer {
     /// Starts at the sim's current time.
-    pub fn new(now: Ms) -> Pacer {
-        Pacer { wanted: now as f64, granted: now }
+    pub fn new(now: SimTime) -> Pacer {
+        Pacer { wanted: now.as_micros(), carry: 0, granted: now }
     }
 
-    /// The sim time granted so far (ms).
-    pub fn granted(&self) -> Ms {
+    /// The sim time granted so far.
+    pub fn granted(&self) -> SimTime {
         self.granted
     }
 
-    /// One frame tick: `elapsed` wall time passed at `speed`; `sim_now` is the newest
-    /// snapshot's time. Returns a new grant for `advance_to`, if it moved by at least 1 ms.
-    /// Pausing drops whatever was wanted but not yet granted.
-    pub fn tick(&mut self, elapsed: Duration, speed: f64, paused: bool, sim_now: Ms) -> Option<Ms> {
+    /// One frame tick: `elapsed` wall time passed at `speed` (sim per wall time; not finite
+    /// or below 0 counts as 0); `sim_now` is the newest snapshot's time. Returns a new grant
+    /// for `advance_to`, if it moved by at least 1 µs. Pausing drops whatever was wanted but
+    /// not yet granted.
+    pub fn tick(&mut self, elapsed: Duration, speed: f64, paused: bool, sim_now: SimTime) -> Option<SimTime> {
         if paused {
-            self.wanted = self.wanted.min(self.granted as f64);
+            self.wanted = self.wanted.min(self.granted.as_micros());
+            self.carry = 0;
         } else {
-            self.wanted += elapsed.as_secs_f64() * 1000.0 * speed;
+            let earned = self.carry + elapsed.as_nanos() * millionths(speed);
+            let whole = u64::try_from(earned / PER_SIM_US).unwrap_or(u64::MAX);
+            self.wanted = self.wanted.saturating_add(whole);
+            self.carry = earned % PER_SIM_US;
         }
         self.bound(speed, sim_now);
         self.grant(sim_now)
     }
 
     /// A new snapshot arrived: grant more of the wanted time if the lead allows it.
-    pub fn refill(&mut self, sim_now: Ms) -> Option<Ms> {
+    pub fn refill(&mut self, sim_now: SimTime) -> Option<SimTime> {
         self.grant(sim_now)
     }
 
     /// Sim time jumped to `now` on its own (the `n` key ran it to the next event): nothing
     /// before it is wanted or granted any more.
-    pub fn jump_to(&mut self, now: Ms) {
+    pub fn jump_to(&mut self, now: SimTime) {
         self.granted = self.granted.max(now);
-        self.wanted = self.wanted.max(self.granted as f64);
+        if self.wanted < self.granted.as_micros() {
+            self.wanted = self.granted.as_micros();
+            self.carry = 0;
+        }
     }
 
     /// A single step of `ms` (while paused).
-    pub fn step(&mut self, ms: Ms, sim_now: Ms) -> Option<Ms> {
-        self.wanted = self.wanted.max(sim_now as f64) + ms as f64;
+    pub fn step(&mut self, ms: Ms, sim_now: SimTime) -> Option<SimTime> {
+        self.wanted = self.wanted.max(sim_now.as_micros()).saturating_add(ms.saturating_mul(1000));
         self.bound(1.0, sim_now);
         self.grant(sim_now)
     }
 
-    fn bound(&mut self, speed: f64, sim_now: Ms) {
-        let now = sim_now as f64;
-        let most = now + MAX_LEAD_MS + MAX_BACKLOG_WALL_MS * speed.max(1.0);
-        self.wanted = self.wanted.clamp(now, most);
+    /// Keeps the wanted time between the sim's time and the lead plus a wall second of
+    /// backlog; what is cut off is forgotten, with its carry.
+    fn bound(&mut self, speed: f64, sim_now: SimTime) {
+        let now = sim_now.as_micros();
+        let backlog = (MAX_BACKLOG_WALL_US as u128 * millionths(speed.max(1.0)) / SPEED_SCALE) as u64;
+        let most = now.saturating_add(MAX_LEAD_US).saturating_add(backlog);
+        let bounded = self.wanted.clamp(now, most);
+        if bounded != self.wanted {
+            self.wanted = bounded;
+            self.carry = 0;
+        }
     }
 
-    fn grant(&mut self, sim_now: Ms) -> Option<Ms> {
-        let t = self.wanted.min(sim_now as f64 + MAX_LEAD_MS).floor() as Ms;
+    fn grant(&mut self, sim_now: SimTime) -> Option<SimTime> {
+        let t = SimTime::from_micros(self.wanted.min(sim_now.as_micros().saturating_add(MAX_LEAD_US)));
         (t > self.granted).then(|| {
             self.granted = t;
             t
         })
     }
+}
+
+/// `speed` in millionths, rounded (0 when not finite or negative).
+fn millionths(speed: f64) -> u128 {
+    if speed.is_finite() && speed > 0.0 { (speed * SPEED_SCALE as f64).round() as u128 } else { 0 }
 }
 
 #[cfg(test)]
@@ -89,68 +124,111 @@ mod tests {
 
     const TICK: Duration = Duration::from_millis(33);
 
-    #[test]
-    fn running_advances_by_wall_time_times_speed() {
-        let mut p = Pacer::new(0);
-        assert_eq!(p.tick(TICK, 1.0, false, 0), Some(33));
-        assert_eq!(p.tick(TICK, 2.0, false, 33), Some(99));
-        // 0.1×: 3.3 ms per tick accumulates without rounding loss.
-        let mut slow = Pacer::new(0);
-        let grants: Vec<_> = (0..3).filter_map(|_| slow.tick(TICK, 0.1, false, 0)).collect();
-        assert_eq!(grants, [3, 6, 9]);
+    fn ms(ms: Ms) -> SimTime {
+        SimTime::from_ms(ms)
+    }
+
+    fn us(us: u64) -> SimTime {
+        SimTime::from_micros(us)
     }
 
     #[test]
-    fn a_hundredth_accumulates_sub_millisecond_ticks_into_whole_ms_grants() {
-        // 0.01×: 0.33 sim ms per 33 ms tick. Nothing is lost or stalled: every third or
-        // fourth tick grants the next whole ms, so a wall second grants 10 ms.
-        let mut p = Pacer::new(0);
-        let mut grants = Vec::new();
-        for tick in 0..31 {
-            if let Some(t) = p.tick(TICK, 0.01, false, p.granted()) {
-                grants.push((tick, t));
-            }
+    fn running_advances_by_wall_time_times_speed() {
+        let mut p = Pacer::new(ms(0));
+        assert_eq!(p.tick(TICK, 1.0, false, ms(0)), Some(ms(33)));
+        assert_eq!(p.tick(TICK, 2.0, false, ms(33)), Some(ms(99)));
+        // 0.1×: 3.3 ms per tick, to the microsecond.
+        let mut slow = Pacer::new(ms(0));
+        let grants: Vec<_> = (0..3).filter_map(|_| slow.tick(TICK, 0.1, false, ms(0))).collect();
+        assert_eq!(grants, [us(3_300), us(6_600), us(9_900)]);
+    }
+
+    #[test]
+    fn a_hundredth_grants_microseconds_every_tick() {
+        // 0.01×: 330 sim µs per 33 ms tick, every tick: slow motion does not stutter.
+        let mut p = Pacer::new(ms(0));
+        let grants: Vec<_> = (0..4).map(|_| p.tick(TICK, 0.01, false, p.granted())).collect();
+        assert_eq!(grants, [Some(us(330)), Some(us(660)), Some(us(990)), Some(us(1_320))]);
+    }
+
+    #[test]
+    fn fractions_of_a_microsecond_carry_over_so_nothing_drifts() {
+        // 60 fps frames of 16 666 667 ns at 0.01× earn 166.666 67 µs each: the grants move
+        // by 166 or 167 µs, and after 3 000 frames (50.000 001 wall s) exactly 500 000 µs
+        // (⌊50 000 001 000 ns × 0.01 / 1000⌋) are granted.
+        let frame = Duration::from_nanos(16_666_667);
+        let mut p = Pacer::new(ms(0));
+        let mut last = p.granted();
+        for _ in 0..3_000 {
+            let t = p.tick(frame, 0.01, false, p.granted()).expect("every frame grants");
+            assert!((166..=167).contains(&t.micros_since(last)), "{t} after {last}");
+            last = t;
         }
-        assert_eq!(grants.iter().map(|g| g.1).collect::<Vec<_>>(), (1..=10).collect::<Vec<_>>());
-        assert!(grants.windows(2).all(|w| (3..=4).contains(&(w[1].0 - w[0].0))), "{grants:?}");
+        assert_eq!(p.granted(), us(500_000));
+        // The same wall time in one go gives the same time: no loss from many small ticks.
+        let mut once = Pacer::new(ms(0));
+        once.tick(frame * 3_000, 0.01, false, ms(0));
+        assert_eq!(once.wanted, 500_000);
+        // A speed is read to the millionth: ⅓× runs at 0.333 333×.
+        let mut third = Pacer::new(ms(0));
+        let t = (0..3).filter_map(|_| third.tick(Duration::from_millis(1), 1.0 / 3.0, false, ms(0))).last();
+        assert_eq!(t, Some(us(999)), "⌊3 000 000 ns × 0.333 333 / 1000⌋");
     }
 
     #[test]
     fn paused_grants_nothing_but_steps() {
-        let mut p = Pacer::new(500);
-        assert_eq!(p.tick(TICK, 1.0, true, 500), None);
-        assert_eq!(p.step(100, 500), Some(600));
-        assert_eq!(p.step(100, 500), Some(700));
+        let mut p = Pacer::new(ms(500));
+        assert_eq!(p.tick(TICK, 1.0, true, ms(500)), None);
+        assert_eq!(p.step(100, ms(500)), Some(ms(600)));
+        assert_eq!(p.step(100, ms(500)), Some(ms(700)));
+        // A step from a µs instant (after `n`) keeps its microseconds.
+        let mut p = Pacer::new(us(1_234_567));
+        assert_eq!(p.step(100, us(1_234_567)), Some(us(1_334_567)));
+    }
+
+    #[test]
+    fn jumping_to_an_event_moves_the_grant_to_its_microsecond() {
+        let mut p = Pacer::new(ms(0));
+        p.jump_to(us(2_250));
+        assert_eq!(p.granted(), us(2_250));
+        assert_eq!(p.tick(TICK, 0.01, false, us(2_250)), Some(us(2_580)));
     }
 
     #[test]
     fn grants_stay_within_a_second_of_the_sim_and_refill_as_it_catches_up() {
-        let mut p = Pacer::new(0);
+        let mut p = Pacer::new(ms(0));
         // 100×: one tick wants 3.3 s, the lead allows 1 s now...
-        assert_eq!(p.tick(TICK, 100.0, false, 0), Some(1000));
-        assert_eq!(p.refill(0), None, "no progress: no new grant beyond the lead");
+        assert_eq!(p.tick(TICK, 100.0, false, ms(0)), Some(ms(1000)));
+        assert_eq!(p.refill(ms(0)), None, "no progress: no new grant beyond the lead");
         // ...and each newer snapshot releases up to a second beyond itself.
-        assert_eq!(p.refill(500), Some(1500));
-        assert_eq!(p.refill(1500), Some(2500));
-        assert_eq!(p.refill(2500), Some(3300));
-        assert_eq!(p.refill(3300), None, "nothing wanted beyond 3.3 s yet");
+        assert_eq!(p.refill(ms(500)), Some(ms(1500)));
+        assert_eq!(p.refill(ms(1500)), Some(ms(2500)));
+        assert_eq!(p.refill(ms(2500)), Some(ms(3300)));
+        assert_eq!(p.refill(ms(3300)), None, "nothing wanted beyond 3.3 s yet");
     }
 
     #[test]
     fn a_slow_sim_builds_no_backlog_and_pause_drops_it() {
-        let mut p = Pacer::new(0);
+        let mut p = Pacer::new(ms(0));
         // Ten wall seconds at 100× while the sim stands still: at most ~1 wall s is kept.
-        p.tick(Duration::from_secs(10), 100.0, false, 0);
+        p.tick(Duration::from_secs(10), 100.0, false, ms(0));
         let mut now = p.granted();
         while let Some(t) = p.refill(now) {
             now = t;
         }
-        assert_eq!(now, 101_000);
+        assert_eq!(now, ms(101_000));
         // Pausing forgets what was wanted but not granted.
-        let mut p = Pacer::new(0);
-        p.tick(Duration::from_secs(1), 100.0, false, 0);
-        assert_eq!(p.tick(TICK, 100.0, true, 0), None);
-        assert_eq!(p.refill(1000), None);
-        assert_eq!(p.granted(), 1000);
+        let mut p = Pacer::new(ms(0));
+        p.tick(Duration::from_secs(1), 100.0, false, ms(0));
+        assert_eq!(p.tick(TICK, 100.0, true, ms(0)), None);
+        assert_eq!(p.refill(ms(1000)), None);
+        assert_eq!(p.granted(), ms(1000));
+    }
+
+    #[test]
+    fn a_speed_that_is_not_a_number_grants_nothing() {
+        let mut p = Pacer::new(ms(0));
+        assert_eq!(p.tick(TICK, f64::NAN, false, ms(0)), None);
+        assert_eq!(p.tick(TICK, -1.0, false, ms(0)), None);
     }
 }

@@ -299,6 +299,7 @@ fn ten_brokers_fit_and_cut_cells_end_with_an_ellipsis() {
 fn with_scenario(end: crate::sim::Ms) -> Snapshot {
     let mut snap = fixture::snapshot();
     let name = "S3: acks=1 acknowledged write lost on leader crash".to_string();
+    let end = crate::sim::SimTime::from_ms(end);
     snap.scenario = Some(crate::cluster::snapshot::ScenarioInfo { name, end });
     snap
 }
@@ -467,8 +468,8 @@ impl super::Cluster for FakeCluster {
         Ok(Default::default())
     }
 
-    fn advance_to(&self, t: crate::sim::Ms) {
-        self.advanced.borrow_mut().push(t);
+    fn advance_to(&self, t: crate::sim::SimTime) {
+        self.advanced.borrow_mut().push(t.as_ms());
     }
 
     fn latest(&self) -> std::sync::Arc<Snapshot> {
@@ -503,7 +504,7 @@ fn effects_reach_the_cluster_and_refusals_reach_the_status_line() {
     use crate::cluster::command::Command;
     let mut snap = std::sync::Arc::new(fixture::snapshot());
     let mut m = model_at(80, 24, &snap, false);
-    let mut pacer = super::pacer::Pacer::new(snap.now);
+    let mut pacer = super::pacer::Pacer::new(snap.now_us);
     let cluster = FakeCluster::new(&snap, true);
     assert!(!press_through(&mut m, &mut snap, &cluster, &mut pacer, "2"));
     assert!(!press_through(&mut m, &mut snap, &cluster, &mut pacer, "x"));
@@ -533,7 +534,7 @@ fn an_unknown_broker_leaves_nothing_selected_on_screen() {
 fn repeated_keys_start_from_the_state_the_last_one_left() {
     let mut snap = std::sync::Arc::new(fixture::snapshot());
     let mut m = model_at(120, 40, &snap, false);
-    let mut pacer = super::pacer::Pacer::new(snap.now);
+    let mut pacer = super::pacer::Pacer::new(snap.now_us);
     let cluster = FakeCluster::new(&snap, false);
     let sent = |keys: &str, m: &mut Model, snap: &mut std::sync::Arc<Snapshot>, pacer: &mut _| {
         cluster.applied.borrow_mut().clear();

@@ -228,7 +228,7 @@ impl Command {
     /// instant; the applied command joins the trace. Errors: the refusal; nothing changes.
     pub(crate) fn apply(&self, world: &Rc<World>, spawner: Spawner<'_>) -> Result<Answer, SimError> {
         self.validate(&Live(world))?;
-        let now = world.now();
+        let now = world.now_us();
         let mut out = Outbox::default();
         let applied = self.apply_unit(world, spawner, &mut out)?;
         world.dispatch(applied.origin, out);

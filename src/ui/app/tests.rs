@@ -135,7 +135,8 @@ fn n_pauses_and_runs_to_the_next_event_then_says_where_it_stopped() {
     assert_eq!(typed(&mut m, &snap, "n"), vec![Effect::NextEvent(NEXT_EVENT_WITHIN_MS)]);
     assert!(m.paused, "n pauses a running sim first");
     assert_eq!(typed(&mut m, &snap, "n"), vec![Effect::NextEvent(NEXT_EVENT_WITHIN_MS)]);
-    let later = Snapshot { now: 83_650, event_count: snap.event_count + 2, ..snap.clone() };
+    let now_us = SimTime::from_ms(83_650);
+    let later = Snapshot { now: 83_650, now_us, event_count: snap.event_count + 2, ..snap.clone() };
     let at = SimTime::from_ms(83_650).plus_micros(250);
     update(&mut m, Msg::SteppedToEvent { events_before: snap.event_count, found: Some(at) }, &later);
     assert_eq!(m.status.as_ref().unwrap().text, "paused at 00:01:23.650.250: 2 new events · n: the next one");
@@ -367,12 +368,12 @@ fn min_isr_at_the_replication_factor_is_explained_plainly() {
 fn at_the_end_of_a_scenario_space_and_step_only_explain() {
     use crate::cluster::snapshot::ScenarioInfo;
     let (mut m, mut snap) = model();
-    snap.scenario = Some(ScenarioInfo { name: "S3".into(), end: snap.now + 1 });
+    snap.scenario = Some(ScenarioInfo { name: "S3".into(), end: snap.now_us.plus_micros(1) });
     assert!(!m.scenario_over(&snap));
     typed(&mut m, &snap, " ");
     assert!(m.paused, "space works before the end");
     typed(&mut m, &snap, " ");
-    snap.scenario = Some(ScenarioInfo { name: "S3".into(), end: snap.now });
+    snap.scenario = Some(ScenarioInfo { name: "S3".into(), end: snap.now_us });
     assert!(m.scenario_over(&snap));
     assert_eq!(typed(&mut m, &snap, " ."), vec![]);
     assert!(!m.paused);
@@ -387,7 +388,7 @@ fn at_the_end_of_a_scenario_space_and_step_only_explain() {
 fn after_a_scenario_ended_keys_and_the_palette_refuse_commands_with_a_message() {
     use crate::cluster::snapshot::ScenarioInfo;
     let (mut m, mut snap) = model();
-    snap.scenario = Some(ScenarioInfo { name: "S3".into(), end: snap.now });
+    snap.scenario = Some(ScenarioInfo { name: "S3".into(), end: snap.now_us });
     let ended = "the scenario ended at 00:01:23.4: sim time stops there, so commands are refused (q quits)";
     for key in ["x", "s", "r", "p", "a", "u", "l", "+"] {
         m.status = None;

@@ -6,8 +6,10 @@ use crate::kafka::{Acks, Ms};
 use std::fmt;
 
 pub mod semantics;
+pub mod throttle;
 
 pub use semantics::Semantics;
+pub use throttle::ThrottledReplicas;
 
 /// Where a property can be set.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -48,6 +50,8 @@ pub enum Kind {
         /// Largest allowed value.
         max: i64,
     },
+    /// `*` or a list of `partition:brokerId` pairs ([`ThrottledReplicas`]).
+    ReplicaList,
 }
 
 /// One configuration property known to isrlab.
@@ -69,6 +73,10 @@ const MAX_INT: i64 = i32::MAX as i64;
 
 /// Smallest `segment.bytes` / `log.segment.bytes`: 1 MiB since Kafka 4.0 (KIP-1030).
 const SEGMENT_BYTES_MIN: i64 = 1024 * 1024;
+
+/// The Java producer's `buffer.memory` default (bytes): no record can be larger
+/// (`KafkaProducer.ensureValidRecordSize`), so it bounds isrlab's `record.size`.
+const BUFFER_MEMORY: i64 = 33_554_432;
 
 /// ms per hour, for the `*.hours` properties.
 const MS_PER_HOUR: i64 = 3_600_000;
@@ -106,6 +114,34 @@ pub static PROPERTIES: &[Property] = &[
         default: "10485760",
         kind: long(1, MAX_INT),
         doc: "bytes in one follower fetch response",
+    },
+    Property {
+        name: "leader.replication.throttled.rate",
+        scope: Scope::Broker,
+        default: "9223372036854775807",
+        kind: long(0, i64::MAX),
+        doc: "bytes/s a leader may send for the replicas in leader.replication.throttled.replicas; once over it, it sends followers outside the ISR nothing for them (ReplicationQuotaManager, KIP-73); Long.MAX_VALUE = unthrottled",
+    },
+    Property {
+        name: "follower.replication.throttled.rate",
+        scope: Scope::Broker,
+        default: "9223372036854775807",
+        kind: long(0, i64::MAX),
+        doc: "bytes/s a follower may fetch for the replicas in follower.replication.throttled.replicas; once over it, it leaves them out of its fetches while they are behind the HW (KIP-73); Long.MAX_VALUE = unthrottled",
+    },
+    Property {
+        name: "replication.quota.window.num",
+        scope: Scope::Broker,
+        default: "11",
+        kind: long(1, MAX_INT),
+        doc: "samples the replication throttles average their byte rate over (ReplicationQuotaManagerConfig)",
+    },
+    Property {
+        name: "replication.quota.window.size.seconds",
+        scope: Scope::Broker,
+        default: "1",
+        kind: long(1, MAX_INT),
+        doc: "length of one replication throttle sample (s)",
     },
     Property {
         name: "replica.fetch.backoff.ms",
@@ -283,6 +319,20 @@ pub static PROPERTIES: &[Property] = &[
         doc: "Kafka fsyncs a log not flushed for this long, checked every log.flush.scheduler.interval.ms (LogManager.flushDirtyLogs)",
     },
     Property {
+        name: "leader.replication.throttled.replicas",
+        scope: Scope::Topic,
+        default: "",
+        kind: Kind::ReplicaList,
+        doc: "replicas whose leader-side traffic leader.replication.throttled.rate limits: `*` or partition:brokerId pairs naming the leader's broker (KIP-73)",
+    },
+    Property {
+        name: "follower.replication.throttled.replicas",
+        scope: Scope::Topic,
+        default: "",
+        kind: Kind::ReplicaList,
+        doc: "replicas whose fetches follower.replication.throttled.rate limits: `*` or partition:brokerId pairs naming the follower's broker (KIP-73)",
+    },
+    Property {
         name: "retention.ms",
         scope: Scope::Topic,
         default: "604800000",
@@ -402,11 +452,18 @@ pub static PROPERTIES: &[Property] = &[
         doc: "bytes in one producer batch",
     },
     Property {
+        name: "max.request.size",
+        scope: Scope::Producer,
+        default: "1048576",
+        kind: long(0, MAX_INT),
+        doc: "bytes in one produce request; a record that cannot fit in one (with its batch header) fails with RecordTooLargeException (KafkaProducer.ensureValidRecordSize)",
+    },
+    Property {
         name: "record.size",
         scope: Scope::Producer,
         default: "100",
-        kind: long(1, 1_048_576),
-        doc: "isrlab: bytes of every record in a batch (key, value, headers, framing); a batch is 61 bytes of header plus its records, and replication moves those bytes. 100 as in Kafka's own benchmarks; at most max.request.size (1048576)",
+        kind: long(1, BUFFER_MEMORY),
+        doc: "isrlab: bytes of every record in a batch (key, value, headers, framing); a batch is 61 bytes of header plus its records, and replication moves those bytes. 100 as in Kafka's own benchmarks; at most buffer.memory (33554432); above max.request.size every record fails",
     },
     Property {
         name: "rate",
@@ -484,7 +541,7 @@ fn suggest(s: &[&'static str]) -> String {
 }
 
 /// A parsed property value.
-#[derive(Clone, Copy, PartialEq, Debug)]
+#[derive(Clone, PartialEq, Debug)]
 pub enum Value {
     /// An integer.
     Long(i64),
@@ -496,6 +553,8 @@ pub enum Value {
     Rate(f64),
     /// A decimal lab value (ms or Mbit/s).
     Decimal(f64),
+    /// A list of throttled replicas.
+    Replicas(ThrottledReplicas),
 }
 
 impl fmt::Display for Value {
@@ -505,6 +564,7 @@ impl fmt::Display for Value {
             Value::Bool(v) => write!(f, "{v}"),
             Value::Acks(v) => write!(f, "{v}"),
             Value::Rate(v) | Value::Decimal(v) => write!(f, "{v}"),
+            Value::Replicas(v) => write!(f, "{v}"),
         }
     }
 }
@@ -531,6 +591,11 @@ const READ_BY_CONTROLLER: &[&str] = &[
     "auto.leader.rebalance.enable",
     "leader.imbalance.check.interval.seconds",
 ];
+
+/// Broker properties Kafka applies through its broker quota configs (`QuotaConfig`, read by
+/// `BrokerConfigHandler.processConfigChanges` into the `ReplicationQuotaManager`s), so dynamic.
+const DYNAMIC_QUOTA_CONFIGS: &[&str] =
+    &["leader.replication.throttled.rate", "follower.replication.throttled.rate"];
 
 /// Broker defaults of topic properties that are their topic property's first server synonym
 /// (`ServerTopicConfigSynonyms.TOPIC_CONFIG_SYNONYMS`), so dynamic (`DynamicLogConfig`).
@@ -562,6 +627,7 @@ impl Property {
             // A lab property changes the simulated world at once.
             Scope::BrokerAndTopic | Scope::Topic | Scope::Lab => UpdateMode::Dynamic,
             Scope::Broker if DYNAMIC_LOG_DEFAULTS.contains(&self.name) => UpdateMode::Dynamic,
+            Scope::Broker if DYNAMIC_QUOTA_CONFIGS.contains(&self.name) => UpdateMode::Dynamic,
             Scope::Broker if READ_BY_CONTROLLER.contains(&self.name) => UpdateMode::ControllerRestart,
             Scope::Broker => UpdateMode::BrokerRestart,
         }
@@ -618,6 +684,7 @@ impl Property {
                 Ok(v) if v.is_finite() && (min as f64..=max as f64).contains(&v) => Ok(Value::Decimal(v)),
                 _ => Err(bad(format!("a number from {min} to {max}"))),
             },
+            Kind::ReplicaList => ThrottledReplicas::parse(text).map(Value::Replicas).map_err(bad),
         }
     }
 }
@@ -651,6 +718,14 @@ fn as_bool(v: Value) -> bool {
     matches!(v, Value::Bool(true))
 }
 
+/// A throttled-replica list to store: `None` for the empty list (the default).
+fn as_replicas(v: Value) -> Option<ThrottledReplicas> {
+    match v {
+        Value::Replicas(r) if !r.is_empty() => Some(r),
+        _ => None,
+    }
+}
+
 /// Cluster-wide broker configuration (all brokers share it, as with `--entity-default`).
 #[derive(Clone, PartialEq, Debug)]
 pub struct BrokerConfig {
@@ -662,6 +737,14 @@ pub struct BrokerConfig {
     pub replica_fetch_max_bytes: u64,
     /// `replica.fetch.response.max.bytes` (bytes).
     pub replica_fetch_response_max_bytes: u64,
+    /// `leader.replication.throttled.rate` (bytes/s; `i64::MAX` = unthrottled).
+    pub leader_replication_throttled_rate: u64,
+    /// `follower.replication.throttled.rate` (bytes/s; `i64::MAX` = unthrottled).
+    pub follower_replication_throttled_rate: u64,
+    /// `replication.quota.window.num` (samples).
+    pub replication_quota_window_num: u32,
+    /// `replication.quota.window.size.seconds` (s).
+    pub replication_quota_window_size_seconds: u64,
     /// `replica.fetch.backoff.ms` (ms).
     pub replica_fetch_backoff_ms: Ms,
     /// `replica.socket.timeout.ms` (ms).
@@ -723,6 +806,10 @@ impl Default for BrokerConfig {
             replica_fetch_wait_max_ms: 500,
             replica_fetch_max_bytes: 1_048_576,
             replica_fetch_response_max_bytes: 10_485_760,
+            leader_replication_throttled_rate: i64::MAX as u64,
+            follower_replication_throttled_rate: i64::MAX as u64,
+            replication_quota_window_num: 11,
+            replication_quota_window_size_seconds: 1,
             replica_fetch_backoff_ms: 1000,
             replica_socket_timeout_ms: 30_000,
             max_incremental_fetch_session_cache_slots: 1000,
@@ -816,6 +903,8 @@ impl BrokerConfig {
             log_roll_ms: latest.log_roll_ms,
             log_flush_interval_messages: latest.log_flush_interval_messages,
             log_flush_interval_ms: latest.log_flush_interval_ms,
+            leader_replication_throttled_rate: latest.leader_replication_throttled_rate,
+            follower_replication_throttled_rate: latest.follower_replication_throttled_rate,
             ..self.clone()
         }
     }
@@ -833,6 +922,10 @@ impl BrokerConfig {
             "replica.fetch.wait.max.ms" => self.replica_fetch_wait_max_ms = as_u64(v),
             "replica.fetch.max.bytes" => self.replica_fetch_max_bytes = as_u64(v),
             "replica.fetch.response.max.bytes" => self.replica_fetch_response_max_bytes = as_u64(v),
+            "leader.replication.throttled.rate" => self.leader_replication_throttled_rate = as_u64(v),
+            "follower.replication.throttled.rate" => self.follower_replication_throttled_rate = as_u64(v),
+            "replication.quota.window.num" => self.replication_quota_window_num = as_u64(v) as u32,
+            "replication.quota.window.size.seconds" => self.replication_quota_window_size_seconds = as_u64(v),
             "replica.fetch.backoff.ms" => self.replica_fetch_backoff_ms = as_u64(v),
             "replica.socket.timeout.ms" => self.replica_socket_timeout_ms = as_u64(v),
             "max.incremental.fetch.session.cache.slots" => {
@@ -887,6 +980,10 @@ pub struct TopicConfig {
     pub flush_messages: Option<u64>,
     /// `flush.ms` override (ms).
     pub flush_ms: Option<u64>,
+    /// `leader.replication.throttled.replicas` (`None` = Kafka's default, the empty list).
+    pub leader_replication_throttled_replicas: Option<ThrottledReplicas>,
+    /// `follower.replication.throttled.replicas` (`None` = the empty list).
+    pub follower_replication_throttled_replicas: Option<ThrottledReplicas>,
 }
 
 /// A partition log's effective settings: topic overrides over broker defaults (Kafka's
@@ -928,6 +1025,8 @@ impl TopicConfig {
         segment_ms: None,
         flush_messages: None,
         flush_ms: None,
+        leader_replication_throttled_replicas: None,
+        follower_replication_throttled_replicas: None,
     };
 
     /// Sets a topic-level property. Errors: unknown name, bad value, or a property that
@@ -947,6 +1046,14 @@ impl TopicConfig {
             "segment.ms" => self.segment_ms = Some(as_u64(v)),
             "flush.messages" => self.flush_messages = Some(as_u64(v)),
             "flush.ms" => self.flush_ms = Some(as_u64(v)),
+            // An empty list is Kafka's default: setting it removes the override, as
+            // `kafka-configs.sh --delete-config` would.
+            "leader.replication.throttled.replicas" => {
+                self.leader_replication_throttled_replicas = as_replicas(v)
+            }
+            "follower.replication.throttled.replicas" => {
+                self.follower_replication_throttled_replicas = as_replicas(v)
+            }
             other => unreachable!("registry entry {other} has no topic field"),
         }
         Ok(())
@@ -1008,6 +1115,11 @@ impl TopicConfig {
             ("flush.ms", self.flush_ms.map(|v| v as i64)),
         ];
         out.extend(longs.iter().filter_map(|(name, v)| v.map(|v| format!("{name}={v}"))));
+        let lists = [
+            ("leader.replication.throttled.replicas", &self.leader_replication_throttled_replicas),
+            ("follower.replication.throttled.replicas", &self.follower_replication_throttled_replicas),
+        ];
+        out.extend(lists.iter().filter_map(|(name, v)| v.as_ref().map(|v| format!("{name}={v}"))));
         out
     }
 }
@@ -1105,6 +1217,8 @@ pub struct ProducerConfig {
     pub linger_ms: Ms,
     /// `batch.size` (bytes).
     pub batch_size: u64,
+    /// `max.request.size` (bytes).
+    pub max_request_size: u64,
     /// Bytes of every record inside a batch (isrlab's `record.size`; Kafka records vary).
     pub record_size: u32,
     /// Records per second (isrlab's load knob; 0 = only explicit `produce` commands).
@@ -1138,6 +1252,7 @@ impl ProducerConfig {
             socket_connection_setup_timeout_max_ms: 30_000,
             linger_ms: semantics.default_linger_ms,
             batch_size: 16_384,
+            max_request_size: 1_048_576,
             record_size: DEFAULT_RECORD_SIZE,
             rate: 100.0,
             enable_idempotence_set: false,
@@ -1172,6 +1287,7 @@ impl ProducerConfig {
             }
             ("linger.ms", v) => self.linger_ms = as_u64(v),
             ("batch.size", v) => self.batch_size = as_u64(v),
+            ("max.request.size", v) => self.max_request_size = as_u64(v),
             ("record.size", v) => self.record_size = as_u64(v) as u32,
             ("rate", Value::Rate(r)) => self.rate = r,
             (other, _) => unreachable!("registry entry {other} has no producer field"),
@@ -1205,10 +1321,36 @@ impl ProducerConfig {
 
     /// Records one batch holds: as many as fit in `batch.size` after the batch header, at
     /// least one (Java's `MemoryRecordsBuilder.hasRoomFor`: a batch takes a record while
-    /// header plus records stay within `batch.size`, and always takes its first).
+    /// header plus records stay within `batch.size`, and always takes its first), and no more
+    /// than fit in one produce request of `max.request.size` bytes.
+    ///
+    /// isrlab sends one batch per request, so the request cap is the batch's. Kafka's
+    /// `RecordAccumulator.drain` stops adding batches to a request before it would pass
+    /// `max.request.size` (`maxSize`), but always takes the first, so with `batch.size` above
+    /// `max.request.size` Java would send one over-size batch and the broker would refuse it
+    /// past `message.max.bytes`; isrlab, which models neither that refusal nor the split that
+    /// follows (`Sender.completeBatch` → `RecordAccumulator.splitAndReenqueue`), caps the batch
+    /// instead, so no request it sends exceeds `max.request.size`.
     pub fn records_per_batch(&self) -> usize {
-        let room = self.batch_size.saturating_sub(u64::from(RECORD_BATCH_OVERHEAD));
+        let limit = self.batch_size.min(self.max_request_size);
+        let room = limit.saturating_sub(u64::from(RECORD_BATCH_OVERHEAD));
         (room / u64::from(self.record_size.max(1))).max(1) as usize
+    }
+
+    /// Why a record of `record.size` bytes cannot be sent, if it cannot: with its batch
+    /// header it is larger than `max.request.size`. Kafka's `KafkaProducer.ensureValidRecordSize`
+    /// checks the record's upper-bound size in its own batch
+    /// (`AbstractRecords.estimateSizeInBytesUpperBound`) and fails the send with a
+    /// `RecordTooLargeException` (error code `MESSAGE_TOO_LARGE`) before it reaches the
+    /// accumulator; the message is Kafka's.
+    pub fn record_too_large(&self) -> Option<String> {
+        let size = u64::from(RECORD_BATCH_OVERHEAD) + u64::from(self.record_size);
+        (size > self.max_request_size).then(|| {
+            format!(
+                "RecordTooLargeException: The message is {size} bytes when serialized which is larger than {}, which is the value of the max.request.size configuration.",
+                self.max_request_size
+            )
+        })
     }
 
     /// Whether idempotence is in effect: Kafka quietly turns the default off when acks is not
@@ -1232,6 +1374,7 @@ mod tests {
             }
             Kind::Acks => if p.default == "1" { "0" } else { "1" }.to_string(),
             Kind::Rate | Kind::Decimal { .. } => "7".to_string(),
+            Kind::ReplicaList => "*".to_string(),
         }
     }
 
@@ -1348,7 +1491,55 @@ mod tests {
         p.set("record.size", "20000").unwrap();
         assert_eq!(p.records_per_batch(), 1);
         assert!(p.set("record.size", "0").is_err());
-        assert!(p.set("record.size", "2000000").is_err());
+        assert!(p.set("record.size", "40000000").is_err(), "above buffer.memory");
+    }
+
+    /// `max.request.size` caps what one request (here one batch) holds, and a record that
+    /// cannot fit in a request with its batch header is refused, with Kafka's message.
+    #[test]
+    fn max_request_size_caps_batches_and_refuses_larger_records() {
+        let mut p = ProducerConfig::default();
+        assert_eq!(p.record_too_large(), None);
+        p.set("batch.size", "100000").unwrap();
+        assert_eq!(p.records_per_batch(), 999);
+        p.set("max.request.size", "10061").unwrap();
+        assert_eq!(p.records_per_batch(), 100, "10061 - 61 bytes of header = 100 records");
+        p.set("record.size", "10000").unwrap();
+        assert_eq!(p.record_too_large(), None, "61 + 10000 fits exactly");
+        p.set("record.size", "10001").unwrap();
+        assert_eq!(
+            p.record_too_large().unwrap(),
+            "RecordTooLargeException: The message is 10062 bytes when serialized which is larger than 10061, which is the value of the max.request.size configuration."
+        );
+    }
+
+    /// The replication throttles: rates are dynamic broker configs, windows static ones, and
+    /// the replica lists topic configs shown among the topic's overrides; an empty list is
+    /// the default and removes the override.
+    #[test]
+    fn replication_throttles_are_broker_rates_and_topic_lists() {
+        assert_eq!(lookup("leader.replication.throttled.rate").unwrap().update_mode(), UpdateMode::Dynamic);
+        assert_eq!(lookup("follower.replication.throttled.rate").unwrap().update_mode(), UpdateMode::Dynamic);
+        assert_eq!(lookup("replication.quota.window.num").unwrap().update_mode(), UpdateMode::BrokerRestart);
+        let mut b = BrokerConfig::default();
+        assert_eq!(b.leader_replication_throttled_rate, i64::MAX as u64);
+        b.set("leader.replication.throttled.rate", "10000").unwrap();
+        assert!(b.set("leader.replication.throttled.rate", "-1").is_err());
+        assert!(b.set("leader.replication.throttled.replicas", "*").is_err(), "a topic config");
+        let mut t = TopicConfig::default();
+        t.set("leader.replication.throttled.replicas", "0:1,1:2").unwrap();
+        t.set("follower.replication.throttled.replicas", "*").unwrap();
+        assert_eq!(
+            t.overrides(),
+            vec![
+                "leader.replication.throttled.replicas=0:1,1:2",
+                "follower.replication.throttled.replicas=*"
+            ]
+        );
+        let err = t.set("leader.replication.throttled.replicas", "0-1").unwrap_err().to_string();
+        assert!(err.contains("the literal '*'"), "{err}");
+        t.set("follower.replication.throttled.replicas", "\"\"").unwrap();
+        assert_eq!(t.follower_replication_throttled_replicas, None);
     }
 
     /// `log.retention.ms` wins over `log.retention.hours`; a topic override wins over both;

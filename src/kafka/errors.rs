@@ -15,6 +15,10 @@ pub enum ErrorCode {
     NotLeaderOrFollower,
     /// 7: acks=all not satisfied within the request timeout (retriable).
     RequestTimedOut,
+    /// 10: a record larger than the producer's `max.request.size` (client-side, from
+    /// `KafkaProducer.ensureValidRecordSize`) or the broker's `message.max.bytes`: Kafka's
+    /// `RecordTooLargeException`. Not retriable.
+    MessageTooLarge,
     /// 13: the connection broke before a response arrived (client-side, retriable).
     NetworkException,
     /// 19: acks=all with ISR smaller than min ISR; nothing appended (retriable).
@@ -63,6 +67,7 @@ impl ErrorCode {
             LeaderNotAvailable => 5,
             NotLeaderOrFollower => 6,
             RequestTimedOut => 7,
+            MessageTooLarge => 10,
             NetworkException => 13,
             NotEnoughReplicas => 19,
             NotEnoughReplicasAfterAppend => 20,
@@ -92,6 +97,7 @@ impl ErrorCode {
             LeaderNotAvailable => "LEADER_NOT_AVAILABLE",
             NotLeaderOrFollower => "NOT_LEADER_OR_FOLLOWER",
             RequestTimedOut => "REQUEST_TIMED_OUT",
+            MessageTooLarge => "MESSAGE_TOO_LARGE",
             NetworkException => "NETWORK_EXCEPTION",
             NotEnoughReplicas => "NOT_ENOUGH_REPLICAS",
             NotEnoughReplicasAfterAppend => "NOT_ENOUGH_REPLICAS_AFTER_APPEND",
@@ -142,6 +148,7 @@ pub const ALL: &[ErrorCode] = &[
     ErrorCode::LeaderNotAvailable,
     ErrorCode::NotLeaderOrFollower,
     ErrorCode::RequestTimedOut,
+    ErrorCode::MessageTooLarge,
     ErrorCode::NetworkException,
     ErrorCode::NotEnoughReplicas,
     ErrorCode::NotEnoughReplicasAfterAppend,

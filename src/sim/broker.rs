@@ -8,6 +8,7 @@ use super::fetch_session::{FetchSessionCache, FetchSessionHandler};
 use super::log::PartitionLog;
 use super::partition::{ChangeStamp, Ctx, Partition};
 use super::protocol::{BrokerRegistration, FetchRequest, Message, MetadataDelta, NodeId};
+use super::quota::ReplicationQuotas;
 use super::{BrokerId, Ms, Offset, Outbox, TopicPartition};
 use crate::config::{BrokerConfig, TopicConfig};
 use crate::kafka::errors::ErrorCode;
@@ -33,6 +34,9 @@ struct Fetcher {
     members: BTreeSet<TopicPartition>,
     /// Its fetch session (KIP-227).
     session: FetchSessionHandler,
+    /// Partitions its last fetch left out for the follower replication throttle (KIP-73):
+    /// looked at again at every fetch it builds.
+    held_back: BTreeSet<TopicPartition>,
 }
 
 /// A parked fetch's key: the follower and the request's correlation id.
@@ -98,6 +102,8 @@ pub struct Broker {
     down_since: Option<Ms>,
     stopped_cleanly: bool,
     registration: RegistrationRetry,
+    /// Its replication throttles' byte-rate sensors (KIP-73, [`throttle`]).
+    quotas: ReplicationQuotas,
 }
 
 /// The broker's registration retries (Kafka's `BrokerLifecycleManager`): after a refusal it
@@ -146,6 +152,7 @@ macro_rules! ctx {
 
 mod fetcher;
 mod serve_fetch;
+mod throttle;
 
 impl Broker {
     /// A broker that has never run.
@@ -156,7 +163,6 @@ impl Broker {
             up: false,
             registered: false,
             shutting_down: false,
-            config,
             topic_configs: BTreeMap::new(),
             brokers: BTreeMap::new(),
             partitions: BTreeMap::new(),
@@ -175,6 +181,8 @@ impl Broker {
             down_since: None,
             stopped_cleanly: false,
             registration: RegistrationRetry::default(),
+            quotas: ReplicationQuotas::new(&config),
+            config,
         }
     }
 
@@ -279,6 +287,7 @@ impl Broker {
         self.up = true;
         self.registered = true;
         self.broker_epoch = broker_epoch;
+        self.reset_quotas();
         self.timers_from(now);
         self.next_heartbeat = now + self.config.broker_heartbeat_interval_ms;
         self.apply_metadata(now, image, out);
@@ -296,6 +305,7 @@ impl Broker {
             p.log.set_hw(self.hw_checkpoint.get(tp).copied().unwrap_or(0));
         }
         self.timers_from(now);
+        self.reset_quotas();
         self.registration = RegistrationRetry::default();
         self.send_registration(now, out);
     }

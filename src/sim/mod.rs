@@ -18,6 +18,7 @@ pub mod log;
 pub mod partition;
 pub mod producer;
 pub mod protocol;
+pub mod quota;
 pub mod segments;
 pub mod spec;
 

@@ -151,6 +151,11 @@ pub struct Partition {
     /// shows it behind the leader's HW, `Some(true)` while it catches up, `None` once caught
     /// up (or when not following), so [`EventKind::FollowerCaughtUp`] is said once.
     catching_up: Option<bool>,
+    /// The follower fetcher's lag: the leader's HW minus this LEO after the last response
+    /// that brought records (`None` until one did since it started following). Kafka's
+    /// `PartitionFetchState.lag`, set in `AbstractFetcherThread.processFetchRequest`; a
+    /// replica with lag 0 is "in sync" for the follower throttle (`isReplicaInSync`).
+    fetch_lag: Option<Offset>,
     /// Whether the first fetch since it started following was announced
     /// ([`EventKind::FollowerStarted`]).
     fetch_announced: bool,
@@ -198,6 +203,7 @@ impl Partition {
             role: Role::Unknown,
             fetch_stopped: false,
             catching_up: None,
+            fetch_lag: None,
             fetch_announced: true,
             fetch_requests: 0,
         }
@@ -252,6 +258,14 @@ impl Partition {
         }
     }
 
+    /// Whether this follower counts as in sync for the follower replication throttle: its last
+    /// fetch response that brought records left it at the leader's HW (Kafka's
+    /// `PartitionFetchState.isReplicaInSync`: lag defined and 0). `ReplicaFetcherThread`'s
+    /// `shouldFollowerThrottle` never leaves such a replica out of a fetch.
+    pub fn fetch_in_sync(&self) -> bool {
+        self.fetch_lag.is_some_and(|lag| lag <= 0)
+    }
+
     /// The partition state this replica last applied.
     pub fn state(&self) -> Option<&PartitionState> {
         self.state.as_ref()
@@ -277,6 +291,7 @@ impl Partition {
         self.state = None;
         self.fetch_stopped = false;
         self.catching_up = None;
+        self.fetch_lag = None;
         self.fetch_announced = true;
     }
 
@@ -368,6 +383,7 @@ impl Partition {
     fn start_following(&mut self, new: &PartitionState) {
         self.fetch_announced = false;
         self.catching_up = new.leader.map(|_| false);
+        self.fetch_lag = None;
     }
 
     /// Its broker sent a fetch for this partition to `leader` from `fetch_offset`: the first
@@ -928,8 +944,14 @@ impl Partition {
             return;
         }
         let leo_before = self.log.leo();
-        if self.log.append_as_follower(&data.batches) > 0 && self.log.written(ctx.now) {
+        let appended = self.log.append_as_follower(&data.batches);
+        if appended > 0 && self.log.written(ctx.now) {
             out.fsyncs += 1;
+        }
+        // `AbstractFetcherThread.processFetchRequest`: the lag is refreshed by a response that
+        // brought records, or set by the first response.
+        if appended > 0 || self.fetch_lag.is_none() {
+            self.fetch_lag = Some((data.high_watermark - self.log.leo()).max(0));
         }
         // R2.9: the follower takes min(leader HW, own LEO) even when that is lower than the HW
         // it had (a new leader may not yet know the HW an older leader told it), as Kafka's

@@ -448,6 +448,10 @@ impl ProducerClient {
     }
 
     fn add_records(&mut self, now: Ms, count: u64) {
+        if let Some(why) = self.config.record_too_large() {
+            self.refuse_records(now, count, why);
+            return;
+        }
         for _ in 0..count {
             let record = PendingRecord {
                 value: self.index as u64 * VALUES_PER_PRODUCER + self.next_value,
@@ -460,6 +464,22 @@ impl ProducerClient {
                 None => self.unassigned.push_back(record),
             }
         }
+    }
+
+    /// Fails `count` records that `send()` refused before they reached the accumulator: Kafka's
+    /// `KafkaProducer.doSend` calls `ensureValidRecordSize` and completes the record's future
+    /// with the `RecordTooLargeException` (error code `MESSAGE_TOO_LARGE`, not retried). They
+    /// have no partition yet (the built-in partitioner picks one only in the accumulator), so
+    /// they count in the producer's totals and its last error, with no partition event.
+    fn refuse_records(&mut self, now: Ms, count: u64, why: String) {
+        if count == 0 {
+            return;
+        }
+        self.next_value += count;
+        self.sent += count;
+        self.failed += count;
+        *self.errors.entry(ErrorCode::MessageTooLarge.name().to_string()).or_insert(0) += count;
+        self.last_error = Some((now, format!("{} on {}: {why}", ErrorCode::MessageTooLarge, self.topic)));
     }
 
     /// Round-robin over partitions with a leader; over all partitions when none has one;
@@ -1160,6 +1180,35 @@ mod tests {
         assert!(sent.iter().all(|(_, r)| r.batch.record_size == 100));
         assert_eq!(sent[0].1.batch.size_bytes(), 561);
         assert_eq!(p.view().pending, 0);
+    }
+
+    /// `max.request.size` bounds every request's bytes, below a larger `batch.size`
+    /// (`RecordAccumulator.drain`'s `maxSize`; isrlab's request is one batch).
+    #[test]
+    fn no_request_exceeds_max_request_size() {
+        let cfg = ProducerConfig { batch_size: 1 << 20, max_request_size: 1061, linger_ms: 1000, ..config() };
+        let (mut p, mut out) = with_leaders(cfg, &[Some(1)], 0);
+        p.enqueue(0, 25);
+        let sent = drive(&mut p, 5000, &mut out, |r| Some(ok(r, 0, 0)));
+        let shape: Vec<(Ms, usize)> = sent.iter().map(|(t, r)| (*t, r.batch.values.len())).collect();
+        assert_eq!(shape, vec![(0, 10), (0, 10), (1000, 5)]);
+        assert!(sent.iter().all(|(_, r)| r.batch.size_bytes() <= 1061));
+        assert_eq!(p.view().acked, 25);
+    }
+
+    /// A record that cannot fit in a request fails at once with `MESSAGE_TOO_LARGE`
+    /// (`KafkaProducer.ensureValidRecordSize`), is never sent and never retried.
+    #[test]
+    fn a_record_larger_than_max_request_size_fails_without_being_sent() {
+        let cfg = ProducerConfig { record_size: 1001, max_request_size: 1061, ..config() };
+        let (mut p, mut out) = with_leaders(cfg, &[Some(1)], 0);
+        p.enqueue(0, 3);
+        let sent = drive(&mut p, 5000, &mut out, |r| Some(ok(r, 0, 0)));
+        assert!(sent.is_empty());
+        let v = p.view();
+        assert_eq!((v.sent, v.acked, v.failed, v.pending), (3, 0, 3, 0));
+        assert_eq!(v.errors.get("MESSAGE_TOO_LARGE"), Some(&3));
+        assert!(v.last_error.unwrap().1.contains("The message is 1062 bytes"));
     }
 
     #[test]

@@ -10,7 +10,7 @@ use super::app::Model;
 use super::text;
 use super::theme::{Theme, glyph};
 use crate::cluster::snapshot::Snapshot;
-use crate::sim::format_time;
+use crate::sim::{format_stamp, format_time};
 
 /// Draws the header.
 pub fn render(frame: &mut Frame, area: Rect, model: &Model, snap: &Snapshot) {
@@ -24,7 +24,7 @@ pub fn render(frame: &mut Frame, area: Rect, model: &Model, snap: &Snapshot) {
         Span::styled("  seed ", theme.muted()),
         Span::raw(snap.seed.to_string()),
         Span::styled("  t=", theme.muted()),
-        Span::styled(format_time(snap.now), theme.title()),
+        Span::styled(sim_time(model, snap), theme.title()),
         Span::raw("  "),
         clock(model, snap),
     ];
@@ -43,6 +43,12 @@ pub fn render(frame: &mut Frame, area: Rect, model: &Model, snap: &Snapshot) {
     }
     frame.render_widget(Paragraph::new(Line::from(left)), left_area);
     frame.render_widget(Paragraph::new(right).right_aligned(), right_area);
+}
+
+/// The sim time as the header shows it: tenths of a second, or milliseconds below 1×, where
+/// tenths would stand still for seconds (at 0.01× a tenth takes ten wall seconds).
+fn sim_time(model: &Model, snap: &Snapshot) -> String {
+    if model.speed < 1.0 { format_stamp(snap.now_us, false) } else { format_time(snap.now) }
 }
 
 /// Text shorter than this is not worth showing in the header.

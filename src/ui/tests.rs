@@ -160,6 +160,19 @@ fn the_header_tells_when_the_sim_runs_slower_than_asked() {
     assert!(text.lines().next().is_some_and(|l| l.contains("▶ 100× (actual 42×)")), "{text}");
 }
 
+#[test]
+fn below_1x_the_header_shows_milliseconds() {
+    let mut snap = fixture::snapshot();
+    snap.now_us = crate::sim::SimTime::from_micros(83_456_789);
+    snap.now = snap.now_us.as_ms();
+    let mut m = model_at(80, 24, &snap, false);
+    let text = screen(&m, &snap);
+    assert!(text.lines().next().is_some_and(|l| l.contains("t=00:01:23.4  ▶ 1×")), "{text}");
+    m.speed = 0.01;
+    let text = screen(&m, &snap);
+    assert!(text.lines().next().is_some_and(|l| l.contains("t=00:01:23.456  ▶ 0.01×")), "{text}");
+}
+
 /// The settings line (row 2 of the screen, or 3 when the broker strip wraps).
 fn settings_row(text: &str) -> String {
     text.lines().find(|l| l.contains("acks=")).unwrap_or_default().to_string()

@@ -3,27 +3,43 @@
 
 use super::{Broker, Fetcher};
 use crate::sim::events::EventKind;
+use crate::sim::fetch_session::FetchRequestData;
+use crate::sim::partition::Partition;
 use crate::sim::protocol::{FetchRequest, FetchResponse, Message, NodeId};
-use crate::sim::{BrokerId, Ms, Outbox};
+use crate::sim::{BrokerId, Ms, Outbox, TopicPartition};
+use std::collections::{BTreeMap, BTreeSet};
 
 impl Broker {
     /// Sends one Fetch per leader whose fetcher is idle (R2.3, R2.5): a full fetch listing
     /// every partition it follows from that leader when its session must (re)start, else an
     /// incremental one listing only the partitions added or changed since the last and those
-    /// to forget (`RemoteLeaderEndPoint.buildFetch`). A fetcher left without partitions is
+    /// to forget (`RemoteLeaderEndPoint.buildFetch`). A partition the follower replication
+    /// throttle leaves out is not added to the builder, so it leaves the session until it may
+    /// be fetched again; a fetcher with nothing to send for that reason backs off
+    /// `replica.fetch.backoff.ms` ([`super::throttle`]). A fetcher left without partitions is
     /// shut down, its session with it (`AbstractFetcherManager.shutdownIdleFetcherThreads`).
     pub(super) fn maybe_send_fetches(&mut self, now: Ms, out: &mut Outbox) {
         if !self.up || !self.registered || self.fetch_paused {
             return;
         }
         self.fetchers.retain(|_, f| !f.members.is_empty());
+        let follower_over = self.follower_quota_exceeded(now);
         let mut requests = Vec::new();
-        for (&leader, fetcher) in &mut self.fetchers {
+        let mut throttled = BTreeSet::new();
+        let leaders: Vec<BrokerId> = self.fetchers.keys().copied().collect();
+        for leader in leaders {
+            let Some(fetcher) = self.fetchers.get(&leader) else { continue };
             if fetcher.in_flight.is_some() || now < fetcher.backoff_until {
                 continue;
             }
-            let data = build_fetch(&self.partitions, leader, fetcher, now);
+            let held_back = self.throttle_marks(leader, follower_over);
+            let Some(fetcher) = self.fetchers.get_mut(&leader) else { continue };
+            let data = build_fetch(&self.partitions, leader, fetcher, now, &held_back);
+            fetcher.held_back = held_back;
             if data.is_empty() {
+                if !fetcher.held_back.is_empty() {
+                    throttled.insert(leader);
+                }
                 continue;
             }
             let correlation_id = self.next_correlation;
@@ -31,6 +47,7 @@ impl Broker {
             fetcher.in_flight = Some((correlation_id, now + self.config.replica_socket_timeout_ms));
             requests.push((leader, correlation_id, data));
         }
+        self.back_off_throttled_fetchers(now, throttled);
         for (leader, correlation_id, data) in requests {
             for fp in &data.to_send {
                 if let Some(p) = self.partitions.get_mut(&fp.tp) {
@@ -75,6 +92,7 @@ impl Broker {
             }
             return;
         }
+        self.record_follower_throttled(now, &resp.partitions);
         for fp in resp.partitions {
             self.touch(now, &fp.tp, |p, ctx| p.on_fetch_response(ctx, resp.leader, &fp.result, out));
         }
@@ -110,16 +128,18 @@ impl Broker {
 }
 
 /// What `fetcher` asks `leader` for now: every partition it follows and may fetch for a full
-/// fetch, else only the ones marked since its last request.
+/// fetch, else only the ones marked since its last request; never those `held_back` by the
+/// follower throttle.
 fn build_fetch(
-    partitions: &std::collections::BTreeMap<crate::sim::TopicPartition, crate::sim::partition::Partition>,
+    partitions: &BTreeMap<TopicPartition, Partition>,
     leader: BrokerId,
     fetcher: &mut Fetcher,
     now: Ms,
-) -> crate::sim::fetch_session::FetchRequestData {
-    let wanted = |tp: &crate::sim::TopicPartition| {
+    held_back: &BTreeSet<TopicPartition>,
+) -> FetchRequestData {
+    let wanted = |tp: &TopicPartition| {
         let (from, fp) = partitions.get(tp)?.fetch_request(now)?;
-        (from == leader).then_some(fp)
+        (from == leader && !held_back.contains(tp)).then_some(fp)
     };
     if fetcher.session.needs_full() {
         let all = fetcher.members.iter().filter_map(wanted).collect();

@@ -37,7 +37,9 @@ impl Broker {
             });
         }
         match context {
-            FetchContext::Error(error) => self.send_fetch_response(&req, Some(error), 0, Vec::new(), out),
+            FetchContext::Error(error) => {
+                self.send_fetch_response(now, &req, Some(error), 0, Vec::new(), out)
+            }
             FetchContext::Incremental(id) => self.serve_incremental(now, id, req, out),
             FetchContext::Full | FetchContext::Sessionless => self.serve_listed(now, req, context, out),
         }
@@ -49,7 +51,8 @@ impl Broker {
         self.brokers.get(&req.replica).is_some_and(|reg| reg.broker_epoch > req.broker_epoch)
     }
 
-    /// Reads one partition for a follower fetch (R2.6–R2.8, R7.6).
+    /// Reads one partition for a follower fetch (R2.6–R2.8, R7.6), without the records the
+    /// leader replication throttle holds back ([`super::throttle`]).
     fn read_for_follower(
         &mut self,
         now: Ms,
@@ -64,7 +67,12 @@ impl Broker {
             true => None,
             false => self.touch(now, &fp.tp, |p, ctx| p.on_follower_fetch(ctx, replica, epoch, fp, out)),
         };
-        FetchedPartition { tp: fp.tp.clone(), result: result.unwrap_or(Err(ErrorCode::NotLeaderOrFollower)) }
+        let mut fetched = FetchedPartition {
+            tp: fp.tp.clone(),
+            result: result.unwrap_or(Err(ErrorCode::NotLeaderOrFollower)),
+        };
+        self.throttle_read(now, replica, &mut fetched);
+        fetched
     }
 
     /// A full or sessionless fetch: every listed partition is read and answered.
@@ -112,7 +120,7 @@ impl Broker {
                 });
             }
         }
-        self.send_fetch_response(req, None, session_id, results, out);
+        self.send_fetch_response(now, req, None, session_id, results, out);
     }
 
     /// An incremental fetch: reads the session's pending partitions (those listed, changed on
@@ -137,7 +145,7 @@ impl Broker {
             s.record_fetch(now);
         }
         if ready {
-            return self.respond_incremental(&req, id, results, out);
+            return self.respond_incremental(now, &req, id, results, out);
         }
         let key = (req.replica, req.correlation_id);
         self.purgatory.by_session.insert(id, key);
@@ -167,6 +175,7 @@ impl Broker {
     /// say (`IncrementalFetchContext.updateAndGenerateResponseData`).
     fn respond_incremental(
         &mut self,
+        now: Ms,
         req: &FetchRequest,
         id: u32,
         results: Vec<FetchedPartition>,
@@ -174,6 +183,7 @@ impl Broker {
     ) {
         let Some(s) = self.purgatory.sessions.get_mut(id) else {
             return self.send_fetch_response(
+                now,
                 req,
                 Some(ErrorCode::FetchSessionIdNotFound),
                 0,
@@ -185,17 +195,20 @@ impl Broker {
             .into_iter()
             .filter(|r| s.partitions.get_mut(&r.tp).is_some_and(|c| c.must_respond(r)))
             .collect();
-        self.send_fetch_response(req, None, id, included, out);
+        self.send_fetch_response(now, req, None, id, included, out);
     }
 
+    /// Sends the answer, recording the bytes of its leader-throttled partitions.
     fn send_fetch_response(
-        &self,
+        &mut self,
+        now: Ms,
         req: &FetchRequest,
         error: Option<ErrorCode>,
         session_id: u32,
         partitions: Vec<FetchedPartition>,
         out: &mut Outbox,
     ) {
+        self.record_leader_throttled(now, &partitions);
         let resp = FetchResponse {
             correlation_id: req.correlation_id,
             leader: self.id,
@@ -217,14 +230,18 @@ impl Broker {
         let Some(pf) = self.purgatory.parked.remove(&key) else { return };
         self.purgatory.deadlines.remove(&(pf.deadline, key));
         let replica = pf.request.replica;
-        let read = |b: &Self, fp: &FetchPartition| match b.partitions.get(&fp.tp) {
-            Some(p) => p.read_for_parked(&b.ctx_for(now, &fp.tp), replica, fp),
-            None => FetchedPartition { tp: fp.tp.clone(), result: Err(ErrorCode::NotLeaderOrFollower) },
+        let read = |b: &mut Self, fp: &FetchPartition| {
+            let mut r = match b.partitions.get(&fp.tp) {
+                Some(p) => p.read_for_parked(&b.ctx_for(now, &fp.tp), replica, fp),
+                None => FetchedPartition { tp: fp.tp.clone(), result: Err(ErrorCode::NotLeaderOrFollower) },
+            };
+            b.throttle_read(now, replica, &mut r);
+            r
         };
         if let FetchContext::Incremental(id) = pf.context {
             self.purgatory.by_session.remove(&id);
             let results = self.session_requests(id).iter().map(|fp| read(self, fp)).collect();
-            return self.respond_incremental(&pf.request, id, results, out);
+            return self.respond_incremental(now, &pf.request, id, results, out);
         }
         for (i, fp) in pf.request.partitions.iter().enumerate() {
             if let Some(keys) = self.purgatory.by_partition.get_mut(&fp.tp) {
@@ -261,14 +278,23 @@ impl Broker {
                 s.pending.insert(tp.clone());
                 let fp = s.partitions.get(tp).map(|c| c.request.clone());
                 if let (Some(&key), Some(fp)) = (self.purgatory.by_session.get(&id), fp)
-                    && self.can_complete(&fp)
+                    && self.parked_partition_ready(now, key.0, &fp)
                 {
                     ready.insert(key);
                 }
             }
-            for &(key, i) in self.purgatory.by_partition.get(tp).into_iter().flatten() {
-                let fp = self.purgatory.parked.get(&key).and_then(|pf| pf.request.partitions.get(i));
-                if fp.is_some_and(|fp| self.can_complete(fp)) {
+            let listed: Vec<(ParkKey, FetchPartition)> = self
+                .purgatory
+                .by_partition
+                .get(tp)
+                .into_iter()
+                .flatten()
+                .filter_map(|&(key, i)| {
+                    Some((key, self.purgatory.parked.get(&key)?.request.partitions.get(i)?.clone()))
+                })
+                .collect();
+            for (key, fp) in listed {
+                if self.parked_partition_ready(now, key.0, &fp) {
                     ready.insert(key);
                 }
             }
@@ -276,9 +302,5 @@ impl Broker {
         for key in ready {
             self.complete_parked(now, key, out);
         }
-    }
-
-    fn can_complete(&self, fp: &FetchPartition) -> bool {
-        self.partitions.get(&fp.tp).is_none_or(|p| p.can_complete_fetch(fp))
     }
 }

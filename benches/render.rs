@@ -6,6 +6,12 @@
 //! - `sim`: the default cluster 60 s into a run; each iteration draws the other of two
 //!   snapshots one frame (33 ms of sim time) apart, so every draw also writes the cells that
 //!   changed, as the live dashboard does at 1×.
+//! - `large`: the same with 50 brokers and one topic of 5 000 partitions (RF 3) 30 s into a
+//!   run, at 200×50 (issue 7's target: ≤ 2 ms).
+
+mod common;
+
+use common::Clock;
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use isrlab::cluster::handle::Sim;
@@ -29,7 +35,7 @@ fn setup(w: u16, h: u16, snap: &Snapshot) -> (Model, Terminal<TestBackend>) {
     (model, terminal)
 }
 
-fn fixture_frames(c: &mut Criterion) {
+fn fixture_frames(c: &mut Criterion<Clock>) {
     let snap = fixture::snapshot();
     let mut group = c.benchmark_group("render fixture");
     for (w, h) in SIZES {
@@ -44,20 +50,27 @@ fn fixture_frames(c: &mut Criterion) {
     group.finish();
 }
 
-fn sim_frames(c: &mut Criterion) {
-    let mut sim = Sim::new(ClusterSpec::default_run(1)).expect("the default cluster starts");
-    sim.advance_to(60_000);
+/// Two snapshots of `sim` one frame (33 ms of sim time) apart.
+fn two_frames(mut sim: Sim) -> (Snapshot, Snapshot) {
+    let at = sim.now();
     let first = sim.snapshot();
-    sim.advance_to(60_000 + FRAME.as_millis() as u64);
-    let second = sim.snapshot();
-    let mut group = c.benchmark_group("render sim at 60 s");
-    for (w, h) in SIZES {
-        let (model, mut terminal) = setup(w, h, &first);
-        let mut flip = false;
+    sim.advance_to(at + FRAME.as_millis() as u64);
+    (first, sim.snapshot())
+}
+
+/// Draws, again and again, the other of two snapshots one frame apart, at each of `sizes`.
+/// The sim is built (by `start`) only when a benchmark of the group runs.
+fn flip_frames(c: &mut Criterion<Clock>, group: &str, start: fn() -> Sim, sizes: &[(u16, u16)]) {
+    let snaps = std::cell::OnceCell::new();
+    let mut group = c.benchmark_group(group);
+    for &(w, h) in sizes {
         group.bench_function(BenchmarkId::from_parameter(format!("{w}x{h}")), |b| {
+            let (first, second) = snaps.get_or_init(|| two_frames(start()));
+            let (model, mut terminal) = setup(w, h, first);
+            let mut flip = false;
             b.iter(|| {
                 flip = !flip;
-                let snap = if flip { &second } else { &first };
+                let snap = if flip { second } else { first };
                 let frame = terminal.draw(|f| view::view(&model, snap, f)).expect("a frame draws");
                 black_box(frame.area)
             })
@@ -66,5 +79,23 @@ fn sim_frames(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, fixture_frames, sim_frames);
+fn default_at_60_s() -> Sim {
+    let mut sim = Sim::new(ClusterSpec::default_run(1)).expect("the default cluster starts");
+    sim.advance_to(60_000);
+    sim
+}
+
+fn sim_frames(c: &mut Criterion<Clock>) {
+    flip_frames(c, "render sim at 60 s", default_at_60_s, &SIZES);
+}
+
+fn large_frames(c: &mut Criterion<Clock>) {
+    flip_frames(c, "render 50 brokers, 5000 partitions", common::large_cluster, &[(200, 50)]);
+}
+
+criterion_group! {
+    name = benches;
+    config = common::criterion();
+    targets = fixture_frames, sim_frames, large_frames
+}
 criterion_main!(benches);

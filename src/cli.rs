@@ -27,7 +27,7 @@ pub struct Cli {
     /// (a scenario file's own seed wins over random, this flag over both).
     #[arg(long, value_name = "N", global = true)]
     pub seed: Option<u64>,
-    /// Number of brokers, ids 0..N-1 (default 3, at most 10).
+    /// Number of brokers, ids 0..N-1 (default 3, at most 100).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=MAX_BROKERS as i64), global = true)]
     pub brokers: Option<u16>,
     /// A topic to create instead of the default `test_repli:6:3` (repeatable); the producer
@@ -317,6 +317,20 @@ mod tests {
         assert_eq!(cli.speed, 1.0);
         assert_eq!(cli.cluster_spec(7).unwrap(), ClusterSpec::default_run(7));
         assert_eq!(cli.scenario_file().unwrap(), None);
+    }
+
+    /// The size limits: 100 brokers and 10 000 partitions per topic are accepted, one more
+    /// of either is a clear error.
+    #[test]
+    fn brokers_and_partitions_have_limits_with_clear_errors() {
+        let big = parse(&["--brokers", "100", "--topic", "big:10000:3"]).unwrap();
+        let spec = big.cluster_spec(1).unwrap();
+        assert_eq!(spec.brokers.len(), 100);
+        assert_eq!(spec.topics[0].partitions, 10_000);
+        let brokers = parse(&["--brokers", "101"]).unwrap_err().to_string();
+        assert!(brokers.contains("101 is not in 1..=100"), "{brokers}");
+        let partitions = parse(&["--topic", "big:10001:3"]).unwrap_err().to_string();
+        assert!(partitions.contains("at most 10000 partitions per topic, not 10001"), "{partitions}");
     }
 
     #[test]

@@ -17,8 +17,9 @@ use tokio::task::LocalSet;
 
 pub use crate::sim::error::SimError;
 
-/// Most brokers a cluster may have (the dashboard selects brokers with one key).
-pub const MAX_BROKERS: usize = 10;
+/// Most brokers a cluster may have (isrlab's limit: every broker is a task with its own logs;
+/// the dashboard's `0`–`9` keys select the first ten, the palette any of them).
+pub const MAX_BROKERS: usize = 100;
 
 /// Same-instant work allowed to settle after a time target is reached.
 const SETTLE_YIELDS: usize = 16;

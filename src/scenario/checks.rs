@@ -228,7 +228,9 @@ mod tests {
         assert!(check("..", 1).unwrap_err().contains("cannot be"));
         assert!(check("", 1).unwrap_err().contains("empty"));
         assert!(check("t", 0).unwrap_err().starts_with("INVALID_PARTITIONS"));
-        assert!(check("t", 5000).unwrap_err().contains("at most 1000"));
+        assert_eq!(check("big", 10_000), Ok(()));
+        let over = check("t", 10_001).unwrap_err();
+        assert!(over.contains("at most 10000 partitions per topic"), "{over}");
         assert!(check_partitions(0).unwrap_err().starts_with("INVALID_PARTITIONS"));
     }
 

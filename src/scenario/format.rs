@@ -640,7 +640,7 @@ mod tests {
         );
         assert!(
             cluster_error("brokers = 0", "partitions = 1\nreplication_factor = 1")
-                .contains("1 to 10 brokers")
+                .contains("1 to 100 brokers")
         );
         assert!(
             cluster_error("brokers = [1, 1]", "partitions = 1\nreplication_factor = 1")

@@ -60,7 +60,7 @@ pub fn validate_partition_count(partitions: u32) -> Result<(), SimError> {
 
 /// Most partitions one topic may have in isrlab (every partition costs sim time; Kafka itself
 /// allows far more).
-pub const MAX_PARTITIONS: u32 = 1_000;
+pub const MAX_PARTITIONS: u32 = 10_000;
 
 /// Sorted, de-duplicated copy of a broker id list.
 fn sorted_ids(brokers: &[BrokerId]) -> Vec<BrokerId> {

@@ -352,6 +352,11 @@ impl Partition {
             }
         }
         let was_leader_in_epoch = self.is_leader().then(|| self.leader_epoch());
+        if self.leader_epoch() != new.leader_epoch {
+            // A new leader epoch gives the fetcher a new `PartitionFetchState`, lag unknown
+            // (`AbstractFetcherThread.addPartitions`).
+            self.fetch_lag = None;
+        }
         self.commit_pending_if_matches(ctx, new, out);
         self.state = Some(new.clone());
         if new.leader == Some(ctx.me) {

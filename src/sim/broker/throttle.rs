@@ -165,3 +165,178 @@ impl Broker {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::config::{BrokerConfig, ThrottledReplicas, TopicConfig};
+    use crate::sim::broker::Broker;
+    use crate::sim::protocol::{
+        Batch, BrokerRegistration, FetchRequest, LeaderRecoveryState, Message, MetadataDelta, NodeId,
+        PartitionState, ProduceRequest, Values,
+    };
+    use crate::sim::{Acks, BrokerId, Ms, Outbox, TopicPartition};
+    use std::sync::Arc;
+
+    fn tp() -> TopicPartition {
+        TopicPartition::new("foo", 0)
+    }
+
+    /// foo-0 on brokers 0, 1, 2, led by 0, ISR {0, 1}; every replica throttled both ways.
+    fn image(config: &BrokerConfig) -> MetadataDelta {
+        let reg =
+            |id| BrokerRegistration { id, broker_epoch: 1, fenced: false, in_controlled_shutdown: false };
+        let topic = TopicConfig {
+            leader_replication_throttled_replicas: Some(ThrottledReplicas::All),
+            follower_replication_throttled_replicas: Some(ThrottledReplicas::All),
+            ..TopicConfig::NONE
+        };
+        MetadataDelta {
+            brokers: vec![reg(0), reg(1), reg(2)],
+            partitions: vec![PartitionState {
+                tp: tp(),
+                replicas: vec![0, 1, 2],
+                isr: vec![0, 1],
+                leader: Some(0),
+                leader_epoch: 0,
+                partition_epoch: 0,
+                leader_recovery: LeaderRecoveryState::Recovered,
+            }],
+            topic_configs: vec![(Arc::from("foo"), topic)],
+            broker_config: Some(config.clone()),
+        }
+    }
+
+    fn broker(id: BrokerId, config: &BrokerConfig) -> Broker {
+        let mut b = Broker::new(id, config.clone());
+        b.start_bootstrapped(0, 1, &image(config), &mut Outbox::default());
+        b
+    }
+
+    /// Ten 100-byte records (1 061 bytes with the batch header) appended at `now`.
+    fn produce(leader: &mut Broker, now: Ms, first: u64) {
+        let batch = Batch {
+            producer_id: -1,
+            base_sequence: -1,
+            values: Values::range(first, 10),
+            record_size: 100,
+            max_timestamp: now,
+        };
+        let req = ProduceRequest {
+            correlation_id: first,
+            producer: 0,
+            tp: tp(),
+            acks: Acks::One,
+            timeout_ms: 30_000,
+            batch,
+        };
+        leader.handle(now, NodeId::Producer(0), Message::Produce(req), &mut Outbox::default());
+    }
+
+    fn fetch(leader: &mut Broker, now: Ms, replica: BrokerId, offset: i64, out: &mut Outbox) {
+        let fp = crate::sim::protocol::FetchPartition {
+            tp: tp(),
+            current_leader_epoch: 0,
+            fetch_offset: offset,
+            last_fetched_epoch: (offset > 0).then_some(0),
+            log_start_offset: 0,
+        };
+        let req = FetchRequest {
+            correlation_id: now,
+            replica,
+            broker_epoch: 1,
+            max_wait_ms: 500,
+            partition_max_bytes: 1 << 20,
+            max_bytes: 10 << 20,
+            partitions: vec![fp],
+        };
+        leader.handle(now, NodeId::Broker(replica), Message::Fetch(req), out);
+    }
+
+    /// Records each fetch response in `out` carried for foo-0 (`None`: no response).
+    fn records(out: &Outbox) -> Option<u32> {
+        out.sends.iter().find_map(|(_, m)| match m {
+            Message::FetchResponse(r) => {
+                r.partitions[0].result.as_ref().ok().map(|d| d.batches.iter().map(|b| b.count()).sum())
+            }
+            _ => None,
+        })
+    }
+
+    /// `ReplicaManager.shouldLeaderThrottle` and `DelayedFetch`: once the leader's rate of
+    /// throttled bytes is over the bound, a follower outside the ISR gets no records, its
+    /// fetch stays parked even when new data arrives and is answered empty at its deadline,
+    /// while a follower in the ISR still gets everything.
+    #[test]
+    fn the_leader_starves_only_followers_outside_the_isr() {
+        let config = BrokerConfig { leader_replication_throttled_rate: 1000, ..BrokerConfig::default() };
+        let mut leader = broker(0, &config);
+        produce(&mut leader, 10, 0);
+        let mut out = Outbox::default();
+        fetch(&mut leader, 20, 2, 0, &mut out);
+        assert_eq!(records(&out), Some(10), "under the bound at first");
+        produce(&mut leader, 30, 10);
+        let mut out = Outbox::default();
+        fetch(&mut leader, 40, 1, 10, &mut out);
+        assert_eq!(records(&out), Some(10), "broker 1 is in the ISR");
+        let mut out = Outbox::default();
+        fetch(&mut leader, 50, 2, 10, &mut out);
+        assert_eq!(records(&out), None, "throttled data does not answer the fetch");
+        produce(&mut leader, 60, 20);
+        let mut out = Outbox::default();
+        leader.on_tick(549, &mut out);
+        assert_eq!(records(&out), None, "nor does new throttled data complete it");
+        leader.on_tick(550, &mut out);
+        assert_eq!(records(&out), Some(0), "answered empty at replica.fetch.wait.max.ms");
+        // 3 183 bytes recorded at ~40 ms are under 1 000 bytes/s once 3.2 s have passed.
+        let mut out = Outbox::default();
+        fetch(&mut leader, 3300, 2, 10, &mut out);
+        assert_eq!(records(&out), Some(20));
+    }
+
+    /// `shouldFollowerThrottle` and `AbstractFetcherThread.maybeFetch`: over its bound, a
+    /// follower behind the HW leaves the throttled partition out; with nothing left it sends
+    /// no fetch and waits `replica.fetch.backoff.ms`, then asks its quota again.
+    #[test]
+    fn the_follower_leaves_out_a_partition_behind_the_hw() {
+        let config = BrokerConfig { follower_replication_throttled_rate: 1000, ..BrokerConfig::default() };
+        // The leader answers one batch per fetch (the soft limit, KIP-74).
+        let mut leader = broker(0, &BrokerConfig { replica_fetch_max_bytes: 1, ..config.clone() });
+        let mut follower = broker(2, &config);
+        for (i, t) in [1, 2, 3].into_iter().enumerate() {
+            produce(&mut leader, t, i as u64 * 10);
+        }
+        // Broker 1, in the ISR, has everything: the leader's HW is 30.
+        fetch(&mut leader, 4, 1, 30, &mut Outbox::default());
+        let fetches = |out: &Outbox| {
+            out.sends
+                .iter()
+                .filter(|(to, m)| *to == NodeId::Broker(0) && matches!(m, Message::Fetch(_)))
+                .count()
+        };
+        let mut out = Outbox::default();
+        follower.on_tick(10, &mut out);
+        let Some((_, Message::Fetch(req))) =
+            out.sends.into_iter().find(|(_, m)| matches!(m, Message::Fetch(_)))
+        else {
+            panic!("the follower fetches at first")
+        };
+        let mut reply = Outbox::default();
+        leader.handle(11, NodeId::Broker(2), Message::Fetch(req), &mut reply);
+        let resp = reply.sends.into_iter().map(|(_, m)| m).find(|m| matches!(m, Message::FetchResponse(_)));
+        let mut out = Outbox::default();
+        follower.handle(12, NodeId::Broker(0), resp.unwrap(), &mut out);
+        let part = follower.partition(&tp()).unwrap();
+        assert_eq!(part.log.leo(), 10);
+        assert!(!part.fetch_in_sync(), "the leader's HW 30 is ahead");
+        assert_eq!(fetches(&out), 0, "1 061 bytes in the first second: over 1 000 bytes/s");
+        let mut out = Outbox::default();
+        follower.on_tick(1011, &mut out);
+        assert_eq!(fetches(&out), 0, "backing off replica.fetch.backoff.ms");
+        follower.on_tick(1012, &mut out);
+        assert_eq!(fetches(&out), 0, "still over the bound at 1 012 ms: backs off again");
+        follower.on_tick(2011, &mut out);
+        assert_eq!(fetches(&out), 0);
+        follower.on_tick(2012, &mut out);
+        assert_eq!(fetches(&out), 1, "1 061 bytes over 2 s: under the bound");
+    }
+}

@@ -1,0 +1,132 @@
+//! Set-ups the benchmarks share.
+
+#![allow(dead_code)]
+
+use criterion::Criterion;
+use criterion::measurement::{Measurement, ValueFormatter, WallTime};
+use isrlab::cluster::command::Command;
+use isrlab::cluster::handle::Sim;
+use isrlab::cluster::spec::ClusterSpec;
+use std::time::{Duration, Instant};
+
+/// Brokers of the large cluster.
+pub const LARGE_BROKERS: i32 = 50;
+/// Partitions of the large cluster's one topic.
+pub const LARGE_PARTITIONS: u32 = 5_000;
+/// Sim time (ms) the large cluster runs before it is measured: registration, elections,
+/// fetchers started.
+pub const LARGE_START_MS: u64 = 30_000;
+
+/// Applies a palette command, panicking with it on error.
+pub fn run(sim: &mut Sim, command: &str) {
+    let cmd = Command::parse(command).unwrap_or_else(|e| panic!("{command}: {e:?}"));
+    sim.apply(&cmd).unwrap_or_else(|e| panic!("{command}: {e}"));
+}
+
+/// The default cluster (seed 1) with its producer at `rate` records/s, at t=0.
+pub fn default_at(rate: u64) -> Sim {
+    let mut sim = Sim::new(ClusterSpec::default_run(1)).expect("the default cluster starts");
+    run(&mut sim, &format!("set producer rate={rate}"));
+    sim
+}
+
+/// 50 brokers, `test_repli` with 5 000 partitions and RF 3, one producer at 100 records/s
+/// (seed 1), run to [`LARGE_START_MS`].
+pub fn large_cluster() -> Sim {
+    let mut spec = ClusterSpec::default_run(1);
+    spec.brokers = (0..LARGE_BROKERS).collect();
+    spec.topics[0].partitions = LARGE_PARTITIONS;
+    let mut sim = Sim::new(spec).expect("the large cluster starts");
+    sim.advance_to(LARGE_START_MS);
+    sim
+}
+
+/// What the benchmarks measure: wall time (criterion's default), or with
+/// `ISRLAB_BENCH_CLOCK=cpu` the CPU time of the benchmark's thread, which the simulation runs
+/// on (`/proc/thread-self/schedstat`, ns, Linux only). On a machine shared with other jobs the
+/// thread's CPU time is close to the wall time it would take on an idle core, while wall time
+/// grows with the load.
+#[derive(Clone, Copy, Debug)]
+pub enum Clock {
+    /// Wall time.
+    Wall,
+    /// The thread's CPU time.
+    ThreadCpu,
+}
+
+/// A start reading of a [`Clock`].
+#[derive(Clone, Copy, Debug)]
+pub enum Reading {
+    /// Wall time at start.
+    Wall(Instant),
+    /// Thread CPU ns at start.
+    ThreadCpu(u64),
+}
+
+/// ns this thread has spent on a CPU.
+fn thread_cpu_ns() -> u64 {
+    let stat =
+        std::fs::read_to_string("/proc/thread-self/schedstat").expect("/proc/thread-self/schedstat (Linux)");
+    stat.split_whitespace().next().and_then(|v| v.parse().ok()).expect("schedstat's first field is ns on CPU")
+}
+
+impl Clock {
+    /// The clock `ISRLAB_BENCH_CLOCK` names (`cpu` or, by default, wall).
+    pub fn from_env() -> Self {
+        match std::env::var("ISRLAB_BENCH_CLOCK").as_deref() {
+            Ok("cpu") => Clock::ThreadCpu,
+            _ => Clock::Wall,
+        }
+    }
+
+    /// Its name for the reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            Clock::Wall => "wall time",
+            Clock::ThreadCpu => "thread CPU time",
+        }
+    }
+}
+
+/// Criterion measuring with the [`Clock`] `ISRLAB_BENCH_CLOCK` names.
+pub fn criterion() -> Criterion<Clock> {
+    Criterion::default().with_measurement(Clock::from_env())
+}
+
+impl Measurement for Clock {
+    type Intermediate = Reading;
+    type Value = Duration;
+
+    fn start(&self) -> Reading {
+        match self {
+            // A benchmark measures wall time; the simulation itself runs on sim time.
+            #[allow(clippy::disallowed_methods)]
+            Clock::Wall => Reading::Wall(Instant::now()),
+            Clock::ThreadCpu => Reading::ThreadCpu(thread_cpu_ns()),
+        }
+    }
+
+    fn end(&self, start: Reading) -> Duration {
+        match start {
+            Reading::Wall(at) => at.elapsed(),
+            Reading::ThreadCpu(ns) => Duration::from_nanos(thread_cpu_ns().saturating_sub(ns)),
+        }
+    }
+
+    fn add(&self, a: &Duration, b: &Duration) -> Duration {
+        *a + *b
+    }
+
+    fn zero(&self) -> Duration {
+        Duration::ZERO
+    }
+
+    fn to_f64(&self, value: &Duration) -> f64 {
+        value.as_nanos() as f64
+    }
+
+    fn formatter(&self) -> &dyn ValueFormatter {
+        static WALL: WallTime = WallTime;
+        WALL.formatter()
+    }
+}

@@ -170,6 +170,7 @@ impl Broker {
 mod tests {
     use crate::config::{BrokerConfig, ThrottledReplicas, TopicConfig};
     use crate::sim::broker::Broker;
+    use crate::sim::fetch_session::{FINAL_EPOCH, FetchMetadata, INVALID_SESSION_ID};
     use crate::sim::protocol::{
         Batch, BrokerRegistration, FetchRequest, LeaderRecoveryState, Message, MetadataDelta, NodeId,
         PartitionState, ProduceRequest, Values,
@@ -247,7 +248,10 @@ mod tests {
             max_wait_ms: 500,
             partition_max_bytes: 1 << 20,
             max_bytes: 10 << 20,
+            // Sessionless (epoch FINAL): each fetch stands alone.
+            session: FetchMetadata { session_id: INVALID_SESSION_ID, epoch: FINAL_EPOCH },
             partitions: vec![fp],
+            forgotten: Vec::new(),
         };
         leader.handle(now, NodeId::Broker(replica), Message::Fetch(req), out);
     }
@@ -295,7 +299,12 @@ mod tests {
 
     /// `shouldFollowerThrottle` and `AbstractFetcherThread.maybeFetch`: over its bound, a
     /// follower behind the HW leaves the throttled partition out; with nothing left it sends
-    /// no fetch and waits `replica.fetch.backoff.ms`, then asks its quota again.
+    /// no fetch and waits `replica.fetch.backoff.ms`, then asks its quota again. With fetch
+    /// sessions (KIP-227) leaving the partition out of the builder removes it from the
+    /// session, so Kafka first sends one fetch that only forgets it
+    /// (`RemoteLeaderEndPoint.buildFetch` sends when `toForget` is not empty); the leader,
+    /// whose session is then empty, closes it and answers at once, and only then does the
+    /// follower find nothing to send and back off.
     #[test]
     fn the_follower_leaves_out_a_partition_behind_the_hw() {
         let config = BrokerConfig { follower_replication_throttled_rate: 1000, ..BrokerConfig::default() };
@@ -328,15 +337,27 @@ mod tests {
         let part = follower.partition(&tp()).unwrap();
         assert_eq!(part.log.leo(), 10);
         assert!(!part.fetch_in_sync(), "the leader's HW 30 is ahead");
+        assert_eq!(fetches(&out), 1, "one fetch that forgets the throttled partition");
+        let Some((_, Message::Fetch(forget))) =
+            out.sends.into_iter().find(|(_, m)| matches!(m, Message::Fetch(_)))
+        else {
+            panic!("the forgetting fetch")
+        };
+        assert!(forget.partitions.is_empty() && forget.forgotten == vec![tp()]);
+        let mut reply = Outbox::default();
+        leader.handle(13, NodeId::Broker(2), Message::Fetch(forget), &mut reply);
+        let resp = reply.sends.into_iter().map(|(_, m)| m).find(|m| matches!(m, Message::FetchResponse(_)));
+        let mut out = Outbox::default();
+        follower.handle(14, NodeId::Broker(0), resp.expect("answered at once"), &mut out);
         assert_eq!(fetches(&out), 0, "1 061 bytes in the first second: over 1 000 bytes/s");
         let mut out = Outbox::default();
-        follower.on_tick(1011, &mut out);
+        follower.on_tick(1013, &mut out);
         assert_eq!(fetches(&out), 0, "backing off replica.fetch.backoff.ms");
-        follower.on_tick(1012, &mut out);
-        assert_eq!(fetches(&out), 0, "still over the bound at 1 012 ms: backs off again");
-        follower.on_tick(2011, &mut out);
+        follower.on_tick(1014, &mut out);
+        assert_eq!(fetches(&out), 0, "still over the bound at 1 014 ms: backs off again");
+        follower.on_tick(2013, &mut out);
         assert_eq!(fetches(&out), 0);
-        follower.on_tick(2012, &mut out);
+        follower.on_tick(2014, &mut out);
         assert_eq!(fetches(&out), 1, "1 061 bytes over 2 s: under the bound");
     }
 }

@@ -2,14 +2,15 @@
 //! validator). The registry serves `--set`, the `set` command and scenario `config` tables.
 //! Defaults are Kafka 4.x's (rule book §11).
 
-use crate::kafka::{Acks, Ms};
+use crate::kafka::{Acks, BrokerId, Ms};
+use std::collections::BTreeMap;
 use std::fmt;
 
 pub mod semantics;
 pub mod throttle;
 
 pub use semantics::Semantics;
-pub use throttle::ThrottledReplicas;
+pub use throttle::{BrokerThrottleRates, ThrottledReplicas};
 
 /// Where a property can be set.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -741,6 +742,9 @@ pub struct BrokerConfig {
     pub leader_replication_throttled_rate: u64,
     /// `follower.replication.throttled.rate` (bytes/s; `i64::MAX` = unthrottled).
     pub follower_replication_throttled_rate: u64,
+    /// Per-broker `leader/follower.replication.throttled.rate` (`set broker B ...`), over
+    /// the two cluster-wide values above.
+    pub throttle_rates_by_broker: BTreeMap<BrokerId, BrokerThrottleRates>,
     /// `replication.quota.window.num` (samples).
     pub replication_quota_window_num: u32,
     /// `replication.quota.window.size.seconds` (s).
@@ -808,6 +812,7 @@ impl Default for BrokerConfig {
             replica_fetch_response_max_bytes: 10_485_760,
             leader_replication_throttled_rate: i64::MAX as u64,
             follower_replication_throttled_rate: i64::MAX as u64,
+            throttle_rates_by_broker: BTreeMap::new(),
             replication_quota_window_num: 11,
             replication_quota_window_size_seconds: 1,
             replica_fetch_backoff_ms: 1000,
@@ -905,8 +910,45 @@ impl BrokerConfig {
             log_flush_interval_ms: latest.log_flush_interval_ms,
             leader_replication_throttled_rate: latest.leader_replication_throttled_rate,
             follower_replication_throttled_rate: latest.follower_replication_throttled_rate,
+            throttle_rates_by_broker: latest.throttle_rates_by_broker.clone(),
             ..self.clone()
         }
+    }
+
+    /// Broker `broker`'s `leader.replication.throttled.rate` (bytes/s): its own value, else
+    /// the cluster-wide one (`BrokerConfigHandler.processConfigChanges`).
+    pub fn leader_throttle_rate(&self, broker: BrokerId) -> u64 {
+        let own = self.throttle_rates_by_broker.get(&broker).and_then(|r| r.leader);
+        own.unwrap_or(self.leader_replication_throttled_rate)
+    }
+
+    /// Broker `broker`'s `follower.replication.throttled.rate` (bytes/s): its own value,
+    /// else the cluster-wide one.
+    pub fn follower_throttle_rate(&self, broker: BrokerId) -> u64 {
+        let own = self.throttle_rates_by_broker.get(&broker).and_then(|r| r.follower);
+        own.unwrap_or(self.follower_replication_throttled_rate)
+    }
+
+    /// Sets a property for broker `broker` alone (`kafka-configs.sh --entity-type brokers
+    /// --entity-name B`). isrlab keeps per-broker values only for the replication throttle
+    /// rates, Kafka's per-broker quota configs.
+    ///
+    /// Errors: unknown name, bad value, or any other property ([`ConfigError::Conflict`]).
+    pub fn set_for_broker(&mut self, broker: BrokerId, name: &str, text: &str) -> Result<(), ConfigError> {
+        let p = lookup(name)?;
+        if !DYNAMIC_QUOTA_CONFIGS.contains(&p.name) {
+            return Err(ConfigError::Conflict(format!(
+                "`{}` cannot be set for one broker: isrlab sets only leader.replication.throttled.rate and follower.replication.throttled.rate per broker (use `set {}=...` for every broker)",
+                p.name, p.name
+            )));
+        }
+        let v = as_u64(p.parse(text)?);
+        let rates = self.throttle_rates_by_broker.entry(broker).or_default();
+        match p.name {
+            "leader.replication.throttled.rate" => rates.leader = Some(v),
+            _ => rates.follower = Some(v),
+        }
+        Ok(())
     }
 
     /// Sets a broker-level property from text. Errors: unknown name, bad value, or a
@@ -1540,6 +1582,22 @@ mod tests {
         assert!(err.contains("the literal '*'"), "{err}");
         t.set("follower.replication.throttled.replicas", "\"\"").unwrap();
         assert_eq!(t.follower_replication_throttled_replicas, None);
+    }
+
+    /// A broker's own rate wins over the cluster-wide one, whichever was set last
+    /// (`BrokerConfigHandler.processConfigChanges`); only the throttle rates are per broker,
+    /// and a running broker takes them like the other dynamic configs.
+    #[test]
+    fn a_brokers_own_throttle_rate_wins_over_the_cluster_wide_one() {
+        let mut b = BrokerConfig::default();
+        b.set_for_broker(1, "leader.replication.throttled.rate", "5000").unwrap();
+        b.set("leader.replication.throttled.rate", "7000").unwrap();
+        assert_eq!((b.leader_throttle_rate(1), b.leader_throttle_rate(2)), (5000, 7000));
+        assert_eq!(b.follower_throttle_rate(1), i64::MAX as u64);
+        let err = b.set_for_broker(1, "min.insync.replicas", "2").unwrap_err().to_string();
+        assert!(err.contains("cannot be set for one broker"), "{err}");
+        assert!(b.set_for_broker(1, "follower.replication.throttled.rate", "x").is_err());
+        assert_eq!(BrokerConfig::default().with_dynamic_from(&b).leader_throttle_rate(1), 5000);
     }
 
     /// `log.retention.ms` wins over `log.retention.hours`; a topic override wins over both;

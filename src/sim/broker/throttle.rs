@@ -60,7 +60,7 @@ impl Broker {
             self.partitions.get(tp).and_then(Partition::state).is_some_and(|s| s.isr.contains(&replica));
         !in_sync
             && self.leader_throttled(tp)
-            && self.quotas.leader.is_exceeded(now, self.config.leader_replication_throttled_rate)
+            && self.quotas.leader.is_exceeded(now, self.config.leader_throttle_rate(self.id))
     }
 
     /// Empties the records of `fetched` if the leader throttles them for `replica`
@@ -117,7 +117,7 @@ impl Broker {
     /// Whether the follower quota is exceeded at `now` (asked once per fetch built, as every
     /// partition of one `buildFetch` sees the same quota).
     pub(super) fn follower_quota_exceeded(&mut self, now: Ms) -> bool {
-        self.quotas.follower.is_exceeded(now, self.config.follower_replication_throttled_rate)
+        self.quotas.follower.is_exceeded(now, self.config.follower_throttle_rate(self.id))
     }
 
     /// `RemoteLeaderEndPoint.shouldFollowerThrottle` for partition `p`, given whether the

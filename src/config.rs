@@ -2,14 +2,15 @@
 //! validator). The registry serves `--set`, the `set` command and scenario `config` tables.
 //! Defaults are Kafka 4.x's (rule book §11).
 
-use crate::kafka::{Acks, Ms};
+use crate::kafka::{Acks, BrokerId, Ms};
+use std::collections::BTreeMap;
 use std::fmt;
 
 pub mod semantics;
 pub mod throttle;
 
 pub use semantics::Semantics;
-pub use throttle::ThrottledReplicas;
+pub use throttle::{BrokerThrottleRates, ThrottledReplicas};
 
 /// Where a property can be set.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -156,6 +157,13 @@ pub static PROPERTIES: &[Property] = &[
         default: "30000",
         kind: long(1, MAX_INT),
         doc: "a follower fetch with no answer is abandoned after this",
+    },
+    Property {
+        name: "max.incremental.fetch.session.cache.slots",
+        scope: Scope::Broker,
+        default: "1000",
+        kind: long(0, MAX_INT),
+        doc: "how many incremental fetch sessions (KIP-227) a leader caches; 0 = every fetch lists every partition",
     },
     Property {
         name: "replica.high.watermark.checkpoint.interval.ms",
@@ -734,6 +742,9 @@ pub struct BrokerConfig {
     pub leader_replication_throttled_rate: u64,
     /// `follower.replication.throttled.rate` (bytes/s; `i64::MAX` = unthrottled).
     pub follower_replication_throttled_rate: u64,
+    /// Per-broker `leader/follower.replication.throttled.rate` (`set broker B ...`), over
+    /// the two cluster-wide values above.
+    pub throttle_rates_by_broker: BTreeMap<BrokerId, BrokerThrottleRates>,
     /// `replication.quota.window.num` (samples).
     pub replication_quota_window_num: u32,
     /// `replication.quota.window.size.seconds` (s).
@@ -742,6 +753,9 @@ pub struct BrokerConfig {
     pub replica_fetch_backoff_ms: Ms,
     /// `replica.socket.timeout.ms` (ms).
     pub replica_socket_timeout_ms: Ms,
+    /// `max.incremental.fetch.session.cache.slots` (sessions): how many incremental fetch
+    /// sessions (KIP-227) each broker caches (`FetchSessionCache`).
+    pub max_incremental_fetch_session_cache_slots: u32,
     /// `replica.high.watermark.checkpoint.interval.ms` (ms).
     pub replica_high_watermark_checkpoint_interval_ms: Ms,
     /// `broker.heartbeat.interval.ms` (ms).
@@ -798,10 +812,12 @@ impl Default for BrokerConfig {
             replica_fetch_response_max_bytes: 10_485_760,
             leader_replication_throttled_rate: i64::MAX as u64,
             follower_replication_throttled_rate: i64::MAX as u64,
+            throttle_rates_by_broker: BTreeMap::new(),
             replication_quota_window_num: 11,
             replication_quota_window_size_seconds: 1,
             replica_fetch_backoff_ms: 1000,
             replica_socket_timeout_ms: 30_000,
+            max_incremental_fetch_session_cache_slots: 1000,
             replica_high_watermark_checkpoint_interval_ms: 5000,
             broker_heartbeat_interval_ms: 2000,
             broker_session_timeout_ms: 9000,
@@ -894,8 +910,45 @@ impl BrokerConfig {
             log_flush_interval_ms: latest.log_flush_interval_ms,
             leader_replication_throttled_rate: latest.leader_replication_throttled_rate,
             follower_replication_throttled_rate: latest.follower_replication_throttled_rate,
+            throttle_rates_by_broker: latest.throttle_rates_by_broker.clone(),
             ..self.clone()
         }
+    }
+
+    /// Broker `broker`'s `leader.replication.throttled.rate` (bytes/s): its own value, else
+    /// the cluster-wide one (`BrokerConfigHandler.processConfigChanges`).
+    pub fn leader_throttle_rate(&self, broker: BrokerId) -> u64 {
+        let own = self.throttle_rates_by_broker.get(&broker).and_then(|r| r.leader);
+        own.unwrap_or(self.leader_replication_throttled_rate)
+    }
+
+    /// Broker `broker`'s `follower.replication.throttled.rate` (bytes/s): its own value,
+    /// else the cluster-wide one.
+    pub fn follower_throttle_rate(&self, broker: BrokerId) -> u64 {
+        let own = self.throttle_rates_by_broker.get(&broker).and_then(|r| r.follower);
+        own.unwrap_or(self.follower_replication_throttled_rate)
+    }
+
+    /// Sets a property for broker `broker` alone (`kafka-configs.sh --entity-type brokers
+    /// --entity-name B`). isrlab keeps per-broker values only for the replication throttle
+    /// rates, Kafka's per-broker quota configs.
+    ///
+    /// Errors: unknown name, bad value, or any other property ([`ConfigError::Conflict`]).
+    pub fn set_for_broker(&mut self, broker: BrokerId, name: &str, text: &str) -> Result<(), ConfigError> {
+        let p = lookup(name)?;
+        if !DYNAMIC_QUOTA_CONFIGS.contains(&p.name) {
+            return Err(ConfigError::Conflict(format!(
+                "`{}` cannot be set for one broker: isrlab sets only leader.replication.throttled.rate and follower.replication.throttled.rate per broker (use `set {}=...` for every broker)",
+                p.name, p.name
+            )));
+        }
+        let v = as_u64(p.parse(text)?);
+        let rates = self.throttle_rates_by_broker.entry(broker).or_default();
+        match p.name {
+            "leader.replication.throttled.rate" => rates.leader = Some(v),
+            _ => rates.follower = Some(v),
+        }
+        Ok(())
     }
 
     /// Sets a broker-level property from text. Errors: unknown name, bad value, or a
@@ -917,6 +970,9 @@ impl BrokerConfig {
             "replication.quota.window.size.seconds" => self.replication_quota_window_size_seconds = as_u64(v),
             "replica.fetch.backoff.ms" => self.replica_fetch_backoff_ms = as_u64(v),
             "replica.socket.timeout.ms" => self.replica_socket_timeout_ms = as_u64(v),
+            "max.incremental.fetch.session.cache.slots" => {
+                self.max_incremental_fetch_session_cache_slots = as_u64(v) as u32
+            }
             "replica.high.watermark.checkpoint.interval.ms" => {
                 self.replica_high_watermark_checkpoint_interval_ms = as_u64(v)
             }
@@ -1526,6 +1582,22 @@ mod tests {
         assert!(err.contains("the literal '*'"), "{err}");
         t.set("follower.replication.throttled.replicas", "\"\"").unwrap();
         assert_eq!(t.follower_replication_throttled_replicas, None);
+    }
+
+    /// A broker's own rate wins over the cluster-wide one, whichever was set last
+    /// (`BrokerConfigHandler.processConfigChanges`); only the throttle rates are per broker,
+    /// and a running broker takes them like the other dynamic configs.
+    #[test]
+    fn a_brokers_own_throttle_rate_wins_over_the_cluster_wide_one() {
+        let mut b = BrokerConfig::default();
+        b.set_for_broker(1, "leader.replication.throttled.rate", "5000").unwrap();
+        b.set("leader.replication.throttled.rate", "7000").unwrap();
+        assert_eq!((b.leader_throttle_rate(1), b.leader_throttle_rate(2)), (5000, 7000));
+        assert_eq!(b.follower_throttle_rate(1), i64::MAX as u64);
+        let err = b.set_for_broker(1, "min.insync.replicas", "2").unwrap_err().to_string();
+        assert!(err.contains("cannot be set for one broker"), "{err}");
+        assert!(b.set_for_broker(1, "follower.replication.throttled.rate", "x").is_err());
+        assert_eq!(BrokerConfig::default().with_dynamic_from(&b).leader_throttle_rate(1), 5000);
     }
 
     /// `log.retention.ms` wins over `log.retention.hours`; a topic override wins over both;

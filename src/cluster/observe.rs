@@ -206,6 +206,7 @@ impl Observer<'_> {
             leo: part.map_or(0, |p| p.log.leo()),
             hw: part.map_or(0, |p| p.log.hw()),
             log_start: part.map_or(0, |p| p.log.log_start()),
+            fetch_requests: part.map_or(0, |p| p.fetch_requests()),
             epoch_cache: part.map(|p| p.log.epoch_cache().to_vec()).unwrap_or_default(),
             in_isr: ps.isr.contains(&r),
             is_leader: ps.leader == Some(r),

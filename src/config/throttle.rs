@@ -75,6 +75,18 @@ impl fmt::Display for ThrottledReplicas {
     }
 }
 
+/// One broker's own replication throttle rates (`kafka-configs.sh --entity-type brokers
+/// --entity-name B`), which win over the cluster-wide defaults (`--entity-default`), as in
+/// Kafka's `BrokerConfigHandler.processConfigChanges` (broker value, else default value, else
+/// `Long.MAX_VALUE`). `None` = not set for this broker.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
+pub struct BrokerThrottleRates {
+    /// `leader.replication.throttled.rate` for this broker (bytes/s).
+    pub leader: Option<u64>,
+    /// `follower.replication.throttled.rate` for this broker (bytes/s).
+    pub follower: Option<u64>,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

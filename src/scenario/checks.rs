@@ -110,6 +110,7 @@ impl Known {
                 _ = self.topic_configs.entry(topic.clone()).or_default().set(key, value);
             }
             Set::Producer { key, value } => _ = self.producer_config.set(key, value),
+            Set::Broker { broker, key, value } => _ = self.broker_config.set_for_broker(*broker, key, value),
             // Routed by scope as the cluster does: a producer config refuses a broker property.
             Set::Cluster { key, value } => {
                 if self.producer_config.set(key, value).is_err() {

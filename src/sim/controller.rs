@@ -373,7 +373,7 @@ impl QuorumController {
             brokers: self.brokers.values().filter(|b| b.registered).map(BrokerInfo::registration).collect(),
             partitions: self.partitions().cloned().collect(),
             topic_configs: self.topics.values().map(|t| (t.name.clone(), t.config.clone())).collect(),
-            broker_config: Some(self.config.clone()),
+            broker_config: Some(Arc::new(self.config.clone())),
         }
     }
 
@@ -523,12 +523,40 @@ impl QuorumController {
         value: &str,
         out: &mut Outbox,
     ) -> Result<(), ConfigError> {
+        self.change_broker_config(now, out, |c| c.set(key, value))
+    }
+
+    /// Sets a property for broker `broker` alone (`kafka-configs.sh --entity-type brokers
+    /// --entity-name B`; isrlab keeps only the replication throttle rates per broker,
+    /// [`BrokerConfig::set_for_broker`]) and broadcasts the new config. Emits no event.
+    ///
+    /// Errors: [`ConfigError`] for a bad name or value, or a property not set per broker;
+    /// nothing changes then.
+    pub fn set_broker_config_for(
+        &mut self,
+        now: Ms,
+        broker: BrokerId,
+        key: &str,
+        value: &str,
+        out: &mut Outbox,
+    ) -> Result<(), ConfigError> {
+        self.change_broker_config(now, out, |c| c.set_for_broker(broker, key, value))
+    }
+
+    /// Applies `change` to a copy of the broker config, checks it, and broadcasts it if it
+    /// differs. Errors: those of `change` or of [`BrokerConfig::validate`].
+    fn change_broker_config(
+        &mut self,
+        now: Ms,
+        out: &mut Outbox,
+        change: impl FnOnce(&mut BrokerConfig) -> Result<(), ConfigError>,
+    ) -> Result<(), ConfigError> {
         let mut config = self.config.clone();
-        config.set(key, value)?;
+        change(&mut config)?;
         config.validate()?;
         if config != self.config {
             self.config = config;
-            self.pending.broker_config = Some(self.config.clone());
+            self.pending.broker_config = Some(Arc::new(self.config.clone()));
         }
         self.after_write(now);
         self.flush(out);

@@ -4,7 +4,10 @@
 //! property goes to every producer, a lab one (`net.*`) to every link of the network, the rest
 //! to the cluster-wide broker config. `set link A B net.KEY=VALUE` sets a lab property on the
 //! link between A and B (both directions); the later of a cluster-wide and a link setting wins.
+//! `set broker B KEY=VALUE` sets a replication throttle rate for broker B alone
+//! (`kafka-configs.sh --entity-type brokers --entity-name B`), over the cluster-wide value.
 
+use super::catalog::known_broker;
 use super::links::{End, check_ends};
 use super::produce::add_producer;
 use super::{Applied, Catalog, ParseError, Unit, Words, known_topic};
@@ -14,7 +17,7 @@ use crate::config::{self, NetConfig, Scope, UpdateMode};
 use crate::sim::error::SimError;
 use crate::sim::events::EventKind;
 use crate::sim::protocol::NodeId;
-use crate::sim::{Outbox, format_time, join_ids};
+use crate::sim::{BrokerId, Outbox, format_time, join_ids};
 use std::fmt;
 use std::rc::Rc;
 
@@ -32,6 +35,15 @@ pub enum Set {
     Topic {
         /// Topic name.
         topic: String,
+        /// Property name.
+        key: String,
+        /// Value as text.
+        value: String,
+    },
+    /// `set broker B KEY=VALUE`: a replication throttle rate of broker B alone.
+    Broker {
+        /// The broker.
+        broker: BrokerId,
         /// Property name.
         key: String,
         /// Value as text.
@@ -87,7 +99,7 @@ impl Set {
     fn for_producers(&self) -> Result<bool, SimError> {
         Ok(match self {
             Set::Producer { .. } => true,
-            Set::Topic { .. } | Set::Link { .. } => false,
+            Set::Topic { .. } | Set::Link { .. } | Set::Broker { .. } => false,
             Set::Cluster { key, .. } => config::lookup(key)?.scope == Scope::Producer,
         })
     }
@@ -97,6 +109,7 @@ impl Set {
             Set::Cluster { key, value }
             | Set::Topic { key, value, .. }
             | Set::Producer { key, value }
+            | Set::Broker { key, value, .. }
             | Set::Link { key, value, .. } => (key, value),
         }
     }
@@ -104,8 +117,13 @@ impl Set {
 
 impl Unit for Set {
     const VERBS: &'static [&'static str] = &["set"];
-    const USAGE: &'static [&'static str] =
-        &["set KEY=VALUE", "set topic T KEY=VALUE", "set producer KEY=VALUE", "set link A B net.KEY=VALUE"];
+    const USAGE: &'static [&'static str] = &[
+        "set KEY=VALUE",
+        "set topic T KEY=VALUE",
+        "set producer KEY=VALUE",
+        "set link A B net.KEY=VALUE",
+        "set broker B KEY=VALUE",
+    ];
 
     fn parse(_verb: &str, words: &mut Words<'_>) -> Result<Self, ParseError> {
         match words.next() {
@@ -125,6 +143,12 @@ impl Unit for Set {
                 let (a, b) = (words.node()?, words.node()?);
                 let (key, value) = words.key_value()?;
                 Ok(Set::Link { a, b, key, value })
+            }
+            Some("broker") => {
+                words.usage(Self::USAGE[4]);
+                let broker = words.broker()?;
+                let (key, value) = words.key_value()?;
+                Ok(Set::Broker { broker, key, value })
             }
             other => {
                 let (key, value) = words.key_value_of(other)?;
@@ -155,6 +179,10 @@ impl Unit for Set {
                 let mut c = cluster.topic_config(topic).unwrap_or_default();
                 Ok(c.set(key, value)?)
             }
+            Set::Broker { broker, .. } => {
+                known_broker(cluster, *broker)?;
+                Ok(cluster.broker_config().set_for_broker(*broker, key, value)?)
+            }
             _ => {
                 let mut c = cluster.broker_config();
                 c.set(key, value)?;
@@ -170,6 +198,9 @@ impl Unit for Set {
         }
         if self.for_producers()? {
             return set_producers(world, spawner, key, value, out);
+        }
+        if let Set::Broker { broker, .. } = self {
+            return set_one_broker(world, *broker, key, value, out);
         }
         let Set::Topic { topic, .. } = self else {
             return set_broker(world, key, value, out);
@@ -214,6 +245,24 @@ fn set_broker(world: &Rc<World>, key: &str, value: &str, out: &mut Outbox) -> Re
     *world.server_properties.borrow_mut() = stored;
     out.emit(config_event("broker", key, value, world, note.clone()));
     Ok(Applied { origin: NodeId::Controller, note })
+}
+
+/// Sets a replication throttle rate for `broker` alone: dynamic, so the controller hands it
+/// to the running broker at once (Kafka's `BrokerConfigHandler` updates that broker's
+/// `ReplicationQuotaManager`s), and it is kept for the broker's next start.
+fn set_one_broker(
+    world: &Rc<World>,
+    broker: BrokerId,
+    key: &str,
+    value: &str,
+    out: &mut Outbox,
+) -> Result<Applied, SimError> {
+    let mut stored = world.server_properties.borrow().clone();
+    stored.set_for_broker(broker, key, value)?;
+    world.controller().borrow_mut().set_broker_config_for(world.now(), broker, key, value, out)?;
+    *world.server_properties.borrow_mut() = stored;
+    out.emit(config_event(&format!("broker {broker}"), key, value, world, None));
+    Ok(Applied::by(NodeId::Controller))
 }
 
 /// Sets a property on every producer (adding a rate-0 producer for the first topic when there
@@ -314,6 +363,7 @@ impl fmt::Display for Set {
             Set::Cluster { key, value } => write!(f, "set {key}={value}"),
             Set::Topic { topic, key, value } => write!(f, "set topic {topic} {key}={value}"),
             Set::Producer { key, value } => write!(f, "set producer {key}={value}"),
+            Set::Broker { broker, key, value } => write!(f, "set broker {broker} {key}={value}"),
             Set::Link { a, b, key, value } => write!(f, "set link {} {} {key}={value}", End(*a), End(*b)),
         }
     }

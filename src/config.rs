@@ -159,6 +159,13 @@ pub static PROPERTIES: &[Property] = &[
         doc: "a follower fetch with no answer is abandoned after this",
     },
     Property {
+        name: "max.incremental.fetch.session.cache.slots",
+        scope: Scope::Broker,
+        default: "1000",
+        kind: long(0, MAX_INT),
+        doc: "how many incremental fetch sessions (KIP-227) a leader caches; 0 = every fetch lists every partition",
+    },
+    Property {
         name: "replica.high.watermark.checkpoint.interval.ms",
         scope: Scope::Broker,
         default: "5000",
@@ -746,6 +753,9 @@ pub struct BrokerConfig {
     pub replica_fetch_backoff_ms: Ms,
     /// `replica.socket.timeout.ms` (ms).
     pub replica_socket_timeout_ms: Ms,
+    /// `max.incremental.fetch.session.cache.slots` (sessions): how many incremental fetch
+    /// sessions (KIP-227) each broker caches (`FetchSessionCache`).
+    pub max_incremental_fetch_session_cache_slots: u32,
     /// `replica.high.watermark.checkpoint.interval.ms` (ms).
     pub replica_high_watermark_checkpoint_interval_ms: Ms,
     /// `broker.heartbeat.interval.ms` (ms).
@@ -807,6 +817,7 @@ impl Default for BrokerConfig {
             replication_quota_window_size_seconds: 1,
             replica_fetch_backoff_ms: 1000,
             replica_socket_timeout_ms: 30_000,
+            max_incremental_fetch_session_cache_slots: 1000,
             replica_high_watermark_checkpoint_interval_ms: 5000,
             broker_heartbeat_interval_ms: 2000,
             broker_session_timeout_ms: 9000,
@@ -959,6 +970,9 @@ impl BrokerConfig {
             "replication.quota.window.size.seconds" => self.replication_quota_window_size_seconds = as_u64(v),
             "replica.fetch.backoff.ms" => self.replica_fetch_backoff_ms = as_u64(v),
             "replica.socket.timeout.ms" => self.replica_socket_timeout_ms = as_u64(v),
+            "max.incremental.fetch.session.cache.slots" => {
+                self.max_incremental_fetch_session_cache_slots = as_u64(v) as u32
+            }
             "replica.high.watermark.checkpoint.interval.ms" => {
                 self.replica_high_watermark_checkpoint_interval_ms = as_u64(v)
             }

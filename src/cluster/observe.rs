@@ -324,6 +324,7 @@ fn replica_draft(
         leo: part.map_or(0, |p| p.log.leo()),
         hw: part.map_or(0, |p| p.log.hw()),
         log_start: part.map_or(0, |p| p.log.log_start()),
+        fetch_requests: part.map_or(0, |p| p.fetch_requests()),
         epoch_cache: Vec::new(),
         in_isr: ps.isr.contains(&r),
         is_leader: ps.leader == Some(r),
@@ -395,6 +396,7 @@ fn same_replica(c: &ReplicaView, d: &ReplicaView, epochs: &[(Epoch, Offset)]) ->
         leo,
         hw,
         log_start,
+        fetch_requests,
         epoch_cache,
         in_isr,
         is_leader,
@@ -407,6 +409,7 @@ fn same_replica(c: &ReplicaView, d: &ReplicaView, epochs: &[(Epoch, Offset)]) ->
         && *leo == d.leo
         && *hw == d.hw
         && *log_start == d.log_start
+        && *fetch_requests == d.fetch_requests
         && epoch_cache.as_slice() == epochs
         && *in_isr == d.in_isr
         && *is_leader == d.is_leader

@@ -245,6 +245,9 @@ pub struct ReplicaView {
     pub hw: Offset,
     /// Log start offset.
     pub log_start: Offset,
+    /// How many Fetch requests its broker sent listing this partition (KIP-227: a full fetch
+    /// lists every partition, an incremental one only those added or changed).
+    pub fetch_requests: u64,
     /// Leader epoch cache: (epoch, start offset), ascending.
     pub epoch_cache: Vec<(Epoch, Offset)>,
     /// In the committed ISR.

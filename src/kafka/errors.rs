@@ -33,6 +33,10 @@ pub enum ErrorCode {
     NotController,
     /// 45: idempotent producer sequence gap.
     OutOfOrderSequenceNumber,
+    /// 70: an incremental fetch names a fetch session the broker does not have (KIP-227).
+    FetchSessionIdNotFound,
+    /// 71: an incremental fetch carries the wrong epoch for its fetch session (KIP-227).
+    InvalidFetchSessionEpoch,
     /// 74: request epoch older than the leader's.
     FencedLeaderEpoch,
     /// 75: request epoch newer than the leader's.
@@ -71,6 +75,8 @@ impl ErrorCode {
             InvalidReplicationFactor => 38,
             NotController => 41,
             OutOfOrderSequenceNumber => 45,
+            FetchSessionIdNotFound => 70,
+            InvalidFetchSessionEpoch => 71,
             FencedLeaderEpoch => 74,
             UnknownLeaderEpoch => 75,
             PreferredLeaderNotAvailable => 80,
@@ -99,6 +105,8 @@ impl ErrorCode {
             InvalidReplicationFactor => "INVALID_REPLICATION_FACTOR",
             NotController => "NOT_CONTROLLER",
             OutOfOrderSequenceNumber => "OUT_OF_ORDER_SEQUENCE_NUMBER",
+            FetchSessionIdNotFound => "FETCH_SESSION_ID_NOT_FOUND",
+            InvalidFetchSessionEpoch => "INVALID_FETCH_SESSION_EPOCH",
             FencedLeaderEpoch => "FENCED_LEADER_EPOCH",
             UnknownLeaderEpoch => "UNKNOWN_LEADER_EPOCH",
             PreferredLeaderNotAvailable => "PREFERRED_LEADER_NOT_AVAILABLE",
@@ -148,6 +156,8 @@ pub const ALL: &[ErrorCode] = &[
     ErrorCode::InvalidReplicationFactor,
     ErrorCode::NotController,
     ErrorCode::OutOfOrderSequenceNumber,
+    ErrorCode::FetchSessionIdNotFound,
+    ErrorCode::InvalidFetchSessionEpoch,
     ErrorCode::FencedLeaderEpoch,
     ErrorCode::UnknownLeaderEpoch,
     ErrorCode::PreferredLeaderNotAvailable,

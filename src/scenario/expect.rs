@@ -93,6 +93,10 @@ pub enum ReplicaNumber {
     Hw,
     /// `log_start`: log start offset (moves with retention and deletion).
     LogStart,
+    /// `fetch_requests`: how many Fetch requests the replica's broker sent listing the
+    /// partition (with fetch sessions, KIP-227, only when it was added or its fetch state
+    /// changed).
+    FetchRequests,
 }
 
 impl ReplicaNumber {
@@ -102,6 +106,7 @@ impl ReplicaNumber {
             Self::Leo => "leo",
             Self::Hw => "hw",
             Self::LogStart => "log_start",
+            Self::FetchRequests => "fetch_requests",
         }
     }
 
@@ -110,6 +115,7 @@ impl ReplicaNumber {
             Self::Leo => r.leo,
             Self::Hw => r.hw,
             Self::LogStart => r.log_start,
+            Self::FetchRequests => saturating(r.fetch_requests),
         }
     }
 }
@@ -408,6 +414,7 @@ mod tests {
             leo,
             hw: leo - 2,
             log_start: 3,
+            fetch_requests: 0,
             epoch_cache: vec![(0, 0)],
             in_isr: true,
             is_leader: false,

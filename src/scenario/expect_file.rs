@@ -33,6 +33,7 @@ pub(super) struct RawExpect {
     hw: Option<Spanned<HwValue>>,
     leo: Option<Table>,
     log_start: Option<Table>,
+    fetch_requests: Option<Table>,
     isr_shrinks: Option<Spanned<Value>>,
     isr_expands: Option<Spanned<Value>>,
     leader_recovery_state: Option<Spanned<String>>,
@@ -175,6 +176,7 @@ fn no_partition_checks(e: &RawExpect) -> Res<Vec<Check>> {
         ("hw", e.hw.as_ref().map(Spanned::span)),
         ("leo", first_key(&e.leo)),
         ("log_start", first_key(&e.log_start)),
+        ("fetch_requests", first_key(&e.fetch_requests)),
         ("isr_shrinks", e.isr_shrinks.as_ref().map(Spanned::span)),
         ("isr_expands", e.isr_expands.as_ref().map(Spanned::span)),
         ("leader_recovery_state", e.leader_recovery_state.as_ref().map(Spanned::span)),
@@ -219,7 +221,12 @@ fn partition_checks(e: &RawExpect, tp: &TopicPartition, brokers: &[BrokerId]) ->
         }
         None => {}
     }
-    for (table, number) in [(&e.leo, ReplicaNumber::Leo), (&e.log_start, ReplicaNumber::LogStart)] {
+    let tables = [
+        (&e.leo, ReplicaNumber::Leo),
+        (&e.log_start, ReplicaNumber::LogStart),
+        (&e.fetch_requests, ReplicaNumber::FetchRequests),
+    ];
+    for (table, number) in tables {
         if let Some(table) = table {
             checks.extend(replica_checks(table, tp, number, brokers)?);
         }
@@ -231,7 +238,7 @@ fn partition_checks(e: &RawExpect, tp: &TopicPartition, brokers: &[BrokerId]) ->
         let span = e.partition.as_ref().map_or(0..0, Spanned::span);
         return err(
             span,
-            "nothing to check for this partition; add `leader`, `isr`, `replicas`, `leader_epoch`, `partition_epoch`, `hw`, `leo`, `log_start`, `isr_shrinks`, `isr_expands` or `leader_recovery_state`",
+            "nothing to check for this partition; add `leader`, `isr`, `replicas`, `leader_epoch`, `partition_epoch`, `hw`, `leo`, `log_start`, `fetch_requests`, `isr_shrinks`, `isr_expands` or `leader_recovery_state`",
         );
     }
     Ok(checks)

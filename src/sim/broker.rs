@@ -3,15 +3,11 @@
 //! ISR-expiration and HW-checkpoint tasks. Kafka's `KafkaBroker` + `ReplicaManager` +
 //! `ReplicaFetcherManager`, as a sans-IO state machine.
 
-mod throttle;
-
 use super::events::EventKind;
+use super::fetch_session::{FetchSessionCache, FetchSessionHandler};
 use super::log::PartitionLog;
-use super::partition::{Ctx, Partition};
-use super::protocol::{
-    BrokerRegistration, FetchPartition, FetchRequest, FetchResponse, FetchedPartition, Message,
-    MetadataDelta, NodeId,
-};
+use super::partition::{ChangeStamp, Ctx, Partition};
+use super::protocol::{BrokerRegistration, FetchRequest, Message, MetadataDelta, NodeId};
 use super::quota::ReplicationQuotas;
 use super::{BrokerId, Ms, Offset, Outbox, TopicPartition};
 use crate::config::{BrokerConfig, TopicConfig};
@@ -26,20 +22,51 @@ static NO_OVERRIDES: TopicConfig = TopicConfig::NONE;
 /// then every `log.retention.check.interval.ms`).
 pub const LOG_INITIAL_TASK_DELAY_MS: Ms = 30_000;
 
-/// One follower fetch loop towards one leader broker.
-#[derive(Clone, Copy, Debug, Default)]
+/// One follower fetch loop towards one leader broker (Kafka's `ReplicaFetcherThread` with
+/// its `FetchSessionHandler`).
+#[derive(Clone, Debug, Default)]
 struct Fetcher {
     /// Correlation id and give-up time (`replica.socket.timeout.ms`) of the request in flight.
     in_flight: Option<(u64, Ms)>,
     /// No request before this time (after a connection error).
     backoff_until: Ms,
+    /// The partitions this broker follows from that leader (`partitionStates`).
+    members: BTreeSet<TopicPartition>,
+    /// Its fetch session (KIP-227).
+    session: FetchSessionHandler,
+    /// Partitions its last fetch left out for the follower replication throttle (KIP-73):
+    /// looked at again at every fetch it builds.
+    held_back: BTreeSet<TopicPartition>,
 }
 
-/// A follower fetch the leader holds until data arrives or `replica.fetch.wait.max.ms` passes.
+/// A parked fetch's key: the follower and the request's correlation id.
+type ParkKey = (BrokerId, u64);
+
+/// A follower fetch the leader holds until data arrives or `replica.fetch.wait.max.ms` passes
+/// (Kafka's `DelayedFetch`).
 #[derive(Clone, Debug)]
 struct ParkedFetch {
     request: FetchRequest,
     deadline: Ms,
+    /// How it is served (its session, for an incremental fetch).
+    context: super::fetch_session::FetchContext,
+}
+
+/// The leader's side of follower fetches: its session cache and the fetches it parked,
+/// indexed by what can complete them.
+#[derive(Clone, Debug, Default)]
+struct Purgatory {
+    sessions: FetchSessionCache,
+    parked: BTreeMap<ParkKey, ParkedFetch>,
+    /// Parked fetches by deadline.
+    deadlines: BTreeSet<(Ms, ParkKey)>,
+    /// Parked full and sessionless fetches by the partitions they list (with the index of
+    /// the partition in the request).
+    by_partition: BTreeMap<TopicPartition, BTreeSet<(ParkKey, usize)>>,
+    /// The parked incremental fetch of each session.
+    by_session: BTreeMap<u32, ParkKey>,
+    /// Partitions changed on this broker since parked fetches and sessions last looked.
+    changed: BTreeSet<TopicPartition>,
 }
 
 /// A broker process and the state it keeps on disk across crashes (its logs and the HW
@@ -55,8 +82,11 @@ pub struct Broker {
     topic_configs: BTreeMap<Arc<str>, TopicConfig>,
     brokers: BTreeMap<BrokerId, BrokerRegistration>,
     partitions: BTreeMap<TopicPartition, Partition>,
+    /// When each partition's next timer (parked produce, fetch backoff) fires; entries may be
+    /// stale (earlier than the real one), never missing.
+    partition_deadlines: BTreeSet<(Ms, TopicPartition)>,
     fetchers: BTreeMap<BrokerId, Fetcher>,
-    parked: Vec<ParkedFetch>,
+    purgatory: Purgatory,
     fetch_paused: bool,
     next_heartbeat: Ms,
     next_isr_check: Ms,
@@ -120,6 +150,10 @@ macro_rules! ctx {
     };
 }
 
+mod fetcher;
+mod serve_fetch;
+mod throttle;
+
 impl Broker {
     /// A broker that has never run.
     pub fn new(id: BrokerId, config: BrokerConfig) -> Self {
@@ -132,8 +166,9 @@ impl Broker {
             topic_configs: BTreeMap::new(),
             brokers: BTreeMap::new(),
             partitions: BTreeMap::new(),
+            partition_deadlines: BTreeSet::new(),
             fetchers: BTreeMap::new(),
-            parked: Vec::new(),
+            purgatory: Purgatory::default(),
             fetch_paused: false,
             next_heartbeat: 0,
             next_isr_check: 0,
@@ -301,7 +336,15 @@ impl Broker {
         self.shutting_down = false;
         self.fetch_paused = false;
         self.fetchers.clear();
-        self.parked.clear();
+        // The session cache lives in memory only: a restarted leader answers the followers'
+        // incremental fetches with FETCH_SESSION_ID_NOT_FOUND.
+        self.purgatory.sessions.clear();
+        self.purgatory.parked.clear();
+        self.purgatory.deadlines.clear();
+        self.purgatory.by_partition.clear();
+        self.purgatory.by_session.clear();
+        self.purgatory.changed.clear();
+        self.partition_deadlines.clear();
         for p in self.partitions.values_mut() {
             p.reset_role();
         }
@@ -326,9 +369,16 @@ impl Broker {
     /// GC pause, a one-way network problem).
     pub fn set_fetch_paused(&mut self, paused: bool, now: Ms, out: &mut Outbox) {
         self.fetch_paused = paused;
-        // A stalled fetcher does not process the answer to a request it already sent.
-        self.fetchers.clear();
+        // A stalled fetcher does not process the answer to a request it already sent; its
+        // session starts over as after a lost request.
+        for f in self.fetchers.values_mut() {
+            if f.in_flight.take().is_some() {
+                f.session.handle_error();
+            }
+            f.backoff_until = 0;
+        }
         out.emit(EventKind::FetchPaused { broker: self.id, paused });
+        self.process_changes(now, out);
         self.maybe_send_fetches(now, out);
     }
 
@@ -357,37 +407,69 @@ impl Broker {
             }
             Message::Metadata(delta) => self.apply_metadata(now, &delta, out),
             Message::AlterPartitionResponse { tp, result } => {
-                if let Some(p) = self.partitions.get_mut(&tp) {
-                    p.on_alter_partition_response(&ctx!(self, now, tp), &result, out);
-                }
+                self.touch(now, &tp, |p, ctx| p.on_alter_partition_response(ctx, &result, out));
             }
             Message::Fetch(req) => self.on_fetch(now, req, out),
             Message::FetchResponse(resp) => self.on_fetch_response(now, resp, out),
             Message::Produce(req) => {
                 let _span = tracing::debug_span!("partition", tp = %req.tp).entered();
-                let appended = match self.partitions.get_mut(&req.tp) {
-                    Some(p) => p.on_produce(&ctx!(self, now, req.tp), &req, out),
-                    None => {
-                        reject_produce(&req, from, out);
-                        false
-                    }
-                };
-                if appended {
-                    self.complete_parked(now, out);
+                if self.touch(now, &req.tp, |p, ctx| p.on_produce(ctx, &req, out)).is_none() {
+                    reject_produce(&req, from, out);
                 }
             }
             Message::Disconnected { peer: NodeId::Broker(leader), correlation_id } => {
-                let backoff = now + self.config.replica_fetch_backoff_ms;
-                if let Some(f) = self.fetchers.get_mut(&leader)
-                    && f.in_flight.is_some_and(|(c, _)| c == correlation_id)
-                {
-                    f.in_flight = None;
-                    f.backoff_until = backoff;
-                }
+                self.on_fetch_lost(now, leader, correlation_id);
             }
             _ => {}
         }
+        self.process_changes(now, out);
         self.maybe_send_fetches(now, out);
+    }
+
+    /// Runs `f` on this broker's replica of `tp` (`None` if it hosts none) and follows up on
+    /// what changed: its next timer, its follower fetcher's session, and on the leader side
+    /// the sessions and parked fetches that include it. Every change to a replica goes
+    /// through here, so no handler needs to walk every partition.
+    fn touch<R>(
+        &mut self,
+        now: Ms,
+        tp: &TopicPartition,
+        f: impl FnOnce(&mut Partition, &Ctx) -> R,
+    ) -> Option<R> {
+        let ctx = ctx!(self, now, tp);
+        let p = self.partitions.get_mut(tp)?;
+        let before = p.change_stamp();
+        let result = f(p, &ctx);
+        let after = p.change_stamp();
+        if let Some(d) = p.next_deadline() {
+            self.partition_deadlines.insert((d, tp.clone()));
+        }
+        if before != after {
+            self.changed(tp, before, after);
+        }
+        Some(result)
+    }
+
+    /// `tp` changed: the leader side looks at it again, and the fetchers it left or joined
+    /// take note.
+    fn changed(&mut self, tp: &TopicPartition, before: ChangeStamp, after: ChangeStamp) {
+        if !self.purgatory.changed.contains(tp) {
+            self.purgatory.changed.insert(tp.clone());
+        }
+        if before.fetching_from != after.fetching_from
+            && let Some(old) = before.fetching_from
+            && let Some(f) = self.fetchers.get_mut(&old)
+        {
+            f.members.remove(tp);
+            f.session.mark(tp);
+        }
+        if let Some(leader) = after.fetching_from {
+            let f = self.fetchers.entry(leader).or_default();
+            if !f.members.contains(tp) {
+                f.members.insert(tp.clone());
+            }
+            f.session.mark(tp);
+        }
     }
 
     fn stop(&mut self, now: Ms, out: &mut Outbox) {
@@ -411,6 +493,7 @@ impl Broker {
     }
 
     fn apply_metadata(&mut self, now: Ms, delta: &MetadataDelta, out: &mut Outbox) {
+        let (me, shutting_down) = (self.id, self.shutting_down);
         for b in &delta.brokers {
             self.brokers.insert(b.id, *b);
         }
@@ -427,174 +510,39 @@ impl Broker {
                 continue;
             }
             if !self.partitions.contains_key(&ps.tp) {
-                self.partitions.insert(ps.tp.clone(), Partition::new(ps.tp.clone(), PartitionLog::new()));
+                let mut p = Partition::new(ps.tp.clone(), PartitionLog::new());
+                let topic = self.topic_configs.get(&ps.tp.topic).unwrap_or(&NO_OVERRIDES);
+                p.log.configure(topic.log_config(&self.config));
+                self.partitions.insert(ps.tp.clone(), p);
             }
-            let ctx = ctx!(self, now, ps.tp);
-            if let Some(p) = self.partitions.get_mut(&ps.tp) {
-                p.apply_state(&ctx, ps, out);
-                if self.shutting_down && p.stop_fetching_in_controlled_shutdown(self.id) {
-                    out.emit(EventKind::FollowerStopped {
-                        broker: self.id,
-                        tp: ps.tp.clone(),
-                        leo: p.log.leo(),
-                    });
+            self.touch(now, &ps.tp, |p, ctx| {
+                p.apply_state(ctx, ps, out);
+                if shutting_down && p.stop_fetching_in_controlled_shutdown(me) {
+                    out.emit(EventKind::FollowerStopped { broker: me, tp: ps.tp.clone(), leo: p.log.leo() });
                 }
-            }
+            });
         }
-        self.configure_logs();
-        self.complete_parked(now, out);
-    }
-
-    /// Gives every log its topic's effective retention and segment settings.
-    fn configure_logs(&mut self) {
-        for (tp, p) in &mut self.partitions {
-            let topic = self.topic_configs.get(&tp.topic).unwrap_or(&NO_OVERRIDES);
-            p.log.configure(topic.log_config(&self.config));
-        }
-    }
-
-    /// Leader side of a follower's Fetch (R2.4, R2.6): serve every partition, answer at once
-    /// if anything is ready, else park it for `replica.fetch.wait.max.ms`.
-    fn on_fetch(&mut self, now: Ms, req: FetchRequest, out: &mut Outbox) {
-        let stale_incarnation =
-            self.brokers.get(&req.replica).is_some_and(|reg| reg.broker_epoch > req.broker_epoch);
-        let mut ready = false;
-        let mut results = Vec::with_capacity(req.partitions.len());
-        for fp in &req.partitions {
-            let _span = tracing::trace_span!("partition", tp = %fp.tp).entered();
-            let result = match self.partitions.get_mut(&fp.tp) {
-                Some(p) if !stale_incarnation => {
-                    p.on_follower_fetch(&ctx!(self, now, fp.tp), req.replica, req.broker_epoch, fp, out)
-                }
-                _ => Err(ErrorCode::NotLeaderOrFollower),
-            };
-            let mut fetched = FetchedPartition { tp: fp.tp.clone(), result };
-            self.throttle_read(now, req.replica, &mut fetched);
-            ready |= match &fetched.result {
-                Ok(d) => {
-                    d.diverging_epoch.is_some()
-                        || !d.batches.is_empty()
-                        || d.log_start_offset > fp.fetch_offset
-                }
-                Err(_) => true,
-            };
-            results.push(fetched);
-        }
-        if ready || req.max_wait_ms == 0 {
-            self.send_fetch_response(now, req.replica, req.correlation_id, results, out);
+        if delta.broker_config.is_some() {
+            let topics: BTreeSet<Arc<str>> = self.partitions.keys().map(|tp| tp.topic.clone()).collect();
+            topics.iter().for_each(|t| self.configure_logs(t));
         } else {
-            let deadline = now + req.max_wait_ms;
-            self.parked.push(ParkedFetch { request: req, deadline });
+            delta.topic_configs.iter().for_each(|(t, _)| self.configure_logs(t));
         }
     }
 
-    fn send_fetch_response(
-        &mut self,
-        now: Ms,
-        to: BrokerId,
-        correlation_id: u64,
-        partitions: Vec<FetchedPartition>,
-        out: &mut Outbox,
-    ) {
-        self.record_leader_throttled(now, &partitions);
-        out.send(
-            NodeId::Broker(to),
-            Message::FetchResponse(FetchResponse { correlation_id, leader: self.id, partitions }),
-        );
-    }
-
-    /// Completes parked fetches whose wait ran out or that now have something to return:
-    /// data past their offset, or a partition that changed role (DelayedFetch, R2.4).
-    fn complete_parked(&mut self, now: Ms, out: &mut Outbox) {
-        let parked = std::mem::take(&mut self.parked);
-        for pf in parked {
-            let replica = pf.request.replica;
-            let ready = pf.deadline <= now
-                || pf.request.partitions.iter().any(|fp| self.parked_partition_ready(now, replica, fp));
-            if !ready {
-                self.parked.push(pf);
-                continue;
-            }
-            let mut results: Vec<FetchedPartition> = pf
-                .request
-                .partitions
-                .iter()
-                .map(|fp| match self.partitions.get(&fp.tp) {
-                    Some(p) => p.read_for_parked(&ctx!(self, now, fp.tp), replica, fp),
-                    None => error_for(fp, ErrorCode::NotLeaderOrFollower),
-                })
-                .collect();
-            for fetched in &mut results {
-                self.throttle_read(now, replica, fetched);
-            }
-            self.send_fetch_response(now, replica, pf.request.correlation_id, results, out);
-        }
-    }
-
-    fn on_fetch_response(&mut self, now: Ms, resp: FetchResponse, out: &mut Outbox) {
-        let Some(f) = self.fetchers.get_mut(&resp.leader) else { return };
-        if f.in_flight.is_none_or(|(c, _)| c != resp.correlation_id) {
-            return;
-        }
-        f.in_flight = None;
-        self.record_follower_throttled(now, &resp.partitions);
-        for fp in resp.partitions {
-            let ctx = ctx!(self, now, fp.tp);
-            if let Some(p) = self.partitions.get_mut(&fp.tp) {
-                p.on_fetch_response(&ctx, resp.leader, &fp.result, out);
-            }
-        }
-    }
-
-    /// Sends one Fetch per leader whose fetcher is idle (R2.3, R2.5).
-    fn maybe_send_fetches(&mut self, now: Ms, out: &mut Outbox) {
-        if !self.up || !self.registered || self.fetch_paused {
-            return;
-        }
-        let mut by_leader: BTreeMap<BrokerId, Vec<FetchPartition>> = BTreeMap::new();
-        let follower_over = self.follower_quota_exceeded(now);
-        let mut throttled = BTreeSet::new();
-        for p in self.partitions.values() {
-            if let Some((leader, fp)) = p.fetch_request(now) {
-                if self.should_follower_throttle(follower_over, p) {
-                    throttled.insert(leader);
-                    continue;
-                }
-                by_leader.entry(leader).or_default().push(fp);
-            }
-        }
-        self.back_off_throttled_fetchers(now, throttled, &by_leader);
-        for (leader, partitions) in by_leader {
-            let fetcher = self.fetchers.entry(leader).or_default();
-            if fetcher.in_flight.is_some() || now < fetcher.backoff_until {
-                continue;
-            }
-            let correlation_id = self.next_correlation;
-            self.next_correlation += 1;
-            fetcher.in_flight = Some((correlation_id, now + self.config.replica_socket_timeout_ms));
-            for fp in &partitions {
-                if let Some(p) = self.partitions.get_mut(&fp.tp) {
-                    p.note_fetch_sent(self.id, leader, fp.fetch_offset, out);
-                }
-            }
-            out.send(
-                NodeId::Broker(leader),
-                Message::Fetch(FetchRequest {
-                    correlation_id,
-                    replica: self.id,
-                    broker_epoch: self.broker_epoch,
-                    max_wait_ms: self.config.replica_fetch_wait_max_ms,
-                    partition_max_bytes: self.config.replica_fetch_max_bytes,
-                    max_bytes: self.config.replica_fetch_response_max_bytes,
-                    partitions,
-                }),
-            );
+    /// Gives the logs of `topic` its effective retention and segment settings.
+    fn configure_logs(&mut self, topic: &Arc<str>) {
+        let config = self.topic_configs.get(topic).unwrap_or(&NO_OVERRIDES).log_config(&self.config);
+        let range = TopicPartition::new(topic.clone(), 0)..=TopicPartition::new(topic.clone(), u32::MAX);
+        for p in self.partitions.range_mut(range).map(|(_, p)| p) {
+            p.log.configure(config);
         }
     }
 
     /// Fires every timer due at `now`: registration retry, heartbeat, ISR expiration (every
-    /// `replica.lag.time.max.ms / 2`, R4.2), HW checkpoint, parked fetches and produces,
-    /// fetcher timeouts and backoffs.
+    /// `replica.lag.time.max.ms / 2`, R4.2), log retention and flush, HW checkpoint, the
+    /// partitions' own timers (parked produces, fetch backoffs), fetcher timeouts and
+    /// backoffs, and parked fetches whose wait ran out.
     pub fn on_tick(&mut self, now: Ms, out: &mut Outbox) {
         if !self.up {
             return;
@@ -613,6 +561,17 @@ impl Broker {
             );
             self.next_heartbeat = now + self.config.broker_heartbeat_interval_ms;
         }
+        self.run_periodic_tasks(now, out);
+        self.fire_partition_timers(now, out);
+        self.expire_fetchers(now);
+        self.expire_parked(now, out);
+        self.process_changes(now, out);
+        self.maybe_send_fetches(now, out);
+    }
+
+    /// Kafka's scheduled tasks, each over every partition at its own interval: ISR expiration,
+    /// log retention, the log flusher and the HW checkpoint.
+    fn run_periodic_tasks(&mut self, now: Ms, out: &mut Outbox) {
         if now >= self.next_isr_check {
             for (tp, p) in &mut self.partitions {
                 p.maybe_shrink_isr(&ctx!(self, now, tp), out);
@@ -620,8 +579,9 @@ impl Broker {
             self.next_isr_check = now + (self.config.replica_lag_time_max_ms / 2).max(1);
         }
         if now >= self.next_retention_check {
-            for p in self.partitions.values_mut() {
-                p.log.delete_old_segments(now);
+            let tps: Vec<TopicPartition> = self.partitions.keys().cloned().collect();
+            for tp in &tps {
+                self.touch(now, tp, |p, _| p.log.delete_old_segments(now));
             }
             self.next_retention_check = now + self.config.log_retention_check_interval_ms.max(1);
         }
@@ -635,21 +595,20 @@ impl Broker {
             self.checkpoint_hws();
             self.next_checkpoint = now + self.config.replica_high_watermark_checkpoint_interval_ms;
         }
-        for p in self.partitions.values_mut() {
-            p.expire_delayed(now, out);
-            p.end_backoff(now);
+    }
+
+    /// Times out the parked produces and ends the fetch backoffs due by `now`, visiting only
+    /// the partitions whose timer is due.
+    fn fire_partition_timers(&mut self, now: Ms, out: &mut Outbox) {
+        while let Some((due, tp)) = self.partition_deadlines.first().cloned()
+            && due <= now
+        {
+            self.partition_deadlines.pop_first();
+            self.touch(now, &tp, |p, _| {
+                p.expire_delayed(now, out);
+                p.end_backoff(now);
+            });
         }
-        let backoff = now + self.config.replica_fetch_backoff_ms;
-        for f in self.fetchers.values_mut() {
-            if f.in_flight.is_some_and(|(_, deadline)| deadline <= now) {
-                f.in_flight = None;
-                f.backoff_until = backoff;
-            } else if f.backoff_until <= now {
-                f.backoff_until = 0;
-            }
-        }
-        self.complete_parked(now, out);
-        self.maybe_send_fetches(now, out);
     }
 
     /// The next time (ms) `on_tick` has work, if the process runs.
@@ -668,18 +627,14 @@ impl Broker {
         if let Some(t) = self.registration.next_attempt {
             next = next.min(t);
         }
-        let parked = self.parked.iter().map(|p| p.deadline);
-        let partitions = self.partitions.values().filter_map(Partition::next_deadline);
+        let parked = self.purgatory.deadlines.first().map(|(t, _)| *t);
+        let partitions = self.partition_deadlines.first().map(|(t, _)| *t);
         let fetchers = self.fetchers.values().flat_map(|f| {
             let backoff = (f.in_flight.is_none() && f.backoff_until > 0).then_some(f.backoff_until);
             f.in_flight.map(|(_, d)| d).into_iter().chain(backoff)
         });
-        Some(parked.chain(partitions).chain(fetchers).fold(next, Ms::min))
+        Some(parked.into_iter().chain(partitions).chain(fetchers).fold(next, Ms::min))
     }
-}
-
-fn error_for(fp: &FetchPartition, error: ErrorCode) -> FetchedPartition {
-    FetchedPartition { tp: fp.tp.clone(), result: Err(error) }
 }
 
 fn reject_produce(req: &super::protocol::ProduceRequest, from: NodeId, out: &mut Outbox) {
@@ -700,6 +655,7 @@ fn reject_produce(req: &super::protocol::ProduceRequest, from: NodeId, out: &mut
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::sim::fetch_session::FetchMetadata;
     use crate::sim::protocol::PartitionState;
 
     fn registrations(out: &Outbox) -> usize {
@@ -731,8 +687,6 @@ mod tests {
     #[test]
     fn controlled_shutdown_stops_the_fetchers_of_partitions_it_left() {
         let mut b = Broker::new(0, BrokerConfig::default());
-        let reg =
-            |id| BrokerRegistration { id, broker_epoch: 1, fenced: false, in_controlled_shutdown: false };
         let image = MetadataDelta {
             brokers: vec![reg(0), reg(1)],
             partitions: vec![
@@ -769,6 +723,130 @@ mod tests {
         b.crash(400);
         b.start(500, &mut Outbox::default());
         assert!(!b.partition(&foo(0)).unwrap().fetch_stopped());
+    }
+
+    fn reg(id: BrokerId) -> BrokerRegistration {
+        BrokerRegistration { id, broker_epoch: 1, fenced: false, in_controlled_shutdown: false }
+    }
+
+    /// Leader 0 and follower 1 of foo-0 and foo-1, both in the ISR.
+    fn leader_and_follower() -> (Broker, Broker, MetadataDelta) {
+        let image = MetadataDelta {
+            brokers: vec![reg(0), reg(1)],
+            partitions: vec![state(0, &[0, 1], Some(0), (0, 0)), state(1, &[0, 1], Some(0), (0, 0))],
+            ..Default::default()
+        };
+        let mut leader = Broker::new(0, BrokerConfig::default());
+        leader.start_bootstrapped(0, 1, &image, &mut Outbox::default());
+        let mut follower = Broker::new(1, BrokerConfig::default());
+        follower.start_bootstrapped(0, 1, &image, &mut Outbox::default());
+        (leader, follower, image)
+    }
+
+    /// The messages of `out` as their receiver gets them.
+    fn deliver(now: Ms, from: BrokerId, out: Outbox, to: &mut Broker) -> Outbox {
+        let mut next = Outbox::default();
+        for (_, msg) in out.sends {
+            to.handle(now, NodeId::Broker(from), msg, &mut next);
+        }
+        next
+    }
+
+    fn the_fetch(out: &Outbox) -> &FetchRequest {
+        out.sends.iter().find_map(|(_, m)| if let Message::Fetch(f) = m { Some(f) } else { None }).unwrap()
+    }
+
+    fn the_response(out: &Outbox) -> &crate::sim::protocol::FetchResponse {
+        out.sends
+            .iter()
+            .find_map(|(_, m)| if let Message::FetchResponse(r) = m { Some(r) } else { None })
+            .unwrap()
+    }
+
+    fn partitions_of(f: &FetchRequest) -> Vec<u32> {
+        f.partitions.iter().map(|p| p.tp.partition).collect()
+    }
+
+    /// Opens follower 1's session at leader 0: the full fetch, parked (no data), answered
+    /// after `replica.fetch.wait.max.ms` with a session id. Returns the follower's next fetch.
+    fn open_session(leader: &mut Broker, follower: &mut Broker) -> Outbox {
+        let mut out = Outbox::default();
+        follower.on_tick(0, &mut out);
+        let full = the_fetch(&out);
+        assert_eq!((full.session, partitions_of(full)), (FetchMetadata::INITIAL, vec![0, 1]));
+        assert!(deliver(1, 1, out, leader).sends.is_empty(), "parked");
+        let mut answer = Outbox::default();
+        leader.on_tick(501, &mut answer);
+        assert!(
+            answer.events.iter().any(|e| matches!(e, EventKind::FetchSessionCreated { session_id: 1, .. }))
+        );
+        assert_eq!(the_response(&answer).partitions.len(), 2, "a full response carries every partition");
+        deliver(502, 0, answer, follower)
+    }
+
+    fn produce(tp: TopicPartition) -> Message {
+        Message::Produce(crate::sim::protocol::ProduceRequest {
+            correlation_id: 1,
+            producer: 0,
+            tp,
+            acks: crate::sim::Acks::One,
+            timeout_ms: 30_000,
+            batch: crate::sim::protocol::Batch {
+                producer_id: -1,
+                base_sequence: -1,
+                values: crate::sim::protocol::Values::range(0, 1),
+                record_size: 10,
+                max_timestamp: 0,
+            },
+        })
+    }
+
+    /// KIP-227: after the full fetch, an incremental fetch lists nothing while nothing
+    /// changed; the leader finds both partitions idle and parks it; a record on foo-0
+    /// completes it with foo-0 alone, and the follower's next fetch lists only foo-0 (its
+    /// fetch offset moved). The idle partition foo-1 never travels again.
+    #[test]
+    fn an_incremental_fetch_carries_only_what_changed() {
+        let (mut leader, mut follower, _) = leader_and_follower();
+        let out = open_session(&mut leader, &mut follower);
+        let inc = the_fetch(&out);
+        assert_eq!(inc.session, FetchMetadata { session_id: 1, epoch: 1 });
+        assert!(inc.partitions.is_empty() && inc.forgotten.is_empty());
+        assert!(deliver(503, 1, out, &mut leader).sends.is_empty(), "parked: nothing to say");
+        assert!(leader.purgatory.sessions.get(1).unwrap().pending.is_empty(), "both idle");
+        let mut out = Outbox::default();
+        leader.handle(600, NodeId::Producer(0), produce(TopicPartition::new("foo", 0)), &mut out);
+        let resp = the_response(&out);
+        assert_eq!(resp.partitions.iter().map(|p| p.tp.partition).collect::<Vec<_>>(), vec![0]);
+        let out = deliver(601, 0, out, &mut follower);
+        let next = the_fetch(&out);
+        assert_eq!((next.session.epoch, partitions_of(next)), (2, vec![0]));
+        assert_eq!(next.partitions[0].fetch_offset, 1);
+        // The idle partition's follower still counts as fetching: each session fetch is one.
+        let ctx = leader.ctx_for(700, &TopicPartition::new("foo", 1));
+        let view = leader.partition(&TopicPartition::new("foo", 1)).unwrap().follower_view(&ctx, 1).unwrap();
+        assert_eq!(view.caught_up_ago, Some(700 - 503));
+    }
+
+    /// `FetchSessionHandler.handleResponse`: a restarted leader has no sessions; it answers
+    /// the follower's incremental fetch with FETCH_SESSION_ID_NOT_FOUND and the follower's
+    /// next fetch is a full one that opens a new session (id 2: ids count on).
+    #[test]
+    fn a_restarted_leader_refuses_the_session_and_the_follower_starts_over() {
+        let (mut leader, mut follower, image) = leader_and_follower();
+        let out = open_session(&mut leader, &mut follower);
+        leader.crash(510);
+        leader.start_bootstrapped(520, 2, &image, &mut Outbox::default());
+        let refused = deliver(530, 1, out, &mut leader);
+        assert_eq!(the_response(&refused).error, Some(ErrorCode::FetchSessionIdNotFound));
+        let out = deliver(531, 0, refused, &mut follower);
+        assert!(out.events.iter().any(|e| matches!(e, EventKind::FetchSessionRefused { session_id: 1, .. })));
+        let full = the_fetch(&out);
+        assert_eq!((full.session, partitions_of(full)), (FetchMetadata::INITIAL, vec![0, 1]));
+        deliver(532, 1, out, &mut leader);
+        let mut answer = Outbox::default();
+        leader.on_tick(1032, &mut answer);
+        assert_eq!(the_response(&answer).session_id, 2);
     }
 
     /// `BrokerLifecycleManager`: after each DUPLICATE_BROKER_REGISTRATION the broker waits

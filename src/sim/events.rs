@@ -331,6 +331,45 @@ pub enum EventKind {
         /// Its LEO, the first fetch offset.
         offset: Offset,
     },
+    /// A leader cached a follower's fetch session (KIP-227): it answered a full fetch with a
+    /// new session id, and the follower's next fetches list only what changed
+    /// (`FetchSessionCacheShard.maybeCreateSession`).
+    FetchSessionCreated {
+        /// The leader.
+        leader: BrokerId,
+        /// The follower.
+        follower: BrokerId,
+        /// The new session's id.
+        session_id: u32,
+        /// Partitions it holds.
+        partitions: usize,
+    },
+    /// An incremental fetch added partitions to a follower's session at a leader (a new
+    /// partition to follow from it, or one back after an error).
+    FetchSessionPartitionsAdded {
+        /// The leader.
+        leader: BrokerId,
+        /// The follower.
+        follower: BrokerId,
+        /// The session.
+        session_id: u32,
+        /// The partitions added.
+        added: Vec<TopicPartition>,
+    },
+    /// A leader refused a follower's incremental fetch with a session error
+    /// (FETCH_SESSION_ID_NOT_FOUND after the leader restarted or evicted the session,
+    /// INVALID_FETCH_SESSION_EPOCH after a lost response); the follower starts over with a
+    /// full fetch (`FetchSessionHandler.handleResponse`).
+    FetchSessionRefused {
+        /// The follower.
+        broker: BrokerId,
+        /// The leader.
+        leader: BrokerId,
+        /// The session it named.
+        session_id: u32,
+        /// The error.
+        error: ErrorCode,
+    },
     /// A follower that started behind the leader's HW reached it: its LEO is at least the HW
     /// the leader last sent (the leader may then add it to the ISR, R4.6).
     FollowerCaughtUp {
@@ -547,6 +586,22 @@ impl fmt::Display for EventKind {
             FollowerStarted { broker, tp, leader, leader_epoch, offset } => write!(
                 f,
                 "broker {broker} starts fetching {tp} from leader {leader} (leader epoch {leader_epoch}) at offset {offset}"
+            ),
+            FetchSessionCreated { leader, follower, session_id, partitions } => write!(
+                f,
+                "broker {leader} opened fetch session {session_id} for follower {follower} with {partitions} partitions (KIP-227): its next fetches list only what changed"
+            ),
+            FetchSessionPartitionsAdded { leader, follower, session_id, added } => {
+                let list: Vec<String> = added.iter().map(ToString::to_string).collect();
+                write!(
+                    f,
+                    "fetch session {session_id} of follower {follower} at broker {leader} adds {} (incremental fetch)",
+                    list.join(", ")
+                )
+            }
+            FetchSessionRefused { broker, leader, session_id, error } => write!(
+                f,
+                "leader {leader} refused broker {broker}'s fetch session {session_id} with {error}; it starts over with a full fetch"
             ),
             FollowerCaughtUp { broker, tp, leader, leo, leader_hw } => write!(
                 f,

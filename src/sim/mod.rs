@@ -12,6 +12,7 @@ pub mod disk;
 pub mod error;
 
 pub mod events;
+pub mod fetch_session;
 pub mod image;
 pub mod log;
 pub mod partition;

@@ -4,6 +4,7 @@
 //! Rule book §2–§5 and §7.
 
 use super::events::{EventKind, ShrinkCause};
+use super::fetch_session::SessionClock;
 use super::log::PartitionLog;
 use super::protocol::{
     BrokerRegistration, FetchPartition, FetchedData, FetchedPartition, IsrMember, LeaderRecoveryState,
@@ -59,6 +60,30 @@ pub struct FollowerState {
     pub last_caught_up: Option<Ms>,
     /// The broker epoch its fetches carried (`-1` unknown).
     pub broker_epoch: i64,
+    /// Set while the partition sits idle in the follower's fetch session (caught up, in the
+    /// ISR, nothing to say): each fetch of that session then counts as a fetch of this
+    /// partition at the same offset, without the leader reading it (KIP-227).
+    pub idle_in_session: Option<SessionClock>,
+}
+
+impl FollowerState {
+    /// When it last fetched (ms), counting the fetches of the session it sits idle in.
+    pub fn last_fetch(&self) -> Option<Ms> {
+        self.with_session(self.last_fetch_time)
+    }
+
+    /// When it was last caught up (ms): an idle partition is caught up at every fetch of its
+    /// session (`Replica.updateFetchStateOrThrow` with fetch offset = leader LEO).
+    pub fn caught_up_at(&self) -> Option<Ms> {
+        self.with_session(self.last_caught_up)
+    }
+
+    fn with_session(&self, t: Option<Ms>) -> Option<Ms> {
+        match &self.idle_in_session {
+            Some(clock) => Some(t.map_or(clock.get(), |t| t.max(clock.get()))),
+            None => t,
+        }
+    }
 }
 
 /// An ISR change the leader proposed and the controller has not answered (R4.7).
@@ -134,6 +159,27 @@ pub struct Partition {
     /// Whether the first fetch since it started following was announced
     /// ([`EventKind::FollowerStarted`]).
     fetch_announced: bool,
+    /// How many Fetch requests its broker sent listing this partition (a full fetch lists
+    /// every partition, an incremental one only those added or changed, KIP-227).
+    fetch_requests: u64,
+}
+
+/// What a replica's fetches depend on, on either side: compared before and after its broker
+/// touches it, so the broker revisits only partitions that changed (the follower's fetch
+/// session marks it, the leader's sessions look at it again and parked fetches waiting on
+/// it may complete).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct ChangeStamp {
+    leading: bool,
+    /// The leader it fetches from, when it follows one and its fetcher was not stopped.
+    pub fetching_from: Option<BrokerId>,
+    backoff_until: Ms,
+    leader_epoch: Epoch,
+    partition_epoch: Epoch,
+    leo: Offset,
+    hw: Offset,
+    log_start: Offset,
+    latest_epoch: Option<Epoch>,
 }
 
 /// The leader's view of one follower, for the dashboard.
@@ -159,6 +205,56 @@ impl Partition {
             catching_up: None,
             fetch_lag: None,
             fetch_announced: true,
+            fetch_requests: 0,
+        }
+    }
+
+    /// How many Fetch requests its broker sent listing it (see [`Partition`]'s field).
+    pub fn fetch_requests(&self) -> u64 {
+        self.fetch_requests
+    }
+
+    /// Its [`ChangeStamp`] now.
+    pub fn change_stamp(&self) -> ChangeStamp {
+        let (fetching_from, backoff_until) = match self.role {
+            Role::Follower { leader, backoff_until } if !self.fetch_stopped => (leader, backoff_until),
+            Role::Follower { backoff_until, .. } => (None, backoff_until),
+            _ => (None, 0),
+        };
+        ChangeStamp {
+            leading: self.is_leader(),
+            fetching_from,
+            backoff_until,
+            leader_epoch: self.leader_epoch(),
+            partition_epoch: self.state.as_ref().map_or(-1, |s| s.partition_epoch),
+            leo: self.log.leo(),
+            hw: self.log.hw(),
+            log_start: self.log.log_start(),
+            latest_epoch: self.log.latest_epoch(),
+        }
+    }
+
+    /// After the leader served `replica`'s fetch `fp` through a fetch session with nothing to
+    /// say: if the follower is caught up (fetch offset = LEO) and in the ISR, the partition is
+    /// idle and the session leaves it alone until something changes; its follower state then
+    /// follows `clock`, the session's fetch times (a fetch at the LEO keeps it caught up,
+    /// `Replica.updateFetchStateOrThrow`). Returns whether it is idle.
+    pub fn mark_idle_in_session(
+        &mut self,
+        replica: BrokerId,
+        fp: &FetchPartition,
+        clock: &SessionClock,
+    ) -> bool {
+        let idle = self.check_fetch_epoch(replica, fp).is_ok()
+            && fp.fetch_offset == self.log.leo()
+            && self.committed_isr().contains(&replica);
+        let Role::Leader(ls) = &mut self.role else { return false };
+        match ls.followers.get_mut(&replica) {
+            Some(f) if idle && f.leo == Some(fp.fetch_offset) => {
+                f.idle_in_session = Some(clock.clone());
+                true
+            }
+            _ => false,
         }
     }
 
@@ -305,6 +401,7 @@ impl Partition {
         fetch_offset: Offset,
         out: &mut Outbox,
     ) {
+        self.fetch_requests += 1;
         if self.fetch_announced {
             return;
         }
@@ -426,7 +523,7 @@ impl Partition {
     }
 
     fn is_caught_up(f: &FollowerState, leader_leo: Offset, now: Ms, lag_ms: Ms) -> bool {
-        f.leo == Some(leader_leo) || f.last_caught_up.is_some_and(|t| now.saturating_sub(t) <= lag_ms)
+        f.leo == Some(leader_leo) || f.caught_up_at().is_some_and(|t| now.saturating_sub(t) <= lag_ms)
     }
 
     fn is_isr_eligible(ctx: &Ctx, r: BrokerId, f: &FollowerState) -> bool {
@@ -661,6 +758,10 @@ impl Partition {
         let leader_leo = self.log.leo();
         let Role::Leader(ls) = &mut self.role else { return false };
         let f = ls.followers.entry(replica).or_default();
+        // Fold the fetches it made while idle in its session into the explicit times.
+        f.last_fetch_time = f.last_fetch();
+        f.last_caught_up = f.caught_up_at();
+        f.idle_in_session = None;
         let changed = f.leo != Some(fp.fetch_offset);
         f.leo = Some(fp.fetch_offset);
         f.log_start = fp.log_start_offset;
@@ -768,8 +869,8 @@ impl Partition {
             let f = ls.followers.get(&r).cloned().unwrap_or_default();
             if !Self::is_caught_up(&f, leo, ctx.now, lag) {
                 removed.push(r);
-                behind_ms = behind_ms.max(ctx.now.saturating_sub(f.last_caught_up.unwrap_or(0)));
-                never_fetched &= f.last_fetch_time.is_none();
+                behind_ms = behind_ms.max(ctx.now.saturating_sub(f.caught_up_at().unwrap_or(0)));
+                never_fetched &= f.last_fetch().is_none();
             }
         }
         if removed.is_empty() {
@@ -890,10 +991,10 @@ impl Partition {
         let f = ls.followers.get(&r)?;
         let leo = self.log.leo();
         let lag_ms = ctx.config.replica_lag_time_max_ms;
-        let caught_up_ago = f.last_caught_up.map(|t| ctx.now.saturating_sub(t));
+        let caught_up_ago = f.caught_up_at().map(|t| ctx.now.saturating_sub(t));
         let behind = f.leo.is_none_or(|l| l < leo);
         let isr_expiry_in = (self.committed_isr().contains(&r) && behind)
-            .then(|| isr_removal_in(ctx.now, f.last_caught_up, lag_ms, ctx.next_isr_check));
+            .then(|| isr_removal_in(ctx.now, f.caught_up_at(), lag_ms, ctx.next_isr_check));
         Some(FollowerView { lag: f.leo.map(|l| leo - l), isr_expiry_in, caught_up_ago })
     }
 

@@ -2,6 +2,7 @@
 //! RPCs that matter for replication: Fetch, Produce, BrokerRegistration, BrokerHeartbeat,
 //! AlterPartition and the KRaft metadata records brokers replay.
 
+use super::fetch_session::FetchMetadata;
 use super::{Acks, BrokerId, Epoch, Ms, Offset, TopicPartition};
 use crate::config::{BrokerConfig, TopicConfig};
 use crate::kafka::errors::ErrorCode;
@@ -320,8 +321,9 @@ pub struct MetadataDelta {
     pub partitions: Vec<PartitionState>,
     /// Changed topic configs (topic name, its overrides).
     pub topic_configs: Vec<(Arc<str>, TopicConfig)>,
-    /// The cluster-wide dynamic broker config, when it changed.
-    pub broker_config: Option<BrokerConfig>,
+    /// The cluster-wide dynamic broker config, when it changed (shared: the controller sends
+    /// the same delta to every broker, and a config is large next to the other fields).
+    pub broker_config: Option<Arc<BrokerConfig>>,
 }
 
 /// A replica id plus the broker epoch the leader saw in its fetches (KIP-903).
@@ -372,8 +374,13 @@ pub struct FetchRequest {
     pub partition_max_bytes: u64,
     /// `replica.fetch.response.max.bytes`.
     pub max_bytes: u64,
-    /// Partitions this fetcher replicates from the leader.
+    /// Its fetch session id and epoch (KIP-227): a full fetch lists every partition the
+    /// fetcher replicates from the leader, an incremental one only those added or changed.
+    pub session: FetchMetadata,
+    /// The partitions listed.
     pub partitions: Vec<FetchPartition>,
+    /// Partitions an incremental fetch drops from its session (`ForgottenTopicsData`).
+    pub forgotten: Vec<TopicPartition>,
 }
 
 /// Data or an error for one partition of a Fetch response.
@@ -405,7 +412,14 @@ pub struct FetchResponse {
     pub correlation_id: u64,
     /// The leader that answered.
     pub leader: BrokerId,
-    /// Per-partition results.
+    /// A top-level error: the fetch session was not found or its epoch was wrong (KIP-227);
+    /// no partitions come with it.
+    pub error: Option<ErrorCode>,
+    /// The fetch session the answer belongs to ([`INVALID_SESSION_ID`](super::fetch_session::INVALID_SESSION_ID) when none: a
+    /// sessionless fetch, a full cache, or a closed session).
+    pub session_id: u32,
+    /// Per-partition results: for a full or sessionless fetch every listed partition, for an
+    /// incremental one only those with something to say.
     pub partitions: Vec<FetchedPartition>,
 }
 
@@ -539,11 +553,18 @@ pub const MESSAGE_OVERHEAD_BYTES: u64 = 64;
 
 /// Extra bytes per partition in a Fetch request or response (topic id, partition index,
 /// offsets, epochs, error code: Kafka's `FetchRequest`/`FetchResponse` v13+ per-partition fields).
+/// With fetch sessions (KIP-227) only the partitions added or changed, and in responses those
+/// with something to say, pay it.
 pub const FETCH_PARTITION_BYTES: u64 = 40;
+
+/// Bytes per partition an incremental Fetch request forgets (`ForgottenTopicsData`: topic id
+/// and partition index).
+pub const FORGOTTEN_PARTITION_BYTES: u64 = 20;
 
 impl Message {
     /// The message's size on the wire in bytes: [`MESSAGE_OVERHEAD_BYTES`], plus
-    /// [`FETCH_PARTITION_BYTES`] per fetched partition, plus the record batches it carries
+    /// [`FETCH_PARTITION_BYTES`] per partition a Fetch lists or its response carries,
+    /// [`FORGOTTEN_PARTITION_BYTES`] per partition a Fetch forgets, plus the record batches it carries
     /// (their `size_bytes`: the 61-byte v2 header and the records). What a link's bandwidth
     /// is charged with.
     pub fn size_bytes(&self) -> u64 {
@@ -551,7 +572,10 @@ impl Message {
         MESSAGE_OVERHEAD_BYTES
             + match self {
                 Message::Produce(p) => u64::from(p.batch.size_bytes()),
-                Message::Fetch(f) => FETCH_PARTITION_BYTES * f.partitions.len() as u64,
+                Message::Fetch(f) => {
+                    FETCH_PARTITION_BYTES * f.partitions.len() as u64
+                        + FORGOTTEN_PARTITION_BYTES * f.forgotten.len() as u64
+                }
                 Message::FetchResponse(f) => f
                     .partitions
                     .iter()

@@ -88,6 +88,7 @@ pub fn is_important(kind: &EventKind) -> bool {
         TopicCreated { .. } | FetchPaused { .. } | FollowerStopped { .. } | ConfigChanged { .. } => false,
         FollowerCaughtUp { .. } => true,
         FollowerStarted { .. } => false,
+        FetchSessionCreated { .. } | FetchSessionPartitionsAdded { .. } | FetchSessionRefused { .. } => false,
     }
 }
 

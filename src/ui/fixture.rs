@@ -113,6 +113,7 @@ fn replica_view(r: R) -> ReplicaView {
         leo: r.leo,
         hw: r.hw,
         log_start: 0,
+        fetch_requests: 0,
         epoch_cache: vec![(0, 0)],
         in_isr: r.in_isr,
         is_leader: r.leader,

@@ -27,7 +27,7 @@ use crate::sim::partition::Partition;
 use crate::sim::protocol::{FetchPartition, FetchedPartition};
 use crate::sim::quota::ReplicationQuotas;
 use crate::sim::{BrokerId, TopicPartition};
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 
 impl Broker {
     /// Fresh quota sensors for a starting process (`QuotaFactory` creates them at start, with
@@ -126,17 +126,38 @@ impl Broker {
         quota_exceeded && !p.fetch_in_sync() && self.follower_throttled(&p.tp)
     }
 
+    /// The partitions of the fetcher towards `leader` that the follower throttle leaves out
+    /// of its next fetch, given whether the follower quota is exceeded. Each is marked in the
+    /// fetcher's session, as is each partition it left out last time, so the session drops or
+    /// takes back exactly these (the quota changes with time, not with the partitions).
+    pub(super) fn throttle_marks(
+        &mut self,
+        leader: BrokerId,
+        quota_exceeded: bool,
+    ) -> BTreeSet<TopicPartition> {
+        let Some(fetcher) = self.fetchers.get(&leader) else { return BTreeSet::new() };
+        let held_back: BTreeSet<TopicPartition> = match quota_exceeded {
+            false => BTreeSet::new(),
+            true => fetcher
+                .members
+                .iter()
+                .filter(|tp| self.partitions.get(tp).is_some_and(|p| self.should_follower_throttle(true, p)))
+                .cloned()
+                .collect(),
+        };
+        if let Some(f) = self.fetchers.get_mut(&leader) {
+            let previous = std::mem::take(&mut f.held_back);
+            previous.iter().chain(&held_back).for_each(|tp| f.session.mark(tp));
+        }
+        held_back
+    }
+
     /// Backs off the fetchers towards `throttled` leaders that got no fetch this time because
     /// every partition was throttled: an empty fetch is not sent, and the fetcher thread waits
     /// `replica.fetch.backoff.ms` (`AbstractFetcherThread.maybeFetch`).
-    pub(super) fn back_off_throttled_fetchers<T>(
-        &mut self,
-        now: Ms,
-        throttled: BTreeSet<BrokerId>,
-        sent: &BTreeMap<BrokerId, T>,
-    ) {
+    pub(super) fn back_off_throttled_fetchers(&mut self, now: Ms, throttled: BTreeSet<BrokerId>) {
         let until = now + self.config.replica_fetch_backoff_ms.max(1);
-        for leader in throttled.into_iter().filter(|l| !sent.contains_key(l)) {
+        for leader in throttled {
             let fetcher = self.fetchers.entry(leader).or_default();
             if fetcher.in_flight.is_none() && fetcher.backoff_until <= now {
                 fetcher.backoff_until = until;
@@ -149,6 +170,7 @@ impl Broker {
 mod tests {
     use crate::config::{BrokerConfig, ThrottledReplicas, TopicConfig};
     use crate::sim::broker::Broker;
+    use crate::sim::fetch_session::{FINAL_EPOCH, FetchMetadata, INVALID_SESSION_ID};
     use crate::sim::protocol::{
         Batch, BrokerRegistration, FetchRequest, LeaderRecoveryState, Message, MetadataDelta, NodeId,
         PartitionState, ProduceRequest, Values,
@@ -181,7 +203,7 @@ mod tests {
                 leader_recovery: LeaderRecoveryState::Recovered,
             }],
             topic_configs: vec![(Arc::from("foo"), topic)],
-            broker_config: Some(config.clone()),
+            broker_config: Some(Arc::new(config.clone())),
         }
     }
 
@@ -226,7 +248,10 @@ mod tests {
             max_wait_ms: 500,
             partition_max_bytes: 1 << 20,
             max_bytes: 10 << 20,
+            // Sessionless (epoch FINAL): each fetch stands alone.
+            session: FetchMetadata { session_id: INVALID_SESSION_ID, epoch: FINAL_EPOCH },
             partitions: vec![fp],
+            forgotten: Vec::new(),
         };
         leader.handle(now, NodeId::Broker(replica), Message::Fetch(req), out);
     }
@@ -274,7 +299,12 @@ mod tests {
 
     /// `shouldFollowerThrottle` and `AbstractFetcherThread.maybeFetch`: over its bound, a
     /// follower behind the HW leaves the throttled partition out; with nothing left it sends
-    /// no fetch and waits `replica.fetch.backoff.ms`, then asks its quota again.
+    /// no fetch and waits `replica.fetch.backoff.ms`, then asks its quota again. With fetch
+    /// sessions (KIP-227) leaving the partition out of the builder removes it from the
+    /// session, so Kafka first sends one fetch that only forgets it
+    /// (`RemoteLeaderEndPoint.buildFetch` sends when `toForget` is not empty); the leader,
+    /// whose session is then empty, closes it and answers at once, and only then does the
+    /// follower find nothing to send and back off.
     #[test]
     fn the_follower_leaves_out_a_partition_behind_the_hw() {
         let config = BrokerConfig { follower_replication_throttled_rate: 1000, ..BrokerConfig::default() };
@@ -307,15 +337,27 @@ mod tests {
         let part = follower.partition(&tp()).unwrap();
         assert_eq!(part.log.leo(), 10);
         assert!(!part.fetch_in_sync(), "the leader's HW 30 is ahead");
+        assert_eq!(fetches(&out), 1, "one fetch that forgets the throttled partition");
+        let Some((_, Message::Fetch(forget))) =
+            out.sends.into_iter().find(|(_, m)| matches!(m, Message::Fetch(_)))
+        else {
+            panic!("the forgetting fetch")
+        };
+        assert!(forget.partitions.is_empty() && forget.forgotten == vec![tp()]);
+        let mut reply = Outbox::default();
+        leader.handle(13, NodeId::Broker(2), Message::Fetch(forget), &mut reply);
+        let resp = reply.sends.into_iter().map(|(_, m)| m).find(|m| matches!(m, Message::FetchResponse(_)));
+        let mut out = Outbox::default();
+        follower.handle(14, NodeId::Broker(0), resp.expect("answered at once"), &mut out);
         assert_eq!(fetches(&out), 0, "1 061 bytes in the first second: over 1 000 bytes/s");
         let mut out = Outbox::default();
-        follower.on_tick(1011, &mut out);
+        follower.on_tick(1013, &mut out);
         assert_eq!(fetches(&out), 0, "backing off replica.fetch.backoff.ms");
-        follower.on_tick(1012, &mut out);
-        assert_eq!(fetches(&out), 0, "still over the bound at 1 012 ms: backs off again");
-        follower.on_tick(2011, &mut out);
+        follower.on_tick(1014, &mut out);
+        assert_eq!(fetches(&out), 0, "still over the bound at 1 014 ms: backs off again");
+        follower.on_tick(2013, &mut out);
         assert_eq!(fetches(&out), 0);
-        follower.on_tick(2012, &mut out);
+        follower.on_tick(2014, &mut out);
         assert_eq!(fetches(&out), 1, "1 061 bytes over 2 s: under the bound");
     }
 }

@@ -1,0 +1,306 @@
+//! The leader side of follower fetches (R2.4, R2.6, KIP-227): Kafka's `KafkaApis.handleFetchRequest`
+//! with `FetchManager.newContext`, `ReplicaManager.fetchMessages` and the fetch purgatory
+//! (`DelayedFetch`). A fetch costs the partitions it lists plus those of its session that
+//! changed since; idle ones are not read.
+
+use super::{Broker, ParkKey, ParkedFetch};
+use crate::kafka::errors::ErrorCode;
+use crate::sim::events::EventKind;
+use crate::sim::fetch_session::{FetchContext, INVALID_SESSION_ID};
+use crate::sim::protocol::{FetchPartition, FetchRequest, FetchResponse, FetchedPartition, Message, NodeId};
+use crate::sim::{BrokerId, Ms, Outbox};
+
+/// Whether a partition's result lets a fetch answer at once rather than wait: records, a
+/// diverging epoch, an error, or a log start beyond the fetch offset (`DelayedFetch.tryComplete`).
+fn has_news(fp: &FetchPartition, result: &Result<crate::sim::protocol::FetchedData, ErrorCode>) -> bool {
+    match result {
+        Ok(d) => d.diverging_epoch.is_some() || !d.batches.is_empty() || d.log_start_offset > fp.fetch_offset,
+        Err(_) => true,
+    }
+}
+
+impl Broker {
+    /// A follower's Fetch: its session decides what to read (`FetchManager.newContext`); the
+    /// answer goes at once if anything is ready, else the fetch is parked for
+    /// `replica.fetch.wait.max.ms`.
+    pub(super) fn on_fetch(&mut self, now: Ms, req: FetchRequest, out: &mut Outbox) {
+        let (context, added) =
+            self.purgatory.sessions.new_context(now, req.session, &req.partitions, &req.forgotten);
+        if !added.is_empty()
+            && let FetchContext::Incremental(session_id) = context
+        {
+            out.emit(EventKind::FetchSessionPartitionsAdded {
+                leader: self.id,
+                follower: req.replica,
+                session_id,
+                added,
+            });
+        }
+        match context {
+            FetchContext::Error(error) => {
+                self.send_fetch_response(now, &req, Some(error), 0, Vec::new(), out)
+            }
+            FetchContext::Incremental(id) => self.serve_incremental(now, id, req, out),
+            FetchContext::Full | FetchContext::Sessionless => self.serve_listed(now, req, context, out),
+        }
+    }
+
+    /// Whether `req` comes from an earlier incarnation of its broker (KIP-903): every
+    /// partition answers NOT_LEADER_OR_FOLLOWER and nothing is recorded.
+    fn is_stale_incarnation(&self, req: &FetchRequest) -> bool {
+        self.brokers.get(&req.replica).is_some_and(|reg| reg.broker_epoch > req.broker_epoch)
+    }
+
+    /// Reads one partition for a follower fetch (R2.6–R2.8, R7.6), without the records the
+    /// leader replication throttle holds back ([`super::throttle`]).
+    fn read_for_follower(
+        &mut self,
+        now: Ms,
+        req: &FetchRequest,
+        fp: &FetchPartition,
+        stale: bool,
+        out: &mut Outbox,
+    ) -> FetchedPartition {
+        let _span = tracing::trace_span!("partition", tp = %fp.tp).entered();
+        let (replica, epoch) = (req.replica, req.broker_epoch);
+        let result = match stale {
+            true => None,
+            false => self.touch(now, &fp.tp, |p, ctx| p.on_follower_fetch(ctx, replica, epoch, fp, out)),
+        };
+        let mut fetched = FetchedPartition {
+            tp: fp.tp.clone(),
+            result: result.unwrap_or(Err(ErrorCode::NotLeaderOrFollower)),
+        };
+        self.throttle_read(now, replica, &mut fetched);
+        fetched
+    }
+
+    /// A full or sessionless fetch: every listed partition is read and answered.
+    fn serve_listed(&mut self, now: Ms, req: FetchRequest, context: FetchContext, out: &mut Outbox) {
+        let stale = self.is_stale_incarnation(&req);
+        let mut ready = req.partitions.is_empty() || req.max_wait_ms == 0;
+        let mut results = Vec::with_capacity(req.partitions.len());
+        for fp in &req.partitions {
+            let r = self.read_for_follower(now, &req, fp, stale, out);
+            ready |= has_news(fp, &r.result);
+            results.push(r);
+        }
+        if ready {
+            return self.respond_listed(now, &req, context, results, out);
+        }
+        let key = (req.replica, req.correlation_id);
+        for (i, fp) in req.partitions.iter().enumerate() {
+            self.purgatory.by_partition.entry(fp.tp.clone()).or_default().insert((key, i));
+        }
+        self.park(now, key, req, context);
+    }
+
+    /// Answers a full or sessionless fetch with `results`; a full one also tries to cache the
+    /// session (`FullFetchContext.updateAndGenerateResponseData`).
+    fn respond_listed(
+        &mut self,
+        now: Ms,
+        req: &FetchRequest,
+        context: FetchContext,
+        results: Vec<FetchedPartition>,
+        out: &mut Outbox,
+    ) {
+        let mut session_id = INVALID_SESSION_ID;
+        if context == FetchContext::Full {
+            let slots = self.config.max_incremental_fetch_session_cache_slots as usize;
+            session_id =
+                self.purgatory.sessions.maybe_create(now, req.replica, slots, &req.partitions, &results);
+            if session_id != INVALID_SESSION_ID {
+                let partitions = req.partitions.len();
+                out.emit(EventKind::FetchSessionCreated {
+                    leader: self.id,
+                    follower: req.replica,
+                    session_id,
+                    partitions,
+                });
+            }
+        }
+        self.send_fetch_response(now, req, None, session_id, results, out);
+    }
+
+    /// An incremental fetch: reads the session's pending partitions (those listed, changed on
+    /// this broker, or not idle); partitions found idle leave the pending set and cost
+    /// nothing until they change.
+    fn serve_incremental(&mut self, now: Ms, id: u32, req: FetchRequest, out: &mut Outbox) {
+        let stale = self.is_stale_incarnation(&req);
+        let pending = self.session_requests(id);
+        let mut ready = req.max_wait_ms == 0;
+        let mut results = Vec::with_capacity(pending.len());
+        for fp in &pending {
+            let r = self.read_for_follower(now, &req, fp, stale, out);
+            ready |= has_news(fp, &r.result);
+            if !stale {
+                self.maybe_idle(id, req.replica, fp, &r);
+            }
+            results.push(r);
+        }
+        if let Some(s) = self.purgatory.sessions.get_mut(id)
+            && !stale
+        {
+            s.record_fetch(now);
+        }
+        if ready {
+            return self.respond_incremental(now, &req, id, results, out);
+        }
+        let key = (req.replica, req.correlation_id);
+        self.purgatory.by_session.insert(id, key);
+        self.park(now, key, req, FetchContext::Incremental(id));
+    }
+
+    /// The request data the session caches for its pending partitions.
+    fn session_requests(&self, id: u32) -> Vec<FetchPartition> {
+        let Some(s) = self.purgatory.sessions.get(id) else { return Vec::new() };
+        s.pending.iter().filter_map(|tp| s.partitions.get(tp)).map(|c| c.request.clone()).collect()
+    }
+
+    /// A partition read with nothing to say whose follower is caught up and in the ISR
+    /// leaves the session's pending set.
+    fn maybe_idle(&mut self, id: u32, replica: BrokerId, fp: &FetchPartition, r: &FetchedPartition) {
+        let Some(s) = self.purgatory.sessions.get_mut(id) else { return };
+        let quiet = s.partitions.get(&fp.tp).is_some_and(|c| !c.would_respond(r));
+        if quiet
+            && let Some(p) = self.partitions.get_mut(&fp.tp)
+            && p.mark_idle_in_session(replica, fp, &s.clock)
+        {
+            s.pending.remove(&fp.tp);
+        }
+    }
+
+    /// Answers an incremental fetch with the partitions of `results` that have something to
+    /// say (`IncrementalFetchContext.updateAndGenerateResponseData`).
+    fn respond_incremental(
+        &mut self,
+        now: Ms,
+        req: &FetchRequest,
+        id: u32,
+        results: Vec<FetchedPartition>,
+        out: &mut Outbox,
+    ) {
+        let Some(s) = self.purgatory.sessions.get_mut(id) else {
+            return self.send_fetch_response(
+                now,
+                req,
+                Some(ErrorCode::FetchSessionIdNotFound),
+                0,
+                Vec::new(),
+                out,
+            );
+        };
+        let included = results
+            .into_iter()
+            .filter(|r| s.partitions.get_mut(&r.tp).is_some_and(|c| c.must_respond(r)))
+            .collect();
+        self.send_fetch_response(now, req, None, id, included, out);
+    }
+
+    /// Sends the answer, recording the bytes of its leader-throttled partitions.
+    fn send_fetch_response(
+        &mut self,
+        now: Ms,
+        req: &FetchRequest,
+        error: Option<ErrorCode>,
+        session_id: u32,
+        partitions: Vec<FetchedPartition>,
+        out: &mut Outbox,
+    ) {
+        self.record_leader_throttled(now, &partitions);
+        let resp = FetchResponse {
+            correlation_id: req.correlation_id,
+            leader: self.id,
+            error,
+            session_id,
+            partitions,
+        };
+        out.send(NodeId::Broker(req.replica), Message::FetchResponse(resp));
+    }
+
+    fn park(&mut self, now: Ms, key: ParkKey, request: FetchRequest, context: FetchContext) {
+        let deadline = now + request.max_wait_ms;
+        self.purgatory.deadlines.insert((deadline, key));
+        self.purgatory.parked.insert(key, ParkedFetch { request, deadline, context });
+    }
+
+    /// Completes a parked fetch: reads again what it waits on (`DelayedFetch.onComplete`).
+    fn complete_parked(&mut self, now: Ms, key: ParkKey, out: &mut Outbox) {
+        let Some(pf) = self.purgatory.parked.remove(&key) else { return };
+        self.purgatory.deadlines.remove(&(pf.deadline, key));
+        let replica = pf.request.replica;
+        let read = |b: &mut Self, fp: &FetchPartition| {
+            let mut r = match b.partitions.get(&fp.tp) {
+                Some(p) => p.read_for_parked(&b.ctx_for(now, &fp.tp), replica, fp),
+                None => FetchedPartition { tp: fp.tp.clone(), result: Err(ErrorCode::NotLeaderOrFollower) },
+            };
+            b.throttle_read(now, replica, &mut r);
+            r
+        };
+        if let FetchContext::Incremental(id) = pf.context {
+            self.purgatory.by_session.remove(&id);
+            let results = self.session_requests(id).iter().map(|fp| read(self, fp)).collect();
+            return self.respond_incremental(now, &pf.request, id, results, out);
+        }
+        for (i, fp) in pf.request.partitions.iter().enumerate() {
+            if let Some(keys) = self.purgatory.by_partition.get_mut(&fp.tp) {
+                keys.remove(&(key, i));
+                if keys.is_empty() {
+                    self.purgatory.by_partition.remove(&fp.tp);
+                }
+            }
+        }
+        let results = pf.request.partitions.iter().map(|fp| read(self, fp)).collect();
+        self.respond_listed(now, &pf.request, pf.context, results, out);
+    }
+
+    /// Completes the parked fetches whose wait ran out.
+    pub(super) fn expire_parked(&mut self, now: Ms, out: &mut Outbox) {
+        while let Some(&(due, key)) = self.purgatory.deadlines.first()
+            && due <= now
+        {
+            self.complete_parked(now, key, out);
+        }
+    }
+
+    /// Follows up on the partitions changed since the last call: the sessions that hold one
+    /// look at it on their next fetch, and parked fetches that it lets complete (new data, or
+    /// this replica stopped leading: `ReplicaManager.tryCompleteDelayedFetch` on the
+    /// partition's key) are answered.
+    pub(super) fn process_changes(&mut self, now: Ms, out: &mut Outbox) {
+        let changed = std::mem::take(&mut self.purgatory.changed);
+        let mut ready = std::collections::BTreeSet::new();
+        for tp in &changed {
+            let ids: Vec<u32> = self.purgatory.sessions.sessions_with(tp).collect();
+            for id in ids {
+                let Some(s) = self.purgatory.sessions.get_mut(id) else { continue };
+                s.pending.insert(tp.clone());
+                let fp = s.partitions.get(tp).map(|c| c.request.clone());
+                if let (Some(&key), Some(fp)) = (self.purgatory.by_session.get(&id), fp)
+                    && self.parked_partition_ready(now, key.0, &fp)
+                {
+                    ready.insert(key);
+                }
+            }
+            let listed: Vec<(ParkKey, FetchPartition)> = self
+                .purgatory
+                .by_partition
+                .get(tp)
+                .into_iter()
+                .flatten()
+                .filter_map(|&(key, i)| {
+                    Some((key, self.purgatory.parked.get(&key)?.request.partitions.get(i)?.clone()))
+                })
+                .collect();
+            for (key, fp) in listed {
+                if self.parked_partition_ready(now, key.0, &fp) {
+                    ready.insert(key);
+                }
+            }
+        }
+        for key in ready {
+            self.complete_parked(now, key, out);
+        }
+    }
+}

@@ -225,6 +225,11 @@ impl Broker {
         self.partitions.get(tp)
     }
 
+    /// Its replicas in (topic, partition) order (also while down: the logs are on disk).
+    pub fn partitions(&self) -> impl Iterator<Item = (&TopicPartition, &Partition)> {
+        self.partitions.iter()
+    }
+
     /// Bytes its logs' batches take in memory (kept even while it is down: they are its disk).
     pub fn log_memory_bytes(&self) -> u64 {
         self.partitions.values().map(|p| p.log.memory_bytes()).sum()

@@ -62,7 +62,6 @@ pub(super) fn build_world(spec: &ClusterSpec, local: &LocalSet) -> Result<Rc<Wor
         nodes: Default::default(),
         ledger: RefCell::new(Ledger::new()),
         log: RefCell::new(EventLog::default()),
-        poke: Default::default(),
         memory_budget: std::cell::Cell::new(MEMORY_BUDGET_BYTES),
         server_properties: RefCell::new(spec.broker_config.clone()),
         restart_pending: Default::default(),
@@ -77,7 +76,7 @@ pub(super) fn build_world(spec: &ClusterSpec, local: &LocalSet) -> Result<Rc<Wor
     for (i, p) in producers.into_iter().enumerate() {
         world.add_node(local, NodeId::Producer(i as u32), NodeCore::Producer(p));
     }
-    world.dispatch(NodeId::Controller, out);
+    world.dispatch(NodeId::Controller, &mut out);
     Ok(world)
 }
 

@@ -12,5 +12,6 @@ pub mod net;
 pub mod node;
 mod observe;
 pub mod snapshot;
+mod wake;
 pub use crate::sim::spec;
 pub mod world;

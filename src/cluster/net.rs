@@ -10,14 +10,15 @@
 //! into the heap and out to the inbox, with no allocation of its own.
 
 use super::link::{Link, LinkFaults};
+use super::wake::{Mailbox, Signal};
 use crate::config::NetConfig;
 use crate::sim::SimTime;
 use crate::sim::protocol::{Message, NodeId};
 use std::cell::RefCell;
 use std::cmp::Ordering;
 use std::collections::{BTreeMap, BTreeSet, BinaryHeap};
-use tokio::sync::Notify;
-use tokio::sync::mpsc::UnboundedSender;
+use std::rc::Rc;
+use std::task::Context;
 
 /// What a node's inbox receives: the sender and the message.
 pub type Delivery = (NodeId, Message);
@@ -56,7 +57,7 @@ struct NetState {
     queue: BinaryHeap<InFlight>,
     seq: u64,
     seed: u64,
-    routes: BTreeMap<NodeId, UnboundedSender<Delivery>>,
+    routes: BTreeMap<NodeId, Rc<Mailbox>>,
     /// The cluster-wide lab properties new links start with.
     defaults: NetConfig,
     /// Links in use, created on first use.
@@ -84,10 +85,13 @@ impl NetState {
         self.seq - 1
     }
 
-    fn enqueue(&mut self, now: SimTime, from: NodeId, to: NodeId, msg: Message) {
+    /// Puts a message on its way; says whether it arrives before every other one in flight
+    /// (then the delivery task's timer must move).
+    fn enqueue(&mut self, now: SimTime, from: NodeId, to: NodeId, msg: Message) -> bool {
         let at = self.link(from, to).arrival(now, msg.size_bytes());
         let seq = self.next_seq();
         self.queue.push(InFlight { at, seq, from, to, msg });
+        self.queue.peek().is_some_and(|m| m.seq == seq)
     }
 
     /// Keeps a message on the link until it runs again, in send order (`seq`).
@@ -119,7 +123,8 @@ fn fate(faults: LinkFaults, from: NodeId, msg: &Message) -> Option<bool> {
 #[derive(Default)]
 pub struct Network {
     state: RefCell<NetState>,
-    wake: Notify,
+    /// Raised when a message is queued, so the delivery task re-reads the next arrival.
+    wake: Signal,
 }
 
 impl Network {
@@ -135,14 +140,18 @@ impl Network {
         net
     }
 
-    /// Connects a running node's inbox, or disconnects it (`None`: the process is down, and
-    /// requests to it are refused).
-    pub fn set_route(&self, node: NodeId, inbox: Option<UnboundedSender<Delivery>>) {
+    /// Connects a running node's mailbox, or disconnects it (`None`: the process is down, and
+    /// requests to it are refused). The mailbox it replaces is closed.
+    pub(crate) fn set_route(&self, node: NodeId, mailbox: Option<Rc<Mailbox>>) {
         let mut s = self.state.borrow_mut();
-        match inbox {
-            Some(tx) => s.routes.insert(node, tx),
+        let old = match mailbox {
+            Some(m) => s.routes.insert(node, m),
             None => s.routes.remove(&node),
         };
+        drop(s);
+        if let Some(old) = old {
+            old.close();
+        }
     }
 
     /// The cluster-wide lab properties.
@@ -202,12 +211,13 @@ impl Network {
             }
         }
         drop(s);
-        self.wake.notify_one();
+        self.wake.raise();
     }
 
     /// Queues a message on the link `from → to` at `now` (see [`Link::arrival`]). A cut link
     /// drops it (but keeps the controller's metadata, see [`fate`]); a held link keeps it until
-    /// released.
+    /// released. The delivery task is woken only when the message arrives before every other
+    /// one in flight: otherwise its timer already stands early enough.
     pub fn send(&self, now: SimTime, from: NodeId, to: NodeId, msg: Message) {
         tracing::trace!(t = %now, ?from, ?to, api = msg.api_name(), "send");
         let mut s = self.state.borrow_mut();
@@ -217,7 +227,11 @@ impl Network {
             open.remove(&(to, c));
         }
         match fate(s.faults(from, to), from, &msg) {
-            None => s.enqueue(now, from, to, msg),
+            None => {
+                if !s.enqueue(now, from, to, msg) {
+                    return;
+                }
+            }
             Some(true) => {
                 let seq = s.next_seq();
                 s.keep(seq, from, to, msg);
@@ -228,7 +242,7 @@ impl Network {
             }
         }
         drop(s);
-        self.wake.notify_one();
+        self.wake.raise();
     }
 
     /// A process died: the OS closes its sockets, so every peer waiting on a request it had
@@ -295,9 +309,9 @@ impl Network {
             return true;
         }
         match s.routes.get(&to) {
-            Some(tx) => {
+            Some(mailbox) => {
                 let request = msg.correlation_id();
-                let _ = tx.send((from, msg));
+                mailbox.push((from, msg));
                 if let Some(c) = request {
                     s.open.entry(to).or_default().insert((from, c));
                 }
@@ -319,57 +333,66 @@ impl Network {
         while self.deliver_next(now) {}
     }
 
-    /// Waits until a new message is queued.
-    pub async fn changed(&self) {
-        self.wake.notified().await;
+    /// Whether a message was queued since the last call; if not, the polling task is woken
+    /// when one is.
+    pub(crate) fn poll_changed(&self, cx: &Context<'_>) -> bool {
+        if self.wake.take() {
+            return true;
+        }
+        self.wake.register(cx);
+        false
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use tokio::sync::mpsc;
 
-    fn drain(rx: &mut mpsc::UnboundedReceiver<Delivery>) -> Vec<Delivery> {
-        std::iter::from_fn(|| rx.try_recv().ok()).collect()
+    fn drain(rx: &Mailbox) -> Vec<Delivery> {
+        rx.drain()
+    }
+
+    fn mailbox() -> (Rc<Mailbox>, Rc<Mailbox>) {
+        let m = Rc::new(Mailbox::default());
+        (m.clone(), m)
     }
 
     #[test]
     fn a_handshake_is_accepted_while_the_server_runs_and_refused_while_it_is_down() {
         let net = Network::new(1, NetConfig::default());
         let (client, server) = (NodeId::Producer(0), NodeId::Broker(1));
-        let (tx, mut rx) = mpsc::unbounded_channel();
+        let (tx, rx) = mailbox();
         net.set_route(client, Some(tx));
         net.send(SimTime::from_ms(0), client, server, Message::Connect);
         net.deliver_due(SimTime::from_ms(1));
         net.deliver_due(SimTime::from_ms(2));
-        assert_eq!(drain(&mut rx), vec![(server, Message::Disconnected { peer: server, correlation_id: 0 })]);
+        assert_eq!(drain(&rx), vec![(server, Message::Disconnected { peer: server, correlation_id: 0 })]);
 
-        let (broker_tx, _broker_rx) = mpsc::unbounded_channel();
+        let (broker_tx, _broker_rx) = mailbox();
         net.set_route(server, Some(broker_tx));
         net.send(SimTime::from_ms(10), client, server, Message::Connect);
         net.deliver_due(SimTime::from_ms(11));
         net.deliver_due(SimTime::from_ms(12));
-        assert_eq!(drain(&mut rx), vec![(server, Message::Connected { peer: server })]);
+        assert_eq!(drain(&rx), vec![(server, Message::Connected { peer: server })]);
 
         // The server's process dies: its connected client hears at once.
         net.set_route(server, None);
         net.reset_connections(SimTime::from_ms(20), server);
         net.deliver_due(SimTime::from_ms(21));
-        assert_eq!(drain(&mut rx), vec![(server, Message::Disconnected { peer: server, correlation_id: 0 })]);
+        assert_eq!(drain(&rx), vec![(server, Message::Disconnected { peer: server, correlation_id: 0 })]);
         // Only once: the connection is gone.
         net.reset_connections(SimTime::from_ms(30), server);
         net.deliver_due(SimTime::from_ms(31));
-        assert!(drain(&mut rx).is_empty());
+        assert!(drain(&rx).is_empty());
     }
 
     #[test]
     fn a_cut_drops_requests_but_keeps_the_metadata_log_for_after_the_heal() {
         let net = Network::new(1, NetConfig::default());
         let (broker, controller) = (NodeId::Broker(1), NodeId::Controller);
-        let (tx, mut rx) = mpsc::unbounded_channel();
+        let (tx, rx) = mailbox();
         net.set_route(broker, Some(tx));
-        let (ctx, mut crx) = mpsc::unbounded_channel();
+        let (ctx, crx) = mailbox();
         net.set_route(controller, Some(ctx));
         let cut = LinkFaults { cut: true, ..LinkFaults::default() };
         net.set_faults(SimTime::ZERO, controller, broker, cut);
@@ -383,20 +406,20 @@ mod tests {
             Message::Heartbeat { broker: 1, broker_epoch: 1, want_shutdown: false },
         );
         net.deliver_due(SimTime::from_ms(100));
-        assert!(drain(&mut rx).is_empty() && drain(&mut crx).is_empty(), "nothing crosses a cut");
+        assert!(drain(&rx).is_empty() && drain(&crx).is_empty(), "nothing crosses a cut");
         net.set_faults(SimTime::from_ms(200), controller, broker, LinkFaults::default());
         net.set_faults(SimTime::from_ms(200), broker, controller, LinkFaults::default());
         net.deliver_due(SimTime::from_ms(201));
-        assert_eq!(drain(&mut rx), vec![(controller, metadata)], "the broker reads the metadata it missed");
-        assert!(drain(&mut crx).is_empty(), "the heartbeat is gone");
+        assert_eq!(drain(&rx), vec![(controller, metadata)], "the broker reads the metadata it missed");
+        assert!(drain(&crx).is_empty(), "the heartbeat is gone");
     }
 
     #[test]
     fn a_held_link_delivers_in_order_on_release_and_the_other_direction_flows() {
         let net = Network::new(1, NetConfig::default());
         let (a, b) = (NodeId::Broker(1), NodeId::Broker(2));
-        let (atx, mut arx) = mpsc::unbounded_channel();
-        let (btx, mut brx) = mpsc::unbounded_channel();
+        let (atx, arx) = mailbox();
+        let (btx, brx) = mailbox();
         net.set_route(a, Some(atx));
         net.set_route(b, Some(btx));
         net.set_faults(SimTime::ZERO, a, b, LinkFaults { held: true, ..LinkFaults::default() });
@@ -405,12 +428,12 @@ mod tests {
         }
         net.send(SimTime::from_ms(1), b, a, Message::Connected { peer: b });
         net.deliver_due(SimTime::from_ms(50));
-        assert!(drain(&mut brx).is_empty());
-        assert_eq!(drain(&mut arx).len(), 1, "B's messages to A still arrive");
+        assert!(drain(&brx).is_empty());
+        assert_eq!(drain(&arx).len(), 1, "B's messages to A still arrive");
         net.set_faults(SimTime::from_ms(60), a, b, LinkFaults::default());
         assert!(net.next_due().is_some_and(|t| t >= SimTime::from_micros(60_250)), "sent at the release");
         net.deliver_due(SimTime::from_ms(61));
-        let got: Vec<NodeId> = drain(&mut brx)
+        let got: Vec<NodeId> = drain(&brx)
             .into_iter()
             .map(|(_, m)| match m {
                 Message::Connected { peer } => peer,

@@ -2,6 +2,7 @@
 //! does) and a process state (whether it runs). Controllers, brokers and producers are all
 //! nodes; consumers and wire clients will be new roles, not new collections.
 
+use super::wake::Mailbox;
 use crate::sim::Ms;
 use crate::sim::broker::Broker;
 use crate::sim::controller::QuorumController;
@@ -95,6 +96,8 @@ pub(crate) struct Node {
     /// runs, and a frozen broker can be shutting down).
     pub frozen: Cell<Option<Frozen>>,
     pub task: RefCell<Option<JoinHandle<()>>>,
+    /// The running task's mailbox, through which commands poke it (none while it is down).
+    pub mailbox: RefCell<Option<Rc<Mailbox>>>,
 }
 
 impl Node {
@@ -106,6 +109,7 @@ impl Node {
             state: Cell::new(ProcessState::Running),
             frozen: Cell::new(None),
             task: RefCell::new(None),
+            mailbox: RefCell::new(None),
         }
     }
 
@@ -119,6 +123,7 @@ impl Node {
         if let Some(task) = self.task.borrow_mut().take() {
             task.abort();
         }
+        self.mailbox.borrow_mut().take();
         self.frozen.set(None);
     }
 }
@@ -141,6 +146,13 @@ impl Registry {
     /// One node by id.
     pub fn get(&self, id: NodeId) -> Option<Rc<Node>> {
         self.nodes.borrow().get(&id).cloned()
+    }
+
+    /// Calls `f` on every node, in id order.
+    pub fn for_each(&self, mut f: impl FnMut(&Node)) {
+        for node in self.nodes.borrow().values() {
+            f(node);
+        }
     }
 
     /// Every node with the given role, in id order.

@@ -3,8 +3,9 @@
 //! and fire timers. Tasks only move messages; all protocol decisions happen in the cores.
 
 use super::events::EventLog;
-use super::net::{Delivery, Network};
+use super::net::Network;
 use super::node::{Frozen, Node, NodeCore, ProcessState, Registry, Role};
+use super::wake::{Mailbox, Woken};
 use crate::config::BrokerConfig;
 use crate::sim::audit::Ledger;
 use crate::sim::broker::Broker;
@@ -15,11 +16,12 @@ use crate::sim::protocol::{Message, NodeId};
 use crate::sim::{BrokerId, Ms, Outbox, SimTime, TopicPartition};
 use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet};
+use std::future::poll_fn;
+use std::pin::Pin;
 use std::rc::Rc;
-use tokio::sync::Notify;
-use tokio::sync::mpsc::{self, UnboundedReceiver};
+use std::task::{Context, Poll};
 use tokio::task::{JoinHandle, LocalSet};
-use tokio::time::{Duration, Instant};
+use tokio::time::{Duration, Instant, Sleep};
 
 /// Most bytes the logs' batches and the audit ledger may take before isrlab stops the
 /// producers: a last resort (2 GiB). Retention bounds memory in normal use; only a long run
@@ -133,8 +135,6 @@ pub(crate) struct World {
     pub nodes: Registry,
     pub ledger: RefCell<Ledger>,
     pub log: RefCell<EventLog>,
-    /// Wakes every task so it re-reads its core's timers after an outside change.
-    pub poke: Rc<Notify>,
     /// Record copies the logs may hold before the producers are stopped.
     pub memory_budget: std::cell::Cell<u64>,
     /// The broker config every process reads from its `server.properties` when it starts:
@@ -229,28 +229,33 @@ impl World {
     }
 
     /// Carries out what a core asked for, at the current instant (µs): sends, events, ledger
-    /// updates.
-    pub fn dispatch(&self, from: NodeId, out: Outbox) {
-        let now = self.now_us();
-        for (to, msg) in out.sends {
+    /// updates. Leaves `out` empty for the next turn (its buffers are kept).
+    pub fn dispatch(&self, from: NodeId, out: &mut Outbox) {
+        self.dispatch_at(self.now_us(), from, out);
+    }
+
+    /// [`World::dispatch`] by a caller that has read the clock: `now` is the current instant.
+    fn dispatch_at(&self, now: SimTime, from: NodeId, out: &mut Outbox) {
+        for (to, msg) in out.sends.drain(..) {
             self.net.send(now, from, to, msg);
         }
-        let mut events = out.events;
-        for acked in &out.acked {
+        let events = &mut out.events;
+        for acked in out.acked.drain(..) {
             let leader = self.leader_of(&acked.tp);
             let core = leader.and_then(|l| self.broker(l));
             let broker = core.as_ref().map(|b| b.borrow());
             let log = broker.as_ref().and_then(|b| b.partition(&acked.tp)).map(|p| &p.log);
             let pair = leader.zip(log);
-            self.ledger.borrow_mut().on_acked(acked, pair, &mut events);
+            self.ledger.borrow_mut().on_acked(&acked, pair, events);
         }
-        for tp in &out.touched {
-            self.reconcile(tp, &mut events);
+        for tp in out.touched.drain(..) {
+            self.reconcile(&tp, events);
         }
         let mut log = self.log.borrow_mut();
-        for kind in events {
+        for kind in events.drain(..) {
             log.push(now, kind);
         }
+        out.fsyncs = 0;
     }
 
     /// The partition's leader in the published metadata.
@@ -284,10 +289,13 @@ impl World {
     pub fn start_task<'a>(self: &Rc<Self>, local: impl Into<Spawner<'a>>, node: &Node) {
         let local = local.into();
         node.abort_task();
+        let mailbox = Rc::new(Mailbox::default());
+        self.net.set_route(node.id, Some(mailbox.clone()));
+        *node.mailbox.borrow_mut() = Some(mailbox.clone());
         let task = match &node.core {
-            NodeCore::Controller(c) => self.spawn_node(local, node.id, c.clone()),
-            NodeCore::Broker(b) => self.spawn_node(local, node.id, b.clone()),
-            NodeCore::Producer(p) => self.spawn_node(local, node.id, p.clone()),
+            NodeCore::Controller(c) => local.spawn(run_node(self.clone(), node.id, c.clone(), mailbox)),
+            NodeCore::Broker(b) => local.spawn(run_node(self.clone(), node.id, b.clone(), mailbox)),
+            NodeCore::Producer(p) => local.spawn(run_node(self.clone(), node.id, p.clone(), mailbox)),
         };
         *node.task.borrow_mut() = Some(task);
         node.state.set(ProcessState::Running);
@@ -300,17 +308,6 @@ impl World {
         self.net.set_route(node.id, None);
         self.net.reset_connections(self.now_us(), node.id);
         node.state.set(ProcessState::Crashed { since: now });
-    }
-
-    fn spawn_node<C: Core + 'static>(
-        self: &Rc<Self>,
-        local: Spawner<'_>,
-        node: NodeId,
-        core: Rc<RefCell<C>>,
-    ) -> JoinHandle<()> {
-        let (tx, rx) = mpsc::unbounded_channel();
-        self.net.set_route(node, Some(tx));
-        local.spawn(run_node(self.clone(), node, core, rx))
     }
 
     /// Pauses a running node's process at `now` (`freeze`), thawing it by itself after
@@ -344,7 +341,11 @@ impl World {
 
     /// Makes every task re-read its core's timers (after a command changed a core directly).
     pub fn poke_all(&self) {
-        self.poke.notify_waiters();
+        self.nodes.for_each(|n| {
+            if let Some(m) = n.mailbox.borrow().as_ref() {
+                m.poke();
+            }
+        });
     }
 
     /// Bytes the logs' batches and the audit ledger take (what memory grows with): every
@@ -399,16 +400,16 @@ impl World {
         self.poke_all();
     }
 
-    /// Starts the network's delivery task.
+    /// Starts the network's delivery task: one timer, reset to the next arrival when it
+    /// changes, and the network's signal for new messages.
     pub fn spawn_network(self: &Rc<Self>, local: &LocalSet) {
         let world = self.clone();
         local.spawn_local(async move {
+            let mut timer = Timer::new(&world);
             loop {
-                let due = world.net.next_due();
-                tokio::select! {
-                    biased;
-                    _ = world.net.changed() => {}
-                    _ = sleep_until(&world, due) => world.net.deliver_due(world.now_us()),
+                timer.set(&world, world.net.next_due());
+                if timer.fires_before(|cx| world.net.poll_changed(cx)).await {
+                    world.net.deliver_due(world.now_us());
                 }
             }
         });
@@ -424,34 +425,68 @@ pub(crate) fn node_label(node: NodeId) -> String {
     }
 }
 
-async fn sleep_until(world: &World, at: Option<SimTime>) {
-    match at {
-        Some(t) => tokio::time::sleep_until(world.instant(t)).await,
-        None => std::future::pending().await,
+/// How far ahead an unarmed [`Timer`] sleeps: never reached (tokio time runs a thousand times
+/// slow, so this is over a year of sim time).
+const NEVER: Duration = Duration::from_secs(1 << 35);
+
+/// A task's one timer: a tokio `Sleep` kept for the task's life and moved only when its
+/// deadline changes, instead of a new timer-wheel entry on every turn of the task's loop.
+struct Timer {
+    sleep: Pin<Box<Sleep>>,
+    /// When it fires; `None`: never.
+    at: Option<SimTime>,
+}
+
+impl Timer {
+    /// A timer that never fires.
+    fn new(world: &World) -> Self {
+        Timer { sleep: Box::pin(tokio::time::sleep_until(world.start + NEVER)), at: None }
+    }
+
+    /// Moves it to fire at `at` (never for `None`), when that is not where it stands.
+    fn set(&mut self, world: &World, at: Option<SimTime>) {
+        if at != self.at {
+            self.at = at;
+            self.sleep.as_mut().reset(at.map_or(world.start + NEVER, |t| world.instant(t)));
+        }
+    }
+
+    /// Whether it has fired; if not, the polling task is woken when it does.
+    fn poll(&mut self, cx: &mut Context<'_>) -> bool {
+        self.at.is_some() && self.sleep.as_mut().poll(cx).is_ready()
+    }
+
+    /// Waits for `signalled` (polled first) or for the timer: true when the timer fired.
+    async fn fires_before(&mut self, mut signalled: impl FnMut(&mut Context<'_>) -> bool) -> bool {
+        poll_fn(|cx| {
+            if signalled(cx) {
+                Poll::Ready(false)
+            } else if self.poll(cx) {
+                Poll::Ready(true)
+            } else {
+                Poll::Pending
+            }
+        })
+        .await
     }
 }
 
-/// One node's task: deliver messages to its core, fire its timers, dispatch its outbox.
-async fn run_node<C: Core>(
-    world: Rc<World>,
-    node: NodeId,
-    core: Rc<RefCell<C>>,
-    mut inbox: UnboundedReceiver<Delivery>,
-) {
+/// One node's task: deliver messages to its core, fire its timers, dispatch its outbox. It
+/// waits on its mailbox and its one timer; its outbox is reused from turn to turn.
+async fn run_node<C: Core>(world: Rc<World>, node: NodeId, core: Rc<RefCell<C>>, mailbox: Rc<Mailbox>) {
     let mut last_tick = None;
     let this = world.node(node);
+    let mut timer = Timer::new(&world);
+    let mut out = Outbox::default();
     loop {
+        // A poke asks the task to re-read its core, which this turn does anyway.
+        mailbox.clear_poke();
         if let Some(frozen) = this.as_ref().and_then(|n| n.frozen.get()) {
             // Paused: nothing is read and no timer fires until a thaw pokes, or its time is up.
-            let poke = world.poke.clone();
-            tokio::select! {
-                biased;
-                _ = poke.notified() => {}
-                _ = sleep_until(&world, frozen.until.map(SimTime::from_ms)) => {
-                    if let Some(n) = &this {
-                        world.thaw(n, world.now());
-                    }
-                }
+            timer.set(&world, frozen.until.map(SimTime::from_ms));
+            let thawed = timer.fires_before(|cx| mailbox.poll_poke(cx)).await;
+            if let Some(n) = this.as_ref().filter(|_| thawed) {
+                world.thaw(n, world.now());
             }
             continue;
         }
@@ -462,15 +497,19 @@ async fn run_node<C: Core>(
         {
             due = Some(t + 1);
         }
-        let mut out = Outbox::default();
-        let now;
-        let poke = world.poke.clone();
-        tokio::select! {
-            biased;
-            _ = poke.notified() => continue,
-            msg = inbox.recv() => {
-                let Some((from, msg)) = msg else { return };
-                now = world.now();
+        timer.set(&world, due.map(SimTime::from_ms));
+        let woken = poll_fn(|cx| match mailbox.poll(cx) {
+            Some(woken) => Poll::Ready(Some(woken)),
+            None if timer.poll(cx) => Poll::Ready(None),
+            None => Poll::Pending,
+        })
+        .await;
+        let now_us = world.now_us();
+        let now = now_us.as_ms();
+        match woken {
+            Some(Woken::Poked) => continue,
+            Some(Woken::Closed) => return,
+            Some(Woken::Message((from, msg))) => {
                 let _node = tracing::debug_span!("node", id = %node_label(node), t = now).entered();
                 let _request =
                     tracing::debug_span!("request", from = %node_label(from), api = msg.api_name()).entered();
@@ -478,21 +517,22 @@ async fn run_node<C: Core>(
                 tracing::trace!(?msg, "message");
                 core.borrow_mut().handle(now, from, msg, &mut out);
             }
-            _ = sleep_until(&world, due.map(SimTime::from_ms)) => {
-                now = world.now();
+            None => {
                 last_tick = Some(now);
                 let _span = tracing::trace_span!("node", id = %node_label(node), t = now).entered();
                 core.borrow_mut().on_tick(now, &mut out);
             }
         }
         let stall = core.borrow().stall_ms(&out);
+        let mut sent_at = now_us;
         if stall > 0 {
             // The fsync blocks the broker: nothing goes out, and nothing else is read, until the
             // slow disk is done (Kafka appends and flushes on the request's own thread).
-            let done = world.now_us().plus_micros(stall.saturating_mul(1000));
+            let done = now_us.plus_micros(stall.saturating_mul(1000));
             tokio::time::sleep_until(world.instant(done)).await;
+            sent_at = world.now_us();
         }
-        world.dispatch(node, out);
+        world.dispatch_at(sent_at, node, &mut out);
         if core.borrow().has_exited() {
             world.on_exited(node, now);
             return;

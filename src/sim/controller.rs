@@ -373,7 +373,7 @@ impl QuorumController {
             brokers: self.brokers.values().filter(|b| b.registered).map(BrokerInfo::registration).collect(),
             partitions: self.partitions().cloned().collect(),
             topic_configs: self.topics.values().map(|t| (t.name.clone(), t.config.clone())).collect(),
-            broker_config: Some(self.config.clone()),
+            broker_config: Some(Arc::new(self.config.clone())),
         }
     }
 
@@ -556,7 +556,7 @@ impl QuorumController {
         config.validate()?;
         if config != self.config {
             self.config = config;
-            self.pending.broker_config = Some(self.config.clone());
+            self.pending.broker_config = Some(Arc::new(self.config.clone()));
         }
         self.after_write(now);
         self.flush(out);

@@ -44,6 +44,10 @@ impl PageCache {
 
     /// Records written up to `leo` at `now` sit dirty in the page cache.
     pub fn written(&mut self, now: Ms, leo: Offset) {
+        debug_assert!(
+            self.dirty.back().is_none_or(|&(_, end)| end <= leo),
+            "a write never ends below the last"
+        );
         match self.dirty.back_mut() {
             Some(last) if last.0 == now => last.1 = leo,
             _ => self.dirty.push_back((now, leo)),
@@ -53,7 +57,7 @@ impl PageCache {
     /// An fsync of everything below `leo` at `now` (Kafka's `UnifiedLog.flush`).
     pub fn flush(&mut self, now: Ms, leo: Offset) {
         self.flushed = self.flushed.max(leo);
-        self.dirty.retain(|&(_, end)| end > self.flushed);
+        self.forget_flushed();
         self.last_flush = now;
     }
 
@@ -84,7 +88,16 @@ impl PageCache {
     /// as short as the dirty data (the OS writeback is not a Kafka flush: `last_flush` stays).
     pub fn write_back(&mut self, now: Ms, expire_ms: Ms, writeback_ms: Ms) {
         self.flushed = self.on_disk(now, expire_ms, writeback_ms);
-        self.dirty.retain(|&(_, end)| end > self.flushed);
+        self.forget_flushed();
+    }
+
+    /// Drops the dirty writes now on disk. Their ends never decrease (a write ends at the LEO
+    /// after it; a truncation lowers every end to the same LEO), so those are the oldest ones:
+    /// the work is the number dropped, not the length of the list (this runs on every append).
+    fn forget_flushed(&mut self) {
+        while self.dirty.front().is_some_and(|&(_, end)| end <= self.flushed) {
+            self.dirty.pop_front();
+        }
     }
 }
 

@@ -59,7 +59,7 @@ impl MetadataImage {
             self.brokers.insert(b.id, *b);
         }
         if let Some(c) = &delta.broker_config {
-            self.broker_config = c.clone();
+            self.broker_config = BrokerConfig::clone(c);
         }
         for (name, config) in &delta.topic_configs {
             self.topic_mut(name).config = config.clone();
@@ -160,7 +160,11 @@ mod tests {
         let mut image = MetadataImage::default();
         let reg = BrokerRegistration { id: 2, broker_epoch: 7, fenced: true, in_controlled_shutdown: false };
         let config = BrokerConfig { min_insync_replicas: 2, ..Default::default() };
-        image.apply(&MetadataDelta { brokers: vec![reg], broker_config: Some(config), ..Default::default() });
+        image.apply(&MetadataDelta {
+            brokers: vec![reg],
+            broker_config: Some(config.into()),
+            ..Default::default()
+        });
         assert_eq!(image.broker(2), Some(&reg));
         assert_eq!(image.broker(1), None);
         assert_eq!(image.broker_config().min_insync_replicas, 2);

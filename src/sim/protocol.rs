@@ -321,8 +321,9 @@ pub struct MetadataDelta {
     pub partitions: Vec<PartitionState>,
     /// Changed topic configs (topic name, its overrides).
     pub topic_configs: Vec<(Arc<str>, TopicConfig)>,
-    /// The cluster-wide dynamic broker config, when it changed.
-    pub broker_config: Option<BrokerConfig>,
+    /// The cluster-wide dynamic broker config, when it changed (shared: the controller sends
+    /// the same delta to every broker, and a config is large next to the other fields).
+    pub broker_config: Option<Arc<BrokerConfig>>,
 }
 
 /// A replica id plus the broker epoch the leader saw in its fetches (KIP-903).

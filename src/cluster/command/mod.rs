@@ -231,7 +231,7 @@ impl Command {
         let now = world.now_us();
         let mut out = Outbox::default();
         let applied = self.apply_unit(world, spawner, &mut out)?;
-        world.dispatch(applied.origin, out);
+        world.dispatch(applied.origin, &mut out);
         world.poke_all();
         world.log.borrow_mut().record_command(now, self.clone());
         Ok(Answer { note: applied.note })

@@ -62,7 +62,7 @@ pub(crate) fn add_producer(world: &Rc<World>, spawner: Spawner<'_>, topic: &str)
     let mut out = Outbox::default();
     client.borrow_mut().handle(world.now(), Message::Metadata(image), &mut out);
     world.add_node(spawner, NodeId::Producer(index), NodeCore::Producer(client));
-    world.dispatch(NodeId::Producer(index), out);
+    world.dispatch(NodeId::Producer(index), &mut out);
     index
 }
 

@@ -91,7 +91,7 @@ async fn drive(world: Rc<World>, order: Vec<BrokerId>, wait: bool) {
         let mut out = Outbox::default();
         restart::start(&world, Spawner::Current, b, &mut out);
         out.emit(EventKind::Roll(RollStep::Restarted(b)));
-        world.dispatch(NodeId::Broker(b), out);
+        world.dispatch(NodeId::Broker(b), &mut out);
         world.poke_all();
         if wait && !back_in_every_isr(&world, b).await {
             world.rolling.set(false);
@@ -105,7 +105,7 @@ async fn drive(world: Rc<World>, order: Vec<BrokerId>, wait: bool) {
 fn emit(world: &World, step: RollStep) {
     let mut out = Outbox::default();
     out.emit(EventKind::Roll(step));
-    world.dispatch(NodeId::Controller, out);
+    world.dispatch(NodeId::Controller, &mut out);
 }
 
 async fn tick(world: &World) {
@@ -130,7 +130,7 @@ async fn stop(world: &Rc<World>, b: BrokerId) {
                     asked = true;
                     out.emit(EventKind::Roll(RollStep::Stopping(b)));
                 }
-                world.dispatch(NodeId::Broker(b), out);
+                world.dispatch(NodeId::Broker(b), &mut out);
                 world.poke_all();
             }
             ProcessState::Running => {}

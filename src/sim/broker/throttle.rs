@@ -203,7 +203,7 @@ mod tests {
                 leader_recovery: LeaderRecoveryState::Recovered,
             }],
             topic_configs: vec![(Arc::from("foo"), topic)],
-            broker_config: Some(config.clone()),
+            broker_config: Some(Arc::new(config.clone())),
         }
     }
 

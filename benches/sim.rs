@@ -8,7 +8,9 @@
 //!   and 5 000 records/s.
 //! - `sim large`: 50 brokers and one topic of 5 000 partitions (RF 3) at 100 records/s, 10 s
 //!   of sim time per iteration after a 30 s start-up; throughput = × real time.
-//! - `snapshot`: one dashboard snapshot of the default cluster and of the large one.
+//! - `snapshot`: one dashboard snapshot of the default cluster and of the large one (again
+//!   at once: nothing changed; and one frame, 33 ms of sim time, later: what the live
+//!   dashboard pays per frame at 1×, the sim's own time not counted).
 //!
 //! Each group takes a name filter, e.g. `cargo bench --bench sim -- 'sim hour/1000'`. The hour
 //! runs are long, so criterion's smallest sample (10) is used. Wall time by default;
@@ -17,6 +19,7 @@
 mod common;
 
 use common::{Clock, LARGE_START_MS, default_at, large_cluster};
+use criterion::measurement::Measurement;
 use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
 use isrlab::cluster::handle::Sim;
 use isrlab::cluster::spec::ClusterSpec;
@@ -91,6 +94,24 @@ fn snapshot(c: &mut Criterion<Clock>) {
     group.bench_function("50 brokers, 5000 partitions", |b| {
         let sim = large_cluster();
         b.iter(|| black_box(sim.snapshot()))
+    });
+    // What the live dashboard pays per frame at 1×: sim time moves one frame (33 ms, not
+    // measured), then the snapshot is taken (measured).
+    group.bench_function("50 brokers, 5000 partitions, one frame later", |b| {
+        let mut sim = large_cluster();
+        black_box(sim.snapshot());
+        b.iter_custom(|iters| {
+            let mut spent = Duration::ZERO;
+            for _ in 0..iters {
+                let t = sim.now() + 33;
+                sim.advance_to(t);
+                let clock = Clock::from_env();
+                let start = clock.start();
+                black_box(sim.snapshot());
+                spent += clock.end(start);
+            }
+            spent
+        })
     });
     group.finish();
 }

@@ -119,9 +119,9 @@ mod tests {
                 topic("t", 2, &["min.insync.replicas=2", "unclean.leader.election.enable=true"]),
             ],
             partitions: vec![
-                partition("a", 0, Some(3), &[3, 1, 2], &[3, 1, 2]),
-                partition("t", 0, Some(1), &[1, 2, 3], &[1, 2]),
-                partition("t", 1, None, &[2, 3, 1], &[2]),
+                partition("a", 0, Some(3), &[3, 1, 2], &[3, 1, 2]).into(),
+                partition("t", 0, Some(1), &[1, 2, 3], &[1, 2]).into(),
+                partition("t", 1, None, &[2, 3, 1], &[2]).into(),
             ],
             ..Default::default()
         };
@@ -139,8 +139,8 @@ Topic: t\tTopicId: tId0000000000000000\tPartitionCount: 2\tReplicationFactor: 3\
         let snap = Snapshot {
             topics: vec![topic("t", 1, &[]), topic("t-1", 1, &[])],
             partitions: vec![
-                partition("t", 0, Some(1), &[1], &[1]),
-                partition("t-1", 0, Some(2), &[2], &[2]),
+                partition("t", 0, Some(1), &[1], &[1]).into(),
+                partition("t-1", 0, Some(2), &[2], &[2]).into(),
             ],
             ..Default::default()
         };
@@ -156,8 +156,8 @@ Topic: t\tTopicId: tId0000000000000000\tPartitionCount: 2\tReplicationFactor: 3\
     fn zookeeper_state_znodes_like_the_seed() {
         let snap = Snapshot {
             partitions: vec![
-                partition("secondTopic", 1, Some(0), &[0, 1], &[0, 1]),
-                partition("t", 0, None, &[2], &[2]),
+                partition("secondTopic", 1, Some(0), &[0, 1], &[0, 1]).into(),
+                partition("t", 0, None, &[2], &[2]).into(),
             ],
             ..Default::default()
         };

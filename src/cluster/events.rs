@@ -219,6 +219,11 @@ impl EventLog {
         self.isr_changes.get(tp).copied().unwrap_or_default()
     }
 
+    /// ISR changes per partition so far, in (topic, partition) order (partitions with some).
+    pub fn isr_changes_by_partition(&self) -> impl Iterator<Item = (&TopicPartition, IsrChanges)> {
+        self.isr_changes.iter().map(|(tp, c)| (tp, *c))
+    }
+
     /// Hash of the whole trace so far.
     pub fn trace_hash(&self) -> u64 {
         self.hasher.finish()

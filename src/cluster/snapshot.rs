@@ -1,5 +1,6 @@
 //! An immutable picture of the whole cluster at one sim instant. The UI, the headless runner
-//! and the expectations read only this; its cost is O(partitions).
+//! and the expectations read only this. Building one costs O(partitions) comparisons, and
+//! allocations only for the partitions that changed since the previous one.
 
 use crate::config::{BrokerConfig, Semantics};
 use crate::sim::events::ClusterEvent;
@@ -25,8 +26,9 @@ pub struct Snapshot {
     pub brokers: Vec<BrokerView>,
     /// Topics in name order.
     pub topics: Vec<TopicView>,
-    /// Partitions in (topic, partition) order.
-    pub partitions: Vec<PartitionView>,
+    /// Partitions in (topic, partition) order. Shared: a view that did not change since the
+    /// previous snapshot is the same `Arc` (see `observe`), so holding many snapshots is cheap.
+    pub partitions: Vec<Arc<PartitionView>>,
     /// Producers in index order.
     pub producers: Vec<ProducerView>,
     /// Cluster-wide broker config as stored (`server.properties`, what a broker reads at its
@@ -231,7 +233,7 @@ pub enum PartitionHealth {
 }
 
 /// One replica of a partition.
-#[derive(Clone, Debug)]
+#[derive(Clone, PartialEq, Debug)]
 pub struct ReplicaView {
     /// Broker holding it.
     pub broker: BrokerId,
@@ -257,12 +259,14 @@ pub struct ReplicaView {
     /// Leader's view: ms until the lag rule removes it from the ISR, when it is in the ISR
     /// and not caught up (R4.1, R4.2).
     pub isr_expiry_in: Option<Ms>,
-    /// Leader's view: ms since it was last caught up.
+    /// Leader's view: ms since it was last caught up, while the ISR timer runs
+    /// (`isr_expiry_in` is set); `None` otherwise, so a caught-up follower's view does not
+    /// change from one instant to the next.
     pub caught_up_ago: Option<Ms>,
 }
 
 /// One partition.
-#[derive(Clone, Debug)]
+#[derive(Clone, PartialEq, Debug)]
 pub struct PartitionView {
     /// The partition.
     pub tp: TopicPartition,

@@ -468,9 +468,9 @@ mod tests {
         Snapshot {
             now: 30_000,
             partitions: vec![
-                partition(0, Some(0), &[0, 1, 2], &[0, 1]),
-                partition(1, None, &[1, 2, 0], &[1]),
-                partition(2, Some(0), &[2, 0, 1], &[0, 1, 2]),
+                partition(0, Some(0), &[0, 1, 2], &[0, 1]).into(),
+                partition(1, None, &[1, 2, 0], &[1]).into(),
+                partition(2, Some(0), &[2, 0, 1], &[0, 1, 2]).into(),
             ],
             producers: vec![producer],
             brokers: vec![broker(0, BrokerStatus::Up, false), broker(2, BrokerStatus::Up, true)],

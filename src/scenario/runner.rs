@@ -307,7 +307,7 @@ mod tests {
                 now: self.now.as_ms(),
                 now_us: self.now,
                 topics: vec![topic],
-                partitions: vec![partition],
+                partitions: vec![partition.into()],
                 ..Default::default()
             }
         }

@@ -184,6 +184,12 @@ impl Ledger {
         self.partitions.get(tp).map_or(0, |p| p.lost)
     }
 
+    /// Acknowledged records lost per partition, in (topic, partition) order (partitions the
+    /// ledger has seen only).
+    pub fn lost_by_partition(&self) -> impl Iterator<Item = (&TopicPartition, u64)> {
+        self.partitions.iter().map(|(tp, p)| (tp, p.lost))
+    }
+
     /// Records acknowledged twice at different offsets.
     pub fn duplicates(&self) -> u64 {
         self.duplicates

@@ -227,6 +227,11 @@ impl Broker {
         self.partitions.get(tp)
     }
 
+    /// Its replicas in (topic, partition) order (also while down: the logs are on disk).
+    pub fn partitions(&self) -> impl Iterator<Item = (&TopicPartition, &Partition)> {
+        self.partitions.iter()
+    }
+
     /// How many record batches each of its logs holds (on disk even while it is down).
     pub fn batch_counts(&self) -> Vec<(TopicPartition, u64)> {
         self.partitions.iter().map(|(tp, p)| (tp.clone(), p.log.batch_count() as u64)).collect()

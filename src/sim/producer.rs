@@ -405,8 +405,13 @@ impl ProducerClient {
     /// Leaders of this producer's partitions that it cannot connect to (a broker that no
     /// longer leads any of them is not waited for, whatever its connection state).
     fn unreachable_leaders(&self) -> Vec<BrokerId> {
+        let unreachable = self.conns.unreachable();
+        if unreachable.is_empty() {
+            // Nothing to filter: skips a pass over every partition (a snapshot asks each frame).
+            return unreachable;
+        }
         let leaders: BTreeSet<BrokerId> = self.partitions.iter().filter_map(|p| p.leader).collect();
-        self.conns.unreachable().into_iter().filter(|b| leaders.contains(b)).collect()
+        unreachable.into_iter().filter(|b| leaders.contains(b)).collect()
     }
 
     // ----- accumulator and partitioner -----

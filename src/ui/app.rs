@@ -210,7 +210,7 @@ impl Model {
     /// The selected partition, clamped to the snapshot's partitions.
     pub fn partition<'a>(&self, snap: &'a Snapshot) -> Option<&'a PartitionView> {
         let last = snap.partitions.len().checked_sub(1)?;
-        snap.partitions.get(self.selected_partition.min(last))
+        snap.partitions.get(self.selected_partition.min(last)).map(|p| &**p)
     }
 
     /// The topic of the selected partition.

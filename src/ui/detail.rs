@@ -230,7 +230,7 @@ mod tests {
         let theme = Theme::new(false);
         let p0 = snap.partitions[0].clone();
         assert!(!plain(&replica_lines(&p0, theme, 100)).contains("start"));
-        snap.partitions[0].replica_views[0].log_start = 700;
+        std::sync::Arc::make_mut(&mut snap.partitions[0]).replica_views[0].log_start = 700;
         let p0 = &snap.partitions[0];
         let lines = replica_lines(p0, theme, 100);
         let first = plain(&lines[..1]);

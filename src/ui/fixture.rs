@@ -8,6 +8,7 @@
 //! Public (not test-only) so that integration tests and render benches can reuse it.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use crate::cluster::snapshot::{
     BrokerStatus, BrokerView, PartitionHealth, PartitionView, ProducerView, ReplicaView, Snapshot, TopicView,
@@ -45,7 +46,7 @@ pub fn snapshot() -> Snapshot {
             effective_min_isr: 2,
             unclean_leader_election_enable: false,
         }],
-        partitions: partitions(),
+        partitions: partitions().into_iter().map(Arc::new).collect(),
         producers: vec![producer()],
         broker_config: BrokerConfig::default(),
         acked_lost: 0,

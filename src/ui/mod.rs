@@ -268,12 +268,18 @@ async fn event_loop(terminal: &mut DefaultTerminal, live: &LiveSim, speed: f64) 
                         _ => continue,
                     },
                 };
+                let was_paused = model.paused;
                 if handle_input(msg, &mut model, live, &mut pacer, &mut snap) {
                     break;
                 }
+                if was_paused && !model.paused {
+                    // The paused time earns no sim time: the next tick counts from now.
+                    clock.lap();
+                }
                 dirty = true;
             }
-            _ = ticks.tick() => {
+            // Paused with nothing to draw, the dashboard sleeps until input or a snapshot.
+            _ = ticks.tick(), if !model.paused || dirty => {
                 dirty |= on_tick(&mut model, live, &mut pacer, &mut clock, &mut meter, &snap, sim_alive);
                 if dirty {
                     draw(terminal, &model, &snap)?;

@@ -83,8 +83,9 @@ pub fn render(frame: &mut Frame, area: Rect, model: &Model, snap: &Snapshot, wid
     let rows = usize::from(area.height.saturating_sub(1)).max(1);
     let offset = model.visible_offset(rows, snap.partitions.len());
     let selected = model.selected_partition.min(snap.partitions.len() - 1);
+    let end = (offset + rows).min(snap.partitions.len());
     let slice: Vec<(usize, &PartitionView)> =
-        snap.partitions.iter().enumerate().skip(offset).take(rows).collect();
+        snap.partitions[offset.min(end)..end].iter().enumerate().map(|(n, p)| (offset + n, &**p)).collect();
     let width = usize::from(area.width);
     // The richest column set whose fixed columns leave room for the lag column.
     let sized = [WIDE, COMPACT]

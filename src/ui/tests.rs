@@ -6,6 +6,7 @@ use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use ratatui::buffer::Buffer;
 use ratatui::style::Color;
+use std::sync::Arc;
 
 use super::app::{Model, Msg, update};
 use super::theme::Theme;
@@ -67,7 +68,7 @@ fn screen_120x30_paused_with_loss() {
     let mut snap = fixture::snapshot();
     snap.acked_lost = 12;
     snap.duplicates = 3;
-    snap.partitions[5].acked_lost = 12;
+    Arc::make_mut(&mut snap.partitions[5]).acked_lost = 12;
     let mut m = model_at(120, 30, &snap, true);
     keys(&mut m, &snap, &[KeyCode::Char(' '), KeyCode::End]);
     insta::assert_snapshot!(screen(&m, &snap));
@@ -232,7 +233,7 @@ fn ten_brokers() -> Snapshot {
         snap.brokers[id].status = BrokerStatus::Crashed { since: fixture::CRASHED_AT };
         snap.brokers[id].fenced = true;
     }
-    let p = &mut snap.partitions[1];
+    let p = Arc::make_mut(&mut snap.partitions[1]);
     let follower = p.replica_views[2].clone();
     p.replicas = (0..10).collect();
     p.isr = (0..10).filter(|b| ![3, 7].contains(b)).collect();

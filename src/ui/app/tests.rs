@@ -179,7 +179,7 @@ fn partition_selection_moves_clamps_and_scrolls() {
     let mut big = snap.clone();
     let template = big.partitions[0].clone();
     big.partitions = (0..40)
-        .map(|n| PartitionView { tp: crate::sim::TopicPartition::new("t", n), ..template.clone() })
+        .map(|n| PartitionView { tp: crate::sim::TopicPartition::new("t", n), ..(*template).clone() }.into())
         .collect();
     let rows = view::table_rows(&m, &big);
     press(&mut m, &big, KeyCode::End);

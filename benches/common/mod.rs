@@ -43,7 +43,7 @@ pub fn large_cluster() -> Sim {
 
 /// What the benchmarks measure: wall time (criterion's default), or with
 /// `ISRLAB_BENCH_CLOCK=cpu` the CPU time of the benchmark's thread, which the simulation runs
-/// on (`/proc/thread-self/schedstat`, ns, Linux only). On a machine shared with other jobs the
+/// on (`CLOCK_THREAD_CPUTIME_ID`, ns). On a machine shared with other jobs the
 /// thread's CPU time is close to the wall time it would take on an idle core, while wall time
 /// grows with the load.
 #[derive(Clone, Copy, Debug)]
@@ -63,11 +63,13 @@ pub enum Reading {
     ThreadCpu(u64),
 }
 
-/// ns this thread has spent on a CPU.
+/// ns this thread has spent on a CPU (`clock_gettime(CLOCK_THREAD_CPUTIME_ID)`).
 fn thread_cpu_ns() -> u64 {
-    let stat =
-        std::fs::read_to_string("/proc/thread-self/schedstat").expect("/proc/thread-self/schedstat (Linux)");
-    stat.split_whitespace().next().and_then(|v| v.parse().ok()).expect("schedstat's first field is ns on CPU")
+    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: `ts` is a valid, writable timespec; the call only writes it.
+    let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    assert_eq!(rc, 0, "clock_gettime(CLOCK_THREAD_CPUTIME_ID)");
+    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
 }
 
 impl Clock {

@@ -68,6 +68,9 @@ struct NetState {
     open: BTreeMap<NodeId, BTreeSet<(NodeId, u64)>>,
     /// Established connections: (client, server).
     connections: BTreeSet<(NodeId, NodeId)>,
+    /// Running nodes that do not accept inbound connections yet (a starting broker before it
+    /// is first unfenced, [`crate::sim::Broker::accepts_connections`]).
+    not_listening: BTreeSet<NodeId>,
 }
 
 impl NetState {
@@ -78,6 +81,12 @@ impl NetState {
 
     fn faults(&self, from: NodeId, to: NodeId) -> LinkFaults {
         self.links.get(&(from, to)).map(|l| l.faults).unwrap_or_default()
+    }
+
+    /// Whether `msg` reaches `to`'s process: it runs, and when `msg` comes in over an inbound
+    /// connection (a handshake, a fetch or produce request) it accepts connections.
+    fn reaches(&self, to: NodeId, msg: &Message) -> bool {
+        self.routes.contains_key(&to) && !(self.not_listening.contains(&to) && msg.is_inbound())
     }
 
     fn next_seq(&mut self) -> u64 {
@@ -151,6 +160,18 @@ impl Network {
         drop(s);
         if let Some(old) = old {
             old.close();
+        }
+    }
+
+    /// Whether running `node` accepts inbound connections; while it does not, handshakes and
+    /// requests to it are refused as while it is down, and messages on its own connections
+    /// (answers to its requests, the controller's metadata) still reach it.
+    pub(crate) fn set_listening(&self, node: NodeId, listening: bool) {
+        let mut s = self.state.borrow_mut();
+        if listening {
+            s.not_listening.remove(&node);
+        } else {
+            s.not_listening.insert(node);
         }
     }
 
@@ -266,11 +287,11 @@ impl Network {
     }
 
     /// Answers a connection handshake from `client` to `server` at `now`: accepted (and
-    /// remembered) while the server's process runs, refused while it is down.
+    /// remembered) while the server's process runs and listens, refused otherwise.
     fn answer_connect(&self, now: SimTime, client: NodeId, server: NodeId) {
         let reply = {
             let mut s = self.state.borrow_mut();
-            if s.routes.contains_key(&server) {
+            if s.reaches(server, &Message::Connect) {
                 s.connections.insert((client, server));
                 Message::Connected { peer: server }
             } else {
@@ -287,7 +308,8 @@ impl Network {
 
     /// Delivers the next message if it is due at or before `now`, and says whether there was
     /// one. A message on a link cut while it travelled is dropped; a request to a node that is
-    /// down is answered with [`Message::Disconnected`] (connection refused); a handshake is
+    /// down, or that does not listen yet, is answered with [`Message::Disconnected`]
+    /// (connection refused); a handshake is
     /// answered by the network itself.
     pub fn deliver_next(&self, now: SimTime) -> bool {
         let mut s = self.state.borrow_mut();
@@ -308,7 +330,7 @@ impl Network {
             self.answer_connect(now, from, to);
             return true;
         }
-        match s.routes.get(&to) {
+        match s.routes.get(&to).filter(|_| s.reaches(to, &msg)) {
             Some(mailbox) => {
                 let request = msg.correlation_id();
                 mailbox.push((from, msg));
@@ -384,6 +406,61 @@ mod tests {
         net.reset_connections(SimTime::from_ms(30), server);
         net.deliver_due(SimTime::from_ms(31));
         assert!(drain(&rx).is_empty());
+    }
+
+    /// A running broker that does not listen yet (`BrokerServer.startup` before
+    /// `socketServer.enableRequestProcessing`) refuses handshakes and fetch requests as if it
+    /// were down, but the controller's metadata and the answers to its own fetches reach it.
+    #[test]
+    fn a_broker_that_does_not_listen_refuses_inbound_but_gets_its_own_traffic() {
+        use crate::sim::fetch_session::FetchMetadata;
+        use crate::sim::protocol::{FetchRequest, FetchResponse};
+        let net = Network::new(1, NetConfig::default());
+        let (client, follower, server) = (NodeId::Producer(0), NodeId::Broker(2), NodeId::Broker(1));
+        let (tx, rx) = mailbox();
+        net.set_route(client, Some(tx));
+        let (ftx, frx) = mailbox();
+        net.set_route(follower, Some(ftx));
+        let (stx, srx) = mailbox();
+        net.set_route(server, Some(stx));
+        net.set_listening(server, false);
+        let fetch = FetchRequest {
+            correlation_id: 9,
+            replica: 2,
+            broker_epoch: 1,
+            max_wait_ms: 500,
+            partition_max_bytes: 1,
+            max_bytes: 1,
+            session: FetchMetadata::INITIAL,
+            partitions: Vec::new(),
+            forgotten: Vec::new(),
+        };
+        net.send(SimTime::from_ms(0), client, server, Message::Connect);
+        net.send(SimTime::from_ms(0), follower, server, Message::Fetch(fetch.clone()));
+        let metadata = Message::Metadata(Default::default());
+        net.send(SimTime::from_ms(0), NodeId::Controller, server, metadata.clone());
+        let answer = Message::FetchResponse(FetchResponse {
+            correlation_id: 3,
+            leader: 2,
+            error: None,
+            session_id: 0,
+            partitions: Vec::new(),
+        });
+        net.send(SimTime::from_ms(0), follower, server, answer.clone());
+        net.deliver_due(SimTime::from_ms(5));
+        net.deliver_due(SimTime::from_ms(10));
+        assert_eq!(drain(&rx), vec![(server, Message::Disconnected { peer: server, correlation_id: 0 })]);
+        assert_eq!(drain(&frx), vec![(server, Message::Disconnected { peer: server, correlation_id: 9 })]);
+        assert_eq!(drain(&srx), vec![(NodeId::Controller, metadata), (follower, answer)]);
+
+        // Unfenced: it listens.
+        net.set_listening(server, true);
+        net.send(SimTime::from_ms(20), client, server, Message::Connect);
+        net.send(SimTime::from_ms(20), follower, server, Message::Fetch(fetch.clone()));
+        net.deliver_due(SimTime::from_ms(25));
+        net.deliver_due(SimTime::from_ms(30));
+        assert_eq!(drain(&rx), vec![(server, Message::Connected { peer: server })]);
+        assert_eq!(drain(&srx), vec![(follower, Message::Fetch(fetch))]);
     }
 
     #[test]

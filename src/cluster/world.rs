@@ -74,6 +74,11 @@ pub(crate) trait Core {
     fn has_exited(&self) -> bool {
         false
     }
+    /// Whether it accepts inbound connections ([`Broker::accepts_connections`]; any other
+    /// process as soon as it runs).
+    fn accepts_connections(&self) -> bool {
+        true
+    }
 }
 
 impl Core for Broker {
@@ -88,6 +93,9 @@ impl Core for Broker {
     }
     fn has_exited(&self) -> bool {
         self.has_stopped()
+    }
+    fn accepts_connections(&self) -> bool {
+        Broker::accepts_connections(self)
     }
     fn stall_ms(&self, out: &Outbox) -> Ms {
         self.disk_stall_ms(out)
@@ -283,6 +291,11 @@ impl World {
         node.abort_task();
         let mailbox = Rc::new(Mailbox::default());
         self.net.set_route(node.id, Some(mailbox.clone()));
+        let listening = match &node.core {
+            NodeCore::Broker(b) => b.borrow().accepts_connections(),
+            _ => true,
+        };
+        self.net.set_listening(node.id, listening);
         *node.mailbox.borrow_mut() = Some(mailbox.clone());
         let task = match &node.core {
             NodeCore::Controller(c) => local.spawn(run_node(self.clone(), node.id, c.clone(), mailbox)),
@@ -459,6 +472,7 @@ async fn run_node<C: Core>(world: Rc<World>, node: NodeId, core: Rc<RefCell<C>>,
     let this = world.node(node);
     let mut timer = Timer::new(&world);
     let mut out = Outbox::default();
+    let mut listening = core.borrow().accepts_connections();
     loop {
         // A poke asks the task to re-read its core, which this turn does anyway.
         mailbox.clear_poke();
@@ -514,6 +528,10 @@ async fn run_node<C: Core>(world: Rc<World>, node: NodeId, core: Rc<RefCell<C>>,
             sent_at = world.now_us();
         }
         world.dispatch_at(sent_at, node, &mut out);
+        if core.borrow().accepts_connections() != listening {
+            listening = !listening;
+            world.net.set_listening(node, listening);
+        }
         if core.borrow().has_exited() {
             world.on_exited(node, now);
             return;

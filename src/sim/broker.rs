@@ -77,6 +77,8 @@ pub struct Broker {
     broker_epoch: i64,
     up: bool,
     registered: bool,
+    /// Whether this process accepts inbound connections yet (see [`Broker::accepts_connections`]).
+    accepting: bool,
     shutting_down: bool,
     config: BrokerConfig,
     topic_configs: BTreeMap<Arc<str>, TopicConfig>,
@@ -163,6 +165,7 @@ impl Broker {
             broker_epoch: -1,
             up: false,
             registered: false,
+            accepting: false,
             shutting_down: false,
             topic_configs: BTreeMap::new(),
             brokers: BTreeMap::new(),
@@ -201,6 +204,20 @@ impl Broker {
     /// Whether the process runs.
     pub fn is_up(&self) -> bool {
         self.up
+    }
+
+    /// Whether the process accepts inbound connections (producers, other brokers' fetchers):
+    /// from the first heartbeat response that finds it unfenced in this process's life on.
+    /// Kafka's `BrokerServer.startup` calls `socketServer.enableRequestProcessing` only after
+    /// `lifecycleManager.initialCatchUpFuture` (the controller saw it caught up on metadata),
+    /// the first metadata publish and `lifecycleManager.setReadyToUnfence()` (whose future
+    /// `BrokerLifecycleManager` completes at the first `BrokerHeartbeatResponse` with
+    /// `isFenced=false`, RECOVERY → RUNNING). Until then connections to it are refused as to
+    /// a process that is down; its own connections (to the controller, its fetchers to
+    /// leaders) work. A broker bootstrapped at t=0 accepts at once; a fence later in its life
+    /// does not close the socket server again.
+    pub fn accepts_connections(&self) -> bool {
+        self.up && self.accepting
     }
 
     /// The config it runs with: its `server.properties` as of its last start, with the
@@ -293,6 +310,7 @@ impl Broker {
     ) {
         self.up = true;
         self.registered = true;
+        self.accepting = true;
         self.broker_epoch = broker_epoch;
         self.reset_quotas();
         self.timers_from(now);
@@ -306,6 +324,7 @@ impl Broker {
         self.up = true;
         self.down_since = None;
         self.registered = false;
+        self.accepting = false;
         self.shutting_down = false;
         for (tp, p) in &mut self.partitions {
             p.reset_role();
@@ -335,6 +354,7 @@ impl Broker {
         self.stopped_cleanly = false;
         self.up = false;
         self.registered = false;
+        self.accepting = false;
         self.shutting_down = false;
         self.fetch_paused = false;
         self.fetchers.clear();
@@ -408,6 +428,7 @@ impl Broker {
                 self.stop(now, out);
                 return;
             }
+            Message::HeartbeatResponse { fenced: false, .. } if self.registered => self.accepting = true,
             Message::Metadata(delta) => self.apply_metadata(now, &delta, out),
             Message::AlterPartitionResponse { tp, result } => {
                 self.touch(now, &tp, |p, ctx| p.on_alter_partition_response(ctx, &result, out));
@@ -897,5 +918,41 @@ mod tests {
         assert_eq!(b.broker_epoch(), 7);
         assert_eq!(registration_backoff(0, 9000), 100);
         assert_eq!(registration_backoff(40, 9000), 4500);
+    }
+
+    /// `BrokerServer.startup` enables request processing only once the broker is unfenced
+    /// (`BrokerLifecycleManager`: first heartbeat response with `isFenced=false`): a started
+    /// broker refuses inbound connections while its registration is refused and while it is
+    /// registered but fenced, accepts them from its first unfenced heartbeat response on, and
+    /// keeps accepting when fenced later; a crash closes them, a bootstrapped broker accepts.
+    #[test]
+    fn a_started_broker_accepts_connections_from_its_first_unfencing_on() {
+        let heartbeat = |fenced| Message::HeartbeatResponse { fenced, should_shutdown: false };
+        let mut b = Broker::new(2, BrokerConfig::default());
+        let mut out = Outbox::default();
+        assert!(!b.accepts_connections(), "never started");
+        b.start(1000, &mut out);
+        assert!(!b.accepts_connections(), "registering");
+        let refused = Message::RegisterBrokerRefused { error: ErrorCode::DuplicateBrokerRegistration };
+        b.handle(1001, NodeId::Controller, refused, &mut out);
+        b.handle(1002, NodeId::Controller, heartbeat(false), &mut out);
+        assert!(!b.accepts_connections(), "refused registration: an answer to the old run does not count");
+        let image = MetadataDelta::default();
+        b.handle(
+            1100,
+            NodeId::Controller,
+            Message::RegisterBrokerResponse { broker_epoch: 7, image },
+            &mut out,
+        );
+        b.handle(1101, NodeId::Controller, heartbeat(true), &mut out);
+        assert!(!b.accepts_connections(), "registered but fenced");
+        b.handle(1102, NodeId::Controller, heartbeat(false), &mut out);
+        assert!(b.accepts_connections(), "unfenced");
+        b.handle(1103, NodeId::Controller, heartbeat(true), &mut out);
+        assert!(b.accepts_connections(), "a later fence does not close the socket server");
+        b.crash(1200);
+        assert!(!b.accepts_connections(), "down");
+        b.start_bootstrapped(1300, 8, &MetadataDelta::default(), &mut out);
+        assert!(b.accepts_connections(), "bootstrapped: registered and unfenced at once");
     }
 }

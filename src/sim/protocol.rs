@@ -619,6 +619,13 @@ impl Message {
         }
     }
 
+    /// Whether it comes in over a connection its receiver accepted (a handshake, a fetch or
+    /// produce request), as opposed to the controller's messages and answers on the
+    /// receiver's own connections: a broker that does not listen yet refuses only these.
+    pub fn is_inbound(&self) -> bool {
+        matches!(self, Message::Connect | Message::Fetch(_) | Message::Produce(_))
+    }
+
     /// The correlation id of a request that expects a response, for bounces.
     pub fn correlation_id(&self) -> Option<u64> {
         match self {

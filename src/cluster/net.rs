@@ -4,7 +4,10 @@
 //!
 //! Clients open connections explicitly ([`Message::Connect`]); the network answers the
 //! handshake itself, as the peer's operating system would: accepted while the peer's process
-//! runs, refused while it is down. When a process dies, every connection to it is reset.
+//! runs, refused while it is down, and also while a started broker does not accept connections
+//! yet (before its first unfencing, Kafka's `BrokerServer.startup`): then only its own traffic
+//! (the controller's messages, answers to its requests) reaches it. When a process dies, every
+//! connection to it is reset.
 //!
 //! Messages wait in one binary heap keyed by (arrival µs, sequence number): the message moves
 //! into the heap and out to the inbox, with no allocation of its own.

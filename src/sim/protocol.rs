@@ -527,8 +527,9 @@ pub enum Message {
     /// Leader → producer.
     ProduceResponse(ProduceResponse),
     /// Client → broker: open a connection (Java `NetworkClient.initiateConnect`). The network
-    /// answers it: [`Message::Connected`] while the broker's process runs, and
-    /// [`Message::Disconnected`] with correlation id 0 (connection refused) while it is down.
+    /// answers it: [`Message::Connected`] while the broker's process runs and accepts
+    /// connections, and [`Message::Disconnected`] with correlation id 0 (connection refused)
+    /// while it is down or not yet unfenced (`Broker::accepts_connections`).
     Connect,
     /// Network → client: the connection to `peer` is established.
     Connected {

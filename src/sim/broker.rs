@@ -82,9 +82,10 @@ pub struct Broker {
     topic_configs: BTreeMap<Arc<str>, TopicConfig>,
     brokers: BTreeMap<BrokerId, BrokerRegistration>,
     partitions: BTreeMap<TopicPartition, Partition>,
-    /// When each partition's next timer (parked produce, fetch backoff) fires; entries may be
-    /// stale (earlier than the real one), never missing.
+    /// When each partition's next timer (parked produce, fetch backoff) fires, in time order.
     partition_deadlines: BTreeSet<(Ms, TopicPartition)>,
+    /// The same, by partition.
+    partition_timers: BTreeMap<TopicPartition, Ms>,
     fetchers: BTreeMap<BrokerId, Fetcher>,
     purgatory: Purgatory,
     fetch_paused: bool,
@@ -167,6 +168,7 @@ impl Broker {
             brokers: BTreeMap::new(),
             partitions: BTreeMap::new(),
             partition_deadlines: BTreeSet::new(),
+            partition_timers: BTreeMap::new(),
             fetchers: BTreeMap::new(),
             purgatory: Purgatory::default(),
             fetch_paused: false,
@@ -345,6 +347,7 @@ impl Broker {
         self.purgatory.by_session.clear();
         self.purgatory.changed.clear();
         self.partition_deadlines.clear();
+        self.partition_timers.clear();
         for p in self.partitions.values_mut() {
             p.reset_role();
         }
@@ -441,13 +444,25 @@ impl Broker {
         let before = p.change_stamp();
         let result = f(p, &ctx);
         let after = p.change_stamp();
-        if let Some(d) = p.next_deadline() {
-            self.partition_deadlines.insert((d, tp.clone()));
+        let next = p.next_deadline();
+        if self.partition_timers.get(tp).copied() != next {
+            self.set_partition_timer(tp, next);
         }
         if before != after {
             self.changed(tp, before, after);
         }
         Some(result)
+    }
+
+    /// Moves `tp`'s entry in the timer set to `next`.
+    fn set_partition_timer(&mut self, tp: &TopicPartition, next: Option<Ms>) {
+        if let Some(old) = self.partition_timers.remove(tp) {
+            self.partition_deadlines.remove(&(old, tp.clone()));
+        }
+        if let Some(d) = next {
+            self.partition_deadlines.insert((d, tp.clone()));
+            self.partition_timers.insert(tp.clone(), d);
+        }
     }
 
     /// `tp` changed: the leader side looks at it again, and the fetchers it left or joined
@@ -603,7 +618,7 @@ impl Broker {
         while let Some((due, tp)) = self.partition_deadlines.first().cloned()
             && due <= now
         {
-            self.partition_deadlines.pop_first();
+            self.set_partition_timer(&tp, None);
             self.touch(now, &tp, |p, _| {
                 p.expire_delayed(now, out);
                 p.end_backoff(now);

@@ -28,14 +28,6 @@ use tokio::time::{Duration, Instant, Sleep};
 /// at a high rate with retention far longer than the run meets it.
 pub const MEMORY_BUDGET_BYTES: u64 = 2 << 30;
 
-/// Bytes one replica's reference to a stored batch takes.
-const BATCH_REF_BYTES: u64 = std::mem::size_of::<std::sync::Arc<crate::sim::protocol::RecordBatch>>() as u64;
-
-/// Bytes of one stored batch, shared by the replicas that hold it (the batch and the two
-/// reference counts of its `Arc`).
-const SHARED_BATCH_BYTES: u64 =
-    (std::mem::size_of::<crate::sim::protocol::RecordBatch>() + 2 * std::mem::size_of::<usize>()) as u64;
-
 /// How often the memory guard looks (ms of sim time).
 const MEMORY_CHECK_MS: Ms = 1_000;
 
@@ -349,20 +341,9 @@ impl World {
     }
 
     /// Bytes the logs' batches and the audit ledger take (what memory grows with): every
-    /// replica's references, each partition's batches once (replicas share them), the ledger.
+    /// replica's batches in their compact form, and the ledger.
     pub fn memory_held(&self) -> u64 {
-        let mut per_partition: BTreeMap<TopicPartition, (u64, u64)> = BTreeMap::new();
-        for (_, b) in self.brokers() {
-            for (tp, n) in b.borrow().batch_counts() {
-                let e = per_partition.entry(tp).or_default();
-                e.0 += n;
-                e.1 = e.1.max(n);
-            }
-        }
-        let logs: u64 = per_partition
-            .values()
-            .map(|(refs, unique)| refs * BATCH_REF_BYTES + unique * SHARED_BATCH_BYTES)
-            .sum();
+        let logs: u64 = self.brokers().iter().map(|(_, b)| b.borrow().log_memory_bytes()).sum();
         logs + self.ledger.borrow().memory_bytes()
     }
 

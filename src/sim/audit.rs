@@ -277,7 +277,7 @@ impl Ledger {
         let mut count = 0u64;
         let may_share = |b: &RecordBatch| b.values.bounds().is_some_and(|(l, h)| l <= high && h >= low);
         for b in log.batches_from(start).take_while(|b| b.base_offset < acked.base_offset) {
-            if !may_share(b) {
+            if !may_share(&b) {
                 continue;
             }
             let from = b.base_offset.max(start);

@@ -232,9 +232,9 @@ impl Broker {
         self.partitions.iter()
     }
 
-    /// How many record batches each of its logs holds (on disk even while it is down).
-    pub fn batch_counts(&self) -> Vec<(TopicPartition, u64)> {
-        self.partitions.iter().map(|(tp, p)| (tp.clone(), p.log.batch_count() as u64)).collect()
+    /// Bytes its logs' batches take in memory (kept even while it is down: they are its disk).
+    pub fn log_memory_bytes(&self) -> u64 {
+        self.partitions.values().map(|p| p.log.memory_bytes()).sum()
     }
 
     /// The context a partition view needs, for dashboards.

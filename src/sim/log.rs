@@ -3,6 +3,7 @@
 //! `LogSegment`/`FileRecords` (whole batches are appended, read and truncated) and
 //! `LeaderEpochFileCache` (rule book §3, R5.8, R7.4–R7.5).
 
+use super::batches::BatchStore;
 use super::disk::PageCache;
 use super::protocol::{Batch, EpochEndOffset, RecordBatch, sequence_after};
 use super::segments::{LogEnds, Segments};
@@ -10,7 +11,6 @@ use super::{Epoch, Ms, Offset};
 use crate::config::LogConfig;
 use crate::kafka::errors::ErrorCode;
 use std::collections::{BTreeMap, VecDeque};
-use std::sync::Arc;
 
 /// How many batches per producer the log remembers for deduplication (Kafka's
 /// `ProducerStateEntry.NUM_BATCHES_TO_RETAIN`, R5.8).
@@ -43,7 +43,7 @@ pub struct AppendInfo {
 /// A replica's log of one partition, as record batches in offset order, in segments.
 #[derive(Clone, Debug, Default)]
 pub struct PartitionLog {
-    batches: VecDeque<Arc<RecordBatch>>,
+    batches: BatchStore,
     segments: Segments,
     config: LogConfig,
     log_start: Offset,
@@ -63,7 +63,7 @@ impl PartitionLog {
 
     /// Log end offset: the offset the next record will get (R3.1).
     pub fn leo(&self) -> Offset {
-        self.batches.back().map_or(self.log_start, |b| b.next_offset().max(self.log_start))
+        self.batches.next_offset().map_or(self.log_start, |n| n.max(self.log_start))
     }
 
     /// High watermark: the first offset not known to be committed.
@@ -89,6 +89,11 @@ impl PartitionLog {
     /// How many batches the log holds.
     pub fn batch_count(&self) -> usize {
         self.batches.len()
+    }
+
+    /// Bytes its batches take in memory (the compact form of [`BatchStore`]).
+    pub fn memory_bytes(&self) -> u64 {
+        self.batches.memory_bytes()
     }
 
     /// Its segments, oldest first.
@@ -172,9 +177,7 @@ impl PartitionLog {
         let ends = LogEnds { log_start: self.log_start, hw: self.hw, leo: self.leo() };
         let first_kept = self.segments.delete_old(now, ends, &self.config);
         let base = self.segments.first_base_offset();
-        while self.batches.front().is_some_and(|b| b.base_offset < base) {
-            self.batches.pop_front();
-        }
+        self.batches.remove_below(base);
         let moved = first_kept.map(|start| self.increment_log_start(start));
         moved.filter(|&m| m).map(|_| self.log_start)
     }
@@ -204,40 +207,34 @@ impl PartitionLog {
         true
     }
 
-    /// Index of the batch holding `offset`, or of the first batch after it.
-    fn batch_index(&self, offset: Offset) -> usize {
-        self.batches.partition_point(|b| b.next_offset() <= offset)
-    }
-
     /// The batch holding `offset`, if the log holds that offset.
-    pub fn batch_at(&self, offset: Offset) -> Option<&RecordBatch> {
+    pub fn batch_at(&self, offset: Offset) -> Option<RecordBatch> {
         if offset < self.log_start {
             return None;
         }
-        self.batches.get(self.batch_index(offset)).filter(|b| b.base_offset <= offset).map(|b| &**b)
+        self.batches.from(offset).next().filter(|b| b.base_offset <= offset)
     }
 
     /// Batches from the one holding `offset` on (from the log start when `offset` is below it).
-    pub fn batches_from(&self, offset: Offset) -> impl Iterator<Item = &RecordBatch> {
-        let from = self.batch_index(offset.max(self.log_start));
-        self.batches.range(from..).map(|b| &**b)
+    pub fn batches_from(&self, offset: Offset) -> impl Iterator<Item = RecordBatch> + '_ {
+        self.batches.from(offset.max(self.log_start))
     }
 
     /// Whole batches from the one holding `offset` on, at most `max_bytes` in total but always
     /// at least one when any exists (Kafka's soft limit, KIP-74, R2.3). Nothing below the log
     /// start.
-    pub fn read(&self, offset: Offset, max_bytes: u64) -> Vec<Arc<RecordBatch>> {
+    pub fn read(&self, offset: Offset, max_bytes: u64) -> Vec<RecordBatch> {
         let mut out = Vec::new();
         if offset < self.log_start {
             return out;
         }
         let mut bytes = 0u64;
-        for b in self.batches.range(self.batch_index(offset)..) {
+        for b in self.batches.from(offset) {
             bytes += u64::from(b.size_bytes);
             if !out.is_empty() && bytes > max_bytes {
                 break;
             }
-            out.push(Arc::clone(b));
+            out.push(b);
         }
         out
     }
@@ -316,7 +313,7 @@ impl PartitionLog {
             values: batch.values.clone(),
         };
         if count > 0 {
-            self.push(Arc::new(stored));
+            self.push(&stored);
         }
         Ok(AppendInfo {
             base_offset,
@@ -329,7 +326,7 @@ impl PartitionLog {
     /// Follower append of fetched batches, which must start at the LEO (R2.9). Batches that
     /// do not start at the LEO are ignored (a stale response; Kafka throws
     /// `UnexpectedAppendOffsetException`); returns how many records were added.
-    pub fn append_as_follower(&mut self, batches: &[Arc<RecordBatch>]) -> u64 {
+    pub fn append_as_follower(&mut self, batches: &[RecordBatch]) -> u64 {
         let Some(first) = batches.first() else { return 0 };
         if first.base_offset != self.leo() {
             return 0;
@@ -341,12 +338,12 @@ impl PartitionLog {
             }
             self.assign(b.leader_epoch, b.base_offset);
             added += u64::from(b.count());
-            self.push(Arc::clone(b));
+            self.push(b);
         }
         added
     }
 
-    fn push(&mut self, b: Arc<RecordBatch>) {
+    fn push(&mut self, b: &RecordBatch) {
         if b.producer_id >= 0 {
             let window = self.producers.entry(b.producer_id).or_default();
             window.push_back(BatchMetadata {
@@ -359,8 +356,8 @@ impl PartitionLog {
                 window.pop_front();
             }
         }
-        self.segments.append(&b, &self.config);
-        self.batches.push_back(b);
+        self.segments.append(b, &self.config);
+        self.batches.push(b);
     }
 
     /// Removes every record at or above `offset` (R7.4 step 3), whole batches at a time as
@@ -382,10 +379,10 @@ impl PartitionLog {
             self.truncate_fully_and_start_at(offset);
             return (leo - offset) as u64;
         }
-        let keep = self.batch_index(offset);
-        self.batches.truncate(keep);
+        self.batches.truncate_to(offset);
         let new_leo = self.leo();
-        self.segments.truncate(new_leo, self.batches.iter().map(|b| &**b));
+        let batches = &self.batches;
+        self.segments.truncate(new_leo, |from| batches.from(from));
         self.epoch_cache.retain(|&(_, s)| s < new_leo);
         self.hw = self.hw.min(new_leo);
         for window in self.producers.values_mut() {
@@ -667,10 +664,10 @@ mod tests {
         // Truncating into a batch removes all of it (LogSegment.truncateTo).
         assert_eq!(log.truncate_to(4), 2);
         assert_eq!((log.leo(), log.epoch_cache()), (3, &[(0, 0)][..]));
-        // The follower copy shares the leader's batches.
+        // The follower's copy reads back as the leader's batches.
         let mut follower = PartitionLog::new();
         assert_eq!(follower.append_as_follower(&log.read(0, u64::MAX)), 3);
-        assert!(Arc::ptr_eq(&follower.read(0, 1)[0], &log.read(0, 1)[0]));
+        assert_eq!(follower.read(0, u64::MAX), log.read(0, u64::MAX));
     }
 
     /// Only a retry of a whole remembered batch is a duplicate (`findDuplicateBatch`); only

@@ -5,6 +5,7 @@
 pub mod assignment;
 pub mod audit;
 pub mod backoff;
+pub mod batches;
 pub mod broker;
 pub mod connections;
 pub mod controller;

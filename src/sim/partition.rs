@@ -737,7 +737,7 @@ impl Partition {
     fn fetched(
         &self,
         diverging_epoch: Option<super::protocol::EpochEndOffset>,
-        batches: Vec<std::sync::Arc<super::protocol::RecordBatch>>,
+        batches: Vec<super::protocol::RecordBatch>,
     ) -> FetchedData {
         FetchedData {
             high_watermark: self.log.hw(),

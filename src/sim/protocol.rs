@@ -23,7 +23,8 @@ pub use crate::config::RECORD_BATCH_OVERHEAD;
 
 /// A record batch as a replica's log stores it and a Fetch response carries it: Kafka's v2
 /// `RecordBatch` header without the bytes of its records (`DefaultRecordBatch`,
-/// `FileRecords`). Followers store the leader's batches as they are (shared through `Arc`).
+/// `FileRecords`). Followers store the leader's batches as they are; a log keeps them in the
+/// compact form of [`super::batches::BatchStore`].
 #[derive(Clone, PartialEq, Eq, Debug)]
 pub struct RecordBatch {
     /// Offset of its first record.
@@ -401,8 +402,8 @@ pub struct FetchedData {
     pub log_start_offset: Offset,
     /// Set when the follower's log diverged; no records come with it (R7.6).
     pub diverging_epoch: Option<EpochEndOffset>,
-    /// Batches from the one holding the fetch offset on (shared with the leader's log).
-    pub batches: Vec<Arc<RecordBatch>>,
+    /// Batches from the one holding the fetch offset on.
+    pub batches: Vec<RecordBatch>,
 }
 
 /// A leader's Fetch response.
@@ -568,7 +569,7 @@ impl Message {
     /// (their `size_bytes`: the 61-byte v2 header and the records). What a link's bandwidth
     /// is charged with.
     pub fn size_bytes(&self) -> u64 {
-        let batches = |b: &[Arc<RecordBatch>]| b.iter().map(|b| u64::from(b.size_bytes)).sum::<u64>();
+        let batches = |b: &[RecordBatch]| b.iter().map(|b| u64::from(b.size_bytes)).sum::<u64>();
         MESSAGE_OVERHEAD_BYTES
             + match self {
                 Message::Produce(p) => u64::from(p.batch.size_bytes()),

@@ -112,21 +112,20 @@ impl Segments {
     }
 
     /// After the log was truncated to `new_leo`: segments starting above it go, the one
-    /// holding it is recomputed from the batches kept (`batches`, all of the log's).
-    pub fn truncate<'a>(
+    /// holding it is recomputed from the batches kept (`batches_from(offset)` gives the log's
+    /// batches from `offset` on).
+    pub fn truncate<I: Iterator<Item = RecordBatch>>(
         &mut self,
         new_leo: Offset,
-        batches: impl DoubleEndedIterator<Item = &'a RecordBatch>,
+        batches_from: impl FnOnce(Offset) -> I,
     ) {
         while self.list.len() > 1 && self.list.back().is_some_and(|s| s.base_offset > new_leo) {
             self.list.pop_back();
         }
         if let Some(last) = self.list.back_mut() {
             let mut rebuilt = Segment::empty(last.base_offset);
-            let kept: Vec<&RecordBatch> =
-                batches.rev().take_while(|b| b.base_offset >= last.base_offset).collect();
-            for b in kept.into_iter().rev() {
-                rebuilt.add(b);
+            for b in batches_from(last.base_offset).filter(|b| b.base_offset >= last.base_offset) {
+                rebuilt.add(&b);
             }
             *last = rebuilt;
         }
@@ -283,7 +282,7 @@ mod tests {
         let cfg = config(500, -1, -1);
         let mut s = filled(&cfg);
         let batches: Vec<RecordBatch> = (0..4).map(|i| batch(i, 1, i as Ms * 1000)).collect();
-        s.truncate(4, batches.iter());
+        s.truncate(4, |from| batches.iter().filter(move |b| b.base_offset >= from).cloned());
         assert_eq!(bases(&s), vec![0, 3]);
         assert_eq!(s.iter().last().map(|l| (l.size_bytes, l.largest_timestamp)), Some((161, Some(3000))));
     }

@@ -71,6 +71,7 @@ pub fn level(kind: &EventKind) -> Level {
         | BrokerRegistered { .. }
         | BrokerUnfenced { .. }
         | BrokerCrashed { .. }
+        | BrokerStarted { .. }
         | ProcessFrozen { .. }
         | ProcessThawed { .. }
         | ControlledShutdownStarted { .. }

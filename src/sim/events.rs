@@ -151,6 +151,13 @@ pub enum EventKind {
         /// The broker.
         broker: BrokerId,
     },
+    /// A stopped broker's process was started again (`restart`, `bounce`, a roll): it
+    /// registers with the controller and catches up on metadata before it serves anyone
+    /// (Kafka's `BrokerServer.startup`, R6.3).
+    BrokerStarted {
+        /// The broker.
+        broker: BrokerId,
+    },
     /// A process was paused (`freeze`: a long GC pause, a stopped VM): it sends, reads and
     /// answers nothing, and its timers do not fire, until it thaws.
     ProcessFrozen {
@@ -448,6 +455,9 @@ impl fmt::Display for EventKind {
                 write!(f, "broker {broker} unfenced: it may lead and join ISRs again")
             }
             BrokerCrashed { broker } => write!(f, "broker {broker} crashed (its log stays on disk)"),
+            BrokerStarted { broker } => {
+                write!(f, "broker {broker} process started: it registers with the controller")
+            }
             ProcessFrozen { node, thaw_after: Some(ms) } => {
                 write!(
                     f,

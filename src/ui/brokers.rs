@@ -72,13 +72,48 @@ pub fn strip_lines(model: &Model, snap: &Snapshot, width: u16) -> Vec<Line<'stat
             return lines;
         }
     }
-    let (lines, _) = wrap_chunks(strip_chunks(model, snap, Form::Compact, false), width);
+    let selected = snap.brokers.iter().position(|b| model.selected_broker == Some(b.id)).map(|i| i + 1);
+    let chunks = keep_in_view(strip_chunks(model, snap, Form::Compact, false), selected, width, model.theme);
+    let (lines, _) = wrap_chunks(chunks, width);
     let more = lines.len() > STRIP_MAX_LINES;
     let mut lines: Vec<Line<'static>> = lines.into_iter().take(STRIP_MAX_LINES).collect();
     if more && let Some(last) = lines.last_mut() {
         last.spans.push(Span::raw(" …"));
     }
     lines.into_iter().map(|l| Line::from(text::truncate_spans(l.spans, width))).collect()
+}
+
+/// When the chunk at `selected` (the selected broker) would fall below the strip's
+/// [`STRIP_MAX_LINES`] lines, drops brokers from the front, shown as ` …`, until it is in
+/// view: with 50 brokers on an 80-column screen the selected one is always shown.
+fn keep_in_view(mut chunks: Vec<Chunk>, selected: Option<usize>, width: usize, theme: Theme) -> Vec<Chunk> {
+    let Some(at) = selected else { return chunks };
+    let gap = Span::styled(" …", theme.muted());
+    let gap_w = gap.width();
+    let line_of = |skip: usize| {
+        let widths = chunks.iter().map(|c| c.width);
+        let gap = (skip > 0).then_some(gap_w);
+        let mut widths = widths.take(1).chain(gap).chain(chunks.iter().skip(1 + skip).map(|c| c.width));
+        let indent = widths.next().unwrap_or(0);
+        let (mut used, mut line) = (indent, 0);
+        for (i, w) in widths.enumerate() {
+            if used + w > width && used > indent {
+                line += 1;
+                used = indent;
+            }
+            used += w;
+            if i + 1 + skip == at + usize::from(skip > 0) {
+                break;
+            }
+        }
+        line
+    };
+    let skip = (0..at).find(|&skip| line_of(skip) < STRIP_MAX_LINES).unwrap_or(at.saturating_sub(1));
+    if skip > 0 {
+        chunks.drain(1..1 + skip);
+        chunks.insert(1, Chunk { spans: vec![gap], width: gap_w });
+    }
+    chunks
 }
 
 /// Lays chunks out on lines of `width`, continuation lines indented under the first chunk
@@ -303,4 +338,32 @@ fn settings_line(model: &Model, snap: &Snapshot, width: usize) -> Line<'static> 
     let rate = producer.map_or("–".to_string(), |p| number(p.config.rate));
     spans.push(Span::raw(format!("  rate={rate}/s")));
     Line::from(text::truncate_spans(spans, width.saturating_sub(1)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ui::fixture;
+
+    /// With 50 brokers on 80 columns the compact strip takes more than its two lines; the
+    /// selected broker stays in view, the brokers dropped in front of it shown as `…`.
+    #[test]
+    fn the_selected_broker_stays_in_view_when_the_strip_overflows() {
+        let mut snap = fixture::snapshot();
+        let template = snap.brokers[0].clone();
+        snap.brokers = (0..50).map(|id| BrokerView { id, ..template.clone() }).collect();
+        let mut model = crate::ui::app::Model::new(1.0, Theme::new(false), &snap);
+        let text = |model: &crate::ui::app::Model| -> Vec<String> {
+            let lines = strip_lines(model, &snap, 80);
+            lines.iter().map(|l| l.spans.iter().map(|s| s.content.as_ref()).collect()).collect()
+        };
+        let first = text(&model);
+        assert_eq!(first.len(), STRIP_MAX_LINES);
+        assert!(first[0].contains("▸0 ") && first[1].ends_with('…'), "{first:?}");
+        model.selected_broker = Some(45);
+        let later = text(&model);
+        assert_eq!(later.len(), STRIP_MAX_LINES);
+        assert!(later.iter().any(|l| l.contains("▸45 ")), "{later:?}");
+        assert!(later[0].starts_with(" Brokers  …"), "{later:?}");
+    }
 }

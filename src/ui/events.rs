@@ -78,6 +78,7 @@ pub fn is_important(kind: &EventKind) -> bool {
         LeaderChanged { .. } | IsrShrunk { .. } | IsrExpanded { .. } => true,
         BrokerFenced { .. } | BrokerUnfenced { .. } => true,
         BrokerCrashed { .. } | BrokerStopped { .. } | ControlledShutdownStarted { .. } => true,
+        BrokerStarted { .. } => true,
         NetworkChanged { .. } => true,
         ProcessFrozen { .. } | ProcessThawed { .. } | BrokerPowerLost { .. } | UnflushedTailLost { .. } => {
             true

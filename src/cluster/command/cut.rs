@@ -50,7 +50,8 @@ impl Unit for Cut {
         let (kind, usage) = match verb {
             "cut" => (CutKind::Both, Self::USAGE[0]),
             "cut-oneway" => (CutKind::OneWay, Self::USAGE[1]),
-            _ => (CutKind::Heal, Self::USAGE[2]),
+            // `isolate B` has no one-end undo; say what does.
+            _ => (CutKind::Heal, "heal A B (to undo `isolate B`, or every fault at once: heal-all)"),
         };
         words.usage(usage);
         Ok(Cut { kind, a: words.node()?, b: words.node()? })

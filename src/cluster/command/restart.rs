@@ -5,6 +5,7 @@ use super::{Applied, Catalog, ParseError, Unit, Words, broker_node, known_broker
 use crate::cluster::world::Spawner;
 use crate::cluster::world::World;
 use crate::sim::error::SimError;
+use crate::sim::events::EventKind;
 use crate::sim::protocol::NodeId;
 use crate::sim::{BrokerId, Outbox};
 use std::fmt;
@@ -45,6 +46,7 @@ pub(crate) fn start(world: &Rc<World>, spawner: Spawner<'_>, b: BrokerId, out: &
     let Ok((node, core)) = broker_node(world, b) else { return };
     core.borrow_mut().load_config(world.server_properties.borrow().clone());
     world.restart_pending.borrow_mut().remove(&b);
+    out.emit(EventKind::BrokerStarted { broker: b });
     core.borrow_mut().start(world.now(), out);
     world.start_task(spawner, &node);
 }

@@ -72,7 +72,7 @@ struct NetState {
     /// Established connections: (client, server).
     connections: BTreeSet<(NodeId, NodeId)>,
     /// Running nodes that do not accept inbound connections yet (a starting broker before it
-    /// is first unfenced, [`crate::sim::Broker::accepts_connections`]).
+    /// is first unfenced, [`crate::sim::broker::Broker::accepts_connections`]).
     not_listening: BTreeSet<NodeId>,
 }
 

@@ -64,7 +64,8 @@ pub enum Mode {
     /// Run the cluster headless to `--at` and print `kafka-topics.sh --describe` output.
     Describe {
         /// Sim time to stop at, e.g. `5s`, `1500ms`, `2m` (default: a scenario's end, else 5s).
-        #[arg(long, value_name = "TIME", value_parser = parse_duration)]
+        // Hyphen values reach the parser, so `-1s` gets its "negative" error.
+        #[arg(long, value_name = "TIME", value_parser = parse_duration, allow_hyphen_values = true)]
         at: Option<SimTime>,
         /// Print each partition's state as the ZooKeeper `state` znode JSON the seed documents
         /// show, instead of `kafka-topics.sh --describe`.

@@ -1343,7 +1343,7 @@ impl ProducerConfig {
         if self.enable_idempotence_set && self.enable_idempotence {
             if self.acks != Acks::All {
                 return Err(ConfigError::Conflict(
-                    "Must set acks to all in order to use the idempotent producer. Otherwise we cannot guarantee idempotence (or set enable.idempotence=false first).".into(),
+                    "Must set acks to all in order to use the idempotent producer. Otherwise we cannot guarantee idempotence. (isrlab: set acks=all, or enable.idempotence=false.)".into(),
                 ));
             }
             if self.retries == 0 {

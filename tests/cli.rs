@@ -54,3 +54,11 @@ fn cluster_flags_with_a_scenario_are_refused() {
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("a scenario file defines its own"), "{}", stderr(&o));
 }
+
+#[test]
+fn a_negative_describe_time_gets_the_duration_error_not_a_flag_error() {
+    let out = isrlab(&["describe", "--at", "-1s"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = stderr(&out);
+    assert!(err.contains("`-1s` is negative"), "{err}");
+}

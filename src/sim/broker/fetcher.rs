@@ -105,9 +105,7 @@ impl Broker {
         if let Some(f) = self.fetchers.get_mut(&leader)
             && f.in_flight.is_some_and(|(c, _)| c == correlation_id)
         {
-            f.in_flight = None;
-            f.backoff_until = backoff;
-            f.session.handle_error();
+            f.abandon(backoff);
         }
     }
 
@@ -117,13 +115,21 @@ impl Broker {
         let backoff = now + self.config.replica_fetch_backoff_ms;
         for f in self.fetchers.values_mut() {
             if f.in_flight.is_some_and(|(_, deadline)| deadline <= now) {
-                f.in_flight = None;
-                f.backoff_until = backoff;
-                f.session.handle_error();
+                f.abandon(backoff);
             } else if f.backoff_until <= now {
                 f.backoff_until = 0;
             }
         }
+    }
+}
+
+impl Fetcher {
+    /// Gives up on the request in flight: no fetch before `backoff_until`, and the next one
+    /// closes the session and opens a new one (`FetchSessionHandler.handleError`).
+    fn abandon(&mut self, backoff_until: Ms) {
+        self.in_flight = None;
+        self.backoff_until = backoff_until;
+        self.session.handle_error();
     }
 }
 

@@ -22,6 +22,7 @@
 //! comments of both `shouldLeaderThrottle` and `shouldFollowerThrottle`).
 
 use super::Broker;
+use crate::config::{ThrottledReplicas, TopicConfig};
 use crate::sim::Ms;
 use crate::sim::partition::Partition;
 use crate::sim::protocol::{FetchPartition, FetchedPartition};
@@ -39,19 +40,23 @@ impl Broker {
     /// Whether this broker's leader replica of `tp` is listed as throttled
     /// (`quotas.leader.isThrottled`).
     fn leader_throttled(&self, tp: &TopicPartition) -> bool {
-        let topic = self.topic_configs.get(&tp.topic);
-        topic
-            .and_then(|c| c.leader_replication_throttled_replicas.as_ref())
-            .is_some_and(|r| r.covers(tp.partition, self.id))
+        self.listed_throttled(tp, |c| c.leader_replication_throttled_replicas.as_ref())
     }
 
     /// Whether this broker's follower replica of `tp` is listed as throttled
     /// (`quotas.follower.isThrottled`).
     fn follower_throttled(&self, tp: &TopicPartition) -> bool {
-        let topic = self.topic_configs.get(&tp.topic);
-        topic
-            .and_then(|c| c.follower_replication_throttled_replicas.as_ref())
-            .is_some_and(|r| r.covers(tp.partition, self.id))
+        self.listed_throttled(tp, |c| c.follower_replication_throttled_replicas.as_ref())
+    }
+
+    /// Whether this broker's replica of `tp` is in the topic's throttled-replica list that
+    /// `list` picks.
+    fn listed_throttled(
+        &self,
+        tp: &TopicPartition,
+        list: impl FnOnce(&TopicConfig) -> Option<&ThrottledReplicas>,
+    ) -> bool {
+        self.topic_configs.get(&tp.topic).and_then(list).is_some_and(|r| r.covers(tp.partition, self.id))
     }
 
     /// `ReplicaManager.shouldLeaderThrottle` for `replica`'s fetch of `tp` at `now`.

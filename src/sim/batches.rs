@@ -233,7 +233,7 @@ impl BatchStore {
     pub fn from(&self, offset: Offset) -> impl Iterator<Item = RecordBatch> + '_ {
         let (r, i) = self.position(offset);
         self.runs
-            .range(r.min(self.runs.len())..)
+            .range(r..)
             .enumerate()
             .flat_map(move |(n, run)| (if n == 0 { i } else { 0 }..run.len()).map(move |k| run.batch(k)))
     }

@@ -233,7 +233,7 @@ impl BatchStore {
     pub fn from(&self, offset: Offset) -> impl Iterator<Item = RecordBatch> + '_ {
         let (r, i) = self.position(offset);
         self.runs
-            .range(r.min(self.runs.len())..)
+            .range(r..)
             .enumerate()
             .flat_map(move |(n, run)| (if n == 0 { i } else { 0 }..run.len()).map(move |k| run.batch(k)))
     }
@@ -242,7 +242,9 @@ impl BatchStore {
     pub fn remove_below(&mut self, offset: Offset) {
         while let Some(front) = self.runs.front_mut() {
             let n = front.marks.partition_point(|m| front.base_offset + Offset::from(m.end) <= offset);
-            let n = n + usize::from(n < front.len() && front.batch(n).base_offset < offset);
+            let n = n + usize::from(
+                n < front.len() && front.base_offset + Offset::from(front.before(n)) < offset,
+            );
             if n == 0 {
                 return;
             }

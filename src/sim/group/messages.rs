@@ -39,6 +39,8 @@ pub enum GroupRequest {
         group: GroupId,
         /// Empty for a new member.
         member: MemberId,
+        /// The consumer's `client.id` (the request header's; a new member id starts with it).
+        client_id: Arc<str>,
         /// `session.timeout.ms` (ms).
         session_timeout_ms: u64,
         /// `max.poll.interval.ms` (ms), the rebalance timeout.
@@ -204,9 +206,24 @@ pub enum OffsetsRecord {
         protocol: Option<Arc<str>>,
         /// The leader.
         leader: Option<MemberId>,
-        /// Members and their partitions.
-        assignment: Vec<(MemberId, Vec<TopicPartition>)>,
+        /// Members with their partitions.
+        members: Vec<MemberRecord>,
     },
+}
+
+/// A member as the group metadata record stores it (`GroupMetadataValue.MemberMetadata`).
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct MemberRecord {
+    /// The member id.
+    pub id: MemberId,
+    /// `session.timeout.ms` (ms).
+    pub session_timeout_ms: u64,
+    /// The rebalance timeout (ms).
+    pub rebalance_timeout_ms: u64,
+    /// Its subscription for the group's assignor.
+    pub subscription: Subscription,
+    /// Its partitions.
+    pub assignment: Vec<TopicPartition>,
 }
 
 impl OffsetsRecord {

@@ -17,6 +17,7 @@
 pub mod assignor;
 pub mod classic;
 pub mod coordinator;
+pub mod event;
 pub mod member;
 pub mod messages;
 

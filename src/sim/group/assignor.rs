@@ -3,8 +3,8 @@
 //! SyncGroup. Members are ordered by member id, as Kafka's `MemberInfo` orders dynamic
 //! members.
 
-use super::messages::{MemberId, Subscription};
 use super::super::TopicPartition;
+use super::messages::{MemberId, Subscription};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::sync::Arc;
@@ -50,7 +50,11 @@ impl Assignor {
     /// Assigns the partitions of the subscribed topics (`partitions`: topic → partition
     /// count; topics missing from it have no partitions yet) to `members`. Every member
     /// appears in the result, possibly with no partitions.
-    pub fn assign(self, partitions: &BTreeMap<Arc<str>, u32>, members: &[(MemberId, Subscription)]) -> Assignment {
+    pub fn assign(
+        self,
+        partitions: &BTreeMap<Arc<str>, u32>,
+        members: &[(MemberId, Subscription)],
+    ) -> Assignment {
         let mut sorted: Vec<&(MemberId, Subscription)> = members.iter().collect();
         sorted.sort_by(|a, b| a.0.cmp(&b.0));
         let mut out: Assignment = sorted.iter().map(|(m, _)| (m.clone(), Vec::new())).collect();
@@ -81,20 +85,27 @@ fn topic_partitions(topic: &Arc<str>, count: u32) -> impl Iterator<Item = TopicP
 /// the first `partitions % members` members taking one more.
 fn range(partitions: &BTreeMap<Arc<str>, u32>, members: &[&(MemberId, Subscription)], out: &mut Assignment) {
     for (topic, &count) in partitions {
-        let subscribed: Vec<&MemberId> = members.iter().filter(|(_, s)| subscribes(s, topic)).map(|(m, _)| m).collect();
+        let subscribed: Vec<&MemberId> =
+            members.iter().filter(|(_, s)| subscribes(s, topic)).map(|(m, _)| m).collect();
         let Some(n) = u32::try_from(subscribed.len()).ok().filter(|n| *n > 0) else { continue };
         let (per, extra) = (count / n, count % n);
         for (i, member) in (0u32..).zip(subscribed) {
             let start = per * i + i.min(extra);
             let len = per + u32::from(i < extra);
-            out.entry(member.clone()).or_default().extend((start..start + len).map(|p| TopicPartition::new(topic.clone(), p)));
+            out.entry(member.clone())
+                .or_default()
+                .extend((start..start + len).map(|p| TopicPartition::new(topic.clone(), p)));
         }
     }
 }
 
 /// `RoundRobinAssignor`: all partitions sorted by topic and partition, dealt in turn to the
 /// members, skipping a member not subscribed to the partition's topic.
-fn round_robin(partitions: &BTreeMap<Arc<str>, u32>, members: &[&(MemberId, Subscription)], out: &mut Assignment) {
+fn round_robin(
+    partitions: &BTreeMap<Arc<str>, u32>,
+    members: &[&(MemberId, Subscription)],
+    out: &mut Assignment,
+) {
     if members.is_empty() {
         return;
     }
@@ -123,13 +134,15 @@ fn valid_owned(
     let mut claim: BTreeMap<&TopicPartition, (i32, &MemberId)> = BTreeMap::new();
     for (m, s) in members {
         for tp in &s.owned {
-            let exists = partitions.get(&tp.topic).is_some_and(|&n| tp.partition < n) && subscribes(s, &tp.topic);
+            let exists =
+                partitions.get(&tp.topic).is_some_and(|&n| tp.partition < n) && subscribes(s, &tp.topic);
             if exists && claim.get(tp).is_none_or(|(g, _)| s.generation > *g) {
                 claim.insert(tp, (s.generation, m));
             }
         }
     }
-    let mut owned: BTreeMap<MemberId, Vec<TopicPartition>> = members.iter().map(|(m, _)| (m.clone(), vec![])).collect();
+    let mut owned: BTreeMap<MemberId, Vec<TopicPartition>> =
+        members.iter().map(|(m, _)| (m.clone(), vec![])).collect();
     for (m, s) in members {
         let keep = s.owned.iter().filter(|tp| claim.get(tp).is_some_and(|(_, owner)| *owner == m));
         owned.entry(m.clone()).or_default().extend(keep.cloned());
@@ -149,10 +162,18 @@ fn valid_owned(
 /// isrlab keeps valid owned partitions and gives each other partition to the least-loaded
 /// subscribed member (Kafka's `GeneralAssignmentBuilder` also moves partitions afterwards to
 /// balance further; that is not modelled).
-fn cooperative_sticky(partitions: &BTreeMap<Arc<str>, u32>, members: &[&(MemberId, Subscription)], out: &mut Assignment) {
+fn cooperative_sticky(
+    partitions: &BTreeMap<Arc<str>, u32>,
+    members: &[&(MemberId, Subscription)],
+    out: &mut Assignment,
+) {
     let owned = valid_owned(partitions, members);
     let all_equal = members.windows(2).all(|w| w[0].1.topics == w[1].1.topics);
-    let fresh = if all_equal { constrained(partitions, members, &owned) } else { general(partitions, members, &owned) };
+    let fresh = if all_equal {
+        constrained(partitions, members, &owned)
+    } else {
+        general(partitions, members, &owned)
+    };
     let previous_owner: BTreeMap<&TopicPartition, &MemberId> =
         members.iter().flat_map(|(m, s)| s.owned.iter().map(move |tp| (tp, m))).collect();
     for (member, tps) in fresh {
@@ -164,9 +185,16 @@ fn cooperative_sticky(partitions: &BTreeMap<Arc<str>, u32>, members: &[&(MemberI
     }
 }
 
-fn subscribed_partitions(partitions: &BTreeMap<Arc<str>, u32>, members: &[&(MemberId, Subscription)]) -> Vec<TopicPartition> {
+fn subscribed_partitions(
+    partitions: &BTreeMap<Arc<str>, u32>,
+    members: &[&(MemberId, Subscription)],
+) -> Vec<TopicPartition> {
     let topics: BTreeSet<&Arc<str>> = members.iter().flat_map(|(_, s)| s.topics.iter()).collect();
-    topics.into_iter().filter_map(|t| partitions.get(t).map(|&n| (t, n))).flat_map(|(t, n)| topic_partitions(t, n)).collect()
+    topics
+        .into_iter()
+        .filter_map(|t| partitions.get(t).map(|&n| (t, n)))
+        .flat_map(|(t, n)| topic_partitions(t, n))
+        .collect()
 }
 
 fn constrained(
@@ -196,7 +224,8 @@ fn constrained(
     free.reverse();
     // Round-robin over members below the minimum quota.
     loop {
-        let under: Vec<MemberId> = out.iter().filter(|(_, v)| v.len() < min_quota).map(|(m, _)| m.clone()).collect();
+        let under: Vec<MemberId> =
+            out.iter().filter(|(_, v)| v.len() < min_quota).map(|(m, _)| m.clone()).collect();
         if under.is_empty() || free.is_empty() {
             break;
         }
@@ -283,7 +312,8 @@ mod tests {
 
     #[test]
     fn range_two_consumers_one_partition() {
-        let a = Assignor::Range.assign(&counts(&[("t", 1)]), &members(vec![("c1", sub(&["t"])), ("c2", sub(&["t"]))]));
+        let a = Assignor::Range
+            .assign(&counts(&[("t", 1)]), &members(vec![("c1", sub(&["t"])), ("c2", sub(&["t"]))]));
         assert_eq!(of(&a, "c1"), [tp("t", 0)]);
         assert!(of(&a, "c2").is_empty());
     }
@@ -349,7 +379,10 @@ mod tests {
         assert_eq!(of(&a, "c1"), [tp("t", 0), tp("t", 1)]);
         assert!(of(&a, "c2").is_empty(), "t-2 is revoked by c1 first");
         // The follow-up rebalance after c1 revoked t-2.
-        let ms = members(vec![("c1", owning(&["t"], vec![tp("t", 0), tp("t", 1)], 2)), ("c2", owning(&["t"], vec![], 2))]);
+        let ms = members(vec![
+            ("c1", owning(&["t"], vec![tp("t", 0), tp("t", 1)], 2)),
+            ("c2", owning(&["t"], vec![], 2)),
+        ]);
         let a = Assignor::CooperativeSticky.assign(&counts(&[("t", 3)]), &ms);
         assert_eq!(of(&a, "c1"), [tp("t", 0), tp("t", 1)]);
         assert_eq!(of(&a, "c2"), [tp("t", 2)]);
@@ -375,7 +408,10 @@ mod tests {
 
     #[test]
     fn sticky_claim_from_older_generation_loses() {
-        let ms = members(vec![("c1", owning(&["t"], vec![tp("t", 0)], 1)), ("c2", owning(&["t"], vec![tp("t", 0)], 2))]);
+        let ms = members(vec![
+            ("c1", owning(&["t"], vec![tp("t", 0)], 1)),
+            ("c2", owning(&["t"], vec![tp("t", 0)], 2)),
+        ]);
         let a = Assignor::CooperativeSticky.assign(&counts(&[("t", 2)]), &ms);
         assert_eq!(of(&a, "c2"), [tp("t", 0)]);
         assert_eq!(of(&a, "c1"), [tp("t", 1)]);

@@ -2,8 +2,8 @@
 //! `ClassicGroupMember`, `ClassicGroupState`). The request handling and timers that move it
 //! between states are in [`super::coordinator`].
 
-use super::messages::{GroupId, MemberId, Subscription};
 use super::super::{Ms, Offset, TopicPartition};
+use super::messages::{GroupId, MemberId, Subscription};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::sync::Arc;
@@ -86,7 +86,8 @@ impl GroupMember {
     /// Whether the session timer may remove it now (`ClassicGroupMember.hasSatisfiedHeartbeat`
     /// is false): a member waiting for a JoinGroup or SyncGroup answer is kept, unless it is new.
     pub fn expired(&self, now: Ms) -> bool {
-        now >= self.heartbeat_deadline && (self.is_new || (self.awaiting_join.is_none() && self.awaiting_sync.is_none()))
+        now >= self.heartbeat_deadline
+            && (self.is_new || (self.awaiting_join.is_none() && self.awaiting_sync.is_none()))
     }
 }
 

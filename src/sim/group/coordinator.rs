@@ -19,12 +19,14 @@
 //! Not modelled: static membership (`group.instance.id`), the consumer (KIP-848) protocol,
 //! offset expiry, transactions, `group.max.size`.
 
-use super::classic::{ClassicGroup, ClientId, GroupMember, GroupState, JoinTimer, NEW_MEMBER_JOIN_TIMEOUT_MS};
+use super::super::{BrokerId, Ms, Offset, TopicPartition};
+use super::classic::{
+    ClassicGroup, ClientId, GroupMember, GroupState, JoinTimer, NEW_MEMBER_JOIN_TIMEOUT_MS,
+};
 use super::event::{GroupEvent, RebalanceReason};
 use super::messages::{
     GroupId, GroupRequest, GroupResponse, JoinResponse, MemberId, MemberRecord, OffsetsRecord, Subscription,
 };
-use super::super::{BrokerId, Ms, Offset, TopicPartition};
 use super::{GroupCoordinatorConfig, partition_for};
 use crate::kafka::errors::ErrorCode;
 use std::collections::BTreeMap;
@@ -152,11 +154,21 @@ impl GroupCoordinator {
     /// Becomes coordinator of `partition`'s groups: replays `records` (the partition's log
     /// up to its HW, as `CoordinatorLoaderImpl` does) and starts session timers for the
     /// members it finds (a loaded group with members is Stable, `ClassicGroup.fromRecord`).
-    pub fn load(&mut self, now: Ms, partition: u32, records: &[OffsetsRecord], hw: Offset, out: &mut GroupOutbox) {
+    pub fn load(
+        &mut self,
+        now: Ms,
+        partition: u32,
+        records: &[OffsetsRecord],
+        hw: Offset,
+        out: &mut GroupOutbox,
+    ) {
         self.loaded.insert(partition, hw);
         let num_partitions = self.num_partitions;
         for record in records.iter().filter(|r| partition_for(r.group(), num_partitions) == partition) {
-            let g = self.groups.entry(record.group().clone()).or_insert_with(|| ClassicGroup::new(record.group().clone()));
+            let g = self
+                .groups
+                .entry(record.group().clone())
+                .or_insert_with(|| ClassicGroup::new(record.group().clone()));
             replay(g, record, now);
         }
         let groups = self.groups.keys().filter(|g| self.partition_of(g) == partition).count();
@@ -170,7 +182,8 @@ impl GroupCoordinator {
         if self.loaded.remove(&partition).is_none() {
             return;
         }
-        let ids: Vec<GroupId> = self.groups.keys().filter(|g| self.partition_of(g) == partition).cloned().collect();
+        let ids: Vec<GroupId> =
+            self.groups.keys().filter(|g| self.partition_of(g) == partition).cloned().collect();
         for id in ids {
             let g = self.groups.remove(&id).expect("listed");
             for (member, m) in &g.members {
@@ -182,7 +195,8 @@ impl GroupCoordinator {
                 }
             }
         }
-        let failed: Vec<u64> = self.writes.iter().filter(|(_, w)| w.partition == partition).map(|(id, _)| *id).collect();
+        let failed: Vec<u64> =
+            self.writes.iter().filter(|(_, w)| w.partition == partition).map(|(id, _)| *id).collect();
         for id in failed {
             self.finish_write(0, id, Err(ErrorCode::NotLeaderOrFollower), out);
         }
@@ -196,8 +210,16 @@ impl GroupCoordinator {
         }
         match request {
             GroupRequest::FindCoordinator { .. } => {}
-            GroupRequest::Join { group, member, client_id, session_timeout_ms, rebalance_timeout_ms, protocols } => {
-                let join = Join { from, member, client_id, session_timeout_ms, rebalance_timeout_ms, protocols };
+            GroupRequest::Join {
+                group,
+                member,
+                client_id,
+                session_timeout_ms,
+                rebalance_timeout_ms,
+                protocols,
+            } => {
+                let join =
+                    Join { from, member, client_id, session_timeout_ms, rebalance_timeout_ms, protocols };
                 self.join(now, group, join, out)
             }
             GroupRequest::Sync { group, member, generation, assignments } => {
@@ -213,8 +235,10 @@ impl GroupCoordinator {
             }
             GroupRequest::FetchOffsets { group, partitions } => {
                 let committed = self.groups.get(&group).map(|g| &g.offsets);
-                let offsets =
-                    partitions.into_iter().map(|tp| (tp.clone(), committed.and_then(|o| o.get(&tp).copied()))).collect();
+                let offsets = partitions
+                    .into_iter()
+                    .map(|tp| (tp.clone(), committed.and_then(|o| o.get(&tp).copied())))
+                    .collect();
                 out.responses.push((from, GroupResponse::FetchOffsets { error: None, offsets }));
             }
         }
@@ -222,7 +246,13 @@ impl GroupCoordinator {
 
     /// The broker appended write `write` (`Ok(end)`: the offset after its last record) or
     /// could not (`Err`: the append's error, e.g. `NOT_LEADER_OR_FOLLOWER`).
-    pub fn appended(&mut self, now: Ms, write: u64, result: Result<Offset, ErrorCode>, out: &mut GroupOutbox) {
+    pub fn appended(
+        &mut self,
+        now: Ms,
+        write: u64,
+        result: Result<Offset, ErrorCode>,
+        out: &mut GroupOutbox,
+    ) {
         match result {
             Err(e) => self.finish_write(now, write, Err(e), out),
             Ok(end) => {
@@ -253,12 +283,17 @@ impl GroupCoordinator {
 
     /// Fires due timers: write timeouts, session expiries, join and sync phase timeouts.
     pub fn on_tick(&mut self, now: Ms, out: &mut GroupOutbox) {
-        let late: Vec<u64> = self.writes.iter().filter(|(_, w)| w.deadline <= now).map(|(id, _)| *id).collect();
+        let late: Vec<u64> =
+            self.writes.iter().filter(|(_, w)| w.deadline <= now).map(|(id, _)| *id).collect();
         for id in late {
             self.finish_write(now, id, Err(ErrorCode::RequestTimedOut), out);
         }
-        let due: Vec<GroupId> =
-            self.groups.values().filter(|g| g.next_deadline().is_some_and(|d| d <= now)).map(|g| g.id.clone()).collect();
+        let due: Vec<GroupId> = self
+            .groups
+            .values()
+            .filter(|g| g.next_deadline().is_some_and(|d| d <= now))
+            .map(|g| g.id.clone())
+            .collect();
         for id in due {
             let Some(mut g) = self.groups.remove(&id) else { continue };
             self.expire_pending_members(now, &mut g, out);
@@ -275,7 +310,14 @@ impl GroupCoordinator {
         writes.chain(self.groups.values().filter_map(ClassicGroup::next_deadline)).min()
     }
 
-    fn write(&mut self, now: Ms, group: &GroupId, records: Vec<OffsetsRecord>, kind: WriteKind, out: &mut GroupOutbox) {
+    fn write(
+        &mut self,
+        now: Ms,
+        group: &GroupId,
+        records: Vec<OffsetsRecord>,
+        kind: WriteKind,
+        out: &mut GroupOutbox,
+    ) {
         let id = self.next_write;
         self.next_write += 1;
         let partition = self.partition_of(group);
@@ -442,7 +484,13 @@ impl GroupCoordinator {
         self.write(now, &group, vec![record], kind, out);
     }
 
-    fn heartbeat(&mut self, now: Ms, group: &GroupId, member: &MemberId, generation: i32) -> Option<ErrorCode> {
+    fn heartbeat(
+        &mut self,
+        now: Ms,
+        group: &GroupId,
+        member: &MemberId,
+        generation: i32,
+    ) -> Option<ErrorCode> {
         let Some(g) = self.groups.get_mut(group) else { return Some(ErrorCode::UnknownMemberId) };
         if g.state == GroupState::Dead {
             return Some(ErrorCode::CoordinatorNotAvailable);
@@ -457,7 +505,9 @@ impl GroupCoordinator {
 
     fn leave(&mut self, now: Ms, from: ClientId, group: GroupId, member: MemberId, out: &mut GroupOutbox) {
         let Some(mut g) = self.groups.remove(&group) else {
-            return out.responses.push((from, GroupResponse::Leave { error: Some(ErrorCode::UnknownMemberId) }));
+            return out
+                .responses
+                .push((from, GroupResponse::Leave { error: Some(ErrorCode::UnknownMemberId) }));
         };
         let error = if g.state == GroupState::Dead {
             Some(ErrorCode::CoordinatorNotAvailable)
@@ -498,13 +548,29 @@ impl GroupCoordinator {
         }
         let records = offsets
             .iter()
-            .map(|(tp, offset)| OffsetsRecord::Commit { group: group.clone(), tp: tp.clone(), offset: *offset })
+            .map(|(tp, offset)| OffsetsRecord::Commit {
+                group: group.clone(),
+                tp: tp.clone(),
+                offset: *offset,
+            })
             .collect();
-        self.write(now, &group, records, WriteKind::Commit { client: from, group: group.clone(), offsets }, out);
+        self.write(
+            now,
+            &group,
+            records,
+            WriteKind::Commit { client: from, group: group.clone(), offsets },
+            out,
+        );
     }
 
     /// `maybePrepareRebalanceOrCompleteJoin`.
-    fn prepare_or_complete(&mut self, now: Ms, g: &mut ClassicGroup, reason: RebalanceReason, out: &mut GroupOutbox) {
+    fn prepare_or_complete(
+        &mut self,
+        now: Ms,
+        g: &mut ClassicGroup,
+        reason: RebalanceReason,
+        out: &mut GroupOutbox,
+    ) {
         if g.can_rebalance() {
             self.prepare_rebalance(now, g, reason, out);
         } else {
@@ -513,7 +579,13 @@ impl GroupCoordinator {
     }
 
     /// `GroupMetadataManager.prepareRebalance`.
-    fn prepare_rebalance(&mut self, now: Ms, g: &mut ClassicGroup, reason: RebalanceReason, out: &mut GroupOutbox) {
+    fn prepare_rebalance(
+        &mut self,
+        now: Ms,
+        g: &mut ClassicGroup,
+        reason: RebalanceReason,
+        out: &mut GroupOutbox,
+    ) {
         if g.state == GroupState::CompletingRebalance {
             reset_and_propagate(g, ErrorCode::RebalanceInProgress, out);
         }
@@ -526,7 +598,11 @@ impl GroupCoordinator {
             g.join_timer = Some((now + delay_ms, JoinTimer::Initial { delay_ms, remaining_ms }));
         }
         g.transition(GroupState::PreparingRebalance);
-        out.events.push(GroupEvent::RebalanceStarted { group: g.id.clone(), generation: g.generation, reason });
+        out.events.push(GroupEvent::RebalanceStarted {
+            group: g.id.clone(),
+            generation: g.generation,
+            reason,
+        });
         if !initial {
             if g.all_members_joined() {
                 self.complete_join(now, g, out);
@@ -538,7 +614,10 @@ impl GroupCoordinator {
 
     /// `maybeCompleteJoinPhase`: not during the initial delay, only once everyone rejoined.
     fn maybe_complete_join(&mut self, now: Ms, g: &mut ClassicGroup, out: &mut GroupOutbox) {
-        if g.state == GroupState::PreparingRebalance && g.previous_state != GroupState::Empty && g.all_members_joined() {
+        if g.state == GroupState::PreparingRebalance
+            && g.previous_state != GroupState::Empty
+            && g.all_members_joined()
+        {
             self.complete_join(now, g, out);
         }
     }
@@ -615,7 +694,9 @@ impl GroupCoordinator {
         }
         g.remove(member);
         match g.state {
-            GroupState::Stable | GroupState::CompletingRebalance => self.prepare_or_complete(now, g, reason, out),
+            GroupState::Stable | GroupState::CompletingRebalance => {
+                self.prepare_or_complete(now, g, reason, out)
+            }
             GroupState::PreparingRebalance if g.all_members_joined() => self.complete_join(now, g, out),
             _ => {}
         }
@@ -624,7 +705,10 @@ impl GroupCoordinator {
     fn expire_pending_members(&mut self, now: Ms, g: &mut ClassicGroup, out: &mut GroupOutbox) {
         let before = g.pending_members.len();
         g.pending_members.retain(|_, deadline| *deadline > now);
-        if g.pending_members.len() < before && g.state == GroupState::PreparingRebalance && g.all_members_joined() {
+        if g.pending_members.len() < before
+            && g.state == GroupState::PreparingRebalance
+            && g.all_members_joined()
+        {
             self.complete_join(now, g, out);
         }
     }
@@ -657,7 +741,9 @@ impl GroupCoordinator {
             return;
         }
         g.sync_deadline = None;
-        if !matches!(g.state, GroupState::CompletingRebalance | GroupState::Stable) || g.pending_sync.is_empty() {
+        if !matches!(g.state, GroupState::CompletingRebalance | GroupState::Stable)
+            || g.pending_sync.is_empty()
+        {
             return;
         }
         let late: Vec<MemberId> = std::mem::take(&mut g.pending_sync).into_iter().collect();
@@ -683,7 +769,9 @@ fn not_coordinator(from: ClientId, request: &GroupRequest, out: &mut GroupOutbox
     let e = Some(ErrorCode::NotCoordinator);
     let answer = match request {
         GroupRequest::FindCoordinator { .. } => return,
-        GroupRequest::Join { member, .. } => GroupResponse::Join(JoinResponse::error(ErrorCode::NotCoordinator, member.clone())),
+        GroupRequest::Join { member, .. } => {
+            GroupResponse::Join(JoinResponse::error(ErrorCode::NotCoordinator, member.clone()))
+        }
         GroupRequest::Sync { .. } => sync_answer(e, vec![]),
         GroupRequest::Heartbeat { .. } => GroupResponse::Heartbeat { error: e },
         GroupRequest::Leave { .. } => GroupResponse::Leave { error: e },
@@ -720,7 +808,8 @@ fn metadata_record(g: &ClassicGroup, assignment: &[(MemberId, Vec<TopicPartition
         .iter()
         .filter_map(|(id, tps)| {
             let m = g.members.get(id)?;
-            let subscription = protocol.as_deref().and_then(|p| m.subscription(p)).cloned().unwrap_or_default();
+            let subscription =
+                protocol.as_deref().and_then(|p| m.subscription(p)).cloned().unwrap_or_default();
             Some(MemberRecord {
                 id: id.clone(),
                 session_timeout_ms: m.session_timeout_ms,
@@ -730,7 +819,13 @@ fn metadata_record(g: &ClassicGroup, assignment: &[(MemberId, Vec<TopicPartition
             })
         })
         .collect();
-    OffsetsRecord::Metadata { group: g.id.clone(), generation: g.generation, protocol, leader: g.leader.clone(), members }
+    OffsetsRecord::Metadata {
+        group: g.id.clone(),
+        generation: g.generation,
+        protocol,
+        leader: g.leader.clone(),
+        members,
+    }
 }
 
 /// The leader's assignment is stored: every member gets its partitions and the group is
@@ -745,7 +840,11 @@ fn stabilize(g: &mut ClassicGroup, assignment: Vec<(MemberId, Vec<TopicPartition
         }
     }
     g.transition(GroupState::Stable);
-    out.events.push(GroupEvent::Stabilized { group: g.id.clone(), generation: g.generation, assignment: g.assignment() });
+    out.events.push(GroupEvent::Stabilized {
+        group: g.id.clone(),
+        generation: g.generation,
+        assignment: g.assignment(),
+    });
 }
 
 /// `resetAndPropagateAssignmentWithError`: waiting SyncGroups get `error`.

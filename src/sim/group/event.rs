@@ -1,8 +1,8 @@
 //! What groups do, as typed data for the event log: rebalances (join, assignment, leave,
 //! session timeout), coordinator moves, and failed commits. The words live in `Display`.
 
-use super::messages::{GroupId, MemberId};
 use super::super::{BrokerId, TopicPartition};
+use super::messages::{GroupId, MemberId};
 use crate::kafka::errors::ErrorCode;
 use std::fmt;
 
@@ -198,7 +198,8 @@ impl fmt::Display for GroupEvent {
                 "group {group} generation {generation}: {members} member(s), leader {leader}, assignor {protocol}"
             ),
             Stabilized { group, generation, assignment } => {
-                let parts: Vec<String> = assignment.iter().map(|(m, tps)| format!("{m}: {}", list(tps))).collect();
+                let parts: Vec<String> =
+                    assignment.iter().map(|(m, tps)| format!("{m}: {}", list(tps))).collect();
                 write!(f, "group {group} stable in generation {generation}; {}", parts.join("; "))
             }
             Emptied { group, generation } => write!(f, "group {group} is empty (generation {generation})"),
@@ -207,7 +208,10 @@ impl fmt::Display for GroupEvent {
                 write!(f, "group {group}: member {member} removed, session timed out (session.timeout.ms)")
             }
             RemovedNotRejoined { group, member } => {
-                write!(f, "group {group}: member {member} removed, it did not rejoin within the rebalance timeout")
+                write!(
+                    f,
+                    "group {group}: member {member} removed, it did not rejoin within the rebalance timeout"
+                )
             }
             CoordinatorLoaded { broker, partition, groups } => write!(
                 f,
@@ -225,9 +229,15 @@ impl fmt::Display for GroupEvent {
             Assigned { client, group, generation, partitions } => {
                 write!(f, "{client}: assigned {} (group {group} generation {generation})", list(partitions))
             }
-            Revoked { client, group, partitions } => write!(f, "{client}: revoked {} (group {group})", list(partitions)),
-            CommitFailed { client, group, error } => write!(f, "{client}: offset commit for group {group} failed: {error}"),
-            CommitRecovered { client, group } => write!(f, "{client}: offset commits for group {group} succeed again"),
+            Revoked { client, group, partitions } => {
+                write!(f, "{client}: revoked {} (group {group})", list(partitions))
+            }
+            CommitFailed { client, group, error } => {
+                write!(f, "{client}: offset commit for group {group} failed: {error}")
+            }
+            CommitRecovered { client, group } => {
+                write!(f, "{client}: offset commits for group {group} succeed again")
+            }
         }
     }
 }

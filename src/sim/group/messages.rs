@@ -130,7 +130,14 @@ pub struct JoinResponse {
 impl JoinResponse {
     /// A failed JoinGroup.
     pub fn error(error: ErrorCode, member: MemberId) -> Self {
-        Self { error: Some(error), generation: -1, protocol: None, leader: "".into(), member, members: vec![] }
+        Self {
+            error: Some(error),
+            generation: -1,
+            protocol: None,
+            leader: "".into(),
+            member,
+            members: vec![],
+        }
     }
 }
 

@@ -55,9 +55,19 @@ fn stable_pair(c: &mut GroupCoordinator, part: u32) -> (MemberId, MemberId) {
     let leader = joined(&out, 0).unwrap();
     assert_eq!(leader.members.len(), 2);
     assert!(joined(&out, 1).unwrap().members.is_empty());
-    c.handle(6000, 1, GroupRequest::Sync { group: "g".into(), member: b.clone(), generation: 1, assignments: vec![] }, &mut out);
+    c.handle(
+        6000,
+        1,
+        GroupRequest::Sync { group: "g".into(), member: b.clone(), generation: 1, assignments: vec![] },
+        &mut out,
+    );
     let assignments = vec![(a.clone(), vec![tp(0)]), (b.clone(), vec![tp(1)])];
-    c.handle(6000, 0, GroupRequest::Sync { group: "g".into(), member: a.clone(), generation: 1, assignments }, &mut out);
+    c.handle(
+        6000,
+        0,
+        GroupRequest::Sync { group: "g".into(), member: a.clone(), generation: 1, assignments },
+        &mut out,
+    );
     let append = out.appends.last().unwrap().clone();
     c.appended(6000, append.write, Ok(1), &mut out);
     assert_eq!(c.group("g").unwrap().state, GroupState::CompletingRebalance, "waits for the HW");
@@ -66,9 +76,20 @@ fn stable_pair(c: &mut GroupCoordinator, part: u32) -> (MemberId, MemberId) {
     (a, b)
 }
 
-fn heartbeat(c: &mut GroupCoordinator, now: Ms, client: ClientId, member: &MemberId, generation: i32) -> Option<ErrorCode> {
+fn heartbeat(
+    c: &mut GroupCoordinator,
+    now: Ms,
+    client: ClientId,
+    member: &MemberId,
+    generation: i32,
+) -> Option<ErrorCode> {
     let mut out = GroupOutbox::default();
-    c.handle(now, client, GroupRequest::Heartbeat { group: "g".into(), member: member.clone(), generation }, &mut out);
+    c.handle(
+        now,
+        client,
+        GroupRequest::Heartbeat { group: "g".into(), member: member.clone(), generation },
+        &mut out,
+    );
     match out.responses.pop() {
         Some((_, GroupResponse::Heartbeat { error })) => error,
         other => panic!("{other:?}"),
@@ -109,7 +130,9 @@ fn a_silent_member_is_removed_after_its_session_timeout() {
     }
     assert!(c.group("g").unwrap().members.contains_key(&b), "session.timeout.ms not over yet");
     c.on_tick(6001 + 45_000, &mut out);
-    assert!(out.events.iter().any(|e| matches!(e, GroupEvent::SessionExpired { member, .. } if *member == b)));
+    assert!(
+        out.events.iter().any(|e| matches!(e, GroupEvent::SessionExpired { member, .. } if *member == b))
+    );
     assert_eq!(c.group("g").unwrap().state, GroupState::PreparingRebalance);
 }
 
@@ -138,7 +161,12 @@ fn commits_wait_for_the_hw_and_time_out_as_coordinator_not_available() {
     c.appended(16_000, w, Ok(3), &mut out);
     c.on_high_watermark(16_010, part, 3, &mut out);
     assert!(matches!(out.responses.pop(), Some((0, GroupResponse::Commit { error: None, .. }))));
-    c.handle(16_020, 0, GroupRequest::FetchOffsets { group: "g".into(), partitions: vec![tp(0), tp(1)] }, &mut out);
+    c.handle(
+        16_020,
+        0,
+        GroupRequest::FetchOffsets { group: "g".into(), partitions: vec![tp(0), tp(1)] },
+        &mut out,
+    );
     assert!(matches!(
         out.responses.pop(),
         Some((0, GroupResponse::FetchOffsets { error: None, offsets })) if offsets == vec![(tp(0), Some(7)), (tp(1), None)]
@@ -164,11 +192,20 @@ fn commit_validation() {
         offsets: vec![(tp(0), 1)],
     };
     c.handle(7000, 0, req(&a, 0), &mut out);
-    assert!(matches!(out.responses.pop(), Some((_, GroupResponse::Commit { error: Some(ErrorCode::IllegalGeneration), .. }))));
+    assert!(matches!(
+        out.responses.pop(),
+        Some((_, GroupResponse::Commit { error: Some(ErrorCode::IllegalGeneration), .. }))
+    ));
     c.handle(7000, 0, req("nobody", 1), &mut out);
-    assert!(matches!(out.responses.pop(), Some((_, GroupResponse::Commit { error: Some(ErrorCode::UnknownMemberId), .. }))));
+    assert!(matches!(
+        out.responses.pop(),
+        Some((_, GroupResponse::Commit { error: Some(ErrorCode::UnknownMemberId), .. }))
+    ));
     c.handle(7000, 0, req("", -1), &mut out);
-    assert!(matches!(out.responses.pop(), Some((_, GroupResponse::Commit { error: Some(ErrorCode::UnknownMemberId), .. }))));
+    assert!(matches!(
+        out.responses.pop(),
+        Some((_, GroupResponse::Commit { error: Some(ErrorCode::UnknownMemberId), .. }))
+    ));
 }
 
 #[test]
@@ -214,7 +251,12 @@ fn failed_assignment_write_sends_members_back_to_join() {
     let mut out = GroupOutbox::default();
     let a = join_new(&mut c, 0, 0, &mut out);
     c.on_tick(3000, &mut out);
-    c.handle(3000, 0, GroupRequest::Sync { group: "g".into(), member: a.clone(), generation: 1, assignments: vec![] }, &mut out);
+    c.handle(
+        3000,
+        0,
+        GroupRequest::Sync { group: "g".into(), member: a.clone(), generation: 1, assignments: vec![] },
+        &mut out,
+    );
     c.on_tick(3000 + 5000, &mut out);
     assert!(matches!(
         out.responses.last(),

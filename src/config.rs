@@ -222,6 +222,48 @@ pub static PROPERTIES: &[Property] = &[
         doc: "how often the controller checks for leader imbalance (R6.7)",
     },
     Property {
+        name: "offsets.topic.num.partitions",
+        scope: Scope::Broker,
+        default: "50",
+        kind: long(1, MAX_INT),
+        doc: "partitions of __consumer_offsets when the first FindCoordinator creates it; a group lives on partition abs(hash(group.id)) % this",
+    },
+    Property {
+        name: "offsets.topic.replication.factor",
+        scope: Scope::Broker,
+        default: "3",
+        kind: long(1, i16::MAX as i64),
+        doc: "replication factor of __consumer_offsets; its creation fails (and groups wait) while fewer brokers are registered",
+    },
+    Property {
+        name: "offsets.commit.timeout.ms",
+        scope: Scope::Broker,
+        default: "5000",
+        kind: long(1, MAX_INT),
+        doc: "a commit or group write waits this long for the offsets partition's HW, then fails as COORDINATOR_NOT_AVAILABLE",
+    },
+    Property {
+        name: "group.initial.rebalance.delay.ms",
+        scope: Scope::Broker,
+        default: "3000",
+        kind: long(0, MAX_INT),
+        doc: "the first rebalance of an empty group waits this long for more members (extended per new member)",
+    },
+    Property {
+        name: "group.min.session.timeout.ms",
+        scope: Scope::Broker,
+        default: "6000",
+        kind: long(0, MAX_INT),
+        doc: "smallest session.timeout.ms a consumer may ask for (else INVALID_SESSION_TIMEOUT)",
+    },
+    Property {
+        name: "group.max.session.timeout.ms",
+        scope: Scope::Broker,
+        default: "1800000",
+        kind: long(0, MAX_INT),
+        doc: "largest session.timeout.ms a consumer may ask for (else INVALID_SESSION_TIMEOUT)",
+    },
+    Property {
         name: "log.retention.ms",
         scope: Scope::Broker,
         default: "null",
@@ -772,6 +814,18 @@ pub struct BrokerConfig {
     pub auto_leader_rebalance_enable: bool,
     /// `leader.imbalance.check.interval.seconds` (s).
     pub leader_imbalance_check_interval_seconds: u64,
+    /// `offsets.topic.num.partitions` (partitions).
+    pub offsets_topic_num_partitions: u32,
+    /// `offsets.topic.replication.factor` (replicas).
+    pub offsets_topic_replication_factor: u32,
+    /// `offsets.commit.timeout.ms` (ms).
+    pub offsets_commit_timeout_ms: Ms,
+    /// `group.initial.rebalance.delay.ms` (ms).
+    pub group_initial_rebalance_delay_ms: Ms,
+    /// `group.min.session.timeout.ms` (ms).
+    pub group_min_session_timeout_ms: Ms,
+    /// `group.max.session.timeout.ms` (ms).
+    pub group_max_session_timeout_ms: Ms,
     /// `log.retention.ms` (ms), `None` = unset.
     pub log_retention_ms: Option<i64>,
     /// `log.retention.hours` (h).
@@ -826,6 +880,12 @@ impl Default for BrokerConfig {
             unclean_leader_election_interval_ms: 300_000,
             auto_leader_rebalance_enable: true,
             leader_imbalance_check_interval_seconds: 300,
+            offsets_topic_num_partitions: 50,
+            offsets_topic_replication_factor: 3,
+            offsets_commit_timeout_ms: 5000,
+            group_initial_rebalance_delay_ms: 3000,
+            group_min_session_timeout_ms: 6000,
+            group_max_session_timeout_ms: 1_800_000,
             log_retention_ms: None,
             log_retention_hours: 168,
             log_retention_bytes: -1,
@@ -985,6 +1045,12 @@ impl BrokerConfig {
             "leader.imbalance.check.interval.seconds" => {
                 self.leader_imbalance_check_interval_seconds = as_u64(v)
             }
+            "offsets.topic.num.partitions" => self.offsets_topic_num_partitions = as_u64(v) as u32,
+            "offsets.topic.replication.factor" => self.offsets_topic_replication_factor = as_u64(v) as u32,
+            "offsets.commit.timeout.ms" => self.offsets_commit_timeout_ms = as_u64(v),
+            "group.initial.rebalance.delay.ms" => self.group_initial_rebalance_delay_ms = as_u64(v),
+            "group.min.session.timeout.ms" => self.group_min_session_timeout_ms = as_u64(v),
+            "group.max.session.timeout.ms" => self.group_max_session_timeout_ms = as_u64(v),
             "log.retention.ms" => self.log_retention_ms = Some(as_i64(v)),
             "log.retention.hours" => self.log_retention_hours = as_i64(v),
             "log.retention.bytes" => self.log_retention_bytes = as_i64(v),

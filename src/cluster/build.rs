@@ -42,12 +42,14 @@ pub(super) fn build_world(spec: &ClusterSpec, local: &LocalSet) -> Result<Rc<Wor
         producers.push(new_producer(&mut controller, i as u32, p, spec.seed));
     }
     let image = controller.full_image();
+    let book = crate::sim::group::book::OffsetsBook::default();
     let brokers: Vec<Broker> = spec
         .brokers
         .iter()
         .zip(&epochs)
         .map(|(&id, &epoch)| {
             let mut b = Broker::new(id, spec.broker_config.clone());
+            b.set_offsets_book(book.clone());
             b.start_bootstrapped(0, epoch, &image, &mut out);
             b
         })

@@ -107,6 +107,8 @@ pub struct Broker {
     registration: RegistrationRetry,
     /// Its replication throttles' byte-rate sensors (KIP-73, [`throttle`]).
     quotas: ReplicationQuotas,
+    /// Its part in consumer groups: FindCoordinator and the group coordinator ([`groups`]).
+    groups: groups::GroupHost,
 }
 
 /// The broker's registration retries (Kafka's `BrokerLifecycleManager`): after a refusal it
@@ -154,6 +156,7 @@ macro_rules! ctx {
 }
 
 mod fetcher;
+mod groups;
 mod serve_fetch;
 mod throttle;
 
@@ -187,6 +190,7 @@ impl Broker {
             stopped_cleanly: false,
             registration: RegistrationRetry::default(),
             quotas: ReplicationQuotas::new(&config),
+            groups: groups::GroupHost::default(),
             config,
         }
     }
@@ -371,6 +375,7 @@ impl Broker {
         for p in self.partitions.values_mut() {
             p.reset_role();
         }
+        self.groups.crash();
     }
 
     /// Asks the controller for a controlled shutdown (R6.6) with an immediate heartbeat.
@@ -444,9 +449,22 @@ impl Broker {
             Message::Disconnected { peer: NodeId::Broker(leader), correlation_id } => {
                 self.on_fetch_lost(now, leader, correlation_id);
             }
+            Message::Group { correlation_id, request } => {
+                self.on_group_request(now, from, correlation_id, *request, out);
+            }
             _ => {}
         }
+        self.after_changes(now, out);
+    }
+
+    /// Follows up on the changes of a handled input: parked fetches, the group coordinator
+    /// (which may append and so change its partitions again), follower fetches.
+    fn after_changes(&mut self, now: Ms, out: &mut Outbox) {
         self.process_changes(now, out);
+        for _ in 0..4 {
+            self.sync_groups(now, out);
+            self.process_changes(now, out);
+        }
         self.maybe_send_fetches(now, out);
     }
 
@@ -489,6 +507,7 @@ impl Broker {
     /// `tp` changed: the leader side looks at it again, and the fetchers it left or joined
     /// take note.
     fn changed(&mut self, tp: &TopicPartition, before: ChangeStamp, after: ChangeStamp) {
+        self.groups.note_changed(tp);
         if !self.purgatory.changed.contains(tp) {
             self.purgatory.changed.insert(tp.clone());
         }
@@ -542,6 +561,7 @@ impl Broker {
             self.topic_configs.insert(topic.clone(), c.clone());
         }
         for ps in &delta.partitions {
+            self.groups.note_partition(ps);
             if !ps.replicas.contains(&self.id) {
                 continue;
             }
@@ -601,8 +621,8 @@ impl Broker {
         self.fire_partition_timers(now, out);
         self.expire_fetchers(now);
         self.expire_parked(now, out);
-        self.process_changes(now, out);
-        self.maybe_send_fetches(now, out);
+        self.tick_groups(now, out);
+        self.after_changes(now, out);
     }
 
     /// Kafka's scheduled tasks, each over every partition at its own interval: ISR expiration,
@@ -661,6 +681,9 @@ impl Broker {
             next = next.min(self.next_heartbeat);
         }
         if let Some(t) = self.registration.next_attempt {
+            next = next.min(t);
+        }
+        if let Some(t) = self.groups.next_deadline() {
             next = next.min(t);
         }
         let parked = self.purgatory.deadlines.first().map(|(t, _)| *t);

@@ -24,6 +24,7 @@
 
 use super::assignment;
 use super::events::{ElectionKind, EventKind, ShrinkCause};
+use super::group::event::GroupEvent;
 use super::image::MetadataImage;
 use super::protocol::{
     BrokerRegistration, IsrMember, LeaderRecoveryState, Message, MetadataDelta, NodeId, PartitionState,
@@ -318,6 +319,8 @@ pub struct QuorumController {
     rebalance: Option<DeferredRun>,
     pending: MetadataDelta,
     published: MetadataImage,
+    /// The last refusal of a forwarded auto-creation, so a repeat is not reported again.
+    auto_create_error: Option<String>,
 }
 
 impl QuorumController {
@@ -336,6 +339,7 @@ impl QuorumController {
             rebalance: None,
             pending: MetadataDelta::default(),
             published: MetadataImage::new(config_for_image),
+            auto_create_error: None,
         }
     }
 
@@ -405,6 +409,7 @@ impl QuorumController {
                 tracing::debug!(t = now, tp = %tp, leader, ?result, "AlterPartition answered");
                 out.send(from, Message::AlterPartitionResponse { tp, result });
             }
+            Message::CreateInternalTopic(spec) => self.auto_create_topic(now, &spec, out),
             other => {
                 tracing::error!(
                     t = now,
@@ -506,6 +511,31 @@ impl QuorumController {
         self.after_write(now);
         self.flush(out);
         Ok(())
+    }
+
+    /// Creates an internal topic a broker's `AutoTopicCreationManager` forwarded (the first
+    /// FindCoordinator creates `__consumer_offsets`). An existing topic is left alone; a
+    /// refusal (e.g. `offsets.topic.replication.factor` above the registered brokers:
+    /// `INVALID_REPLICATION_FACTOR`) is reported once per distinct reason, and the next
+    /// FindCoordinator tries again.
+    pub fn auto_create_topic(&mut self, now: Ms, spec: &TopicSpec, out: &mut Outbox) {
+        if self.topics.contains_key(spec.name.as_str()) {
+            return;
+        }
+        match self.create_topic(now, spec, out) {
+            Ok(()) => self.auto_create_error = None,
+            Err(e) => {
+                let reason = e.to_string();
+                if self.auto_create_error.as_ref() != Some(&reason) {
+                    let topic = spec.name.clone();
+                    out.emit(EventKind::Group(GroupEvent::InternalTopicNotCreated {
+                        topic,
+                        reason: reason.clone(),
+                    }));
+                    self.auto_create_error = Some(reason);
+                }
+            }
+        }
     }
 
     /// Sets a cluster-wide broker property (`kafka-configs.sh --entity-default --entity-type
@@ -1616,6 +1646,24 @@ mod tests {
         c.set_broker_config(320_000, "auto.leader.rebalance.enable", "false", &mut Outbox::default())
             .unwrap();
         assert_eq!(c.next_rebalance_at(), None);
+    }
+
+    /// The first FindCoordinator's forwarded creation of `__consumer_offsets` with RF 3 on a
+    /// two-broker cluster is refused as the placer refuses any topic (reported once); RF 2 works.
+    #[test]
+    fn auto_created_offsets_topic_needs_enough_registered_brokers() {
+        let mut c = cluster(&[1, 2]);
+        let mut out = Outbox::default();
+        for now in [0, 1000] {
+            c.auto_create_topic(now, &spec("__consumer_offsets", 50, 3, Placement::Kafka), &mut out);
+        }
+        let refusals: Vec<&EventKind> =
+            out.events.iter().filter(|e| matches!(e, EventKind::Group(_))).collect();
+        assert_eq!(refusals.len(), 1, "{refusals:?}");
+        assert!(refusals[0].to_string().contains("only 2 broker(s) are registered"), "{}", refusals[0]);
+        assert!(c.topic("__consumer_offsets").is_none());
+        c.auto_create_topic(2000, &spec("__consumer_offsets", 50, 2, Placement::Kafka), &mut out);
+        assert_eq!(c.topic("__consumer_offsets").unwrap().partition_count(), 50);
     }
 
     #[test]

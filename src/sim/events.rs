@@ -423,6 +423,9 @@ pub enum EventKind {
     },
     /// A rolling restart (`roll`) moved on.
     Roll(RollStep),
+    /// A consumer group, its coordinator or a member did something (rebalances, commits,
+    /// coordinator moves).
+    Group(super::group::event::GroupEvent),
 }
 
 fn who(b: Option<BrokerId>) -> String {
@@ -635,6 +638,7 @@ impl fmt::Display for EventKind {
                 Ok(())
             }
             Roll(step) => write!(f, "{step}"),
+            Group(e) => write!(f, "{e}"),
         }
     }
 }
@@ -645,6 +649,7 @@ fn node_name(node: NodeId) -> String {
         NodeId::Broker(b) => format!("broker {b}"),
         NodeId::Controller => "the controller".into(),
         NodeId::Producer(p) => format!("producer {p}"),
+        NodeId::Consumer(c) => format!("consumer {c}"),
     }
 }
 

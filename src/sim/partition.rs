@@ -1050,6 +1050,8 @@ fn respond(
     );
 }
 
+mod coordinator_append;
+
 #[cfg(test)]
 mod tests {
     use super::*;

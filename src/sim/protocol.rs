@@ -3,6 +3,8 @@
 //! AlterPartition and the KRaft metadata records brokers replay.
 
 use super::fetch_session::FetchMetadata;
+use super::group::messages::{GroupRequest, GroupResponse};
+use super::spec::TopicSpec;
 use super::{Acks, BrokerId, Epoch, Ms, Offset, TopicPartition};
 use crate::config::{BrokerConfig, TopicConfig};
 use crate::kafka::errors::ErrorCode;
@@ -17,6 +19,8 @@ pub enum NodeId {
     Controller,
     /// A producer client, by index in the scenario's producer list.
     Producer(u32),
+    /// A consumer client, by index in the scenario's consumer list.
+    Consumer(u32),
 }
 
 pub use crate::config::RECORD_BATCH_OVERHEAD;
@@ -544,6 +548,24 @@ pub enum Message {
         /// The correlation id of the lost request (0 when it had none).
         correlation_id: u64,
     },
+    /// Consumer → broker: a group RPC (FindCoordinator to any broker, the others to the
+    /// group's coordinator).
+    Group {
+        /// Correlation id, echoed in the response.
+        correlation_id: u64,
+        /// The request (boxed: group requests are rare and large).
+        request: Box<GroupRequest>,
+    },
+    /// Broker → consumer: the answer to a group RPC.
+    GroupResponse {
+        /// Echo of the request's correlation id.
+        correlation_id: u64,
+        /// The answer (boxed, as the request).
+        response: Box<GroupResponse>,
+    },
+    /// Broker → controller: create an internal topic, as the CreateTopics a broker's
+    /// `AutoTopicCreationManager` forwards when a FindCoordinator finds no `__consumer_offsets`.
+    CreateInternalTopic(Box<TopicSpec>),
 }
 
 /// Bytes every message costs on a link besides its record batches: the 4-byte size prefix,
@@ -608,6 +630,9 @@ impl Message {
             Message::Connect => "Connect",
             Message::Connected { .. } => "Connected",
             Message::Disconnected { .. } => "Disconnected",
+            Message::Group { request, .. } => request.api_name(),
+            Message::GroupResponse { .. } => "GroupResponse",
+            Message::CreateInternalTopic(_) => "CreateTopics",
         }
     }
 
@@ -616,6 +641,7 @@ impl Message {
         match self {
             Message::FetchResponse(f) => Some(f.correlation_id),
             Message::ProduceResponse(p) => Some(p.correlation_id),
+            Message::GroupResponse { correlation_id, .. } => Some(*correlation_id),
             _ => None,
         }
     }
@@ -624,7 +650,7 @@ impl Message {
     /// produce request), as opposed to the controller's messages and answers on the
     /// receiver's own connections: a broker that does not listen yet refuses only these.
     pub fn is_inbound(&self) -> bool {
-        matches!(self, Message::Connect | Message::Fetch(_) | Message::Produce(_))
+        matches!(self, Message::Connect | Message::Fetch(_) | Message::Produce(_) | Message::Group { .. })
     }
 
     /// The correlation id of a request that expects a response, for bounces.
@@ -632,6 +658,7 @@ impl Message {
         match self {
             Message::Fetch(f) => Some(f.correlation_id),
             Message::Produce(p) if p.acks != Acks::Zero => Some(p.correlation_id),
+            Message::Group { correlation_id, .. } => Some(*correlation_id),
             _ => None,
         }
     }

@@ -86,6 +86,7 @@ pub fn is_important(kind: &EventKind) -> bool {
         BrokerRegistered { .. } | BrokerRegistrationRefused { .. } => true,
         Truncated { .. } | ProduceFailing { .. } | ProduceRecovered { .. } => true,
         Roll(_) => true,
+        Group(e) => e.is_important(),
         TopicCreated { .. } | FetchPaused { .. } | FollowerStopped { .. } | ConfigChanged { .. } => false,
         FollowerCaughtUp { .. } => true,
         FollowerStarted { .. } => false,

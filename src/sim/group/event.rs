@@ -157,6 +157,15 @@ pub enum GroupEvent {
         /// The error.
         error: ErrorCode,
     },
+    /// The controller refused to create an internal topic a broker asked for (Kafka's
+    /// `AutoTopicCreationManager` logs the error; FindCoordinator keeps answering
+    /// `COORDINATOR_NOT_AVAILABLE`).
+    InternalTopicNotCreated {
+        /// The topic.
+        topic: String,
+        /// The controller's error.
+        reason: String,
+    },
     /// A consumer's commits succeed again after failing.
     CommitRecovered {
         /// The consumer's client id.
@@ -164,6 +173,23 @@ pub enum GroupEvent {
         /// The group.
         group: GroupId,
     },
+}
+
+impl GroupEvent {
+    /// Whether the "important only" event filter keeps it: rebalances, members leaving or
+    /// timing out, coordinator moves and commit failures; not the routine joins, assignments
+    /// and lookups.
+    pub fn is_important(&self) -> bool {
+        use GroupEvent::*;
+        match self {
+            RebalanceStarted { .. } | Stabilized { .. } | MemberLeft { .. } | SessionExpired { .. } => true,
+            RemovedNotRejoined { .. } | CoordinatorLoaded { .. } | CoordinatorUnloaded { .. } => true,
+            CoordinatorLost { .. } | CommitFailed { .. } | CommitRecovered { .. } => true,
+            InternalTopicNotCreated { .. } => true,
+            MemberJoined { .. } | JoinCompleted { .. } | Emptied { .. } | CoordinatorFound { .. } => false,
+            Assigned { .. } | Revoked { .. } => false,
+        }
+    }
 }
 
 fn list(tps: &[TopicPartition]) -> String {
@@ -234,6 +260,9 @@ impl fmt::Display for GroupEvent {
             }
             CommitFailed { client, group, error } => {
                 write!(f, "{client}: offset commit for group {group} failed: {error}")
+            }
+            InternalTopicNotCreated { topic, reason } => {
+                write!(f, "{topic} could not be created: {reason}; groups wait (COORDINATOR_NOT_AVAILABLE)")
             }
             CommitRecovered { client, group } => {
                 write!(f, "{client}: offset commits for group {group} succeed again")

@@ -96,6 +96,19 @@ pub enum GroupRequest {
 }
 
 impl GroupRequest {
+    /// Kafka's API name (`JoinGroup`, `OffsetCommit`, ...).
+    pub fn api_name(&self) -> &'static str {
+        match self {
+            GroupRequest::FindCoordinator { .. } => "FindCoordinator",
+            GroupRequest::Join { .. } => "JoinGroup",
+            GroupRequest::Sync { .. } => "SyncGroup",
+            GroupRequest::Heartbeat { .. } => "Heartbeat",
+            GroupRequest::Leave { .. } => "LeaveGroup",
+            GroupRequest::Commit { .. } => "OffsetCommit",
+            GroupRequest::FetchOffsets { .. } => "OffsetFetch",
+        }
+    }
+
     /// The group the request is about.
     pub fn group(&self) -> &GroupId {
         match self {

@@ -15,6 +15,7 @@
 //! [`OFFSETS_TOPIC`] ([`partition_for`]); its leader is the group's coordinator.
 
 pub mod assignor;
+pub mod book;
 pub mod classic;
 pub mod coordinator;
 pub mod event;
@@ -22,6 +23,7 @@ pub mod member;
 pub mod messages;
 
 use super::Ms;
+use crate::config::BrokerConfig;
 
 /// Kafka's internal topic that stores committed offsets and group metadata
 /// (`Topic.GROUP_METADATA_TOPIC_NAME`).
@@ -60,6 +62,18 @@ pub struct GroupCoordinatorConfig {
     pub commit_timeout_ms: Ms,
 }
 
+impl GroupCoordinatorConfig {
+    /// The group settings of a broker's config.
+    pub fn from_broker(c: &BrokerConfig) -> Self {
+        Self {
+            initial_rebalance_delay_ms: c.group_initial_rebalance_delay_ms,
+            min_session_timeout_ms: c.group_min_session_timeout_ms,
+            max_session_timeout_ms: c.group_max_session_timeout_ms,
+            commit_timeout_ms: c.offsets_commit_timeout_ms,
+        }
+    }
+}
+
 impl Default for GroupCoordinatorConfig {
     fn default() -> Self {
         Self {
@@ -83,6 +97,14 @@ mod tests {
         assert_eq!(java_string_hash("hello"), 99_162_322);
         assert_eq!(java_string_hash("group-1"), 293_427_299);
         assert_eq!(java_string_hash("polygenelubricants"), i32::MIN);
+    }
+
+    #[test]
+    fn defaults_match_the_broker_config() {
+        assert_eq!(
+            GroupCoordinatorConfig::from_broker(&BrokerConfig::default()),
+            GroupCoordinatorConfig::default()
+        );
     }
 
     #[test]

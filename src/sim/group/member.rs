@@ -43,8 +43,11 @@ pub struct MemberConfig {
     pub heartbeat_interval_ms: Ms,
     /// `max.poll.interval.ms` (300000), sent as the rebalance timeout.
     pub max_poll_interval_ms: Ms,
-    /// `enable.auto.commit` (true).
+    /// `enable.auto.commit` (true): commit before every rebalance and on close.
     pub enable_auto_commit: bool,
+    /// Whether the member runs the `auto.commit.interval.ms` timer itself (true); false when
+    /// the consumer drives it and calls [`GroupMember::commit`].
+    pub auto_commit_timer: bool,
     /// `auto.commit.interval.ms` (5000).
     pub auto_commit_interval_ms: Ms,
     /// `retry.backoff.ms` (100).
@@ -65,6 +68,7 @@ impl MemberConfig {
             heartbeat_interval_ms: 3000,
             max_poll_interval_ms: 300_000,
             enable_auto_commit: true,
+            auto_commit_timer: true,
             auto_commit_interval_ms: 5000,
             retry_backoff_ms: 100,
             request_timeout_ms: 30_000,
@@ -129,6 +133,9 @@ pub struct GroupMember {
     assigned: Vec<TopicPartition>,
     /// Assigned partitions whose committed offset the member has not fetched yet.
     unstarted: BTreeSet<TopicPartition>,
+    /// Where each assigned partition starts, once its committed offset is known (`None`:
+    /// nothing committed).
+    starts: BTreeMap<TopicPartition, Option<Offset>>,
     positions: BTreeMap<TopicPartition, Offset>,
     committed: BTreeMap<TopicPartition, Offset>,
     metadata: BTreeMap<Arc<str>, u32>,
@@ -156,6 +163,7 @@ impl GroupMember {
             rejoin_needed: true,
             assigned: vec![],
             unstarted: BTreeSet::new(),
+            starts: BTreeMap::new(),
             positions: BTreeMap::new(),
             committed: BTreeMap::new(),
             metadata: BTreeMap::new(),
@@ -198,6 +206,21 @@ impl GroupMember {
     /// Its partitions.
     pub fn assigned(&self) -> &[TopicPartition] {
         &self.assigned
+    }
+
+    /// Where assigned partition `tp` starts: `None` while its committed offset is being
+    /// fetched, `Some(None)` when nothing is committed (`auto.offset.reset` decides),
+    /// `Some(Some(offset))` at the committed offset.
+    pub fn start(&self, tp: &TopicPartition) -> Option<Option<Offset>> {
+        self.starts.get(tp).copied()
+    }
+
+    /// The connection to `broker` broke: a coordinator there is lost
+    /// (`AbstractCoordinator` marks the coordinator unknown on a disconnect).
+    pub fn on_disconnected(&mut self, broker: BrokerId, out: &mut MemberOutbox) {
+        if self.coordinator == Some(broker) {
+            self.coordinator_unknown(ErrorCode::NetworkException.name(), out);
+        }
     }
 
     /// Offsets the coordinator confirmed committing, per partition.
@@ -328,8 +351,7 @@ impl GroupMember {
             }
             return;
         };
-        if self.state == MemberState::Stable && self.config.enable_auto_commit && now >= self.next_auto_commit
-        {
+        if self.state == MemberState::Stable && self.auto_commits() && now >= self.next_auto_commit {
             self.next_auto_commit = now + self.config.auto_commit_interval_ms;
             self.commit(now, out);
         }
@@ -383,9 +405,13 @@ impl GroupMember {
             due.extend((joining || fetching).then_some(self.retry_at));
             due.extend((heartbeating && f.heartbeat.is_none()).then_some(self.next_heartbeat));
             due.extend(heartbeating.then_some(self.last_heartbeat_ok + self.config.session_timeout_ms));
-            due.extend((stable && self.config.enable_auto_commit).then_some(self.next_auto_commit));
+            due.extend((stable && self.auto_commits()).then_some(self.next_auto_commit));
         }
         due.into_iter().min()
+    }
+
+    fn auto_commits(&self) -> bool {
+        self.config.enable_auto_commit && self.config.auto_commit_timer
     }
 
     fn event_found(&self, broker: BrokerId) -> GroupEvent {
@@ -474,6 +500,7 @@ impl GroupMember {
         for tp in &partitions {
             self.positions.remove(tp);
             self.unstarted.remove(tp);
+            self.starts.remove(tp);
         }
         out.events.push(GroupEvent::Revoked {
             client: self.config.client_id.to_string(),
@@ -676,6 +703,7 @@ impl GroupMember {
                 self.positions.insert(tp.clone(), o);
                 self.committed.insert(tp.clone(), o);
             }
+            self.starts.insert(tp.clone(), offset);
             out.started.push((tp, offset));
         }
     }

@@ -416,6 +416,7 @@ pub(crate) fn node_label(node: NodeId) -> String {
         NodeId::Broker(b) => format!("broker-{b}"),
         NodeId::Controller => "controller".into(),
         NodeId::Producer(p) => format!("producer-{p}"),
+        NodeId::Consumer(c) => format!("consumer-{c}"),
     }
 }
 

@@ -41,6 +41,9 @@ pub enum ErrorCode {
     FencedLeaderEpoch,
     /// 75: request epoch newer than the leader's.
     UnknownLeaderEpoch,
+    /// 78: a leader whose HW is still below its epoch's start offset cannot answer a
+    /// ListOffsets for the latest offset yet (KIP-207, R3.9; retriable).
+    OffsetNotAvailable,
     /// 80: preferred leader not live or not in ISR.
     PreferredLeaderNotAvailable,
     /// 84: preferred leader already leads.
@@ -78,6 +81,7 @@ impl ErrorCode {
             FetchSessionIdNotFound => 70,
             InvalidFetchSessionEpoch => 71,
             FencedLeaderEpoch => 74,
+            OffsetNotAvailable => 78,
             UnknownLeaderEpoch => 75,
             PreferredLeaderNotAvailable => 80,
             ElectionNotNeeded => 84,
@@ -108,6 +112,7 @@ impl ErrorCode {
             FetchSessionIdNotFound => "FETCH_SESSION_ID_NOT_FOUND",
             InvalidFetchSessionEpoch => "INVALID_FETCH_SESSION_EPOCH",
             FencedLeaderEpoch => "FENCED_LEADER_EPOCH",
+            OffsetNotAvailable => "OFFSET_NOT_AVAILABLE",
             UnknownLeaderEpoch => "UNKNOWN_LEADER_EPOCH",
             PreferredLeaderNotAvailable => "PREFERRED_LEADER_NOT_AVAILABLE",
             ElectionNotNeeded => "ELECTION_NOT_NEEDED",
@@ -160,6 +165,7 @@ pub const ALL: &[ErrorCode] = &[
     ErrorCode::InvalidFetchSessionEpoch,
     ErrorCode::FencedLeaderEpoch,
     ErrorCode::UnknownLeaderEpoch,
+    ErrorCode::OffsetNotAvailable,
     ErrorCode::PreferredLeaderNotAvailable,
     ErrorCode::ElectionNotNeeded,
     ErrorCode::InvalidUpdateVersion,

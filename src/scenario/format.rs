@@ -3,6 +3,7 @@
 //! at the offending value. Later versions add fields; v1 files keep working.
 
 use super::checks::{self, Known, KnownOverTime};
+use super::consumer_table;
 use super::duration::{DURATION_HINT, TimeSpec, parse_time};
 use super::error::{LoadError, SpanError};
 use super::expect::Expectation;
@@ -81,6 +82,8 @@ struct RawScenario {
     topic: Vec<RawTopic>,
     #[serde(default)]
     producer: Vec<Spanned<Table>>,
+    #[serde(default)]
+    consumer: Vec<Spanned<Table>>,
     #[serde(default)]
     at: Vec<RawAction>,
     #[serde(default)]
@@ -185,7 +188,8 @@ fn cluster_spec(raw: &RawScenario) -> Res<ClusterSpec> {
         topics.push(topic(t, &brokers, &placement)?);
     }
     let producers = raw.producer.iter().map(|p| producer(p, &topics)).collect::<Res<Vec<_>>>()?;
-    Ok(ClusterSpec { seed: raw.seed.unwrap_or(0), brokers, broker_config, topics, producers, net })
+    let consumers = raw.consumer.iter().map(|c| consumer_table::consumer(c, &topics)).collect::<Res<Vec<_>>>()?;
+    Ok(ClusterSpec { seed: raw.seed.unwrap_or(0), brokers, broker_config, topics, producers, consumers, net })
 }
 
 fn end_time(v: &Spanned<Value>) -> Res<SimTime> {
@@ -278,7 +282,7 @@ pub(super) fn in_file_order(table: &Table) -> Vec<(&Spanned<String>, &Spanned<Va
 }
 
 /// Applies `"property" = value` entries through the registry, in order.
-fn apply_config<'a>(
+pub(super) fn apply_config<'a>(
     entries: impl IntoIterator<Item = (&'a Spanned<String>, &'a Spanned<Value>)>,
     mut set: impl FnMut(&str, &str) -> Result<(), ConfigError>,
 ) -> Res<()> {

@@ -3,6 +3,7 @@
 
 pub mod checks;
 pub mod compare;
+mod consumer_table;
 pub use crate::cluster::command;
 pub mod duration;
 pub mod error;

@@ -645,6 +645,7 @@ fn node_name(node: NodeId) -> String {
         NodeId::Broker(b) => format!("broker {b}"),
         NodeId::Controller => "the controller".into(),
         NodeId::Producer(p) => format!("producer {p}"),
+        NodeId::Consumer(c) => format!("consumer {c}"),
     }
 }
 

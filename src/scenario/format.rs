@@ -154,7 +154,7 @@ fn build(raw: RawScenario) -> Res<Scenario> {
     let spec = cluster_spec(&raw)?;
     let mut over_time = KnownOverTime::new(Known::new(&spec));
     let timeline = timeline(&raw.at, &mut over_time, end)?;
-    let names = Names { over_time: &over_time, producers: spec.producers.len() };
+    let names = Names { over_time: &over_time, producers: spec.producers.len(), consumers: spec.consumers.len() };
     let mut expectations = Vec::new();
     for e in &raw.expect {
         expectations.extend(expectation(e, &names, end)?);

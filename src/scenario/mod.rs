@@ -8,6 +8,7 @@ pub use crate::cluster::command;
 pub mod duration;
 pub mod error;
 pub mod expect;
+mod expect_consumer;
 mod expect_file;
 pub mod format;
 pub mod history;

@@ -106,7 +106,8 @@ pub(crate) fn new_consumer(
 ) -> Rc<RefCell<ConsumerClient>> {
     controller.add_client(NodeId::Consumer(index));
     let topics = spec.topics.iter().map(|t| t.as_str().into()).collect();
-    let client = ConsumerClient::new(index, topics, spec.config.clone(), stream(seed, 10_000 + u64::from(index)));
+    let client =
+        ConsumerClient::new(index, topics, spec.config.clone(), stream(seed, 10_000 + u64::from(index)));
     Rc::new(RefCell::new(client))
 }
 

@@ -10,8 +10,8 @@
 
 use super::node::ProcessState;
 use super::snapshot::{
-    ConsumerLag, ConsumerStatus, ConsumerView,
-    BrokerStatus, BrokerView, PartitionHealth, PartitionView, Reach, ReplicaView, Snapshot, TopicView,
+    BrokerStatus, BrokerView, ConsumerLag, ConsumerStatus, ConsumerView, PartitionHealth, PartitionView,
+    Reach, ReplicaView, Snapshot, TopicView,
 };
 use super::world::World;
 use crate::cluster::events::IsrChanges;
@@ -63,7 +63,8 @@ pub(crate) fn snapshot(world: &World, cache: &mut ViewCache) -> Snapshot {
     let topics = o.image.topics().map(|t| topic_view(world.seed, t, &broker_config)).collect();
     let producers = world.producers().iter().map(|p| p.borrow().view()).collect();
     let ledger = world.ledger.borrow();
-    let consumers = world.consumers().iter().map(|c| consumer_status(c.borrow().view(), &partitions, &ledger)).collect();
+    let consumers =
+        world.consumers().iter().map(|c| consumer_status(c.borrow().view(), &partitions, &ledger)).collect();
     let mut log = world.log.borrow_mut();
     Snapshot {
         seed: world.seed,

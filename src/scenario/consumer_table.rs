@@ -16,10 +16,9 @@ pub(super) fn consumer(table: &Spanned<Table>, topics: &[TopicSpec]) -> Res<Cons
     let names: Vec<&str> = topics.iter().map(|t| t.name.as_str()).collect();
     let expected = format!("a list of [[topic]] names ({})", names.join(", "));
     let read: Option<Vec<String>> = match listed.get_ref() {
-        Value::Array(items) if !items.is_empty() => items
-            .iter()
-            .map(|v| v.as_str().filter(|s| names.contains(s)).map(str::to_string))
-            .collect(),
+        Value::Array(items) if !items.is_empty() => {
+            items.iter().map(|v| v.as_str().filter(|s| names.contains(s)).map(str::to_string)).collect()
+        }
         _ => None,
     };
     let Some(read) = read else { return err(listed.span(), expected) };
@@ -29,7 +28,9 @@ pub(super) fn consumer(table: &Spanned<Table>, topics: &[TopicSpec]) -> Res<Cons
         Some((_, span)) => return err(span, "`group` is a group id: a non-empty string"),
     };
     let mut config = ConsumerConfig::default();
-    let rest = in_file_order(table.get_ref()).into_iter().filter(|(k, _)| !["topics", "group"].contains(&k.get_ref().as_str()));
+    let rest = in_file_order(table.get_ref())
+        .into_iter()
+        .filter(|(k, _)| !["topics", "group"].contains(&k.get_ref().as_str()));
     apply_config(rest, |k, v| config.set(k, v))?;
     if let Err(e) = config.validate(group.as_deref()) {
         return err(table.span(), e.to_string());

@@ -15,7 +15,10 @@ pub(super) fn consumer_checks(e: &RawExpect, names: &Names<'_>, at: SimTime) -> 
     let first = [&e.position, &e.lag, &e.seen_erased].into_iter().flatten().next().map(Spanned::span);
     let Some(first) = first else {
         return match &e.consumer {
-            Some(c) => err(c.span(), "`consumer` selects whose `position`, `lag` or `seen_erased` to check; add one of them"),
+            Some(c) => err(
+                c.span(),
+                "`consumer` selects whose `position`, `lag` or `seen_erased` to check; add one of them",
+            ),
             None => Ok(Vec::new()),
         };
     };
@@ -23,7 +26,12 @@ pub(super) fn consumer_checks(e: &RawExpect, names: &Names<'_>, at: SimTime) -> 
     if consumer as usize >= names.consumers {
         let span = e.consumer.as_ref().map_or(first, Spanned::span);
         let n = names.consumers;
-        return err(span, format!("there is no consumer {consumer}: the file defines {n} [[consumer]] table(s), numbered from 0"));
+        return err(
+            span,
+            format!(
+                "there is no consumer {consumer}: the file defines {n} [[consumer]] table(s), numbered from 0"
+            ),
+        );
     }
     let mut checks = Vec::new();
     if let Some(v) = &e.position {

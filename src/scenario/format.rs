@@ -154,7 +154,8 @@ fn build(raw: RawScenario) -> Res<Scenario> {
     let spec = cluster_spec(&raw)?;
     let mut over_time = KnownOverTime::new(Known::new(&spec));
     let timeline = timeline(&raw.at, &mut over_time, end)?;
-    let names = Names { over_time: &over_time, producers: spec.producers.len(), consumers: spec.consumers.len() };
+    let names =
+        Names { over_time: &over_time, producers: spec.producers.len(), consumers: spec.consumers.len() };
     let mut expectations = Vec::new();
     for e in &raw.expect {
         expectations.extend(expectation(e, &names, end)?);
@@ -188,7 +189,8 @@ fn cluster_spec(raw: &RawScenario) -> Res<ClusterSpec> {
         topics.push(topic(t, &brokers, &placement)?);
     }
     let producers = raw.producer.iter().map(|p| producer(p, &topics)).collect::<Res<Vec<_>>>()?;
-    let consumers = raw.consumer.iter().map(|c| consumer_table::consumer(c, &topics)).collect::<Res<Vec<_>>>()?;
+    let consumers =
+        raw.consumer.iter().map(|c| consumer_table::consumer(c, &topics)).collect::<Res<Vec<_>>>()?;
     Ok(ClusterSpec { seed: raw.seed.unwrap_or(0), brokers, broker_config, topics, producers, consumers, net })
 }
 

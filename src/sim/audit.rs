@@ -268,7 +268,14 @@ impl Ledger {
     /// partition's deciding log, if it has a leader. Later checks count those of them the
     /// deciding log no longer holds as seen and erased (a consumer read them below the HW and
     /// an unclean election or a truncation erased them).
-    pub fn on_seen(&mut self, consumer: u32, tp: &TopicPartition, base_offset: Offset, values: &Values, log: Option<&PartitionLog>) {
+    pub fn on_seen(
+        &mut self,
+        consumer: u32,
+        tp: &TopicPartition,
+        base_offset: Offset,
+        values: &Values,
+        log: Option<&PartitionLog>,
+    ) {
         let p = self.seen.entry((consumer, tp.clone())).or_default();
         if let Some(newly) = p.add(base_offset, values, log) {
             p.lost += newly.count;
@@ -280,7 +287,11 @@ impl Ledger {
 
     /// Records consumer `consumer` read that were erased afterwards, in all partitions.
     pub fn seen_erased(&self, consumer: u32) -> u64 {
-        self.seen.range((consumer, TopicPartition::new("", 0))..).take_while(|((c, _), _)| *c == consumer).map(|(_, p)| p.lost).sum()
+        self.seen
+            .range((consumer, TopicPartition::new("", 0))..)
+            .take_while(|((c, _), _)| *c == consumer)
+            .map(|(_, p)| p.lost)
+            .sum()
     }
 
     /// Records any consumer read that were erased afterwards.

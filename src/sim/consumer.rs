@@ -36,8 +36,8 @@ pub mod position;
 use super::connections::ConnectionStates;
 use super::fetch_session::{FINAL_EPOCH, FetchMetadata, INVALID_SESSION_ID};
 use super::protocol::{
-    CONSUMER_REPLICA_ID, EpochRequest, EpochResponse, FetchPartition, FetchRequest, FetchResponse, FetchedPartition,
-    ListOffsetsRequest, ListOffsetsResponse, Message, NodeId, OffsetSpec,
+    CONSUMER_REPLICA_ID, EpochRequest, EpochResponse, FetchPartition, FetchRequest, FetchResponse,
+    FetchedPartition, ListOffsetsRequest, ListOffsetsResponse, Message, NodeId, OffsetSpec,
 };
 use super::{BrokerId, Epoch, Ms, Offset, Outbox, TopicPartition};
 use crate::config::{AutoOffsetReset, ConsumerConfig, ProducerConfig};
@@ -206,7 +206,9 @@ impl ConsumerClient {
         }
         for a in self.assigned.values() {
             times.extend(a.pending.map(|p| p.timeout_at));
-            if a.pending.is_none() && matches!(a.state, FetchState::AwaitReset(_) | FetchState::AwaitValidation) {
+            if a.pending.is_none()
+                && matches!(a.state, FetchState::AwaitReset(_) | FetchState::AwaitValidation)
+            {
                 times.extend(self.sendable_at(&a.tp, a.retry_at));
             }
         }
@@ -275,7 +277,11 @@ impl ConsumerClient {
             .iter()
             .filter(|(_, f)| f.timeout_at <= now)
             .map(|(&b, _)| b)
-            .chain(self.assigned.values().filter_map(|a| a.pending.filter(|p| p.timeout_at <= now).map(|p| p.broker)))
+            .chain(
+                self.assigned
+                    .values()
+                    .filter_map(|a| a.pending.filter(|p| p.timeout_at <= now).map(|p| p.broker)),
+            )
             .collect();
         for broker in late {
             self.close_connection(now, broker, "a request got no answer within request.timeout.ms");
@@ -401,7 +407,12 @@ impl ConsumerClient {
                         AutoOffsetReset::Earliest => OffsetSpec::Earliest,
                         _ => OffsetSpec::Latest,
                     };
-                    Message::ListOffsets(ListOffsetsRequest { correlation_id, tp, current_leader_epoch: epoch, spec })
+                    Message::ListOffsets(ListOffsetsRequest {
+                        correlation_id,
+                        tp,
+                        current_leader_epoch: epoch,
+                        spec,
+                    })
                 }
                 (_, Some(leader_epoch)) => Message::OffsetsForLeaderEpoch(EpochRequest {
                     correlation_id,
@@ -469,7 +480,8 @@ impl ConsumerClient {
     }
 
     fn on_fetch_response(&mut self, now: Ms, resp: FetchResponse, out: &mut Outbox) {
-        let Some(f) = self.fetches.get(&resp.leader).filter(|f| f.correlation_id == resp.correlation_id) else {
+        let Some(f) = self.fetches.get(&resp.leader).filter(|f| f.correlation_id == resp.correlation_id)
+        else {
             return;
         };
         let offsets = f.offsets.clone();
@@ -506,7 +518,8 @@ impl ConsumerClient {
     /// A ListOffsets answer (`OffsetFetcher.resetPositionsIfNeeded`): the partition seeks to
     /// it; an error asks for fresh metadata and retries after `retry.backoff.ms`.
     fn on_list_offsets(&mut self, now: Ms, resp: ListOffsetsResponse, out: &mut Outbox) {
-        let (index, policy, backoff) = (self.index, self.config.auto_offset_reset, self.config.retry_backoff_ms);
+        let (index, policy, backoff) =
+            (self.index, self.config.auto_offset_reset, self.config.retry_backoff_ms);
         let Some(a) = self.answered(&resp.tp, resp.correlation_id) else { return };
         match resp.result {
             Ok((offset, epoch)) if matches!(a.state, FetchState::AwaitReset(_)) => {
@@ -524,10 +537,13 @@ impl ConsumerClient {
     /// An OffsetsForLeaderEpoch answer: the KIP-320 check of the position
     /// ([`Assigned::validated`]); an error retries after `retry.backoff.ms`.
     fn on_epoch_end(&mut self, now: Ms, resp: EpochResponse, out: &mut Outbox) {
-        let (index, policy, backoff) = (self.index, self.config.auto_offset_reset, self.config.retry_backoff_ms);
+        let (index, policy, backoff) =
+            (self.index, self.config.auto_offset_reset, self.config.retry_backoff_ms);
         let Some(a) = self.answered(&resp.tp, resp.correlation_id) else { return };
         match resp.result {
-            Ok(end) if a.state == FetchState::AwaitValidation => out.events.extend(a.validated(index, end, policy)),
+            Ok(end) if a.state == FetchState::AwaitValidation => {
+                out.events.extend(a.validated(index, end, policy))
+            }
             Ok(_) => {}
             Err(e) => {
                 a.retry_at = now + backoff;

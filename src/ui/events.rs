@@ -89,7 +89,9 @@ pub fn is_important(kind: &EventKind) -> bool {
         TopicCreated { .. } | FetchPaused { .. } | FollowerStopped { .. } | ConfigChanged { .. } => false,
         FollowerCaughtUp { .. } => true,
         FollowerStarted { .. } => false,
-        ConsumerTruncationDetected { .. } | ConsumerPartitionStopped { .. } | ConsumerOffsetReset { .. } => true,
+        ConsumerTruncationDetected { .. } | ConsumerPartitionStopped { .. } | ConsumerOffsetReset { .. } => {
+            true
+        }
         FetchSessionCreated { .. } | FetchSessionPartitionsAdded { .. } | FetchSessionRefused { .. } => false,
     }
 }

@@ -5,12 +5,20 @@
 
 use super::Broker;
 use crate::kafka::errors::ErrorCode;
-use crate::sim::protocol::{EpochRequest, EpochResponse, ListOffsetsRequest, ListOffsetsResponse, Message, NodeId};
+use crate::sim::protocol::{
+    EpochRequest, EpochResponse, ListOffsetsRequest, ListOffsetsResponse, Message, NodeId,
+};
 use crate::sim::{Ms, Outbox};
 
 impl Broker {
     /// Answers a consumer's ListOffsets ([`crate::sim::partition::Partition::list_offset`]).
-    pub(super) fn on_list_offsets(&mut self, _now: Ms, from: NodeId, req: ListOffsetsRequest, out: &mut Outbox) {
+    pub(super) fn on_list_offsets(
+        &mut self,
+        _now: Ms,
+        from: NodeId,
+        req: ListOffsetsRequest,
+        out: &mut Outbox,
+    ) {
         let result = match self.partitions.get(&req.tp) {
             Some(p) => p.list_offset(req.current_leader_epoch, req.spec),
             None => Err(ErrorCode::NotLeaderOrFollower),

@@ -109,7 +109,14 @@ impl Broker {
     }
 
     /// A full or sessionless fetch: every listed partition is read and answered.
-    fn serve_listed(&mut self, now: Ms, from: NodeId, req: FetchRequest, context: FetchContext, out: &mut Outbox) {
+    fn serve_listed(
+        &mut self,
+        now: Ms,
+        from: NodeId,
+        req: FetchRequest,
+        context: FetchContext,
+        out: &mut Outbox,
+    ) {
         let stale = self.is_stale_incarnation(&req);
         let mut results = Vec::with_capacity(req.partitions.len());
         for fp in &req.partitions {
@@ -359,7 +366,8 @@ impl Broker {
             return true;
         }
         let req = &pf.request;
-        let results: Vec<FetchedPartition> = req.partitions.iter().map(|p| self.read_for_consumer(req, p)).collect();
+        let results: Vec<FetchedPartition> =
+            req.partitions.iter().map(|p| self.read_for_consumer(req, p)).collect();
         answers_now(req, &req.partitions, &results)
     }
 }

@@ -114,7 +114,8 @@ impl Assigned {
             let values: Values = (skip..b.values.len()).filter_map(|i| b.values.get(i)).collect();
             self.consumed += values.len() as u64;
             seen.push(SeenRecords { consumer, tp: self.tp.clone(), base_offset: from, values });
-            self.position = Some(OffsetAndEpoch { offset: b.next_offset(), leader_epoch: Some(b.leader_epoch) });
+            self.position =
+                Some(OffsetAndEpoch { offset: b.next_offset(), leader_epoch: Some(b.leader_epoch) });
         }
         seen
     }
@@ -126,7 +127,10 @@ impl Assigned {
         match policy {
             AutoOffsetReset::None => Some(self.stop(
                 consumer,
-                format!("OffsetOutOfRangeException: fetch position {offset} is out of range for partition {}", self.tp),
+                format!(
+                    "OffsetOutOfRangeException: fetch position {offset} is out of range for partition {}",
+                    self.tp
+                ),
             )),
             _ => {
                 self.state = FetchState::AwaitReset(format!("OFFSET_OUT_OF_RANGE for position {offset}"));
@@ -143,13 +147,25 @@ impl Assigned {
 
     /// A ListOffsets answer for a reset by `strategy`: seeks there, unvalidated
     /// (`SubscriptionState.maybeSeekUnvalidated`, "Resetting offset for partition …").
-    pub fn reset_to(&mut self, consumer: u32, strategy: AutoOffsetReset, offset: Offset, epoch: Epoch) -> EventKind {
+    pub fn reset_to(
+        &mut self,
+        consumer: u32,
+        strategy: AutoOffsetReset,
+        offset: Offset,
+        epoch: Epoch,
+    ) -> EventKind {
         let why = match &self.state {
             FetchState::AwaitReset(why) => why.clone(),
             _ => String::new(),
         };
         self.seek_unvalidated(OffsetAndEpoch { offset, leader_epoch: Some(epoch) });
-        EventKind::ConsumerOffsetReset { consumer, tp: self.tp.clone(), strategy: strategy.name(), offset, why }
+        EventKind::ConsumerOffsetReset {
+            consumer,
+            tp: self.tp.clone(),
+            strategy: strategy.name(),
+            offset,
+            why,
+        }
     }
 
     /// The leader's answer to the KIP-320 validation of the position
@@ -157,7 +173,12 @@ impl Assigned {
     /// end below the position means the log was truncated under the consumer, which seeks to
     /// that end (the first offset known to diverge) with a policy, and stops without one
     /// (`LogTruncationException`); otherwise the position stands.
-    pub fn validated(&mut self, consumer: u32, end: EpochEndOffset, policy: AutoOffsetReset) -> Option<EventKind> {
+    pub fn validated(
+        &mut self,
+        consumer: u32,
+        end: EpochEndOffset,
+        policy: AutoOffsetReset,
+    ) -> Option<EventKind> {
         let position = self.position?.offset;
         let tp = self.tp.clone();
         if end.end_offset < 0 || end.epoch < 0 {
@@ -183,7 +204,13 @@ impl Assigned {
                 "LogTruncationException: truncation detected at position {position}; the first offset known to diverge is {}",
                 end.end_offset
             ));
-            return Some(EventKind::ConsumerTruncationDetected { consumer, tp, position, end_offset: end.end_offset, reset_to: None });
+            return Some(EventKind::ConsumerTruncationDetected {
+                consumer,
+                tp,
+                position,
+                end_offset: end.end_offset,
+                reset_to: None,
+            });
         }
         self.position = Some(OffsetAndEpoch { offset: end.end_offset, leader_epoch: Some(end.epoch) });
         self.state = FetchState::Fetching;

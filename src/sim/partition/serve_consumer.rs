@@ -52,7 +52,11 @@ impl Partition {
     /// an empty log); latest is the HW with the current leader epoch, except that a leader
     /// whose HW is still below its epoch's start offset answers OFFSET_NOT_AVAILABLE (R3.9,
     /// KIP-207): it does not know yet where the committed log ends.
-    pub fn list_offset(&self, current_leader_epoch: Epoch, spec: OffsetSpec) -> Result<(Offset, Epoch), ErrorCode> {
+    pub fn list_offset(
+        &self,
+        current_leader_epoch: Epoch,
+        spec: OffsetSpec,
+    ) -> Result<(Offset, Epoch), ErrorCode> {
         self.check_leader_epoch(current_leader_epoch)?;
         let epoch = self.leader_epoch();
         match spec {
@@ -79,7 +83,11 @@ impl Partition {
     /// where it ends here (the LEO for the latest epoch; for an epoch older than all it knows,
     /// the asked epoch and the start of its first epoch); epoch and offset `-1` when `epoch` is
     /// newer than every epoch it knows, or it knows none.
-    pub fn end_offset_for_consumer(&self, current_leader_epoch: Epoch, epoch: Epoch) -> Result<EpochEndOffset, ErrorCode> {
+    pub fn end_offset_for_consumer(
+        &self,
+        current_leader_epoch: Epoch,
+        epoch: Epoch,
+    ) -> Result<EpochEndOffset, ErrorCode> {
         self.check_leader_epoch(current_leader_epoch)?;
         Ok(self.log.end_offset_for(epoch).unwrap_or(EpochEndOffset { epoch: -1, end_offset: -1 }))
     }

@@ -154,8 +154,13 @@ fn build(raw: RawScenario) -> Res<Scenario> {
     let spec = cluster_spec(&raw)?;
     let mut over_time = KnownOverTime::new(Known::new(&spec));
     let timeline = timeline(&raw.at, &mut over_time, end)?;
-    let names =
-        Names { over_time: &over_time, producers: spec.producers.len(), consumers: spec.consumers.len() };
+    // Consumers an `add-consumer` starts take the indices after the file's, in timeline order.
+    let added = timeline
+        .iter()
+        .filter(|a| a.refused.is_none() && matches!(a.command, Command::AddConsumer(_)))
+        .count();
+    let consumers = spec.consumers.len() + added;
+    let names = Names { over_time: &over_time, producers: spec.producers.len(), consumers };
     let mut expectations = Vec::new();
     for e in &raw.expect {
         expectations.extend(expectation(e, &names, end)?);

@@ -508,49 +508,51 @@ impl ConsumerClient {
             }
             Err(ErrorCode::OffsetOutOfRange) => out.events.extend(a.out_of_range(index, policy)),
             Err(ErrorCode::UnknownLeaderEpoch) => {}
-            Err(e) => {
-                self.last_error = Some((now, format!("{e} fetching {}", p.tp)));
-                self.metadata.want_refresh();
-            }
+            Err(e) => self.note_error(now, e, format!("fetching {}", p.tp)),
         }
     }
 
     /// A ListOffsets answer (`OffsetFetcher.resetPositionsIfNeeded`): the partition seeks to
     /// it; an error asks for fresh metadata and retries after `retry.backoff.ms`.
     fn on_list_offsets(&mut self, now: Ms, resp: ListOffsetsResponse, out: &mut Outbox) {
-        let (index, policy, backoff) =
-            (self.index, self.config.auto_offset_reset, self.config.retry_backoff_ms);
+        let (index, policy) = (self.index, self.config.auto_offset_reset);
         let Some(a) = self.answered(&resp.tp, resp.correlation_id) else { return };
         match resp.result {
             Ok((offset, epoch)) if matches!(a.state, FetchState::AwaitReset(_)) => {
                 out.emit(a.reset_to(index, policy, offset, epoch));
             }
             Ok(_) => {}
-            Err(e) => {
-                a.retry_at = now + backoff;
-                self.last_error = Some((now, format!("{e} listing offsets of {}", resp.tp)));
-                self.metadata.want_refresh();
-            }
+            Err(e) => self.offset_request_failed(now, &resp.tp, e, "listing offsets of"),
         }
     }
 
     /// An OffsetsForLeaderEpoch answer: the KIP-320 check of the position
     /// ([`Assigned::validated`]); an error retries after `retry.backoff.ms`.
     fn on_epoch_end(&mut self, now: Ms, resp: EpochResponse, out: &mut Outbox) {
-        let (index, policy, backoff) =
-            (self.index, self.config.auto_offset_reset, self.config.retry_backoff_ms);
+        let (index, policy) = (self.index, self.config.auto_offset_reset);
         let Some(a) = self.answered(&resp.tp, resp.correlation_id) else { return };
         match resp.result {
             Ok(end) if a.state == FetchState::AwaitValidation => {
                 out.events.extend(a.validated(index, end, policy))
             }
             Ok(_) => {}
-            Err(e) => {
-                a.retry_at = now + backoff;
-                self.last_error = Some((now, format!("{e} validating the position on {}", resp.tp)));
-                self.metadata.want_refresh();
-            }
+            Err(e) => self.offset_request_failed(now, &resp.tp, e, "validating the position on"),
         }
+    }
+
+    /// An error that says the metadata is stale: noted, and a refresh asked for.
+    fn note_error(&mut self, now: Ms, error: ErrorCode, what: String) {
+        self.last_error = Some((now, format!("{error} {what}")));
+        self.metadata.want_refresh();
+    }
+
+    /// An offset request for `tp` failed: it is sent again after `retry.backoff.ms`
+    /// (`SubscriptionState.requestFailed`), with fresh metadata.
+    fn offset_request_failed(&mut self, now: Ms, tp: &TopicPartition, error: ErrorCode, what: &str) {
+        if let Some(a) = self.assigned.get_mut(tp) {
+            a.retry_at = now + self.config.retry_backoff_ms;
+        }
+        self.note_error(now, error, format!("{what} {tp}"));
     }
 
     /// The assigned partition whose offset request `correlation_id` answers, its request

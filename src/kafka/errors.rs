@@ -21,12 +21,32 @@ pub enum ErrorCode {
     MessageTooLarge,
     /// 13: the connection broke before a response arrived (client-side, retriable).
     NetworkException,
+    /// 15: the group coordinator is not available: the `__consumer_offsets` partition has no
+    /// leader yet, or a write to it failed or timed out (`CoordinatorNotAvailableException`,
+    /// retriable).
+    CoordinatorNotAvailable,
+    /// 16: the broker is not the coordinator of this group (`NotCoordinatorException`,
+    /// retriable: the client looks the coordinator up again).
+    NotCoordinator,
     /// 19: acks=all with ISR smaller than min ISR; nothing appended (retriable).
     NotEnoughReplicas,
     /// 20: appended, but ISR below min ISR at completion (retriable).
     NotEnoughReplicasAfterAppend,
     /// 21: acks not in {0, 1, -1}.
     InvalidRequiredAcks,
+    /// 22: a group request carries a generation other than the group's
+    /// (`IllegalGenerationException`): the member rejoins.
+    IllegalGeneration,
+    /// 23: a member's protocols share none with the group's (`InconsistentGroupProtocolException`).
+    InconsistentGroupProtocol,
+    /// 25: the group does not know this member id (`UnknownMemberIdException`): the member
+    /// resets its member id and rejoins.
+    UnknownMemberId,
+    /// 26: `session.timeout.ms` outside the broker's `group.min.session.timeout.ms` ..
+    /// `group.max.session.timeout.ms` (`InvalidSessionTimeoutException`).
+    InvalidSessionTimeout,
+    /// 27: the group is rebalancing (`RebalanceInProgressException`): the member rejoins.
+    RebalanceInProgress,
     /// 38: topic creation with an impossible replication factor.
     InvalidReplicationFactor,
     /// 41: request to a non-active controller.
@@ -44,6 +64,9 @@ pub enum ErrorCode {
     /// 78: a leader whose HW is still below its epoch's start offset cannot answer a
     /// ListOffsets for the latest offset yet (KIP-207, R3.9; retriable).
     OffsetNotAvailable,
+    /// 79: a JoinGroup without a member id: the coordinator hands one out and asks the member to
+    /// join again with it (KIP-394, `MemberIdRequiredException`).
+    MemberIdRequired,
     /// 80: preferred leader not live or not in ISR.
     PreferredLeaderNotAvailable,
     /// 84: preferred leader already leads.
@@ -72,9 +95,16 @@ impl ErrorCode {
             RequestTimedOut => 7,
             MessageTooLarge => 10,
             NetworkException => 13,
+            CoordinatorNotAvailable => 15,
+            NotCoordinator => 16,
             NotEnoughReplicas => 19,
             NotEnoughReplicasAfterAppend => 20,
             InvalidRequiredAcks => 21,
+            IllegalGeneration => 22,
+            InconsistentGroupProtocol => 23,
+            UnknownMemberId => 25,
+            InvalidSessionTimeout => 26,
+            RebalanceInProgress => 27,
             InvalidReplicationFactor => 38,
             NotController => 41,
             OutOfOrderSequenceNumber => 45,
@@ -83,6 +113,7 @@ impl ErrorCode {
             FencedLeaderEpoch => 74,
             OffsetNotAvailable => 78,
             UnknownLeaderEpoch => 75,
+            MemberIdRequired => 79,
             PreferredLeaderNotAvailable => 80,
             ElectionNotNeeded => 84,
             InvalidUpdateVersion => 95,
@@ -103,9 +134,16 @@ impl ErrorCode {
             RequestTimedOut => "REQUEST_TIMED_OUT",
             MessageTooLarge => "MESSAGE_TOO_LARGE",
             NetworkException => "NETWORK_EXCEPTION",
+            CoordinatorNotAvailable => "COORDINATOR_NOT_AVAILABLE",
+            NotCoordinator => "NOT_COORDINATOR",
             NotEnoughReplicas => "NOT_ENOUGH_REPLICAS",
             NotEnoughReplicasAfterAppend => "NOT_ENOUGH_REPLICAS_AFTER_APPEND",
             InvalidRequiredAcks => "INVALID_REQUIRED_ACKS",
+            IllegalGeneration => "ILLEGAL_GENERATION",
+            InconsistentGroupProtocol => "INCONSISTENT_GROUP_PROTOCOL",
+            UnknownMemberId => "UNKNOWN_MEMBER_ID",
+            InvalidSessionTimeout => "INVALID_SESSION_TIMEOUT",
+            RebalanceInProgress => "REBALANCE_IN_PROGRESS",
             InvalidReplicationFactor => "INVALID_REPLICATION_FACTOR",
             NotController => "NOT_CONTROLLER",
             OutOfOrderSequenceNumber => "OUT_OF_ORDER_SEQUENCE_NUMBER",
@@ -114,6 +152,7 @@ impl ErrorCode {
             FencedLeaderEpoch => "FENCED_LEADER_EPOCH",
             OffsetNotAvailable => "OFFSET_NOT_AVAILABLE",
             UnknownLeaderEpoch => "UNKNOWN_LEADER_EPOCH",
+            MemberIdRequired => "MEMBER_ID_REQUIRED",
             PreferredLeaderNotAvailable => "PREFERRED_LEADER_NOT_AVAILABLE",
             ElectionNotNeeded => "ELECTION_NOT_NEEDED",
             InvalidUpdateVersion => "INVALID_UPDATE_VERSION",
@@ -140,6 +179,8 @@ impl ErrorCode {
                 | NetworkException
                 | NotEnoughReplicas
                 | NotEnoughReplicasAfterAppend
+                | CoordinatorNotAvailable
+                | NotCoordinator
                 | FencedLeaderEpoch
                 | UnknownLeaderEpoch
         )
@@ -155,9 +196,16 @@ pub const ALL: &[ErrorCode] = &[
     ErrorCode::RequestTimedOut,
     ErrorCode::MessageTooLarge,
     ErrorCode::NetworkException,
+    ErrorCode::CoordinatorNotAvailable,
+    ErrorCode::NotCoordinator,
     ErrorCode::NotEnoughReplicas,
     ErrorCode::NotEnoughReplicasAfterAppend,
     ErrorCode::InvalidRequiredAcks,
+    ErrorCode::IllegalGeneration,
+    ErrorCode::InconsistentGroupProtocol,
+    ErrorCode::UnknownMemberId,
+    ErrorCode::InvalidSessionTimeout,
+    ErrorCode::RebalanceInProgress,
     ErrorCode::InvalidReplicationFactor,
     ErrorCode::NotController,
     ErrorCode::OutOfOrderSequenceNumber,
@@ -167,6 +215,7 @@ pub const ALL: &[ErrorCode] = &[
     ErrorCode::UnknownLeaderEpoch,
     ErrorCode::OffsetNotAvailable,
     ErrorCode::PreferredLeaderNotAvailable,
+    ErrorCode::MemberIdRequired,
     ErrorCode::ElectionNotNeeded,
     ErrorCode::InvalidUpdateVersion,
     ErrorCode::DuplicateBrokerRegistration,

@@ -473,6 +473,27 @@ pub static PROPERTIES: &[Property] = &[
         doc: "a group member not heard from for this long is removed from its group",
     },
     Property {
+        name: "heartbeat.interval.ms",
+        scope: Scope::Consumer,
+        default: "3000",
+        kind: long(1, MAX_INT),
+        doc: "how often a group member heartbeats its coordinator",
+    },
+    Property {
+        name: "max.poll.interval.ms",
+        scope: Scope::Consumer,
+        default: "300000",
+        kind: long(1, MAX_INT),
+        doc: "a group member's rebalance timeout: how long the coordinator waits for it to rejoin",
+    },
+    Property {
+        name: "partition.assignment.strategy",
+        scope: Scope::Consumer,
+        default: "range,cooperative-sticky",
+        kind: Kind::Choice(&["range,cooperative-sticky", "range", "roundrobin", "cooperative-sticky"]),
+        doc: "the assignors a group member offers, in order; cooperative-sticky alone runs the cooperative protocol",
+    },
+    Property {
         name: "acks",
         scope: Scope::Producer,
         default: "all",

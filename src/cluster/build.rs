@@ -12,6 +12,9 @@ use crate::sim::audit::Ledger;
 use crate::sim::broker::Broker;
 use crate::sim::consumer::ConsumerClient;
 use crate::sim::controller::QuorumController;
+use crate::sim::group::assignor::Assignor;
+use crate::sim::group::member::{GroupMember, MemberConfig};
+use crate::sim::group::membership::GroupMembership;
 use crate::sim::producer::ProducerClient;
 use crate::sim::protocol::{Message, NodeId};
 use rand::SeedableRng;
@@ -108,9 +111,32 @@ pub(crate) fn new_consumer(
 ) -> Rc<RefCell<ConsumerClient>> {
     controller.add_client(NodeId::Consumer(index));
     let topics = spec.topics.iter().map(|t| t.as_str().into()).collect();
-    let client =
+    let mut client =
         ConsumerClient::new(index, topics, spec.config.clone(), stream(seed, 10_000 + u64::from(index)));
+    if let Some(group) = &spec.group {
+        let member = GroupMember::new(member_config(index, group, spec), 0);
+        client = client.with_membership(Box::new(GroupMembership::new(member)));
+    }
     Rc::new(RefCell::new(client))
+}
+
+/// The group settings of consumer `index` in `group` (its `client.id` is Kafka's default,
+/// `consumer-<group>-<n>`, counting from 1).
+fn member_config(index: u32, group: &str, spec: &ConsumerSpec) -> MemberConfig {
+    let c = &spec.config;
+    let topics = spec.topics.iter().map(|t| t.as_str().into()).collect();
+    let mut m = MemberConfig::new(group, &format!("consumer-{group}-{}", index + 1), topics);
+    m.assignors = c.partition_assignment_strategy.split(',').filter_map(Assignor::from_name).collect();
+    m.session_timeout_ms = c.session_timeout_ms;
+    m.heartbeat_interval_ms = c.heartbeat_interval_ms;
+    m.max_poll_interval_ms = c.max_poll_interval_ms;
+    m.enable_auto_commit = c.auto_commit_in_effect(Some(group));
+    // The consumer runs the auto-commit timer and hands its positions to the membership.
+    m.auto_commit_timer = false;
+    m.auto_commit_interval_ms = c.auto_commit_interval_ms;
+    m.retry_backoff_ms = c.retry_backoff_ms;
+    m.request_timeout_ms = c.request_timeout_ms;
+    m
 }
 
 pub(crate) fn new_producer(

@@ -10,7 +10,7 @@
 
 use super::node::ProcessState;
 use super::snapshot::{
-    BrokerStatus, BrokerView, ConsumerLag, ConsumerStatus, ConsumerView, PartitionHealth, PartitionView,
+    BrokerStatus, BrokerView, ConsumerLag, ConsumerStatus, ConsumerView, GroupStatus, PartitionHealth, PartitionView,
     Reach, ReplicaView, Snapshot, TopicView,
 };
 use super::world::World;
@@ -65,6 +65,7 @@ pub(crate) fn snapshot(world: &World, cache: &mut ViewCache) -> Snapshot {
     let ledger = world.ledger.borrow();
     let consumers =
         world.consumers().iter().map(|c| consumer_status(c.borrow().view(), &partitions, &ledger)).collect();
+    let groups = group_statuses(&cores);
     let mut log = world.log.borrow_mut();
     Snapshot {
         seed: world.seed,
@@ -76,6 +77,7 @@ pub(crate) fn snapshot(world: &World, cache: &mut ViewCache) -> Snapshot {
         partitions,
         producers,
         consumers,
+        groups,
         broker_config: world.server_properties.borrow().clone(),
         rolling: world.rolling.get(),
         acked_lost: ledger.lost(),
@@ -86,6 +88,23 @@ pub(crate) fn snapshot(world: &World, cache: &mut ViewCache) -> Snapshot {
         commands: log.commands(),
         scenario: None,
     }
+}
+
+/// Every group a running broker coordinates (the first broker that has it, in id order).
+fn group_statuses(cores: &BTreeMap<BrokerId, Ref<'_, Broker>>) -> Vec<GroupStatus> {
+    let mut groups: BTreeMap<String, GroupStatus> = BTreeMap::new();
+    for (&id, core) in cores.iter().filter(|(_, c)| c.is_up()) {
+        for g in core.group_coordinator().into_iter().flat_map(|c| c.groups()) {
+            groups.entry(g.id.to_string()).or_insert_with(|| GroupStatus {
+                id: g.id.to_string(),
+                state: g.state,
+                coordinator: id,
+                generation: g.generation,
+                members: g.members.keys().map(|m| m.to_string()).collect(),
+            });
+        }
+    }
+    groups.into_values().collect()
 }
 
 /// A consumer's view with its lags behind each partition's leader HW and LEO (from the

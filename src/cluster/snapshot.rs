@@ -34,6 +34,8 @@ pub struct Snapshot {
     pub producers: Vec<ProducerView>,
     /// Consumers in index order.
     pub consumers: Vec<ConsumerStatus>,
+    /// Consumer groups as their coordinators hold them, by group id.
+    pub groups: Vec<GroupStatus>,
     /// Cluster-wide broker config as stored (`server.properties`, what a broker reads at its
     /// next start); a running broker may still run with older static values (see
     /// [`BrokerView::restart_pending`]).
@@ -54,6 +56,22 @@ pub struct Snapshot {
     pub commands: Arc<[super::events::AppliedCommand]>,
     /// The scenario being played, if any: its name and the sim time (ms) where it ends.
     pub scenario: Option<ScenarioInfo>,
+}
+
+/// A consumer group as its coordinator holds it (`kafka-consumer-groups.sh --describe
+/// --state`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct GroupStatus {
+    /// `group.id`.
+    pub id: String,
+    /// Its state (`Empty`, `PreparingRebalance`, `CompletingRebalance`, `Stable`).
+    pub state: crate::sim::group::classic::GroupState,
+    /// The broker coordinating it (the leader of its `__consumer_offsets` partition).
+    pub coordinator: BrokerId,
+    /// Its generation.
+    pub generation: i32,
+    /// Member ids, in order.
+    pub members: Vec<String>,
 }
 
 /// One consumer as the dashboard and the expectations see it: its own view, and how far

@@ -52,6 +52,12 @@ pub struct ConsumerConfig {
     pub max_poll_records: u32,
     /// `session.timeout.ms` (ms).
     pub session_timeout_ms: Ms,
+    /// `heartbeat.interval.ms` (ms).
+    pub heartbeat_interval_ms: Ms,
+    /// `max.poll.interval.ms` (ms), the rebalance timeout.
+    pub max_poll_interval_ms: Ms,
+    /// `partition.assignment.strategy`: assignor names, comma-separated, in preference order.
+    pub partition_assignment_strategy: &'static str,
     /// `retry.backoff.ms` (ms; the consumer's default, 100, not settable in isrlab: the name
     /// belongs to the producer's property in the registry).
     pub retry_backoff_ms: Ms,
@@ -72,6 +78,9 @@ impl Default for ConsumerConfig {
             fetch_max_bytes: 52_428_800,
             max_poll_records: 500,
             session_timeout_ms: 45_000,
+            heartbeat_interval_ms: 3000,
+            max_poll_interval_ms: 300_000,
+            partition_assignment_strategy: "range,cooperative-sticky",
             retry_backoff_ms: 100,
             request_timeout_ms: 30_000,
         }
@@ -104,6 +113,9 @@ impl ConsumerConfig {
             ("fetch.max.bytes", v) => self.fetch_max_bytes = as_u64(v),
             ("max.poll.records", v) => self.max_poll_records = as_u64(v) as u32,
             ("session.timeout.ms", v) => self.session_timeout_ms = as_u64(v),
+            ("heartbeat.interval.ms", v) => self.heartbeat_interval_ms = as_u64(v),
+            ("max.poll.interval.ms", v) => self.max_poll_interval_ms = as_u64(v),
+            ("partition.assignment.strategy", Value::Choice(w)) => self.partition_assignment_strategy = w,
             (other, _) => unreachable!("registry entry {other} has no consumer field"),
         }
         Ok(())
@@ -113,6 +125,10 @@ impl ConsumerConfig {
     /// group, `enable.auto.commit=true` set explicitly. Errors: [`ConfigError::Conflict`] with
     /// Kafka's message.
     pub fn validate(&self, group: Option<&str>) -> Result<(), ConfigError> {
+        if self.heartbeat_interval_ms >= self.session_timeout_ms {
+            // Kafka's `Heartbeat` constructor.
+            return Err(ConfigError::Conflict("Heartbeat must be set lower than the session timeout".into()));
+        }
         if group.is_none() && self.enable_auto_commit_set && self.enable_auto_commit {
             return Err(ConfigError::Conflict(
                 "enable.auto.commit cannot be set to true when default group id (null) is used.".into(),

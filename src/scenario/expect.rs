@@ -4,7 +4,8 @@
 
 pub use super::compare::{Comparison, Op};
 use super::history::{EventPattern, History};
-use crate::cluster::snapshot::{BrokerState, ConsumerStatus, PartitionView, ReplicaView, Snapshot};
+use crate::cluster::snapshot::{BrokerState, ConsumerStatus, GroupStatus, PartitionView, ReplicaView, Snapshot};
+use crate::sim::group::classic::GroupState;
 use crate::kafka::errors::ErrorCode;
 use crate::sim::producer::ProducerView;
 use crate::sim::protocol::LeaderRecoveryState;
@@ -157,6 +158,10 @@ pub enum ConsumerNumber {
     Lag,
     /// `seen_erased`: records it read that were erased afterwards (audit ledger).
     SeenErased,
+    /// `committed`: the offsets its group coordinator confirmed, summed over its partitions.
+    Committed,
+    /// `rebalances`: rebalances it completed (SyncGroup answers received).
+    Rebalances,
 }
 
 impl ConsumerNumber {
@@ -165,6 +170,8 @@ impl ConsumerNumber {
         match self {
             Self::Lag => "lag",
             Self::SeenErased => "seen_erased",
+            Self::Committed => "committed",
+            Self::Rebalances => "rebalances",
         }
     }
 
@@ -172,6 +179,8 @@ impl ConsumerNumber {
         match self {
             Self::Lag => c.lag(),
             Self::SeenErased => saturating(c.seen_erased),
+            Self::Committed => c.view.member.as_ref().map_or(0, |m| m.committed.iter().map(|(_, o)| *o).sum()),
+            Self::Rebalances => c.view.member.as_ref().map_or(0, |m| i64::from(m.rebalances)),
         }
     }
 }
@@ -216,8 +225,49 @@ pub enum Check {
     Consumer(u32, ConsumerNumber, Comparison),
     /// A broker's state.
     Broker(BrokerId, BrokerState),
+    /// A consumer group, by id, as its coordinator holds it.
+    Group(String, GroupWant),
     /// Some event up to the check's instant matched.
     Event(EventPattern),
+}
+
+/// What a `group = "G"` expectation checks.
+#[derive(Clone, PartialEq, Debug)]
+pub enum GroupWant {
+    /// `state`: the group's state (`Stable`, `PreparingRebalance`, ...).
+    State(GroupState),
+    /// `coordinator`: the broker coordinating it.
+    Coordinator(BrokerId),
+    /// `members`: how many members it has.
+    Members(Comparison),
+}
+
+impl GroupWant {
+    fn key(&self) -> &'static str {
+        match self {
+            GroupWant::State(_) => "state",
+            GroupWant::Coordinator(_) => "coordinator",
+            GroupWant::Members(_) => "members",
+        }
+    }
+
+    fn check(&self, g: &GroupStatus) -> Found {
+        match self {
+            GroupWant::State(s) => (g.state.to_string(), g.state == *s),
+            GroupWant::Coordinator(b) => (format!("broker {}", g.coordinator), g.coordinator == *b),
+            GroupWant::Members(c) => compare(c, count(g.members.len())),
+        }
+    }
+}
+
+impl fmt::Display for GroupWant {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            GroupWant::State(s) => write!(f, "{s}"),
+            GroupWant::Coordinator(b) => write!(f, "broker {b}"),
+            GroupWant::Members(c) => write!(f, "{c}"),
+        }
+    }
 }
 
 /// A check due at a sim instant.
@@ -363,6 +413,10 @@ fn check_cluster(check: &Check, snap: &Snapshot, history: &History) -> Found {
         Check::Consumer(consumer, number, want) => {
             check_consumer(snap, *consumer, |c| compare(want, number.read(c)))
         }
+        Check::Group(id, want) => match snap.groups.iter().find(|g| g.id == *id) {
+            Some(g) => want.check(g),
+            None => (format!("no coordinator holds group {id}"), false),
+        },
         Check::Broker(id, want) => match snap.brokers.iter().find(|b| b.id == *id) {
             Some(b) => (b.state().to_string(), b.state() == *want),
             None => (format!("no broker {id}"), false),
@@ -416,6 +470,7 @@ impl Check {
             Check::ConsumerPosition(consumer, None, _) => format!("consumer {consumer} position"),
             Check::Consumer(consumer, number, _) => format!("consumer {consumer} {}", number.key()),
             Check::Broker(id, _) => format!("broker {id} state"),
+            Check::Group(id, want) => format!("group {id} {}", want.key()),
             Check::Event(_) => "event".into(),
         }
     }
@@ -427,6 +482,7 @@ impl Check {
             Check::Isr(_, want) | Check::Replicas(_, want) => list(want),
             Check::LeaderRecovery(_, want) => recovery_name(*want).to_string(),
             Check::Broker(_, want) => want.to_string(),
+            Check::Group(_, want) => want.to_string(),
             Check::Event(pattern) => format!("an event matching {pattern}"),
             Check::Partition(_, _, c)
             | Check::Replica(_, _, _, c)

@@ -12,12 +12,16 @@ use toml::{Spanned, Value};
 /// The consumer checks of `e`. Errors: `consumer` with nothing to check, an unknown consumer,
 /// a bad partition name or value.
 pub(super) fn consumer_checks(e: &RawExpect, names: &Names<'_>, at: SimTime) -> Res<Vec<Check>> {
-    let first = [&e.position, &e.lag, &e.seen_erased].into_iter().flatten().next().map(Spanned::span);
+    let first = [&e.position, &e.lag, &e.seen_erased, &e.committed, &e.rebalances]
+        .into_iter()
+        .flatten()
+        .next()
+        .map(Spanned::span);
     let Some(first) = first else {
         return match &e.consumer {
             Some(c) => err(
                 c.span(),
-                "`consumer` selects whose `position`, `lag` or `seen_erased` to check; add one of them",
+                "`consumer` selects whose `position`, `lag`, `seen_erased`, `committed` or `rebalances` to check; add one of them",
             ),
             None => Ok(Vec::new()),
         };
@@ -37,7 +41,13 @@ pub(super) fn consumer_checks(e: &RawExpect, names: &Names<'_>, at: SimTime) -> 
     if let Some(v) = &e.position {
         checks.extend(position_checks(consumer, v, names, at)?);
     }
-    for (v, number) in [(&e.lag, ConsumerNumber::Lag), (&e.seen_erased, ConsumerNumber::SeenErased)] {
+    let numbers = [
+        (&e.lag, ConsumerNumber::Lag),
+        (&e.seen_erased, ConsumerNumber::SeenErased),
+        (&e.committed, ConsumerNumber::Committed),
+        (&e.rebalances, ConsumerNumber::Rebalances),
+    ];
+    for (v, number) in numbers {
         if let Some(v) = v {
             checks.push(Check::Consumer(consumer, number, comparison_of(v)?));
         }

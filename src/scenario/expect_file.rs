@@ -50,8 +50,13 @@ pub(super) struct RawExpect {
     pub(super) position: Option<Spanned<Value>>,
     pub(super) lag: Option<Spanned<Value>>,
     pub(super) seen_erased: Option<Spanned<Value>>,
+    pub(super) committed: Option<Spanned<Value>>,
+    pub(super) rebalances: Option<Spanned<Value>>,
+    pub(super) group: Option<Spanned<String>>,
+    pub(super) coordinator: Option<Spanned<Value>>,
+    pub(super) members: Option<Spanned<Value>>,
     broker: Option<Spanned<Value>>,
-    state: Option<Spanned<String>>,
+    pub(super) state: Option<Spanned<String>>,
     event: Option<Spanned<String>>,
 }
 
@@ -129,7 +134,15 @@ pub(super) fn expectation(
     }
     checks.extend(producer_checks(e, names.producers)?);
     checks.extend(super::expect_consumer::consumer_checks(e, names, at)?);
-    checks.extend(broker_check(e, known)?);
+    match &e.group {
+        Some(g) => checks.extend(super::expect_group::group_checks(e, g, &known.brokers)?),
+        None => {
+            if let Some(v) = e.coordinator.as_ref().or(e.members.as_ref()) {
+                return err(v.span(), "`coordinator` and `members` need `group = \"G\"` in the same [[expect]]");
+            }
+            checks.extend(broker_check(e, known)?)
+        }
+    }
     if let Some(v) = &e.event {
         checks.push(Check::Event(EventPattern::new(v.get_ref()).map_err(|m| SpanError::new(v.span(), m))?));
     }
@@ -354,7 +367,7 @@ fn producer_checks(e: &RawExpect, producers: usize) -> Res<Vec<Check>> {
 }
 
 /// `broker = ID`: an existing broker's id.
-fn broker_id_of(v: &Spanned<Value>, brokers: &[BrokerId]) -> Res<BrokerId> {
+pub(super) fn broker_id_of(v: &Spanned<Value>, brokers: &[BrokerId]) -> Res<BrokerId> {
     match v.get_ref() {
         Value::Integer(n) => existing_broker(*n, v.span(), brokers),
         _ => err(v.span(), "expected a broker id such as 2"),

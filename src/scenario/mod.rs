@@ -10,6 +10,7 @@ pub mod error;
 pub mod expect;
 mod expect_consumer;
 mod expect_file;
+mod expect_group;
 pub mod format;
 pub mod history;
 pub mod report;

@@ -79,6 +79,8 @@ pub struct ConsumerClient {
     /// When the next auto-commit is due (ms), once the consumer has started.
     next_auto_commit: Option<Ms>,
     last_error: Option<(Ms, String)>,
+    /// Closed by `close-consumer`: it reads and sends nothing more.
+    closed: bool,
 }
 
 /// One assigned partition as the dashboard shows it.
@@ -111,6 +113,10 @@ pub struct ConsumerView {
     pub consumed: u64,
     /// The latest error, with sim time.
     pub last_error: Option<(Ms, String)>,
+    /// Its group membership, with a group.
+    pub member: Option<crate::sim::group::membership::GroupMemberView>,
+    /// Closed (`close-consumer`).
+    pub closed: bool,
 }
 
 impl ConsumerClient {
@@ -132,6 +138,32 @@ impl ConsumerClient {
             next_correlation_id: 1,
             next_auto_commit: None,
             last_error: None,
+            closed: false,
+        }
+    }
+
+    /// Closes the consumer (`KafkaConsumer.close`): a group member commits (with auto-commit)
+    /// and leaves its group; it fetches nothing more.
+    pub fn close(&mut self, now: Ms, out: &mut Outbox) {
+        if self.closed {
+            return;
+        }
+        self.note_positions();
+        self.membership.close(now, out);
+        self.closed = true;
+        self.assigned.clear();
+        self.fetches.clear();
+    }
+
+    /// Whether it was closed.
+    pub fn is_closed(&self) -> bool {
+        self.closed
+    }
+
+    fn note_positions(&mut self) {
+        if self.membership.group().is_some() {
+            let positions = self.positions();
+            self.membership.note_positions(&positions);
         }
     }
 
@@ -170,11 +202,15 @@ impl ConsumerClient {
     /// ListOffsets and OffsetsForLeaderEpoch answers; anything else goes to the membership.
     /// Afterwards it does whatever is due at `now`, like [`Self::on_tick`].
     pub fn handle(&mut self, now: Ms, msg: Message, out: &mut Outbox) {
+        if self.closed {
+            return;
+        }
         match msg {
             Message::Metadata(delta) => self.metadata.apply(&delta),
             Message::Connected { peer: NodeId::Broker(b) } => self.conns.ready(b),
             Message::Disconnected { peer: NodeId::Broker(b), correlation_id } => {
-                self.on_disconnected(now, b, correlation_id)
+                self.on_disconnected(now, b, correlation_id);
+                self.membership.on_disconnected(now, b, out);
             }
             Message::FetchResponse(resp) => self.on_fetch_response(now, resp, out),
             Message::ListOffsetsResponse(resp) => self.on_list_offsets(now, resp, out),
@@ -196,6 +232,9 @@ impl ConsumerClient {
 
     /// The earliest sim time (ms) at which [`Self::on_tick`] has something to do, or `None`.
     pub fn next_deadline(&self) -> Option<Ms> {
+        if self.closed {
+            return None;
+        }
         let mut times: Vec<Ms> = Vec::new();
         times.extend(self.metadata.refresh_at(self.config.retry_backoff_ms));
         times.extend(self.fetches.values().map(|f| f.timeout_at));
@@ -239,6 +278,8 @@ impl ConsumerClient {
                 .collect(),
             consumed: self.assigned.values().map(|a| a.consumed).sum(),
             last_error: self.last_error.clone(),
+            member: self.membership.view(),
+            closed: self.closed,
         }
     }
 
@@ -249,6 +290,10 @@ impl ConsumerClient {
     }
 
     fn run(&mut self, now: Ms, out: &mut Outbox) {
+        if self.closed {
+            return;
+        }
+        self.note_positions();
         self.membership.on_tick(now, out);
         if self.metadata.refresh_at(self.config.retry_backoff_ms).is_some_and(|t| t <= now) {
             for tp in self.metadata.refresh(now) {
@@ -320,6 +365,11 @@ impl ConsumerClient {
     /// Takes the membership's assignment: new partitions start initializing, revoked ones go.
     fn sync_assignment(&mut self) {
         let subscribed = self.metadata.partitions();
+        if self.membership.group().is_some() {
+            let leaders: BTreeSet<BrokerId> =
+                subscribed.iter().filter_map(|tp| self.metadata.leader(tp).and_then(|(l, _)| l)).collect();
+            self.membership.on_metadata(&subscribed, &leaders.into_iter().collect::<Vec<_>>());
+        }
         let Some(owned) = self.membership.assignment(&subscribed) else { return };
         let owned: BTreeSet<TopicPartition> = owned.into_iter().collect();
         self.assigned.retain(|tp, _| owned.contains(tp));

@@ -49,6 +49,7 @@ pub fn snapshot() -> Snapshot {
         partitions: partitions().into_iter().map(Arc::new).collect(),
         producers: vec![producer()],
         consumers: Vec::new(),
+        groups: Vec::new(),
         broker_config: BrokerConfig::default(),
         acked_lost: 0,
         duplicates: 0,

@@ -27,6 +27,7 @@
 
 pub mod add_consumer;
 pub mod bounce;
+pub mod close_consumer;
 mod catalog;
 pub mod crash;
 pub mod create_topic;
@@ -188,6 +189,8 @@ commands! {
     Produce(produce::Produce),
     /// Start a consumer (`add-consumer T[,T…] [group=G] [KEY=VALUE…]`).
     AddConsumer(add_consumer::AddConsumer),
+    /// Close a consumer: commit, leave its group (`close-consumer C`).
+    CloseConsumer(close_consumer::CloseConsumer),
     /// Pause or resume a broker's follower fetchers (`pause-fetch B`, `resume-fetch B`).
     Fetch(fetch::Fetch),
     /// Create a topic (`create-topic T P RF`).

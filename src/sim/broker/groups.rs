@@ -360,14 +360,7 @@ mod tests {
         let mut out = Outbox::default();
         b.start_bootstrapped(0, 1, &image, &mut out);
         b.handle(1, NodeId::Controller, Message::Metadata(MetadataDelta::default()), &mut out);
-        assert!(out.events.iter().any(|e| matches!(
-            e,
-            crate::sim::events::EventKind::Group(crate::sim::group::event::GroupEvent::CoordinatorLoaded {
-                broker: 0,
-                partition: 0,
-                ..
-            })
-        )));
+        assert!(b.group_coordinator().is_some_and(|c| c.is_coordinator_for("g")));
         let found = answers(&group(&mut b, 10, GroupRequest::FindCoordinator { group: "g".into() }));
         assert!(matches!(&found[0], GroupResponse::FindCoordinator { coordinator: Some(0), .. }));
         let commit = GroupRequest::Commit {

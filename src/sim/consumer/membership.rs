@@ -4,8 +4,9 @@
 //! member (classic protocol: join, sync, heartbeat, `__consumer_offsets`) implements the
 //! same trait and is plugged in with [`super::ConsumerClient::with_membership`].
 
+use crate::sim::group::membership::GroupMemberView;
 use crate::sim::protocol::Message;
-use crate::sim::{Epoch, Ms, Offset, Outbox, TopicPartition};
+use crate::sim::{BrokerId, Epoch, Ms, Offset, Outbox, TopicPartition};
 use std::fmt;
 
 /// A position with the epoch of the record before it (Java `OffsetAndMetadata` with its
@@ -58,6 +59,25 @@ pub trait Membership: fmt::Debug {
 
     /// When [`Membership::on_tick`] next has work (ms).
     fn next_deadline(&self) -> Option<Ms> {
+        None
+    }
+
+    /// The consumer's metadata: every partition of its topics, and the brokers that lead
+    /// them (where a group member can look its coordinator up).
+    fn on_metadata(&mut self, _subscribed: &[TopicPartition], _brokers: &[BrokerId]) {}
+
+    /// The consumer's current positions (a group member commits them before a rebalance).
+    fn note_positions(&mut self, _positions: &[(TopicPartition, OffsetAndEpoch)]) {}
+
+    /// The connection to `broker` broke.
+    fn on_disconnected(&mut self, _now: Ms, _broker: BrokerId, _out: &mut Outbox) {}
+
+    /// The consumer closes (`KafkaConsumer.close`): a group member commits and leaves.
+    fn close(&mut self, _now: Ms, _out: &mut Outbox) {}
+
+    /// The group side of the consumer, for the dashboard and expectations (`None` without a
+    /// group).
+    fn view(&self) -> Option<GroupMemberView> {
         None
     }
 }

@@ -172,7 +172,10 @@ impl GroupCoordinator {
             replay(g, record, now);
         }
         let groups = self.groups.keys().filter(|g| self.partition_of(g) == partition).count();
-        out.events.push(GroupEvent::CoordinatorLoaded { broker: self.broker, partition, groups });
+        // A partition without groups moves silently: there is nobody to notice.
+        if groups > 0 {
+            out.events.push(GroupEvent::CoordinatorLoaded { broker: self.broker, partition, groups });
+        }
     }
 
     /// Stops coordinating `partition`'s groups (the broker lost its leadership): waiting
@@ -184,6 +187,7 @@ impl GroupCoordinator {
         }
         let ids: Vec<GroupId> =
             self.groups.keys().filter(|g| self.partition_of(g) == partition).cloned().collect();
+        let had_groups = !ids.is_empty();
         for id in ids {
             let g = self.groups.remove(&id).expect("listed");
             for (member, m) in &g.members {
@@ -200,7 +204,9 @@ impl GroupCoordinator {
         for id in failed {
             self.finish_write(0, id, Err(ErrorCode::NotLeaderOrFollower), out);
         }
-        out.events.push(GroupEvent::CoordinatorUnloaded { broker: self.broker, partition });
+        if had_groups {
+            out.events.push(GroupEvent::CoordinatorUnloaded { broker: self.broker, partition });
+        }
     }
 
     /// Handles a group request from `from` (FindCoordinator is the broker's, not answered here).

@@ -20,6 +20,7 @@ pub mod classic;
 pub mod coordinator;
 pub mod event;
 pub mod member;
+pub mod membership;
 pub mod messages;
 
 use super::Ms;

@@ -10,8 +10,8 @@
 
 use super::node::ProcessState;
 use super::snapshot::{
-    BrokerStatus, BrokerView, ConsumerLag, ConsumerStatus, ConsumerView, GroupStatus, PartitionHealth, PartitionView,
-    Reach, ReplicaView, Snapshot, TopicView,
+    BrokerStatus, BrokerView, ConsumerLag, ConsumerStatus, ConsumerView, GroupStatus, PartitionHealth,
+    PartitionView, Reach, ReplicaView, Snapshot, TopicView,
 };
 use super::world::World;
 use crate::cluster::events::IsrChanges;

@@ -4,9 +4,11 @@
 
 pub use super::compare::{Comparison, Op};
 use super::history::{EventPattern, History};
-use crate::cluster::snapshot::{BrokerState, ConsumerStatus, GroupStatus, PartitionView, ReplicaView, Snapshot};
-use crate::sim::group::classic::GroupState;
+use crate::cluster::snapshot::{
+    BrokerState, ConsumerStatus, GroupStatus, PartitionView, ReplicaView, Snapshot,
+};
 use crate::kafka::errors::ErrorCode;
+use crate::sim::group::classic::GroupState;
 use crate::sim::producer::ProducerView;
 use crate::sim::protocol::LeaderRecoveryState;
 use crate::sim::{BrokerId, SimTime, TopicPartition, format_instant, join_ids};
@@ -179,7 +181,9 @@ impl ConsumerNumber {
         match self {
             Self::Lag => c.lag(),
             Self::SeenErased => saturating(c.seen_erased),
-            Self::Committed => c.view.member.as_ref().map_or(0, |m| m.committed.iter().map(|(_, o)| *o).sum()),
+            Self::Committed => {
+                c.view.member.as_ref().map_or(0, |m| m.committed.iter().map(|(_, o)| *o).sum())
+            }
             Self::Rebalances => c.view.member.as_ref().map_or(0, |m| i64::from(m.rebalances)),
         }
     }

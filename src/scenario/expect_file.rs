@@ -138,7 +138,10 @@ pub(super) fn expectation(
         Some(g) => checks.extend(super::expect_group::group_checks(e, g, &known.brokers)?),
         None => {
             if let Some(v) = e.coordinator.as_ref().or(e.members.as_ref()) {
-                return err(v.span(), "`coordinator` and `members` need `group = \"G\"` in the same [[expect]]");
+                return err(
+                    v.span(),
+                    "`coordinator` and `members` need `group = \"G\"` in the same [[expect]]",
+                );
             }
             checks.extend(broker_check(e, known)?)
         }

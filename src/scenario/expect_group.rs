@@ -33,7 +33,10 @@ pub(super) fn group_checks(e: &RawExpect, group: &Spanned<String>, brokers: &[Br
         checks.push(Check::Group(id.clone(), GroupWant::Members(comparison_of(m)?)));
     }
     if checks.is_empty() {
-        return err(group.span(), "`group` selects whose `state`, `coordinator` or `members` to check; add one of them");
+        return err(
+            group.span(),
+            "`group` selects whose `state`, `coordinator` or `members` to check; add one of them",
+        );
     }
     Ok(checks)
 }

@@ -2,7 +2,9 @@
 //! stopped VM does, and let it run again. A frozen process sends no heartbeats, reads and
 //! answers nothing, and its timers do not fire; what is sent to it waits in its socket. When
 //! it thaws it reads that, in order, and its overdue timers fire: it finds time has moved on.
-//! A leader frozen past `broker.session.timeout.ms` is fenced and replaced (R6.1) but still
+//! A consumer (`freeze consumer-C`) frozen past its `session.timeout.ms` is removed from its
+//! group by the coordinator; when it thaws, its heartbeat gets `UNKNOWN_MEMBER_ID` and it joins
+//! again. A leader frozen past `broker.session.timeout.ms` is fenced and replaced (R6.1) but still
 //! believes it leads until it reads the metadata that says otherwise (a zombie leader).
 
 use super::{Applied, Catalog, ParseError, Unit, Words, running_broker};
@@ -32,6 +34,7 @@ pub struct Freeze {
 fn name(node: NodeId) -> String {
     match node {
         NodeId::Broker(b) => format!("broker {b}"),
+        NodeId::Consumer(c) => format!("consumer {c}"),
         _ => "the controller".into(),
     }
 }
@@ -54,6 +57,8 @@ impl Unit for Freeze {
     fn validate(&self, cluster: &dyn Catalog) -> Result<(), SimError> {
         let frozen = match self.node {
             NodeId::Broker(b) => running_broker(cluster, b)?.map(|s| s.frozen),
+            // A consumer's state is checked when the command applies.
+            NodeId::Consumer(_) => None,
             _ => cluster.controller_frozen(),
         };
         match frozen {
@@ -70,6 +75,15 @@ impl Unit for Freeze {
     fn apply(&self, world: &Rc<World>, _spawner: Spawner<'_>, out: &mut Outbox) -> Result<Applied, SimError> {
         let node =
             world.node(self.node).ok_or_else(|| SimError::InvalidState(format!("no {}", name(self.node))))?;
+        match (self.freeze, node.frozen.get().is_some()) {
+            (true, true) => {
+                return Err(SimError::InvalidState(format!("{} is already frozen", name(self.node))));
+            }
+            (false, false) => {
+                return Err(SimError::InvalidState(format!("{} is not frozen", name(self.node))));
+            }
+            _ => {}
+        }
         if self.freeze {
             world.freeze(&node, world.now(), self.thaw_after);
             out.emit(EventKind::ProcessFrozen { node: self.node, thaw_after: self.thaw_after });
@@ -85,6 +99,7 @@ impl fmt::Display for Freeze {
         let verb = if self.freeze { "freeze" } else { "thaw" };
         let node = match self.node {
             NodeId::Broker(b) => b.to_string(),
+            NodeId::Consumer(c) => format!("consumer-{c}"),
             _ => "controller".into(),
         };
         write!(f, "{verb} {node}")?;

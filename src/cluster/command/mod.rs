@@ -27,8 +27,8 @@
 
 pub mod add_consumer;
 pub mod bounce;
-pub mod close_consumer;
 mod catalog;
+pub mod close_consumer;
 pub mod crash;
 pub mod create_topic;
 pub mod cut;
@@ -304,7 +304,7 @@ mod tests {
             Command::parse("hold 1 ctrl")
                 .unwrap_err()
                 .message
-                .contains("neither a broker id nor `controller`")
+                .contains("neither a broker id, `controller` nor `consumer-C`")
         );
         assert_eq!(
             Command::parse("loss 1 2 100").unwrap_err().message,
@@ -314,7 +314,7 @@ mod tests {
             Command::parse("freeze two")
                 .unwrap_err()
                 .message
-                .contains("neither a broker id nor `controller`")
+                .contains("neither a broker id, `controller` nor `consumer-C`")
         );
         assert!(Command::parse("freeze 1 0").unwrap_err().message.contains("from 1 to 86400000"));
         assert!(Command::parse("power-loss 1 1").unwrap_err().message.contains("named twice"));

@@ -62,8 +62,13 @@ impl<'a> Words<'a> {
         if w == "controller" {
             return Ok(NodeId::Controller);
         }
+        if let Some(c) = w.strip_prefix("consumer-").and_then(|n| n.parse().ok()) {
+            return Ok(NodeId::Consumer(c));
+        }
         w.parse().map(NodeId::Broker).map_err(|_| {
-            parse_error(format!("`{w}` is neither a broker id nor `controller`; usage: {usage}"))
+            parse_error(format!(
+                "`{w}` is neither a broker id, `controller` nor `consumer-C`; usage: {usage}"
+            ))
         })
     }
 

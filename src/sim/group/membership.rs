@@ -31,7 +31,13 @@ pub struct GroupMembership {
 impl GroupMembership {
     /// A membership driving `member`.
     pub fn new(member: GroupMember) -> Self {
-        Self { member, brokers: vec![], next_lookup: 0, in_flight: BTreeMap::new(), next_correlation: CORRELATION_BASE }
+        Self {
+            member,
+            brokers: vec![],
+            next_lookup: 0,
+            in_flight: BTreeMap::new(),
+            next_correlation: CORRELATION_BASE,
+        }
     }
 
     /// The member state machine.
@@ -94,7 +100,8 @@ impl Membership for GroupMembership {
 
     fn handle(&mut self, now: Ms, msg: Message, out: &mut Outbox) -> Option<Message> {
         let Message::GroupResponse { correlation_id, response } = msg else { return Some(msg) };
-        let Some(from) = self.in_flight.remove(&correlation_id) else { return None };
+        // An answer to a request the member gave up on is dropped (handled: `None`).
+        let from = self.in_flight.remove(&correlation_id)?;
         let mut mo = MemberOutbox::default();
         self.member.handle(now, from, *response, &mut mo);
         self.drain(mo, out);

@@ -10,7 +10,7 @@ pub mod semantics;
 pub mod throttle;
 
 pub use semantics::Semantics;
-pub use throttle::{BrokerThrottleRates, ThrottledReplicas};
+pub use throttle::{BrokerThrottleRates, ThrottledReplicas, with_partition};
 
 /// Where a property can be set.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]

@@ -416,6 +416,7 @@ impl Broker {
                 self.registered = true;
                 self.registration = RegistrationRetry::default();
                 self.next_heartbeat = now;
+                self.delete_strays(now, &image, out);
                 self.apply_metadata(now, &image, out);
             }
             Message::RegisterBrokerRefused { .. } if !self.registered => {
@@ -541,8 +542,17 @@ impl Broker {
         for (topic, c) in &delta.topic_configs {
             self.topic_configs.insert(topic.clone(), c.clone());
         }
+        for name in &delta.deleted_topics {
+            let range = TopicPartition::new(name.clone(), 0)..=TopicPartition::new(name.clone(), u32::MAX);
+            let gone: Vec<TopicPartition> = self.partitions.range(range).map(|(tp, _)| tp.clone()).collect();
+            gone.iter().for_each(|tp| self.delete_replica(now, tp, out));
+            self.topic_configs.remove(name);
+        }
         for ps in &delta.partitions {
             if !ps.replicas.contains(&self.id) {
+                if self.partitions.contains_key(&ps.tp) {
+                    self.delete_replica(now, &ps.tp, out);
+                }
                 continue;
             }
             if !self.partitions.contains_key(&ps.tp) {
@@ -564,6 +574,27 @@ impl Broker {
         } else {
             delta.topic_configs.iter().for_each(|(t, _)| self.configure_logs(t));
         }
+    }
+
+    /// Deletes the replicas of topics the full `image` no longer has (deleted while this broker
+    /// was down): Kafka's stray replica detection at startup (`LogManager.findStrayReplicas`).
+    fn delete_strays(&mut self, now: Ms, image: &MetadataDelta, out: &mut Outbox) {
+        let known: BTreeSet<&Arc<str>> = image.topic_configs.iter().map(|(t, _)| t).collect();
+        let strays: Vec<TopicPartition> =
+            self.partitions.keys().filter(|tp| !known.contains(&tp.topic)).cloned().collect();
+        strays.iter().for_each(|tp| self.delete_replica(now, tp, out));
+    }
+
+    /// Stops this broker's replica of `tp` and deletes it with its log: the replica left the
+    /// partition's replica list (a reassignment), or its topic was deleted
+    /// (`ReplicaManager.applyDelta` → `stopPartitions` with `deletePartition`). Emits
+    /// `ReplicaDeleted`.
+    fn delete_replica(&mut self, now: Ms, tp: &TopicPartition, out: &mut Outbox) {
+        self.touch(now, tp, |p, _| p.stop_replica(out));
+        self.set_partition_timer(tp, None);
+        self.partitions.remove(tp);
+        self.hw_checkpoint.remove(tp);
+        out.emit(EventKind::ReplicaDeleted { broker: self.id, tp: tp.clone() });
     }
 
     /// Gives the logs of `topic` its effective retention and segment settings.
@@ -712,6 +743,8 @@ mod tests {
             leader_epoch: epochs.0,
             partition_epoch: epochs.1,
             leader_recovery: crate::sim::protocol::LeaderRecoveryState::Recovered,
+            adding: Vec::new(),
+            removing: Vec::new(),
         }
     }
 

@@ -64,6 +64,9 @@ impl MetadataImage {
         for (name, config) in &delta.topic_configs {
             self.topic_mut(name).config = config.clone();
         }
+        for name in &delta.deleted_topics {
+            self.topics.remove(name);
+        }
         for ps in &delta.partitions {
             let topic = self.topic_mut(&ps.tp.topic);
             let i = ps.tp.partition as usize;
@@ -133,6 +136,8 @@ mod tests {
             leader_epoch: 0,
             partition_epoch: 0,
             leader_recovery: LeaderRecoveryState::Recovered,
+            adding: Vec::new(),
+            removing: Vec::new(),
         }
     }
 

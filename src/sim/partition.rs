@@ -295,6 +295,15 @@ impl Partition {
         self.fetch_announced = true;
     }
 
+    /// This broker no longer hosts the replica (a reassignment removed it, or its topic was
+    /// deleted; Kafka's `ReplicaManager.stopPartitions` with `deletePartition`): parked
+    /// produces fail with `NOT_LEADER_OR_FOLLOWER` and it neither leads nor fetches any more.
+    /// Its broker then drops it with its log.
+    pub fn stop_replica(&mut self, out: &mut Outbox) {
+        self.fail_delayed(ErrorCode::NotLeaderOrFollower, out);
+        self.reset_role();
+    }
+
     /// Called for each partition state a broker in controlled shutdown applies: a follower
     /// replica whose partition has no leader, or whose ISR no longer lists this broker, stops
     /// fetching until the process restarts (Kafka's `ReplicaManager.applyLocalFollowersDelta`
@@ -1108,6 +1117,8 @@ mod tests {
             leader_epoch,
             partition_epoch,
             leader_recovery: LeaderRecoveryState::Recovered,
+            adding: Vec::new(),
+            removing: Vec::new(),
         }
     }
 

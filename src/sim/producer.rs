@@ -1086,6 +1086,8 @@ mod tests {
                     leader_epoch: epoch,
                     partition_epoch: epoch,
                     leader_recovery: Default::default(),
+                    adding: Vec::new(),
+                    removing: Vec::new(),
                 })
                 .collect(),
             ..Default::default()

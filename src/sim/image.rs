@@ -29,10 +29,10 @@ impl TopicImage {
         self.partitions.len() as u32
     }
 
-    /// Replication factor: the length of the first partition's replica list (every partition
-    /// of a topic has the same one in isrlab).
+    /// Replication factor: the length of the first partition's replica list without the
+    /// replicas a reassignment is adding (`TopicCommand.getReplicationFactor`).
     pub fn replication_factor(&self) -> usize {
-        self.partitions.first().map_or(0, |p| p.replicas.len())
+        self.partitions.first().map_or(0, |p| p.replicas.len() - p.adding.len())
     }
 }
 

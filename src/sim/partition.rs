@@ -486,7 +486,13 @@ impl Partition {
         let Role::Leader(ls) = &mut self.role else { return };
         let Some(pending) = &ls.pending else { return };
         let same_epoch = self.state.as_ref().is_some_and(|s| s.leader_epoch == new.leader_epoch);
-        if !same_epoch || pending.isr != new.isr {
+        // An expansion that completed a reassignment comes back without the removed replicas
+        // and with a new leader epoch (`PartitionChangeBuilder.completeReassignmentIfNeeded`).
+        let completed = new.leader == Some(ctx.me)
+            && self.state.as_ref().is_some_and(PartitionState::is_reassigning)
+            && !new.is_reassigning();
+        let kept: Vec<BrokerId> = pending.isr.iter().copied().filter(|r| new.replicas.contains(r)).collect();
+        if !(same_epoch || completed) || kept != new.isr {
             return;
         }
         let event = match &pending.change {

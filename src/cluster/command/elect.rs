@@ -86,8 +86,13 @@ fn answer(election: ElectionType, results: &ElectionResults) -> Result<Option<St
     if !results.elected.is_empty() {
         return Ok(Some(lines.join("; ")));
     }
-    let code = results.failed.first().map_or(ErrorCode::ElectionNotNeeded, |(_, c)| *c);
-    Err(SimError::Api(code, format!("{} {}", error_text(code), lines.join("; "))))
+    match results.failed.first() {
+        Some(&(_, code)) => Err(SimError::Api(code, lines.join("; "))),
+        None => {
+            let code = ErrorCode::ElectionNotNeeded;
+            Err(SimError::Api(code, format!("{} {}", error_text(code), lines.join("; "))))
+        }
+    }
 }
 
 impl Unit for Elect {
@@ -168,7 +173,10 @@ mod tests {
             ..Default::default()
         };
         let err = answer(ElectionType::Preferred, &failed).unwrap_err().to_string();
-        assert!(err.starts_with("PREFERRED_LEADER_NOT_AVAILABLE: The preferred leader was not available."));
+        assert_eq!(
+            err,
+            "PREFERRED_LEADER_NOT_AVAILABLE: Error completing leader election (PREFERRED) for partition: t-0: PREFERRED_LEADER_NOT_AVAILABLE: The preferred leader was not available."
+        );
         let some = ElectionResults { elected: vec![tp], failed: failed.failed.clone(), ..Default::default() };
         let note = answer(ElectionType::Preferred, &some).unwrap().unwrap();
         assert!(note.starts_with("Successfully completed leader election (PREFERRED) for partitions t-0"));

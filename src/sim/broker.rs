@@ -439,7 +439,8 @@ impl Broker {
             Message::Produce(req) => {
                 let _span = tracing::debug_span!("partition", tp = %req.tp).entered();
                 if self.touch(now, &req.tp, |p, ctx| p.on_produce(ctx, &req, out)).is_none() {
-                    reject_produce(&req, from, out);
+                    let known = self.topic_configs.contains_key(&req.tp.topic);
+                    reject_produce(&req, known, from, out);
                 }
             }
             Message::Disconnected { peer: NodeId::Broker(leader), correlation_id } => {
@@ -704,17 +705,25 @@ impl Broker {
     }
 }
 
-fn reject_produce(req: &super::protocol::ProduceRequest, from: NodeId, out: &mut Outbox) {
+fn reject_produce(req: &super::protocol::ProduceRequest, known_topic: bool, from: NodeId, out: &mut Outbox) {
     if req.acks == super::Acks::Zero {
         return;
     }
+    // `ReplicaManager.getPartitionOrError`: a partition this broker does not host is
+    // NOT_LEADER_OR_FOLLOWER while its metadata knows the topic, else UNKNOWN_TOPIC_OR_PARTITION
+    // (a deleted topic).
+    let (error, message) = if known_topic {
+        (ErrorCode::NotLeaderOrFollower, "this broker hosts no replica of the partition")
+    } else {
+        (ErrorCode::UnknownTopicOrPartition, "this broker's metadata has no such topic")
+    };
     out.send(
         from,
         Message::ProduceResponse(super::protocol::ProduceResponse {
             correlation_id: req.correlation_id,
             tp: req.tp.clone(),
-            result: Err(ErrorCode::NotLeaderOrFollower),
-            error_message: "this broker hosts no replica of the partition".into(),
+            result: Err(error),
+            error_message: message.into(),
         }),
     );
 }

@@ -302,8 +302,10 @@ fn check_cluster(check: &Check, snap: &Snapshot, history: &History) -> Found {
             compare(want, count(snap.partitions.iter().filter(|p| p.leader.is_none()).count()))
         }
         Check::UnderReplicated(want) => {
-            let under =
-                snap.partitions.iter().filter(|p| p.leader.is_some() && p.isr.len() < p.replicas.len() - p.adding.len());
+            let under = snap
+                .partitions
+                .iter()
+                .filter(|p| p.leader.is_some() && p.isr.len() < p.replicas.len() - p.adding.len());
             compare(want, count(under.count()))
         }
         Check::ProducerErrors { producer, error, count: want } => check_producer(snap, *producer, |p| {

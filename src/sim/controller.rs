@@ -1179,7 +1179,7 @@ mod tests {
     const CLIENT: NodeId = NodeId::Producer(0);
 
     /// A controller with every broker bootstrapped (registered, unfenced) at t=0 and one client.
-    fn cluster(ids: &[BrokerId]) -> QuorumController {
+    pub(super) fn cluster(ids: &[BrokerId]) -> QuorumController {
         let mut c = QuorumController::new(BrokerConfig::default(), ids, ChaCha8Rng::seed_from_u64(42));
         for &id in ids {
             c.bootstrap_broker(id, 0);
@@ -1198,12 +1198,12 @@ mod tests {
         }
     }
 
-    fn explicit(c: &mut QuorumController, name: &str, lists: Vec<Vec<BrokerId>>) {
+    pub(super) fn explicit(c: &mut QuorumController, name: &str, lists: Vec<Vec<BrokerId>>) {
         let (n, rf) = (lists.len() as u32, lists[0].len() as u32);
         c.create_topic(0, &spec(name, n, rf, Placement::Explicit(lists)), &mut Outbox::default()).unwrap();
     }
 
-    fn part(c: &QuorumController, topic: &str, p: u32) -> PartitionState {
+    pub(super) fn part(c: &QuorumController, topic: &str, p: u32) -> PartitionState {
         c.partition(&TopicPartition::new(topic, p)).unwrap().clone()
     }
 
@@ -1227,7 +1227,7 @@ mod tests {
 
     /// Lets time run to `until`: the listed brokers heartbeat every 2 s, on_tick runs at every
     /// deadline. Returns everything the controller produced.
-    fn run(c: &mut QuorumController, from: Ms, until: Ms, alive: &[BrokerId]) -> Outbox {
+    pub(super) fn run(c: &mut QuorumController, from: Ms, until: Ms, alive: &[BrokerId]) -> Outbox {
         let mut out = Outbox::default();
         let mut next_hb = (from / 2000 + 1) * 2000;
         loop {
@@ -1261,7 +1261,9 @@ mod tests {
             .expect("a heartbeat response")
     }
 
-    fn leader_changes(out: &Outbox) -> Vec<(u32, Option<BrokerId>, Option<BrokerId>, ElectionKind)> {
+    pub(super) fn leader_changes(
+        out: &Outbox,
+    ) -> Vec<(u32, Option<BrokerId>, Option<BrokerId>, ElectionKind)> {
         out.events
             .iter()
             .filter_map(|e| match e {

@@ -396,3 +396,173 @@ impl QuorumController {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::tests::{cluster, explicit, leader_changes, part, run};
+    use super::*;
+    use crate::config::ThrottledReplicas;
+    use crate::sim::protocol::{IsrMember, Message, NodeId};
+
+    fn tp() -> TopicPartition {
+        TopicPartition::new("t", 0)
+    }
+
+    /// Leader `leader` proposes ISR `isr` for t-0 at its current epochs; returns the answer.
+    fn alter(
+        c: &mut QuorumController,
+        leader: BrokerId,
+        isr: &[BrokerId],
+        out: &mut Outbox,
+    ) -> Result<PartitionState, ErrorCode> {
+        let p = part(c, "t", 0);
+        let msg = Message::AlterPartition {
+            leader,
+            broker_epoch: -1,
+            tp: tp(),
+            leader_epoch: p.leader_epoch,
+            partition_epoch: p.partition_epoch,
+            new_isr: isr.iter().map(|&id| IsrMember { id, broker_epoch: -1 }).collect(),
+            leader_recovery: LeaderRecoveryState::Recovered,
+        };
+        c.handle(100, NodeId::Broker(leader), msg, out);
+        out.sends
+            .iter()
+            .find_map(|(_, m)| match m {
+                Message::AlterPartitionResponse { result, .. } => Some(result.clone()),
+                _ => None,
+            })
+            .expect("an AlterPartition response")
+    }
+
+    /// `ReplicationControlManagerTest.testReassignPartitions` in our words: the target is added
+    /// with adding/removing lists, the throttle is set, and the ISR change that brings the
+    /// adding replica in completes it, removes the throttle and bumps the leader epoch.
+    #[test]
+    fn a_throttled_reassignment_runs_kip_455_and_removes_its_throttle() {
+        let mut c = cluster(&[1, 2, 3, 4]);
+        explicit(&mut c, "t", vec![vec![1, 2, 3]]);
+        let mut out = Outbox::default();
+        c.alter_reassignment(10, &tp(), Some(&[1, 2, 4]), Some(1000), &mut out).unwrap();
+        let p = part(&c, "t", 0);
+        assert_eq!(
+            (p.replicas.clone(), p.adding.clone(), p.removing.clone()),
+            (vec![1, 2, 4, 3], vec![4], vec![3])
+        );
+        assert_eq!(
+            (p.isr.clone(), p.leader, p.leader_epoch, p.partition_epoch),
+            (vec![1, 2, 3], Some(1), 0, 1)
+        );
+        let config = &c.topic("t").unwrap().config;
+        assert_eq!(
+            config.leader_replication_throttled_replicas,
+            Some(ThrottledReplicas::Listed(vec![(0, 1), (0, 2), (0, 3)]))
+        );
+        assert_eq!(
+            config.follower_replication_throttled_replicas,
+            Some(ThrottledReplicas::Listed(vec![(0, 4)]))
+        );
+        assert!((1..=4).all(|b| c.broker_config().leader_throttle_rate(b) == 1000));
+
+        let mut out = Outbox::default();
+        let done = alter(&mut c, 1, &[1, 2, 3, 4], &mut out).unwrap();
+        assert_eq!((done.replicas, done.isr, done.leader_epoch), (vec![1, 2, 4], vec![1, 2, 4], 1));
+        assert!(done.adding.is_empty() && done.removing.is_empty());
+        assert!(out.events.iter().any(|e| matches!(e, EventKind::ReassignmentCompleted { .. })));
+        let config = &c.topic("t").unwrap().config;
+        assert_eq!(
+            (
+                config.leader_replication_throttled_replicas.clone(),
+                config.follower_replication_throttled_replicas.clone()
+            ),
+            (None, None)
+        );
+        assert!(c.broker_config().throttle_rates_by_broker.is_empty());
+    }
+
+    /// `ReplicationControlManagerTest.testReassignPartitions`' leader case: removing the
+    /// leader moves leadership when the reassignment completes, and the leader that sent the
+    /// AlterPartition learns it with NEW_LEADER_ELECTED.
+    #[test]
+    fn completing_a_reassignment_that_removes_the_leader_elects_a_new_one() {
+        let mut c = cluster(&[1, 2, 3, 4]);
+        explicit(&mut c, "t", vec![vec![1, 2, 3]]);
+        c.alter_reassignment(10, &tp(), Some(&[2, 3, 4]), None, &mut Outbox::default()).unwrap();
+        assert_eq!(part(&c, "t", 0).leader, Some(1), "the leader stays until the target is in sync");
+        let mut out = Outbox::default();
+        assert_eq!(alter(&mut c, 1, &[1, 2, 3, 4], &mut out), Err(ErrorCode::NewLeaderElected));
+        let p = part(&c, "t", 0);
+        assert_eq!((p.replicas, p.isr, p.leader, p.leader_epoch), (vec![2, 3, 4], vec![2, 3, 4], Some(2), 1));
+        assert_eq!(leader_changes(&out), vec![(0, Some(1), Some(2), ElectionKind::Reassignment)]);
+    }
+
+    /// A reassignment that only reorders the replicas completes at once (the ISR already
+    /// holds the target), and a cancel reverts a running one (`PartitionReassignmentRevert`).
+    #[test]
+    fn reorder_completes_at_once_and_cancel_reverts() {
+        let mut c = cluster(&[1, 2, 3, 4]);
+        explicit(&mut c, "t", vec![vec![1, 2, 3]]);
+        c.alter_reassignment(10, &tp(), Some(&[3, 2, 1]), None, &mut Outbox::default()).unwrap();
+        let p = part(&c, "t", 0);
+        assert_eq!((p.replicas.clone(), p.leader, p.is_reassigning()), (vec![3, 2, 1], Some(1), false));
+        c.alter_reassignment(20, &tp(), Some(&[3, 2, 4]), None, &mut Outbox::default()).unwrap();
+        assert_eq!(part(&c, "t", 0).replicas, vec![3, 2, 4, 1]);
+        c.alter_reassignment(30, &tp(), None, None, &mut Outbox::default()).unwrap();
+        let p = part(&c, "t", 0);
+        assert_eq!(
+            (p.replicas.clone(), p.isr.clone(), p.is_reassigning()),
+            (vec![3, 2, 1], vec![1, 2, 3], false)
+        );
+        let err = c.alter_reassignment(40, &tp(), None, None, &mut Outbox::default()).unwrap_err();
+        assert_eq!(err.to_string(), "NO_REASSIGNMENT_IN_PROGRESS: No partition reassignment is in progress.");
+        let err = c.alter_reassignment(40, &tp(), Some(&[1, 7]), None, &mut Outbox::default()).unwrap_err();
+        assert!(
+            err.to_string()
+                .starts_with("INVALID_REPLICA_ASSIGNMENT: The manual partition assignment includes broker 7")
+        );
+    }
+
+    /// `ReplicationControlManagerTest.testElectUncleanLeaders` in our words: ISR [1], broker 1
+    /// fenced, the partition offline; a preferred election cannot help, an unclean one elects
+    /// broker 2 at once with ISR [2] and RECOVERING; a second one is not needed.
+    #[test]
+    fn requested_elections_follow_electleader() {
+        let mut c = cluster(&[1, 2]);
+        explicit(&mut c, "t", vec![vec![1, 2]]);
+        alter(&mut c, 1, &[1], &mut Outbox::default()).unwrap();
+        run(&mut c, 0, 20_000, &[2]);
+        assert_eq!(part(&c, "t", 0).leader, None);
+        let preferred =
+            c.elect_leaders(20_000, ElectionType::Preferred, Some(&[tp()]), &mut Outbox::default());
+        assert_eq!(preferred.failed, vec![(tp(), ErrorCode::PreferredLeaderNotAvailable)]);
+        let mut out = Outbox::default();
+        let unclean = c.elect_leaders(20_000, ElectionType::Unclean, None, &mut out);
+        assert_eq!(unclean.elected, vec![tp()]);
+        let p = part(&c, "t", 0);
+        assert_eq!((p.leader, p.isr, p.leader_recovery), (Some(2), vec![2], LeaderRecoveryState::Recovering));
+        assert_eq!(leader_changes(&out), vec![(0, None, Some(2), ElectionKind::Unclean)]);
+        let again = c.elect_leaders(20_001, ElectionType::Unclean, Some(&[tp()]), &mut Outbox::default());
+        assert_eq!(again.not_needed, vec![tp()]);
+    }
+
+    /// `createPartitions`' checks and `deleteTopic`: new partitions get the topic's
+    /// replication factor; the deletion is broadcast as a removed topic.
+    #[test]
+    fn partitions_are_added_and_topics_deleted() {
+        let mut c = cluster(&[1, 2, 3]);
+        explicit(&mut c, "t", vec![vec![1, 2, 3]]);
+        let err = c.create_partitions(5, "t", 1, &mut Outbox::default()).unwrap_err();
+        assert_eq!(err.to_string(), "INVALID_PARTITIONS: Topic already has 1 partition(s).");
+        c.create_partitions(5, "t", 3, &mut Outbox::default()).unwrap();
+        let t = c.topic("t").unwrap();
+        assert_eq!(t.partition_count(), 3);
+        assert!(t.partitions.iter().all(|p| p.replicas.len() == 3 && p.isr.len() == 3));
+        let mut out = Outbox::default();
+        c.delete_topic(6, "t", &mut out).unwrap();
+        assert!(c.topic("t").is_none() && c.image().topic("t").is_none());
+        let deleted =
+            out.sends.iter().any(|(_, m)| matches!(m, Message::Metadata(d) if d.deleted_topics.len() == 1));
+        assert!(deleted);
+        assert!(c.delete_topic(7, "t", &mut Outbox::default()).is_err());
+    }
+}

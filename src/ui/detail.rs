@@ -13,7 +13,8 @@ use super::lag::{Form, follower_state};
 use super::text;
 use super::theme::{Theme, glyph};
 use crate::cluster::snapshot::{PartitionView, Reach, ReplicaView, Snapshot};
-use crate::sim::Offset;
+use crate::sim::events::group;
+use crate::sim::{Offset, join_ids};
 
 /// Rows this pane wants: title, one per replica of the widest partition, one note line.
 pub fn height_needed(snap: &Snapshot) -> u16 {
@@ -133,6 +134,10 @@ fn notes(p: &PartitionView, theme: Theme, width: usize) -> Vec<Line<'static>> {
     if let Some(why) = &p.hw_blocked_by {
         out.extend(hw_note(why, theme, width));
     }
+    if let Some(text) = reassignment(p) {
+        let label = Span::styled(" Reassignment: ", theme.warn());
+        out.extend(text::hanging(label, &text, theme.normal(), width, 3));
+    }
     if let Some(change) = &p.pending_isr {
         let label = Span::styled(" ISR change pending: ", theme.warn());
         out.extend(text::hanging(label, change, theme.normal(), width, 3));
@@ -142,6 +147,19 @@ fn notes(p: &PartitionView, theme: Theme, width: usize) -> Vec<Line<'static>> {
         out.extend(text::hanging(label, &why, theme.normal(), width, 3));
     }
     out
+}
+
+/// A running reassignment (KIP-455) in words: what it adds and removes and the bytes the
+/// adding replicas still have to fetch; `None` when none runs.
+fn reassignment(p: &PartitionView) -> Option<String> {
+    if p.adding.is_empty() && p.removing.is_empty() {
+        return None;
+    }
+    let mut text = format!("adding [{}], removing [{}]", join_ids(&p.adding), join_ids(&p.removing));
+    if let Some(left) = p.reassign_bytes_left {
+        text.push_str(&format!(", {} bytes left to copy", group(left)));
+    }
+    Some(text)
 }
 
 /// What a leader that cannot reach the controller means, in words; `None` when it can.
@@ -189,6 +207,16 @@ mod tests {
 
     fn plain(lines: &[Line]) -> String {
         lines.iter().flat_map(|l| l.spans.iter().map(|s| s.content.to_string())).collect()
+    }
+
+    #[test]
+    fn a_running_reassignment_says_what_it_moves_and_the_bytes_left() {
+        let mut p = (*fixture::snapshot().partitions[0]).clone();
+        assert_eq!(reassignment(&p), None);
+        p.adding = vec![4];
+        p.removing = vec![3];
+        p.reassign_bytes_left = Some(1_250_000);
+        assert_eq!(reassignment(&p).unwrap(), "adding [4], removing [3], 1 250 000 bytes left to copy");
     }
 
     #[test]

@@ -21,12 +21,32 @@ pub enum ErrorCode {
     MessageTooLarge,
     /// 13: the connection broke before a response arrived (client-side, retriable).
     NetworkException,
+    /// 15: the group coordinator is not available: the `__consumer_offsets` partition has no
+    /// leader yet, or a write to it failed or timed out (`CoordinatorNotAvailableException`,
+    /// retriable).
+    CoordinatorNotAvailable,
+    /// 16: the broker is not the coordinator of this group (`NotCoordinatorException`,
+    /// retriable: the client looks the coordinator up again).
+    NotCoordinator,
     /// 19: acks=all with ISR smaller than min ISR; nothing appended (retriable).
     NotEnoughReplicas,
     /// 20: appended, but ISR below min ISR at completion (retriable).
     NotEnoughReplicasAfterAppend,
     /// 21: acks not in {0, 1, -1}.
     InvalidRequiredAcks,
+    /// 22: a group request carries a generation other than the group's
+    /// (`IllegalGenerationException`): the member rejoins.
+    IllegalGeneration,
+    /// 23: a member's protocols share none with the group's (`InconsistentGroupProtocolException`).
+    InconsistentGroupProtocol,
+    /// 25: the group does not know this member id (`UnknownMemberIdException`): the member
+    /// resets its member id and rejoins.
+    UnknownMemberId,
+    /// 26: `session.timeout.ms` outside the broker's `group.min.session.timeout.ms` ..
+    /// `group.max.session.timeout.ms` (`InvalidSessionTimeoutException`).
+    InvalidSessionTimeout,
+    /// 27: the group is rebalancing (`RebalanceInProgressException`): the member rejoins.
+    RebalanceInProgress,
     /// 37: `add-partitions` to a count that is not an increase (`InvalidPartitionsException`).
     InvalidPartitions,
     /// 38: topic creation with an impossible replication factor.
@@ -46,6 +66,9 @@ pub enum ErrorCode {
     FencedLeaderEpoch,
     /// 75: request epoch newer than the leader's.
     UnknownLeaderEpoch,
+    /// 79: a JoinGroup without a member id: the coordinator hands one out and asks the member to
+    /// join again with it (KIP-394, `MemberIdRequiredException`).
+    MemberIdRequired,
     /// 80: preferred leader not live or not in ISR.
     PreferredLeaderNotAvailable,
     /// 83: an unclean election found no live replica to lead
@@ -82,9 +105,16 @@ impl ErrorCode {
             RequestTimedOut => 7,
             MessageTooLarge => 10,
             NetworkException => 13,
+            CoordinatorNotAvailable => 15,
+            NotCoordinator => 16,
             NotEnoughReplicas => 19,
             NotEnoughReplicasAfterAppend => 20,
             InvalidRequiredAcks => 21,
+            IllegalGeneration => 22,
+            InconsistentGroupProtocol => 23,
+            UnknownMemberId => 25,
+            InvalidSessionTimeout => 26,
+            RebalanceInProgress => 27,
             InvalidPartitions => 37,
             InvalidReplicationFactor => 38,
             InvalidReplicaAssignment => 39,
@@ -94,6 +124,7 @@ impl ErrorCode {
             InvalidFetchSessionEpoch => 71,
             FencedLeaderEpoch => 74,
             UnknownLeaderEpoch => 75,
+            MemberIdRequired => 79,
             PreferredLeaderNotAvailable => 80,
             EligibleLeadersNotAvailable => 83,
             ElectionNotNeeded => 84,
@@ -117,9 +148,16 @@ impl ErrorCode {
             RequestTimedOut => "REQUEST_TIMED_OUT",
             MessageTooLarge => "MESSAGE_TOO_LARGE",
             NetworkException => "NETWORK_EXCEPTION",
+            CoordinatorNotAvailable => "COORDINATOR_NOT_AVAILABLE",
+            NotCoordinator => "NOT_COORDINATOR",
             NotEnoughReplicas => "NOT_ENOUGH_REPLICAS",
             NotEnoughReplicasAfterAppend => "NOT_ENOUGH_REPLICAS_AFTER_APPEND",
             InvalidRequiredAcks => "INVALID_REQUIRED_ACKS",
+            IllegalGeneration => "ILLEGAL_GENERATION",
+            InconsistentGroupProtocol => "INCONSISTENT_GROUP_PROTOCOL",
+            UnknownMemberId => "UNKNOWN_MEMBER_ID",
+            InvalidSessionTimeout => "INVALID_SESSION_TIMEOUT",
+            RebalanceInProgress => "REBALANCE_IN_PROGRESS",
             InvalidPartitions => "INVALID_PARTITIONS",
             InvalidReplicationFactor => "INVALID_REPLICATION_FACTOR",
             InvalidReplicaAssignment => "INVALID_REPLICA_ASSIGNMENT",
@@ -129,6 +167,7 @@ impl ErrorCode {
             InvalidFetchSessionEpoch => "INVALID_FETCH_SESSION_EPOCH",
             FencedLeaderEpoch => "FENCED_LEADER_EPOCH",
             UnknownLeaderEpoch => "UNKNOWN_LEADER_EPOCH",
+            MemberIdRequired => "MEMBER_ID_REQUIRED",
             PreferredLeaderNotAvailable => "PREFERRED_LEADER_NOT_AVAILABLE",
             EligibleLeadersNotAvailable => "ELIGIBLE_LEADERS_NOT_AVAILABLE",
             ElectionNotNeeded => "ELECTION_NOT_NEEDED",
@@ -158,6 +197,8 @@ impl ErrorCode {
                 | NetworkException
                 | NotEnoughReplicas
                 | NotEnoughReplicasAfterAppend
+                | CoordinatorNotAvailable
+                | NotCoordinator
                 | FencedLeaderEpoch
                 | UnknownLeaderEpoch
         )
@@ -173,9 +214,16 @@ pub const ALL: &[ErrorCode] = &[
     ErrorCode::RequestTimedOut,
     ErrorCode::MessageTooLarge,
     ErrorCode::NetworkException,
+    ErrorCode::CoordinatorNotAvailable,
+    ErrorCode::NotCoordinator,
     ErrorCode::NotEnoughReplicas,
     ErrorCode::NotEnoughReplicasAfterAppend,
     ErrorCode::InvalidRequiredAcks,
+    ErrorCode::IllegalGeneration,
+    ErrorCode::InconsistentGroupProtocol,
+    ErrorCode::UnknownMemberId,
+    ErrorCode::InvalidSessionTimeout,
+    ErrorCode::RebalanceInProgress,
     ErrorCode::InvalidPartitions,
     ErrorCode::InvalidReplicationFactor,
     ErrorCode::InvalidReplicaAssignment,
@@ -186,6 +234,7 @@ pub const ALL: &[ErrorCode] = &[
     ErrorCode::FencedLeaderEpoch,
     ErrorCode::UnknownLeaderEpoch,
     ErrorCode::PreferredLeaderNotAvailable,
+    ErrorCode::MemberIdRequired,
     ErrorCode::EligibleLeadersNotAvailable,
     ErrorCode::ElectionNotNeeded,
     ErrorCode::NoReassignmentInProgress,

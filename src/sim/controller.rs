@@ -24,7 +24,7 @@
 
 mod admin;
 
-pub use admin::{ElectionResults, ElectionType, validate_target};
+pub use admin::{ElectionResults, ElectionType, check_partition_increase, validate_target};
 
 use super::assignment;
 use super::events::{ElectionKind, EventKind, ShrinkCause};
@@ -578,7 +578,7 @@ impl QuorumController {
         let mut partitions = Vec::with_capacity(assignment.len());
         for (i, replicas) in assignment.iter().enumerate() {
             let isr: Vec<BrokerId> = replicas.iter().copied().filter(|&r| self.is_active(r)).collect();
-            let Some(&leader) = isr.first() else {
+            if isr.is_empty() {
                 return Err(SimError::InvalidReplicationFactor(match spec.placement {
                     Placement::Explicit(_) => format!(
                         "All brokers specified in the manual partition assignment for partition {i} are fenced or in controlled shutdown."
@@ -587,18 +587,12 @@ impl QuorumController {
                         "Unable to replicate the partition {rf} time(s): All brokers are currently fenced or in controlled shutdown."
                     ),
                 }));
-            };
-            partitions.push(PartitionState {
-                tp: TopicPartition::new(name.clone(), i as u32),
-                replicas: replicas.clone(),
+            }
+            partitions.push(PartitionState::created(
+                TopicPartition::new(name.clone(), i as u32),
+                replicas.clone(),
                 isr,
-                leader: Some(leader),
-                leader_epoch: 0,
-                partition_epoch: 0,
-                leader_recovery: LeaderRecoveryState::Recovered,
-                adding: Vec::new(),
-                removing: Vec::new(),
-            });
+            ));
         }
         let topic = TopicInfo {
             name: name.clone(),

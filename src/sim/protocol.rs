@@ -307,6 +307,23 @@ pub struct PartitionState {
 }
 
 impl PartitionState {
+    /// A new partition as topic or partition creation registers it
+    /// (`ReplicationControlManager.createTopic` / `createPartitions`): leader = the first ISR
+    /// member (`None` for an empty ISR), both epochs 0, RECOVERED, no reassignment.
+    pub fn created(tp: TopicPartition, replicas: Vec<BrokerId>, isr: Vec<BrokerId>) -> Self {
+        PartitionState {
+            tp,
+            replicas,
+            leader: isr.first().copied(),
+            isr,
+            leader_epoch: 0,
+            partition_epoch: 0,
+            leader_recovery: LeaderRecoveryState::Recovered,
+            adding: Vec::new(),
+            removing: Vec::new(),
+        }
+    }
+
     /// Whether a reassignment is in progress (`PartitionReassignmentReplicas.
     /// isReassignmentInProgress`: some replica is being added or removed).
     pub fn is_reassigning(&self) -> bool {

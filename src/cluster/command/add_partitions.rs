@@ -5,7 +5,7 @@
 use super::{Applied, Catalog, ParseError, Unit, Words, known_topic};
 use crate::cluster::world::{Spawner, World};
 use crate::sim::Outbox;
-use crate::sim::assignment::validate_partition_count;
+use crate::sim::controller::check_partition_increase;
 use crate::sim::error::SimError;
 use crate::sim::protocol::NodeId;
 use std::fmt;
@@ -34,16 +34,7 @@ impl Unit for AddPartitions {
     /// (Kafka's two messages) or too large.
     fn validate(&self, cluster: &dyn Catalog) -> Result<(), SimError> {
         let current = known_topic(cluster, &self.topic)?;
-        if self.count == current {
-            return Err(SimError::InvalidPartitions(format!("Topic already has {current} partition(s).")));
-        }
-        if self.count < current {
-            return Err(SimError::InvalidPartitions(format!(
-                "The topic {} currently has {current} partition(s); {} would not be an increase.",
-                self.topic, self.count
-            )));
-        }
-        validate_partition_count(self.count)
+        check_partition_increase(&self.topic, current, self.count)
     }
 
     /// Errors: the controller's own refusal, e.g. every broker fenced.

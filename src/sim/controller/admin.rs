@@ -9,7 +9,7 @@ use crate::kafka::errors::ErrorCode;
 use crate::sim::assignment;
 use crate::sim::error::SimError;
 use crate::sim::events::{ElectionKind, EventKind};
-use crate::sim::protocol::{LeaderRecoveryState, PartitionState};
+use crate::sim::protocol::PartitionState;
 use crate::sim::spec::Placement;
 use crate::sim::{BrokerId, Ms, Outbox, TopicPartition};
 use std::collections::BTreeSet;
@@ -67,6 +67,21 @@ pub fn validate_target(target: &[BrokerId], registered: &dyn Fn(BrokerId) -> boo
         }
     }
     Ok(())
+}
+
+/// Checks that `count` grows topic `topic` from `current` partitions
+/// (`ReplicationControlManager.createPartitions`). Errors: `INVALID_PARTITIONS` with Kafka's
+/// two messages, or isrlab's limit on partitions per topic.
+pub fn check_partition_increase(topic: &str, current: u32, count: u32) -> Result<(), SimError> {
+    if count == current {
+        return Err(SimError::InvalidPartitions(format!("Topic already has {current} partition(s).")));
+    }
+    if count < current {
+        return Err(SimError::InvalidPartitions(format!(
+            "The topic {topic} currently has {current} partition(s); {count} would not be an increase."
+        )));
+    }
+    assignment::validate_partition_count(count)
 }
 
 impl QuorumController {
@@ -328,15 +343,7 @@ impl QuorumController {
     ) -> Result<(), SimError> {
         let t = self.topics.get(topic).ok_or_else(|| SimError::UnknownTopic(topic.to_string()))?;
         let current = t.partition_count();
-        if count == current {
-            return Err(SimError::InvalidPartitions(format!("Topic already has {current} partition(s).")));
-        }
-        if count < current {
-            return Err(SimError::InvalidPartitions(format!(
-                "The topic {topic} currently has {current} partition(s); {count} would not be an increase."
-            )));
-        }
-        assignment::validate_partition_count(count)?;
+        check_partition_increase(topic, current, count)?;
         let rf = t.partitions.first().map_or(t.replication_factor, |p| p.replicas.len() as u32);
         let name = t.name.clone();
         let infos: Vec<_> = self.brokers.values().copied().collect();
@@ -344,22 +351,13 @@ impl QuorumController {
         let mut added = Vec::with_capacity(lists.len());
         for (i, replicas) in lists.iter().enumerate() {
             let isr: Vec<BrokerId> = replicas.iter().copied().filter(|&r| self.is_active(r)).collect();
-            let Some(&leader) = isr.first() else {
+            if isr.is_empty() {
                 return Err(SimError::InvalidReplicationFactor(format!(
                     "Unable to replicate the partition {rf} time(s): All brokers are currently fenced or in controlled shutdown."
                 )));
-            };
-            added.push(PartitionState {
-                tp: TopicPartition::new(name.clone(), current + i as u32),
-                replicas: replicas.clone(),
-                isr,
-                leader: Some(leader),
-                leader_epoch: 0,
-                partition_epoch: 0,
-                leader_recovery: LeaderRecoveryState::Recovered,
-                adding: Vec::new(),
-                removing: Vec::new(),
-            });
+            }
+            let tp = TopicPartition::new(name.clone(), current + i as u32);
+            added.push(PartitionState::created(tp, replicas.clone(), isr));
         }
         self.pending.partitions.extend(added.iter().cloned());
         if let Some(t) = self.topics.get_mut(topic) {
@@ -402,7 +400,7 @@ mod tests {
     use super::super::tests::{cluster, explicit, leader_changes, part, run};
     use super::*;
     use crate::config::ThrottledReplicas;
-    use crate::sim::protocol::{IsrMember, Message, NodeId};
+    use crate::sim::protocol::{IsrMember, LeaderRecoveryState, Message, NodeId};
 
     fn tp() -> TopicPartition {
         TopicPartition::new("t", 0)

@@ -196,7 +196,12 @@ fn finish(snap: &Snapshot, summary: Summary, out: &mut Report<'_>) -> io::Result
     if !state.is_empty() {
         out.line(state.trim_end_matches('\n'))?;
     }
-    out.line(format!("acked records lost: {} · duplicates: {}", snap.acked_lost, snap.duplicates))?;
+    let mut loss = format!("acked records lost: {} · duplicates: {}", snap.acked_lost, snap.duplicates);
+    if !snap.consumers.is_empty() {
+        // Only a run with consumers can have read records that were erased.
+        loss.push_str(&format!(" · seen erased: {}", snap.seen_erased));
+    }
+    out.line(loss)?;
     out.line(format!("{} passed, {} failed", summary.passed, summary.failed))
 }
 

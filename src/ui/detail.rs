@@ -34,7 +34,8 @@ pub fn render(frame: &mut Frame, area: Rect, model: &Model, snap: &Snapshot) {
     let title = format!(" {} logs · leader {leader} · leader epoch {} · HW {} ", p.tp, p.leader_epoch, p.hw);
     let block = Block::new().borders(Borders::TOP).title(Span::styled(title, theme.title()));
     let inner = block.inner(area);
-    let mut lines = replica_lines(p, theme, usize::from(inner.width));
+    let (mut lines, cols) = replica_lines(p, theme, usize::from(inner.width));
+    lines.extend(super::consumers::log_marks(snap, p, cols.bar_at(), cols.bar_w, cols.max, theme));
     lines.extend(notes(p, theme, usize::from(inner.width)));
     if lines.len() < usize::from(inner.height) {
         lines.push(legend(theme));
@@ -42,7 +43,8 @@ pub fn render(frame: &mut Frame, area: Rect, model: &Model, snap: &Snapshot) {
     frame.render_widget(Paragraph::new(lines).block(block), area);
 }
 
-fn replica_lines(p: &PartitionView, theme: Theme, width: usize) -> Vec<Line<'static>> {
+/// One line per replica, and how they are laid out (where the strips are).
+fn replica_lines(p: &PartitionView, theme: Theme, width: usize) -> (Vec<Line<'static>>, Columns) {
     let max_leo = p.replica_views.iter().map(|r| r.leo).max().unwrap_or(0).max(1);
     let num_w = max_leo.to_string().len();
     let long = width >= 70;
@@ -53,8 +55,9 @@ fn replica_lines(p: &PartitionView, theme: Theme, width: usize) -> Vec<Line<'sta
     let fixed = 7 + 1 + 3 + num_w + 5 + num_w + 1 + note_w;
     let bar_w = width.saturating_sub(fixed).max(4);
     let bar_w = if show_start { bar_w.saturating_sub(7 + num_w).max(4) } else { bar_w };
-    let cols = Columns { bar_w, max: max_leo, num_w, long, show_start };
-    p.replica_views.iter().map(|r| replica_line(r, theme, &cols)).collect()
+    let id_w = p.replica_views.iter().map(|r| r.broker.to_string().len()).max().unwrap_or(1);
+    let cols = Columns { bar_w, max: max_leo, num_w, long, show_start, id_w };
+    (p.replica_views.iter().map(|r| replica_line(r, theme, &cols)).collect(), cols)
 }
 
 /// How a replica line is laid out.
@@ -64,6 +67,15 @@ struct Columns {
     num_w: usize,
     long: bool,
     show_start: bool,
+    /// Characters of the widest broker id.
+    id_w: usize,
+}
+
+impl Columns {
+    /// The column where the strips start: after ` ID R ✔ `.
+    fn bar_at(&self) -> usize {
+        self.id_w + 6
+    }
 }
 
 fn replica_line(r: &ReplicaView, theme: Theme, cols: &Columns) -> Line<'static> {
@@ -257,10 +269,10 @@ mod tests {
         let mut snap = fixture::snapshot();
         let theme = Theme::new(false);
         let p0 = snap.partitions[0].clone();
-        assert!(!plain(&replica_lines(&p0, theme, 100)).contains("start"));
+        assert!(!plain(&replica_lines(&p0, theme, 100).0).contains("start"));
         std::sync::Arc::make_mut(&mut snap.partitions[0]).replica_views[0].log_start = 700;
         let p0 = &snap.partitions[0];
-        let lines = replica_lines(p0, theme, 100);
+        let (lines, _) = replica_lines(p0, theme, 100);
         let first = plain(&lines[..1]);
         assert!(first.contains(" start  700 HW "), "{first}");
         assert!(plain(&lines[1..2]).contains(" start    0 HW "));

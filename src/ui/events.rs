@@ -89,6 +89,9 @@ pub fn is_important(kind: &EventKind) -> bool {
         Group(e) => e.is_important(),
         TopicCreated { .. } | FetchPaused { .. } | FollowerStopped { .. } | ConfigChanged { .. } => false,
         FollowerCaughtUp { .. } => true,
+        ReassignmentStarted { .. } | ReassignmentCompleted { .. } | ReassignmentCancelled { .. } => true,
+        PartitionsAdded { .. } | TopicDeleted { .. } => true,
+        ReplicaDeleted { .. } => false,
         FollowerStarted { .. } => false,
         ConsumerTruncationDetected { .. } | ConsumerPartitionStopped { .. } | ConsumerOffsetReset { .. } => {
             true

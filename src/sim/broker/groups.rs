@@ -282,6 +282,8 @@ mod tests {
             leader_epoch: epoch,
             partition_epoch: epoch,
             leader_recovery: LeaderRecoveryState::Recovered,
+            adding: vec![],
+            removing: vec![],
         }
     }
 

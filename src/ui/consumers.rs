@@ -17,10 +17,23 @@ pub fn full_rows(snap: &Snapshot) -> u16 {
     u16::try_from(snap.consumers.len()).unwrap_or(u16::MAX).saturating_mul(FULL_ROWS)
 }
 
-/// `group g` or `no group`, and its `auto.offset.reset`.
+/// `group g` or `no group`, its `auto.offset.reset`, and with a group its generation,
+/// coordinator, rebalances and committed offsets (summed); `closed` once closed.
 fn settings(c: &ConsumerStatus) -> String {
     let group = c.view.group.as_deref().map_or("no group".to_string(), |g| format!("group {g}"));
-    format!("{group}  reset {}", c.view.config.auto_offset_reset.name())
+    let mut s = format!("{group}  reset {}", c.view.config.auto_offset_reset.name());
+    if let Some(m) = &c.view.member {
+        let coordinator = m.coordinator.map_or("?".to_string(), |b| b.to_string());
+        let committed: i64 = m.committed.iter().map(|(_, o)| *o).sum();
+        s.push_str(&format!(
+            "  gen {} coordinator {coordinator} rebalances {} committed {committed}",
+            m.generation, m.rebalances
+        ));
+    }
+    if c.view.closed {
+        s.push_str("  closed");
+    }
+    s
 }
 
 /// Records read and records read and erased afterwards.
@@ -165,6 +178,27 @@ mod tests {
         let want = format!("{} @4 lag {}/{}", snap.partitions[0].tp, hw - 4, hw - 2);
         assert!(lines[1].contains(&want), "{} lacks {want}", lines[1]);
         assert_eq!(compact_lines(&snap, theme).len(), 1);
+    }
+
+    #[test]
+    fn a_group_member_shows_its_generation_coordinator_and_commits() {
+        let mut snap = with_consumer(4);
+        let tp = snap.partitions[0].tp.clone();
+        let c = &mut snap.consumers[0].view;
+        c.group = Some("g".into());
+        c.member = Some(crate::sim::group::membership::GroupMemberView {
+            member_id: "consumer-g-1-2.0".into(),
+            generation: 2,
+            coordinator: Some(3),
+            state: "Stable".into(),
+            rebalances: 2,
+            committed: vec![(tp, 4)],
+        });
+        let line = plain(&full_lines(&snap, Theme::new(false), 160)[0]);
+        assert!(
+            line.contains("group g  reset latest  gen 2 coordinator 3 rebalances 2 committed 4"),
+            "{line}"
+        );
     }
 
     #[test]

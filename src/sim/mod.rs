@@ -13,6 +13,7 @@ pub mod disk;
 pub mod error;
 
 pub mod events;
+pub mod handling;
 pub mod fetch_session;
 pub mod image;
 pub mod log;

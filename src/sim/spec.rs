@@ -1,6 +1,6 @@
 //! What a run starts from: brokers, topics, producers, configs and the seed.
 
-use crate::config::{BrokerConfig, NetConfig, ProducerConfig, TopicConfig};
+use crate::config::{BrokerConfig, LabConfig, ProducerConfig, TopicConfig};
 use crate::kafka::BrokerId;
 
 /// How replicas are placed when a topic is created (rule book §1).
@@ -52,8 +52,9 @@ pub struct ClusterSpec {
     pub topics: Vec<TopicSpec>,
     /// Producers started at t=0.
     pub producers: Vec<ProducerSpec>,
-    /// The network's lab properties (`net.*`) every link starts with.
-    pub net: NetConfig,
+    /// The lab properties: the network's (`net.*`) every link starts with and the brokers'
+    /// processing times (`broker.*`).
+    pub net: LabConfig,
 }
 
 impl ClusterSpec {
@@ -72,7 +73,7 @@ impl ClusterSpec {
                 config: TopicConfig::default(),
             }],
             producers: vec![ProducerSpec { topic: "test_repli".into(), config: ProducerConfig::default() }],
-            net: NetConfig::default(),
+            net: LabConfig::default(),
         }
     }
 }

@@ -5,7 +5,8 @@
 //! to the cluster-wide broker config. `set link A B net.KEY=VALUE` sets a lab property on the
 //! link between A and B (both directions); the later of a cluster-wide and a link setting wins.
 //! `set broker B KEY=VALUE` sets a replication throttle rate for broker B alone
-//! (`kafka-configs.sh --entity-type brokers --entity-name B`), over the cluster-wide value.
+//! (`kafka-configs.sh --entity-type brokers --entity-name B`), over the cluster-wide value, or
+//! a lab processing time of broker B (`broker.request.handle.ms`, `broker.fetch.process.ms`).
 
 use super::catalog::known_broker;
 use super::links::{End, check_ends};
@@ -13,7 +14,7 @@ use super::produce::add_producer;
 use super::{Applied, Catalog, ParseError, Unit, Words, known_topic};
 use crate::cluster::world::Spawner;
 use crate::cluster::world::World;
-use crate::config::{self, NetConfig, Scope, UpdateMode};
+use crate::config::{self, LabConfig, Scope, UpdateMode};
 use crate::sim::error::SimError;
 use crate::sim::events::EventKind;
 use crate::sim::protocol::NodeId;
@@ -40,7 +41,8 @@ pub enum Set {
         /// Value as text.
         value: String,
     },
-    /// `set broker B KEY=VALUE`: a replication throttle rate of broker B alone.
+    /// `set broker B KEY=VALUE`: a replication throttle rate or a lab processing time of
+    /// broker B alone.
     Broker {
         /// The broker.
         broker: BrokerId,
@@ -85,11 +87,12 @@ impl Set {
         Set::Producer { key: key.to_string(), value: value.to_string() }
     }
 
-    /// Whether this sets lab properties of the network. Errors: an unknown property.
+    /// Whether this sets lab properties (of the network's links or the brokers' processing
+    /// times). Errors: an unknown property.
     fn for_network(&self) -> Result<bool, SimError> {
         Ok(match self {
             Set::Link { .. } => true,
-            Set::Cluster { key, .. } => config::lookup(key)?.scope == Scope::Lab,
+            Set::Cluster { key, .. } | Set::Broker { key, .. } => config::lookup(key)?.scope == Scope::Lab,
             _ => false,
         })
     }
@@ -163,7 +166,11 @@ impl Unit for Set {
             check_ends(cluster, *a, *b)?;
         }
         if self.for_network()? {
-            return Ok(NetConfig::default().set(key, value)?);
+            if let Set::Broker { broker, .. } = self {
+                known_broker(cluster, *broker)?;
+                return Ok(config::HandlingConfig::default().set(key, value)?);
+            }
+            return Ok(LabConfig::default().set(key, value)?);
         }
         if self.for_producers()? {
             if cluster.topic_names().is_empty() {
@@ -296,7 +303,8 @@ fn set_producers(
     Ok(Applied::by(NodeId::Producer(0)))
 }
 
-/// Sets a lab property on every link, or on both directions of one.
+/// Sets a lab property: a network one on every link or on both directions of one, a
+/// processing time on every broker or on one.
 fn set_network(
     set: &Set,
     world: &World,
@@ -309,6 +317,14 @@ fn set_network(
             world.net.set_link_property(*a, *b, key, value)?;
             world.net.set_link_property(*b, *a, key, value)?;
             format!("link {} {}", End(*a), End(*b))
+        }
+        Set::Broker { broker, .. } => {
+            world.net.set_handling(Some(*broker), key, value)?;
+            format!("broker {broker}")
+        }
+        _ if config::lab::is_handling_property(key) => {
+            world.net.set_handling(None, key, value)?;
+            "brokers".to_string()
         }
         _ => {
             world.net.set_property(key, value)?;

@@ -14,15 +14,17 @@
 //! fetcher for a fetch response), and only then does the broker's core read it.
 //!
 //! Messages wait in one binary heap keyed by (arrival µs, sequence number): the message moves
-//! into the heap and out to the inbox, with no allocation of its own. A message being worked
-//! through by a broker goes back into the heap, keyed by when that work is done.
+//! into the heap and out to the inbox, with no allocation of its own. For a broker, "arrival"
+//! is when its threads have worked through the message, computed when it is sent, so the
+//! processing time costs no extra wake-up: the checks made on arrival (a cut link, a process
+//! that died or does not listen) are made at that later instant (at most a handling time late).
 
 use super::link::{Link, LinkFaults};
 use super::wake::{Mailbox, Signal};
 use crate::config::{HandlingConfig, NetConfig};
 use crate::sim::handling::RequestQueues;
-use crate::sim::{BrokerId, SimTime};
 use crate::sim::protocol::{Message, NodeId};
+use crate::sim::{BrokerId, SimTime};
 use std::cell::RefCell;
 use std::cmp::Ordering;
 use std::collections::{BTreeMap, BTreeSet, BinaryHeap};
@@ -39,9 +41,6 @@ struct InFlight {
     from: NodeId,
     to: NodeId,
     msg: Message,
-    /// Set once the message reached its broker, which is working through it: the mailbox of
-    /// the process that read it (a new process after a restart must not get it).
-    read_by: Option<Rc<Mailbox>>,
 }
 
 impl PartialEq for InFlight {
@@ -116,25 +115,14 @@ impl NetState {
             NodeId::Broker(b) => self.queues.answered_at(now, b, to, &msg),
             _ => now,
         };
-        let at = self.link(from, to).arrival(leaves, msg.size_bytes());
-        let seq = self.next_seq();
-        self.queue.push(InFlight { at, seq, from, to, msg, read_by: None });
-        self.queue.peek().is_some_and(|m| m.seq == seq)
-    }
-
-    /// Hands a message that arrived at `at` to the process behind `mailbox`: at once, or, when
-    /// a broker's threads must first work through it, back into the heap until they are done.
-    fn read(&mut self, at: SimTime, from: NodeId, to: NodeId, msg: Message, mailbox: Rc<Mailbox>) {
-        let done = match to {
-            NodeId::Broker(b) => self.queues.handled_at(at, b, from, &msg),
-            _ => at,
+        let arrives = self.link(from, to).arrival(leaves, msg.size_bytes());
+        let at = match to {
+            NodeId::Broker(b) => self.queues.handled_at(arrives, b, from, &msg),
+            _ => arrives,
         };
-        if done > at {
-            let seq = self.next_seq();
-            self.queue.push(InFlight { at: done, seq, from, to, msg, read_by: Some(mailbox) });
-        } else {
-            mailbox.push((from, msg));
-        }
+        let seq = self.next_seq();
+        self.queue.push(InFlight { at, seq, from, to, msg });
+        self.queue.peek().is_some_and(|m| m.seq == seq)
     }
 
     /// Keeps a message on the link until it runs again, in send order (`seq`).
@@ -194,7 +182,12 @@ impl Network {
 
     /// Sets a `broker.*` lab property (a processing time) for every broker (`None`) or one.
     /// Errors: as [`HandlingConfig::set`]; nothing changes then.
-    pub fn set_handling(&self, broker: Option<BrokerId>, key: &str, value: &str) -> Result<(), crate::config::ConfigError> {
+    pub fn set_handling(
+        &self,
+        broker: Option<BrokerId>,
+        key: &str,
+        value: &str,
+    ) -> Result<(), crate::config::ConfigError> {
         self.state.borrow_mut().queues.set(broker, key, value)
     }
 
@@ -374,15 +367,7 @@ impl Network {
         if s.queue.peek().is_none_or(|m| m.at > now) {
             return false;
         }
-        let Some(InFlight { at, seq, from, to, msg, read_by }) = s.queue.pop() else { return false };
-        if let Some(mailbox) = read_by {
-            // Worked through: the process that read it takes it, if it still runs (if not, the
-            // connection reset at its death already told the sender).
-            if s.routes.get(&to).is_some_and(|m| Rc::ptr_eq(m, &mailbox)) {
-                mailbox.push((from, msg));
-            }
-            return true;
-        }
+        let Some(InFlight { seq, from, to, msg, .. }) = s.queue.pop() else { return false };
         let faults = s.faults(from, to);
         if faults.cut {
             match fate(faults, from, &msg) {
@@ -398,11 +383,11 @@ impl Network {
         }
         match s.routes.get(&to).filter(|_| s.reaches(to, &msg)) {
             Some(mailbox) => {
-                let mailbox = mailbox.clone();
-                if let Some(c) = msg.correlation_id() {
+                let request = msg.correlation_id();
+                mailbox.push((from, msg));
+                if let Some(c) = request {
                     s.open.entry(to).or_default().insert((from, c));
                 }
-                s.read(at, from, to, msg, mailbox);
             }
             None => {
                 let bounce =

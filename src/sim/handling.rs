@@ -1,7 +1,9 @@
 //! Broker processing time: when a message that reached a broker has been worked through by
 //! the broker's threads and takes effect (the core reads it), as Kafka's request pipeline and
 //! replica fetcher queue the work. Sans-IO arithmetic on sim instants (µs); the network calls
-//! it when a message arrives at a broker.
+//! it when it sends a message to a broker, with the instant the message will arrive, so
+//! handler threads are given out in the order messages are sent (on one connection that is
+//! the order they arrive).
 //!
 //! What Kafka does, and what isrlab keeps of it:
 //! - A network `Processor` (`SocketServer`) reads a request from a connection and mutes that
@@ -98,7 +100,12 @@ impl RequestQueues {
     /// Sets a `broker.*` lab property for every broker (`None`; a value set for one broker
     /// before is replaced: the later setting wins) or for one. Errors: as
     /// [`HandlingConfig::set`]; nothing changes then.
-    pub fn set(&mut self, broker: Option<BrokerId>, key: &str, value: &str) -> Result<(), crate::config::ConfigError> {
+    pub fn set(
+        &mut self,
+        broker: Option<BrokerId>,
+        key: &str,
+        value: &str,
+    ) -> Result<(), crate::config::ConfigError> {
         match broker {
             Some(b) => {
                 let mut c = self.config(b);
@@ -243,7 +250,11 @@ mod tests {
         let from_leader = NodeId::Broker(LEADER);
         assert_eq!(q.handled_at(us(10), follower, from_leader, &response()), us(310), "no handler thread");
         assert_eq!(q.handled_at(us(20), follower, from_leader, &response()), us(610), "behind the first");
-        assert_eq!(q.handled_at(us(20), follower, NodeId::Broker(2), &response()), us(320), "one fetcher per source");
+        assert_eq!(
+            q.handled_at(us(20), follower, NodeId::Broker(2), &response()),
+            us(320),
+            "one fetcher per source"
+        );
     }
 
     #[test]

@@ -13,8 +13,8 @@ pub mod disk;
 pub mod error;
 
 pub mod events;
-pub mod handling;
 pub mod fetch_session;
+pub mod handling;
 pub mod image;
 pub mod log;
 pub mod partition;

@@ -166,11 +166,15 @@ impl Unit for Set {
             check_ends(cluster, *a, *b)?;
         }
         if self.for_network()? {
-            if let Set::Broker { broker, .. } = self {
-                known_broker(cluster, *broker)?;
-                return Ok(config::HandlingConfig::default().set(key, value)?);
-            }
-            return Ok(LabConfig::default().set(key, value)?);
+            let checked = match self {
+                Set::Broker { broker, .. } => {
+                    known_broker(cluster, *broker)?;
+                    config::HandlingConfig::default().set(key, value)
+                }
+                Set::Link { .. } => config::NetConfig::default().set(key, value),
+                _ => LabConfig::default().set(key, value),
+            };
+            return Ok(checked?);
         }
         if self.for_producers()? {
             if cluster.topic_names().is_empty() {

@@ -63,11 +63,19 @@ pub fn level(kind: &EventKind) -> Level {
         | ProduceFailing { .. }
         | ProducersStopped { .. }
         | BrokerPowerLost { .. }
-        | UnflushedTailLost { .. } => Level::WARN,
+        | UnflushedTailLost { .. }
+        | ConsumerTruncationDetected { .. }
+        | ConsumerPartitionStopped { .. } => Level::WARN,
         LeaderChanged { kind: ElectionKind::Unclean, .. } | LeaderChanged { new_leader: None, .. } => {
             Level::WARN
         }
         TopicCreated { .. }
+        | ReassignmentStarted { .. }
+        | ReassignmentCompleted { .. }
+        | ReassignmentCancelled { .. }
+        | PartitionsAdded { .. }
+        | TopicDeleted { .. }
+        | ReplicaDeleted { .. }
         | BrokerRegistered { .. }
         | BrokerUnfenced { .. }
         | BrokerCrashed { .. }
@@ -82,6 +90,7 @@ pub fn level(kind: &EventKind) -> Level {
         | Truncated { .. }
         | ProduceRecovered { .. }
         | ConfigChanged { .. }
+        | ConsumerOffsetReset { .. }
         | NetworkChanged { .. } => Level::INFO,
         _ => Level::DEBUG,
     }

@@ -10,11 +10,13 @@
 
 use super::node::ProcessState;
 use super::snapshot::{
-    BrokerStatus, BrokerView, PartitionHealth, PartitionView, Reach, ReplicaView, Snapshot, TopicView,
+    BrokerStatus, BrokerView, ConsumerLag, ConsumerStatus, ConsumerView, PartitionHealth, PartitionView,
+    Reach, ReplicaView, Snapshot, TopicView,
 };
 use super::world::World;
 use crate::cluster::events::IsrChanges;
 use crate::config::BrokerConfig;
+use crate::sim::audit::Ledger;
 use crate::sim::broker::Broker;
 use crate::sim::controller::QuorumController;
 use crate::sim::image::{MetadataImage, TopicImage};
@@ -61,6 +63,8 @@ pub(crate) fn snapshot(world: &World, cache: &mut ViewCache) -> Snapshot {
     let topics = o.image.topics().map(|t| topic_view(world.seed, t, &broker_config)).collect();
     let producers = world.producers().iter().map(|p| p.borrow().view()).collect();
     let ledger = world.ledger.borrow();
+    let consumers =
+        world.consumers().iter().map(|c| consumer_status(c.borrow().view(), &partitions, &ledger)).collect();
     let mut log = world.log.borrow_mut();
     Snapshot {
         seed: world.seed,
@@ -71,15 +75,36 @@ pub(crate) fn snapshot(world: &World, cache: &mut ViewCache) -> Snapshot {
         topics,
         partitions,
         producers,
+        consumers,
         broker_config: world.server_properties.borrow().clone(),
         rolling: world.rolling.get(),
         acked_lost: ledger.lost(),
         duplicates: ledger.duplicates(),
+        seen_erased: ledger.seen_erased_total(),
         recent_events: log.recent(),
         event_count: log.count(),
         commands: log.commands(),
         scenario: None,
     }
+}
+
+/// A consumer's view with its lags behind each partition's leader HW and LEO (from the
+/// partition views) and its erased records (from the ledger).
+fn consumer_status(view: ConsumerView, partitions: &[Arc<PartitionView>], ledger: &Ledger) -> ConsumerStatus {
+    let lags = view
+        .partitions
+        .iter()
+        .map(|cp| {
+            let pv = partitions.binary_search_by(|p| p.tp.cmp(&cp.tp)).ok().map(|i| &partitions[i]);
+            let leo = pv.and_then(|p| {
+                let leader = p.leader?;
+                p.replica_views.iter().find(|r| r.broker == leader).map(|r| r.leo)
+            });
+            let behind = |end: Option<Offset>| Some((end? - cp.position?).max(0));
+            ConsumerLag { tp: cp.tp.clone(), behind_hw: behind(pv.map(|p| p.hw)), behind_leo: behind(leo) }
+        })
+        .collect();
+    ConsumerStatus { seen_erased: ledger.seen_erased(view.index), view, lags }
 }
 
 fn topic_view(seed: u64, t: &TopicImage, broker_config: &BrokerConfig) -> TopicView {
@@ -220,7 +245,7 @@ impl Observer<'_> {
             PartitionHealth::Offline
         } else if ps.isr.len() < src.min_isr {
             PartitionHealth::UnderMinIsr
-        } else if ps.isr.len() < ps.replicas.len() {
+        } else if ps.isr.len() < ps.replicas.len() - ps.adding.len() {
             PartitionHealth::UnderReplicated
         } else {
             PartitionHealth::Healthy
@@ -229,6 +254,9 @@ impl Observer<'_> {
             tp: ps.tp.clone(),
             replicas: Vec::new(),
             isr: Vec::new(),
+            adding: ps.adding.clone(),
+            removing: ps.removing.clone(),
+            reassign_bytes_left: bytes_left(ps, src),
             leader: ps.leader,
             leader_epoch: ps.leader_epoch,
             partition_epoch: ps.partition_epoch,
@@ -349,6 +377,9 @@ fn unchanged(
         tp,
         replicas,
         isr,
+        adding,
+        removing,
+        reassign_bytes_left,
         leader,
         leader_epoch,
         partition_epoch,
@@ -367,6 +398,9 @@ fn unchanged(
     *tp == draft.tp
         && *replicas == ps.replicas
         && *isr == ps.isr
+        && *adding == draft.adding
+        && *removing == draft.removing
+        && *reassign_bytes_left == draft.reassign_bytes_left
         && *leader == draft.leader
         && *leader_epoch == draft.leader_epoch
         && *partition_epoch == draft.partition_epoch
@@ -386,6 +420,20 @@ fn unchanged(
             .zip(drafts)
             .zip(found)
             .all(|((c, d), part)| same_replica(c, d, part.map_or(&[], |p| p.log.epoch_cache())))
+}
+
+/// The bytes the adding replicas of a reassignment still have to fetch: the leader's log size
+/// minus each one's (`None` when no replica is being added or the partition has no leader).
+fn bytes_left(ps: &PartitionState, src: &Sources<'_>) -> Option<u64> {
+    if ps.adding.is_empty() {
+        return None;
+    }
+    let leader = src.leader?.1.log.size_bytes();
+    let size_of = |r: &BrokerId| {
+        let i = ps.replicas.iter().position(|x| x == r)?;
+        Some(src.found[i].map_or(0, |p| p.log.size_bytes()))
+    };
+    Some(ps.adding.iter().filter_map(size_of).map(|size| leader.saturating_sub(size)).sum())
 }
 
 /// Whether the cached replica view `c` equals the draft `d` with epoch cache `epochs`.

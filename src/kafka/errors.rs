@@ -21,14 +21,39 @@ pub enum ErrorCode {
     MessageTooLarge,
     /// 13: the connection broke before a response arrived (client-side, retriable).
     NetworkException,
+    /// 15: the group coordinator is not available: the `__consumer_offsets` partition has no
+    /// leader yet, or a write to it failed or timed out (`CoordinatorNotAvailableException`,
+    /// retriable).
+    CoordinatorNotAvailable,
+    /// 16: the broker is not the coordinator of this group (`NotCoordinatorException`,
+    /// retriable: the client looks the coordinator up again).
+    NotCoordinator,
     /// 19: acks=all with ISR smaller than min ISR; nothing appended (retriable).
     NotEnoughReplicas,
     /// 20: appended, but ISR below min ISR at completion (retriable).
     NotEnoughReplicasAfterAppend,
     /// 21: acks not in {0, 1, -1}.
     InvalidRequiredAcks,
+    /// 22: a group request carries a generation other than the group's
+    /// (`IllegalGenerationException`): the member rejoins.
+    IllegalGeneration,
+    /// 23: a member's protocols share none with the group's (`InconsistentGroupProtocolException`).
+    InconsistentGroupProtocol,
+    /// 25: the group does not know this member id (`UnknownMemberIdException`): the member
+    /// resets its member id and rejoins.
+    UnknownMemberId,
+    /// 26: `session.timeout.ms` outside the broker's `group.min.session.timeout.ms` ..
+    /// `group.max.session.timeout.ms` (`InvalidSessionTimeoutException`).
+    InvalidSessionTimeout,
+    /// 27: the group is rebalancing (`RebalanceInProgressException`): the member rejoins.
+    RebalanceInProgress,
+    /// 37: `add-partitions` to a count that is not an increase (`InvalidPartitionsException`).
+    InvalidPartitions,
     /// 38: topic creation with an impossible replication factor.
     InvalidReplicationFactor,
+    /// 39: a reassignment's replica list names an unknown broker or one twice
+    /// (`InvalidReplicaAssignmentException`).
+    InvalidReplicaAssignment,
     /// 41: request to a non-active controller.
     NotController,
     /// 45: idempotent producer sequence gap.
@@ -41,10 +66,21 @@ pub enum ErrorCode {
     FencedLeaderEpoch,
     /// 75: request epoch newer than the leader's.
     UnknownLeaderEpoch,
+    /// 78: a leader whose HW is still below its epoch's start offset cannot answer a
+    /// ListOffsets for the latest offset yet (KIP-207, R3.9; retriable).
+    OffsetNotAvailable,
+    /// 79: a JoinGroup without a member id: the coordinator hands one out and asks the member to
+    /// join again with it (KIP-394, `MemberIdRequiredException`).
+    MemberIdRequired,
     /// 80: preferred leader not live or not in ISR.
     PreferredLeaderNotAvailable,
+    /// 83: an unclean election found no live replica to lead
+    /// (`EligibleLeadersNotAvailableException`).
+    EligibleLeadersNotAvailable,
     /// 84: preferred leader already leads.
     ElectionNotNeeded,
+    /// 85: `reassign T-P --cancel` without a reassignment in progress.
+    NoReassignmentInProgress,
     /// 95: stale partition epoch in AlterPartition.
     InvalidUpdateVersion,
     /// 101: a broker registration while the id's previous incarnation still has a live
@@ -52,6 +88,9 @@ pub enum ErrorCode {
     DuplicateBrokerRegistration,
     /// 107: AlterPartition names a fenced or shutting-down replica.
     IneligibleReplica,
+    /// 108: the AlterPartition was applied, and it completed a reassignment that moved the
+    /// leadership away from the sender (`ReplicationControlManager.alterPartition`).
+    NewLeaderElected,
     /// Client-side `org.apache.kafka.common.errors.TimeoutException`: a batch expired after
     /// `delivery.timeout.ms`. It has no wire code.
     DeliveryTimeout,
@@ -69,21 +108,35 @@ impl ErrorCode {
             RequestTimedOut => 7,
             MessageTooLarge => 10,
             NetworkException => 13,
+            CoordinatorNotAvailable => 15,
+            NotCoordinator => 16,
             NotEnoughReplicas => 19,
             NotEnoughReplicasAfterAppend => 20,
             InvalidRequiredAcks => 21,
+            IllegalGeneration => 22,
+            InconsistentGroupProtocol => 23,
+            UnknownMemberId => 25,
+            InvalidSessionTimeout => 26,
+            RebalanceInProgress => 27,
+            InvalidPartitions => 37,
             InvalidReplicationFactor => 38,
+            InvalidReplicaAssignment => 39,
             NotController => 41,
             OutOfOrderSequenceNumber => 45,
             FetchSessionIdNotFound => 70,
             InvalidFetchSessionEpoch => 71,
             FencedLeaderEpoch => 74,
+            OffsetNotAvailable => 78,
             UnknownLeaderEpoch => 75,
+            MemberIdRequired => 79,
             PreferredLeaderNotAvailable => 80,
+            EligibleLeadersNotAvailable => 83,
             ElectionNotNeeded => 84,
+            NoReassignmentInProgress => 85,
             InvalidUpdateVersion => 95,
             DuplicateBrokerRegistration => 101,
             IneligibleReplica => 107,
+            NewLeaderElected => 108,
             DeliveryTimeout => -1,
         }
     }
@@ -99,21 +152,35 @@ impl ErrorCode {
             RequestTimedOut => "REQUEST_TIMED_OUT",
             MessageTooLarge => "MESSAGE_TOO_LARGE",
             NetworkException => "NETWORK_EXCEPTION",
+            CoordinatorNotAvailable => "COORDINATOR_NOT_AVAILABLE",
+            NotCoordinator => "NOT_COORDINATOR",
             NotEnoughReplicas => "NOT_ENOUGH_REPLICAS",
             NotEnoughReplicasAfterAppend => "NOT_ENOUGH_REPLICAS_AFTER_APPEND",
             InvalidRequiredAcks => "INVALID_REQUIRED_ACKS",
+            IllegalGeneration => "ILLEGAL_GENERATION",
+            InconsistentGroupProtocol => "INCONSISTENT_GROUP_PROTOCOL",
+            UnknownMemberId => "UNKNOWN_MEMBER_ID",
+            InvalidSessionTimeout => "INVALID_SESSION_TIMEOUT",
+            RebalanceInProgress => "REBALANCE_IN_PROGRESS",
+            InvalidPartitions => "INVALID_PARTITIONS",
             InvalidReplicationFactor => "INVALID_REPLICATION_FACTOR",
+            InvalidReplicaAssignment => "INVALID_REPLICA_ASSIGNMENT",
             NotController => "NOT_CONTROLLER",
             OutOfOrderSequenceNumber => "OUT_OF_ORDER_SEQUENCE_NUMBER",
             FetchSessionIdNotFound => "FETCH_SESSION_ID_NOT_FOUND",
             InvalidFetchSessionEpoch => "INVALID_FETCH_SESSION_EPOCH",
             FencedLeaderEpoch => "FENCED_LEADER_EPOCH",
+            OffsetNotAvailable => "OFFSET_NOT_AVAILABLE",
             UnknownLeaderEpoch => "UNKNOWN_LEADER_EPOCH",
+            MemberIdRequired => "MEMBER_ID_REQUIRED",
             PreferredLeaderNotAvailable => "PREFERRED_LEADER_NOT_AVAILABLE",
+            EligibleLeadersNotAvailable => "ELIGIBLE_LEADERS_NOT_AVAILABLE",
             ElectionNotNeeded => "ELECTION_NOT_NEEDED",
+            NoReassignmentInProgress => "NO_REASSIGNMENT_IN_PROGRESS",
             InvalidUpdateVersion => "INVALID_UPDATE_VERSION",
             DuplicateBrokerRegistration => "DUPLICATE_BROKER_REGISTRATION",
             IneligibleReplica => "INELIGIBLE_REPLICA",
+            NewLeaderElected => "NEW_LEADER_ELECTED",
             DeliveryTimeout => "TIMEOUT",
         }
     }
@@ -135,6 +202,8 @@ impl ErrorCode {
                 | NetworkException
                 | NotEnoughReplicas
                 | NotEnoughReplicasAfterAppend
+                | CoordinatorNotAvailable
+                | NotCoordinator
                 | FencedLeaderEpoch
                 | UnknownLeaderEpoch
         )
@@ -150,21 +219,35 @@ pub const ALL: &[ErrorCode] = &[
     ErrorCode::RequestTimedOut,
     ErrorCode::MessageTooLarge,
     ErrorCode::NetworkException,
+    ErrorCode::CoordinatorNotAvailable,
+    ErrorCode::NotCoordinator,
     ErrorCode::NotEnoughReplicas,
     ErrorCode::NotEnoughReplicasAfterAppend,
     ErrorCode::InvalidRequiredAcks,
+    ErrorCode::IllegalGeneration,
+    ErrorCode::InconsistentGroupProtocol,
+    ErrorCode::UnknownMemberId,
+    ErrorCode::InvalidSessionTimeout,
+    ErrorCode::RebalanceInProgress,
+    ErrorCode::InvalidPartitions,
     ErrorCode::InvalidReplicationFactor,
+    ErrorCode::InvalidReplicaAssignment,
     ErrorCode::NotController,
     ErrorCode::OutOfOrderSequenceNumber,
     ErrorCode::FetchSessionIdNotFound,
     ErrorCode::InvalidFetchSessionEpoch,
     ErrorCode::FencedLeaderEpoch,
     ErrorCode::UnknownLeaderEpoch,
+    ErrorCode::OffsetNotAvailable,
     ErrorCode::PreferredLeaderNotAvailable,
+    ErrorCode::MemberIdRequired,
+    ErrorCode::EligibleLeadersNotAvailable,
     ErrorCode::ElectionNotNeeded,
+    ErrorCode::NoReassignmentInProgress,
     ErrorCode::InvalidUpdateVersion,
     ErrorCode::DuplicateBrokerRegistration,
     ErrorCode::IneligibleReplica,
+    ErrorCode::NewLeaderElected,
     ErrorCode::DeliveryTimeout,
 ];
 

@@ -4,7 +4,7 @@
 
 pub use super::compare::{Comparison, Op};
 use super::history::{EventPattern, History};
-use crate::cluster::snapshot::{BrokerState, PartitionView, ReplicaView, Snapshot};
+use crate::cluster::snapshot::{BrokerState, ConsumerStatus, PartitionView, ReplicaView, Snapshot};
 use crate::kafka::errors::ErrorCode;
 use crate::sim::producer::ProducerView;
 use crate::sim::protocol::LeaderRecoveryState;
@@ -150,6 +150,32 @@ impl ProducerNumber {
     }
 }
 
+/// A number a consumer reports (records), compared with [`Check::Consumer`].
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum ConsumerNumber {
+    /// `lag`: the leader HW minus its position, summed over its partitions.
+    Lag,
+    /// `seen_erased`: records it read that were erased afterwards (audit ledger).
+    SeenErased,
+}
+
+impl ConsumerNumber {
+    /// Its key in scenario files.
+    pub fn key(self) -> &'static str {
+        match self {
+            Self::Lag => "lag",
+            Self::SeenErased => "seen_erased",
+        }
+    }
+
+    fn read(self, c: &ConsumerStatus) -> i64 {
+        match self {
+            Self::Lag => c.lag(),
+            Self::SeenErased => saturating(c.seen_erased),
+        }
+    }
+}
+
 /// One fact to check.
 #[derive(Clone, PartialEq, Debug)]
 pub enum Check {
@@ -159,6 +185,11 @@ pub enum Check {
     Isr(TopicPartition, Vec<BrokerId>),
     /// The replica list, in order.
     Replicas(TopicPartition, Vec<BrokerId>),
+    /// The replicas a reassignment is adding (KIP-455 `addingReplicas`), ascending; `[]` when
+    /// none runs.
+    Adding(TopicPartition, Vec<BrokerId>),
+    /// The replicas a reassignment is removing (KIP-455 `removingReplicas`), ascending.
+    Removing(TopicPartition, Vec<BrokerId>),
     /// A number of the partition (epochs, leader HW, ISR change counts).
     Partition(TopicPartition, PartitionNumber, Comparison),
     /// An offset of the replica on a broker.
@@ -184,6 +215,10 @@ pub enum Check {
     },
     /// A record count of one producer (by index).
     Producer(u32, ProducerNumber, Comparison),
+    /// A consumer's (by index) position on a partition; `None`: its only partition.
+    ConsumerPosition(u32, Option<TopicPartition>, Comparison),
+    /// A record count of one consumer (by index).
+    Consumer(u32, ConsumerNumber, Comparison),
     /// A broker's state.
     Broker(BrokerId, BrokerState),
     /// Some event up to the check's instant matched.
@@ -263,6 +298,8 @@ fn check_partition(check: &Check, p: &PartitionView) -> Found {
             (list(&p.isr), same && want.len() == p.isr.len())
         }
         Check::Replicas(_, want) => (list(&p.replicas), *want == p.replicas),
+        Check::Adding(_, want) => (list(&p.adding), *want == p.adding),
+        Check::Removing(_, want) => (list(&p.removing), *want == p.removing),
         Check::Partition(_, number, want) => compare(want, number.read(p)),
         Check::Replica(_, broker, number, want) => match p.replica_views.iter().find(|r| r.broker == *broker)
         {
@@ -287,6 +324,28 @@ fn check_producer(snap: &Snapshot, producer: u32, read: impl Fn(&ProducerView) -
     }
 }
 
+fn check_consumer(snap: &Snapshot, consumer: u32, read: impl Fn(&ConsumerStatus) -> Found) -> Found {
+    match snap.consumers.iter().find(|c| c.view.index == consumer) {
+        Some(c) => read(c),
+        None => (format!("no consumer {consumer}"), false),
+    }
+}
+
+/// A consumer's position on `tp`, or on its only partition.
+fn consumer_position(c: &ConsumerStatus, tp: Option<&TopicPartition>, want: &Comparison) -> Found {
+    let parts = &c.view.partitions;
+    let part = match tp {
+        Some(tp) => parts.iter().find(|p| p.tp == *tp),
+        None if parts.len() == 1 => parts.first(),
+        None => return (format!("{} assigned partitions (name one)", parts.len()), false),
+    };
+    match part.map(|p| p.position) {
+        Some(Some(pos)) => compare(want, pos),
+        Some(None) => ("no position yet".into(), false),
+        None => ("not assigned".into(), false),
+    }
+}
+
 fn check_cluster(check: &Check, snap: &Snapshot, history: &History) -> Found {
     match check {
         Check::AckedLost(want) => compare(want, saturating(snap.acked_lost)),
@@ -295,8 +354,10 @@ fn check_cluster(check: &Check, snap: &Snapshot, history: &History) -> Found {
             compare(want, count(snap.partitions.iter().filter(|p| p.leader.is_none()).count()))
         }
         Check::UnderReplicated(want) => {
-            let under =
-                snap.partitions.iter().filter(|p| p.leader.is_some() && p.isr.len() < p.replicas.len());
+            let under = snap
+                .partitions
+                .iter()
+                .filter(|p| p.leader.is_some() && p.isr.len() < p.replicas.len() - p.adding.len());
             compare(want, count(under.count()))
         }
         Check::ProducerErrors { producer, error, count: want } => check_producer(snap, *producer, |p| {
@@ -304,6 +365,12 @@ fn check_cluster(check: &Check, snap: &Snapshot, history: &History) -> Found {
         }),
         Check::Producer(producer, number, want) => {
             check_producer(snap, *producer, |p| compare(want, number.read(p)))
+        }
+        Check::ConsumerPosition(consumer, tp, want) => {
+            check_consumer(snap, *consumer, |c| consumer_position(c, tp.as_ref(), want))
+        }
+        Check::Consumer(consumer, number, want) => {
+            check_consumer(snap, *consumer, |c| compare(want, number.read(c)))
         }
         Check::Broker(id, want) => match snap.brokers.iter().find(|b| b.id == *id) {
             Some(b) => (b.state().to_string(), b.state() == *want),
@@ -324,6 +391,8 @@ impl Check {
             Check::Leader(tp, _)
             | Check::Isr(tp, _)
             | Check::Replicas(tp, _)
+            | Check::Adding(tp, _)
+            | Check::Removing(tp, _)
             | Check::Partition(tp, _, _)
             | Check::Replica(tp, _, _, _)
             | Check::LeaderRecovery(tp, _) => Some(tp),
@@ -345,6 +414,8 @@ impl Check {
             Check::Leader(tp, _) => format!("{tp} leader"),
             Check::Isr(tp, _) => format!("{tp} isr"),
             Check::Replicas(tp, _) => format!("{tp} replicas"),
+            Check::Adding(tp, _) => format!("{tp} adding"),
+            Check::Removing(tp, _) => format!("{tp} removing"),
             Check::Partition(tp, number, _) => format!("{tp} {}", number.key()),
             Check::Replica(tp, broker, number, _) => format!("{tp} {} of broker {broker}", number.key()),
             Check::LeaderRecovery(tp, _) => format!("{tp} leader_recovery_state"),
@@ -354,6 +425,9 @@ impl Check {
             Check::UnderReplicated(_) => "under_replicated".into(),
             Check::ProducerErrors { producer, error, .. } => format!("producer {producer} errors {error}"),
             Check::Producer(producer, number, _) => format!("producer {producer} {}", number.key()),
+            Check::ConsumerPosition(consumer, Some(tp), _) => format!("consumer {consumer} position on {tp}"),
+            Check::ConsumerPosition(consumer, None, _) => format!("consumer {consumer} position"),
+            Check::Consumer(consumer, number, _) => format!("consumer {consumer} {}", number.key()),
             Check::Broker(id, _) => format!("broker {id} state"),
             Check::Event(_) => "event".into(),
         }
@@ -363,7 +437,10 @@ impl Check {
     pub fn expected(&self) -> String {
         match self {
             Check::Leader(_, want) => want.to_string(),
-            Check::Isr(_, want) | Check::Replicas(_, want) => list(want),
+            Check::Isr(_, want)
+            | Check::Replicas(_, want)
+            | Check::Adding(_, want)
+            | Check::Removing(_, want) => list(want),
             Check::LeaderRecovery(_, want) => recovery_name(*want).to_string(),
             Check::Broker(_, want) => want.to_string(),
             Check::Event(pattern) => format!("an event matching {pattern}"),
@@ -374,6 +451,8 @@ impl Check {
             | Check::OfflinePartitions(c)
             | Check::UnderReplicated(c)
             | Check::Producer(_, _, c)
+            | Check::ConsumerPosition(_, _, c)
+            | Check::Consumer(_, _, c)
             | Check::ProducerErrors { count: c, .. } => c.to_string(),
         }
     }
@@ -429,6 +508,9 @@ mod tests {
             tp: TopicPartition::new("test_repli", n),
             replicas: replicas.to_vec(),
             isr: isr.to_vec(),
+            adding: Vec::new(),
+            removing: Vec::new(),
+            reassign_bytes_left: None,
             leader,
             leader_epoch: 1,
             partition_epoch: 2,

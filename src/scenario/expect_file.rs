@@ -28,6 +28,8 @@ pub(super) struct RawExpect {
     leader: Option<Spanned<Value>>,
     isr: Option<IdList>,
     replicas: Option<IdList>,
+    adding: Option<IdList>,
+    removing: Option<IdList>,
     leader_epoch: Option<Spanned<Value>>,
     partition_epoch: Option<Spanned<Value>>,
     hw: Option<Spanned<HwValue>>,
@@ -46,6 +48,10 @@ pub(super) struct RawExpect {
     sent: Option<Spanned<Value>>,
     acked: Option<Spanned<Value>>,
     failed: Option<Spanned<Value>>,
+    pub(super) consumer: Option<Spanned<u32>>,
+    pub(super) position: Option<Spanned<Value>>,
+    pub(super) lag: Option<Spanned<Value>>,
+    pub(super) seen_erased: Option<Spanned<Value>>,
     broker: Option<Spanned<Value>>,
     state: Option<Spanned<String>>,
     event: Option<Spanned<String>>,
@@ -95,6 +101,8 @@ pub(super) struct Names<'a> {
     pub over_time: &'a KnownOverTime,
     /// How many `[[producer]]` tables the file has.
     pub producers: usize,
+    /// How many `[[consumer]]` tables the file has.
+    pub consumers: usize,
 }
 
 /// Validates one `[[expect]]` into its checks, all due at its `time`.
@@ -122,6 +130,7 @@ pub(super) fn expectation(
         }
     }
     checks.extend(producer_checks(e, names.producers)?);
+    checks.extend(super::expect_consumer::consumer_checks(e, names, at)?);
     checks.extend(broker_check(e, known)?);
     if let Some(v) = &e.event {
         checks.push(Check::Event(EventPattern::new(v.get_ref()).map_err(|m| SpanError::new(v.span(), m))?));
@@ -171,6 +180,8 @@ fn no_partition_checks(e: &RawExpect) -> Res<Vec<Check>> {
         ("leader", e.leader.as_ref().map(Spanned::span)),
         ("isr", e.isr.as_ref().map(Spanned::span)),
         ("replicas", e.replicas.as_ref().map(Spanned::span)),
+        ("adding", e.adding.as_ref().map(Spanned::span)),
+        ("removing", e.removing.as_ref().map(Spanned::span)),
         ("leader_epoch", e.leader_epoch.as_ref().map(Spanned::span)),
         ("partition_epoch", e.partition_epoch.as_ref().map(Spanned::span)),
         ("hw", e.hw.as_ref().map(Spanned::span)),
@@ -199,6 +210,12 @@ fn partition_checks(e: &RawExpect, tp: &TopicPartition, brokers: &[BrokerId]) ->
     }
     if let Some(list) = &e.replicas {
         checks.push(Check::Replicas(tp.clone(), id_list(list, brokers)?));
+    }
+    if let Some(list) = &e.adding {
+        checks.push(Check::Adding(tp.clone(), id_list(list, brokers)?));
+    }
+    if let Some(list) = &e.removing {
+        checks.push(Check::Removing(tp.clone(), id_list(list, brokers)?));
     }
     let numbers = [
         (&e.leader_epoch, PartitionNumber::LeaderEpoch),
@@ -238,7 +255,7 @@ fn partition_checks(e: &RawExpect, tp: &TopicPartition, brokers: &[BrokerId]) ->
         let span = e.partition.as_ref().map_or(0..0, Spanned::span);
         return err(
             span,
-            "nothing to check for this partition; add `leader`, `isr`, `replicas`, `leader_epoch`, `partition_epoch`, `hw`, `leo`, `log_start`, `fetch_requests`, `isr_shrinks`, `isr_expands` or `leader_recovery_state`",
+            "nothing to check for this partition; add `leader`, `isr`, `replicas`, `adding`, `removing`, `leader_epoch`, `partition_epoch`, `hw`, `leo`, `log_start`, `fetch_requests`, `isr_shrinks`, `isr_expands` or `leader_recovery_state`",
         );
     }
     Ok(checks)

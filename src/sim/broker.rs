@@ -39,8 +39,9 @@ struct Fetcher {
     held_back: BTreeSet<TopicPartition>,
 }
 
-/// A parked fetch's key: the follower and the request's correlation id.
-type ParkKey = (BrokerId, u64);
+/// A parked fetch's key: the fetching node (a follower broker or a consumer) and the request's
+/// correlation id.
+type ParkKey = (NodeId, u64);
 
 /// A follower fetch the leader holds until data arrives or `replica.fetch.wait.max.ms` passes
 /// (Kafka's `DelayedFetch`).
@@ -154,6 +155,7 @@ macro_rules! ctx {
 }
 
 mod fetcher;
+mod serve_consumer;
 mod serve_fetch;
 mod throttle;
 
@@ -416,6 +418,7 @@ impl Broker {
                 self.registered = true;
                 self.registration = RegistrationRetry::default();
                 self.next_heartbeat = now;
+                self.delete_strays(now, &image, out);
                 self.apply_metadata(now, &image, out);
             }
             Message::RegisterBrokerRefused { .. } if !self.registered => {
@@ -433,12 +436,15 @@ impl Broker {
             Message::AlterPartitionResponse { tp, result } => {
                 self.touch(now, &tp, |p, ctx| p.on_alter_partition_response(ctx, &result, out));
             }
-            Message::Fetch(req) => self.on_fetch(now, req, out),
+            Message::Fetch(req) => self.on_fetch(now, from, req, out),
+            Message::ListOffsets(req) => self.on_list_offsets(now, from, req, out),
+            Message::OffsetsForLeaderEpoch(req) => self.on_offsets_for_leader_epoch(from, req, out),
             Message::FetchResponse(resp) => self.on_fetch_response(now, resp, out),
             Message::Produce(req) => {
                 let _span = tracing::debug_span!("partition", tp = %req.tp).entered();
                 if self.touch(now, &req.tp, |p, ctx| p.on_produce(ctx, &req, out)).is_none() {
-                    reject_produce(&req, from, out);
+                    let known = self.topic_configs.contains_key(&req.tp.topic);
+                    reject_produce(&req, known, from, out);
                 }
             }
             Message::Disconnected { peer: NodeId::Broker(leader), correlation_id } => {
@@ -541,8 +547,17 @@ impl Broker {
         for (topic, c) in &delta.topic_configs {
             self.topic_configs.insert(topic.clone(), c.clone());
         }
+        for name in &delta.deleted_topics {
+            let range = TopicPartition::new(name.clone(), 0)..=TopicPartition::new(name.clone(), u32::MAX);
+            let gone: Vec<TopicPartition> = self.partitions.range(range).map(|(tp, _)| tp.clone()).collect();
+            gone.iter().for_each(|tp| self.delete_replica(now, tp, out));
+            self.topic_configs.remove(name);
+        }
         for ps in &delta.partitions {
             if !ps.replicas.contains(&self.id) {
+                if self.partitions.contains_key(&ps.tp) {
+                    self.delete_replica(now, &ps.tp, out);
+                }
                 continue;
             }
             if !self.partitions.contains_key(&ps.tp) {
@@ -564,6 +579,27 @@ impl Broker {
         } else {
             delta.topic_configs.iter().for_each(|(t, _)| self.configure_logs(t));
         }
+    }
+
+    /// Deletes the replicas of topics the full `image` no longer has (deleted while this broker
+    /// was down): Kafka's stray replica detection at startup (`LogManager.findStrayReplicas`).
+    fn delete_strays(&mut self, now: Ms, image: &MetadataDelta, out: &mut Outbox) {
+        let known: BTreeSet<&Arc<str>> = image.topic_configs.iter().map(|(t, _)| t).collect();
+        let strays: Vec<TopicPartition> =
+            self.partitions.keys().filter(|tp| !known.contains(&tp.topic)).cloned().collect();
+        strays.iter().for_each(|tp| self.delete_replica(now, tp, out));
+    }
+
+    /// Stops this broker's replica of `tp` and deletes it with its log: the replica left the
+    /// partition's replica list (a reassignment), or its topic was deleted
+    /// (`ReplicaManager.applyDelta` → `stopPartitions` with `deletePartition`). Emits
+    /// `ReplicaDeleted`.
+    fn delete_replica(&mut self, now: Ms, tp: &TopicPartition, out: &mut Outbox) {
+        self.touch(now, tp, |p, _| p.stop_replica(out));
+        self.set_partition_timer(tp, None);
+        self.partitions.remove(tp);
+        self.hw_checkpoint.remove(tp);
+        out.emit(EventKind::ReplicaDeleted { broker: self.id, tp: tp.clone() });
     }
 
     /// Gives the logs of `topic` its effective retention and segment settings.
@@ -673,17 +709,25 @@ impl Broker {
     }
 }
 
-fn reject_produce(req: &super::protocol::ProduceRequest, from: NodeId, out: &mut Outbox) {
+fn reject_produce(req: &super::protocol::ProduceRequest, known_topic: bool, from: NodeId, out: &mut Outbox) {
     if req.acks == super::Acks::Zero {
         return;
     }
+    // `ReplicaManager.getPartitionOrError`: a partition this broker does not host is
+    // NOT_LEADER_OR_FOLLOWER while its metadata knows the topic, else UNKNOWN_TOPIC_OR_PARTITION
+    // (a deleted topic).
+    let (error, message) = if known_topic {
+        (ErrorCode::NotLeaderOrFollower, "this broker hosts no replica of the partition")
+    } else {
+        (ErrorCode::UnknownTopicOrPartition, "this broker's metadata has no such topic")
+    };
     out.send(
         from,
         Message::ProduceResponse(super::protocol::ProduceResponse {
             correlation_id: req.correlation_id,
             tp: req.tp.clone(),
-            result: Err(ErrorCode::NotLeaderOrFollower),
-            error_message: "this broker hosts no replica of the partition".into(),
+            result: Err(error),
+            error_message: message.into(),
         }),
     );
 }
@@ -712,6 +756,8 @@ mod tests {
             leader_epoch: epochs.0,
             partition_epoch: epochs.1,
             leader_recovery: crate::sim::protocol::LeaderRecoveryState::Recovered,
+            adding: Vec::new(),
+            removing: Vec::new(),
         }
     }
 

@@ -196,6 +196,7 @@ mod tests {
             replica: 1,
             broker_epoch: 1,
             max_wait_ms: 500,
+            min_bytes: 1,
             partition_max_bytes: 1,
             max_bytes: 1,
             session: crate::sim::fetch_session::FetchMetadata::INITIAL,

@@ -17,7 +17,13 @@ pub enum NodeId {
     Controller,
     /// A producer client, by index in the scenario's producer list.
     Producer(u32),
+    /// A consumer client, by index in the scenario's consumer list.
+    Consumer(u32),
 }
+
+/// The replica id a consumer's Fetch carries (Kafka's `FetchRequest.CONSUMER_REPLICA_ID`):
+/// not a broker, so the leader reads only below the HW and records no follower state.
+pub const CONSUMER_REPLICA_ID: BrokerId = -1;
 
 pub use crate::config::RECORD_BATCH_OVERHEAD;
 
@@ -298,6 +304,37 @@ pub struct PartitionState {
     pub partition_epoch: Epoch,
     /// KIP-704 recovery state.
     pub leader_recovery: LeaderRecoveryState,
+    /// Replicas a reassignment is adding (KIP-455 `addingReplicas`, ascending); they are in
+    /// `replicas` and catch up before the reassignment completes. Empty when none runs.
+    pub adding: Vec<BrokerId>,
+    /// Replicas a reassignment is removing (KIP-455 `removingReplicas`, ascending); they stay
+    /// in `replicas` until every target replica is in the ISR. Empty when none runs.
+    pub removing: Vec<BrokerId>,
+}
+
+impl PartitionState {
+    /// A new partition as topic or partition creation registers it
+    /// (`ReplicationControlManager.createTopic` / `createPartitions`): leader = the first ISR
+    /// member (`None` for an empty ISR), both epochs 0, RECOVERED, no reassignment.
+    pub fn created(tp: TopicPartition, replicas: Vec<BrokerId>, isr: Vec<BrokerId>) -> Self {
+        PartitionState {
+            tp,
+            replicas,
+            leader: isr.first().copied(),
+            isr,
+            leader_epoch: 0,
+            partition_epoch: 0,
+            leader_recovery: LeaderRecoveryState::Recovered,
+            adding: Vec::new(),
+            removing: Vec::new(),
+        }
+    }
+
+    /// Whether a reassignment is in progress (`PartitionReassignmentReplicas.
+    /// isReassignmentInProgress`: some replica is being added or removed).
+    pub fn is_reassigning(&self) -> bool {
+        !self.adding.is_empty() || !self.removing.is_empty()
+    }
 }
 
 /// A broker's registration as the controller publishes it.
@@ -325,6 +362,9 @@ pub struct MetadataDelta {
     /// The cluster-wide dynamic broker config, when it changed (shared: the controller sends
     /// the same delta to every broker, and a config is large next to the other fields).
     pub broker_config: Option<Arc<BrokerConfig>>,
+    /// Topics deleted (KRaft `RemoveTopicRecord`): brokers delete their replicas, clients
+    /// forget them.
+    pub deleted_topics: Vec<Arc<str>>,
 }
 
 /// A replica id plus the broker epoch the leader saw in its fetches (KIP-903).
@@ -365,12 +405,15 @@ pub struct FetchPartition {
 pub struct FetchRequest {
     /// Correlation id, echoed in the response.
     pub correlation_id: u64,
-    /// The fetching follower.
+    /// The fetching follower, or [`CONSUMER_REPLICA_ID`] for a consumer.
     pub replica: BrokerId,
     /// The follower's broker epoch (Fetch v15).
     pub broker_epoch: i64,
-    /// `replica.fetch.wait.max.ms`.
+    /// `replica.fetch.wait.max.ms` (a consumer's `fetch.max.wait.ms`).
     pub max_wait_ms: Ms,
+    /// `replica.fetch.min.bytes` (a consumer's `fetch.min.bytes`): the leader parks the fetch
+    /// until this many bytes are ready or `max_wait_ms` passes (`DelayedFetch.tryComplete`).
+    pub min_bytes: u64,
     /// `replica.fetch.max.bytes` per partition (soft: one batch is always returned).
     pub partition_max_bytes: u64,
     /// `replica.fetch.response.max.bytes`.
@@ -454,6 +497,65 @@ pub struct ProduceResponse {
     pub error_message: String,
 }
 
+/// Which offset a ListOffsets asks for (Kafka's `ListOffsetsRequest.EARLIEST_TIMESTAMP` and
+/// `LATEST_TIMESTAMP`).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum OffsetSpec {
+    /// The log start offset.
+    Earliest,
+    /// The last fetchable offset: the HW for READ_UNCOMMITTED.
+    Latest,
+}
+
+/// A consumer's ListOffsets for one partition.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct ListOffsetsRequest {
+    /// Correlation id, echoed in the response.
+    pub correlation_id: u64,
+    /// The partition.
+    pub tp: TopicPartition,
+    /// The leader epoch the consumer believes is current (KIP-320).
+    pub current_leader_epoch: Epoch,
+    /// Earliest or latest.
+    pub spec: OffsetSpec,
+}
+
+/// The answer to a ListOffsets.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct ListOffsetsResponse {
+    /// Echo of the request's correlation id.
+    pub correlation_id: u64,
+    /// The partition.
+    pub tp: TopicPartition,
+    /// The offset and the leader epoch of the answering leader, or the error.
+    pub result: Result<(Offset, Epoch), ErrorCode>,
+}
+
+/// A consumer's OffsetsForLeaderEpoch for one partition (KIP-320).
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct EpochRequest {
+    /// Correlation id, echoed in the response.
+    pub correlation_id: u64,
+    /// The partition.
+    pub tp: TopicPartition,
+    /// The leader epoch the consumer believes is current, for fencing.
+    pub current_leader_epoch: Epoch,
+    /// The epoch of the last record the consumer consumed.
+    pub leader_epoch: Epoch,
+}
+
+/// The answer to an OffsetsForLeaderEpoch.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct EpochResponse {
+    /// Echo of the request's correlation id.
+    pub correlation_id: u64,
+    /// The partition.
+    pub tp: TopicPartition,
+    /// The largest epoch at or below the asked one and where it ends on the leader (epoch
+    /// and offset `-1` when undefined), or the error.
+    pub result: Result<EpochEndOffset, ErrorCode>,
+}
+
 /// Everything that travels over the simulated network.
 #[derive(Clone, PartialEq, Debug)]
 pub enum Message {
@@ -526,6 +628,15 @@ pub enum Message {
     Produce(ProduceRequest),
     /// Leader → producer.
     ProduceResponse(ProduceResponse),
+    /// Consumer → leader: where a partition starts or ends (Kafka's ListOffsets with
+    /// `EARLIEST_TIMESTAMP` or `LATEST_TIMESTAMP`, isolation READ_UNCOMMITTED).
+    ListOffsets(ListOffsetsRequest),
+    /// Leader → consumer.
+    ListOffsetsResponse(ListOffsetsResponse),
+    /// Consumer → leader: where an epoch ends (KIP-320 position validation).
+    OffsetsForLeaderEpoch(EpochRequest),
+    /// Leader → consumer.
+    OffsetsForLeaderEpochResponse(EpochResponse),
     /// Client → broker: open a connection (Java `NetworkClient.initiateConnect`). The network
     /// answers it: [`Message::Connected`] while the broker's process runs and accepts
     /// connections, and [`Message::Disconnected`] with correlation id 0 (connection refused)
@@ -605,6 +716,10 @@ impl Message {
             Message::FetchResponse(_) => "FetchResponse",
             Message::Produce(_) => "Produce",
             Message::ProduceResponse(_) => "ProduceResponse",
+            Message::ListOffsets(_) => "ListOffsets",
+            Message::ListOffsetsResponse(_) => "ListOffsetsResponse",
+            Message::OffsetsForLeaderEpoch(_) => "OffsetsForLeaderEpoch",
+            Message::OffsetsForLeaderEpochResponse(_) => "OffsetsForLeaderEpochResponse",
             Message::Connect => "Connect",
             Message::Connected { .. } => "Connected",
             Message::Disconnected { .. } => "Disconnected",
@@ -616,6 +731,8 @@ impl Message {
         match self {
             Message::FetchResponse(f) => Some(f.correlation_id),
             Message::ProduceResponse(p) => Some(p.correlation_id),
+            Message::ListOffsetsResponse(r) => Some(r.correlation_id),
+            Message::OffsetsForLeaderEpochResponse(r) => Some(r.correlation_id),
             _ => None,
         }
     }
@@ -624,7 +741,14 @@ impl Message {
     /// produce request), as opposed to the controller's messages and answers on the
     /// receiver's own connections: a broker that does not listen yet refuses only these.
     pub fn is_inbound(&self) -> bool {
-        matches!(self, Message::Connect | Message::Fetch(_) | Message::Produce(_))
+        matches!(
+            self,
+            Message::Connect
+                | Message::Fetch(_)
+                | Message::Produce(_)
+                | Message::ListOffsets(_)
+                | Message::OffsetsForLeaderEpoch(_)
+        )
     }
 
     /// The correlation id of a request that expects a response, for bounces.
@@ -632,6 +756,8 @@ impl Message {
         match self {
             Message::Fetch(f) => Some(f.correlation_id),
             Message::Produce(p) if p.acks != Acks::Zero => Some(p.correlation_id),
+            Message::ListOffsets(r) => Some(r.correlation_id),
+            Message::OffsetsForLeaderEpoch(r) => Some(r.correlation_id),
             _ => None,
         }
     }

@@ -88,7 +88,13 @@ pub fn is_important(kind: &EventKind) -> bool {
         Roll(_) => true,
         TopicCreated { .. } | FetchPaused { .. } | FollowerStopped { .. } | ConfigChanged { .. } => false,
         FollowerCaughtUp { .. } => true,
+        ReassignmentStarted { .. } | ReassignmentCompleted { .. } | ReassignmentCancelled { .. } => true,
+        PartitionsAdded { .. } | TopicDeleted { .. } => true,
+        ReplicaDeleted { .. } => false,
         FollowerStarted { .. } => false,
+        ConsumerTruncationDetected { .. } | ConsumerPartitionStopped { .. } | ConsumerOffsetReset { .. } => {
+            true
+        }
         FetchSessionCreated { .. } | FetchSessionPartitionsAdded { .. } | FetchSessionRefused { .. } => false,
     }
 }
@@ -213,6 +219,7 @@ fn style_of(kind: &EventKind, theme: Theme) -> Style {
     match kind {
         AckedRecordsLost { .. } => theme.alarm(),
         BrokerCrashed { .. } | Truncated { .. } | ProduceFailing { .. } => theme.bad(),
+        ConsumerTruncationDetected { .. } | ConsumerPartitionStopped { .. } => theme.bad(),
         BrokerPowerLost { .. } | UnflushedTailLost { .. } | ProcessFrozen { .. } => theme.bad(),
         LeaderChanged { new_leader: None, .. } | LeaderChanged { kind: ElectionKind::Unclean, .. } => {
             theme.bad()

@@ -206,9 +206,12 @@ mod tests {
                 leader_epoch: 0,
                 partition_epoch: 0,
                 leader_recovery: LeaderRecoveryState::Recovered,
+                adding: Vec::new(),
+                removing: Vec::new(),
             }],
             topic_configs: vec![(Arc::from("foo"), topic)],
             broker_config: Some(Arc::new(config.clone())),
+            deleted_topics: Vec::new(),
         }
     }
 
@@ -251,6 +254,7 @@ mod tests {
             replica,
             broker_epoch: 1,
             max_wait_ms: 500,
+            min_bytes: 1,
             partition_max_bytes: 1 << 20,
             max_bytes: 10 << 20,
             // Sessionless (epoch FINAL): each fetch stands alone.

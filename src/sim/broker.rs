@@ -540,9 +540,10 @@ impl Broker {
             self.brokers.insert(b.id, *b);
         }
         // Only dynamic properties change while the process runs; static ones stay as it
-        // started with them (`DynamicBrokerConfig.updateCurrentConfig`).
+        // started with them (`DynamicBrokerConfig.updateCurrentConfig`). Its own per-broker
+        // values win over the cluster-wide ones.
         if let Some(c) = &delta.broker_config {
-            self.config = self.config.with_dynamic_from(c);
+            self.config = self.config.with_dynamic_from(&c.for_broker(self.id));
         }
         for (topic, c) in &delta.topic_configs {
             self.topic_configs.insert(topic.clone(), c.clone());

@@ -67,34 +67,31 @@ pub fn title(snap: &Snapshot, anchor: Option<u64>, important: bool, width: usize
     candidates.into_iter().find(|t| text::width(t) <= room).unwrap_or(fallback)
 }
 
-/// Whether the "important only" filter keeps an event: loss, leader changes and offline
-/// partitions, ISR changes, fencing, broker lifecycle, network and process faults,
-/// truncation, a follower catching up, produce failures (expired records included). Config
-/// echoes, fetch pause, fetcher start and stop notes and topic creation are hidden.
+/// Whether the "important only" filter keeps an event: acknowledged records lost (and the
+/// truncations and unflushed tails that lose records), leader elections and offline
+/// partitions, ISR shrinks and expansions, fencing and unfencing, and faults (crashes,
+/// stops, power loss, frozen processes, network changes). Client retries, timeouts and
+/// recoveries, duplicates, consumer resets, broker start-up and registration, admin
+/// operations, config echoes and fetcher notes are hidden: they follow from what is kept.
 pub fn is_important(kind: &EventKind) -> bool {
     use EventKind::*;
     match kind {
-        AckedRecordsLost { .. } | DuplicateAcked { .. } | ProducersStopped { .. } => true,
+        AckedRecordsLost { .. } | Truncated { .. } | UnflushedTailLost { .. } => true,
         LeaderChanged { .. } | IsrShrunk { .. } | IsrExpanded { .. } => true,
         BrokerFenced { .. } | BrokerUnfenced { .. } => true,
-        BrokerCrashed { .. } | BrokerStopped { .. } | ControlledShutdownStarted { .. } => true,
-        BrokerStarted { .. } => true,
-        NetworkChanged { .. } => true,
-        ProcessFrozen { .. } | ProcessThawed { .. } | BrokerPowerLost { .. } | UnflushedTailLost { .. } => {
-            true
+        BrokerCrashed { .. } | BrokerStopped { .. } | BrokerPowerLost { .. } => true,
+        ProcessFrozen { .. } | ProcessThawed { .. } | NetworkChanged { .. } => true,
+        ProduceFailing { .. } | ProduceRecovered { .. } | DuplicateAcked { .. } | ProducersStopped { .. } => {
+            false
         }
-        BrokerRegistered { .. } | BrokerRegistrationRefused { .. } => true,
-        Truncated { .. } | ProduceFailing { .. } | ProduceRecovered { .. } => true,
-        Roll(_) => true,
-        TopicCreated { .. } | FetchPaused { .. } | FollowerStopped { .. } | ConfigChanged { .. } => false,
-        FollowerCaughtUp { .. } => true,
-        ReassignmentStarted { .. } | ReassignmentCompleted { .. } | ReassignmentCancelled { .. } => true,
-        PartitionsAdded { .. } | TopicDeleted { .. } => true,
-        ReplicaDeleted { .. } => false,
-        FollowerStarted { .. } => false,
         ConsumerTruncationDetected { .. } | ConsumerPartitionStopped { .. } | ConsumerOffsetReset { .. } => {
-            true
+            false
         }
+        BrokerStarted { .. } | BrokerRegistered { .. } | BrokerRegistrationRefused { .. } => false,
+        ControlledShutdownStarted { .. } | Roll(_) | FollowerCaughtUp { .. } => false,
+        ReassignmentStarted { .. } | ReassignmentCompleted { .. } | ReassignmentCancelled { .. } => false,
+        TopicCreated { .. } | PartitionsAdded { .. } | TopicDeleted { .. } | ReplicaDeleted { .. } => false,
+        FetchPaused { .. } | FollowerStopped { .. } | FollowerStarted { .. } | ConfigChanged { .. } => false,
         FetchSessionCreated { .. } | FetchSessionPartitionsAdded { .. } | FetchSessionRefused { .. } => false,
     }
 }

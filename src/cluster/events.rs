@@ -126,7 +126,13 @@ fn merge_losses(line: &EventKind, more: &EventKind) -> Option<EventKind> {
     match (line, more) {
         (
             EventKind::AckedRecordsLost { tp, count, first_offset, last_offset, leader },
-            EventKind::AckedRecordsLost { tp: tp2, count: c2, first_offset: f2, last_offset: l2, leader: ld2 },
+            EventKind::AckedRecordsLost {
+                tp: tp2,
+                count: c2,
+                first_offset: f2,
+                last_offset: l2,
+                leader: ld2,
+            },
         ) if tp == tp2 && leader == ld2 => Some(EventKind::AckedRecordsLost {
             tp: tp.clone(),
             count: count + c2,
@@ -383,7 +389,13 @@ mod tests {
 
     fn lost(partition: u32, leader: crate::sim::BrokerId, first: i64, last: i64) -> EventKind {
         let tp = TopicPartition::new("t", partition);
-        EventKind::AckedRecordsLost { tp, count: (last - first + 1) as u64, first_offset: first, last_offset: last, leader }
+        EventKind::AckedRecordsLost {
+            tp,
+            count: (last - first + 1) as u64,
+            first_offset: first,
+            last_offset: last,
+            leader,
+        }
     }
 
     fn elected(partition: u32) -> EventKind {

@@ -86,7 +86,7 @@ fn screen_80x24_events_scrolled_back_important_only() {
 fn events_title_groups_thousands_and_fits() {
     let mut snap = fixture::snapshot();
     snap.event_count = 1234;
-    let at = super::events::bottom(&snap, None, false).and_then(|b| b.checked_sub(1));
+    let at = super::events::bottom(&snap, None, true).and_then(|b| b.checked_sub(1));
     let full = super::events::title(&snap, at, true, 120);
     assert_eq!(full, " Events · 1 234 so far · scrolled back, 1 newer (} to follow) · important only ");
     for width in [30, 60, 80] {

@@ -480,7 +480,7 @@ fn the_filter_keeps_only_important_events() {
     typed(&mut m, &snap, "f");
     assert!(m.events_important);
     let shown = events::shown_events(&snap, m.events_anchor, true);
-    assert_eq!(shown.len(), 10, "topic creation and the config echo are hidden");
+    assert_eq!(shown.len(), 9, "topic creation, the config echo and the produce failure are hidden");
     assert!(shown.iter().all(|e| events::is_important(&e.kind)));
     assert!(events::title(&snap, None, true, 80).ends_with("· important only "));
 
@@ -498,5 +498,5 @@ fn the_filter_keeps_only_important_events() {
     assert_eq!(events::bottom(&snap, m.events_anchor, true), Some(11));
     typed(&mut m, &snap, "]");
     assert_eq!(m.events_anchor, Some(12));
-    assert_eq!(events::newer_count(&snap, m.events_anchor, true), 8);
+    assert_eq!(events::newer_count(&snap, m.events_anchor, true), 7);
 }

@@ -7,6 +7,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Clear, Paragraph};
 
 use super::app::Model;
+use super::event_filter::FILTER_SYNTAX;
 use super::keymap::{self, Binding, Group};
 use super::theme::{Theme, glyph};
 use crate::cluster::command::Command;
@@ -31,6 +32,15 @@ fn dashboard_keys(theme: Theme, out: &mut Vec<Line<'static>>) {
             out.push(binding_line(b, theme));
         }
         out.push(Line::raw(""));
+        if group == Group::Events {
+            section("In the event log (after e or /)", keymap::EVENTS_BINDINGS, theme, out);
+            out.pop();
+            let syntax = format!("  filter {FILTER_SYNTAX}");
+            for part in super::text::wrap(&syntax, MEANING_W + 16) {
+                out.push(Line::styled(format!("  {part}"), theme.muted()));
+            }
+            out.push(Line::raw(""));
+        }
         if group == Group::Palette {
             grammar(theme, out);
             section("In the palette", keymap::PALETTE_BINDINGS, theme, out);

@@ -494,6 +494,11 @@ impl super::Cluster for FakeCluster {
         self.advanced.borrow_mut().push(within);
         None
     }
+
+    fn reset(&self) -> Result<(), crate::cluster::handle::SimError> {
+        self.applied.borrow_mut().clear();
+        Ok(())
+    }
 }
 
 /// Types `keys` through the event loop's input path, one after the other with nothing in

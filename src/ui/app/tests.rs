@@ -2,7 +2,7 @@
 //! runs lines, the help opens and closes. No cluster is needed: `update` returns effects.
 
 use super::*;
-use crate::ui::fixture;
+use crate::ui::{events, fixture};
 
 fn model() -> (Model, Snapshot) {
     let snap = fixture::snapshot();

@@ -280,3 +280,42 @@ impl Subjects {
 pub fn contains_ignoring_case(text: &str, needle: &str) -> bool {
     text.to_lowercase().contains(&needle.to_lowercase())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::TopicPartition;
+
+    #[test]
+    fn words_parse_in_any_order_and_bad_ones_are_explained() {
+        let f = EventFilter::parse("election broker 2 partition t-0").unwrap();
+        assert_eq!(f.kind, Some(Category::Election));
+        assert_eq!((f.broker, f.partition.as_deref()), (Some(2), Some("t-0")));
+        assert_eq!(f.describe(), "election partition t-0 broker 2");
+        assert_eq!(EventFilter::parse("kind=isr producer=1").unwrap().client, Some(Client::Producer(1)));
+        assert!(EventFilter::parse("  ").unwrap().is_empty());
+        assert!(EventFilter::parse("broker").unwrap_err().contains("needs a value"));
+        assert!(EventFilter::parse("broker -1").unwrap_err().contains("not a broker id"));
+        assert!(EventFilter::parse("kind weather").unwrap_err().contains("no kind `weather`"));
+        assert!(EventFilter::parse("colour red").unwrap_err().contains("unknown `colour`"));
+    }
+
+    #[test]
+    fn an_event_passes_when_every_part_set_matches() {
+        let tp = TopicPartition::new("t", 0);
+        let elected = EventKind::LeaderChanged {
+            tp: tp.clone(),
+            old_leader: Some(1),
+            new_leader: Some(2),
+            leader_epoch: 1,
+            isr: vec![2],
+            kind: crate::sim::events::ElectionKind::Unclean,
+        };
+        let failing = EventKind::ProduceRecovered { producer: 0, tp, errors: Vec::new() };
+        let keeps = |line: &str, kind: &EventKind| EventFilter::parse(line).unwrap().keeps(kind);
+        assert!(keeps("election broker 1", &elected) && keeps("broker 2 topic t", &elected));
+        assert!(!keeps("broker 0", &elected) && !keeps("isr", &elected) && !keeps("partition t-1", &elected));
+        assert!(keeps("producer 0 partition t-0", &failing) && !keeps("consumer 0", &failing));
+        assert!(keeps("client", &failing) && keeps("", &failing));
+    }
+}

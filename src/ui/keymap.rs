@@ -514,7 +514,7 @@ pub static EVENTS_BINDINGS: &[Binding<EventsAction>] = &[
         keys: &[ch('g')],
         label: "g",
         footer: Some("go to time"),
-        help: "show the events up to a sim time, e.g. 12.5s, 1m30s, 800ms",
+        help: "show the events up to a sim time, e.g. 12.5s, 1.5m, 800ms",
         action: EventsAction::GoToTime,
     },
     Binding {

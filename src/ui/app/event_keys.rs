@@ -6,7 +6,7 @@ use super::{Ask, Effect, Mode, Model, StatusKind, perform, quit};
 use crate::cluster::snapshot::Snapshot;
 use crate::scenario::duration::parse_duration;
 use crate::sim::format_stamp;
-use crate::ui::event_filter::{EventFilter, FILTER_SYNTAX};
+use crate::ui::event_filter::EventFilter;
 use crate::ui::events;
 use crate::ui::keymap::{Action, EventsAction, PaletteAction};
 use crate::ui::view;
@@ -169,7 +169,7 @@ fn filter(model: &mut Model, line: &str) -> Result<(), String> {
     let text = if model.events_filter.is_empty() {
         "the filter is cleared".to_string()
     } else {
-        format!("only {} events shown ({FILTER_SYNTAX})", model.events_filter.describe())
+        format!("only {} events shown · F changes, c clears", model.events_filter.describe())
     };
     model.say(StatusKind::Info, text);
     Ok(())

@@ -69,9 +69,8 @@ pub fn level(kind: &EventKind) -> Level {
         | UnflushedTailLost { .. }
         | ConsumerTruncationDetected { .. }
         | ConsumerPartitionStopped { .. } => Level::WARN,
-        LeaderChanged { kind: ElectionKind::Unclean, .. } | LeaderChanged { new_leader: None, .. } => {
-            Level::WARN
-        }
+        LeaderChanged { kind: ElectionKind::Unclean | ElectionKind::UncleanRequested, .. }
+        | LeaderChanged { new_leader: None, .. } => Level::WARN,
         TopicCreated { .. }
         | ReassignmentStarted { .. }
         | ReassignmentCompleted { .. }

@@ -291,8 +291,8 @@ impl Observer<'_> {
     /// The static properties set since broker `id` started, while the config it runs with
     /// differs from `server.properties` in a static property.
     fn restart_pending(&self, id: BrokerId, running: &BrokerConfig) -> Vec<String> {
-        let stored = self.world.server_properties.borrow();
-        if running.with_dynamic_from(&stored) == *stored {
+        let stored = self.world.server_properties.borrow().for_broker(id);
+        if running.with_dynamic_from(&stored) == stored {
             return Vec::new();
         }
         let pending = self.world.restart_pending.borrow();

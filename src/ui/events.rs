@@ -380,9 +380,8 @@ fn style_of(kind: &EventKind, theme: Theme) -> Style {
         BrokerCrashed { .. } | Truncated { .. } | ProduceFailing { .. } => theme.bad(),
         ConsumerTruncationDetected { .. } | ConsumerPartitionStopped { .. } => theme.bad(),
         BrokerPowerLost { .. } | UnflushedTailLost { .. } | ProcessFrozen { .. } => theme.bad(),
-        LeaderChanged { new_leader: None, .. } | LeaderChanged { kind: ElectionKind::Unclean, .. } => {
-            theme.bad()
-        }
+        LeaderChanged { new_leader: None, .. }
+        | LeaderChanged { kind: ElectionKind::Unclean | ElectionKind::UncleanRequested, .. } => theme.bad(),
         BrokerFenced { .. } | IsrShrunk { .. } | DuplicateAcked { .. } | FetchPaused { paused: true, .. } => {
             theme.warn()
         }

@@ -4,8 +4,10 @@
 //! property goes to every producer, a lab one (`net.*`) to every link of the network, the rest
 //! to the cluster-wide broker config. `set link A B net.KEY=VALUE` sets a lab property on the
 //! link between A and B (both directions); the later of a cluster-wide and a link setting wins.
-//! `set broker B KEY=VALUE` sets a replication throttle rate for broker B alone
-//! (`kafka-configs.sh --entity-type brokers --entity-name B`), over the cluster-wide value.
+//! `set broker B KEY=VALUE` sets a broker property for broker B alone
+//! (`kafka-configs.sh --entity-type brokers --entity-name B`), over the cluster-wide value:
+//! dynamic ones at once, static ones at B's next start; or a lab processing time of broker B
+//! (`broker.request.handle.ms`, `broker.fetch.process.ms`).
 
 use super::catalog::known_broker;
 use super::links::{End, check_ends};
@@ -13,7 +15,7 @@ use super::produce::add_producer;
 use super::{Applied, Catalog, ParseError, Unit, Words, known_topic};
 use crate::cluster::world::Spawner;
 use crate::cluster::world::World;
-use crate::config::{self, NetConfig, Scope, UpdateMode};
+use crate::config::{self, LabConfig, Scope, UpdateMode};
 use crate::sim::error::SimError;
 use crate::sim::events::EventKind;
 use crate::sim::protocol::NodeId;
@@ -40,7 +42,7 @@ pub enum Set {
         /// Value as text.
         value: String,
     },
-    /// `set broker B KEY=VALUE`: a replication throttle rate of broker B alone.
+    /// `set broker B KEY=VALUE`: a broker property or a lab processing time of broker B alone.
     Broker {
         /// The broker.
         broker: BrokerId,
@@ -85,11 +87,12 @@ impl Set {
         Set::Producer { key: key.to_string(), value: value.to_string() }
     }
 
-    /// Whether this sets lab properties of the network. Errors: an unknown property.
+    /// Whether this sets lab properties (of the network's links or the brokers' processing
+    /// times). Errors: an unknown property.
     fn for_network(&self) -> Result<bool, SimError> {
         Ok(match self {
             Set::Link { .. } => true,
-            Set::Cluster { key, .. } => config::lookup(key)?.scope == Scope::Lab,
+            Set::Cluster { key, .. } | Set::Broker { key, .. } => config::lookup(key)?.scope == Scope::Lab,
             _ => false,
         })
     }
@@ -163,7 +166,15 @@ impl Unit for Set {
             check_ends(cluster, *a, *b)?;
         }
         if self.for_network()? {
-            return Ok(NetConfig::default().set(key, value)?);
+            let checked = match self {
+                Set::Broker { broker, .. } => {
+                    known_broker(cluster, *broker)?;
+                    config::HandlingConfig::default().set(key, value)
+                }
+                Set::Link { .. } => config::NetConfig::default().set(key, value),
+                _ => LabConfig::default().set(key, value),
+            };
+            return Ok(checked?);
         }
         if self.for_producers()? {
             if cluster.topic_names().is_empty() {
@@ -247,9 +258,13 @@ fn set_broker(world: &Rc<World>, key: &str, value: &str, out: &mut Outbox) -> Re
     Ok(Applied { origin: NodeId::Controller, note })
 }
 
-/// Sets a replication throttle rate for `broker` alone: dynamic, so the controller hands it
-/// to the running broker at once (Kafka's `BrokerConfigHandler` updates that broker's
-/// `ReplicationQuotaManager`s), and it is kept for the broker's next start.
+/// Sets a property for `broker` alone (`kafka-configs.sh --entity-type brokers --entity-name
+/// B`), kept in its `server.properties` for its next start. A dynamic one (the throttle rates,
+/// the broker defaults of topic configs; `DynamicBrokerConfig.AllDynamicConfigs`) also goes
+/// through the controller to that broker at once, as Kafka's per-broker dynamic config does;
+/// a static one waits for that broker's next start ("restart pending"), as a cluster-wide
+/// static `set` does. Properties the controller reads are refused
+/// ([`crate::config::BrokerConfig::set_for_broker`]).
 fn set_one_broker(
     world: &Rc<World>,
     broker: BrokerId,
@@ -257,12 +272,24 @@ fn set_one_broker(
     value: &str,
     out: &mut Outbox,
 ) -> Result<Applied, SimError> {
+    let property = config::lookup(key)?;
     let mut stored = world.server_properties.borrow().clone();
     stored.set_for_broker(broker, key, value)?;
-    world.controller().borrow_mut().set_broker_config_for(world.now(), broker, key, value, out)?;
+    let note = match property.update_mode() {
+        UpdateMode::BrokerRestart => {
+            world.restart_pending.borrow_mut().entry(broker).or_default().insert(property.name);
+            Some(format!(
+                "restart pending on broker {broker}: a static broker config takes effect at its next start"
+            ))
+        }
+        _ => {
+            world.controller().borrow_mut().set_broker_config_for(world.now(), broker, key, value, out)?;
+            None
+        }
+    };
     *world.server_properties.borrow_mut() = stored;
-    out.emit(config_event(&format!("broker {broker}"), key, value, world, None));
-    Ok(Applied::by(NodeId::Controller))
+    out.emit(config_event(&format!("broker {broker}"), key, value, world, note.clone()));
+    Ok(Applied { origin: NodeId::Controller, note })
 }
 
 /// Sets a property on every producer (adding a rate-0 producer for the first topic when there
@@ -296,7 +323,8 @@ fn set_producers(
     Ok(Applied::by(NodeId::Producer(0)))
 }
 
-/// Sets a lab property on every link, or on both directions of one.
+/// Sets a lab property: a network one on every link or on both directions of one, a
+/// processing time on every broker or on one.
 fn set_network(
     set: &Set,
     world: &World,
@@ -309,6 +337,14 @@ fn set_network(
             world.net.set_link_property(*a, *b, key, value)?;
             world.net.set_link_property(*b, *a, key, value)?;
             format!("link {} {}", End(*a), End(*b))
+        }
+        Set::Broker { broker, .. } => {
+            world.net.set_handling(Some(*broker), key, value)?;
+            format!("broker {broker}")
+        }
+        _ if config::lab::is_handling_property(key) => {
+            world.net.set_handling(None, key, value)?;
+            "brokers".to_string()
         }
         _ => {
             world.net.set_property(key, value)?;

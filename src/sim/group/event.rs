@@ -176,18 +176,15 @@ pub enum GroupEvent {
 }
 
 impl GroupEvent {
-    /// Whether the "important only" event filter keeps it: rebalances, members leaving or
-    /// timing out, coordinator moves and commit failures; not the routine joins, assignments
-    /// and lookups.
-    pub fn is_important(&self) -> bool {
+    /// The broker the event names, if any (a coordinator).
+    pub fn broker(&self) -> Option<BrokerId> {
         use GroupEvent::*;
         match self {
-            RebalanceStarted { .. } | Stabilized { .. } | MemberLeft { .. } | SessionExpired { .. } => true,
-            RemovedNotRejoined { .. } | CoordinatorLoaded { .. } | CoordinatorUnloaded { .. } => true,
-            CoordinatorLost { .. } | CommitFailed { .. } | CommitRecovered { .. } => true,
-            InternalTopicNotCreated { .. } => true,
-            MemberJoined { .. } | JoinCompleted { .. } | Emptied { .. } | CoordinatorFound { .. } => false,
-            Assigned { .. } | Revoked { .. } => false,
+            CoordinatorLoaded { broker, .. }
+            | CoordinatorUnloaded { broker, .. }
+            | CoordinatorFound { broker, .. }
+            | CoordinatorLost { broker, .. } => Some(*broker),
+            _ => None,
         }
     }
 }

@@ -41,6 +41,9 @@ pub struct Snapshot {
     pub acked_lost: u64,
     /// Records acknowledged twice at different offsets.
     pub duplicates: u64,
+    /// Acknowledged records written after a record of the same producer sent later
+    /// (audit ledger, [`crate::sim::audit::Ledger::reordered`]).
+    pub reordered: u64,
     /// The most recent events, oldest first (at most a few hundred).
     pub recent_events: Arc<[ClusterEvent]>,
     /// How many events the run has produced in all.

@@ -196,7 +196,11 @@ fn finish(snap: &Snapshot, summary: Summary, out: &mut Report<'_>) -> io::Result
     if !state.is_empty() {
         out.line(state.trim_end_matches('\n'))?;
     }
-    out.line(format!("acked records lost: {} · duplicates: {}", snap.acked_lost, snap.duplicates))?;
+    let reordered = match snap.reordered {
+        0 => String::new(),
+        n => format!(" · reordered: {n}"),
+    };
+    out.line(format!("acked records lost: {} · duplicates: {}{reordered}", snap.acked_lost, snap.duplicates))?;
     out.line(format!("{} passed, {} failed", summary.passed, summary.failed))
 }
 

@@ -6,6 +6,7 @@
 
 use super::events::EventKind;
 use super::log::PartitionLog;
+use super::producer::VALUES_PER_PRODUCER;
 use super::protocol::{RecordBatch, Values};
 use super::{AckedRecords, BrokerId, Offset, TopicPartition};
 use std::collections::{BTreeMap, VecDeque};
@@ -17,6 +18,14 @@ struct Entry {
     base_offset: Offset,
     values: Values,
     lost: u32,
+    /// The producer whose records these are (its index, from the payload values).
+    producer: u32,
+}
+
+/// The producer (index) that wrote payload `value`: values of producer `i` are
+/// `i * VALUES_PER_PRODUCER + counter`.
+fn producer_of(value: u64) -> u32 {
+    u32::try_from(value / VALUES_PER_PRODUCER).unwrap_or(u32::MAX)
 }
 
 impl Entry {
@@ -48,7 +57,8 @@ impl PartitionLedger {
             return;
         }
         let (prev, last) = (&self.entries[n - 2], &self.entries[n - 1]);
-        if prev.lost != 0 || last.lost != 0 || prev.end() != last.base_offset {
+        if prev.lost != 0 || last.lost != 0 || prev.end() != last.base_offset || prev.producer != last.producer
+        {
             return;
         }
         if let Some(values) = prev.values.joined(&last.values) {
@@ -64,6 +74,9 @@ impl PartitionLedger {
 struct PartitionLedger {
     entries: VecDeque<Entry>,
     lost: u64,
+    /// Per producer: the end offset of its latest acknowledged batch and the highest payload
+    /// value acknowledged so far, to spot records written after records sent later.
+    order: BTreeMap<u32, (Offset, u64)>,
 }
 
 /// How many of a partition's latest entries an acknowledgement is compared with to skip a
@@ -80,6 +93,11 @@ pub struct Ledger {
     lost: u64,
     duplicates: u64,
     acked: u64,
+    /// Acknowledged records lost, per producer index.
+    lost_by_producer: BTreeMap<u32, u64>,
+    /// Acknowledged records written after a record of the same producer that was sent later
+    /// (see [`Ledger::reordered`]), per producer index.
+    reordered: BTreeMap<u32, u64>,
 }
 
 /// The records of `e` that `log` does not hold: how many, and the first and last such
@@ -152,20 +170,47 @@ impl NewlyLost {
     }
 }
 
-/// Re-checks entries against `log`: returns records restored and newly lost.
-fn recheck<'a>(entries: impl Iterator<Item = &'a mut Entry>, log: &PartitionLog) -> (u64, NewlyLost) {
+/// Re-checks entries against `log`: returns records restored and newly lost, and keeps
+/// `by_producer` (lost records per producer) in step.
+fn recheck<'a>(
+    entries: impl Iterator<Item = &'a mut Entry>,
+    log: &PartitionLog,
+    by_producer: &mut BTreeMap<u32, u64>,
+) -> (u64, NewlyLost) {
     let mut restored = 0;
     let mut newly = NewlyLost::default();
     for e in entries {
         let (now, first, last) = missing(log, e);
+        let lost = by_producer.entry(e.producer).or_default();
         if now < e.lost {
             restored += u64::from(e.lost - now);
+            *lost = lost.saturating_sub(u64::from(e.lost - now));
         } else if now > e.lost {
             newly.add(now - e.lost, first, last);
+            *lost += u64::from(now - e.lost);
         }
         e.lost = now;
     }
     (restored, newly)
+}
+
+/// How many records of `acked` (all of one producer) were written after a record of that
+/// producer with a higher payload value, i.e. one handed to the producer later: values grow
+/// with creation, so a lower value at a higher offset means a later record overtook it (a
+/// retried batch written after batches sent after it). `order` keeps, per producer, the end
+/// offset of its latest acknowledged batch and the highest value acknowledged so far; a batch
+/// at a lower offset than that end (offsets reused after a truncation) restarts the tracking.
+fn out_of_order(order: &mut BTreeMap<u32, (Offset, u64)>, producer: u32, acked: &AckedRecords) -> u64 {
+    let Some((_, high)) = acked.values.bounds() else { return 0 };
+    let end = acked.base_offset + Offset::from(acked.values.count());
+    let (count, max) = match order.get(&producer) {
+        Some(&(prev_end, max)) if acked.base_offset >= prev_end => {
+            (acked.values.iter().filter(|&v| v < max).count() as u64, max.max(high))
+        }
+        _ => (0, high),
+    };
+    order.insert(producer, (end, max));
+    count
 }
 
 impl Ledger {
@@ -193,6 +238,26 @@ impl Ledger {
     /// Records acknowledged twice at different offsets.
     pub fn duplicates(&self) -> u64 {
         self.duplicates
+    }
+
+    /// Acknowledged records of producer `producer` (its index) lost.
+    pub fn lost_by(&self, producer: u32) -> u64 {
+        self.lost_by_producer.get(&producer).copied().unwrap_or(0)
+    }
+
+    /// Acknowledged records that sit in their partition's log after a record of the same
+    /// producer that was handed to it later, cluster-wide: what a retry does with more than
+    /// one request in flight and no idempotence (`max.in.flight.requests.per.connection` > 1,
+    /// see Kafka's documentation of `enable.idempotence` and `retries`). Counted when the
+    /// acknowledgement arrives, against the producer's earlier acknowledgements in the
+    /// partition.
+    pub fn reordered(&self) -> u64 {
+        self.reordered.values().sum()
+    }
+
+    /// [`Ledger::reordered`] of one producer (its index).
+    pub fn reordered_by(&self, producer: u32) -> u64 {
+        self.reordered.get(&producer).copied().unwrap_or(0)
     }
 
     /// Records acknowledged in all.
@@ -228,16 +293,23 @@ impl Ledger {
         let p = self.partitions.entry(acked.tp.clone()).or_default();
         let recent = p.entries.range(p.entries.len().saturating_sub(RECENT_ENTRIES)..);
         let again = recent.into_iter().any(|e| e.covers(acked));
-        if !again && !acked.values.is_empty() {
+        if !again && let Some((low, _)) = acked.values.bounds() {
+            let producer = producer_of(low);
+            let late = out_of_order(&mut p.order, producer, acked);
+            if late > 0 {
+                *self.reordered.entry(producer).or_default() += late;
+                events.push(EventKind::AckedOutOfOrder { tp: acked.tp.clone(), producer, count: late });
+            }
             p.entries.push_back(Entry {
                 base_offset: acked.base_offset,
                 values: acked.values.clone(),
                 lost: 0,
+                producer,
             });
             self.acked += acked.values.len() as u64;
             if let Some((leader, log)) = leader {
                 let last = p.entries.len() - 1;
-                let (_, newly) = recheck(p.entries.range_mut(last..), log);
+                let (_, newly) = recheck(p.entries.range_mut(last..), log, &mut self.lost_by_producer);
                 self.report(&acked.tp, leader, newly, events);
             }
             if let Some(p) = self.partitions.get_mut(&acked.tp) {
@@ -262,7 +334,7 @@ impl Ledger {
         events: &mut Vec<EventKind>,
     ) {
         let Some(p) = self.partitions.get_mut(tp) else { return };
-        let (restored, newly) = recheck(p.entries.iter_mut(), log);
+        let (restored, newly) = recheck(p.entries.iter_mut(), log, &mut self.lost_by_producer);
         p.lost -= restored;
         self.lost -= restored;
         self.report(tp, leader, newly, events);
@@ -482,5 +554,40 @@ mod tests {
             events.last(),
             Some(EventKind::AckedRecordsLost { count: 1, first_offset: 5, last_offset: 5, .. })
         ));
+    }
+
+    /// A batch of values 1, 2 acknowledged after values 3, 4 (offsets 2, 3 after 0, 1): two
+    /// records out of order; another producer's records are tracked on their own.
+    #[test]
+    fn records_written_after_later_ones_count_as_reordered() {
+        let mut ledger = Ledger::new();
+        let mut events = Vec::new();
+        ledger.on_acked(&acked(0, &[3, 4]), None, &mut events);
+        ledger.on_acked(&acked(2, &[1, 2]), None, &mut events);
+        ledger.on_acked(&acked(4, &[5]), None, &mut events);
+        let other = VALUES_PER_PRODUCER;
+        ledger.on_acked(&acked(5, &[other]), None, &mut events);
+        assert_eq!((ledger.reordered(), ledger.reordered_by(0), ledger.reordered_by(1)), (2, 2, 0));
+        assert!(matches!(&events[..], [EventKind::AckedOutOfOrder { producer: 0, count: 2, .. }]));
+        assert!(events[0].to_string().starts_with("REORDERED in t-0: 2 record(s) of producer 0"));
+    }
+
+    /// Loss is also counted per producer: an acks=1 producer's records lost in an election
+    /// leave another producer's count at 0.
+    #[test]
+    fn loss_is_counted_per_producer() {
+        let mut ledger = Ledger::new();
+        let mut events = Vec::new();
+        let second = VALUES_PER_PRODUCER;
+        let old = log_of(&[second, 0, second + 1, 1], 0);
+        ledger.on_acked(&acked(0, &[second]), Some((1, &old)), &mut events);
+        ledger.on_acked(&acked(1, &[0]), Some((1, &old)), &mut events);
+        ledger.on_acked(&acked(2, &[second + 1]), Some((1, &old)), &mut events);
+        ledger.on_acked(&acked(3, &[1]), Some((1, &old)), &mut events);
+        let new_leader = log_of(&[second, 0, second + 1], 0);
+        ledger.reconcile(&TopicPartition::new("t", 0), 2, &new_leader, &mut events);
+        assert_eq!((ledger.lost(), ledger.lost_by(0), ledger.lost_by(1)), (1, 1, 0));
+        ledger.reconcile(&TopicPartition::new("t", 0), 1, &old, &mut events);
+        assert_eq!((ledger.lost(), ledger.lost_by(0)), (0, 0));
     }
 }

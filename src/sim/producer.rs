@@ -399,6 +399,8 @@ impl ProducerClient {
             errors: self.errors.clone(),
             last_error: self.last_error.clone(),
             unreachable: self.unreachable_leaders(),
+            acked_lost: 0,
+            reordered: 0,
         }
     }
 
@@ -1022,6 +1024,12 @@ pub struct ProducerView {
     /// Brokers the producer cannot connect to right now (refused or lost, in reconnect
     /// backoff or trying again); batches for partitions they lead wait in the accumulator.
     pub unreachable: Vec<BrokerId>,
+    /// Its acknowledged records lost (the audit ledger's count; 0 in the client's own view,
+    /// filled in by the cluster's snapshot).
+    pub acked_lost: u64,
+    /// Its acknowledged records written after records it sent later (the audit ledger's
+    /// count, filled in like `acked_lost`).
+    pub reordered: u64,
 }
 
 #[cfg(test)]

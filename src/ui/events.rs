@@ -74,7 +74,9 @@ pub fn title(snap: &Snapshot, anchor: Option<u64>, important: bool, width: usize
 pub fn is_important(kind: &EventKind) -> bool {
     use EventKind::*;
     match kind {
-        AckedRecordsLost { .. } | DuplicateAcked { .. } | ProducersStopped { .. } => true,
+        AckedRecordsLost { .. } | DuplicateAcked { .. } | AckedOutOfOrder { .. } | ProducersStopped { .. } => {
+            true
+        }
         LeaderChanged { .. } | IsrShrunk { .. } | IsrExpanded { .. } => true,
         BrokerFenced { .. } | BrokerUnfenced { .. } => true,
         BrokerCrashed { .. } | BrokerStopped { .. } | ControlledShutdownStarted { .. } => true,
@@ -220,6 +222,7 @@ fn style_of(kind: &EventKind, theme: Theme) -> Style {
         BrokerFenced { .. } | IsrShrunk { .. } | DuplicateAcked { .. } | FetchPaused { paused: true, .. } => {
             theme.warn()
         }
+        AckedOutOfOrder { .. } => theme.warn(),
         BrokerRegistrationRefused { .. } => theme.warn(),
         BrokerUnfenced { .. } | IsrExpanded { .. } | ProduceRecovered { .. } => theme.good(),
         _ => theme.normal(),

@@ -200,7 +200,10 @@ fn finish(snap: &Snapshot, summary: Summary, out: &mut Report<'_>) -> io::Result
         0 => String::new(),
         n => format!(" · reordered: {n}"),
     };
-    out.line(format!("acked records lost: {} · duplicates: {}{reordered}", snap.acked_lost, snap.duplicates))?;
+    out.line(format!(
+        "acked records lost: {} · duplicates: {}{reordered}",
+        snap.acked_lost, snap.duplicates
+    ))?;
     out.line(format!("{} passed, {} failed", summary.passed, summary.failed))
 }
 

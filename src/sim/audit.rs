@@ -57,7 +57,10 @@ impl PartitionLedger {
             return;
         }
         let (prev, last) = (&self.entries[n - 2], &self.entries[n - 1]);
-        if prev.lost != 0 || last.lost != 0 || prev.end() != last.base_offset || prev.producer != last.producer
+        if prev.lost != 0
+            || last.lost != 0
+            || prev.end() != last.base_offset
+            || prev.producer != last.producer
         {
             return;
         }

@@ -74,9 +74,10 @@ pub fn title(snap: &Snapshot, anchor: Option<u64>, important: bool, width: usize
 pub fn is_important(kind: &EventKind) -> bool {
     use EventKind::*;
     match kind {
-        AckedRecordsLost { .. } | DuplicateAcked { .. } | AckedOutOfOrder { .. } | ProducersStopped { .. } => {
-            true
-        }
+        AckedRecordsLost { .. }
+        | DuplicateAcked { .. }
+        | AckedOutOfOrder { .. }
+        | ProducersStopped { .. } => true,
         LeaderChanged { .. } | IsrShrunk { .. } | IsrExpanded { .. } => true,
         BrokerFenced { .. } | BrokerUnfenced { .. } => true,
         BrokerCrashed { .. } | BrokerStopped { .. } | ControlledShutdownStarted { .. } => true,

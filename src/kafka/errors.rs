@@ -21,12 +21,32 @@ pub enum ErrorCode {
     MessageTooLarge,
     /// 13: the connection broke before a response arrived (client-side, retriable).
     NetworkException,
+    /// 15: the group coordinator is not available: the `__consumer_offsets` partition has no
+    /// leader yet, or a write to it failed or timed out (`CoordinatorNotAvailableException`,
+    /// retriable).
+    CoordinatorNotAvailable,
+    /// 16: the broker is not the coordinator of this group (`NotCoordinatorException`,
+    /// retriable: the client looks the coordinator up again).
+    NotCoordinator,
     /// 19: acks=all with ISR smaller than min ISR; nothing appended (retriable).
     NotEnoughReplicas,
     /// 20: appended, but ISR below min ISR at completion (retriable).
     NotEnoughReplicasAfterAppend,
     /// 21: acks not in {0, 1, -1}.
     InvalidRequiredAcks,
+    /// 22: a group request carries a generation other than the group's
+    /// (`IllegalGenerationException`): the member rejoins.
+    IllegalGeneration,
+    /// 23: a member's protocols share none with the group's (`InconsistentGroupProtocolException`).
+    InconsistentGroupProtocol,
+    /// 25: the group does not know this member id (`UnknownMemberIdException`): the member
+    /// resets its member id and rejoins.
+    UnknownMemberId,
+    /// 26: `session.timeout.ms` outside the broker's `group.min.session.timeout.ms` ..
+    /// `group.max.session.timeout.ms` (`InvalidSessionTimeoutException`).
+    InvalidSessionTimeout,
+    /// 27: the group is rebalancing (`RebalanceInProgressException`): the member rejoins.
+    RebalanceInProgress,
     /// 38: topic creation with an impossible replication factor.
     InvalidReplicationFactor,
     /// 41: request to a non-active controller.
@@ -41,6 +61,9 @@ pub enum ErrorCode {
     FencedLeaderEpoch,
     /// 75: request epoch newer than the leader's.
     UnknownLeaderEpoch,
+    /// 79: a JoinGroup without a member id: the coordinator hands one out and asks the member to
+    /// join again with it (KIP-394, `MemberIdRequiredException`).
+    MemberIdRequired,
     /// 80: preferred leader not live or not in ISR.
     PreferredLeaderNotAvailable,
     /// 84: preferred leader already leads.
@@ -69,9 +92,16 @@ impl ErrorCode {
             RequestTimedOut => 7,
             MessageTooLarge => 10,
             NetworkException => 13,
+            CoordinatorNotAvailable => 15,
+            NotCoordinator => 16,
             NotEnoughReplicas => 19,
             NotEnoughReplicasAfterAppend => 20,
             InvalidRequiredAcks => 21,
+            IllegalGeneration => 22,
+            InconsistentGroupProtocol => 23,
+            UnknownMemberId => 25,
+            InvalidSessionTimeout => 26,
+            RebalanceInProgress => 27,
             InvalidReplicationFactor => 38,
             NotController => 41,
             OutOfOrderSequenceNumber => 45,
@@ -79,6 +109,7 @@ impl ErrorCode {
             InvalidFetchSessionEpoch => 71,
             FencedLeaderEpoch => 74,
             UnknownLeaderEpoch => 75,
+            MemberIdRequired => 79,
             PreferredLeaderNotAvailable => 80,
             ElectionNotNeeded => 84,
             InvalidUpdateVersion => 95,
@@ -99,9 +130,16 @@ impl ErrorCode {
             RequestTimedOut => "REQUEST_TIMED_OUT",
             MessageTooLarge => "MESSAGE_TOO_LARGE",
             NetworkException => "NETWORK_EXCEPTION",
+            CoordinatorNotAvailable => "COORDINATOR_NOT_AVAILABLE",
+            NotCoordinator => "NOT_COORDINATOR",
             NotEnoughReplicas => "NOT_ENOUGH_REPLICAS",
             NotEnoughReplicasAfterAppend => "NOT_ENOUGH_REPLICAS_AFTER_APPEND",
             InvalidRequiredAcks => "INVALID_REQUIRED_ACKS",
+            IllegalGeneration => "ILLEGAL_GENERATION",
+            InconsistentGroupProtocol => "INCONSISTENT_GROUP_PROTOCOL",
+            UnknownMemberId => "UNKNOWN_MEMBER_ID",
+            InvalidSessionTimeout => "INVALID_SESSION_TIMEOUT",
+            RebalanceInProgress => "REBALANCE_IN_PROGRESS",
             InvalidReplicationFactor => "INVALID_REPLICATION_FACTOR",
             NotController => "NOT_CONTROLLER",
             OutOfOrderSequenceNumber => "OUT_OF_ORDER_SEQUENCE_NUMBER",
@@ -109,6 +147,7 @@ impl ErrorCode {
             InvalidFetchSessionEpoch => "INVALID_FETCH_SESSION_EPOCH",
             FencedLeaderEpoch => "FENCED_LEADER_EPOCH",
             UnknownLeaderEpoch => "UNKNOWN_LEADER_EPOCH",
+            MemberIdRequired => "MEMBER_ID_REQUIRED",
             PreferredLeaderNotAvailable => "PREFERRED_LEADER_NOT_AVAILABLE",
             ElectionNotNeeded => "ELECTION_NOT_NEEDED",
             InvalidUpdateVersion => "INVALID_UPDATE_VERSION",
@@ -135,6 +174,8 @@ impl ErrorCode {
                 | NetworkException
                 | NotEnoughReplicas
                 | NotEnoughReplicasAfterAppend
+                | CoordinatorNotAvailable
+                | NotCoordinator
                 | FencedLeaderEpoch
                 | UnknownLeaderEpoch
         )
@@ -150,9 +191,16 @@ pub const ALL: &[ErrorCode] = &[
     ErrorCode::RequestTimedOut,
     ErrorCode::MessageTooLarge,
     ErrorCode::NetworkException,
+    ErrorCode::CoordinatorNotAvailable,
+    ErrorCode::NotCoordinator,
     ErrorCode::NotEnoughReplicas,
     ErrorCode::NotEnoughReplicasAfterAppend,
     ErrorCode::InvalidRequiredAcks,
+    ErrorCode::IllegalGeneration,
+    ErrorCode::InconsistentGroupProtocol,
+    ErrorCode::UnknownMemberId,
+    ErrorCode::InvalidSessionTimeout,
+    ErrorCode::RebalanceInProgress,
     ErrorCode::InvalidReplicationFactor,
     ErrorCode::NotController,
     ErrorCode::OutOfOrderSequenceNumber,
@@ -161,6 +209,7 @@ pub const ALL: &[ErrorCode] = &[
     ErrorCode::FencedLeaderEpoch,
     ErrorCode::UnknownLeaderEpoch,
     ErrorCode::PreferredLeaderNotAvailable,
+    ErrorCode::MemberIdRequired,
     ErrorCode::ElectionNotNeeded,
     ErrorCode::InvalidUpdateVersion,
     ErrorCode::DuplicateBrokerRegistration,

@@ -14,6 +14,7 @@ pub mod error;
 
 pub mod events;
 pub mod fetch_session;
+pub mod group;
 pub mod image;
 pub mod log;
 pub mod partition;

@@ -22,16 +22,27 @@ impl Broker {
         if !self.up || !self.registered || self.fetch_paused {
             return;
         }
-        self.fetchers.retain(|_, f| !f.members.is_empty());
+        // Runs after every message: most of the time every fetcher has a fetch in flight, so
+        // one pass that finds none ready is all it costs (no allocation, no quota read).
+        let mut ready = Vec::new();
+        let mut idle = false;
+        for (&leader, f) in &self.fetchers {
+            if f.members.is_empty() {
+                idle = true;
+            } else if f.in_flight.is_none() && now >= f.backoff_until {
+                ready.push(leader);
+            }
+        }
+        if idle {
+            self.fetchers.retain(|_, f| !f.members.is_empty());
+        }
+        if ready.is_empty() {
+            return;
+        }
         let follower_over = self.follower_quota_exceeded(now);
         let mut requests = Vec::new();
         let mut throttled = BTreeSet::new();
-        let leaders: Vec<BrokerId> = self.fetchers.keys().copied().collect();
-        for leader in leaders {
-            let Some(fetcher) = self.fetchers.get(&leader) else { continue };
-            if fetcher.in_flight.is_some() || now < fetcher.backoff_until {
-                continue;
-            }
+        for leader in ready {
             let held_back = self.throttle_marks(leader, follower_over);
             let Some(fetcher) = self.fetchers.get_mut(&leader) else { continue };
             let data = build_fetch(&self.partitions, leader, fetcher, now, &held_back);

@@ -6,9 +6,11 @@ use crate::kafka::{Acks, BrokerId, Ms};
 use std::collections::BTreeMap;
 use std::fmt;
 
+pub mod consumer;
 pub mod semantics;
 pub mod throttle;
 
+pub use consumer::{AutoOffsetReset, ConsumerConfig};
 pub use semantics::Semantics;
 pub use throttle::{BrokerThrottleRates, ThrottledReplicas};
 
@@ -24,6 +26,8 @@ pub enum Scope {
     Topic,
     /// Producer client property.
     Producer,
+    /// Consumer client property (Kafka's `ConsumerConfig`).
+    Consumer,
     /// isrlab's lab property, not Kafka's: the simulated world (the network), named `net.*`.
     Lab,
 }
@@ -53,6 +57,8 @@ pub enum Kind {
     },
     /// `*` or a list of `partition:brokerId` pairs ([`ThrottledReplicas`]).
     ReplicaList,
+    /// One of a fixed set of words (`auto.offset.reset`: `earliest`, `latest`, `none`).
+    Choice(&'static [&'static str]),
 }
 
 /// One configuration property known to isrlab.
@@ -362,6 +368,69 @@ pub static PROPERTIES: &[Property] = &[
         doc: "a log segment is rolled once its records span this long (LogSegment.shouldRoll)",
     },
     Property {
+        name: "auto.offset.reset",
+        scope: Scope::Consumer,
+        default: "latest",
+        kind: Kind::Choice(&["earliest", "latest", "none"]),
+        doc: "where a consumer without a valid position starts: the log start, the HW, or nowhere (an error)",
+    },
+    Property {
+        name: "enable.auto.commit",
+        scope: Scope::Consumer,
+        default: "true",
+        kind: Kind::Bool,
+        doc: "a consumer in a group commits its positions every auto.commit.interval.ms (false without a group)",
+    },
+    Property {
+        name: "auto.commit.interval.ms",
+        scope: Scope::Consumer,
+        default: "5000",
+        kind: long(0, MAX_INT),
+        doc: "how often a group consumer commits its positions",
+    },
+    Property {
+        name: "fetch.min.bytes",
+        scope: Scope::Consumer,
+        default: "1",
+        kind: long(0, MAX_INT),
+        doc: "the leader parks a consumer fetch until this many bytes are below the HW",
+    },
+    Property {
+        name: "fetch.max.wait.ms",
+        scope: Scope::Consumer,
+        default: "500",
+        kind: long(0, MAX_INT),
+        doc: "how long the leader parks a consumer fetch that has fewer than fetch.min.bytes",
+    },
+    Property {
+        name: "max.partition.fetch.bytes",
+        scope: Scope::Consumer,
+        default: "1048576",
+        kind: long(0, MAX_INT),
+        doc: "bytes per partition in one consumer fetch (soft: one batch always comes)",
+    },
+    Property {
+        name: "fetch.max.bytes",
+        scope: Scope::Consumer,
+        default: "52428800",
+        kind: long(0, MAX_INT),
+        doc: "bytes in one consumer fetch response (soft)",
+    },
+    Property {
+        name: "max.poll.records",
+        scope: Scope::Consumer,
+        default: "500",
+        kind: long(1, MAX_INT),
+        doc: "records one poll() hands the application",
+    },
+    Property {
+        name: "session.timeout.ms",
+        scope: Scope::Consumer,
+        default: "45000",
+        kind: long(1, MAX_INT),
+        doc: "a group member not heard from for this long is removed from its group",
+    },
+    Property {
         name: "acks",
         scope: Scope::Producer,
         default: "all",
@@ -563,6 +632,8 @@ pub enum Value {
     Decimal(f64),
     /// A list of throttled replicas.
     Replicas(ThrottledReplicas),
+    /// One of a [`Kind::Choice`]'s words.
+    Choice(&'static str),
 }
 
 impl fmt::Display for Value {
@@ -573,6 +644,7 @@ impl fmt::Display for Value {
             Value::Acks(v) => write!(f, "{v}"),
             Value::Rate(v) | Value::Decimal(v) => write!(f, "{v}"),
             Value::Replicas(v) => write!(f, "{v}"),
+            Value::Choice(v) => f.write_str(v),
         }
     }
 }
@@ -631,7 +703,7 @@ impl Property {
     /// "Cannot update these configs dynamically" (`DynamicBrokerConfig.validateConfigs`).
     pub fn update_mode(&self) -> UpdateMode {
         match self.scope {
-            Scope::Producer => UpdateMode::Client,
+            Scope::Producer | Scope::Consumer => UpdateMode::Client,
             // A lab property changes the simulated world at once.
             Scope::BrokerAndTopic | Scope::Topic | Scope::Lab => UpdateMode::Dynamic,
             Scope::Broker if DYNAMIC_LOG_DEFAULTS.contains(&self.name) => UpdateMode::Dynamic,
@@ -693,6 +765,10 @@ impl Property {
                 _ => Err(bad(format!("a number from {min} to {max}"))),
             },
             Kind::ReplicaList => ThrottledReplicas::parse(text).map(Value::Replicas).map_err(bad),
+            Kind::Choice(words) => match words.iter().find(|w| **w == text) {
+                Some(w) => Ok(Value::Choice(w)),
+                None => Err(bad(words.join(", "))),
+            },
         }
     }
 }
@@ -703,6 +779,7 @@ fn scope_error(p: &'static Property, wanted: &'static str) -> ConfigError {
         Scope::BrokerAndTopic => "broker/topic",
         Scope::Topic => "topic",
         Scope::Producer => "producer",
+        Scope::Consumer => "consumer",
         Scope::Lab => "lab",
     };
     ConfigError::WrongScope { name: p.name, actual, wanted }
@@ -1441,13 +1518,16 @@ mod tests {
             Kind::Acks => if p.default == "1" { "0" } else { "1" }.to_string(),
             Kind::Rate | Kind::Decimal { .. } => "7".to_string(),
             Kind::ReplicaList => "*".to_string(),
+            Kind::Choice(words) => words.iter().find(|w| **w != p.default).unwrap_or(&p.default).to_string(),
         }
     }
 
     #[test]
     fn a_running_broker_takes_only_dynamic_properties() {
         let base = BrokerConfig::default();
-        for p in PROPERTIES.iter().filter(|p| !matches!(p.scope, Scope::Producer | Scope::Topic | Scope::Lab))
+        for p in PROPERTIES
+            .iter()
+            .filter(|p| !matches!(p.scope, Scope::Producer | Scope::Consumer | Scope::Topic | Scope::Lab))
         {
             let mut latest = BrokerConfig::default();
             latest.set(p.name, &other_value(p)).unwrap();
@@ -1483,6 +1563,12 @@ mod tests {
                     c.set(p.name, p.default).unwrap();
                     c.enable_idempotence_set = false;
                     assert_eq!(c, ProducerConfig::default(), "{} default differs", p.name);
+                }
+                Scope::Consumer => {
+                    let mut c = ConsumerConfig::default();
+                    c.set(p.name, p.default).unwrap();
+                    c.enable_auto_commit_set = false;
+                    assert_eq!(c, ConsumerConfig::default(), "{} default differs", p.name);
                 }
             }
             if p.scope == Scope::Broker {

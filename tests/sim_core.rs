@@ -93,6 +93,7 @@ fn single_partition(acks: Acks, min_isr: u32) -> ClusterSpec {
             topic: "t".into(),
             config: ProducerConfig { acks, rate: 0.0, ..Default::default() },
         }],
+        consumers: Vec::new(),
         net: Default::default(),
     }
 }

@@ -5,11 +5,12 @@ use super::events::EventLog;
 use super::handle::SimError;
 use super::net::Network;
 use super::node::NodeCore;
-use super::spec::{ClusterSpec, ProducerSpec};
+use super::spec::{ClusterSpec, ConsumerSpec, ProducerSpec};
 use super::world::{MEMORY_BUDGET_BYTES, World};
 use crate::sim::Outbox;
 use crate::sim::audit::Ledger;
 use crate::sim::broker::Broker;
+use crate::sim::consumer::ConsumerClient;
 use crate::sim::controller::QuorumController;
 use crate::sim::producer::ProducerClient;
 use crate::sim::protocol::{Message, NodeId};
@@ -41,6 +42,13 @@ pub(super) fn build_world(spec: &ClusterSpec, local: &LocalSet) -> Result<Rc<Wor
         }
         producers.push(new_producer(&mut controller, i as u32, p, spec.seed));
     }
+    let mut consumers = Vec::new();
+    for (i, c) in spec.consumers.iter().enumerate() {
+        if let Some(t) = c.topics.iter().find(|t| controller.topic(t).is_none()) {
+            return Err(SimError::UnknownTopic(t.clone()));
+        }
+        consumers.push(new_consumer(&mut controller, i as u32, c, spec.seed));
+    }
     let image = controller.full_image();
     let brokers: Vec<Broker> = spec
         .brokers
@@ -55,6 +63,7 @@ pub(super) fn build_world(spec: &ClusterSpec, local: &LocalSet) -> Result<Rc<Wor
     for p in &producers {
         p.borrow_mut().handle(0, Message::Metadata(image.clone()), &mut out);
     }
+
     let world = Rc::new(World {
         start: tokio::time::Instant::now(),
         seed: spec.seed,
@@ -77,7 +86,29 @@ pub(super) fn build_world(spec: &ClusterSpec, local: &LocalSet) -> Result<Rc<Wor
         world.add_node(local, NodeId::Producer(i as u32), NodeCore::Producer(p));
     }
     world.dispatch(NodeId::Controller, &mut out);
+    for (i, c) in consumers.into_iter().enumerate() {
+        let id = NodeId::Consumer(i as u32);
+        // Its first metadata, and the connections it opens on it, are its own sends.
+        c.borrow_mut().handle(0, Message::Metadata(image.clone()), &mut out);
+        world.add_node(local, id, NodeCore::Consumer(c));
+        world.dispatch(id, &mut out);
+    }
     Ok(world)
+}
+
+/// A consumer client for `spec` at `index`, registered with the controller for metadata
+/// pushes. Its random stream is its own (reconnect jitter).
+pub(crate) fn new_consumer(
+    controller: &mut QuorumController,
+    index: u32,
+    spec: &ConsumerSpec,
+    seed: u64,
+) -> Rc<RefCell<ConsumerClient>> {
+    controller.add_client(NodeId::Consumer(index));
+    let topics = spec.topics.iter().map(|t| t.as_str().into()).collect();
+    let client =
+        ConsumerClient::new(index, topics, spec.config.clone(), stream(seed, 10_000 + u64::from(index)));
+    Rc::new(RefCell::new(client))
 }
 
 pub(crate) fn new_producer(

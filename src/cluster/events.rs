@@ -64,7 +64,9 @@ pub fn level(kind: &EventKind) -> Level {
         | ProduceFailing { .. }
         | ProducersStopped { .. }
         | BrokerPowerLost { .. }
-        | UnflushedTailLost { .. } => Level::WARN,
+        | UnflushedTailLost { .. }
+        | ConsumerTruncationDetected { .. }
+        | ConsumerPartitionStopped { .. } => Level::WARN,
         LeaderChanged { kind: ElectionKind::Unclean, .. } | LeaderChanged { new_leader: None, .. } => {
             Level::WARN
         }
@@ -83,6 +85,7 @@ pub fn level(kind: &EventKind) -> Level {
         | Truncated { .. }
         | ProduceRecovered { .. }
         | ConfigChanged { .. }
+        | ConsumerOffsetReset { .. }
         | NetworkChanged { .. } => Level::INFO,
         _ => Level::DEBUG,
     }

@@ -61,6 +61,7 @@ fn node_code(node: NodeId) -> u64 {
         NodeId::Broker(b) => u64::from(b as u32),
         NodeId::Controller => u64::from(crate::sim::CONTROLLER_ID as u32),
         NodeId::Producer(p) => (1 << 31) | u64::from(p),
+        NodeId::Consumer(c) => (1 << 30) | u64::from(c),
     }
 }
 

@@ -432,6 +432,7 @@ mod tests {
             replica: 2,
             broker_epoch: 1,
             max_wait_ms: 500,
+            min_bytes: 1,
             partition_max_bytes: 1,
             max_bytes: 1,
             session: FetchMetadata::INITIAL,

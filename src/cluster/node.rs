@@ -1,10 +1,11 @@
 //! The node registry: every process of the simulated cluster, each with a role (what it
-//! does) and a process state (whether it runs). Controllers, brokers and producers are all
-//! nodes; consumers and wire clients will be new roles, not new collections.
+//! does) and a process state (whether it runs). Controllers, brokers, producers and consumers
+//! are all nodes; wire clients will be a new role, not a new collection.
 
 use super::wake::Mailbox;
 use crate::sim::Ms;
 use crate::sim::broker::Broker;
+use crate::sim::consumer::ConsumerClient;
 use crate::sim::controller::QuorumController;
 use crate::sim::producer::ProducerClient;
 use crate::sim::protocol::NodeId;
@@ -22,6 +23,8 @@ pub enum Role {
     Broker,
     /// A producer client.
     Producer,
+    /// A consumer client.
+    Consumer,
 }
 
 /// The operating-system view of a node's process. Fencing is not a process state: it is what
@@ -74,6 +77,7 @@ pub(crate) enum NodeCore {
     Controller(Rc<RefCell<QuorumController>>),
     Broker(Rc<RefCell<Broker>>),
     Producer(Rc<RefCell<ProducerClient>>),
+    Consumer(Rc<RefCell<ConsumerClient>>),
 }
 
 impl NodeCore {
@@ -83,6 +87,7 @@ impl NodeCore {
             NodeCore::Controller(_) => Role::Controller,
             NodeCore::Broker(_) => Role::Broker,
             NodeCore::Producer(_) => Role::Producer,
+            NodeCore::Consumer(_) => Role::Consumer,
         }
     }
 }

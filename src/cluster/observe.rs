@@ -10,11 +10,13 @@
 
 use super::node::ProcessState;
 use super::snapshot::{
-    BrokerStatus, BrokerView, PartitionHealth, PartitionView, Reach, ReplicaView, Snapshot, TopicView,
+    BrokerStatus, BrokerView, ConsumerLag, ConsumerStatus, ConsumerView, PartitionHealth, PartitionView,
+    Reach, ReplicaView, Snapshot, TopicView,
 };
 use super::world::World;
 use crate::cluster::events::IsrChanges;
 use crate::config::BrokerConfig;
+use crate::sim::audit::Ledger;
 use crate::sim::broker::Broker;
 use crate::sim::controller::QuorumController;
 use crate::sim::image::{MetadataImage, TopicImage};
@@ -70,6 +72,8 @@ pub(crate) fn snapshot(world: &World, cache: &mut ViewCache) -> Snapshot {
             view
         })
         .collect();
+    let consumers =
+        world.consumers().iter().map(|c| consumer_status(c.borrow().view(), &partitions, &ledger)).collect();
     let mut log = world.log.borrow_mut();
     Snapshot {
         seed: world.seed,
@@ -80,16 +84,37 @@ pub(crate) fn snapshot(world: &World, cache: &mut ViewCache) -> Snapshot {
         topics,
         partitions,
         producers,
+        consumers,
         broker_config: world.server_properties.borrow().clone(),
         rolling: world.rolling.get(),
         acked_lost: ledger.lost(),
         duplicates: ledger.duplicates(),
         reordered: ledger.reordered(),
+        seen_erased: ledger.seen_erased_total(),
         recent_events: log.recent(),
         event_count: log.count(),
         commands: log.commands(),
         scenario: None,
     }
+}
+
+/// A consumer's view with its lags behind each partition's leader HW and LEO (from the
+/// partition views) and its erased records (from the ledger).
+fn consumer_status(view: ConsumerView, partitions: &[Arc<PartitionView>], ledger: &Ledger) -> ConsumerStatus {
+    let lags = view
+        .partitions
+        .iter()
+        .map(|cp| {
+            let pv = partitions.binary_search_by(|p| p.tp.cmp(&cp.tp)).ok().map(|i| &partitions[i]);
+            let leo = pv.and_then(|p| {
+                let leader = p.leader?;
+                p.replica_views.iter().find(|r| r.broker == leader).map(|r| r.leo)
+            });
+            let behind = |end: Option<Offset>| Some((end? - cp.position?).max(0));
+            ConsumerLag { tp: cp.tp.clone(), behind_hw: behind(pv.map(|p| p.hw)), behind_leo: behind(leo) }
+        })
+        .collect();
+    ConsumerStatus { seen_erased: ledger.seen_erased(view.index), view, lags }
 }
 
 fn topic_view(seed: u64, t: &TopicImage, broker_config: &BrokerConfig) -> TopicView {

@@ -8,6 +8,7 @@ use crate::sim::protocol::LeaderRecoveryState;
 use crate::sim::{BrokerId, Epoch, Ms, Offset, SimTime, TopicPartition};
 use std::sync::Arc;
 
+pub use crate::sim::consumer::{ConsumerPartitionView, ConsumerView};
 pub use crate::sim::producer::ProducerView;
 
 /// The whole cluster at one instant.
@@ -31,6 +32,8 @@ pub struct Snapshot {
     pub partitions: Vec<Arc<PartitionView>>,
     /// Producers in index order.
     pub producers: Vec<ProducerView>,
+    /// Consumers in index order.
+    pub consumers: Vec<ConsumerStatus>,
     /// Cluster-wide broker config as stored (`server.properties`, what a broker reads at its
     /// next start); a running broker may still run with older static values (see
     /// [`BrokerView::restart_pending`]).
@@ -44,6 +47,8 @@ pub struct Snapshot {
     /// Acknowledged records written after a record of the same producer sent later
     /// (audit ledger, [`crate::sim::audit::Ledger::reordered`]).
     pub reordered: u64,
+    /// Records consumers read that were erased afterwards (audit ledger), all consumers.
+    pub seen_erased: u64,
     /// The most recent events, oldest first (at most a few hundred).
     pub recent_events: Arc<[ClusterEvent]>,
     /// How many events the run has produced in all.
@@ -52,6 +57,43 @@ pub struct Snapshot {
     pub commands: Arc<[super::events::AppliedCommand]>,
     /// The scenario being played, if any: its name and the sim time (ms) where it ends.
     pub scenario: Option<ScenarioInfo>,
+}
+
+/// One consumer as the dashboard and the expectations see it: its own view, and how far
+/// each of its partitions is behind the leader's HW and LEO.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ConsumerStatus {
+    /// The consumer's own state.
+    pub view: ConsumerView,
+    /// Records it read that were erased afterwards (audit ledger).
+    pub seen_erased: u64,
+    /// Per assigned partition, in order: its lag behind the leader's HW and LEO (records;
+    /// `None` while it has no position).
+    pub lags: Vec<ConsumerLag>,
+}
+
+impl ConsumerStatus {
+    /// Its lag behind the HW summed over its partitions (records; Kafka's `records-lag`
+    /// per partition is HW − position).
+    pub fn lag(&self) -> i64 {
+        self.lags.iter().filter_map(|l| l.behind_hw).sum()
+    }
+
+    /// Its position on `tp`, if it reads `tp` and has one.
+    pub fn position(&self, tp: &TopicPartition) -> Option<Offset> {
+        self.view.partitions.iter().find(|p| p.tp == *tp).and_then(|p| p.position)
+    }
+}
+
+/// How far one consumer is behind on one partition.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ConsumerLag {
+    /// The partition.
+    pub tp: TopicPartition,
+    /// Leader HW − position (records).
+    pub behind_hw: Option<i64>,
+    /// Leader LEO − position (records): what it would lag if it could read uncommitted data.
+    pub behind_leo: Option<i64>,
 }
 
 /// What the dashboard shows of a scenario opened with `--scenario`.

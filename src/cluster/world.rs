@@ -9,6 +9,7 @@ use super::wake::{Mailbox, Woken};
 use crate::config::BrokerConfig;
 use crate::sim::audit::Ledger;
 use crate::sim::broker::Broker;
+use crate::sim::consumer::ConsumerClient;
 use crate::sim::controller::QuorumController;
 use crate::sim::image::MetadataImage;
 use crate::sim::producer::ProducerClient;
@@ -126,6 +127,18 @@ impl Core for ProducerClient {
     }
 }
 
+impl Core for ConsumerClient {
+    fn handle(&mut self, now: Ms, _from: NodeId, msg: Message, out: &mut Outbox) {
+        ConsumerClient::handle(self, now, msg, out)
+    }
+    fn on_tick(&mut self, now: Ms, out: &mut Outbox) {
+        ConsumerClient::on_tick(self, now, out)
+    }
+    fn next_deadline(&self) -> Option<Ms> {
+        ConsumerClient::next_deadline(self)
+    }
+}
+
 /// Everything one simulation holds. Single-threaded: shared through `Rc`.
 pub(crate) struct World {
     pub start: Instant,
@@ -228,6 +241,18 @@ impl World {
             .collect()
     }
 
+    /// Every consumer's core, in index order.
+    pub fn consumers(&self) -> Vec<Rc<RefCell<ConsumerClient>>> {
+        let nodes = self.nodes.with_role(Role::Consumer);
+        nodes
+            .iter()
+            .filter_map(|n| match &n.core {
+                NodeCore::Consumer(c) => Some(c.clone()),
+                _ => None,
+            })
+            .collect()
+    }
+
     /// Carries out what a core asked for, at the current instant (µs): sends, events, ledger
     /// updates. Leaves `out` empty for the next turn (its buffers are kept).
     pub fn dispatch(&self, from: NodeId, out: &mut Outbox) {
@@ -241,12 +266,13 @@ impl World {
         }
         let events = &mut out.events;
         for acked in out.acked.drain(..) {
-            let leader = self.leader_of(&acked.tp);
-            let core = leader.and_then(|l| self.broker(l));
-            let broker = core.as_ref().map(|b| b.borrow());
-            let log = broker.as_ref().and_then(|b| b.partition(&acked.tp)).map(|p| &p.log);
-            let pair = leader.zip(log);
-            self.ledger.borrow_mut().on_acked(&acked, pair, events);
+            self.with_deciding_log(&acked.tp, |pair| self.ledger.borrow_mut().on_acked(&acked, pair, events));
+        }
+        for seen in out.seen.drain(..) {
+            self.with_deciding_log(&seen.tp, |pair| {
+                let log = pair.map(|(_, log)| log);
+                self.ledger.borrow_mut().on_seen(seen.consumer, &seen.tp, seen.base_offset, &seen.values, log)
+            });
         }
         for tp in out.touched.drain(..) {
             self.reconcile(&tp, events);
@@ -256,6 +282,20 @@ impl World {
             log.push(now, kind);
         }
         out.fsyncs = 0;
+    }
+
+    /// Calls `f` with the partition's leader in the published metadata and that leader's log
+    /// (the log that decides what is kept), if it has a leader hosting the partition.
+    fn with_deciding_log<R>(
+        &self,
+        tp: &TopicPartition,
+        f: impl FnOnce(Option<(BrokerId, &crate::sim::log::PartitionLog)>) -> R,
+    ) -> R {
+        let leader = self.leader_of(tp);
+        let core = leader.and_then(|l| self.broker(l));
+        let broker = core.as_ref().map(|b| b.borrow());
+        let log = broker.as_ref().and_then(|b| b.partition(tp)).map(|p| &p.log);
+        f(leader.zip(log))
     }
 
     /// The partition's leader in the published metadata.
@@ -301,6 +341,7 @@ impl World {
             NodeCore::Controller(c) => local.spawn(run_node(self.clone(), node.id, c.clone(), mailbox)),
             NodeCore::Broker(b) => local.spawn(run_node(self.clone(), node.id, b.clone(), mailbox)),
             NodeCore::Producer(p) => local.spawn(run_node(self.clone(), node.id, p.clone(), mailbox)),
+            NodeCore::Consumer(c) => local.spawn(run_node(self.clone(), node.id, c.clone(), mailbox)),
         };
         *node.task.borrow_mut() = Some(task);
         node.state.set(ProcessState::Running);
@@ -416,6 +457,7 @@ pub(crate) fn node_label(node: NodeId) -> String {
         NodeId::Broker(b) => format!("broker-{b}"),
         NodeId::Controller => "controller".into(),
         NodeId::Producer(p) => format!("producer-{p}"),
+        NodeId::Consumer(c) => format!("consumer-{c}"),
     }
 }
 

@@ -61,6 +61,9 @@ pub enum ErrorCode {
     FencedLeaderEpoch,
     /// 75: request epoch newer than the leader's.
     UnknownLeaderEpoch,
+    /// 78: a leader whose HW is still below its epoch's start offset cannot answer a
+    /// ListOffsets for the latest offset yet (KIP-207, R3.9; retriable).
+    OffsetNotAvailable,
     /// 79: a JoinGroup without a member id: the coordinator hands one out and asks the member to
     /// join again with it (KIP-394, `MemberIdRequiredException`).
     MemberIdRequired,
@@ -108,6 +111,7 @@ impl ErrorCode {
             FetchSessionIdNotFound => 70,
             InvalidFetchSessionEpoch => 71,
             FencedLeaderEpoch => 74,
+            OffsetNotAvailable => 78,
             UnknownLeaderEpoch => 75,
             MemberIdRequired => 79,
             PreferredLeaderNotAvailable => 80,
@@ -146,6 +150,7 @@ impl ErrorCode {
             FetchSessionIdNotFound => "FETCH_SESSION_ID_NOT_FOUND",
             InvalidFetchSessionEpoch => "INVALID_FETCH_SESSION_EPOCH",
             FencedLeaderEpoch => "FENCED_LEADER_EPOCH",
+            OffsetNotAvailable => "OFFSET_NOT_AVAILABLE",
             UnknownLeaderEpoch => "UNKNOWN_LEADER_EPOCH",
             MemberIdRequired => "MEMBER_ID_REQUIRED",
             PreferredLeaderNotAvailable => "PREFERRED_LEADER_NOT_AVAILABLE",
@@ -208,6 +213,7 @@ pub const ALL: &[ErrorCode] = &[
     ErrorCode::InvalidFetchSessionEpoch,
     ErrorCode::FencedLeaderEpoch,
     ErrorCode::UnknownLeaderEpoch,
+    ErrorCode::OffsetNotAvailable,
     ErrorCode::PreferredLeaderNotAvailable,
     ErrorCode::MemberIdRequired,
     ErrorCode::ElectionNotNeeded,

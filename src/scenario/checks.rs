@@ -32,8 +32,8 @@ pub fn check_topic_name(name: &str) -> Result<(), String> {
     assignment::validate_topic_name(name).map_err(|e| e.to_string())
 }
 
-/// Sets a broker-level or producer property on `spec`, routed by the registry's scope:
-/// producer properties go to every producer, lab ones (`net.*`) to the network, the rest to
+/// Sets a broker-level, producer or consumer property on `spec`, routed by the registry's
+/// scope: producer properties go to every producer, consumer ones to every consumer, lab ones (`net.*`) to the network, the rest to
 /// the cluster-wide broker config.
 /// Errors: unknown property (with close matches) or a bad value; nothing changes then.
 pub fn apply_setting(spec: &mut ClusterSpec, key: &str, value: &str) -> Result<(), ConfigError> {
@@ -41,6 +41,10 @@ pub fn apply_setting(spec: &mut ClusterSpec, key: &str, value: &str) -> Result<(
         Scope::Producer => {
             ProducerConfig::default().set(key, value)?;
             spec.producers.iter_mut().try_for_each(|p| p.config.set(key, value))
+        }
+        Scope::Consumer => {
+            crate::config::ConsumerConfig::default().set(key, value)?;
+            spec.consumers.iter_mut().try_for_each(|c| c.config.set(key, value))
         }
         Scope::Broker | Scope::BrokerAndTopic | Scope::Topic => spec.broker_config.set(key, value),
         Scope::Lab => spec.net.set(key, value),

@@ -4,7 +4,7 @@
 
 pub use super::compare::{Comparison, Op};
 use super::history::{EventPattern, History};
-use crate::cluster::snapshot::{BrokerState, PartitionView, ReplicaView, Snapshot};
+use crate::cluster::snapshot::{BrokerState, ConsumerStatus, PartitionView, ReplicaView, Snapshot};
 use crate::kafka::errors::ErrorCode;
 use crate::sim::producer::ProducerView;
 use crate::sim::protocol::LeaderRecoveryState;
@@ -154,6 +154,32 @@ impl ProducerNumber {
     }
 }
 
+/// A number a consumer reports (records), compared with [`Check::Consumer`].
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum ConsumerNumber {
+    /// `lag`: the leader HW minus its position, summed over its partitions.
+    Lag,
+    /// `seen_erased`: records it read that were erased afterwards (audit ledger).
+    SeenErased,
+}
+
+impl ConsumerNumber {
+    /// Its key in scenario files.
+    pub fn key(self) -> &'static str {
+        match self {
+            Self::Lag => "lag",
+            Self::SeenErased => "seen_erased",
+        }
+    }
+
+    fn read(self, c: &ConsumerStatus) -> i64 {
+        match self {
+            Self::Lag => c.lag(),
+            Self::SeenErased => saturating(c.seen_erased),
+        }
+    }
+}
+
 /// One fact to check.
 #[derive(Clone, PartialEq, Debug)]
 pub enum Check {
@@ -191,6 +217,10 @@ pub enum Check {
     },
     /// A record count of one producer (by index).
     Producer(u32, ProducerNumber, Comparison),
+    /// A consumer's (by index) position on a partition; `None`: its only partition.
+    ConsumerPosition(u32, Option<TopicPartition>, Comparison),
+    /// A record count of one consumer (by index).
+    Consumer(u32, ConsumerNumber, Comparison),
     /// A broker's state.
     Broker(BrokerId, BrokerState),
     /// Some event up to the check's instant matched.
@@ -294,6 +324,28 @@ fn check_producer(snap: &Snapshot, producer: u32, read: impl Fn(&ProducerView) -
     }
 }
 
+fn check_consumer(snap: &Snapshot, consumer: u32, read: impl Fn(&ConsumerStatus) -> Found) -> Found {
+    match snap.consumers.iter().find(|c| c.view.index == consumer) {
+        Some(c) => read(c),
+        None => (format!("no consumer {consumer}"), false),
+    }
+}
+
+/// A consumer's position on `tp`, or on its only partition.
+fn consumer_position(c: &ConsumerStatus, tp: Option<&TopicPartition>, want: &Comparison) -> Found {
+    let parts = &c.view.partitions;
+    let part = match tp {
+        Some(tp) => parts.iter().find(|p| p.tp == *tp),
+        None if parts.len() == 1 => parts.first(),
+        None => return (format!("{} assigned partitions (name one)", parts.len()), false),
+    };
+    match part.map(|p| p.position) {
+        Some(Some(pos)) => compare(want, pos),
+        Some(None) => ("no position yet".into(), false),
+        None => ("not assigned".into(), false),
+    }
+}
+
 fn check_cluster(check: &Check, snap: &Snapshot, history: &History) -> Found {
     match check {
         Check::AckedLost(want) => compare(want, saturating(snap.acked_lost)),
@@ -312,6 +364,12 @@ fn check_cluster(check: &Check, snap: &Snapshot, history: &History) -> Found {
         }),
         Check::Producer(producer, number, want) => {
             check_producer(snap, *producer, |p| compare(want, number.read(p)))
+        }
+        Check::ConsumerPosition(consumer, tp, want) => {
+            check_consumer(snap, *consumer, |c| consumer_position(c, tp.as_ref(), want))
+        }
+        Check::Consumer(consumer, number, want) => {
+            check_consumer(snap, *consumer, |c| compare(want, number.read(c)))
         }
         Check::Broker(id, want) => match snap.brokers.iter().find(|b| b.id == *id) {
             Some(b) => (b.state().to_string(), b.state() == *want),
@@ -363,6 +421,9 @@ impl Check {
             Check::UnderReplicated(_) => "under_replicated".into(),
             Check::ProducerErrors { producer, error, .. } => format!("producer {producer} errors {error}"),
             Check::Producer(producer, number, _) => format!("producer {producer} {}", number.key()),
+            Check::ConsumerPosition(consumer, Some(tp), _) => format!("consumer {consumer} position on {tp}"),
+            Check::ConsumerPosition(consumer, None, _) => format!("consumer {consumer} position"),
+            Check::Consumer(consumer, number, _) => format!("consumer {consumer} {}", number.key()),
             Check::Broker(id, _) => format!("broker {id} state"),
             Check::Event(_) => "event".into(),
         }
@@ -384,6 +445,8 @@ impl Check {
             | Check::OfflinePartitions(c)
             | Check::UnderReplicated(c)
             | Check::Producer(_, _, c)
+            | Check::ConsumerPosition(_, _, c)
+            | Check::Consumer(_, _, c)
             | Check::ProducerErrors { count: c, .. } => c.to_string(),
         }
     }

@@ -48,6 +48,10 @@ pub(super) struct RawExpect {
     acked: Option<Spanned<Value>>,
     failed: Option<Spanned<Value>>,
     lost: Option<Spanned<Value>>,
+    pub(super) consumer: Option<Spanned<u32>>,
+    pub(super) position: Option<Spanned<Value>>,
+    pub(super) lag: Option<Spanned<Value>>,
+    pub(super) seen_erased: Option<Spanned<Value>>,
     broker: Option<Spanned<Value>>,
     state: Option<Spanned<String>>,
     event: Option<Spanned<String>>,
@@ -97,6 +101,8 @@ pub(super) struct Names<'a> {
     pub over_time: &'a KnownOverTime,
     /// How many `[[producer]]` tables the file has.
     pub producers: usize,
+    /// How many `[[consumer]]` tables the file has.
+    pub consumers: usize,
 }
 
 /// Validates one `[[expect]]` into its checks, all due at its `time`.
@@ -125,6 +131,7 @@ pub(super) fn expectation(
         }
     }
     checks.extend(producer_checks(e, names.producers)?);
+    checks.extend(super::expect_consumer::consumer_checks(e, names, at)?);
     checks.extend(broker_check(e, known)?);
     if let Some(v) = &e.event {
         checks.push(Check::Event(EventPattern::new(v.get_ref()).map_err(|m| SpanError::new(v.span(), m))?));

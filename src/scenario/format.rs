@@ -3,6 +3,7 @@
 //! at the offending value. Later versions add fields; v1 files keep working.
 
 use super::checks::{self, Known, KnownOverTime};
+use super::consumer_table;
 use super::duration::{DURATION_HINT, TimeSpec, parse_time};
 use super::error::{LoadError, SpanError};
 use super::expect::Expectation;
@@ -82,6 +83,8 @@ struct RawScenario {
     #[serde(default)]
     producer: Vec<Spanned<Table>>,
     #[serde(default)]
+    consumer: Vec<Spanned<Table>>,
+    #[serde(default)]
     at: Vec<RawAction>,
     #[serde(default)]
     expect: Vec<Spanned<RawExpect>>,
@@ -151,7 +154,13 @@ fn build(raw: RawScenario) -> Res<Scenario> {
     let spec = cluster_spec(&raw)?;
     let mut over_time = KnownOverTime::new(Known::new(&spec));
     let timeline = timeline(&raw.at, &mut over_time, end)?;
-    let names = Names { over_time: &over_time, producers: spec.producers.len() };
+    // Consumers an `add-consumer` starts take the indices after the file's, in timeline order.
+    let added = timeline
+        .iter()
+        .filter(|a| a.refused.is_none() && matches!(a.command, Command::AddConsumer(_)))
+        .count();
+    let consumers = spec.consumers.len() + added;
+    let names = Names { over_time: &over_time, producers: spec.producers.len(), consumers };
     let mut expectations = Vec::new();
     for e in &raw.expect {
         expectations.extend(expectation(e, &names, end)?);
@@ -185,7 +194,9 @@ fn cluster_spec(raw: &RawScenario) -> Res<ClusterSpec> {
         topics.push(topic(t, &brokers, &placement)?);
     }
     let producers = raw.producer.iter().map(|p| producer(p, &topics)).collect::<Res<Vec<_>>>()?;
-    Ok(ClusterSpec { seed: raw.seed.unwrap_or(0), brokers, broker_config, topics, producers, net })
+    let consumers =
+        raw.consumer.iter().map(|c| consumer_table::consumer(c, &topics)).collect::<Res<Vec<_>>>()?;
+    Ok(ClusterSpec { seed: raw.seed.unwrap_or(0), brokers, broker_config, topics, producers, consumers, net })
 }
 
 fn end_time(v: &Spanned<Value>) -> Res<SimTime> {
@@ -278,7 +289,7 @@ pub(super) fn in_file_order(table: &Table) -> Vec<(&Spanned<String>, &Spanned<Va
 }
 
 /// Applies `"property" = value` entries through the registry, in order.
-fn apply_config<'a>(
+pub(super) fn apply_config<'a>(
     entries: impl IntoIterator<Item = (&'a Spanned<String>, &'a Spanned<Value>)>,
     mut set: impl FnMut(&str, &str) -> Result<(), ConfigError>,
 ) -> Res<()> {

@@ -3,10 +3,12 @@
 
 pub mod checks;
 pub mod compare;
+mod consumer_table;
 pub use crate::cluster::command;
 pub mod duration;
 pub mod error;
 pub mod expect;
+mod expect_consumer;
 mod expect_file;
 pub mod format;
 pub mod history;

@@ -33,21 +33,43 @@ impl Entry {
         self.base_offset + Offset::from(self.values.count())
     }
 
-    /// Whether this entry already holds all of `acked` (the same acknowledgement again).
-    fn covers(&self, acked: &AckedRecords) -> bool {
-        let end = acked.base_offset + Offset::from(acked.values.count());
-        self.base_offset <= acked.base_offset
+    /// Whether this entry already holds all of `values` at `base_offset..` (the same
+    /// acknowledgement, or the same records read, again).
+    fn covers(&self, base_offset: Offset, values: &Values) -> bool {
+        let end = base_offset + Offset::from(values.count());
+        self.base_offset <= base_offset
             && end <= self.end()
-            && self.values.span_eq(
-                (acked.base_offset - self.base_offset) as usize,
-                &acked.values,
-                0,
-                acked.values.len(),
-            )
+            && self.values.span_eq((base_offset - self.base_offset) as usize, values, 0, values.len())
     }
 }
 
 impl PartitionLedger {
+    /// Adds `values` at `base_offset..` unless one of the latest entries already holds them
+    /// (the same records again), and checks the new entry against `log` when given. Returns
+    /// `None` when nothing was added, else what of it `log` lacks.
+    fn add(&mut self, base_offset: Offset, values: &Values, log: Option<&PartitionLog>) -> Option<NewlyLost> {
+        let recent = self.entries.range(self.entries.len().saturating_sub(RECENT_ENTRIES)..);
+        let again = recent.into_iter().any(|e| e.covers(base_offset, values));
+        let (low, _) = values.bounds().filter(|_| !again)?;
+        let producer = producer_of(low);
+        self.entries.push_back(Entry { base_offset, values: values.clone(), lost: 0, producer });
+        let mut newly = NewlyLost::default();
+        if let Some(log) = log {
+            let last = self.entries.len() - 1;
+            newly = recheck(self.entries.range_mut(last..), log).1;
+        }
+        self.join_last_two();
+        Some(newly)
+    }
+
+    /// Drops entries wholly below `log`'s start offset and not lost: retention deleted them,
+    /// so no election can lose them any more.
+    fn retire(&mut self, log: &PartitionLog) {
+        while self.entries.front().is_some_and(|e| e.lost == 0 && e.end() <= log.log_start()) {
+            self.entries.pop_front();
+        }
+    }
+
     /// Joins the newest entry into the one before when both are wholly held, adjacent, and
     /// their payloads form one run: in steady state a partition's ledger is a handful of
     /// entries however many batches were acknowledged.
@@ -89,15 +111,16 @@ const RECENT_ENTRIES: usize = 64;
 /// How far back from a retried batch the ledger looks for its first copy (records).
 pub const DUPLICATE_SCAN: Offset = 100_000;
 
-/// Acknowledged records per partition, with loss and duplicate counts.
+/// Acknowledged records per partition, with loss and duplicate counts; and the records each
+/// consumer read, with how many of them were erased afterwards.
 #[derive(Clone, Debug, Default)]
 pub struct Ledger {
     partitions: BTreeMap<TopicPartition, PartitionLedger>,
+    /// What each consumer read, by (consumer, partition); `lost` counts the erased ones.
+    seen: BTreeMap<(u32, TopicPartition), PartitionLedger>,
     lost: u64,
     duplicates: u64,
     acked: u64,
-    /// Acknowledged records lost, per producer index.
-    lost_by_producer: BTreeMap<u32, u64>,
     /// Acknowledged records written after a record of the same producer that was sent later
     /// (see [`Ledger::reordered`]), per producer index.
     reordered: BTreeMap<u32, u64>,
@@ -173,24 +196,16 @@ impl NewlyLost {
     }
 }
 
-/// Re-checks entries against `log`: returns records restored and newly lost, and keeps
-/// `by_producer` (lost records per producer) in step.
-fn recheck<'a>(
-    entries: impl Iterator<Item = &'a mut Entry>,
-    log: &PartitionLog,
-    by_producer: &mut BTreeMap<u32, u64>,
-) -> (u64, NewlyLost) {
+/// Re-checks entries against `log`: returns records restored and newly lost.
+fn recheck<'a>(entries: impl Iterator<Item = &'a mut Entry>, log: &PartitionLog) -> (u64, NewlyLost) {
     let mut restored = 0;
     let mut newly = NewlyLost::default();
     for e in entries {
         let (now, first, last) = missing(log, e);
-        let lost = by_producer.entry(e.producer).or_default();
         if now < e.lost {
             restored += u64::from(e.lost - now);
-            *lost = lost.saturating_sub(u64::from(e.lost - now));
         } else if now > e.lost {
             newly.add(now - e.lost, first, last);
-            *lost += u64::from(now - e.lost);
         }
         e.lost = now;
     }
@@ -243,9 +258,11 @@ impl Ledger {
         self.duplicates
     }
 
-    /// Acknowledged records of producer `producer` (its index) lost.
+    /// Acknowledged records of producer `producer` (its index) lost, added up over the
+    /// entries (lost records are never retired).
     pub fn lost_by(&self, producer: u32) -> u64 {
-        self.lost_by_producer.get(&producer).copied().unwrap_or(0)
+        let entries = self.partitions.values().flat_map(|p| &p.entries);
+        entries.filter(|e| e.producer == producer).map(|e| u64::from(e.lost)).sum()
     }
 
     /// Acknowledged records that sit in their partition's log after a record of the same
@@ -268,9 +285,9 @@ impl Ledger {
         self.acked
     }
 
-    /// Acknowledged batches the ledger still watches (memory grows with this).
+    /// Acknowledged and consumed batches the ledger still watches (memory grows with this).
     pub fn entries(&self) -> usize {
-        self.partitions.values().map(|p| p.entries.len()).sum()
+        self.partitions.values().chain(self.seen.values()).map(|p| p.entries.len()).sum()
     }
 
     /// Bytes its entries take.
@@ -294,36 +311,57 @@ impl Ledger {
             self.find_earlier_copies(acked, log, events);
         }
         let p = self.partitions.entry(acked.tp.clone()).or_default();
-        let recent = p.entries.range(p.entries.len().saturating_sub(RECENT_ENTRIES)..);
-        let again = recent.into_iter().any(|e| e.covers(acked));
-        if !again && let Some((low, _)) = acked.values.bounds() {
-            let producer = producer_of(low);
+        let log = leader.map(|(_, log)| log);
+        if let Some(newly) = p.add(acked.base_offset, &acked.values, log) {
+            let producer = p.entries.back().map_or(0, |e| e.producer);
             let late = out_of_order(&mut p.order, producer, acked);
             if late > 0 {
                 *self.reordered.entry(producer).or_default() += late;
                 events.push(EventKind::AckedOutOfOrder { tp: acked.tp.clone(), producer, count: late });
             }
-            p.entries.push_back(Entry {
-                base_offset: acked.base_offset,
-                values: acked.values.clone(),
-                lost: 0,
-                producer,
-            });
             self.acked += acked.values.len() as u64;
-            if let Some((leader, log)) = leader {
-                let last = p.entries.len() - 1;
-                let (_, newly) = recheck(p.entries.range_mut(last..), log, &mut self.lost_by_producer);
+            if let Some((leader, _)) = leader {
                 self.report(&acked.tp, leader, newly, events);
             }
-            if let Some(p) = self.partitions.get_mut(&acked.tp) {
-                p.join_last_two();
-            }
         }
-        if let (Some((_, log)), Some(p)) = (leader, self.partitions.get_mut(&acked.tp)) {
-            while p.entries.front().is_some_and(|e| e.lost == 0 && e.end() <= log.log_start()) {
-                p.entries.pop_front();
-            }
+        if let (Some(log), Some(p)) = (log, self.partitions.get_mut(&acked.tp)) {
+            p.retire(log);
         }
+    }
+
+    /// Records that consumer `consumer` read `values` at `base_offset..` of `tp`; `log` is the
+    /// partition's deciding log, if it has a leader. Later checks count those of them the
+    /// deciding log no longer holds as seen and erased (a consumer read them below the HW and
+    /// an unclean election or a truncation erased them).
+    pub fn on_seen(
+        &mut self,
+        consumer: u32,
+        tp: &TopicPartition,
+        base_offset: Offset,
+        values: &Values,
+        log: Option<&PartitionLog>,
+    ) {
+        let p = self.seen.entry((consumer, tp.clone())).or_default();
+        if let Some(newly) = p.add(base_offset, values, log) {
+            p.lost += newly.count;
+        }
+        if let Some(log) = log {
+            p.retire(log);
+        }
+    }
+
+    /// Records consumer `consumer` read that were erased afterwards, in all partitions.
+    pub fn seen_erased(&self, consumer: u32) -> u64 {
+        self.seen
+            .range((consumer, TopicPartition::new("", 0))..)
+            .take_while(|((c, _), _)| *c == consumer)
+            .map(|(_, p)| p.lost)
+            .sum()
+    }
+
+    /// Records any consumer read that were erased afterwards.
+    pub fn seen_erased_total(&self) -> u64 {
+        self.seen.values().map(|p| p.lost).sum()
     }
 
     /// Re-checks a partition against the log of its current leader after an election or a
@@ -336,8 +374,14 @@ impl Ledger {
         log: &PartitionLog,
         events: &mut Vec<EventKind>,
     ) {
+        for ((_, seen_tp), p) in self.seen.iter_mut() {
+            if seen_tp == tp {
+                let (restored, newly) = recheck(p.entries.iter_mut(), log);
+                p.lost = p.lost - restored + newly.count;
+            }
+        }
         let Some(p) = self.partitions.get_mut(tp) else { return };
-        let (restored, newly) = recheck(p.entries.iter_mut(), log, &mut self.lost_by_producer);
+        let (restored, newly) = recheck(p.entries.iter_mut(), log);
         p.lost -= restored;
         self.lost -= restored;
         self.report(tp, leader, newly, events);

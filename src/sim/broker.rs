@@ -39,8 +39,9 @@ struct Fetcher {
     held_back: BTreeSet<TopicPartition>,
 }
 
-/// A parked fetch's key: the follower and the request's correlation id.
-type ParkKey = (BrokerId, u64);
+/// A parked fetch's key: the fetching node (a follower broker or a consumer) and the request's
+/// correlation id.
+type ParkKey = (NodeId, u64);
 
 /// A follower fetch the leader holds until data arrives or `replica.fetch.wait.max.ms` passes
 /// (Kafka's `DelayedFetch`).
@@ -154,6 +155,7 @@ macro_rules! ctx {
 }
 
 mod fetcher;
+mod serve_consumer;
 mod serve_fetch;
 mod throttle;
 
@@ -433,7 +435,9 @@ impl Broker {
             Message::AlterPartitionResponse { tp, result } => {
                 self.touch(now, &tp, |p, ctx| p.on_alter_partition_response(ctx, &result, out));
             }
-            Message::Fetch(req) => self.on_fetch(now, req, out),
+            Message::Fetch(req) => self.on_fetch(now, from, req, out),
+            Message::ListOffsets(req) => self.on_list_offsets(now, from, req, out),
+            Message::OffsetsForLeaderEpoch(req) => self.on_offsets_for_leader_epoch(from, req, out),
             Message::FetchResponse(resp) => self.on_fetch_response(now, resp, out),
             Message::Produce(req) => {
                 let _span = tracing::debug_span!("partition", tp = %req.tp).entered();

@@ -434,6 +434,48 @@ pub enum EventKind {
     },
     /// A rolling restart (`roll`) moved on.
     Roll(RollStep),
+    /// A consumer reset its position by `auto.offset.reset` (`SubscriptionState.maybeSeekUnvalidated`,
+    /// "Resetting offset for partition …").
+    ConsumerOffsetReset {
+        /// The consumer.
+        consumer: u32,
+        /// The partition.
+        tp: TopicPartition,
+        /// `earliest` or `latest`.
+        strategy: &'static str,
+        /// The new position.
+        offset: Offset,
+        /// Why: no position yet, OFFSET_OUT_OF_RANGE at `from`, or a truncation the leader
+        /// could not place.
+        why: String,
+    },
+    /// KIP-320: a consumer's position was past where the leader's log ends for the epoch of
+    /// the last record it consumed: the records it read from there on were erased
+    /// (`SubscriptionState.maybeCompleteValidation`, "Truncation detected for partition …").
+    ConsumerTruncationDetected {
+        /// The consumer.
+        consumer: u32,
+        /// The partition.
+        tp: TopicPartition,
+        /// Its position before.
+        position: Offset,
+        /// The leader's end offset for that epoch (`-1`: the leader knows no such epoch).
+        end_offset: Offset,
+        /// Where it goes on: the first offset known to diverge; `None` with
+        /// `auto.offset.reset=none` (a `LogTruncationException`, the partition stops).
+        reset_to: Option<Offset>,
+    },
+    /// A consumer stopped reading a partition: it has no valid position and
+    /// `auto.offset.reset=none` (Kafka throws `NoOffsetForPartitionException`,
+    /// `OffsetOutOfRangeException` or `LogTruncationException` from `poll()`).
+    ConsumerPartitionStopped {
+        /// The consumer.
+        consumer: u32,
+        /// The partition.
+        tp: TopicPartition,
+        /// Kafka's exception, in words.
+        error: String,
+    },
 }
 
 fn who(b: Option<BrokerId>) -> String {
@@ -650,6 +692,21 @@ impl fmt::Display for EventKind {
                 Ok(())
             }
             Roll(step) => write!(f, "{step}"),
+            ConsumerOffsetReset { consumer, tp, strategy, offset, why } => write!(
+                f,
+                "consumer {consumer} reset its position on {tp} to {offset} (auto.offset.reset={strategy}): {why}"
+            ),
+            ConsumerTruncationDetected { consumer, tp, position, end_offset, reset_to: Some(to) } => write!(
+                f,
+                "consumer {consumer} detected truncation on {tp} (KIP-320): its position {position} is past the leader's end {end_offset} for the epoch of its last record; the records it read from {to} on were erased; it goes on from {to}"
+            ),
+            ConsumerTruncationDetected { consumer, tp, position, end_offset, reset_to: None } => write!(
+                f,
+                "consumer {consumer} detected truncation on {tp} (KIP-320): its position {position} is past the leader's end {end_offset}; auto.offset.reset=none, so LogTruncationException: it stops reading {tp}"
+            ),
+            ConsumerPartitionStopped { consumer, tp, error } => {
+                write!(f, "consumer {consumer} stopped reading {tp}: {error}")
+            }
         }
     }
 }
@@ -660,6 +717,7 @@ fn node_name(node: NodeId) -> String {
         NodeId::Broker(b) => format!("broker {b}"),
         NodeId::Controller => "the controller".into(),
         NodeId::Producer(p) => format!("producer {p}"),
+        NodeId::Consumer(c) => format!("consumer {c}"),
     }
 }
 

@@ -224,12 +224,18 @@ impl PartitionLog {
     /// at least one when any exists (Kafka's soft limit, KIP-74, R2.3). Nothing below the log
     /// start.
     pub fn read(&self, offset: Offset, max_bytes: u64) -> Vec<RecordBatch> {
+        self.read_below(offset, max_bytes, Offset::MAX)
+    }
+
+    /// [`PartitionLog::read`] without any batch that reaches `max_offset` or past it: what a
+    /// consumer may see with `max_offset` = HW (`LocalLog.read` with `maxOffsetMetadata`).
+    pub fn read_below(&self, offset: Offset, max_bytes: u64, max_offset: Offset) -> Vec<RecordBatch> {
         let mut out = Vec::new();
         if offset < self.log_start {
             return out;
         }
         let mut bytes = 0u64;
-        for b in self.batches.from(offset) {
+        for b in self.batches.from(offset).take_while(|b| b.next_offset() <= max_offset) {
             bytes += u64::from(b.size_bytes);
             if !out.is_empty() && bytes > max_bytes {
                 break;

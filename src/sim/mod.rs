@@ -8,6 +8,7 @@ pub mod backoff;
 pub mod batches;
 pub mod broker;
 pub mod connections;
+pub mod consumer;
 pub mod controller;
 pub mod disk;
 pub mod error;
@@ -40,6 +41,8 @@ pub struct Outbox {
     /// Records that became acknowledged (producer side for acks=1/all, the leader's append
     /// for acks=0), for the audit ledger.
     pub acked: Vec<AckedRecords>,
+    /// Records a consumer read, for the audit ledger's `seen_erased`.
+    pub seen: Vec<SeenRecords>,
     /// Partitions whose log changed shape on some replica (it became leader, or truncated);
     /// the audit ledger re-checks them.
     pub touched: Vec<TopicPartition>,
@@ -65,6 +68,19 @@ pub struct AckedRecords {
     /// append): an earlier copy may be in the log, a duplicate (R5.9) unless idempotence
     /// deduplicated it.
     pub retried: bool,
+}
+
+/// Records a consumer read (handed to its application), with where they were.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct SeenRecords {
+    /// The consumer's index.
+    pub consumer: u32,
+    /// The partition.
+    pub tp: TopicPartition,
+    /// Offset of the first record.
+    pub base_offset: Offset,
+    /// Payload values, one per record, at consecutive offsets.
+    pub values: protocol::Values,
 }
 
 impl Outbox {

@@ -15,6 +15,8 @@ use crate::config::{BrokerConfig, TopicConfig};
 use crate::kafka::errors::ErrorCode;
 use std::collections::BTreeMap;
 
+mod serve_consumer;
+
 /// What a partition needs to know about its broker and the cluster to act.
 pub struct Ctx<'a> {
     /// Sim time (ms).
@@ -686,16 +688,7 @@ impl Partition {
     }
 
     fn check_fetch_epoch(&self, replica: BrokerId, fp: &FetchPartition) -> Result<(), ErrorCode> {
-        if !self.is_leader() {
-            return Err(ErrorCode::NotLeaderOrFollower);
-        }
-        let epoch = self.leader_epoch();
-        if fp.current_leader_epoch < epoch {
-            return Err(ErrorCode::FencedLeaderEpoch);
-        }
-        if fp.current_leader_epoch > epoch {
-            return Err(ErrorCode::UnknownLeaderEpoch);
-        }
+        self.check_leader_epoch(fp.current_leader_epoch)?;
         if !self.replicas().contains(&replica) {
             return Err(ErrorCode::NotLeaderOrFollower);
         }

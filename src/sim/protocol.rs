@@ -17,7 +17,13 @@ pub enum NodeId {
     Controller,
     /// A producer client, by index in the scenario's producer list.
     Producer(u32),
+    /// A consumer client, by index in the scenario's consumer list.
+    Consumer(u32),
 }
+
+/// The replica id a consumer's Fetch carries (Kafka's `FetchRequest.CONSUMER_REPLICA_ID`):
+/// not a broker, so the leader reads only below the HW and records no follower state.
+pub const CONSUMER_REPLICA_ID: BrokerId = -1;
 
 pub use crate::config::RECORD_BATCH_OVERHEAD;
 
@@ -365,12 +371,15 @@ pub struct FetchPartition {
 pub struct FetchRequest {
     /// Correlation id, echoed in the response.
     pub correlation_id: u64,
-    /// The fetching follower.
+    /// The fetching follower, or [`CONSUMER_REPLICA_ID`] for a consumer.
     pub replica: BrokerId,
     /// The follower's broker epoch (Fetch v15).
     pub broker_epoch: i64,
-    /// `replica.fetch.wait.max.ms`.
+    /// `replica.fetch.wait.max.ms` (a consumer's `fetch.max.wait.ms`).
     pub max_wait_ms: Ms,
+    /// `replica.fetch.min.bytes` (a consumer's `fetch.min.bytes`): the leader parks the fetch
+    /// until this many bytes are ready or `max_wait_ms` passes (`DelayedFetch.tryComplete`).
+    pub min_bytes: u64,
     /// `replica.fetch.max.bytes` per partition (soft: one batch is always returned).
     pub partition_max_bytes: u64,
     /// `replica.fetch.response.max.bytes`.
@@ -454,6 +463,65 @@ pub struct ProduceResponse {
     pub error_message: String,
 }
 
+/// Which offset a ListOffsets asks for (Kafka's `ListOffsetsRequest.EARLIEST_TIMESTAMP` and
+/// `LATEST_TIMESTAMP`).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum OffsetSpec {
+    /// The log start offset.
+    Earliest,
+    /// The last fetchable offset: the HW for READ_UNCOMMITTED.
+    Latest,
+}
+
+/// A consumer's ListOffsets for one partition.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct ListOffsetsRequest {
+    /// Correlation id, echoed in the response.
+    pub correlation_id: u64,
+    /// The partition.
+    pub tp: TopicPartition,
+    /// The leader epoch the consumer believes is current (KIP-320).
+    pub current_leader_epoch: Epoch,
+    /// Earliest or latest.
+    pub spec: OffsetSpec,
+}
+
+/// The answer to a ListOffsets.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct ListOffsetsResponse {
+    /// Echo of the request's correlation id.
+    pub correlation_id: u64,
+    /// The partition.
+    pub tp: TopicPartition,
+    /// The offset and the leader epoch of the answering leader, or the error.
+    pub result: Result<(Offset, Epoch), ErrorCode>,
+}
+
+/// A consumer's OffsetsForLeaderEpoch for one partition (KIP-320).
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct EpochRequest {
+    /// Correlation id, echoed in the response.
+    pub correlation_id: u64,
+    /// The partition.
+    pub tp: TopicPartition,
+    /// The leader epoch the consumer believes is current, for fencing.
+    pub current_leader_epoch: Epoch,
+    /// The epoch of the last record the consumer consumed.
+    pub leader_epoch: Epoch,
+}
+
+/// The answer to an OffsetsForLeaderEpoch.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct EpochResponse {
+    /// Echo of the request's correlation id.
+    pub correlation_id: u64,
+    /// The partition.
+    pub tp: TopicPartition,
+    /// The largest epoch at or below the asked one and where it ends on the leader (epoch
+    /// and offset `-1` when undefined), or the error.
+    pub result: Result<EpochEndOffset, ErrorCode>,
+}
+
 /// Everything that travels over the simulated network.
 #[derive(Clone, PartialEq, Debug)]
 pub enum Message {
@@ -526,6 +594,15 @@ pub enum Message {
     Produce(ProduceRequest),
     /// Leader → producer.
     ProduceResponse(ProduceResponse),
+    /// Consumer → leader: where a partition starts or ends (Kafka's ListOffsets with
+    /// `EARLIEST_TIMESTAMP` or `LATEST_TIMESTAMP`, isolation READ_UNCOMMITTED).
+    ListOffsets(ListOffsetsRequest),
+    /// Leader → consumer.
+    ListOffsetsResponse(ListOffsetsResponse),
+    /// Consumer → leader: where an epoch ends (KIP-320 position validation).
+    OffsetsForLeaderEpoch(EpochRequest),
+    /// Leader → consumer.
+    OffsetsForLeaderEpochResponse(EpochResponse),
     /// Client → broker: open a connection (Java `NetworkClient.initiateConnect`). The network
     /// answers it: [`Message::Connected`] while the broker's process runs and accepts
     /// connections, and [`Message::Disconnected`] with correlation id 0 (connection refused)
@@ -605,6 +682,10 @@ impl Message {
             Message::FetchResponse(_) => "FetchResponse",
             Message::Produce(_) => "Produce",
             Message::ProduceResponse(_) => "ProduceResponse",
+            Message::ListOffsets(_) => "ListOffsets",
+            Message::ListOffsetsResponse(_) => "ListOffsetsResponse",
+            Message::OffsetsForLeaderEpoch(_) => "OffsetsForLeaderEpoch",
+            Message::OffsetsForLeaderEpochResponse(_) => "OffsetsForLeaderEpochResponse",
             Message::Connect => "Connect",
             Message::Connected { .. } => "Connected",
             Message::Disconnected { .. } => "Disconnected",
@@ -616,6 +697,8 @@ impl Message {
         match self {
             Message::FetchResponse(f) => Some(f.correlation_id),
             Message::ProduceResponse(p) => Some(p.correlation_id),
+            Message::ListOffsetsResponse(r) => Some(r.correlation_id),
+            Message::OffsetsForLeaderEpochResponse(r) => Some(r.correlation_id),
             _ => None,
         }
     }
@@ -624,7 +707,14 @@ impl Message {
     /// produce request), as opposed to the controller's messages and answers on the
     /// receiver's own connections: a broker that does not listen yet refuses only these.
     pub fn is_inbound(&self) -> bool {
-        matches!(self, Message::Connect | Message::Fetch(_) | Message::Produce(_))
+        matches!(
+            self,
+            Message::Connect
+                | Message::Fetch(_)
+                | Message::Produce(_)
+                | Message::ListOffsets(_)
+                | Message::OffsetsForLeaderEpoch(_)
+        )
     }
 
     /// The correlation id of a request that expects a response, for bounces.
@@ -632,6 +722,8 @@ impl Message {
         match self {
             Message::Fetch(f) => Some(f.correlation_id),
             Message::Produce(p) if p.acks != Acks::Zero => Some(p.correlation_id),
+            Message::ListOffsets(r) => Some(r.correlation_id),
+            Message::OffsetsForLeaderEpoch(r) => Some(r.correlation_id),
             _ => None,
         }
     }

@@ -1,6 +1,6 @@
 //! What a run starts from: brokers, topics, producers, configs and the seed.
 
-use crate::config::{BrokerConfig, NetConfig, ProducerConfig, TopicConfig};
+use crate::config::{BrokerConfig, ConsumerConfig, NetConfig, ProducerConfig, TopicConfig};
 use crate::kafka::BrokerId;
 
 /// How replicas are placed when a topic is created (rule book §1).
@@ -39,6 +39,17 @@ pub struct ProducerSpec {
     pub config: ProducerConfig,
 }
 
+/// A consumer client to start.
+#[derive(Clone, PartialEq, Debug)]
+pub struct ConsumerSpec {
+    /// `group.id`; `None`: no group, it is assigned every partition of its topics (`assign()`).
+    pub group: Option<String>,
+    /// Topics it reads.
+    pub topics: Vec<String>,
+    /// Its configuration.
+    pub config: ConsumerConfig,
+}
+
 /// Everything a run starts from.
 #[derive(Clone, PartialEq, Debug)]
 pub struct ClusterSpec {
@@ -52,6 +63,8 @@ pub struct ClusterSpec {
     pub topics: Vec<TopicSpec>,
     /// Producers started at t=0.
     pub producers: Vec<ProducerSpec>,
+    /// Consumers started at t=0.
+    pub consumers: Vec<ConsumerSpec>,
     /// The network's lab properties (`net.*`) every link starts with.
     pub net: NetConfig,
 }
@@ -72,6 +85,7 @@ impl ClusterSpec {
                 config: TopicConfig::default(),
             }],
             producers: vec![ProducerSpec { topic: "test_repli".into(), config: ProducerConfig::default() }],
+            consumers: Vec::new(),
             net: NetConfig::default(),
         }
     }

@@ -92,6 +92,9 @@ pub fn is_important(kind: &EventKind) -> bool {
         TopicCreated { .. } | FetchPaused { .. } | FollowerStopped { .. } | ConfigChanged { .. } => false,
         FollowerCaughtUp { .. } => true,
         FollowerStarted { .. } => false,
+        ConsumerTruncationDetected { .. } | ConsumerPartitionStopped { .. } | ConsumerOffsetReset { .. } => {
+            true
+        }
         FetchSessionCreated { .. } | FetchSessionPartitionsAdded { .. } | FetchSessionRefused { .. } => false,
     }
 }
@@ -216,6 +219,7 @@ fn style_of(kind: &EventKind, theme: Theme) -> Style {
     match kind {
         AckedRecordsLost { .. } => theme.alarm(),
         BrokerCrashed { .. } | Truncated { .. } | ProduceFailing { .. } => theme.bad(),
+        ConsumerTruncationDetected { .. } | ConsumerPartitionStopped { .. } => theme.bad(),
         BrokerPowerLost { .. } | UnflushedTailLost { .. } | ProcessFrozen { .. } => theme.bad(),
         LeaderChanged { new_leader: None, .. } | LeaderChanged { kind: ElectionKind::Unclean, .. } => {
             theme.bad()

@@ -18,6 +18,7 @@ impl fmt::Display for End {
             NodeId::Broker(b) => write!(f, "{b}"),
             NodeId::Controller => f.write_str("controller"),
             NodeId::Producer(p) => write!(f, "producer-{p}"),
+            NodeId::Consumer(c) => write!(f, "consumer-{c}"),
         }
     }
 }

@@ -5,6 +5,7 @@
 //! crash B | shutdown B | restart B
 //! set KEY=VALUE | set topic T KEY=VALUE | set producer KEY=VALUE
 //! produce T N
+//! add-consumer T[,T…] [group=G] [KEY=VALUE…]
 //! pause-fetch B | resume-fetch B
 //! create-topic T P RF
 //! cut A B | cut-oneway A B | heal A B | isolate B | heal-all
@@ -24,6 +25,7 @@
 //! once in the `commands!` table below; a new command adds a file and a line, not a branch to a
 //! central `match`.
 
+pub mod add_consumer;
 pub mod bounce;
 mod catalog;
 pub mod crash;
@@ -184,6 +186,8 @@ commands! {
     Set(set::Set),
     /// Hand N records to a topic's producer now (`produce T N`).
     Produce(produce::Produce),
+    /// Start a consumer (`add-consumer T[,T…] [group=G] [KEY=VALUE…]`).
+    AddConsumer(add_consumer::AddConsumer),
     /// Pause or resume a broker's follower fetchers (`pause-fetch B`, `resume-fetch B`).
     Fetch(fetch::Fetch),
     /// Create a topic (`create-topic T P RF`).

@@ -9,6 +9,10 @@ use crate::sim::protocol::{FetchRequest, FetchResponse, Message, NodeId};
 use crate::sim::{BrokerId, Ms, Outbox, TopicPartition};
 use std::collections::{BTreeMap, BTreeSet};
 
+/// `replica.fetch.min.bytes` (Kafka's default, 1 byte): a follower fetch completes as soon as
+/// any record is ready. isrlab does not make it settable.
+pub const REPLICA_FETCH_MIN_BYTES: u64 = 1;
+
 impl Broker {
     /// Sends one Fetch per leader whose fetcher is idle (R2.3, R2.5): a full fetch listing
     /// every partition it follows from that leader when its session must (re)start, else an
@@ -72,6 +76,7 @@ impl Broker {
                     replica: self.id,
                     broker_epoch: self.broker_epoch,
                     max_wait_ms: self.config.replica_fetch_wait_max_ms,
+                    min_bytes: REPLICA_FETCH_MIN_BYTES,
                     partition_max_bytes: self.config.replica_fetch_max_bytes,
                     max_bytes: self.config.replica_fetch_response_max_bytes,
                     session: data.metadata,

@@ -1,29 +1,49 @@
-//! The leader side of follower fetches (R2.4, R2.6, KIP-227): Kafka's `KafkaApis.handleFetchRequest`
+//! The leader side of fetches (R2.4, R2.6, R3.8, KIP-227): Kafka's `KafkaApis.handleFetchRequest`
 //! with `FetchManager.newContext`, `ReplicaManager.fetchMessages` and the fetch purgatory
 //! (`DelayedFetch`). A fetch costs the partitions it lists plus those of its session that
-//! changed since; idle ones are not read.
+//! changed since; idle ones are not read. A consumer's fetch (replica id
+//! [`CONSUMER_REPLICA_ID`]) goes the same way, parked by the same purgatory, but reads only
+//! below the HW (`FetchIsolation.HIGH_WATERMARK`), records no follower state and is never
+//! throttled (the replication quotas apply to follower fetches only).
 
 use super::{Broker, ParkKey, ParkedFetch};
 use crate::kafka::errors::ErrorCode;
 use crate::sim::events::EventKind;
 use crate::sim::fetch_session::{FetchContext, INVALID_SESSION_ID};
-use crate::sim::protocol::{FetchPartition, FetchRequest, FetchResponse, FetchedPartition, Message, NodeId};
+use crate::sim::protocol::{
+    CONSUMER_REPLICA_ID, FetchPartition, FetchRequest, FetchResponse, FetchedData, FetchedPartition, Message,
+    NodeId,
+};
 use crate::sim::{BrokerId, Ms, Outbox};
 
-/// Whether a partition's result lets a fetch answer at once rather than wait: records, a
-/// diverging epoch, an error, or a log start beyond the fetch offset (`DelayedFetch.tryComplete`).
-fn has_news(fp: &FetchPartition, result: &Result<crate::sim::protocol::FetchedData, ErrorCode>) -> bool {
+/// Whether a partition's result lets a fetch answer at once whatever its size: a diverging
+/// epoch, an error, or a log start beyond the fetch offset (`DelayedFetch.tryComplete`).
+fn has_news(fp: &FetchPartition, result: &Result<FetchedData, ErrorCode>) -> bool {
     match result {
-        Ok(d) => d.diverging_epoch.is_some() || !d.batches.is_empty() || d.log_start_offset > fp.fetch_offset,
+        Ok(d) => d.diverging_epoch.is_some() || d.log_start_offset > fp.fetch_offset,
         Err(_) => true,
     }
 }
 
+/// Bytes of records a partition's result carries, towards the fetch's `min_bytes`.
+fn record_bytes(result: &Result<FetchedData, ErrorCode>) -> u64 {
+    result.as_ref().map_or(0, |d| d.batches.iter().map(|b| u64::from(b.size_bytes)).sum())
+}
+
+/// Whether a fetch with these results answers at once: its wait is 0, it lists nothing,
+/// a partition has news, or its records reach `min_bytes` (`DelayedFetch.tryComplete`,
+/// `ReplicaManager.fetchMessages`: `bytesReadable >= params.minBytes`).
+fn answers_now(req: &FetchRequest, listed: &[FetchPartition], results: &[FetchedPartition]) -> bool {
+    let news = listed.iter().zip(results).any(|(fp, r)| has_news(fp, &r.result));
+    let bytes: u64 = results.iter().map(|r| record_bytes(&r.result)).sum();
+    req.max_wait_ms == 0 || news || bytes >= req.min_bytes.max(1)
+}
+
 impl Broker {
-    /// A follower's Fetch: its session decides what to read (`FetchManager.newContext`); the
-    /// answer goes at once if anything is ready, else the fetch is parked for
-    /// `replica.fetch.wait.max.ms`.
-    pub(super) fn on_fetch(&mut self, now: Ms, req: FetchRequest, out: &mut Outbox) {
+    /// A Fetch from a follower or a consumer (`from`): its session decides what to read
+    /// (`FetchManager.newContext`); the answer goes at once if enough is ready, else the fetch
+    /// is parked for its `max_wait_ms`.
+    pub(super) fn on_fetch(&mut self, now: Ms, from: NodeId, req: FetchRequest, out: &mut Outbox) {
         let (context, added) =
             self.purgatory.sessions.new_context(now, req.session, &req.partitions, &req.forgotten);
         if !added.is_empty()
@@ -38,10 +58,10 @@ impl Broker {
         }
         match context {
             FetchContext::Error(error) => {
-                self.send_fetch_response(now, &req, Some(error), 0, Vec::new(), out)
+                self.send_fetch_response(now, from, &req, Some(error), 0, Vec::new(), out)
             }
-            FetchContext::Incremental(id) => self.serve_incremental(now, id, req, out),
-            FetchContext::Full | FetchContext::Sessionless => self.serve_listed(now, req, context, out),
+            FetchContext::Incremental(id) => self.serve_incremental(now, from, id, req, out),
+            FetchContext::Full | FetchContext::Sessionless => self.serve_listed(now, from, req, context, out),
         }
     }
 
@@ -63,6 +83,9 @@ impl Broker {
     ) -> FetchedPartition {
         let _span = tracing::trace_span!("partition", tp = %fp.tp).entered();
         let (replica, epoch) = (req.replica, req.broker_epoch);
+        if replica == CONSUMER_REPLICA_ID {
+            return self.read_for_consumer(req, fp);
+        }
         let result = match stale {
             true => None,
             false => self.touch(now, &fp.tp, |p, ctx| p.on_follower_fetch(ctx, replica, epoch, fp, out)),
@@ -75,20 +98,34 @@ impl Broker {
         fetched
     }
 
+    /// A consumer's read of one partition: records below the HW only (R3.8,
+    /// `Partition.fetchRecords` with `FetchIsolation.HIGH_WATERMARK`).
+    fn read_for_consumer(&self, req: &FetchRequest, fp: &FetchPartition) -> FetchedPartition {
+        let result = match self.partitions.get(&fp.tp) {
+            Some(p) => p.read_for_consumer(fp, req.partition_max_bytes),
+            None => Err(ErrorCode::NotLeaderOrFollower),
+        };
+        FetchedPartition { tp: fp.tp.clone(), result }
+    }
+
     /// A full or sessionless fetch: every listed partition is read and answered.
-    fn serve_listed(&mut self, now: Ms, req: FetchRequest, context: FetchContext, out: &mut Outbox) {
+    fn serve_listed(
+        &mut self,
+        now: Ms,
+        from: NodeId,
+        req: FetchRequest,
+        context: FetchContext,
+        out: &mut Outbox,
+    ) {
         let stale = self.is_stale_incarnation(&req);
-        let mut ready = req.partitions.is_empty() || req.max_wait_ms == 0;
         let mut results = Vec::with_capacity(req.partitions.len());
         for fp in &req.partitions {
-            let r = self.read_for_follower(now, &req, fp, stale, out);
-            ready |= has_news(fp, &r.result);
-            results.push(r);
+            results.push(self.read_for_follower(now, &req, fp, stale, out));
         }
-        if ready {
-            return self.respond_listed(now, &req, context, results, out);
+        if req.partitions.is_empty() || answers_now(&req, &req.partitions, &results) {
+            return self.respond_listed(now, from, &req, context, results, out);
         }
-        let key = (req.replica, req.correlation_id);
+        let key = (from, req.correlation_id);
         for (i, fp) in req.partitions.iter().enumerate() {
             self.purgatory.by_partition.entry(fp.tp.clone()).or_default().insert((key, i));
         }
@@ -100,13 +137,14 @@ impl Broker {
     fn respond_listed(
         &mut self,
         now: Ms,
+        to: NodeId,
         req: &FetchRequest,
         context: FetchContext,
         results: Vec<FetchedPartition>,
         out: &mut Outbox,
     ) {
         let mut session_id = INVALID_SESSION_ID;
-        if context == FetchContext::Full {
+        if context == FetchContext::Full && req.replica != CONSUMER_REPLICA_ID {
             let slots = self.config.max_incremental_fetch_session_cache_slots as usize;
             session_id =
                 self.purgatory.sessions.maybe_create(now, req.replica, slots, &req.partitions, &results);
@@ -120,20 +158,18 @@ impl Broker {
                 });
             }
         }
-        self.send_fetch_response(now, req, None, session_id, results, out);
+        self.send_fetch_response(now, to, req, None, session_id, results, out);
     }
 
     /// An incremental fetch: reads the session's pending partitions (those listed, changed on
     /// this broker, or not idle); partitions found idle leave the pending set and cost
     /// nothing until they change.
-    fn serve_incremental(&mut self, now: Ms, id: u32, req: FetchRequest, out: &mut Outbox) {
+    fn serve_incremental(&mut self, now: Ms, from: NodeId, id: u32, req: FetchRequest, out: &mut Outbox) {
         let stale = self.is_stale_incarnation(&req);
         let pending = self.session_requests(id);
-        let mut ready = req.max_wait_ms == 0;
         let mut results = Vec::with_capacity(pending.len());
         for fp in &pending {
             let r = self.read_for_follower(now, &req, fp, stale, out);
-            ready |= has_news(fp, &r.result);
             if !stale {
                 self.maybe_idle(id, req.replica, fp, &r);
             }
@@ -144,10 +180,10 @@ impl Broker {
         {
             s.record_fetch(now);
         }
-        if ready {
-            return self.respond_incremental(now, &req, id, results, out);
+        if answers_now(&req, &pending, &results) {
+            return self.respond_incremental(now, from, &req, id, results, out);
         }
-        let key = (req.replica, req.correlation_id);
+        let key = (from, req.correlation_id);
         self.purgatory.by_session.insert(id, key);
         self.park(now, key, req, FetchContext::Incremental(id));
     }
@@ -176,6 +212,7 @@ impl Broker {
     fn respond_incremental(
         &mut self,
         now: Ms,
+        to: NodeId,
         req: &FetchRequest,
         id: u32,
         results: Vec<FetchedPartition>,
@@ -184,6 +221,7 @@ impl Broker {
         let Some(s) = self.purgatory.sessions.get_mut(id) else {
             return self.send_fetch_response(
                 now,
+                to,
                 req,
                 Some(ErrorCode::FetchSessionIdNotFound),
                 0,
@@ -195,20 +233,25 @@ impl Broker {
             .into_iter()
             .filter(|r| s.partitions.get_mut(&r.tp).is_some_and(|c| c.must_respond(r)))
             .collect();
-        self.send_fetch_response(now, req, None, id, included, out);
+        self.send_fetch_response(now, to, req, None, id, included, out);
     }
 
-    /// Sends the answer, recording the bytes of its leader-throttled partitions.
+    /// Sends the answer to `to`, recording the bytes of its leader-throttled partitions (a
+    /// follower's only: `KafkaApis` records them when `fetchRequest.isFromFollower`).
+    #[allow(clippy::too_many_arguments)]
     fn send_fetch_response(
         &mut self,
         now: Ms,
+        to: NodeId,
         req: &FetchRequest,
         error: Option<ErrorCode>,
         session_id: u32,
         partitions: Vec<FetchedPartition>,
         out: &mut Outbox,
     ) {
-        self.record_leader_throttled(now, &partitions);
+        if req.replica != CONSUMER_REPLICA_ID {
+            self.record_leader_throttled(now, &partitions);
+        }
         let resp = FetchResponse {
             correlation_id: req.correlation_id,
             leader: self.id,
@@ -216,7 +259,7 @@ impl Broker {
             session_id,
             partitions,
         };
-        out.send(NodeId::Broker(req.replica), Message::FetchResponse(resp));
+        out.send(to, Message::FetchResponse(resp));
     }
 
     fn park(&mut self, now: Ms, key: ParkKey, request: FetchRequest, context: FetchContext) {
@@ -230,7 +273,11 @@ impl Broker {
         let Some(pf) = self.purgatory.parked.remove(&key) else { return };
         self.purgatory.deadlines.remove(&(pf.deadline, key));
         let replica = pf.request.replica;
+        let to = key.0;
         let read = |b: &mut Self, fp: &FetchPartition| {
+            if replica == CONSUMER_REPLICA_ID {
+                return b.read_for_consumer(&pf.request, fp);
+            }
             let mut r = match b.partitions.get(&fp.tp) {
                 Some(p) => p.read_for_parked(&b.ctx_for(now, &fp.tp), replica, fp),
                 None => FetchedPartition { tp: fp.tp.clone(), result: Err(ErrorCode::NotLeaderOrFollower) },
@@ -241,7 +288,7 @@ impl Broker {
         if let FetchContext::Incremental(id) = pf.context {
             self.purgatory.by_session.remove(&id);
             let results = self.session_requests(id).iter().map(|fp| read(self, fp)).collect();
-            return self.respond_incremental(now, &pf.request, id, results, out);
+            return self.respond_incremental(now, to, &pf.request, id, results, out);
         }
         for (i, fp) in pf.request.partitions.iter().enumerate() {
             if let Some(keys) = self.purgatory.by_partition.get_mut(&fp.tp) {
@@ -252,7 +299,7 @@ impl Broker {
             }
         }
         let results = pf.request.partitions.iter().map(|fp| read(self, fp)).collect();
-        self.respond_listed(now, &pf.request, pf.context, results, out);
+        self.respond_listed(now, to, &pf.request, pf.context, results, out);
     }
 
     /// Completes the parked fetches whose wait ran out.
@@ -278,7 +325,7 @@ impl Broker {
                 s.pending.insert(tp.clone());
                 let fp = s.partitions.get(tp).map(|c| c.request.clone());
                 if let (Some(&key), Some(fp)) = (self.purgatory.by_session.get(&id), fp)
-                    && self.parked_partition_ready(now, key.0, &fp)
+                    && self.parked_fetch_ready(now, key, &fp)
                 {
                     ready.insert(key);
                 }
@@ -294,7 +341,7 @@ impl Broker {
                 })
                 .collect();
             for (key, fp) in listed {
-                if self.parked_partition_ready(now, key.0, &fp) {
+                if self.parked_fetch_ready(now, key, &fp) {
                     ready.insert(key);
                 }
             }
@@ -302,5 +349,25 @@ impl Broker {
         for key in ready {
             self.complete_parked(now, key, out);
         }
+    }
+
+    /// Whether the parked fetch `key` may complete now that its partition `fp` changed. A
+    /// follower's: `fp` moved or has records it may take ([`Broker::parked_partition_ready`]).
+    /// A consumer's: `fp` moved, or every partition it lists together holds at least its
+    /// `min_bytes` below the HW (`DelayedFetch.tryComplete` sums the bytes of all of them).
+    fn parked_fetch_ready(&mut self, now: Ms, key: ParkKey, fp: &FetchPartition) -> bool {
+        let Some(pf) = self.purgatory.parked.get(&key) else { return false };
+        if pf.request.replica != CONSUMER_REPLICA_ID {
+            let replica = pf.request.replica;
+            return self.parked_partition_ready(now, replica, fp);
+        }
+        let moved = self.partitions.get(&fp.tp).is_none_or(|p| !p.leads_in(fp.current_leader_epoch));
+        if moved {
+            return true;
+        }
+        let req = &pf.request;
+        let results: Vec<FetchedPartition> =
+            req.partitions.iter().map(|p| self.read_for_consumer(req, p)).collect();
+        answers_now(req, &req.partitions, &results)
     }
 }

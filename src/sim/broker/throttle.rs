@@ -251,6 +251,7 @@ mod tests {
             replica,
             broker_epoch: 1,
             max_wait_ms: 500,
+            min_bytes: 1,
             partition_max_bytes: 1 << 20,
             max_bytes: 10 << 20,
             // Sessionless (epoch FINAL): each fetch stands alone.

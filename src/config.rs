@@ -12,7 +12,7 @@ pub mod throttle;
 
 pub use consumer::{AutoOffsetReset, ConsumerConfig};
 pub use semantics::Semantics;
-pub use throttle::{BrokerThrottleRates, ThrottledReplicas};
+pub use throttle::{BrokerThrottleRates, ThrottledReplicas, with_partition};
 
 /// Where a property can be set.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -829,6 +829,10 @@ pub struct BrokerConfig {
     /// Per-broker `leader/follower.replication.throttled.rate` (`set broker B ...`), over
     /// the two cluster-wide values above.
     pub throttle_rates_by_broker: BTreeMap<BrokerId, BrokerThrottleRates>,
+    /// Every other property set for one broker (`set broker B KEY=VALUE`, `kafka-configs.sh
+    /// --entity-type brokers --entity-name B`), as (name, value text) in the order set, one
+    /// entry per name; [`BrokerConfig::for_broker`] applies them over the cluster-wide values.
+    pub overrides_by_broker: BTreeMap<BrokerId, Vec<(&'static str, String)>>,
     /// `replication.quota.window.num` (samples).
     pub replication_quota_window_num: u32,
     /// `replication.quota.window.size.seconds` (s).
@@ -897,6 +901,7 @@ impl Default for BrokerConfig {
             leader_replication_throttled_rate: i64::MAX as u64,
             follower_replication_throttled_rate: i64::MAX as u64,
             throttle_rates_by_broker: BTreeMap::new(),
+            overrides_by_broker: BTreeMap::new(),
             replication_quota_window_num: 11,
             replication_quota_window_size_seconds: 1,
             replica_fetch_backoff_ms: 1000,
@@ -1014,25 +1019,53 @@ impl BrokerConfig {
     }
 
     /// Sets a property for broker `broker` alone (`kafka-configs.sh --entity-type brokers
-    /// --entity-name B`). isrlab keeps per-broker values only for the replication throttle
-    /// rates, Kafka's per-broker quota configs.
+    /// --entity-name B`, a per-broker entry of `DynamicBrokerConfig`): the replication throttle
+    /// rates (Kafka's per-broker quota configs) in [`Self::throttle_rates_by_broker`], any other
+    /// broker property in [`Self::overrides_by_broker`], checked against the result
+    /// ([`Self::for_broker`] then [`Self::validate`]). Whether it acts at once or at the
+    /// broker's next start is the property's [`Property::update_mode`].
     ///
-    /// Errors: unknown name, bad value, or any other property ([`ConfigError::Conflict`]).
+    /// Errors: unknown name, bad value, a property that is not a broker's (producer, topic,
+    /// lab), or one the controller reads ([`ConfigError::Conflict`]: it has no per-broker
+    /// meaning); nothing changes then.
     pub fn set_for_broker(&mut self, broker: BrokerId, name: &str, text: &str) -> Result<(), ConfigError> {
         let p = lookup(name)?;
-        if !DYNAMIC_QUOTA_CONFIGS.contains(&p.name) {
+        if DYNAMIC_QUOTA_CONFIGS.contains(&p.name) {
+            let v = as_u64(p.parse(text)?);
+            let rates = self.throttle_rates_by_broker.entry(broker).or_default();
+            match p.name {
+                "leader.replication.throttled.rate" => rates.leader = Some(v),
+                _ => rates.follower = Some(v),
+            }
+            return Ok(());
+        }
+        if matches!(p.scope, Scope::Producer | Scope::Consumer | Scope::Topic | Scope::Lab) {
+            return Err(scope_error(p, "on brokers"));
+        }
+        if READ_BY_CONTROLLER.contains(&p.name) {
             return Err(ConfigError::Conflict(format!(
-                "`{}` cannot be set for one broker: isrlab sets only leader.replication.throttled.rate and follower.replication.throttled.rate per broker (use `set {}=...` for every broker)",
+                "`{}` is read by the controller, not by broker {broker}: set it for every broker with `set {}=...`",
                 p.name, p.name
             )));
         }
-        let v = as_u64(p.parse(text)?);
-        let rates = self.throttle_rates_by_broker.entry(broker).or_default();
-        match p.name {
-            "leader.replication.throttled.rate" => rates.leader = Some(v),
-            _ => rates.follower = Some(v),
-        }
+        let mut next = self.clone();
+        let list = next.overrides_by_broker.entry(broker).or_default();
+        list.retain(|(n, _)| *n != p.name);
+        list.push((p.name, text.to_string()));
+        next.for_broker(broker).validate()?;
+        *self = next;
         Ok(())
+    }
+
+    /// Broker `broker`'s own config: the cluster-wide values with its per-broker overrides
+    /// applied (Kafka's `DynamicBrokerConfig`: a broker's own entry wins over the cluster
+    /// default). Overrides were checked when set, so none fails here.
+    pub fn for_broker(&self, broker: BrokerId) -> BrokerConfig {
+        let mut config = self.clone();
+        for (name, text) in self.overrides_by_broker.get(&broker).into_iter().flatten() {
+            _ = config.set(name, text);
+        }
+        config
     }
 
     /// Sets a broker-level property from text. Errors: unknown name, bad value, or a
@@ -1695,8 +1728,8 @@ mod tests {
     }
 
     /// A broker's own rate wins over the cluster-wide one, whichever was set last
-    /// (`BrokerConfigHandler.processConfigChanges`); only the throttle rates are per broker,
-    /// and a running broker takes them like the other dynamic configs.
+    /// (`BrokerConfigHandler.processConfigChanges`), and a running broker takes it like the
+    /// other dynamic configs.
     #[test]
     fn a_brokers_own_throttle_rate_wins_over_the_cluster_wide_one() {
         let mut b = BrokerConfig::default();
@@ -1704,10 +1737,30 @@ mod tests {
         b.set("leader.replication.throttled.rate", "7000").unwrap();
         assert_eq!((b.leader_throttle_rate(1), b.leader_throttle_rate(2)), (5000, 7000));
         assert_eq!(b.follower_throttle_rate(1), i64::MAX as u64);
-        let err = b.set_for_broker(1, "min.insync.replicas", "2").unwrap_err().to_string();
-        assert!(err.contains("cannot be set for one broker"), "{err}");
         assert!(b.set_for_broker(1, "follower.replication.throttled.rate", "x").is_err());
         assert_eq!(BrokerConfig::default().with_dynamic_from(&b).leader_throttle_rate(1), 5000);
+    }
+
+    /// Any broker property may be set for one broker (`DynamicBrokerConfig` per-broker
+    /// entries): it wins over the cluster-wide value for that broker only, the combined config
+    /// must still be valid, and what the controller reads or what is not a broker's is
+    /// refused, changing nothing.
+    #[test]
+    fn one_brokers_own_properties_win_for_it_alone() {
+        let mut b = BrokerConfig::default();
+        b.set_for_broker(1, "min.insync.replicas", "2").unwrap();
+        b.set_for_broker(1, "replica.fetch.max.bytes", "10000").unwrap();
+        b.set("min.insync.replicas", "3").unwrap();
+        let (one, two) = (b.for_broker(1), b.for_broker(2));
+        assert_eq!((one.min_insync_replicas, two.min_insync_replicas), (2, 3));
+        assert_eq!((one.replica_fetch_max_bytes, two.replica_fetch_max_bytes), (10000, 1_048_576));
+        let before = b.clone();
+        let err = b.set_for_broker(1, "broker.session.timeout.ms", "5000").unwrap_err().to_string();
+        assert!(err.contains("read by the controller"), "{err}");
+        assert!(b.set_for_broker(1, "acks", "1").is_err());
+        let err = b.set_for_broker(1, "replica.fetch.wait.max.ms", "60000").unwrap_err().to_string();
+        assert!(err.contains("replica.fetch.wait.max.ms"), "{err}");
+        assert_eq!(b, before);
     }
 
     /// `log.retention.ms` wins over `log.retention.hours`; a topic override wins over both;

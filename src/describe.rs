@@ -6,7 +6,9 @@
 //! ⇥Topic: t⇥Partition: 0⇥Leader: 1⇥Replicas: 1,2,3⇥Isr: 1,2,3⇥Elr: ⇥LastKnownElr:
 //! ```
 //!
-//! `Leader: none` marks an offline partition. The snapshot carries no ELR yet (ELR is off by
+//! `Leader: none` marks an offline partition. While a reassignment runs, `Adding Replicas:` and
+//! `Removing Replicas:` follow `Isr:`, as `TopicCommand.PartitionDescription.printDescription`
+//! prints them for a partition `listPartitionReassignments` returns. The snapshot carries no ELR yet (ELR is off by
 //! default in Kafka 4.0), so `Elr:` and `LastKnownElr:` are printed empty, as Kafka does then.
 
 use crate::cluster::snapshot::{PartitionView, Snapshot, TopicView};
@@ -42,8 +44,13 @@ pub fn topic_line(t: &TopicView) -> String {
 /// The line of one partition, starting with a tab.
 pub fn partition_line(p: &PartitionView) -> String {
     let leader = p.leader.map_or_else(|| "none".to_string(), |b| b.to_string());
+    let reassignment = if p.adding.is_empty() && p.removing.is_empty() {
+        String::new()
+    } else {
+        format!("\tAdding Replicas: {}\tRemoving Replicas: {}", join_ids(&p.adding), join_ids(&p.removing))
+    };
     format!(
-        "\tTopic: {}\tPartition: {}\tLeader: {leader}\tReplicas: {}\tIsr: {}\tElr: \tLastKnownElr: ",
+        "\tTopic: {}\tPartition: {}\tLeader: {leader}\tReplicas: {}\tIsr: {}{reassignment}\tElr: \tLastKnownElr: ",
         p.tp.topic,
         p.tp.partition,
         join_ids(&p.replicas),
@@ -94,6 +101,9 @@ mod tests {
             tp: TopicPartition::new(topic, n),
             replicas: replicas.to_vec(),
             isr: isr.to_vec(),
+            adding: Vec::new(),
+            removing: Vec::new(),
+            reassign_bytes_left: None,
             leader,
             leader_epoch: 0,
             partition_epoch: 0,
@@ -132,6 +142,19 @@ Topic: t\tTopicId: tId0000000000000000\tPartitionCount: 2\tReplicationFactor: 3\
 \tTopic: t\tPartition: 0\tLeader: 1\tReplicas: 1,2,3\tIsr: 1,2\tElr: \tLastKnownElr: \n\
 \tTopic: t\tPartition: 1\tLeader: none\tReplicas: 2,3,1\tIsr: 2\tElr: \tLastKnownElr: \n";
         assert_eq!(describe(&snap), expected);
+    }
+
+    /// A reassignment from [1,2,3] to [1,2,4] in progress (KIP-455): replicas are the target
+    /// then the removing one, and `TopicCommand` prints the adding and removing lists.
+    #[test]
+    fn a_reassignment_in_progress_shows_adding_and_removing_replicas() {
+        let mut p = partition("t", 0, Some(1), &[1, 2, 4, 3], &[1, 2, 3]);
+        p.adding = vec![4];
+        p.removing = vec![3];
+        assert_eq!(
+            partition_line(&p),
+            "\tTopic: t\tPartition: 0\tLeader: 1\tReplicas: 1,2,4,3\tIsr: 1,2,3\tAdding Replicas: 4\tRemoving Replicas: 3\tElr: \tLastKnownElr: "
+        );
     }
 
     #[test]

@@ -71,6 +71,12 @@ pub fn level(kind: &EventKind) -> Level {
             Level::WARN
         }
         TopicCreated { .. }
+        | ReassignmentStarted { .. }
+        | ReassignmentCompleted { .. }
+        | ReassignmentCancelled { .. }
+        | PartitionsAdded { .. }
+        | TopicDeleted { .. }
+        | ReplicaDeleted { .. }
         | BrokerRegistered { .. }
         | BrokerUnfenced { .. }
         | BrokerCrashed { .. }

@@ -255,7 +255,7 @@ impl Observer<'_> {
             PartitionHealth::Offline
         } else if ps.isr.len() < src.min_isr {
             PartitionHealth::UnderMinIsr
-        } else if ps.isr.len() < ps.replicas.len() {
+        } else if ps.isr.len() < ps.replicas.len() - ps.adding.len() {
             PartitionHealth::UnderReplicated
         } else {
             PartitionHealth::Healthy
@@ -264,6 +264,9 @@ impl Observer<'_> {
             tp: ps.tp.clone(),
             replicas: Vec::new(),
             isr: Vec::new(),
+            adding: ps.adding.clone(),
+            removing: ps.removing.clone(),
+            reassign_bytes_left: bytes_left(ps, src),
             leader: ps.leader,
             leader_epoch: ps.leader_epoch,
             partition_epoch: ps.partition_epoch,
@@ -298,8 +301,8 @@ impl Observer<'_> {
     /// The static properties set since broker `id` started, while the config it runs with
     /// differs from `server.properties` in a static property.
     fn restart_pending(&self, id: BrokerId, running: &BrokerConfig) -> Vec<String> {
-        let stored = self.world.server_properties.borrow();
-        if running.with_dynamic_from(&stored) == *stored {
+        let stored = self.world.server_properties.borrow().for_broker(id);
+        if running.with_dynamic_from(&stored) == stored {
             return Vec::new();
         }
         let pending = self.world.restart_pending.borrow();
@@ -384,6 +387,9 @@ fn unchanged(
         tp,
         replicas,
         isr,
+        adding,
+        removing,
+        reassign_bytes_left,
         leader,
         leader_epoch,
         partition_epoch,
@@ -402,6 +408,9 @@ fn unchanged(
     *tp == draft.tp
         && *replicas == ps.replicas
         && *isr == ps.isr
+        && *adding == draft.adding
+        && *removing == draft.removing
+        && *reassign_bytes_left == draft.reassign_bytes_left
         && *leader == draft.leader
         && *leader_epoch == draft.leader_epoch
         && *partition_epoch == draft.partition_epoch
@@ -421,6 +430,20 @@ fn unchanged(
             .zip(drafts)
             .zip(found)
             .all(|((c, d), part)| same_replica(c, d, part.map_or(&[], |p| p.log.epoch_cache())))
+}
+
+/// The bytes the adding replicas of a reassignment still have to fetch: the leader's log size
+/// minus each one's (`None` when no replica is being added or the partition has no leader).
+fn bytes_left(ps: &PartitionState, src: &Sources<'_>) -> Option<u64> {
+    if ps.adding.is_empty() {
+        return None;
+    }
+    let leader = src.leader?.1.log.size_bytes();
+    let size_of = |r: &BrokerId| {
+        let i = ps.replicas.iter().position(|x| x == r)?;
+        Some(src.found[i].map_or(0, |p| p.log.size_bytes()))
+    };
+    Some(ps.adding.iter().filter_map(size_of).map(|size| leader.saturating_sub(size)).sum())
 }
 
 /// Whether the cached replica view `c` equals the draft `d` with epoch cache `epochs`.

@@ -319,6 +319,13 @@ pub struct PartitionView {
     pub replicas: Vec<BrokerId>,
     /// Committed ISR.
     pub isr: Vec<BrokerId>,
+    /// Replicas a reassignment is adding (KIP-455 `addingReplicas`; empty when none runs).
+    pub adding: Vec<BrokerId>,
+    /// Replicas a reassignment is removing (KIP-455 `removingReplicas`).
+    pub removing: Vec<BrokerId>,
+    /// While a reassignment adds replicas: the bytes they still have to fetch, the leader's
+    /// log size minus each adding replica's, summed (bytes).
+    pub reassign_bytes_left: Option<u64>,
     /// Leader, `None` = offline.
     pub leader: Option<BrokerId>,
     /// Leader epoch.

@@ -63,6 +63,26 @@ impl ThrottledReplicas {
     }
 }
 
+/// `list` with partition `partition`'s pairs replaced by `partition:b` for each of `brokers`
+/// (a reassignment's throttle, as `ReassignPartitionsCommand.calculateLeaderThrottles` /
+/// `calculateFollowerThrottles` write them for the partitions it moves); `*` stays `*`.
+/// Returns `None` for an empty list (Kafka's default).
+pub fn with_partition(
+    list: Option<&ThrottledReplicas>,
+    partition: u32,
+    brokers: &[BrokerId],
+) -> Option<ThrottledReplicas> {
+    let mut pairs = match list {
+        Some(ThrottledReplicas::All) => return Some(ThrottledReplicas::All),
+        Some(ThrottledReplicas::Listed(pairs)) => pairs.clone(),
+        None => Vec::new(),
+    };
+    pairs.retain(|&(p, _)| p != partition);
+    pairs.extend(brokers.iter().map(|&b| (partition, b)));
+    pairs.sort_unstable();
+    (!pairs.is_empty()).then_some(ThrottledReplicas::Listed(pairs))
+}
+
 impl fmt::Display for ThrottledReplicas {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {

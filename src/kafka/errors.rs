@@ -47,8 +47,13 @@ pub enum ErrorCode {
     InvalidSessionTimeout,
     /// 27: the group is rebalancing (`RebalanceInProgressException`): the member rejoins.
     RebalanceInProgress,
+    /// 37: `add-partitions` to a count that is not an increase (`InvalidPartitionsException`).
+    InvalidPartitions,
     /// 38: topic creation with an impossible replication factor.
     InvalidReplicationFactor,
+    /// 39: a reassignment's replica list names an unknown broker or one twice
+    /// (`InvalidReplicaAssignmentException`).
+    InvalidReplicaAssignment,
     /// 41: request to a non-active controller.
     NotController,
     /// 45: idempotent producer sequence gap.
@@ -69,8 +74,13 @@ pub enum ErrorCode {
     MemberIdRequired,
     /// 80: preferred leader not live or not in ISR.
     PreferredLeaderNotAvailable,
+    /// 83: an unclean election found no live replica to lead
+    /// (`EligibleLeadersNotAvailableException`).
+    EligibleLeadersNotAvailable,
     /// 84: preferred leader already leads.
     ElectionNotNeeded,
+    /// 85: `reassign T-P --cancel` without a reassignment in progress.
+    NoReassignmentInProgress,
     /// 95: stale partition epoch in AlterPartition.
     InvalidUpdateVersion,
     /// 101: a broker registration while the id's previous incarnation still has a live
@@ -78,6 +88,9 @@ pub enum ErrorCode {
     DuplicateBrokerRegistration,
     /// 107: AlterPartition names a fenced or shutting-down replica.
     IneligibleReplica,
+    /// 108: the AlterPartition was applied, and it completed a reassignment that moved the
+    /// leadership away from the sender (`ReplicationControlManager.alterPartition`).
+    NewLeaderElected,
     /// Client-side `org.apache.kafka.common.errors.TimeoutException`: a batch expired after
     /// `delivery.timeout.ms`. It has no wire code.
     DeliveryTimeout,
@@ -105,7 +118,9 @@ impl ErrorCode {
             UnknownMemberId => 25,
             InvalidSessionTimeout => 26,
             RebalanceInProgress => 27,
+            InvalidPartitions => 37,
             InvalidReplicationFactor => 38,
+            InvalidReplicaAssignment => 39,
             NotController => 41,
             OutOfOrderSequenceNumber => 45,
             FetchSessionIdNotFound => 70,
@@ -115,10 +130,13 @@ impl ErrorCode {
             UnknownLeaderEpoch => 75,
             MemberIdRequired => 79,
             PreferredLeaderNotAvailable => 80,
+            EligibleLeadersNotAvailable => 83,
             ElectionNotNeeded => 84,
+            NoReassignmentInProgress => 85,
             InvalidUpdateVersion => 95,
             DuplicateBrokerRegistration => 101,
             IneligibleReplica => 107,
+            NewLeaderElected => 108,
             DeliveryTimeout => -1,
         }
     }
@@ -144,7 +162,9 @@ impl ErrorCode {
             UnknownMemberId => "UNKNOWN_MEMBER_ID",
             InvalidSessionTimeout => "INVALID_SESSION_TIMEOUT",
             RebalanceInProgress => "REBALANCE_IN_PROGRESS",
+            InvalidPartitions => "INVALID_PARTITIONS",
             InvalidReplicationFactor => "INVALID_REPLICATION_FACTOR",
+            InvalidReplicaAssignment => "INVALID_REPLICA_ASSIGNMENT",
             NotController => "NOT_CONTROLLER",
             OutOfOrderSequenceNumber => "OUT_OF_ORDER_SEQUENCE_NUMBER",
             FetchSessionIdNotFound => "FETCH_SESSION_ID_NOT_FOUND",
@@ -154,10 +174,13 @@ impl ErrorCode {
             UnknownLeaderEpoch => "UNKNOWN_LEADER_EPOCH",
             MemberIdRequired => "MEMBER_ID_REQUIRED",
             PreferredLeaderNotAvailable => "PREFERRED_LEADER_NOT_AVAILABLE",
+            EligibleLeadersNotAvailable => "ELIGIBLE_LEADERS_NOT_AVAILABLE",
             ElectionNotNeeded => "ELECTION_NOT_NEEDED",
+            NoReassignmentInProgress => "NO_REASSIGNMENT_IN_PROGRESS",
             InvalidUpdateVersion => "INVALID_UPDATE_VERSION",
             DuplicateBrokerRegistration => "DUPLICATE_BROKER_REGISTRATION",
             IneligibleReplica => "INELIGIBLE_REPLICA",
+            NewLeaderElected => "NEW_LEADER_ELECTED",
             DeliveryTimeout => "TIMEOUT",
         }
     }
@@ -206,7 +229,9 @@ pub const ALL: &[ErrorCode] = &[
     ErrorCode::UnknownMemberId,
     ErrorCode::InvalidSessionTimeout,
     ErrorCode::RebalanceInProgress,
+    ErrorCode::InvalidPartitions,
     ErrorCode::InvalidReplicationFactor,
+    ErrorCode::InvalidReplicaAssignment,
     ErrorCode::NotController,
     ErrorCode::OutOfOrderSequenceNumber,
     ErrorCode::FetchSessionIdNotFound,
@@ -216,10 +241,13 @@ pub const ALL: &[ErrorCode] = &[
     ErrorCode::OffsetNotAvailable,
     ErrorCode::PreferredLeaderNotAvailable,
     ErrorCode::MemberIdRequired,
+    ErrorCode::EligibleLeadersNotAvailable,
     ErrorCode::ElectionNotNeeded,
+    ErrorCode::NoReassignmentInProgress,
     ErrorCode::InvalidUpdateVersion,
     ErrorCode::DuplicateBrokerRegistration,
     ErrorCode::IneligibleReplica,
+    ErrorCode::NewLeaderElected,
     ErrorCode::DeliveryTimeout,
 ];
 

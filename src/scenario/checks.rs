@@ -101,6 +101,11 @@ impl Known {
         cmd.validate(self).map_err(|e| e.to_string())?;
         match cmd {
             Command::CreateTopic(t) => _ = self.topics.insert(t.name.clone(), t.partitions),
+            Command::AddPartitions(a) => _ = self.topics.insert(a.topic.clone(), a.count),
+            Command::DeleteTopic(d) => {
+                self.topics.remove(&d.topic);
+                self.topic_configs.remove(&d.topic);
+            }
             Command::Set(set) => self.remember(set),
             _ => {}
         }

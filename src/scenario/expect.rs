@@ -189,6 +189,11 @@ pub enum Check {
     Isr(TopicPartition, Vec<BrokerId>),
     /// The replica list, in order.
     Replicas(TopicPartition, Vec<BrokerId>),
+    /// The replicas a reassignment is adding (KIP-455 `addingReplicas`), ascending; `[]` when
+    /// none runs.
+    Adding(TopicPartition, Vec<BrokerId>),
+    /// The replicas a reassignment is removing (KIP-455 `removingReplicas`), ascending.
+    Removing(TopicPartition, Vec<BrokerId>),
     /// A number of the partition (epochs, leader HW, ISR change counts).
     Partition(TopicPartition, PartitionNumber, Comparison),
     /// An offset of the replica on a broker.
@@ -300,6 +305,8 @@ fn check_partition(check: &Check, p: &PartitionView) -> Found {
             (list(&p.isr), same && want.len() == p.isr.len())
         }
         Check::Replicas(_, want) => (list(&p.replicas), *want == p.replicas),
+        Check::Adding(_, want) => (list(&p.adding), *want == p.adding),
+        Check::Removing(_, want) => (list(&p.removing), *want == p.removing),
         Check::Partition(_, number, want) => compare(want, number.read(p)),
         Check::Replica(_, broker, number, want) => match p.replica_views.iter().find(|r| r.broker == *broker)
         {
@@ -355,8 +362,10 @@ fn check_cluster(check: &Check, snap: &Snapshot, history: &History) -> Found {
             compare(want, count(snap.partitions.iter().filter(|p| p.leader.is_none()).count()))
         }
         Check::UnderReplicated(want) => {
-            let under =
-                snap.partitions.iter().filter(|p| p.leader.is_some() && p.isr.len() < p.replicas.len());
+            let under = snap
+                .partitions
+                .iter()
+                .filter(|p| p.leader.is_some() && p.isr.len() < p.replicas.len() - p.adding.len());
             compare(want, count(under.count()))
         }
         Check::ProducerErrors { producer, error, count: want } => check_producer(snap, *producer, |p| {
@@ -390,6 +399,8 @@ impl Check {
             Check::Leader(tp, _)
             | Check::Isr(tp, _)
             | Check::Replicas(tp, _)
+            | Check::Adding(tp, _)
+            | Check::Removing(tp, _)
             | Check::Partition(tp, _, _)
             | Check::Replica(tp, _, _, _)
             | Check::LeaderRecovery(tp, _) => Some(tp),
@@ -411,6 +422,8 @@ impl Check {
             Check::Leader(tp, _) => format!("{tp} leader"),
             Check::Isr(tp, _) => format!("{tp} isr"),
             Check::Replicas(tp, _) => format!("{tp} replicas"),
+            Check::Adding(tp, _) => format!("{tp} adding"),
+            Check::Removing(tp, _) => format!("{tp} removing"),
             Check::Partition(tp, number, _) => format!("{tp} {}", number.key()),
             Check::Replica(tp, broker, number, _) => format!("{tp} {} of broker {broker}", number.key()),
             Check::LeaderRecovery(tp, _) => format!("{tp} leader_recovery_state"),
@@ -433,7 +446,10 @@ impl Check {
     pub fn expected(&self) -> String {
         match self {
             Check::Leader(_, want) => want.to_string(),
-            Check::Isr(_, want) | Check::Replicas(_, want) => list(want),
+            Check::Isr(_, want)
+            | Check::Replicas(_, want)
+            | Check::Adding(_, want)
+            | Check::Removing(_, want) => list(want),
             Check::LeaderRecovery(_, want) => recovery_name(*want).to_string(),
             Check::Broker(_, want) => want.to_string(),
             Check::Event(pattern) => format!("an event matching {pattern}"),
@@ -502,6 +518,9 @@ mod tests {
             tp: TopicPartition::new("test_repli", n),
             replicas: replicas.to_vec(),
             isr: isr.to_vec(),
+            adding: Vec::new(),
+            removing: Vec::new(),
+            reassign_bytes_left: None,
             leader,
             leader_epoch: 1,
             partition_epoch: 2,

@@ -28,6 +28,8 @@ pub(super) struct RawExpect {
     leader: Option<Spanned<Value>>,
     isr: Option<IdList>,
     replicas: Option<IdList>,
+    adding: Option<IdList>,
+    removing: Option<IdList>,
     leader_epoch: Option<Spanned<Value>>,
     partition_epoch: Option<Spanned<Value>>,
     hw: Option<Spanned<HwValue>>,
@@ -181,6 +183,8 @@ fn no_partition_checks(e: &RawExpect) -> Res<Vec<Check>> {
         ("leader", e.leader.as_ref().map(Spanned::span)),
         ("isr", e.isr.as_ref().map(Spanned::span)),
         ("replicas", e.replicas.as_ref().map(Spanned::span)),
+        ("adding", e.adding.as_ref().map(Spanned::span)),
+        ("removing", e.removing.as_ref().map(Spanned::span)),
         ("leader_epoch", e.leader_epoch.as_ref().map(Spanned::span)),
         ("partition_epoch", e.partition_epoch.as_ref().map(Spanned::span)),
         ("hw", e.hw.as_ref().map(Spanned::span)),
@@ -209,6 +213,12 @@ fn partition_checks(e: &RawExpect, tp: &TopicPartition, brokers: &[BrokerId]) ->
     }
     if let Some(list) = &e.replicas {
         checks.push(Check::Replicas(tp.clone(), id_list(list, brokers)?));
+    }
+    if let Some(list) = &e.adding {
+        checks.push(Check::Adding(tp.clone(), id_list(list, brokers)?));
+    }
+    if let Some(list) = &e.removing {
+        checks.push(Check::Removing(tp.clone(), id_list(list, brokers)?));
     }
     let numbers = [
         (&e.leader_epoch, PartitionNumber::LeaderEpoch),
@@ -248,7 +258,7 @@ fn partition_checks(e: &RawExpect, tp: &TopicPartition, brokers: &[BrokerId]) ->
         let span = e.partition.as_ref().map_or(0..0, Spanned::span);
         return err(
             span,
-            "nothing to check for this partition; add `leader`, `isr`, `replicas`, `leader_epoch`, `partition_epoch`, `hw`, `leo`, `log_start`, `fetch_requests`, `isr_shrinks`, `isr_expands` or `leader_recovery_state`",
+            "nothing to check for this partition; add `leader`, `isr`, `replicas`, `adding`, `removing`, `leader_epoch`, `partition_epoch`, `hw`, `leo`, `log_start`, `fetch_requests`, `isr_shrinks`, `isr_expands` or `leader_recovery_state`",
         );
     }
     Ok(checks)

@@ -196,14 +196,15 @@ fn finish(snap: &Snapshot, summary: Summary, out: &mut Report<'_>) -> io::Result
     if !state.is_empty() {
         out.line(state.trim_end_matches('\n'))?;
     }
-    let reordered = match snap.reordered {
-        0 => String::new(),
-        n => format!(" · reordered: {n}"),
-    };
-    out.line(format!(
-        "acked records lost: {} · duplicates: {}{reordered}",
-        snap.acked_lost, snap.duplicates
-    ))?;
+    let mut loss = format!("acked records lost: {} · duplicates: {}", snap.acked_lost, snap.duplicates);
+    if !snap.consumers.is_empty() {
+        // Only a run with consumers can have read records that were erased.
+        loss.push_str(&format!(" · seen erased: {}", snap.seen_erased));
+    }
+    if snap.reordered > 0 {
+        loss.push_str(&format!(" · reordered: {}", snap.reordered));
+    }
+    out.line(loss)?;
     out.line(format!("{} passed, {} failed", summary.passed, summary.failed))
 }
 
@@ -286,6 +287,9 @@ mod tests {
                 tp: TopicPartition::new("t", 0),
                 replicas: vec![2, 0, 1],
                 isr: if self.failed_over { vec![0, 1] } else { vec![2, 0, 1] },
+                adding: Vec::new(),
+                removing: Vec::new(),
+                reassign_bytes_left: None,
                 leader: Some(leader),
                 leader_epoch: i32::from(self.failed_over),
                 partition_epoch: 0,

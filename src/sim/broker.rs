@@ -418,6 +418,7 @@ impl Broker {
                 self.registered = true;
                 self.registration = RegistrationRetry::default();
                 self.next_heartbeat = now;
+                self.delete_strays(now, &image, out);
                 self.apply_metadata(now, &image, out);
             }
             Message::RegisterBrokerRefused { .. } if !self.registered => {
@@ -442,7 +443,8 @@ impl Broker {
             Message::Produce(req) => {
                 let _span = tracing::debug_span!("partition", tp = %req.tp).entered();
                 if self.touch(now, &req.tp, |p, ctx| p.on_produce(ctx, &req, out)).is_none() {
-                    reject_produce(&req, from, out);
+                    let known = self.topic_configs.contains_key(&req.tp.topic);
+                    reject_produce(&req, known, from, out);
                 }
             }
             Message::Disconnected { peer: NodeId::Broker(leader), correlation_id } => {
@@ -538,15 +540,25 @@ impl Broker {
             self.brokers.insert(b.id, *b);
         }
         // Only dynamic properties change while the process runs; static ones stay as it
-        // started with them (`DynamicBrokerConfig.updateCurrentConfig`).
+        // started with them (`DynamicBrokerConfig.updateCurrentConfig`). Its own per-broker
+        // values win over the cluster-wide ones.
         if let Some(c) = &delta.broker_config {
-            self.config = self.config.with_dynamic_from(c);
+            self.config = self.config.with_dynamic_from(&c.for_broker(self.id));
         }
         for (topic, c) in &delta.topic_configs {
             self.topic_configs.insert(topic.clone(), c.clone());
         }
+        for name in &delta.deleted_topics {
+            let range = TopicPartition::new(name.clone(), 0)..=TopicPartition::new(name.clone(), u32::MAX);
+            let gone: Vec<TopicPartition> = self.partitions.range(range).map(|(tp, _)| tp.clone()).collect();
+            gone.iter().for_each(|tp| self.delete_replica(now, tp, out));
+            self.topic_configs.remove(name);
+        }
         for ps in &delta.partitions {
             if !ps.replicas.contains(&self.id) {
+                if self.partitions.contains_key(&ps.tp) {
+                    self.delete_replica(now, &ps.tp, out);
+                }
                 continue;
             }
             if !self.partitions.contains_key(&ps.tp) {
@@ -568,6 +580,27 @@ impl Broker {
         } else {
             delta.topic_configs.iter().for_each(|(t, _)| self.configure_logs(t));
         }
+    }
+
+    /// Deletes the replicas of topics the full `image` no longer has (deleted while this broker
+    /// was down): Kafka's stray replica detection at startup (`LogManager.findStrayReplicas`).
+    fn delete_strays(&mut self, now: Ms, image: &MetadataDelta, out: &mut Outbox) {
+        let known: BTreeSet<&Arc<str>> = image.topic_configs.iter().map(|(t, _)| t).collect();
+        let strays: Vec<TopicPartition> =
+            self.partitions.keys().filter(|tp| !known.contains(&tp.topic)).cloned().collect();
+        strays.iter().for_each(|tp| self.delete_replica(now, tp, out));
+    }
+
+    /// Stops this broker's replica of `tp` and deletes it with its log: the replica left the
+    /// partition's replica list (a reassignment), or its topic was deleted
+    /// (`ReplicaManager.applyDelta` → `stopPartitions` with `deletePartition`). Emits
+    /// `ReplicaDeleted`.
+    fn delete_replica(&mut self, now: Ms, tp: &TopicPartition, out: &mut Outbox) {
+        self.touch(now, tp, |p, _| p.stop_replica(out));
+        self.set_partition_timer(tp, None);
+        self.partitions.remove(tp);
+        self.hw_checkpoint.remove(tp);
+        out.emit(EventKind::ReplicaDeleted { broker: self.id, tp: tp.clone() });
     }
 
     /// Gives the logs of `topic` its effective retention and segment settings.
@@ -677,17 +710,25 @@ impl Broker {
     }
 }
 
-fn reject_produce(req: &super::protocol::ProduceRequest, from: NodeId, out: &mut Outbox) {
+fn reject_produce(req: &super::protocol::ProduceRequest, known_topic: bool, from: NodeId, out: &mut Outbox) {
     if req.acks == super::Acks::Zero {
         return;
     }
+    // `ReplicaManager.getPartitionOrError`: a partition this broker does not host is
+    // NOT_LEADER_OR_FOLLOWER while its metadata knows the topic, else UNKNOWN_TOPIC_OR_PARTITION
+    // (a deleted topic).
+    let (error, message) = if known_topic {
+        (ErrorCode::NotLeaderOrFollower, "this broker hosts no replica of the partition")
+    } else {
+        (ErrorCode::UnknownTopicOrPartition, "this broker's metadata has no such topic")
+    };
     out.send(
         from,
         Message::ProduceResponse(super::protocol::ProduceResponse {
             correlation_id: req.correlation_id,
             tp: req.tp.clone(),
-            result: Err(ErrorCode::NotLeaderOrFollower),
-            error_message: "this broker hosts no replica of the partition".into(),
+            result: Err(error),
+            error_message: message.into(),
         }),
     );
 }
@@ -716,6 +757,8 @@ mod tests {
             leader_epoch: epochs.0,
             partition_epoch: epochs.1,
             leader_recovery: crate::sim::protocol::LeaderRecoveryState::Recovered,
+            adding: Vec::new(),
+            removing: Vec::new(),
         }
     }
 

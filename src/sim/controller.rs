@@ -22,6 +22,10 @@
 //! A direct reply (registration, heartbeat, AlterPartition response) is queued before the
 //! broadcast.
 
+mod admin;
+
+pub use admin::{ElectionResults, ElectionType, check_partition_increase, validate_target};
+
 use super::assignment;
 use super::events::{ElectionKind, EventKind, ShrinkCause};
 use super::image::MetadataImage;
@@ -135,17 +139,69 @@ struct Plan {
     unclean: bool,
 }
 
-/// Plans one partition change the way KRaft's `PartitionChangeBuilder` does (ELR off).
-///
-/// `target_isr` is the wanted ISR; an empty one is not applied (the last-member rule, R4.8), but
-/// it still decides who may lead. `acceptable` says which brokers may lead (active, and not the
-/// broker being removed). The leader epoch grows by one when the leader changes, including to
-/// none (R6.8, R4.10), and with `shrink_bumps_leader_epoch` also when the ISR loses a member
-/// (metadata versions before 3.6, KAFKA-15021: `PartitionChangeBuilder.
-/// triggerLeaderEpochBumpForIsrShrinkIfNeeded`); the partition epoch grows by one on every
-/// change (R6.9). An unclean
-/// election sets ISR = [new leader] and `leader_recovery` = Recovering (R6.5, KIP-704).
-/// Returns `None` when nothing would change.
+/// The replica assignment a partition change aims at: `PartitionChangeBuilder`'s target
+/// replicas, adding and removing lists (KIP-455).
+#[derive(Clone, PartialEq, Eq, Debug)]
+struct Assignment {
+    replicas: Vec<BrokerId>,
+    adding: Vec<BrokerId>,
+    removing: Vec<BrokerId>,
+}
+
+impl Assignment {
+    /// The partition's current assignment.
+    fn of(p: &PartitionState) -> Self {
+        Assignment { replicas: p.replicas.clone(), adding: p.adding.clone(), removing: p.removing.clone() }
+    }
+
+    /// A reassignment from `current` to `target` (`PartitionReassignmentReplicas`): removing =
+    /// current − target and adding = target − current, each ascending; replicas = target
+    /// followed by the removing ones.
+    fn reassign(current: &[BrokerId], target: &[BrokerId]) -> Self {
+        let minus = |a: &[BrokerId], b: &[BrokerId]| -> Vec<BrokerId> {
+            let set: BTreeSet<BrokerId> = a.iter().copied().filter(|r| !b.contains(r)).collect();
+            set.into_iter().collect()
+        };
+        let removing = minus(current, target);
+        let adding = minus(target, current);
+        let replicas = target.iter().chain(&removing).copied().collect();
+        Assignment { replicas, adding, removing }
+    }
+
+    /// The assignment a cancelled reassignment goes back to and the ISR it keeps
+    /// (`PartitionReassignmentRevert`): the adding replicas leave the replicas and the ISR;
+    /// when no ISR member is left, the first remaining replica is the ISR and the revert is
+    /// unclean (third value).
+    fn revert(p: &PartitionState) -> (Self, Vec<BrokerId>, bool) {
+        let replicas: Vec<BrokerId> = p.replicas.iter().copied().filter(|r| !p.adding.contains(r)).collect();
+        let mut isr: Vec<BrokerId> = p.isr.iter().copied().filter(|r| !p.adding.contains(r)).collect();
+        let unclean = isr.is_empty();
+        if unclean {
+            isr.extend(replicas.first());
+        }
+        (Assignment { replicas, adding: Vec::new(), removing: Vec::new() }, isr, unclean)
+    }
+
+    /// Completes the reassignment if `target_isr` allows it
+    /// (`PartitionReassignmentReplicas.maybeCompleteReassignment`): without the removing
+    /// replicas, the ISR must still have a member and hold every remaining replica. Returns
+    /// the final assignment and ISR, or `None` when none runs or it must wait.
+    fn complete(&self, target_isr: &[BrokerId]) -> Option<(Self, Vec<BrokerId>)> {
+        if self.adding.is_empty() && self.removing.is_empty() {
+            return None;
+        }
+        let keep = |r: &BrokerId| !self.removing.contains(r);
+        let isr: Vec<BrokerId> = target_isr.iter().copied().filter(keep).collect();
+        let replicas: Vec<BrokerId> = self.replicas.iter().copied().filter(keep).collect();
+        if isr.is_empty() || replicas.is_empty() || !replicas.iter().all(|r| isr.contains(r)) {
+            return None;
+        }
+        Some((Assignment { replicas, adding: Vec::new(), removing: Vec::new() }, isr))
+    }
+}
+
+/// Plans one partition change the way KRaft's `PartitionChangeBuilder` does (ELR off), keeping
+/// the partition's assignment: see [`plan_assignment`].
 fn plan_change(
     p: &PartitionState,
     target_isr: &[BrokerId],
@@ -154,26 +210,54 @@ fn plan_change(
     acceptable: &dyn Fn(BrokerId) -> bool,
     shrink_bumps_leader_epoch: bool,
 ) -> Option<Plan> {
+    let target = Assignment::of(p);
+    plan_assignment(p, target, target_isr, target_recovery, election, acceptable, shrink_bumps_leader_epoch)
+}
+
+/// Plans one partition change the way KRaft's `PartitionChangeBuilder.build` does (ELR off).
+///
+/// First a reassignment in `target` completes if `target_isr` allows it
+/// ([`Assignment::complete`], `completeReassignmentIfNeeded`); the election then follows the
+/// target replica order. `target_isr` is the wanted ISR; an empty one is not applied (the
+/// last-member rule, R4.8), but it still decides who may lead. `acceptable` says which brokers
+/// may lead (active, and not the broker being removed). The leader epoch grows by one when the
+/// leader changes, including to none (R6.8, R4.10), when the new replica list lacks one of the
+/// old replicas (`triggerLeaderEpochBumpForReplicaReassignmentIfNeeded`), and with
+/// `shrink_bumps_leader_epoch` also when the ISR loses a member (metadata versions before 3.6,
+/// KAFKA-15021: `triggerLeaderEpochBumpForIsrShrinkIfNeeded`); the partition epoch grows by one
+/// on every change (R6.9). An unclean election sets ISR = [new leader] and `leader_recovery` =
+/// Recovering (R6.5, KIP-704). Returns `None` when nothing would change.
+fn plan_assignment(
+    p: &PartitionState,
+    target: Assignment,
+    target_isr: &[BrokerId],
+    target_recovery: Option<LeaderRecoveryState>,
+    election: Election,
+    acceptable: &dyn Fn(BrokerId) -> bool,
+    shrink_bumps_leader_epoch: bool,
+) -> Option<Plan> {
+    let (target, target_isr) = target.complete(target_isr).unwrap_or_else(|| (target, target_isr.to_vec()));
+    let replicas = &target.replicas;
     let valid = |r: BrokerId| target_isr.contains(&r) && acceptable(r);
     let current_valid = p.leader.is_some_and(valid);
     let (leader, unclean) = match election {
         Election::Preferred => {
-            let preferred = p.replicas.first().copied().filter(|&r| valid(r));
+            let preferred = replicas.first().copied().filter(|&r| valid(r));
             if preferred.is_some() {
                 (preferred, false)
             } else if current_valid {
                 (p.leader, false)
             } else {
-                (p.replicas.iter().skip(1).copied().find(|&r| valid(r)), false)
+                (replicas.iter().skip(1).copied().find(|&r| valid(r)), false)
             }
         }
         Election::Any { unclean } => {
             if current_valid {
                 (p.leader, false)
-            } else if let Some(r) = p.replicas.iter().copied().find(|&r| valid(r)) {
+            } else if let Some(r) = replicas.iter().copied().find(|&r| valid(r)) {
                 (Some(r), false)
             } else if unclean {
-                match p.replicas.iter().copied().find(|&r| acceptable(r)) {
+                match replicas.iter().copied().find(|&r| acceptable(r)) {
                     Some(r) => (Some(r), true),
                     None => (None, false),
                 }
@@ -191,19 +275,23 @@ fn plan_change(
         }
         _ => {
             if !target_isr.is_empty() {
-                next.isr = target_isr.to_vec();
+                next.isr = target_isr.clone();
             }
             if let Some(recovery) = target_recovery {
                 next.leader_recovery = recovery;
             }
         }
     }
+    next.replicas = target.replicas;
+    next.adding = target.adding;
+    next.removing = target.removing;
     if next == *p {
         return None;
     }
     next.partition_epoch += 1;
     let shrunk = p.isr.iter().any(|r| !next.isr.contains(r));
-    if next.leader != p.leader || (shrink_bumps_leader_epoch && shrunk) {
+    let replica_left = p.replicas.iter().any(|r| !next.replicas.contains(r));
+    if next.leader != p.leader || (shrink_bumps_leader_epoch && shrunk) || replica_left {
         next.leader_epoch += 1;
     }
     Some(Plan { state: next, unclean })
@@ -220,6 +308,7 @@ fn report(
     out: &mut Outbox,
 ) {
     let new = &plan.state;
+    report_completion(old, new, out);
     if let (Some(cause), false) = (cause, plan.unclean) {
         let removed: Vec<BrokerId> = old.isr.iter().copied().filter(|r| !new.isr.contains(r)).collect();
         if !removed.is_empty() {
@@ -240,6 +329,18 @@ fn report(
             isr: new.isr.clone(),
             kind: if plan.unclean { ElectionKind::Unclean } else { kind },
         });
+    }
+}
+
+/// Emits `ReassignmentCompleted` when `old` → `new` completed a reassignment: none runs any
+/// more, every adding replica stayed and every removing one left (a cancel does neither).
+fn report_completion(old: &PartitionState, new: &PartitionState, out: &mut Outbox) {
+    let completed = old.is_reassigning()
+        && !new.is_reassigning()
+        && old.adding.iter().all(|r| new.replicas.contains(r))
+        && old.removing.iter().all(|r| !new.replicas.contains(r));
+    if completed {
+        out.emit(EventKind::ReassignmentCompleted { tp: new.tp.clone(), replicas: new.replicas.clone() });
     }
 }
 
@@ -318,6 +419,8 @@ pub struct QuorumController {
     rebalance: Option<DeferredRun>,
     pending: MetadataDelta,
     published: MetadataImage,
+    /// Throttled reassignments in progress, with the brokers each throttle was set on.
+    throttled: BTreeMap<TopicPartition, BTreeSet<BrokerId>>,
 }
 
 impl QuorumController {
@@ -336,6 +439,7 @@ impl QuorumController {
             rebalance: None,
             pending: MetadataDelta::default(),
             published: MetadataImage::new(config_for_image),
+            throttled: BTreeMap::new(),
         }
     }
 
@@ -374,6 +478,7 @@ impl QuorumController {
             partitions: self.partitions().cloned().collect(),
             topic_configs: self.topics.values().map(|t| (t.name.clone(), t.config.clone())).collect(),
             broker_config: Some(Arc::new(self.config.clone())),
+            deleted_topics: Vec::new(),
         }
     }
 
@@ -397,10 +502,10 @@ impl QuorumController {
                 let result = self.alter_partition(
                     leader,
                     &tp,
-                    leader_epoch,
-                    partition_epoch,
+                    (leader_epoch, partition_epoch),
                     &new_isr,
                     leader_recovery,
+                    out,
                 );
                 tracing::debug!(t = now, tp = %tp, leader, ?result, "AlterPartition answered");
                 out.send(from, Message::AlterPartitionResponse { tp, result });
@@ -473,7 +578,7 @@ impl QuorumController {
         let mut partitions = Vec::with_capacity(assignment.len());
         for (i, replicas) in assignment.iter().enumerate() {
             let isr: Vec<BrokerId> = replicas.iter().copied().filter(|&r| self.is_active(r)).collect();
-            let Some(&leader) = isr.first() else {
+            if isr.is_empty() {
                 return Err(SimError::InvalidReplicationFactor(match spec.placement {
                     Placement::Explicit(_) => format!(
                         "All brokers specified in the manual partition assignment for partition {i} are fenced or in controlled shutdown."
@@ -482,16 +587,12 @@ impl QuorumController {
                         "Unable to replicate the partition {rf} time(s): All brokers are currently fenced or in controlled shutdown."
                     ),
                 }));
-            };
-            partitions.push(PartitionState {
-                tp: TopicPartition::new(name.clone(), i as u32),
-                replicas: replicas.clone(),
+            }
+            partitions.push(PartitionState::created(
+                TopicPartition::new(name.clone(), i as u32),
+                replicas.clone(),
                 isr,
-                leader: Some(leader),
-                leader_epoch: 0,
-                partition_epoch: 0,
-                leader_recovery: LeaderRecoveryState::Recovered,
-            });
+            ));
         }
         let topic = TopicInfo {
             name: name.clone(),
@@ -803,16 +904,20 @@ impl QuorumController {
 
     /// `AlterPartition` from a leader (R4.9, R4.10): validation as [`validate_alter`], then the
     /// new ISR and leader recovery state with partition epoch + 1 (leader epoch unchanged).
-    /// A request that changes nothing succeeds without a new epoch. No events: the leader
-    /// reports its own ISR changes when it learns the result.
+    /// A request that changes nothing succeeds without a new epoch. No ISR events: the leader
+    /// reports its own ISR changes when it learns the result. An ISR that holds every target
+    /// replica completes a reassignment (KIP-455, `PartitionChangeBuilder.
+    /// completeReassignmentIfNeeded`): `ReassignmentCompleted`, and when that took the
+    /// leadership from the sender, `LeaderChanged` and the answer `NEW_LEADER_ELECTED`
+    /// (`ReplicationControlManager.alterPartition`; the change is applied all the same).
     fn alter_partition(
         &mut self,
         sender: BrokerId,
         tp: &TopicPartition,
-        leader_epoch: Epoch,
-        partition_epoch: Epoch,
+        (leader_epoch, partition_epoch): (Epoch, Epoch),
         new_isr: &[IsrMember],
         recovery: LeaderRecoveryState,
+        out: &mut Outbox,
     ) -> Result<PartitionState, ErrorCode> {
         let active = self.active_set();
         let bump = self.config.semantics.leader_epoch_bump_on_isr_shrink;
@@ -826,8 +931,13 @@ impl QuorumController {
         else {
             return Ok(p.clone());
         };
-        *p = plan.state.clone();
+        let old = std::mem::replace(p, plan.state.clone());
         self.note_partition(plan.state.clone());
+        if plan.state.leader != Some(sender) {
+            report(&old, &plan, None, ElectionKind::Reassignment, out);
+            return Err(ErrorCode::NewLeaderElected);
+        }
+        report_completion(&old, &plan.state, out);
         Ok(plan.state)
     }
 
@@ -1014,6 +1124,7 @@ impl QuorumController {
     /// controller applies unclean election itself ([`crate::config::Semantics::kraft_unclean_election`],
     /// KAFKA-12670, Kafka 3.9).
     fn after_write(&mut self, now: Ms) {
+        self.clear_ended_throttles();
         let unclean_task = self.config.semantics.kraft_unclean_election;
         if unclean_task && self.unclean_check.is_none() && self.partitions().any(|p| p.leader.is_none()) {
             self.unclean_check = Some(DeferredRun { armed_at: now, immediate: false });
@@ -1034,6 +1145,7 @@ impl QuorumController {
             && d.partitions.is_empty()
             && d.topic_configs.is_empty()
             && d.broker_config.is_none()
+            && d.deleted_topics.is_empty()
         {
             return;
         }
@@ -1059,7 +1171,7 @@ mod tests {
     const CLIENT: NodeId = NodeId::Producer(0);
 
     /// A controller with every broker bootstrapped (registered, unfenced) at t=0 and one client.
-    fn cluster(ids: &[BrokerId]) -> QuorumController {
+    pub(super) fn cluster(ids: &[BrokerId]) -> QuorumController {
         let mut c = QuorumController::new(BrokerConfig::default(), ids, ChaCha8Rng::seed_from_u64(42));
         for &id in ids {
             c.bootstrap_broker(id, 0);
@@ -1078,12 +1190,12 @@ mod tests {
         }
     }
 
-    fn explicit(c: &mut QuorumController, name: &str, lists: Vec<Vec<BrokerId>>) {
+    pub(super) fn explicit(c: &mut QuorumController, name: &str, lists: Vec<Vec<BrokerId>>) {
         let (n, rf) = (lists.len() as u32, lists[0].len() as u32);
         c.create_topic(0, &spec(name, n, rf, Placement::Explicit(lists)), &mut Outbox::default()).unwrap();
     }
 
-    fn part(c: &QuorumController, topic: &str, p: u32) -> PartitionState {
+    pub(super) fn part(c: &QuorumController, topic: &str, p: u32) -> PartitionState {
         c.partition(&TopicPartition::new(topic, p)).unwrap().clone()
     }
 
@@ -1107,7 +1219,7 @@ mod tests {
 
     /// Lets time run to `until`: the listed brokers heartbeat every 2 s, on_tick runs at every
     /// deadline. Returns everything the controller produced.
-    fn run(c: &mut QuorumController, from: Ms, until: Ms, alive: &[BrokerId]) -> Outbox {
+    pub(super) fn run(c: &mut QuorumController, from: Ms, until: Ms, alive: &[BrokerId]) -> Outbox {
         let mut out = Outbox::default();
         let mut next_hb = (from / 2000 + 1) * 2000;
         loop {
@@ -1141,7 +1253,9 @@ mod tests {
             .expect("a heartbeat response")
     }
 
-    fn leader_changes(out: &Outbox) -> Vec<(u32, Option<BrokerId>, Option<BrokerId>, ElectionKind)> {
+    pub(super) fn leader_changes(
+        out: &Outbox,
+    ) -> Vec<(u32, Option<BrokerId>, Option<BrokerId>, ElectionKind)> {
         out.events
             .iter()
             .filter_map(|e| match e {

@@ -2,6 +2,7 @@
 
 use crate::config::ConfigError;
 use crate::kafka::BrokerId;
+use crate::kafka::errors::ErrorCode;
 
 /// Why a run could not start or a command was refused. Nothing changes when one is returned.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -27,6 +28,10 @@ pub enum SimError {
     /// The command does not fit the broker's state, e.g. restarting a running broker.
     #[error("{0}")]
     InvalidState(String),
+    /// An admin request refused with a Kafka error code and its message, as the controller
+    /// answers it (e.g. `ELECTION_NOT_NEEDED`, `NO_REASSIGNMENT_IN_PROGRESS`).
+    #[error("{0}: {1}")]
+    Api(ErrorCode, String),
     /// A configuration mistake.
     #[error(transparent)]
     Config(#[from] ConfigError),

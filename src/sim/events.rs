@@ -28,6 +28,11 @@ pub enum ElectionKind {
     Preferred,
     /// A leaderless partition got its leader back when an ISR member returned (R6.4).
     Recovered,
+    /// An election an operator asked for (`elect-preferred`, `kafka-leader-election.sh`;
+    /// `ReplicationControlManager.electLeaders`).
+    Requested,
+    /// A completed reassignment took the old leader out of the replicas (KIP-455).
+    Reassignment,
 }
 
 /// Who removed a replica from an ISR and why (R4.1, R4.8).
@@ -122,6 +127,53 @@ pub enum EventKind {
         topic: String,
         /// Replica list per partition.
         assignment: Vec<Vec<BrokerId>>,
+    },
+    /// A reassignment began (KIP-455): the target replicas were added to the replica list.
+    ReassignmentStarted {
+        /// The partition.
+        tp: TopicPartition,
+        /// Replicas being added (they catch up, then join the ISR).
+        adding: Vec<BrokerId>,
+        /// Replicas removed once every target replica is in the ISR.
+        removing: Vec<BrokerId>,
+        /// The replication throttle set for it (bytes/s), if any.
+        throttle: Option<u64>,
+    },
+    /// A reassignment completed: the replica list is the target, the removed replicas left.
+    ReassignmentCompleted {
+        /// The partition.
+        tp: TopicPartition,
+        /// The new replica list.
+        replicas: Vec<BrokerId>,
+    },
+    /// A reassignment was cancelled (`--cancel`): the adding replicas left again.
+    ReassignmentCancelled {
+        /// The partition.
+        tp: TopicPartition,
+        /// The replica list it went back to.
+        replicas: Vec<BrokerId>,
+    },
+    /// A topic got more partitions (`kafka-topics.sh --alter --partitions`).
+    PartitionsAdded {
+        /// Topic name.
+        topic: String,
+        /// Its partition count before.
+        from: u32,
+        /// Replica list of each new partition.
+        assignment: Vec<Vec<BrokerId>>,
+    },
+    /// A topic was deleted (`kafka-topics.sh --delete`): brokers delete its replicas.
+    TopicDeleted {
+        /// Topic name.
+        topic: String,
+    },
+    /// A broker stopped a replica it no longer hosts and deleted its log (a reassignment
+    /// removed it, or its topic was deleted; `ReplicaManager.applyDelta`).
+    ReplicaDeleted {
+        /// The broker.
+        broker: BrokerId,
+        /// The partition.
+        tp: TopicPartition,
     },
     /// A broker process started and registered with the controller.
     BrokerRegistered {
@@ -492,6 +544,33 @@ impl fmt::Display for EventKind {
                 let noun = if n == 1 { "partition" } else { "partitions" };
                 write!(f, "topic {topic} created with {n} {noun}: {}", lists.join(" "))
             }
+            ReassignmentStarted { tp, adding, removing, throttle } => {
+                write!(
+                    f,
+                    "{tp} reassignment started: adding [{}], removing [{}]",
+                    join_ids(adding),
+                    join_ids(removing)
+                )?;
+                match throttle {
+                    Some(rate) => write!(f, ", throttled at {} bytes/s", group(*rate)),
+                    None => Ok(()),
+                }
+            }
+            ReassignmentCompleted { tp, replicas } => {
+                write!(f, "{tp} reassignment completed: replicas [{}]", join_ids(replicas))
+            }
+            ReassignmentCancelled { tp, replicas } => {
+                write!(f, "{tp} reassignment cancelled: replicas back to [{}]", join_ids(replicas))
+            }
+            PartitionsAdded { topic, from, assignment } => {
+                let lists: Vec<String> = assignment.iter().map(|r| format!("[{}]", join_ids(r))).collect();
+                let to = *from as usize + assignment.len();
+                write!(f, "topic {topic} grew from {from} to {to} partitions: {}", lists.join(" "))
+            }
+            TopicDeleted { topic } => write!(f, "topic {topic} deleted"),
+            ReplicaDeleted { broker, tp } => {
+                write!(f, "broker {broker} stopped its replica of {tp} and deleted its log")
+            }
             BrokerRegistered { broker, broker_epoch } => {
                 write!(
                     f,
@@ -556,6 +635,8 @@ impl fmt::Display for EventKind {
                     ElectionKind::ControlledShutdown => "controlled shutdown of the old leader",
                     ElectionKind::Preferred => "preferred leader election (auto.leader.rebalance.enable)",
                     ElectionKind::Recovered => "an ISR member came back",
+                    ElectionKind::Requested => "election requested by an operator (kafka-leader-election.sh)",
+                    ElectionKind::Reassignment => "the reassignment removed the old leader",
                 };
                 match new_leader {
                     Some(_) => write!(

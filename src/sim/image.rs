@@ -29,10 +29,10 @@ impl TopicImage {
         self.partitions.len() as u32
     }
 
-    /// Replication factor: the length of the first partition's replica list (every partition
-    /// of a topic has the same one in isrlab).
+    /// Replication factor: the length of the first partition's replica list without the
+    /// replicas a reassignment is adding (`TopicCommand.getReplicationFactor`).
     pub fn replication_factor(&self) -> usize {
-        self.partitions.first().map_or(0, |p| p.replicas.len())
+        self.partitions.first().map_or(0, |p| p.replicas.len() - p.adding.len())
     }
 }
 
@@ -63,6 +63,9 @@ impl MetadataImage {
         }
         for (name, config) in &delta.topic_configs {
             self.topic_mut(name).config = config.clone();
+        }
+        for name in &delta.deleted_topics {
+            self.topics.remove(name);
         }
         for ps in &delta.partitions {
             let topic = self.topic_mut(&ps.tp.topic);
@@ -133,6 +136,8 @@ mod tests {
             leader_epoch: 0,
             partition_epoch: 0,
             leader_recovery: LeaderRecoveryState::Recovered,
+            adding: Vec::new(),
+            removing: Vec::new(),
         }
     }
 

@@ -297,6 +297,15 @@ impl Partition {
         self.fetch_announced = true;
     }
 
+    /// This broker no longer hosts the replica (a reassignment removed it, or its topic was
+    /// deleted; Kafka's `ReplicaManager.stopPartitions` with `deletePartition`): parked
+    /// produces fail with `NOT_LEADER_OR_FOLLOWER` and it neither leads nor fetches any more.
+    /// Its broker then drops it with its log.
+    pub fn stop_replica(&mut self, out: &mut Outbox) {
+        self.fail_delayed(ErrorCode::NotLeaderOrFollower, out);
+        self.reset_role();
+    }
+
     /// Called for each partition state a broker in controlled shutdown applies: a follower
     /// replica whose partition has no leader, or whose ISR no longer lists this broker, stops
     /// fetching until the process restarts (Kafka's `ReplicaManager.applyLocalFollowersDelta`
@@ -479,7 +488,13 @@ impl Partition {
         let Role::Leader(ls) = &mut self.role else { return };
         let Some(pending) = &ls.pending else { return };
         let same_epoch = self.state.as_ref().is_some_and(|s| s.leader_epoch == new.leader_epoch);
-        if !same_epoch || pending.isr != new.isr {
+        // An expansion that completed a reassignment comes back without the removed replicas
+        // and with a new leader epoch (`PartitionChangeBuilder.completeReassignmentIfNeeded`).
+        let completed = new.leader == Some(ctx.me)
+            && self.state.as_ref().is_some_and(PartitionState::is_reassigning)
+            && !new.is_reassigning();
+        let kept: Vec<BrokerId> = pending.isr.iter().copied().filter(|r| new.replicas.contains(r)).collect();
+        if !(same_epoch || completed) || kept != new.isr {
             return;
         }
         let event = match &pending.change {
@@ -1101,6 +1116,8 @@ mod tests {
             leader_epoch,
             partition_epoch,
             leader_recovery: LeaderRecoveryState::Recovered,
+            adding: Vec::new(),
+            removing: Vec::new(),
         }
     }
 
@@ -1418,5 +1435,56 @@ mod tests {
         p.apply_state(&f.ctx(1, 2), &state(Some(2), &[2, 3], 1, 1), &mut out);
         assert_eq!(responses(&out), vec![Err(ErrorCode::NotLeaderOrFollower)]);
         assert_eq!(p.following(), Some(2));
+    }
+
+    /// R3.8, R3.9: a new leader whose HW (0, learnt as a follower) lags its epoch's start
+    /// offset (3) answers a consumer's ListOffsets for the latest offset with
+    /// OFFSET_NOT_AVAILABLE (`Partition.fetchOffsetForTimestamp`), gives the earliest, and
+    /// serves a consumer fetch nothing at or above its HW; above its LEO is out of range, and
+    /// an older epoch is fenced. OffsetsForLeaderEpoch answers where epoch 0 ends here.
+    #[test]
+    fn a_new_leader_serves_consumers_only_below_its_hw() {
+        let f = Fixture::new(1);
+        let mut old = leader(&f);
+        produce(&mut old, &f, 1, 3, Acks::One);
+        let mut p = Partition::new(TopicPartition::new("t", 0), PartitionLog::new());
+        p.log.append_as_follower(&old.log.read(0, u64::MAX));
+        p.apply_state(&f.ctx(2, 10), &state(Some(2), &[2, 3], 1, 1), &mut Outbox::default());
+        assert_eq!((p.log.hw(), p.log.leo()), (0, 3));
+        use crate::sim::protocol::{EpochEndOffset, OffsetSpec};
+        assert_eq!(p.list_offset(1, OffsetSpec::Latest), Err(ErrorCode::OffsetNotAvailable));
+        assert_eq!(p.list_offset(1, OffsetSpec::Earliest), Ok((0, 0)));
+        assert_eq!(p.list_offset(0, OffsetSpec::Earliest), Err(ErrorCode::FencedLeaderEpoch));
+        let tp = p.tp.clone();
+        let at = |fetch_offset, current_leader_epoch| FetchPartition {
+            tp: tp.clone(),
+            current_leader_epoch,
+            fetch_offset,
+            last_fetched_epoch: None,
+            log_start_offset: -1,
+        };
+        assert!(p.read_for_consumer(&at(0, 1), 1 << 20).unwrap().batches.is_empty(), "HW 0");
+        assert!(p.read_for_consumer(&at(3, 1), 1 << 20).unwrap().batches.is_empty(), "at the LEO");
+        assert_eq!(p.read_for_consumer(&at(4, 1), 1 << 20), Err(ErrorCode::OffsetOutOfRange));
+        assert_eq!(p.read_for_consumer(&at(0, 0), 1 << 20), Err(ErrorCode::FencedLeaderEpoch));
+        assert_eq!(p.read_for_consumer(&at(0, 2), 1 << 20), Err(ErrorCode::UnknownLeaderEpoch));
+        assert_eq!(p.end_offset_for_consumer(1, 0), Ok(EpochEndOffset { epoch: 0, end_offset: 3 }));
+        assert_eq!(p.end_offset_for_consumer(1, 5), Ok(EpochEndOffset { epoch: -1, end_offset: -1 }));
+        // Once the follower caught up the HW moves, and the records below it are served.
+        fetch_as(&mut p, &f, 3, 3);
+        assert_eq!(p.log.hw(), 3);
+        assert_eq!(p.list_offset(1, OffsetSpec::Latest), Ok((3, 1)));
+        assert_eq!(p.read_for_consumer(&at(0, 1), 1 << 20).unwrap().batches.len(), 1);
+    }
+
+    fn fetch_as(p: &mut Partition, f: &Fixture, replica: BrokerId, offset: Offset) {
+        let fp = FetchPartition {
+            tp: p.tp.clone(),
+            current_leader_epoch: 1,
+            fetch_offset: offset,
+            last_fetched_epoch: Some(0),
+            log_start_offset: 0,
+        };
+        p.on_follower_fetch(&f.ctx(2, 20), replica, 1, &fp, &mut Outbox::default()).unwrap();
     }
 }

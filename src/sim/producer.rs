@@ -534,6 +534,13 @@ impl ProducerClient {
     }
 
     fn apply_metadata(&mut self, now: Ms, delta: &MetadataDelta) {
+        if delta.deleted_topics.contains(&self.topic) {
+            // The topic is gone from the metadata: no partition has a leader any more, so
+            // batches wait for one until `delivery.timeout.ms` (Java's `Sender` with an
+            // unknown leader); a topic created again with the name starts over at epoch 0.
+            self.latest.values_mut().for_each(|v| *v = (None, -1));
+            self.refresh_wanted = true;
+        }
         for state in delta.partitions.iter().filter(|s| s.tp.topic == self.topic) {
             let known = self.latest.get(&state.tp.partition).map_or(-1, |k| k.1);
             if state.leader_epoch >= known {
@@ -1257,6 +1264,8 @@ mod tests {
                     leader_epoch: epoch,
                     partition_epoch: epoch,
                     leader_recovery: Default::default(),
+                    adding: Vec::new(),
+                    removing: Vec::new(),
                 })
                 .collect(),
             ..Default::default()

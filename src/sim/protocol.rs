@@ -304,6 +304,37 @@ pub struct PartitionState {
     pub partition_epoch: Epoch,
     /// KIP-704 recovery state.
     pub leader_recovery: LeaderRecoveryState,
+    /// Replicas a reassignment is adding (KIP-455 `addingReplicas`, ascending); they are in
+    /// `replicas` and catch up before the reassignment completes. Empty when none runs.
+    pub adding: Vec<BrokerId>,
+    /// Replicas a reassignment is removing (KIP-455 `removingReplicas`, ascending); they stay
+    /// in `replicas` until every target replica is in the ISR. Empty when none runs.
+    pub removing: Vec<BrokerId>,
+}
+
+impl PartitionState {
+    /// A new partition as topic or partition creation registers it
+    /// (`ReplicationControlManager.createTopic` / `createPartitions`): leader = the first ISR
+    /// member (`None` for an empty ISR), both epochs 0, RECOVERED, no reassignment.
+    pub fn created(tp: TopicPartition, replicas: Vec<BrokerId>, isr: Vec<BrokerId>) -> Self {
+        PartitionState {
+            tp,
+            replicas,
+            leader: isr.first().copied(),
+            isr,
+            leader_epoch: 0,
+            partition_epoch: 0,
+            leader_recovery: LeaderRecoveryState::Recovered,
+            adding: Vec::new(),
+            removing: Vec::new(),
+        }
+    }
+
+    /// Whether a reassignment is in progress (`PartitionReassignmentReplicas.
+    /// isReassignmentInProgress`: some replica is being added or removed).
+    pub fn is_reassigning(&self) -> bool {
+        !self.adding.is_empty() || !self.removing.is_empty()
+    }
 }
 
 /// A broker's registration as the controller publishes it.
@@ -331,6 +362,9 @@ pub struct MetadataDelta {
     /// The cluster-wide dynamic broker config, when it changed (shared: the controller sends
     /// the same delta to every broker, and a config is large next to the other fields).
     pub broker_config: Option<Arc<BrokerConfig>>,
+    /// Topics deleted (KRaft `RemoveTopicRecord`): brokers delete their replicas, clients
+    /// forget them.
+    pub deleted_topics: Vec<Arc<str>>,
 }
 
 /// A replica id plus the broker epoch the leader saw in its fetches (KIP-903).

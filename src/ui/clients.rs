@@ -1,6 +1,7 @@
 //! The clients pane: per producer its rate, acks, idempotence, sent/acked/failed/pending
-//! counts, errors by Kafka error name and the last error; then the cluster's acked-lost and
-//! duplicate counts. When rows are short it switches to a compact form.
+//! counts, errors by Kafka error name and the last error; per consumer its positions and lags
+//! ([`super::consumers`]); then the cluster's acked-lost and duplicate counts. When rows are
+//! short it switches to a compact form.
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -10,15 +11,16 @@ use ratatui::widgets::{Block, Borders, Paragraph};
 use std::collections::BTreeMap;
 
 use super::brokers::number;
+use super::consumers;
 use super::text;
 use super::theme::Theme;
 use crate::cluster::snapshot::{ProducerView, Snapshot};
 use crate::sim::{format_time, join_ids};
 
-/// Rows the full form needs: title, the cluster line, four per producer.
+/// Rows the full form needs: title, the cluster line, four per producer, two per consumer.
 fn full_rows(snap: &Snapshot) -> u16 {
     let n = u16::try_from(snap.producers.len()).unwrap_or(u16::MAX);
-    n.max(1).saturating_mul(4).saturating_add(2)
+    n.max(1).saturating_mul(4).saturating_add(2).saturating_add(consumers::full_rows(snap))
 }
 
 /// Rows this pane would like: the full form plus two for a long last error.
@@ -42,8 +44,10 @@ pub fn render(frame: &mut Frame, area: Rect, theme: Theme, snap: &Snapshot) {
         for p in &snap.producers {
             lines.extend(full_lines(p, theme, width));
         }
+        lines.extend(consumers::full_lines(snap, theme, width));
     } else {
         lines.extend(snap.producers.iter().map(|p| compact_line(p, theme)));
+        lines.extend(consumers::compact_lines(snap, theme));
         lines.extend(snap.producers.iter().flat_map(|p| last_error_lines(p, theme, width)));
     }
     frame.render_widget(Paragraph::new(lines).block(block), area);
@@ -141,12 +145,23 @@ fn last_error_lines(p: &ProducerView, theme: Theme, width: usize) -> Vec<Line<'s
 fn cluster_line(snap: &Snapshot, theme: Theme) -> Line<'static> {
     let lost = if snap.acked_lost > 0 { theme.alarm() } else { theme.good() };
     let dups = if snap.duplicates > 0 { theme.warn() } else { theme.normal() };
-    Line::from(vec![
+    let mut spans = vec![
         Span::raw(" cluster: "),
         Span::styled(format!("acked lost {}", snap.acked_lost), lost),
         Span::raw("  "),
         Span::styled(format!("duplicates {}", snap.duplicates), dups),
-    ])
+    ];
+    // Only consumers can read records that are erased afterwards.
+    if !snap.consumers.is_empty() || snap.seen_erased > 0 {
+        spans.push(Span::raw("  "));
+        spans.push(Span::styled(format!("seen erased {}", snap.seen_erased), seen_erased_style(snap, theme)));
+    }
+    Line::from(spans)
+}
+
+/// How records consumers read and that were erased afterwards look: alarming when any.
+fn seen_erased_style(snap: &Snapshot, theme: Theme) -> ratatui::style::Style {
+    if snap.seen_erased > 0 { theme.alarm() } else { theme.normal() }
 }
 
 #[cfg(test)]

@@ -13,7 +13,8 @@ use super::lag::{Form, follower_state};
 use super::text;
 use super::theme::{Theme, glyph};
 use crate::cluster::snapshot::{PartitionView, Reach, ReplicaView, Snapshot};
-use crate::sim::Offset;
+use crate::sim::events::group;
+use crate::sim::{Offset, join_ids};
 
 /// Rows this pane wants: title, one per replica of the widest partition, one note line.
 pub fn height_needed(snap: &Snapshot) -> u16 {
@@ -33,7 +34,8 @@ pub fn render(frame: &mut Frame, area: Rect, model: &Model, snap: &Snapshot) {
     let title = format!(" {} logs · leader {leader} · leader epoch {} · HW {} ", p.tp, p.leader_epoch, p.hw);
     let block = Block::new().borders(Borders::TOP).title(Span::styled(title, theme.title()));
     let inner = block.inner(area);
-    let mut lines = replica_lines(p, theme, usize::from(inner.width));
+    let (mut lines, cols) = replica_lines(p, theme, usize::from(inner.width));
+    lines.extend(super::consumers::log_marks(snap, p, cols.bar_at(), cols.bar_w, cols.max, theme));
     lines.extend(notes(p, theme, usize::from(inner.width)));
     if lines.len() < usize::from(inner.height) {
         lines.push(legend(theme));
@@ -41,7 +43,8 @@ pub fn render(frame: &mut Frame, area: Rect, model: &Model, snap: &Snapshot) {
     frame.render_widget(Paragraph::new(lines).block(block), area);
 }
 
-fn replica_lines(p: &PartitionView, theme: Theme, width: usize) -> Vec<Line<'static>> {
+/// One line per replica, and how they are laid out (where the strips are).
+fn replica_lines(p: &PartitionView, theme: Theme, width: usize) -> (Vec<Line<'static>>, Columns) {
     let max_leo = p.replica_views.iter().map(|r| r.leo).max().unwrap_or(0).max(1);
     let num_w = max_leo.to_string().len();
     let long = width >= 70;
@@ -52,8 +55,9 @@ fn replica_lines(p: &PartitionView, theme: Theme, width: usize) -> Vec<Line<'sta
     let fixed = 7 + 1 + 3 + num_w + 5 + num_w + 1 + note_w;
     let bar_w = width.saturating_sub(fixed).max(4);
     let bar_w = if show_start { bar_w.saturating_sub(7 + num_w).max(4) } else { bar_w };
-    let cols = Columns { bar_w, max: max_leo, num_w, long, show_start };
-    p.replica_views.iter().map(|r| replica_line(r, theme, &cols)).collect()
+    let id_w = p.replica_views.iter().map(|r| r.broker.to_string().len()).max().unwrap_or(1);
+    let cols = Columns { bar_w, max: max_leo, num_w, long, show_start, id_w };
+    (p.replica_views.iter().map(|r| replica_line(r, theme, &cols)).collect(), cols)
 }
 
 /// How a replica line is laid out.
@@ -63,6 +67,15 @@ struct Columns {
     num_w: usize,
     long: bool,
     show_start: bool,
+    /// Characters of the widest broker id.
+    id_w: usize,
+}
+
+impl Columns {
+    /// The column where the strips start: after ` ID R ✔ `.
+    fn bar_at(&self) -> usize {
+        self.id_w + 6
+    }
 }
 
 fn replica_line(r: &ReplicaView, theme: Theme, cols: &Columns) -> Line<'static> {
@@ -133,6 +146,10 @@ fn notes(p: &PartitionView, theme: Theme, width: usize) -> Vec<Line<'static>> {
     if let Some(why) = &p.hw_blocked_by {
         out.extend(hw_note(why, theme, width));
     }
+    if let Some(text) = reassignment(p) {
+        let label = Span::styled(" Reassignment: ", theme.warn());
+        out.extend(text::hanging(label, &text, theme.normal(), width, 3));
+    }
     if let Some(change) = &p.pending_isr {
         let label = Span::styled(" ISR change pending: ", theme.warn());
         out.extend(text::hanging(label, change, theme.normal(), width, 3));
@@ -142,6 +159,19 @@ fn notes(p: &PartitionView, theme: Theme, width: usize) -> Vec<Line<'static>> {
         out.extend(text::hanging(label, &why, theme.normal(), width, 3));
     }
     out
+}
+
+/// A running reassignment (KIP-455) in words: what it adds and removes and the bytes the
+/// adding replicas still have to fetch; `None` when none runs.
+fn reassignment(p: &PartitionView) -> Option<String> {
+    if p.adding.is_empty() && p.removing.is_empty() {
+        return None;
+    }
+    let mut text = format!("adding [{}], removing [{}]", join_ids(&p.adding), join_ids(&p.removing));
+    if let Some(left) = p.reassign_bytes_left {
+        text.push_str(&format!(", {} bytes left to copy", group(left)));
+    }
+    Some(text)
 }
 
 /// What a leader that cannot reach the controller means, in words; `None` when it can.
@@ -192,6 +222,16 @@ mod tests {
     }
 
     #[test]
+    fn a_running_reassignment_says_what_it_moves_and_the_bytes_left() {
+        let mut p = (*fixture::snapshot().partitions[0]).clone();
+        assert_eq!(reassignment(&p), None);
+        p.adding = vec![4];
+        p.removing = vec![3];
+        p.reassign_bytes_left = Some(1_250_000);
+        assert_eq!(reassignment(&p).unwrap(), "adding [4], removing [3], 1 250 000 bytes left to copy");
+    }
+
+    #[test]
     fn the_hw_reason_is_labelled_once() {
         let theme = Theme::new(false);
         let frozen = "HW frozen: ISR [1] is below min.insync.replicas=2 (Kafka 3.7+ rule)";
@@ -229,10 +269,10 @@ mod tests {
         let mut snap = fixture::snapshot();
         let theme = Theme::new(false);
         let p0 = snap.partitions[0].clone();
-        assert!(!plain(&replica_lines(&p0, theme, 100)).contains("start"));
+        assert!(!plain(&replica_lines(&p0, theme, 100).0).contains("start"));
         std::sync::Arc::make_mut(&mut snap.partitions[0]).replica_views[0].log_start = 700;
         let p0 = &snap.partitions[0];
-        let lines = replica_lines(p0, theme, 100);
+        let (lines, _) = replica_lines(p0, theme, 100);
         let first = plain(&lines[..1]);
         assert!(first.contains(" start  700 HW "), "{first}");
         assert!(plain(&lines[1..2]).contains(" start    0 HW "));

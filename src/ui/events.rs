@@ -91,6 +91,9 @@ pub fn is_important(kind: &EventKind) -> bool {
         Roll(_) => true,
         TopicCreated { .. } | FetchPaused { .. } | FollowerStopped { .. } | ConfigChanged { .. } => false,
         FollowerCaughtUp { .. } => true,
+        ReassignmentStarted { .. } | ReassignmentCompleted { .. } | ReassignmentCancelled { .. } => true,
+        PartitionsAdded { .. } | TopicDeleted { .. } => true,
+        ReplicaDeleted { .. } => false,
         FollowerStarted { .. } => false,
         ConsumerTruncationDetected { .. } | ConsumerPartitionStopped { .. } | ConsumerOffsetReset { .. } => {
             true

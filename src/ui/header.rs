@@ -87,6 +87,10 @@ fn loss(theme: Theme, snap: &Snapshot) -> Line<'static> {
         spans.push(Span::styled(format!("duplicates: {}", snap.duplicates), theme.warn()));
         spans.push(Span::raw("  "));
     }
+    if snap.seen_erased > 0 {
+        spans.push(Span::styled(format!(" ⚠ seen erased: {} ", snap.seen_erased), theme.alarm()));
+        spans.push(Span::raw("  "));
+    }
     if snap.acked_lost > 0 {
         spans.push(Span::styled(format!(" ⚠ acked lost: {} ", snap.acked_lost), theme.alarm()));
     } else {

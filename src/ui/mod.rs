@@ -9,6 +9,7 @@
 pub mod app;
 pub mod brokers;
 pub mod clients;
+pub mod consumers;
 pub mod detail;
 pub mod events;
 pub mod fixture;

@@ -229,8 +229,16 @@ fn epoch(p: &PartitionView, _theme: Theme) -> Line<'static> {
     Line::raw(p.leader_epoch.to_string())
 }
 
-fn replicas(p: &PartitionView, _theme: Theme) -> Line<'static> {
-    Line::raw(join_ids(&p.replicas))
+/// The replica list; while a reassignment runs, the replicas it adds (`+`) and removes (`-`).
+fn replicas(p: &PartitionView, theme: Theme) -> Line<'static> {
+    let mut spans = vec![Span::raw(join_ids(&p.replicas))];
+    if !p.adding.is_empty() {
+        spans.push(Span::styled(format!(" +{}", join_ids(&p.adding)), theme.warn()));
+    }
+    if !p.removing.is_empty() {
+        spans.push(Span::styled(format!(" -{}", join_ids(&p.removing)), theme.warn()));
+    }
+    Line::from(spans)
 }
 
 fn isr(p: &PartitionView, _theme: Theme) -> Line<'static> {

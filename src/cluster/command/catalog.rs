@@ -6,6 +6,7 @@
 use super::super::node::ProcessState;
 use super::super::world::World;
 use crate::config::{BrokerConfig, ProducerConfig, TopicConfig};
+use crate::kafka::errors::ErrorCode;
 use crate::sim::error::SimError;
 use crate::sim::protocol::NodeId;
 use crate::sim::{BrokerId, join_ids};
@@ -76,6 +77,20 @@ pub fn not_frozen(broker: BrokerId, state: Option<BrokerState>) -> Result<(), Si
 /// The partition count of `topic`. Errors: [`SimError::UnknownTopic`].
 pub fn known_topic(cluster: &dyn Catalog, topic: &str) -> Result<u32, SimError> {
     cluster.partition_count(topic).ok_or_else(|| SimError::UnknownTopic(topic.to_string()))
+}
+
+/// Errors unless partition `partition` of `topic` exists: [`SimError::UnknownTopic`], or
+/// `UNKNOWN_TOPIC_OR_PARTITION` with the controller's text (`ReplicationControlManager.
+/// electLeader`) and the topic's partition count.
+pub fn known_partition(cluster: &dyn Catalog, topic: &str, partition: u32) -> Result<(), SimError> {
+    let count = known_topic(cluster, topic)?;
+    if partition < count {
+        return Ok(());
+    }
+    Err(SimError::Api(
+        ErrorCode::UnknownTopicOrPartition,
+        format!("No such partition as {topic}-{partition} ({topic} has partitions 0 to {})", count - 1),
+    ))
 }
 
 /// The running world as a [`Catalog`].

@@ -14,6 +14,9 @@
 //! roll [--no-wait]
 //! freeze N [MS] | thaw N
 //! bounce B | power-loss B [B…] | slow-disk B MS
+//! elect-preferred [T | T-P] | elect-unclean T-P
+//! reassign T-P R,R,R [--throttle MB/s] | reassign T-P --cancel
+//! add-partitions T N | delete-topic T
 //! ```
 //!
 //! A line becomes a typed [`Command`] once ([`Command::parse`]); it is checked once, by
@@ -26,12 +29,15 @@
 //! central `match`.
 
 pub mod add_consumer;
+pub mod add_partitions;
 pub mod bounce;
 mod catalog;
 pub mod crash;
 pub mod create_topic;
 pub mod cut;
 pub mod degrade;
+pub mod delete_topic;
+pub mod elect;
 pub mod fetch;
 pub mod freeze;
 pub mod hold;
@@ -40,6 +46,7 @@ mod links;
 pub mod power;
 
 pub mod produce;
+pub mod reassign;
 pub mod restart;
 pub mod roll;
 pub mod set;
@@ -48,7 +55,9 @@ pub mod slow_disk;
 mod words;
 
 pub(crate) use catalog::Live;
-pub use catalog::{BrokerState, Catalog, known_broker, known_topic, not_frozen, running_broker};
+pub use catalog::{
+    BrokerState, Catalog, known_broker, known_partition, known_topic, not_frozen, running_broker,
+};
 use words::{Words, parse_error};
 
 use super::node::Node;
@@ -210,6 +219,16 @@ commands! {
     PowerLoss(power::PowerLoss),
     /// Every fsync on a broker takes longer (`slow-disk B MS`).
     SlowDisk(slow_disk::SlowDisk),
+    /// A leader election an operator asks for (`elect-preferred [T | T-P]`,
+    /// `elect-unclean T-P`).
+    Elect(elect::Elect),
+    /// Move a partition's replicas, or cancel the move (`reassign T-P R,R,R [--throttle
+    /// MB/s]`, `reassign T-P --cancel`).
+    Reassign(reassign::Reassign),
+    /// Grow a topic to N partitions (`add-partitions T N`).
+    AddPartitions(add_partitions::AddPartitions),
+    /// Delete a topic (`delete-topic T`).
+    DeleteTopic(delete_topic::DeleteTopic),
 }
 
 impl Command {
@@ -279,6 +298,15 @@ mod tests {
             "power-loss 1",
             "power-loss 0 1 2",
             "slow-disk 1 20",
+            "elect-preferred",
+            "elect-preferred t",
+            "elect-preferred t-1",
+            "elect-unclean my-topic-0",
+            "reassign t-0 1,2,3",
+            "reassign t-0 1,2,3 --throttle 2",
+            "reassign t-0 --cancel",
+            "add-partitions t 6",
+            "delete-topic t",
         ] {
             let cmd = Command::parse(line).unwrap();
             assert_eq!(cmd.to_string(), line);
@@ -317,6 +345,14 @@ mod tests {
         assert!(Command::parse("power-loss 1 1").unwrap_err().message.contains("named twice"));
         assert!(Command::parse("slow-disk 1").unwrap_err().message.contains("missing fsync delay"));
         assert!(Command::parse("thaw 1 500").unwrap_err().message.contains("unexpected `500`"));
+        assert!(Command::parse("elect-unclean t").unwrap_err().message.contains("not a partition T-P"));
+        assert!(Command::parse("reassign t-0").unwrap_err().message.contains("missing replica list"));
+        assert!(
+            Command::parse("reassign t-0 1,2 --throttle").unwrap_err().message.contains("missing throttle")
+        );
+        assert!(
+            Command::parse("add-partitions t x").unwrap_err().message.contains("not a valid partition count")
+        );
     }
 
     #[test]

@@ -44,7 +44,7 @@ impl Unit for Restart {
 /// start take effect now.
 pub(crate) fn start(world: &Rc<World>, spawner: Spawner<'_>, b: BrokerId, out: &mut Outbox) {
     let Ok((node, core)) = broker_node(world, b) else { return };
-    core.borrow_mut().load_config(world.server_properties.borrow().clone());
+    core.borrow_mut().load_config(world.server_properties.borrow().for_broker(b));
     world.restart_pending.borrow_mut().remove(&b);
     out.emit(EventKind::BrokerStarted { broker: b });
     core.borrow_mut().start(world.now(), out);

@@ -4,8 +4,9 @@
 //! property goes to every producer, a lab one (`net.*`) to every link of the network, the rest
 //! to the cluster-wide broker config. `set link A B net.KEY=VALUE` sets a lab property on the
 //! link between A and B (both directions); the later of a cluster-wide and a link setting wins.
-//! `set broker B KEY=VALUE` sets a replication throttle rate for broker B alone
-//! (`kafka-configs.sh --entity-type brokers --entity-name B`), over the cluster-wide value.
+//! `set broker B KEY=VALUE` sets a broker property for broker B alone
+//! (`kafka-configs.sh --entity-type brokers --entity-name B`), over the cluster-wide value:
+//! dynamic ones at once, static ones at B's next start.
 
 use super::catalog::known_broker;
 use super::links::{End, check_ends};
@@ -40,7 +41,7 @@ pub enum Set {
         /// Value as text.
         value: String,
     },
-    /// `set broker B KEY=VALUE`: a replication throttle rate of broker B alone.
+    /// `set broker B KEY=VALUE`: a broker property of broker B alone.
     Broker {
         /// The broker.
         broker: BrokerId,
@@ -247,9 +248,13 @@ fn set_broker(world: &Rc<World>, key: &str, value: &str, out: &mut Outbox) -> Re
     Ok(Applied { origin: NodeId::Controller, note })
 }
 
-/// Sets a replication throttle rate for `broker` alone: dynamic, so the controller hands it
-/// to the running broker at once (Kafka's `BrokerConfigHandler` updates that broker's
-/// `ReplicationQuotaManager`s), and it is kept for the broker's next start.
+/// Sets a property for `broker` alone (`kafka-configs.sh --entity-type brokers --entity-name
+/// B`), kept in its `server.properties` for its next start. A dynamic one (the throttle rates,
+/// the broker defaults of topic configs; `DynamicBrokerConfig.AllDynamicConfigs`) also goes
+/// through the controller to that broker at once, as Kafka's per-broker dynamic config does;
+/// a static one waits for that broker's next start ("restart pending"), as a cluster-wide
+/// static `set` does. Properties the controller reads are refused
+/// ([`crate::config::BrokerConfig::set_for_broker`]).
 fn set_one_broker(
     world: &Rc<World>,
     broker: BrokerId,
@@ -257,12 +262,24 @@ fn set_one_broker(
     value: &str,
     out: &mut Outbox,
 ) -> Result<Applied, SimError> {
+    let property = config::lookup(key)?;
     let mut stored = world.server_properties.borrow().clone();
     stored.set_for_broker(broker, key, value)?;
-    world.controller().borrow_mut().set_broker_config_for(world.now(), broker, key, value, out)?;
+    let note = match property.update_mode() {
+        UpdateMode::BrokerRestart => {
+            world.restart_pending.borrow_mut().entry(broker).or_default().insert(property.name);
+            Some(format!(
+                "restart pending on broker {broker}: a static broker config takes effect at its next start"
+            ))
+        }
+        _ => {
+            world.controller().borrow_mut().set_broker_config_for(world.now(), broker, key, value, out)?;
+            None
+        }
+    };
     *world.server_properties.borrow_mut() = stored;
-    out.emit(config_event(&format!("broker {broker}"), key, value, world, None));
-    Ok(Applied::by(NodeId::Controller))
+    out.emit(config_event(&format!("broker {broker}"), key, value, world, note.clone()));
+    Ok(Applied { origin: NodeId::Controller, note })
 }
 
 /// Sets a property on every producer (adding a rate-0 producer for the first topic when there

@@ -16,6 +16,14 @@ pub(crate) fn parse_error(message: impl Into<String>) -> ParseError {
     ParseError { message: message.into() }
 }
 
+/// `T-P` split at its last `-` when what follows is a partition number and a topic name
+/// precedes it; `None` otherwise.
+pub(crate) fn split_partition(word: &str) -> Option<(String, u32)> {
+    let (topic, p) = word.rsplit_once('-')?;
+    let digits = !p.is_empty() && p.bytes().all(|c| c.is_ascii_digit());
+    (digits && !topic.is_empty()).then(|| p.parse().ok().map(|p| (topic.to_string(), p)))?
+}
+
 impl<'a> Words<'a> {
     /// The words of `rest`, explained with `usage` until [`Words::usage`] changes it.
     pub fn new(rest: std::str::SplitWhitespace<'a>, usage: &'static str) -> Self {
@@ -87,6 +95,16 @@ impl<'a> Words<'a> {
             Some((k, v)) if !k.is_empty() && !v.is_empty() => Ok((k.to_string(), v.to_string())),
             _ => Err(parse_error(format!("`{w}` is not KEY=VALUE; usage: {usage}"))),
         }
+    }
+
+    /// The next word as a partition, `T-P` (the topic is everything before the last `-`, as
+    /// Kafka's `TopicPartition.toString` writes it). Errors: missing, or no `-P` at its end.
+    pub fn partition(&mut self) -> Result<(String, u32), ParseError> {
+        let usage = self.usage;
+        let w = self.word("partition T-P")?;
+        split_partition(w).ok_or_else(|| {
+            parse_error(format!("`{w}` is not a partition T-P, e.g. orders-0; usage: {usage}"))
+        })
     }
 
     /// The next word as `KEY=VALUE`.

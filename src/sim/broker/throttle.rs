@@ -206,9 +206,12 @@ mod tests {
                 leader_epoch: 0,
                 partition_epoch: 0,
                 leader_recovery: LeaderRecoveryState::Recovered,
+                adding: Vec::new(),
+                removing: Vec::new(),
             }],
             topic_configs: vec![(Arc::from("foo"), topic)],
             broker_config: Some(Arc::new(config.clone())),
+            deleted_topics: Vec::new(),
         }
     }
 

@@ -101,6 +101,8 @@ fn image(epoch: Epoch) -> MetadataDelta {
             leader_epoch: epoch,
             partition_epoch: epoch,
             leader_recovery: LeaderRecoveryState::Recovered,
+            adding: Vec::new(),
+            removing: Vec::new(),
         }],
         ..Default::default()
     }

@@ -1,0 +1,184 @@
+//! `elect-preferred [T | T-P]` and `elect-unclean T-P`: leader elections an operator asks
+//! for, as `kafka-leader-election.sh --election-type preferred|unclean` does through the
+//! controller's `ElectLeaders` (`ReplicationControlManager.electLeaders`), at once.
+//!
+//! As `LeaderElectionCommand` reports them: the partitions elected, those that needed no
+//! election ("Valid replica already elected"), and the errors. When nothing was elected, the
+//! command is refused with the first error, or `ELECTION_NOT_NEEDED` when every partition
+//! already had what was asked.
+
+use super::catalog::known_partition;
+use super::{Applied, Catalog, ParseError, Unit, Words, known_topic};
+use crate::cluster::world::{Spawner, World};
+use crate::kafka::errors::ErrorCode;
+use crate::sim::controller::{ElectionResults, ElectionType};
+use crate::sim::error::SimError;
+use crate::sim::protocol::NodeId;
+use crate::sim::{Outbox, TopicPartition};
+use std::fmt;
+use std::rc::Rc;
+
+/// Which partitions an election names.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub enum Partitions {
+    /// Every partition (`--all-topic-partitions`).
+    All,
+    /// Every partition of a topic.
+    Topic(String),
+    /// One partition: topic and partition number.
+    One(String, u32),
+}
+
+/// `elect-preferred [T | T-P]` or `elect-unclean T-P`.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct Elect {
+    /// Preferred or unclean.
+    pub election: ElectionType,
+    /// The partitions it names.
+    pub partitions: Partitions,
+}
+
+/// The word `w` as a topic or a partition: `T-P` when it ends in `-` and digits.
+fn partitions_of(w: &str) -> Partitions {
+    match super::words::split_partition(w) {
+        Some((topic, p)) => Partitions::One(topic, p),
+        None => Partitions::Topic(w.to_string()),
+    }
+}
+
+/// Kafka's text for the error of a partition's election (`Errors.java` messages).
+fn error_text(code: ErrorCode) -> &'static str {
+    match code {
+        ErrorCode::PreferredLeaderNotAvailable => "The preferred leader was not available.",
+        ErrorCode::EligibleLeadersNotAvailable => "Eligible topic partition leaders are not available.",
+        ErrorCode::ElectionNotNeeded => "Leader election not needed for topic partition.",
+        _ => "This server does not host this topic-partition.",
+    }
+}
+
+fn join(tps: &[TopicPartition]) -> String {
+    tps.iter().map(ToString::to_string).collect::<Vec<_>>().join(", ")
+}
+
+/// The answer to `results`, in `LeaderElectionCommand`'s words: the note when something was
+/// elected, else the refusal.
+fn answer(election: ElectionType, results: &ElectionResults) -> Result<Option<String>, SimError> {
+    let kind = match election {
+        ElectionType::Preferred => "PREFERRED",
+        ElectionType::Unclean => "UNCLEAN",
+    };
+    let mut lines = Vec::new();
+    if !results.elected.is_empty() {
+        lines.push(format!(
+            "Successfully completed leader election ({kind}) for partitions {}",
+            join(&results.elected)
+        ));
+    }
+    if !results.not_needed.is_empty() {
+        lines.push(format!("Valid replica already elected for partitions {}", join(&results.not_needed)));
+    }
+    for (tp, code) in &results.failed {
+        lines.push(format!(
+            "Error completing leader election ({kind}) for partition: {tp}: {code}: {}",
+            error_text(*code)
+        ));
+    }
+    if !results.elected.is_empty() {
+        return Ok(Some(lines.join("; ")));
+    }
+    match results.failed.first() {
+        Some(&(_, code)) => Err(SimError::Api(code, lines.join("; "))),
+        None => {
+            let code = ErrorCode::ElectionNotNeeded;
+            Err(SimError::Api(code, format!("{} {}", error_text(code), lines.join("; "))))
+        }
+    }
+}
+
+impl Unit for Elect {
+    const VERBS: &'static [&'static str] = &["elect-preferred", "elect-unclean"];
+    const USAGE: &'static [&'static str] = &["elect-preferred [T | T-P]", "elect-unclean T-P"];
+
+    fn parse(verb: &str, words: &mut Words<'_>) -> Result<Self, ParseError> {
+        if verb == "elect-unclean" {
+            words.usage(Self::USAGE[1]);
+            let (topic, p) = words.partition()?;
+            return Ok(Elect { election: ElectionType::Unclean, partitions: Partitions::One(topic, p) });
+        }
+        let partitions = words.next().map_or(Partitions::All, partitions_of);
+        Ok(Elect { election: ElectionType::Preferred, partitions })
+    }
+
+    fn validate(&self, cluster: &dyn Catalog) -> Result<(), SimError> {
+        match &self.partitions {
+            Partitions::All => Ok(()),
+            Partitions::Topic(t) => known_topic(cluster, t).map(|_| ()),
+            Partitions::One(t, p) => known_partition(cluster, t, *p),
+        }
+    }
+
+    /// Errors: nothing could be elected (see the module docs); nothing changes then.
+    fn apply(&self, world: &Rc<World>, _spawner: Spawner<'_>, out: &mut Outbox) -> Result<Applied, SimError> {
+        let controller = world.controller();
+        let mut controller = controller.borrow_mut();
+        let named: Option<Vec<TopicPartition>> = match &self.partitions {
+            Partitions::All => None,
+            Partitions::Topic(t) => {
+                let count = controller.topic(t).map_or(0, |t| t.partition_count());
+                Some((0..count).map(|p| TopicPartition::new(t.as_str(), p)).collect())
+            }
+            Partitions::One(t, p) => Some(vec![TopicPartition::new(t.as_str(), *p)]),
+        };
+        let results = controller.elect_leaders(world.now(), self.election, named.as_deref(), out);
+        let note = answer(self.election, &results)?;
+        Ok(Applied { origin: NodeId::Controller, note })
+    }
+}
+
+impl fmt::Display for Elect {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let verb = match self.election {
+            ElectionType::Preferred => "elect-preferred",
+            ElectionType::Unclean => "elect-unclean",
+        };
+        match &self.partitions {
+            Partitions::All => f.write_str(verb),
+            Partitions::Topic(t) => write!(f, "{verb} {t}"),
+            Partitions::One(t, p) => write!(f, "{verb} {t}-{p}"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_word_ending_in_a_number_names_a_partition() {
+        assert_eq!(partitions_of("orders-2"), Partitions::One("orders".into(), 2));
+        assert_eq!(partitions_of("my-topic-10"), Partitions::One("my-topic".into(), 10));
+        assert_eq!(partitions_of("my-topic"), Partitions::Topic("my-topic".into()));
+        assert_eq!(partitions_of("-3"), Partitions::Topic("-3".into()));
+    }
+
+    #[test]
+    fn nothing_elected_is_a_refusal_with_kafkas_code() {
+        let tp = TopicPartition::new("t", 0);
+        let noop = ElectionResults { not_needed: vec![tp.clone()], ..Default::default() };
+        let err = answer(ElectionType::Preferred, &noop).unwrap_err().to_string();
+        assert!(err.starts_with("ELECTION_NOT_NEEDED: Leader election not needed"), "{err}");
+        assert!(err.contains("Valid replica already elected for partitions t-0"), "{err}");
+        let failed = ElectionResults {
+            failed: vec![(tp.clone(), ErrorCode::PreferredLeaderNotAvailable)],
+            ..Default::default()
+        };
+        let err = answer(ElectionType::Preferred, &failed).unwrap_err().to_string();
+        assert_eq!(
+            err,
+            "PREFERRED_LEADER_NOT_AVAILABLE: Error completing leader election (PREFERRED) for partition: t-0: PREFERRED_LEADER_NOT_AVAILABLE: The preferred leader was not available."
+        );
+        let some = ElectionResults { elected: vec![tp], failed: failed.failed.clone(), ..Default::default() };
+        let note = answer(ElectionType::Preferred, &some).unwrap().unwrap();
+        assert!(note.starts_with("Successfully completed leader election (PREFERRED) for partitions t-0"));
+    }
+}

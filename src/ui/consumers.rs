@@ -1,0 +1,176 @@
+//! Consumers on screen: their lines in the clients pane (position and lag behind the HW and
+//! the LEO per partition, records read, records read and erased afterwards), and the marks of
+//! their positions under the selected partition's log strips.
+
+use ratatui::text::{Line, Span};
+
+use super::text;
+use super::theme::Theme;
+use crate::cluster::snapshot::{ConsumerStatus, PartitionView, Snapshot};
+use crate::sim::Offset;
+
+/// Rows the full form of the clients pane gives each consumer.
+pub const FULL_ROWS: u16 = 2;
+
+/// Rows the consumers take in the clients pane's full form.
+pub fn full_rows(snap: &Snapshot) -> u16 {
+    u16::try_from(snap.consumers.len()).unwrap_or(u16::MAX).saturating_mul(FULL_ROWS)
+}
+
+/// `group g` or `no group`, and its `auto.offset.reset`.
+fn settings(c: &ConsumerStatus) -> String {
+    let group = c.view.group.as_deref().map_or("no group".to_string(), |g| format!("group {g}"));
+    format!("{group}  reset {}", c.view.config.auto_offset_reset.name())
+}
+
+/// Records read and records read and erased afterwards.
+fn totals(c: &ConsumerStatus, theme: Theme) -> Vec<Span<'static>> {
+    let erased = if c.seen_erased > 0 { theme.alarm() } else { theme.normal() };
+    vec![
+        Span::raw(format!(" read {}  ", c.view.consumed)),
+        Span::styled(format!("seen erased {}", c.seen_erased), erased),
+    ]
+}
+
+/// `t-0 @5 lag 0/5` per partition: position, lag behind the HW / the LEO (`?` without a
+/// position); its fetch state instead while it has no position.
+fn positions(c: &ConsumerStatus) -> String {
+    let parts: Vec<String> = c
+        .view
+        .partitions
+        .iter()
+        .zip(&c.lags)
+        .map(|(p, l)| {
+            let lag = |v: Option<i64>| v.map_or("?".to_string(), |v| v.to_string());
+            match p.position {
+                Some(pos) => format!("{} @{pos} lag {}/{}", p.tp, lag(l.behind_hw), lag(l.behind_leo)),
+                None => format!("{} {}", p.tp, p.state),
+            }
+        })
+        .collect();
+    if parts.is_empty() { "no partition assigned".to_string() } else { parts.join("  ") }
+}
+
+/// The full form per consumer: who it is, then what it read and where it stands, cut to
+/// `width`.
+pub fn full_lines(snap: &Snapshot, theme: Theme, width: usize) -> Vec<Line<'static>> {
+    let mut lines = Vec::new();
+    for c in &snap.consumers {
+        let name = format!(" consumer {} ← {}  ", c.view.index, c.view.topics.join(","));
+        lines.push(Line::from(vec![Span::styled(name, theme.leader()), Span::raw(settings(c))]));
+        let mut spans = totals(c, theme);
+        spans.push(Span::raw(format!(" · {}", positions(c))));
+        lines.push(Line::from(text::truncate_spans(spans, width)));
+    }
+    lines
+}
+
+/// The compact form: one line per consumer.
+pub fn compact_lines(snap: &Snapshot, theme: Theme) -> Vec<Line<'static>> {
+    snap.consumers
+        .iter()
+        .map(|c| {
+            let mut spans = vec![Span::styled(
+                format!(" c{} ← {} ", c.view.index, c.view.topics.join(",")),
+                theme.leader(),
+            )];
+            spans.push(Span::raw("·"));
+            spans.extend(totals(c, theme));
+            Line::from(spans)
+        })
+        .collect()
+}
+
+/// The consumers' positions on `p` as marks under its log strips: `▲` at the column of each
+/// position on the strips' scale (`bar_at` columns in, `bar_w` wide, `max` offsets across),
+/// then who they are: `▲ c0 @5  c1 @8`. `None` when no consumer reads `p`.
+pub fn log_marks(
+    snap: &Snapshot,
+    p: &PartitionView,
+    bar_at: usize,
+    bar_w: usize,
+    max: Offset,
+    theme: Theme,
+) -> Option<Line<'static>> {
+    let marks: Vec<(u32, Offset)> =
+        snap.consumers.iter().filter_map(|c| Some((c.view.index, c.position(&p.tp)?))).collect();
+    if marks.is_empty() {
+        return None;
+    }
+    let column =
+        |o: Offset| ((o.clamp(0, max.max(1)) as f64 / max.max(1) as f64) * bar_w as f64).round() as usize;
+    let mut row: Vec<char> = vec![' '; bar_at + bar_w + 1];
+    for &(_, pos) in &marks {
+        let at = (bar_at + column(pos)).min(row.len() - 1);
+        row[at] = '▲';
+    }
+    let who: Vec<String> = marks.iter().map(|(c, pos)| format!("c{c} @{pos}")).collect();
+    let row: String = row.into_iter().collect();
+    Some(Line::from(vec![
+        Span::styled(row.trim_end().to_string(), theme.leader()),
+        Span::styled(format!(" {}", who.join("  ")), theme.muted()),
+    ]))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cluster::snapshot::{ConsumerLag, ConsumerPartitionView, ConsumerView};
+    use crate::config::ConsumerConfig;
+    use crate::ui::fixture;
+
+    fn plain(line: &Line) -> String {
+        line.spans.iter().map(|s| s.content.as_ref()).collect()
+    }
+
+    fn with_consumer(position: Offset) -> Snapshot {
+        let mut snap = fixture::snapshot();
+        let tp = snap.partitions[0].tp.clone();
+        let hw = snap.partitions[0].hw;
+        snap.consumers.push(ConsumerStatus {
+            view: ConsumerView {
+                index: 0,
+                group: None,
+                topics: vec![tp.topic.to_string()],
+                config: ConsumerConfig::default(),
+                partitions: vec![ConsumerPartitionView {
+                    tp: tp.clone(),
+                    position: Some(position),
+                    state: "fetch",
+                    consumed: 7,
+                }],
+                consumed: 7,
+                last_error: None,
+            },
+            seen_erased: 3,
+            lags: vec![ConsumerLag {
+                tp,
+                behind_hw: Some(hw - position),
+                behind_leo: Some(hw - position + 2),
+            }],
+        });
+        snap
+    }
+
+    #[test]
+    fn a_consumer_shows_its_position_and_both_lags() {
+        let snap = with_consumer(4);
+        let theme = Theme::new(false);
+        let lines: Vec<String> = full_lines(&snap, theme, 120).iter().map(plain).collect();
+        let hw = snap.partitions[0].hw;
+        assert!(lines[0].contains("no group  reset latest"), "{}", lines[0]);
+        assert!(lines[1].contains("seen erased 3"), "{}", lines[1]);
+        let want = format!("{} @4 lag {}/{}", snap.partitions[0].tp, hw - 4, hw - 2);
+        assert!(lines[1].contains(&want), "{} lacks {want}", lines[1]);
+        assert_eq!(compact_lines(&snap, theme).len(), 1);
+    }
+
+    #[test]
+    fn the_log_strips_mark_the_position_on_their_scale() {
+        let snap = with_consumer(5);
+        let p = &snap.partitions[0];
+        let line = log_marks(&snap, p, 7, 10, 10, Theme::new(false)).unwrap();
+        assert_eq!(plain(&line), format!("{}▲ c0 @5", " ".repeat(12)));
+        assert!(log_marks(&snap, &snap.partitions[1], 7, 10, 10, Theme::new(false)).is_none());
+    }
+}

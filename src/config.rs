@@ -7,10 +7,12 @@ use std::collections::BTreeMap;
 use std::fmt;
 
 pub mod consumer;
+pub mod lab;
 pub mod semantics;
 pub mod throttle;
 
 pub use consumer::{AutoOffsetReset, ConsumerConfig};
+pub use lab::{HandlingConfig, LabConfig};
 pub use semantics::Semantics;
 pub use throttle::{BrokerThrottleRates, ThrottledReplicas, with_partition};
 
@@ -28,7 +30,8 @@ pub enum Scope {
     Producer,
     /// Consumer client property (Kafka's `ConsumerConfig`).
     Consumer,
-    /// isrlab's lab property, not Kafka's: the simulated world (the network), named `net.*`.
+    /// isrlab's lab property, not Kafka's: the simulated world, the network (`net.*`) and the
+    /// brokers' processing times (`broker.request.handle.ms`, `broker.fetch.process.ms`).
     Lab,
 }
 
@@ -571,6 +574,20 @@ pub static PROPERTIES: &[Property] = &[
         // 0 is refused by NetConfig::set: a link always moves data.
         doc: "lab: link bandwidth (Mbit/s); a message takes its size divided by this to go out, queued behind the link's earlier messages",
     },
+    Property {
+        name: "broker.request.handle.ms",
+        scope: Scope::Lab,
+        default: "0.5",
+        kind: Kind::Decimal { min: 0, max: 60_000 },
+        doc: "lab: time a broker's request handler thread takes on one produce or fetch request (ms, µs resolution); requests on one connection are handled one after another, on up to num.io.threads (8) threads",
+    },
+    Property {
+        name: "broker.fetch.process.ms",
+        scope: Scope::Lab,
+        default: "1",
+        kind: Kind::Decimal { min: 0, max: 60_000 },
+        doc: "lab: time a follower's fetcher thread takes on one fetch response (validate, append) before it sends its next fetch (ms, µs resolution)",
+    },
 ];
 
 /// A configuration mistake, with what was expected.
@@ -773,7 +790,7 @@ impl Property {
     }
 }
 
-fn scope_error(p: &'static Property, wanted: &'static str) -> ConfigError {
+pub(crate) fn scope_error(p: &'static Property, wanted: &'static str) -> ConfigError {
     let actual = match p.scope {
         Scope::Broker => "broker",
         Scope::BrokerAndTopic => "broker/topic",
@@ -1309,6 +1326,12 @@ impl NetConfig {
     /// bad value (a bandwidth of 0), or a property that is not a lab one.
     pub fn set(&mut self, name: &str, text: &str) -> Result<(), ConfigError> {
         let p = lookup(name)?;
+        if lab::is_handling_property(p.name) {
+            return Err(scope_error(
+                p,
+                "on a link (a broker's processing time: `set KEY=VALUE` or `set broker B KEY=VALUE`)",
+            ));
+        }
         if p.scope != Scope::Lab {
             return Err(scope_error(p, "on the network"));
         }
@@ -1587,9 +1610,9 @@ mod tests {
                     TopicConfig::default().set(p.name, p.default).unwrap();
                 }
                 Scope::Lab => {
-                    let mut n = NetConfig::default();
+                    let mut n = LabConfig::default();
                     n.set(p.name, p.default).unwrap();
-                    assert_eq!(n, NetConfig::default(), "{} default differs", p.name);
+                    assert_eq!(n, LabConfig::default(), "{} default differs", p.name);
                 }
                 Scope::Producer => {
                     let mut c = ProducerConfig::default();

@@ -140,3 +140,21 @@ fn roll_is_refused_while_a_broker_is_down_or_a_roll_runs() {
         "steps are not commands"
     );
 }
+
+/// The brokers' processing times are lab properties of every broker or of one
+/// (`set broker B`); a link has none, and a broker has no network property.
+#[test]
+fn processing_times_are_set_for_every_broker_or_one_and_refused_on_a_link() {
+    use isrlab::cluster::handle::Sim;
+    let mut sim = Sim::new(ClusterSpec::default_run(3)).unwrap();
+    sim.advance_to(1_000);
+    sim.apply(&cmd("set broker 1 broker.request.handle.ms=5")).unwrap();
+    sim.apply(&cmd("set broker.fetch.process.ms=2")).unwrap();
+    let mut refused = |line: &str| sim.apply(&cmd(line)).unwrap_err().to_string();
+    assert!(refused("set link 0 1 broker.request.handle.ms=1").contains("set broker B KEY=VALUE"));
+    assert!(refused("set broker 1 net.latency.ms=1").contains("cannot be set for a broker"));
+    assert!(refused("set broker 7 broker.request.handle.ms=1").contains("7"));
+    assert!(refused("set broker.request.handle.ms=-1").contains("a number from 0"));
+    sim.advance_to(2_000);
+    assert_eq!(sim.snapshot().acked_lost, 0);
+}

@@ -1,7 +1,7 @@
-//! What the network model makes visible: acks=1 loses acknowledged records when a leader
-//! crashes under load (the records it acknowledged but had not yet sent to a follower), while
-//! acks=all with min.insync.replicas=2 loses none; and a restarted broker's catch-up takes
-//! time in proportion to the bytes it missed.
+//! What the network model and the brokers' processing time make visible: acks=1 loses
+//! acknowledged records when a leader crashes under load (the records it acknowledged but no
+//! follower had yet appended), while acks=all with min.insync.replicas=2 loses none; and a
+//! restarted broker's catch-up takes time in proportion to the bytes it missed.
 
 use isrlab::cluster::command::Command;
 use isrlab::cluster::handle::Sim;
@@ -52,13 +52,16 @@ fn trial(seed: u64, acks: Acks, min_isr: u32) -> u64 {
     sim.snapshot().acked_lost
 }
 
-/// Issue 6, "Loss is realistic": with healthy followers and the default data-centre network, a
-/// batch that reaches the leader while its follower's fetch is on its way (not parked in the
-/// leader's purgatory) is acknowledged at once under acks=1 but replicated only when that fetch
-/// arrives, up to a fetch round trip (about 0.5 ms) later. A crash in that window loses the
-/// batch (at 10,000 records/s over 6 partitions and `linger.ms` 5, about 10 records). isrlab
-/// models no processing time on brokers, so the window is the network's alone and at least one
-/// trial in ten (6 of these 50) loses records; acks=all with min.insync.replicas=2
+/// Issue 6, "Loss is realistic": with healthy followers, the default data-centre network and
+/// the default broker processing times, an acks=1 batch is acknowledged once the leader has
+/// appended it, but a follower has it only after the leader has read it for the follower's
+/// parked fetch (`broker.request.handle.ms`, 0.5 ms, after the produce's response), the
+/// response has crossed the link (0.25 ms) and the follower's fetcher has processed it
+/// (`broker.fetch.process.ms`, 1 ms). A batch that arrives while the follower's fetch is not
+/// parked (it is on its way back, or in the leader's handler) waits for that fetch too. A
+/// crash in that window loses the batch (at 10,000 records/s over 6 partitions and
+/// `linger.ms` 5, about 10 records): 23 of these 50 trials lose records (without processing
+/// time, when the window was the network's alone, 6 did). acks=all with min.insync.replicas=2
 /// acknowledges only what a follower has, and loses nothing in the same trials.
 #[test]
 fn acks_one_loses_a_few_records_at_a_random_crash_and_acks_all_none() {
@@ -66,7 +69,7 @@ fn acks_one_loses_a_few_records_at_a_random_crash_and_acks_all_none() {
     let losses: Vec<u64> = (0..trials).map(|seed| trial(seed, Acks::One, 1)).collect();
     let lossy = losses.iter().filter(|&&n| n > 0).count();
     assert!(
-        lossy * 10 >= trials as usize,
+        lossy * 5 >= trials as usize * 2,
         "acks=1 lost records in only {lossy} of {trials} trials: {losses:?}"
     );
     assert!(losses.iter().all(|&n| n < 1_000), "a few records, not whole seconds: {losses:?}");

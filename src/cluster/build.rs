@@ -67,7 +67,7 @@ pub(super) fn build_world(spec: &ClusterSpec, local: &LocalSet) -> Result<Rc<Wor
     let world = Rc::new(World {
         start: tokio::time::Instant::now(),
         seed: spec.seed,
-        net: Network::new(spec.seed, spec.net),
+        net: Network::new(spec.seed, spec.net.links).with_handling(spec.net.brokers),
         nodes: Default::default(),
         ledger: RefCell::new(Ledger::new()),
         log: RefCell::new(EventLog::default()),

@@ -9,14 +9,22 @@
 //! (the controller's messages, answers to its requests) reaches it. When a process dies, every
 //! connection to it is reset.
 //!
+//! A message that reaches a broker then waits for the broker's threads to work through it
+//! ([`RequestQueues`]: a request handler thread for a produce or fetch request, the replica
+//! fetcher for a fetch response), and only then does the broker's core read it.
+//!
 //! Messages wait in one binary heap keyed by (arrival µs, sequence number): the message moves
-//! into the heap and out to the inbox, with no allocation of its own.
+//! into the heap and out to the inbox, with no allocation of its own. For a broker, "arrival"
+//! is when its threads have worked through the message, computed when it is sent, so the
+//! processing time costs no extra wake-up: the checks made on arrival (a cut link, a process
+//! that died or does not listen) are made at that later instant (at most a handling time late).
 
 use super::link::{Link, LinkFaults};
 use super::wake::{Mailbox, Signal};
-use crate::config::NetConfig;
-use crate::sim::SimTime;
+use crate::config::{HandlingConfig, NetConfig};
+use crate::sim::handling::RequestQueues;
 use crate::sim::protocol::{Message, NodeId};
+use crate::sim::{BrokerId, SimTime};
 use std::cell::RefCell;
 use std::cmp::Ordering;
 use std::collections::{BTreeMap, BTreeSet, BinaryHeap};
@@ -74,6 +82,8 @@ struct NetState {
     /// Running nodes that do not accept inbound connections yet (a starting broker before it
     /// is first unfenced, [`crate::sim::broker::Broker::accepts_connections`]).
     not_listening: BTreeSet<NodeId>,
+    /// The brokers' processing times and the work queued on their threads.
+    queues: RequestQueues,
 }
 
 impl NetState {
@@ -97,10 +107,19 @@ impl NetState {
         self.seq - 1
     }
 
-    /// Puts a message on its way; says whether it arrives before every other one in flight
-    /// (then the delivery task's timer must move).
+    /// Puts a message on its way (once its broker has finished it, [`RequestQueues::answered_at`]);
+    /// says whether it arrives before every other one in flight (then the delivery task's timer
+    /// must move).
     fn enqueue(&mut self, now: SimTime, from: NodeId, to: NodeId, msg: Message) -> bool {
-        let at = self.link(from, to).arrival(now, msg.size_bytes());
+        let leaves = match from {
+            NodeId::Broker(b) => self.queues.answered_at(now, b, to, &msg),
+            _ => now,
+        };
+        let arrives = self.link(from, to).arrival(leaves, msg.size_bytes());
+        let at = match to {
+            NodeId::Broker(b) => self.queues.handled_at(arrives, b, from, &msg),
+            _ => arrives,
+        };
         let seq = self.next_seq();
         self.queue.push(InFlight { at, seq, from, to, msg });
         self.queue.peek().is_some_and(|m| m.seq == seq)
@@ -141,21 +160,50 @@ pub struct Network {
 
 impl Network {
     /// An empty network whose links draw jitter from streams derived from `seed` and start
-    /// with the lab properties `defaults`.
+    /// with the lab properties `defaults`, and whose brokers take no processing time
+    /// ([`Network::with_handling`] gives them some).
     pub fn new(seed: u64, defaults: NetConfig) -> Self {
         let net = Self::default();
         {
             let mut s = net.state.borrow_mut();
             s.seed = seed;
             s.defaults = defaults;
+            s.queues = RequestQueues::new(HandlingConfig::NONE);
         }
         net
     }
 
+    /// The same network whose brokers take the processing times `handling` (a new network
+    /// takes none).
+    pub fn with_handling(self, handling: HandlingConfig) -> Self {
+        self.state.borrow_mut().queues = RequestQueues::new(handling);
+        self
+    }
+
+    /// Sets a `broker.*` lab property (a processing time) for every broker (`None`) or one.
+    /// Errors: as [`HandlingConfig::set`]; nothing changes then.
+    pub fn set_handling(
+        &self,
+        broker: Option<BrokerId>,
+        key: &str,
+        value: &str,
+    ) -> Result<(), crate::config::ConfigError> {
+        self.state.borrow_mut().queues.set(broker, key, value)
+    }
+
+    /// The processing times of `broker`.
+    pub fn handling(&self, broker: BrokerId) -> HandlingConfig {
+        self.state.borrow().queues.config(broker)
+    }
+
     /// Connects a running node's mailbox, or disconnects it (`None`: the process is down, and
-    /// requests to it are refused). The mailbox it replaces is closed.
+    /// requests to it are refused). The mailbox it replaces is closed, and a broker's queued
+    /// work is gone with its process.
     pub(crate) fn set_route(&self, node: NodeId, mailbox: Option<Rc<Mailbox>>) {
         let mut s = self.state.borrow_mut();
+        if let NodeId::Broker(b) = node {
+            s.queues.forget(b);
+        }
         let old = match mailbox {
             Some(m) => s.routes.insert(node, m),
             None => s.routes.remove(&node),

@@ -10,7 +10,7 @@ use super::expect::Expectation;
 use super::expect_file::{Names, RawExpect, expectation};
 use crate::cluster::command::Command;
 use crate::cluster::spec::{ClusterSpec, Placement, ProducerSpec, TopicSpec};
-use crate::config::{self, BrokerConfig, ConfigError, NetConfig, ProducerConfig, Scope, TopicConfig};
+use crate::config::{self, BrokerConfig, ConfigError, LabConfig, ProducerConfig, Scope, TopicConfig};
 use crate::sim::{BrokerId, CONTROLLER_ID, SimTime, format_instant, join_ids};
 use serde::Deserialize;
 use std::collections::{BTreeMap, BTreeSet};
@@ -181,7 +181,7 @@ fn cluster_spec(raw: &RawScenario) -> Res<ClusterSpec> {
     let brokers = broker_ids(&raw.cluster.brokers)?;
     let placement = placement(raw.cluster.placement.as_ref())?;
     let mut broker_config = BrokerConfig::default();
-    let mut net = NetConfig::default();
+    let mut net = LabConfig::default();
     apply_config(in_file_order(&raw.cluster.config), |k, v| match config::lookup(k)?.scope {
         Scope::Lab => net.set(k, v),
         _ => broker_config.set(k, v),

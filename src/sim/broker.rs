@@ -884,6 +884,45 @@ mod tests {
         })
     }
 
+    /// `ReplicaManager.applyDelta` and `getPartitionOrError`: a replica the metadata moves
+    /// away is deleted, and a produce for it is NOT_LEADER_OR_FOLLOWER while the topic exists;
+    /// once the topic is deleted, UNKNOWN_TOPIC_OR_PARTITION.
+    #[test]
+    fn replicas_that_leave_are_deleted_and_produce_answers_follow_the_metadata() {
+        let mut b = Broker::new(1, BrokerConfig::default());
+        let mut image = MetadataDelta {
+            brokers: vec![reg(0), reg(1)],
+            partitions: vec![state(0, &[0, 1], Some(0), (0, 0)), state(1, &[0, 1], Some(0), (0, 0))],
+            ..Default::default()
+        };
+        image.topic_configs.push((Arc::from("foo"), TopicConfig::default()));
+        b.start_bootstrapped(0, 1, &image, &mut Outbox::default());
+        let mut moved = state(0, &[0], Some(0), (1, 1));
+        moved.replicas = vec![0];
+        let mut out = Outbox::default();
+        b.handle(
+            10,
+            NodeId::Controller,
+            Message::Metadata(MetadataDelta { partitions: vec![moved], ..Default::default() }),
+            &mut out,
+        );
+        assert!(b.partition(&TopicPartition::new("foo", 0)).is_none());
+        assert!(out.events.iter().any(|e| matches!(e, EventKind::ReplicaDeleted { broker: 1, .. })));
+        let answer = |b: &mut Broker, p: u32| {
+            let mut out = Outbox::default();
+            b.handle(20, NodeId::Producer(0), produce(TopicPartition::new("foo", p)), &mut out);
+            out.sends.iter().find_map(|(_, m)| match m {
+                Message::ProduceResponse(r) => r.result.err(),
+                _ => None,
+            })
+        };
+        assert_eq!(answer(&mut b, 0), Some(ErrorCode::NotLeaderOrFollower));
+        let deleted = MetadataDelta { deleted_topics: vec![Arc::from("foo")], ..Default::default() };
+        b.handle(30, NodeId::Controller, Message::Metadata(deleted), &mut Outbox::default());
+        assert_eq!(b.partitions().count(), 0);
+        assert_eq!(answer(&mut b, 1), Some(ErrorCode::UnknownTopicOrPartition));
+    }
+
     /// KIP-227: after the full fetch, an incremental fetch lists nothing while nothing
     /// changed; the leader finds both partitions idle and parks it; a record on foo-0
     /// completes it with foo-0 alone, and the follower's next fetch lists only foo-0 (its

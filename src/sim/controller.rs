@@ -327,7 +327,11 @@ fn report(
             new_leader: new.leader,
             leader_epoch: new.leader_epoch,
             isr: new.isr.clone(),
-            kind: if plan.unclean { ElectionKind::Unclean } else { kind },
+            kind: match (plan.unclean, kind) {
+                (true, ElectionKind::Requested) => ElectionKind::UncleanRequested,
+                (true, _) => ElectionKind::Unclean,
+                (false, kind) => kind,
+            },
         });
     }
 }

@@ -33,6 +33,10 @@ pub enum ElectionKind {
     Requested,
     /// A completed reassignment took the old leader out of the replicas (KIP-455).
     Reassignment,
+    /// An unclean election an operator asked for (`elect-unclean`, `kafka-leader-election.sh
+    /// --election-type unclean`): no live ISR member, first live replica, whatever
+    /// `unclean.leader.election.enable` says.
+    UncleanRequested,
 }
 
 /// Who removed a replica from an ISR and why (R4.1, R4.8).
@@ -637,6 +641,9 @@ impl fmt::Display for EventKind {
                     ElectionKind::Recovered => "an ISR member came back",
                     ElectionKind::Requested => "election requested by an operator (kafka-leader-election.sh)",
                     ElectionKind::Reassignment => "the reassignment removed the old leader",
+                    ElectionKind::UncleanRequested => {
+                        "UNCLEAN election requested by an operator (kafka-leader-election.sh): no live ISR member, first live replica"
+                    }
                 };
                 match new_leader {
                     Some(_) => write!(

@@ -16,6 +16,7 @@ pub mod error;
 pub mod events;
 pub mod fetch_session;
 pub mod group;
+pub mod handling;
 pub mod image;
 pub mod log;
 pub mod partition;

@@ -539,6 +539,10 @@ impl ProducerClient {
             // batches wait for one until `delivery.timeout.ms` (Java's `Sender` with an
             // unknown leader); a topic created again with the name starts over at epoch 0.
             self.latest.values_mut().for_each(|v| *v = (None, -1));
+            for p in &mut self.partitions {
+                p.leader = None;
+                p.leader_epoch = -1;
+            }
             self.refresh_wanted = true;
         }
         for state in delta.partitions.iter().filter(|s| s.tp.topic == self.topic) {

@@ -1,6 +1,6 @@
 //! What a run starts from: brokers, topics, producers, configs and the seed.
 
-use crate::config::{BrokerConfig, ConsumerConfig, NetConfig, ProducerConfig, TopicConfig};
+use crate::config::{BrokerConfig, ConsumerConfig, LabConfig, ProducerConfig, TopicConfig};
 use crate::kafka::BrokerId;
 
 /// How replicas are placed when a topic is created (rule book §1).
@@ -65,8 +65,9 @@ pub struct ClusterSpec {
     pub producers: Vec<ProducerSpec>,
     /// Consumers started at t=0.
     pub consumers: Vec<ConsumerSpec>,
-    /// The network's lab properties (`net.*`) every link starts with.
-    pub net: NetConfig,
+    /// The lab properties: the network's (`net.*`) every link starts with and the brokers'
+    /// processing times (`broker.*`).
+    pub net: LabConfig,
 }
 
 impl ClusterSpec {
@@ -86,7 +87,7 @@ impl ClusterSpec {
             }],
             producers: vec![ProducerSpec { topic: "test_repli".into(), config: ProducerConfig::default() }],
             consumers: Vec::new(),
-            net: NetConfig::default(),
+            net: LabConfig::default(),
         }
     }
 }

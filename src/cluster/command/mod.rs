@@ -288,6 +288,7 @@ mod tests {
             "hold 0 controller",
             "release 0 controller",
             "set link 0 1 net.latency.ms=5",
+            "set broker 1 broker.request.handle.ms=5",
             "roll",
             "roll --no-wait",
             "freeze 1",

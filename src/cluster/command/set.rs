@@ -6,7 +6,8 @@
 //! link between A and B (both directions); the later of a cluster-wide and a link setting wins.
 //! `set broker B KEY=VALUE` sets a broker property for broker B alone
 //! (`kafka-configs.sh --entity-type brokers --entity-name B`), over the cluster-wide value:
-//! dynamic ones at once, static ones at B's next start.
+//! dynamic ones at once, static ones at B's next start; or a lab processing time of broker B
+//! (`broker.request.handle.ms`, `broker.fetch.process.ms`).
 
 use super::catalog::known_broker;
 use super::links::{End, check_ends};
@@ -14,7 +15,7 @@ use super::produce::add_producer;
 use super::{Applied, Catalog, ParseError, Unit, Words, known_topic};
 use crate::cluster::world::Spawner;
 use crate::cluster::world::World;
-use crate::config::{self, NetConfig, Scope, UpdateMode};
+use crate::config::{self, LabConfig, Scope, UpdateMode};
 use crate::sim::error::SimError;
 use crate::sim::events::EventKind;
 use crate::sim::protocol::NodeId;
@@ -41,7 +42,7 @@ pub enum Set {
         /// Value as text.
         value: String,
     },
-    /// `set broker B KEY=VALUE`: a broker property of broker B alone.
+    /// `set broker B KEY=VALUE`: a broker property or a lab processing time of broker B alone.
     Broker {
         /// The broker.
         broker: BrokerId,
@@ -86,11 +87,12 @@ impl Set {
         Set::Producer { key: key.to_string(), value: value.to_string() }
     }
 
-    /// Whether this sets lab properties of the network. Errors: an unknown property.
+    /// Whether this sets lab properties (of the network's links or the brokers' processing
+    /// times). Errors: an unknown property.
     fn for_network(&self) -> Result<bool, SimError> {
         Ok(match self {
             Set::Link { .. } => true,
-            Set::Cluster { key, .. } => config::lookup(key)?.scope == Scope::Lab,
+            Set::Cluster { key, .. } | Set::Broker { key, .. } => config::lookup(key)?.scope == Scope::Lab,
             _ => false,
         })
     }
@@ -164,7 +166,15 @@ impl Unit for Set {
             check_ends(cluster, *a, *b)?;
         }
         if self.for_network()? {
-            return Ok(NetConfig::default().set(key, value)?);
+            let checked = match self {
+                Set::Broker { broker, .. } => {
+                    known_broker(cluster, *broker)?;
+                    config::HandlingConfig::default().set(key, value)
+                }
+                Set::Link { .. } => config::NetConfig::default().set(key, value),
+                _ => LabConfig::default().set(key, value),
+            };
+            return Ok(checked?);
         }
         if self.for_producers()? {
             if cluster.topic_names().is_empty() {
@@ -313,7 +323,8 @@ fn set_producers(
     Ok(Applied::by(NodeId::Producer(0)))
 }
 
-/// Sets a lab property on every link, or on both directions of one.
+/// Sets a lab property: a network one on every link or on both directions of one, a
+/// processing time on every broker or on one.
 fn set_network(
     set: &Set,
     world: &World,
@@ -326,6 +337,14 @@ fn set_network(
             world.net.set_link_property(*a, *b, key, value)?;
             world.net.set_link_property(*b, *a, key, value)?;
             format!("link {} {}", End(*a), End(*b))
+        }
+        Set::Broker { broker, .. } => {
+            world.net.set_handling(Some(*broker), key, value)?;
+            format!("broker {broker}")
+        }
+        _ if config::lab::is_handling_property(key) => {
+            world.net.set_handling(None, key, value)?;
+            "brokers".to_string()
         }
         _ => {
             world.net.set_property(key, value)?;

@@ -538,7 +538,7 @@ mod tests {
         assert_eq!(unclean.elected, vec![tp()]);
         let p = part(&c, "t", 0);
         assert_eq!((p.leader, p.isr, p.leader_recovery), (Some(2), vec![2], LeaderRecoveryState::Recovering));
-        assert_eq!(leader_changes(&out), vec![(0, None, Some(2), ElectionKind::Unclean)]);
+        assert_eq!(leader_changes(&out), vec![(0, None, Some(2), ElectionKind::UncleanRequested)]);
         let again = c.elect_leaders(20_001, ElectionType::Unclean, Some(&[tp()]), &mut Outbox::default());
         assert_eq!(again.not_needed, vec![tp()]);
     }

@@ -132,6 +132,8 @@ pub enum ProducerNumber {
     Acked,
     /// `failed`: records whose send failed for good (the callback got an error).
     Failed,
+    /// `lost`: its acknowledged records lost (audit ledger).
+    Lost,
 }
 
 impl ProducerNumber {
@@ -141,6 +143,7 @@ impl ProducerNumber {
             Self::Sent => "sent",
             Self::Acked => "acked",
             Self::Failed => "failed",
+            Self::Lost => "lost",
         }
     }
 
@@ -149,6 +152,7 @@ impl ProducerNumber {
             Self::Sent => p.sent,
             Self::Acked => p.acked,
             Self::Failed => p.failed,
+            Self::Lost => p.acked_lost,
         })
     }
 }
@@ -213,6 +217,9 @@ pub enum Check {
     AckedLost(Comparison),
     /// Records in the log twice, cluster-wide (audit ledger).
     Duplicates(Comparison),
+    /// Acknowledged records written after records of the same producer sent later,
+    /// cluster-wide (audit ledger).
+    Reordered(Comparison),
     /// Partitions without a leader (`OfflinePartitionsCount`).
     OfflinePartitions(Comparison),
     /// Partitions with a leader whose ISR is smaller than the replica list.
@@ -404,6 +411,7 @@ fn check_cluster(check: &Check, snap: &Snapshot, history: &History) -> Found {
     match check {
         Check::AckedLost(want) => compare(want, saturating(snap.acked_lost)),
         Check::Duplicates(want) => compare(want, saturating(snap.duplicates)),
+        Check::Reordered(want) => compare(want, saturating(snap.reordered)),
         Check::OfflinePartitions(want) => {
             compare(want, count(snap.partitions.iter().filter(|p| p.leader.is_none()).count()))
         }
@@ -479,6 +487,7 @@ impl Check {
             Check::LeaderRecovery(tp, _) => format!("{tp} leader_recovery_state"),
             Check::AckedLost(_) => "acked_lost".into(),
             Check::Duplicates(_) => "duplicates".into(),
+            Check::Reordered(_) => "reordered".into(),
             Check::OfflinePartitions(_) => "offline_partitions".into(),
             Check::UnderReplicated(_) => "under_replicated".into(),
             Check::ProducerErrors { producer, error, .. } => format!("producer {producer} errors {error}"),
@@ -508,6 +517,7 @@ impl Check {
             | Check::Replica(_, _, _, c)
             | Check::AckedLost(c)
             | Check::Duplicates(c)
+            | Check::Reordered(c)
             | Check::OfflinePartitions(c)
             | Check::UnderReplicated(c)
             | Check::Producer(_, _, c)
@@ -605,6 +615,8 @@ mod tests {
             errors: Default::default(),
             last_error: None,
             unreachable: Vec::new(),
+            acked_lost: 1,
+            reordered: 0,
         };
         producer.errors.insert("NOT_ENOUGH_REPLICAS".into(), 3);
         Snapshot {

@@ -221,7 +221,7 @@ fn lag_cell(p: &PartitionView, theme: Theme, forms: &[Form], width: usize) -> Li
 fn leader(p: &PartitionView, theme: Theme) -> Line<'static> {
     match p.leader {
         Some(b) => Line::raw(b.to_string()),
-        None => Line::styled("none", theme.bad()),
+        None => Line::from(Span::styled("none", theme.bad())),
     }
 }
 
@@ -296,7 +296,7 @@ pub fn unreachable_word(why: Unreachable) -> &'static str {
 
 /// The state word in its colour.
 fn state(p: &PartitionView, theme: Theme) -> Line<'static> {
-    Line::styled(health_word(p.health), health_style(p.health, theme))
+    Line::from(Span::styled(health_word(p.health), health_style(p.health, theme)))
 }
 
 /// The state in at most 12 columns, for narrow terminals: `fence in 7s` for an unreachable
@@ -310,7 +310,7 @@ fn state_short(p: &PartitionView, theme: Theme) -> Line<'static> {
         PartitionHealth::Reassigning => "reassign".into(),
         h => health_word(h),
     };
-    Line::styled(word, health_style(p.health, theme))
+    Line::from(Span::styled(word, health_style(p.health, theme)))
 }
 
 /// How a state looks: the worse, the louder.

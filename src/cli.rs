@@ -67,8 +67,9 @@ pub enum Mode {
         // Hyphen values reach the parser, so `-1s` gets its "negative" error.
         #[arg(long, value_name = "TIME", value_parser = parse_duration, allow_hyphen_values = true)]
         at: Option<SimTime>,
-        /// Print each partition's state as the ZooKeeper `state` znode JSON the seed documents
-        /// show, instead of `kafka-topics.sh --describe`.
+        /// Print each partition's state as the JSON of ZooKeeper's
+        /// `/brokers/topics/T/partitions/P/state` znode (leader, leader_epoch, isr), instead of
+        /// `kafka-topics.sh --describe`.
         #[arg(long)]
         zk: bool,
     },
@@ -77,9 +78,12 @@ pub enum Mode {
 /// `--placement` values.
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum PlacementArg {
-    /// Kafka's KRaft placer (StripedReplicaPlacer, R1.6).
+    /// Kafka's own placement: leaders and followers striped over the brokers, as the
+    /// controller places a new topic.
+    // Kafka's StripedReplicaPlacer; rule book R1.6.
     Kafka,
-    /// The seed documents' rule: replica j of partition i on broker (i + j) mod n (R1.1).
+    /// A simple round robin: replica j of partition i on broker (i + j) mod n.
+    // Rule book R1.1.
     Seed,
 }
 

@@ -47,6 +47,12 @@ impl App {
         }
     }
 
+    /// Presses a key that is not a character (Enter, Esc, PgUp).
+    fn press_key(&mut self, code: KeyCode) {
+        let key = Msg::Key(KeyEvent::new(code, KeyModifiers::NONE));
+        assert!(!handle_input(key, &mut self.model, &self.sim, &mut self.pacer, &mut self.snap));
+    }
+
     /// Lets `ms` of sim time pass and hands the newest snapshot to the model, as the event
     /// loop does when the sim thread publishes one.
     fn run_for(&mut self, ms: Ms) {
@@ -328,4 +334,79 @@ fn a_stalled_follower_freezes_the_hw_at_200x50() {
 #[test]
 fn a_stalled_follower_freezes_the_hw_at_80x24() {
     stall_a_follower_and_see_hw_frozen(80, 24, "HW frozen");
+}
+
+/// The event lines of the Events pane (those starting with a time stamp), top to bottom.
+fn event_lines(screen: &Screen) -> Vec<String> {
+    let rows: Vec<String> = (0..screen.lines.len()).map(|r| screen.line(r)).collect();
+    let start = rows.iter().position(|l| l.starts_with(" Events")).expect("an Events pane");
+    rows[start + 1..].iter().filter(|l| l.starts_with(" 00:")).cloned().collect()
+}
+
+/// The story of a crash, told by the real simulation: `2 x` crashes broker 2 and, once it is
+/// fenced, `e F election broker 2 Enter` leaves only its elections in the pane (instead of
+/// scrolling through every ISR change), and `c / fenced: no Enter` finds the fencing.
+#[test]
+fn a_few_keys_filter_and_search_the_events_of_the_real_sim() {
+    let mut app = App::start(120, 40);
+    app.run_for(1_000);
+    app.press("2x");
+    app.run_for(15_000);
+    let everything = event_lines(&app.screen());
+    assert!(everything.iter().any(|l| !l.contains("leader 2 →")), "{everything:?}");
+    app.press("eF");
+    app.press("election broker 2");
+    app.press_key(KeyCode::Enter);
+    let screen = app.screen();
+    let elections = event_lines(&screen);
+    assert!(!elections.is_empty(), "no election of broker 2's partitions shown:\n{screen}");
+    assert!(elections.iter().all(|l| l.contains("leader 2 → ")), "{elections:?}\n{screen}");
+    assert!(screen.contains("only election broker 2"), "the title names the filter:\n{screen}");
+
+    app.press("c/");
+    app.press("fenced: no");
+    app.press_key(KeyCode::Enter);
+    let screen = app.screen();
+    let found = event_lines(&screen);
+    assert!(found.last().is_some_and(|l| l.contains("broker 2 fenced: no heartbeat")), "{found:?}\n{screen}");
+}
+
+/// `R R` on the dashboard's own simulation thread: the crashed broker is back, sim time and
+/// every counter start from 0, and the run is the same as a fresh one with the same seed.
+#[test]
+fn r_twice_restarts_the_real_sim_from_zero_with_every_counter_cleared() {
+    use isrlab::cluster::handle::LiveSim;
+    let live =
+        LiveSim::spawn(ClusterSpec::default_run(42), Vec::new(), None).expect("the default run starts");
+    let mut snap = live.latest();
+    let fresh = snap.clone();
+    let mut model = Model::new(1.0, Theme::new(false), &snap);
+    update(&mut model, Msg::Resize(100, 30), &snap);
+    let mut pacer = Pacer::new(snap.now_us);
+    let press = |keys: &str, model: &mut Model, snap: &mut Arc<Snapshot>, pacer: &mut Pacer| {
+        for c in keys.chars() {
+            let key = Msg::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE));
+            assert!(!handle_input(key, model, &live, pacer, snap));
+        }
+    };
+    press("2xa", &mut model, &mut snap, &mut pacer);
+    live.advance_to(SimTime::from_ms(15_000));
+    live.next_event(0);
+    snap = live.latest();
+    assert!(snap.now >= 15_000 && snap.event_count > fresh.event_count + 5, "the run moved on");
+    assert!(snap.commands.len() >= 2, "crash and acks were applied");
+    press("R", &mut model, &mut snap, &mut pacer);
+    assert!(snap.now >= 15_000, "one R only asks");
+    press("R", &mut model, &mut snap, &mut pacer);
+    assert_eq!(snap.now_us, SimTime::ZERO, "sim time is back at 0");
+    assert_eq!(snap.event_count, fresh.event_count, "the event log starts over");
+    assert!(snap.commands.is_empty(), "the commands applied at runtime are gone");
+    assert_eq!(snap.acked_lost, 0);
+    assert_eq!(format!("{:?}", snap.brokers), format!("{:?}", fresh.brokers), "broker 2 is up again");
+    assert_eq!(
+        format!("{:?}", snap.producers),
+        format!("{:?}", fresh.producers),
+        "acks is back to its start value"
+    );
+    assert!(model.status.as_ref().is_some_and(|s| s.text.starts_with("✔ restarted from 0")));
 }

@@ -46,6 +46,9 @@ pub struct EventLog {
     /// Open produce error runs by (producer, partition): their error code and the run-wide
     /// index of their line.
     open_runs: BTreeMap<(u32, TopicPartition), (ErrorCode, u64)>,
+    /// Open runs of acknowledged-record loss by partition: the leader whose log lacks them
+    /// and the run-wide index of their line. An election of the partition closes its run.
+    open_losses: BTreeMap<TopicPartition, (crate::sim::BrokerId, u64)>,
     /// Woken at every new entry, for [`crate::cluster::handle::Sim::run_to_next_event`].
     published: Rc<Notify>,
 }
@@ -116,6 +119,30 @@ fn window_slot(count: u64, len: usize, index: u64) -> Option<usize> {
     (first..count).contains(&index).then(|| (index - first) as usize)
 }
 
+/// One loss line for two losses of the same partition and leader: the counts added, the
+/// offsets spanning both. `None` when either is not such a loss.
+fn merge_losses(line: &EventKind, more: &EventKind) -> Option<EventKind> {
+    match (line, more) {
+        (
+            EventKind::AckedRecordsLost { tp, count, first_offset, last_offset, leader },
+            EventKind::AckedRecordsLost {
+                tp: tp2,
+                count: c2,
+                first_offset: f2,
+                last_offset: l2,
+                leader: ld2,
+            },
+        ) if tp == tp2 && leader == ld2 => Some(EventKind::AckedRecordsLost {
+            tp: tp.clone(),
+            count: count + c2,
+            first_offset: (*first_offset).min(*f2),
+            last_offset: (*last_offset).max(*l2),
+            leader: *leader,
+        }),
+        _ => None,
+    }
+}
+
 /// How often a partition's ISR changed so far, counted from its `IsrShrunk` and `IsrExpanded`
 /// events (Kafka's `IsrShrinksPerSec` / `IsrExpandsPerSec` meters, as totals).
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
@@ -132,9 +159,11 @@ impl EventLog {
     /// [`EventKind::ProduceFailing`] that continues an open error run (same producer,
     /// partition and error code) replaces that run's line instead, so a run is one line with a
     /// running count; it keeps the time the run began. Once the line has left the recent
-    /// window, the next one starts a new line.
+    /// window, the next one starts a new line. Likewise an [`EventKind::AckedRecordsLost`]
+    /// of a partition whose last election already lost records on the same leader adds its
+    /// count to that line (see [`EventLog::continue_loss`]).
     pub fn push(&mut self, at: SimTime, kind: EventKind) {
-        if self.continue_run(at, &kind) {
+        if self.continue_run(at, &kind) || self.continue_loss(at, &kind) {
             return;
         }
         log_event(at, &kind);
@@ -181,6 +210,40 @@ impl EventLog {
             self.open_runs.insert((producer, tp), (error, self.count));
         }
         updated
+    }
+
+    /// Adds a loss to the open loss line of its partition, if the same leader lacks them and
+    /// that line is still in the recent window and not yet drained (headless output printed a
+    /// drained line already, so the next loss gets a line of its own and every printed count
+    /// stays true). One election that lost acknowledged records then reads as one line with
+    /// the total count and the offset range, however many acknowledgements raced it. An
+    /// election of the partition closes the run. Returns whether it merged `kind`.
+    fn continue_loss(&mut self, at: SimTime, kind: &EventKind) -> bool {
+        let (tp, leader) = match kind {
+            EventKind::AckedRecordsLost { tp, leader, .. } => (tp, *leader),
+            EventKind::LeaderChanged { tp, .. } => {
+                self.open_losses.remove(tp);
+                return false;
+            }
+            _ => return false,
+        };
+        let open = self.open_losses.get(tp).copied().filter(|(l, _)| *l == leader);
+        let merged = open.and_then(|(_, index)| {
+            let slot = window_slot(self.count, self.undrained.len(), index)?;
+            let merged = merge_losses(&self.undrained[slot].kind, kind)?;
+            self.replace(index, &merged).then_some(merged)
+        });
+        match merged {
+            Some(merged) => {
+                log_event(at, kind);
+                format!("{at} {merged:?}").hash(&mut self.hasher);
+                true
+            }
+            None => {
+                self.open_losses.insert(tp.clone(), (leader, self.count));
+                false
+            }
+        }
     }
 
     /// Replaces the kind of the event with run-wide index `index` in the recent window and,
@@ -321,5 +384,54 @@ mod tests {
             log.trace_hash()
         };
         assert_ne!(run(2), run(3));
+    }
+
+    fn lost(partition: u32, leader: crate::sim::BrokerId, first: i64, last: i64) -> EventKind {
+        let tp = TopicPartition::new("t", partition);
+        EventKind::AckedRecordsLost {
+            tp,
+            count: (last - first + 1) as u64,
+            first_offset: first,
+            last_offset: last,
+            leader,
+        }
+    }
+
+    fn elected(partition: u32) -> EventKind {
+        EventKind::LeaderChanged {
+            tp: TopicPartition::new("t", partition),
+            old_leader: Some(1),
+            new_leader: Some(2),
+            leader_epoch: 3,
+            isr: vec![2],
+            kind: ElectionKind::Unclean,
+        }
+    }
+
+    #[test]
+    fn the_losses_of_one_election_are_one_line_with_their_count() {
+        let mut log = EventLog::default();
+        log.push(SimTime::from_ms(10), elected(0));
+        log.push(SimTime::from_ms(11), lost(0, 2, 5, 6));
+        log.push(SimTime::from_ms(12), lost(1, 2, 0, 0));
+        log.push(SimTime::from_ms(13), lost(0, 2, 7, 7));
+        log.push(SimTime::from_ms(14), lost(0, 2, 8, 9));
+        assert_eq!(kinds(&log.recent()), vec![elected(0), lost(0, 2, 5, 9), lost(1, 2, 0, 0)]);
+        assert_eq!(log.count(), 3);
+        // Another election, or another leader lacking them, starts a new line.
+        log.push(SimTime::from_ms(20), elected(0));
+        log.push(SimTime::from_ms(21), lost(0, 2, 10, 10));
+        log.push(SimTime::from_ms(22), lost(0, 1, 11, 11));
+        assert_eq!(log.count(), 6);
+        // A drained line is never changed afterwards: headless output printed its count.
+        let printed = kinds(&log.drain());
+        log.push(SimTime::from_ms(23), lost(0, 1, 12, 12));
+        assert_eq!(printed.last(), Some(&lost(0, 1, 11, 11)));
+        assert_eq!(kinds(&log.drain()), vec![lost(0, 1, 12, 12)]);
+        let total: u64 = kinds(&log.recent())
+            .iter()
+            .map(|k| if let EventKind::AckedRecordsLost { count, .. } = k { *count } else { 0 })
+            .sum();
+        assert_eq!(total, 5 + 1 + 1 + 1 + 1, "every lost record is counted once");
     }
 }

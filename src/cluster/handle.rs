@@ -210,6 +210,15 @@ enum Control {
     AdvanceTo(SimTime),
     Apply(Command, mpsc::Sender<Result<Answer, SimError>>),
     NextEvent(Ms, mpsc::Sender<Option<SimTime>>),
+    Reset(mpsc::Sender<Result<(), SimError>>),
+}
+
+/// Why [`pace`] returned.
+enum Paced {
+    /// The dashboard is gone.
+    Closed,
+    /// The dashboard asked for a restart from time 0.
+    Reset(mpsc::Sender<Result<(), SimError>>),
 }
 
 /// A simulation on its own thread, paced from outside (the dashboard). Snapshots arrive on a
@@ -236,20 +245,29 @@ impl LiveSim {
         let thread = std::thread::Builder::new()
             .name("isrlab-sim".into())
             .spawn(move || {
-                let mut sim = match Sim::new(spec) {
+                let mut sim = match Sim::new(spec.clone()) {
                     Ok(sim) => sim,
                     Err(e) => {
                         let _ = ready_tx.send(Err(e));
                         return;
                     }
                 };
-                let publish = |sim: &Sim| Arc::new(Snapshot { scenario: scenario.clone(), ..sim.snapshot() });
-                let _ = snap_tx.send(publish(&sim));
+                let publish = |sim: &Sim| {
+                    let _ = snap_tx.send(Arc::new(Snapshot { scenario: scenario.clone(), ..sim.snapshot() }));
+                };
+                publish(&sim);
                 let _ = ready_tx.send(Ok(()));
                 let end = scenario.as_ref().map(|s| s.end);
-                pace(&mut sim, control_rx, timeline, end, |sim| {
-                    let _ = snap_tx.send(publish(sim));
-                });
+                let mut left: Timeline = timeline.clone().into_iter().peekable();
+                while let Paced::Reset(reply) = pace(&mut sim, &control_rx, &mut left, end, &publish) {
+                    // The same spec started once, so it starts again; if not, the run goes on.
+                    let fresh = Sim::new(spec.clone()).map(|fresh| {
+                        sim = fresh;
+                        left = timeline.clone().into_iter().peekable();
+                        publish(&sim);
+                    });
+                    let _ = reply.send(fresh);
+                }
             })
             .map_err(|e| SimError::InvalidCluster(format!("cannot start the sim thread: {e}")))?;
         match ready_rx.recv() {
@@ -289,6 +307,16 @@ impl LiveSim {
         rx.recv().ok().flatten()
     }
 
+    /// Starts the run again from time 0 with the spec and timeline it was spawned with
+    /// (so the same cluster, seed and startup settings; commands applied since are gone),
+    /// and waits until [`LiveSim::latest`] shows time 0. Errors: the sim could not start
+    /// again (the old run goes on), or it has stopped.
+    pub fn reset(&self) -> Result<(), SimError> {
+        let (tx, rx) = mpsc::channel();
+        self.send(Control::Reset(tx));
+        rx.recv().unwrap_or_else(|_| Err(SimError::InvalidState("the simulation has stopped".into())))
+    }
+
     /// The newest snapshot.
     pub fn latest(&self) -> Arc<Snapshot> {
         self.snapshots.borrow().clone()
@@ -318,15 +346,14 @@ pub fn scenario_ended(end: SimTime) -> SimError {
 }
 
 /// The sim thread's loop: wait (the clock is frozen meanwhile), advance (never past `end`),
-/// apply, publish.
+/// apply, publish; until the dashboard is gone or asks for a restart.
 fn pace(
     sim: &mut Sim,
-    control: mpsc::Receiver<Control>,
-    timeline: Vec<(SimTime, Command)>,
+    control: &mpsc::Receiver<Control>,
+    timeline: &mut Timeline,
     end: Option<SimTime>,
-    publish: impl Fn(&Sim),
-) {
-    let mut timeline = timeline.into_iter().peekable();
+    publish: &impl Fn(&Sim),
+) -> Paced {
     while let Ok(first) = control.recv() {
         let mut target = None;
         for c in std::iter::once(first).chain(control.try_iter()) {
@@ -342,16 +369,18 @@ fn pace(
                     let _ = reply.send(result);
                 }
                 Control::NextEvent(within, reply) => {
-                    advance(sim, &mut timeline, target.take(), end);
-                    let found = next_event(sim, &mut timeline, within, end);
+                    advance(sim, timeline, target.take(), end);
+                    let found = next_event(sim, timeline, within, end);
                     publish(sim);
                     let _ = reply.send(found);
                 }
+                Control::Reset(reply) => return Paced::Reset(reply),
             }
         }
-        advance(sim, &mut timeline, target, end);
+        advance(sim, timeline, target, end);
         publish(sim);
     }
+    Paced::Closed
 }
 
 /// The scenario's scheduled commands not yet applied, in time order.
@@ -408,7 +437,8 @@ mod tests {
         let (seen_tx, seen_rx) = mpsc::channel();
         let pacer = std::thread::spawn(move || {
             let mut sim = Sim::new(ClusterSpec::default_run(7)).unwrap();
-            pace(&mut sim, control_rx, Vec::new(), Some(SimTime::from_ms(1_000)), |s| {
+            let mut timeline: Timeline = Vec::new().into_iter().peekable();
+            pace(&mut sim, &control_rx, &mut timeline, Some(SimTime::from_ms(1_000)), &|s: &Sim| {
                 let _ = seen_tx.send(s.now());
             });
             sim.commands()
@@ -535,7 +565,8 @@ mod tests {
         let pacer = std::thread::spawn(move || {
             let mut sim = Sim::new(ClusterSpec::default_run(7)).unwrap();
             let timeline = vec![(SimTime::from_ms(5_000), Command::parse("crash 2").unwrap())];
-            pace(&mut sim, control_rx, timeline, Some(SimTime::from_ms(20_000)), |_| {});
+            let mut timeline: Timeline = timeline.into_iter().peekable();
+            pace(&mut sim, &control_rx, &mut timeline, Some(SimTime::from_ms(20_000)), &|_: &Sim| {});
         });
         let next = |within| {
             let (tx, rx) = mpsc::channel();

@@ -21,10 +21,12 @@
 
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
+use super::event_filter::EventFilter;
+use super::events::Lens;
 use super::keymap::{self, Action, HelpAction, PaletteAction};
 use super::palette::Palette;
 use super::theme::Theme;
-use super::{events, view};
+use super::view;
 use crate::cluster::command::crash::Crash;
 use crate::cluster::command::fetch::Fetch;
 use crate::cluster::command::restart::Restart;
@@ -60,6 +62,21 @@ pub enum Mode {
     Palette,
     /// The help overlay is open ([`keymap::HELP_BINDINGS`]).
     Help,
+    /// The Events pane has the keys ([`keymap::EVENTS_BINDINGS`]).
+    Events,
+    /// A line is being typed for the Events pane ([`keymap::PALETTE_BINDINGS`] edit it).
+    Prompt(Ask),
+}
+
+/// What the Events pane's prompt asks for.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Ask {
+    /// A text to search the events for (`/`).
+    Search,
+    /// A filter ([`crate::ui::event_filter::EventFilter::parse`]).
+    Filter,
+    /// A sim time to go to (`g`), as scenario files write durations.
+    GoTo,
 }
 
 /// How a status line message should look.
@@ -133,6 +150,14 @@ pub struct Model {
     pub events_anchor: Option<u64>,
     /// The Events pane shows only [`events::is_important`] events.
     pub events_important: bool,
+    /// The Events pane shows only the events this filter keeps.
+    pub events_filter: EventFilter,
+    /// The text `/` searched for last; `n`/`N` move between the events that hold it.
+    pub events_search: Option<String>,
+    /// The line typed for the Events pane (search, filter, time), with its own history.
+    pub prompt: Palette,
+    /// `R` was pressed once: the next `R` restarts the run; any other key keeps it.
+    pub reset_armed: bool,
     /// Colours on or off.
     pub theme: Theme,
     /// The user asked to quit.
@@ -160,6 +185,8 @@ pub enum Msg {
         /// The new events' sim time (µs).
         found: Option<SimTime>,
     },
+    /// The run restarted from time 0 ([`Effect::Reset`]), or why it could not.
+    Restarted(Result<(), String>),
     /// The cluster's answer to an applied command.
     Verdict {
         /// The command.
@@ -179,6 +206,9 @@ pub enum Effect {
     /// Run sim time to the next new event, looking at most this many ms ahead, and report
     /// where it stopped as [`Msg::SteppedToEvent`].
     NextEvent(Ms),
+    /// Restart the same cluster, seed and startup settings from time 0 and report it as
+    /// [`Msg::Restarted`].
+    Reset,
     /// Leave the dashboard.
     Quit,
 }
@@ -202,9 +232,18 @@ impl Model {
             help_scroll: 0,
             events_anchor: None,
             events_important: false,
+            events_filter: EventFilter::default(),
+            events_search: None,
+            prompt: Palette::default(),
+            reset_armed: false,
             theme,
             quit: false,
         }
+    }
+
+    /// What the Events pane lets through: the important-only switch and the filter.
+    pub fn events_lens(&self) -> Lens<'_> {
+        Lens { important: self.events_important, filter: &self.events_filter }
     }
 
     /// The selected partition, clamped to the snapshot's partitions.
@@ -262,6 +301,10 @@ pub fn update(model: &mut Model, msg: Msg, snap: &Snapshot) -> Vec<Effect> {
             stepped_to_event(model, events_before, found, snap);
             Vec::new()
         }
+        Msg::Restarted(result) => {
+            restarted(model, result, snap);
+            Vec::new()
+        }
         Msg::Verdict { command, result } => {
             match result {
                 Ok(Answer { note: None }) => model.say(StatusKind::Done, command.to_string()),
@@ -314,7 +357,24 @@ fn on_key(model: &mut Model, ev: KeyEvent, snap: &Snapshot) -> Vec<Effect> {
     if ev.kind == KeyEventKind::Release {
         return Vec::new();
     }
+    let reset_armed = std::mem::take(&mut model.reset_armed);
     match model.mode {
+        Mode::Normal if keymap::lookup(keymap::BINDINGS, &ev) == Some(Action::Reset) => {
+            reset(model, reset_armed, snap)
+        }
+        Mode::Events => match keymap::lookup(keymap::EVENTS_BINDINGS, &ev) {
+            Some(action) => event_keys::on_events(model, action, snap),
+            None => Vec::new(),
+        },
+        Mode::Prompt(ask) => match keymap::lookup(keymap::PALETTE_BINDINGS, &ev) {
+            Some(action) => event_keys::on_prompt(model, ask, action, snap),
+            None => {
+                if let Some(c) = typed_char(&ev) {
+                    model.prompt.insert(c);
+                }
+                Vec::new()
+            }
+        },
         Mode::Normal => match keymap::lookup(keymap::BINDINGS, &ev) {
             Some(action) => perform(model, action, snap),
             None => Vec::new(),
@@ -379,8 +439,8 @@ fn perform(model: &mut Model, action: Action, snap: &Snapshot) -> Vec<Effect> {
         }
         Action::SpeedDown => change_speed(model, false),
         Action::SpeedUp => change_speed(model, true),
-        Action::EventsOlder => events_older(model, snap),
-        Action::EventsNewer => events_newer(model, snap),
+        Action::EventsOlder => event_keys::scroll(model, snap, -1),
+        Action::EventsNewer => event_keys::scroll(model, snap, 1),
         Action::EventsFollow => {
             model.events_anchor = None;
             Vec::new()
@@ -389,6 +449,12 @@ fn perform(model: &mut Model, action: Action, snap: &Snapshot) -> Vec<Effect> {
             model.events_important = !model.events_important;
             Vec::new()
         }
+        Action::FocusEvents => {
+            model.mode = Mode::Events;
+            Vec::new()
+        }
+        Action::SearchEvents => event_keys::open_prompt(model, Ask::Search),
+        Action::Reset => reset(model, false, snap),
         Action::OpenPalette => {
             model.mode = Mode::Palette;
             model.palette.open();
@@ -403,27 +469,33 @@ fn perform(model: &mut Model, action: Action, snap: &Snapshot) -> Vec<Effect> {
     }
 }
 
-/// `[`: one shown event further back, stopping at the oldest kept one.
-fn events_older(model: &mut Model, snap: &Snapshot) -> Vec<Effect> {
-    match events::older(snap, model.events_anchor, model.events_important) {
-        Some(index) => model.events_anchor = Some(index),
-        None => {
-            let kept = snap.recent_events.len();
-            let text = format!("the Events pane is at the oldest event kept (the last {kept} are kept)");
-            model.say(StatusKind::Info, text);
-        }
+/// `R`: the first press asks, the second restarts the run from time 0.
+fn reset(model: &mut Model, armed: bool, snap: &Snapshot) -> Vec<Effect> {
+    if armed {
+        return vec![Effect::Reset];
     }
+    model.reset_armed = true;
+    let text = format!(
+        "R again restarts from 0 (the same cluster, seed {} and startup settings, \
+         every counter cleared); any other key keeps this run",
+        snap.seed
+    );
+    model.say(StatusKind::Info, text);
     Vec::new()
 }
 
-/// `]`: one shown event further forward; reaching the newest follows again.
-fn events_newer(model: &mut Model, snap: &Snapshot) -> Vec<Effect> {
-    if model.events_anchor.is_none() {
-        model.say(StatusKind::Info, "the Events pane already follows the newest events");
-        return Vec::new();
+/// After [`Effect::Reset`]: the view follows the new run from its start.
+fn restarted(model: &mut Model, result: Result<(), String>, snap: &Snapshot) {
+    match result {
+        Ok(()) => {
+            model.events_anchor = None;
+            model.actual_speed = None;
+            let text =
+                format!("restarted from 0 with seed {}: counters cleared, startup settings", snap.seed);
+            model.say(StatusKind::Done, text);
+        }
+        Err(why) => model.say(StatusKind::Error, format!("cannot restart: {why}")),
     }
-    model.events_anchor = events::newer(snap, model.events_anchor, model.events_important);
-    Vec::new()
 }
 
 fn scenario_ended(model: &mut Model, snap: &Snapshot) -> Vec<Effect> {
@@ -660,6 +732,8 @@ fn on_help(model: &mut Model, action: HelpAction) -> Vec<Effect> {
     model.help_scroll = model.help_scroll.min(super::help::line_count().saturating_sub(1));
     Vec::new()
 }
+
+mod event_keys;
 
 #[cfg(test)]
 mod tests;

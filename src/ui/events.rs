@@ -12,26 +12,29 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph};
 
-use super::app::Model;
+use super::app::{Mode, Model};
+use super::event_filter::{EventFilter, NO_FILTER, contains_ignoring_case};
 use super::keymap::{self, Action};
 use super::text;
 use super::theme::Theme;
 use crate::cluster::snapshot::Snapshot;
 use crate::sim::events::{ClusterEvent, ElectionKind, EventKind, group};
-use crate::sim::{fine_stamps, format_stamp};
+use crate::sim::{SimTime, fine_stamps, format_stamp};
 
-/// Draws the pane.
+/// Draws the pane. Its title says how it is scrolled and filtered, the search and its hits,
+/// and, while the pane has the keys, that it has them.
 pub fn render(frame: &mut Frame, area: Rect, model: &Model, snap: &Snapshot) {
     let theme = model.theme;
-    let (anchor, important) = (model.events_anchor, model.events_important);
-    let title = Span::styled(title(snap, anchor, important, usize::from(area.width)), theme.title());
+    let (anchor, lens) = (model.events_anchor, model.events_lens());
+    let width = usize::from(area.width);
+    let title = Span::styled(decorated_title(model, snap, width), theme.title());
     let block = Block::new().borders(Borders::TOP).title(title);
     let inner = block.inner(area);
-    let shown = stamped_events(snap, anchor, important);
+    let shown = stamped_events(snap, anchor, lens);
     let (width, height) = (usize::from(inner.width), usize::from(inner.height));
-    let lines = if shown.is_empty() && important && !snap.recent_events.is_empty() {
+    let lines = if shown.is_empty() && !lens.shows_all() && !snap.recent_events.is_empty() {
         let kept = snap.recent_events.len();
-        let text = format!(" no important events among the {kept} kept (f shows all)");
+        let text = format!(" none of the {kept} events kept pass the filter (f and F change it)");
         vec![Line::styled(text::truncate(&text, width), theme.muted())]
     } else {
         fitting_lines(&shown, theme, width, height)
@@ -39,13 +42,45 @@ pub fn render(frame: &mut Frame, area: Rect, model: &Model, snap: &Snapshot) {
     frame.render_widget(Paragraph::new(lines).block(block), area);
 }
 
+/// [`title`] plus, as far as it fits, the search and its hit count and the keys: while
+/// the pane has the keys, `Esc` gives them back; otherwise `e` takes them.
+fn decorated_title(model: &Model, snap: &Snapshot, width: usize) -> String {
+    let lens = model.events_lens();
+    let base = title(snap, model.events_anchor, lens, width);
+    let search = model.events_search.as_ref().map(|needle| {
+        let hits = hit_count(snap, lens, needle);
+        let noun = if hits == 1 { "hit" } else { "hits" };
+        format!("· /{needle}: {hits} {noun} ")
+    });
+    let keys = if model.mode == Mode::Events {
+        "· ▸ keys here (Esc gives them back) ".to_string()
+    } else {
+        let e = keymap::label_of(Action::FocusEvents).unwrap_or("e");
+        format!("· {e}: page, search, filter, go to a time ")
+    };
+    let room = width.saturating_sub(1);
+    let mut out = base;
+    for extra in search.into_iter().chain(std::iter::once(keys)) {
+        if text::width(&out) + text::width(&extra) <= room {
+            out.push_str(&extra);
+        }
+    }
+    out
+}
+
 /// The pane's title, as long as fits in `width` columns: the event count, how far it is
-/// scrolled back, and whether it is filtered.
-pub fn title(snap: &Snapshot, anchor: Option<u64>, important: bool, width: usize) -> String {
+/// scrolled back, and how it is filtered.
+pub fn title<'f>(snap: &Snapshot, anchor: Option<u64>, lens: impl Into<Lens<'f>>, width: usize) -> String {
+    let lens = lens.into();
     let count = group(snap.event_count);
-    let filter = if important { " · important only" } else { "" };
-    let short_filter = if important { " · important" } else { "" };
-    let back = anchor.map(|_| newer_count(snap, anchor, important));
+    let what = lens.filter.describe();
+    let (filter, short_filter) = match (lens.important, what.is_empty()) {
+        (false, true) => (String::new(), String::new()),
+        (true, true) => (" · important only".to_string(), " · important".to_string()),
+        (false, false) => (format!(" · only {what}"), format!(" · {what}")),
+        (true, false) => (format!(" · important only, {what}"), format!(" · important, {what}")),
+    };
+    let back = anchor.map(|_| newer_count(snap, anchor, lens));
     let candidates = match back {
         None => vec![format!(" Events · {count} so far{filter} "), format!(" Events{short_filter} ")],
         Some(newer) => {
@@ -67,103 +102,227 @@ pub fn title(snap: &Snapshot, anchor: Option<u64>, important: bool, width: usize
     candidates.into_iter().find(|t| text::width(t) <= room).unwrap_or(fallback)
 }
 
-/// Whether the "important only" filter keeps an event: loss, leader changes and offline
-/// partitions, ISR changes, fencing, broker lifecycle, network and process faults,
-/// truncation, a follower catching up, produce failures (expired records included). Config
-/// echoes, fetch pause, fetcher start and stop notes and topic creation are hidden.
+/// Whether the "important only" filter keeps an event: acknowledged records lost (and the
+/// truncations and unflushed tails that lose records), leader elections and offline
+/// partitions, ISR shrinks and expansions, fencing and unfencing, and faults (crashes,
+/// stops, power loss, frozen processes, network changes). Client retries, timeouts and
+/// recoveries, duplicates, consumer resets, broker start-up and registration, admin
+/// operations, config echoes and fetcher notes are hidden: they follow from what is kept.
 pub fn is_important(kind: &EventKind) -> bool {
     use EventKind::*;
     match kind {
-        AckedRecordsLost { .. } | DuplicateAcked { .. } | ProducersStopped { .. } => true,
+        AckedRecordsLost { .. } | Truncated { .. } | UnflushedTailLost { .. } => true,
         LeaderChanged { .. } | IsrShrunk { .. } | IsrExpanded { .. } => true,
         BrokerFenced { .. } | BrokerUnfenced { .. } => true,
-        BrokerCrashed { .. } | BrokerStopped { .. } | ControlledShutdownStarted { .. } => true,
-        BrokerStarted { .. } => true,
-        NetworkChanged { .. } => true,
-        ProcessFrozen { .. } | ProcessThawed { .. } | BrokerPowerLost { .. } | UnflushedTailLost { .. } => {
-            true
+        BrokerCrashed { .. } | BrokerStopped { .. } | BrokerPowerLost { .. } => true,
+        ProcessFrozen { .. } | ProcessThawed { .. } | NetworkChanged { .. } => true,
+        ProduceFailing { .. } | ProduceRecovered { .. } | DuplicateAcked { .. } | ProducersStopped { .. } => {
+            false
         }
-        BrokerRegistered { .. } | BrokerRegistrationRefused { .. } => true,
-        Truncated { .. } | ProduceFailing { .. } | ProduceRecovered { .. } => true,
-        Roll(_) => true,
-        TopicCreated { .. } | FetchPaused { .. } | FollowerStopped { .. } | ConfigChanged { .. } => false,
-        FollowerCaughtUp { .. } => true,
-        ReassignmentStarted { .. } | ReassignmentCompleted { .. } | ReassignmentCancelled { .. } => true,
-        PartitionsAdded { .. } | TopicDeleted { .. } => true,
-        ReplicaDeleted { .. } => false,
-        FollowerStarted { .. } => false,
         ConsumerTruncationDetected { .. } | ConsumerPartitionStopped { .. } | ConsumerOffsetReset { .. } => {
-            true
+            false
         }
+        BrokerStarted { .. } | BrokerRegistered { .. } | BrokerRegistrationRefused { .. } => false,
+        ControlledShutdownStarted { .. } | Roll(_) | FollowerCaughtUp { .. } => false,
+        ReassignmentStarted { .. } | ReassignmentCompleted { .. } | ReassignmentCancelled { .. } => false,
+        TopicCreated { .. } | PartitionsAdded { .. } | TopicDeleted { .. } | ReplicaDeleted { .. } => false,
+        FetchPaused { .. } | FollowerStopped { .. } | FollowerStarted { .. } | ConfigChanged { .. } => false,
         FetchSessionCreated { .. } | FetchSessionPartitionsAdded { .. } | FetchSessionRefused { .. } => false,
     }
 }
 
-/// The kept events the filter lets through, each with its run-wide index (0 = the first
+/// What the pane lets through: the important-only switch and the filter. A plain `bool`
+/// converts to the switch alone.
+#[derive(Clone, Copy, Debug)]
+pub struct Lens<'f> {
+    /// Only [`is_important`] events.
+    pub important: bool,
+    /// Only events the filter keeps.
+    pub filter: &'f EventFilter,
+}
+
+impl From<bool> for Lens<'static> {
+    fn from(important: bool) -> Lens<'static> {
+        Lens { important, filter: &NO_FILTER }
+    }
+}
+
+impl Lens<'_> {
+    /// Whether the pane shows an event of this kind.
+    pub fn keeps(&self, kind: &EventKind) -> bool {
+        (!self.important || is_important(kind)) && self.filter.keeps(kind)
+    }
+
+    /// Nothing is hidden.
+    pub fn shows_all(&self) -> bool {
+        !self.important && self.filter.is_empty()
+    }
+}
+
+/// The kept events the lens lets through, each with its run-wide index (0 = the first
 /// event ever), oldest first.
-fn indexed(snap: &Snapshot, important: bool) -> impl DoubleEndedIterator<Item = (u64, &ClusterEvent)> {
+pub fn indexed<'f>(
+    snap: &Snapshot,
+    lens: impl Into<Lens<'f>>,
+) -> impl DoubleEndedIterator<Item = (u64, &ClusterEvent)> {
+    let lens = lens.into();
     let kept = snap.recent_events.len() as u64;
     let first = snap.event_count.saturating_sub(kept);
     snap.recent_events
         .iter()
         .enumerate()
         .map(move |(i, ev)| (first + i as u64, ev))
-        .filter(move |(_, ev)| !important || is_important(&ev.kind))
+        .filter(move |(_, ev)| lens.keeps(&ev.kind))
 }
 
 /// The run-wide index of the newest event the pane shows: the newest at or before `anchor`
 /// (the newest of all when following), or the oldest kept one once the anchored event is
 /// no longer kept. `None` when there is nothing to show.
-pub fn bottom(snap: &Snapshot, anchor: Option<u64>, important: bool) -> Option<u64> {
-    let newest_up_to = |limit: u64| indexed(snap, important).rev().map(|(i, _)| i).find(|i| *i <= limit);
+pub fn bottom<'f>(snap: &Snapshot, anchor: Option<u64>, lens: impl Into<Lens<'f>>) -> Option<u64> {
+    let lens = lens.into();
+    let newest_up_to = |limit: u64| indexed(snap, lens).rev().map(|(i, _)| i).find(|i| *i <= limit);
     match anchor {
-        None => indexed(snap, important).next_back().map(|(i, _)| i),
-        Some(a) => newest_up_to(a).or_else(|| indexed(snap, important).next().map(|(i, _)| i)),
+        None => indexed(snap, lens).next_back().map(|(i, _)| i),
+        Some(a) => newest_up_to(a).or_else(|| indexed(snap, lens).next().map(|(i, _)| i)),
     }
 }
 
-/// The anchor one shown event further back, or `None` at the oldest kept event.
-pub fn older(snap: &Snapshot, anchor: Option<u64>, important: bool) -> Option<u64> {
-    let bottom = bottom(snap, anchor, important)?;
-    indexed(snap, important).rev().map(|(i, _)| i).find(|i| *i < bottom)
+/// The anchor `n` shown events further back, stopping at the oldest kept one; `None` when
+/// it is already there.
+pub fn older<'f>(snap: &Snapshot, anchor: Option<u64>, lens: impl Into<Lens<'f>>) -> Option<u64> {
+    older_by(snap, anchor, lens, 1)
+}
+
+/// The anchor `n` shown events further back, stopping at the oldest kept one; `None` when
+/// the pane already shows it at the bottom.
+pub fn older_by<'f>(
+    snap: &Snapshot,
+    anchor: Option<u64>,
+    lens: impl Into<Lens<'f>>,
+    n: usize,
+) -> Option<u64> {
+    let lens = lens.into();
+    let bottom = bottom(snap, anchor, lens)?;
+    let before: Vec<u64> =
+        indexed(snap, lens).rev().map(|(i, _)| i).filter(|i| *i < bottom).take(n.max(1)).collect();
+    before.last().copied()
 }
 
 /// The anchor one shown event further forward; `None` (follow) when that is the newest.
-pub fn newer(snap: &Snapshot, anchor: Option<u64>, important: bool) -> Option<u64> {
+pub fn newer<'f>(snap: &Snapshot, anchor: Option<u64>, lens: impl Into<Lens<'f>>) -> Option<u64> {
+    newer_by(snap, anchor, lens, 1)
+}
+
+/// The anchor `n` shown events further forward; `None` (follow) when that reaches the newest.
+pub fn newer_by<'f>(
+    snap: &Snapshot,
+    anchor: Option<u64>,
+    lens: impl Into<Lens<'f>>,
+    n: usize,
+) -> Option<u64> {
     anchor?;
-    let bottom = bottom(snap, anchor, important)?;
-    let next = indexed(snap, important).map(|(i, _)| i).find(|i| *i > bottom)?;
-    let newest = indexed(snap, important).next_back().map(|(i, _)| i)?;
+    let lens = lens.into();
+    let bottom = bottom(snap, anchor, lens)?;
+    let next = indexed(snap, lens).map(|(i, _)| i).filter(|i| *i > bottom).take(n.max(1)).last()?;
+    let newest = indexed(snap, lens).next_back().map(|(i, _)| i)?;
     (next < newest).then_some(next)
 }
 
+/// The anchor that shows the newest shown event at or before sim time `t` at the bottom;
+/// `Err` with the kept range's first time when every kept event is later.
+pub fn at_time<'f>(snap: &Snapshot, t: SimTime, lens: impl Into<Lens<'f>>) -> Result<Option<u64>, SimTime> {
+    let lens = lens.into();
+    let newest = indexed(snap, lens).next_back().map(|(i, _)| i);
+    match indexed(snap, lens).rev().find(|(_, ev)| ev.at <= t) {
+        Some((i, _)) if Some(i) == newest => Ok(None),
+        Some((i, _)) => Ok(Some(i)),
+        None => Err(indexed(snap, lens).next().map_or(snap.now_us, |(_, ev)| ev.at)),
+    }
+}
+
+/// The run-wide index of the next shown event whose text holds `needle` (ignoring case),
+/// searching older than the pane's bottom (`older`) or newer, or from the bottom itself
+/// when `inclusive`. `None`: no such event is kept.
+pub fn find<'f>(
+    snap: &Snapshot,
+    anchor: Option<u64>,
+    lens: impl Into<Lens<'f>>,
+    needle: &str,
+    older: bool,
+    inclusive: bool,
+) -> Option<u64> {
+    let lens = lens.into();
+    let bottom = bottom(snap, anchor, lens)?;
+    let hit = |ev: &ClusterEvent| contains_ignoring_case(&ev.kind.to_string(), needle);
+    let wanted = |i: u64| {
+        if older {
+            i < bottom || (inclusive && i == bottom)
+        } else {
+            i > bottom || (inclusive && i == bottom)
+        }
+    };
+    let mut candidates = indexed(snap, lens).filter(|(i, ev)| wanted(*i) && hit(ev)).map(|(i, _)| i);
+    if older { candidates.next_back() } else { candidates.next() }
+}
+
+/// How many shown events hold `needle` in their text (ignoring case).
+pub fn hit_count<'f>(snap: &Snapshot, lens: impl Into<Lens<'f>>, needle: &str) -> usize {
+    indexed(snap, lens).filter(|(_, ev)| contains_ignoring_case(&ev.kind.to_string(), needle)).count()
+}
+
 /// How many shown events are newer than the newest one on screen.
-pub fn newer_count(snap: &Snapshot, anchor: Option<u64>, important: bool) -> u64 {
-    match bottom(snap, anchor, important) {
-        Some(b) => indexed(snap, important).filter(|(i, _)| *i > b).count() as u64,
+pub fn newer_count<'f>(snap: &Snapshot, anchor: Option<u64>, lens: impl Into<Lens<'f>>) -> u64 {
+    let lens = lens.into();
+    match bottom(snap, anchor, lens) {
+        Some(b) => indexed(snap, lens).filter(|(i, _)| *i > b).count() as u64,
         None => 0,
     }
 }
 
 /// The events the pane may show, oldest first, up to its [`bottom`].
-pub fn shown_events(snap: &Snapshot, anchor: Option<u64>, important: bool) -> Vec<&ClusterEvent> {
-    stamped_events(snap, anchor, important).into_iter().map(|(ev, _)| ev).collect()
+pub fn shown_events<'f>(
+    snap: &Snapshot,
+    anchor: Option<u64>,
+    lens: impl Into<Lens<'f>>,
+) -> Vec<&ClusterEvent> {
+    stamped_events(snap, anchor, lens).into_iter().map(|(ev, _)| ev).collect()
 }
 
 /// The events the pane may show, oldest first, up to its [`bottom`], each with whether its
-/// stamp shows microseconds. That is decided over every kept event the filter lets through
+/// stamp shows microseconds. That is decided over every kept event the lens lets through
 /// (see [`fine_stamps`]), so scrolling or resizing the pane never changes a stamp.
-pub fn stamped_events(snap: &Snapshot, anchor: Option<u64>, important: bool) -> Vec<(&ClusterEvent, bool)> {
-    let Some(bottom) = bottom(snap, anchor, important) else {
+pub fn stamped_events<'f>(
+    snap: &Snapshot,
+    anchor: Option<u64>,
+    lens: impl Into<Lens<'f>>,
+) -> Vec<(&ClusterEvent, bool)> {
+    let lens = lens.into();
+    let Some(bottom) = bottom(snap, anchor, lens) else {
         return Vec::new();
     };
-    let all: Vec<_> = indexed(snap, important).collect();
+    let all: Vec<_> = indexed(snap, lens).collect();
     let times: Vec<_> = all.iter().map(|(_, ev)| ev.at).collect();
     all.into_iter()
         .zip(fine_stamps(&times))
         .filter(|((i, _), _)| *i <= bottom)
         .map(|((_, ev), fine)| (ev, fine))
         .collect()
+}
+
+/// How many of the newest `events` fit whole in `height` rows `width` columns wide (at
+/// least 1): a page of the pane.
+pub fn page_len(events: &[(&ClusterEvent, bool)], width: usize, height: usize) -> usize {
+    let theme = Theme::new(false);
+    let mut used = 0;
+    let fit = events
+        .iter()
+        .rev()
+        .take_while(|(ev, fine)| {
+            used += event_lines(ev, *fine, theme, width).len();
+            used <= height
+        })
+        .count();
+    fit.max(1)
 }
 
 /// The newest events whose wrapped lines fit in `height` rows, in time order, each stamped

@@ -72,7 +72,8 @@ fn selection(model: &Model, snap: &Snapshot) -> String {
 pub fn render(frame: &mut Frame, area: Rect, model: &Model) {
     let hints: Vec<(&str, &str)> = match model.mode {
         Mode::Normal => footer_hints(keymap::BINDINGS).collect(),
-        Mode::Palette => footer_hints(keymap::PALETTE_BINDINGS).collect(),
+        Mode::Palette | Mode::Prompt(_) => footer_hints(keymap::PALETTE_BINDINGS).collect(),
+        Mode::Events => footer_hints(keymap::EVENTS_BINDINGS).collect(),
         Mode::Help => footer_hints(keymap::HELP_BINDINGS).collect(),
     };
     let theme = model.theme;

@@ -7,6 +7,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Clear, Paragraph};
 
 use super::app::Model;
+use super::event_filter::FILTER_SYNTAX;
 use super::keymap::{self, Binding, Group};
 use super::theme::{Theme, glyph};
 use crate::cluster::command::Command;
@@ -31,6 +32,15 @@ fn dashboard_keys(theme: Theme, out: &mut Vec<Line<'static>>) {
             out.push(binding_line(b, theme));
         }
         out.push(Line::raw(""));
+        if group == Group::Events {
+            section("In the event log (after e or /)", keymap::EVENTS_BINDINGS, theme, out);
+            out.pop();
+            let syntax = format!("  filter {FILTER_SYNTAX}");
+            for part in super::text::wrap(&syntax, MEANING_W + 16) {
+                out.push(Line::styled(format!("  {part}"), theme.muted()));
+            }
+            out.push(Line::raw(""));
+        }
         if group == Group::Palette {
             grammar(theme, out);
             section("In the palette", keymap::PALETTE_BINDINGS, theme, out);
@@ -54,6 +64,7 @@ fn grammar(theme: Theme, out: &mut Vec<Line<'static>>) {
 /// Every line of the help, in order.
 pub fn lines(theme: Theme) -> Vec<Line<'static>> {
     let mut out = Vec::new();
+    glossary(theme, &mut out);
     dashboard_keys(theme, &mut out);
     section("In this help", keymap::HELP_BINDINGS, theme, &mut out);
     out.push(Line::styled("Glyphs", theme.title()));
@@ -86,6 +97,63 @@ pub fn lines(theme: Theme) -> Vec<Line<'static>> {
     out.push(Line::raw("    HW frozen: <minISR (ISR below min.insync.replicas) or waits 2 (stalled)"));
     out.push(Line::raw("    URP under-replicated, reassigning, ok"));
     out
+}
+
+/// The glossary: each term the screen uses, in one or two lines, in Kafka's words.
+// Sources, by the rule book's numbers: LEO R3.1 (UnifiedLog.logEndOffset); HW R3.2–R3.3
+// (Partition.maybeIncrementLeaderHW, frozen under min ISR since 3.7); ISR R4.1, R4.6
+// (Partition.maybeShrinkIsr / maybeExpandIsr, replica.lag.time.max.ms); leader epoch R6.8, R7.4
+// (KIP-101); partition epoch R6.9 (KRaft partitionEpoch, INVALID_UPDATE_VERSION); fencing
+// R6.1 (BrokerHeartbeatManager, broker.session.timeout.ms) and R2.8 (KIP-320
+// FENCED_LEADER_EPOCH); acks R5.2–R5.4 (NOT_ENOUGH_REPLICAS).
+pub const GLOSSARY: &[(&str, &str)] = &[
+    ("LEO", "log end offset: the offset the next record appended to this replica's log will get"),
+    (
+        "HW",
+        "high watermark: records below it are committed (on every in-sync replica) and readable \
+         by consumers; the leader raises it to the lowest LEO in the ISR, never while the ISR is \
+         below min.insync.replicas",
+    ),
+    (
+        "ISR",
+        "in-sync replicas: the leader and the followers that caught up to its LEO within \
+         replica.lag.time.max.ms; only they may be elected in a clean election",
+    ),
+    (
+        "leader epoch",
+        "the leadership's generation, +1 at each leader change and stamped on every batch the \
+         leader appends; followers truncate where their epochs stop matching the leader's",
+    ),
+    (
+        "partition epoch",
+        "the partition state's version, +1 at every change (leader or ISR); the controller \
+         refuses an ISR change made against an older one (INVALID_UPDATE_VERSION)",
+    ),
+    (
+        "fencing",
+        "the controller fences a broker whose heartbeats stopped for broker.session.timeout.ms: \
+         it leaves every ISR and cannot lead until it is back and caught up (unfenced)",
+    ),
+    (
+        "acks",
+        "when the producer is answered: 0 never, 1 once the leader appended, all once every ISR \
+         member has it (refused with NOT_ENOUGH_REPLICAS when the ISR is below min.insync.replicas)",
+    ),
+];
+
+/// Columns of a glossary meaning: the help box at 80 columns, less the term column.
+const MEANING_W: usize = 56;
+
+/// The glossary section: each term, then its meaning wrapped beside it.
+fn glossary(theme: Theme, out: &mut Vec<Line<'static>>) {
+    out.push(Line::styled("Glossary", theme.title()));
+    for (term, meaning) in GLOSSARY {
+        for (i, part) in super::text::wrap(meaning, MEANING_W).into_iter().enumerate() {
+            let head = if i == 0 { format!("  {term:<15} ") } else { " ".repeat(18) };
+            out.push(Line::from(vec![Span::styled(head, theme.key()), Span::raw(part)]));
+        }
+    }
+    out.push(Line::raw(""));
 }
 
 /// How many lines the help has.

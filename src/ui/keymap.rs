@@ -66,6 +66,12 @@ pub enum Action {
     EventsFollow,
     /// Show only the important events (loss, elections, ISR changes, faults) or all.
     ToggleImportant,
+    /// Give the keys to the Events pane: paging, search, filter, a jump to a sim time.
+    FocusEvents,
+    /// Search the events' text (gives the keys to the Events pane).
+    SearchEvents,
+    /// Restart the same cluster, seed and startup settings from time 0 (asks first).
+    Reset,
     /// Open the command palette.
     OpenPalette,
     /// Show the help overlay.
@@ -130,11 +136,51 @@ impl Action {
             | PartitionLast => Group::Partitions,
             CycleAcks | MinIsrDown | MinIsrUp | ToggleUnclean | LagLimitDown | LagLimitUp | RateDown
             | RateUp => Group::Settings,
-            EventsOlder | EventsNewer | EventsFollow | ToggleImportant => Group::Events,
+            EventsOlder | EventsNewer | EventsFollow | ToggleImportant | FocusEvents | SearchEvents => {
+                Group::Events
+            }
+            Reset => Group::Time,
             OpenPalette => Group::Palette,
             ToggleHelp | Quit => Group::Quit,
         }
     }
+}
+
+/// What a key asks for while the Events pane has the keys (after `e` or `/`).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum EventsAction {
+    /// One event back (older).
+    Older,
+    /// One event forward (newer).
+    Newer,
+    /// One page back.
+    PageOlder,
+    /// One page forward.
+    PageNewer,
+    /// The oldest event kept.
+    Oldest,
+    /// Follow the newest events.
+    Newest,
+    /// Type a text to search for.
+    Search,
+    /// The next older event holding the search text.
+    OlderHit,
+    /// The next newer event holding the search text.
+    NewerHit,
+    /// Type a sim time to show the events of.
+    GoToTime,
+    /// Type a filter: kind, partition, broker, client.
+    Filter,
+    /// Important events only, or all.
+    ToggleImportant,
+    /// Clear the filter, the important-only switch and the search.
+    ClearFilter,
+    /// Pause or resume sim time.
+    TogglePause,
+    /// Give the keys back to the dashboard.
+    Back,
+    /// Leave the dashboard.
+    Quit,
 }
 
 /// What a key asks for while the command palette is open. Printable characters that are not
@@ -314,6 +360,27 @@ pub static BINDINGS: &[Binding<Action>] = &[
         action: Action::SelectBroker(0),
     },
     Binding {
+        keys: &[ch('e')],
+        label: "e",
+        footer: Some("event log"),
+        help: "give the keys to the events: page, search, filter, go to a sim time (Esc gives them back)",
+        action: Action::FocusEvents,
+    },
+    Binding {
+        keys: &[ch('/')],
+        label: "/",
+        footer: Some("search events"),
+        help: "search the events' text (then n/N: older/newer hit)",
+        action: Action::SearchEvents,
+    },
+    Binding {
+        keys: &[ch('R')],
+        label: "R",
+        footer: None,
+        help: "restart from 0: same cluster, seed and startup settings, every counter cleared (R twice)",
+        action: Action::Reset,
+    },
+    Binding {
         keys: &[ch('['), ch(']')],
         label: "[/]",
         footer: Some("events"),
@@ -410,6 +477,101 @@ pub static BINDINGS: &[Binding<Action>] = &[
         footer: None,
         help: "quit, from anywhere (also in the palette and in this help)",
         action: Action::Quit,
+    },
+];
+
+/// The Events pane's keys (while it has them).
+pub static EVENTS_BINDINGS: &[Binding<EventsAction>] = &[
+    Binding {
+        keys: &[code(KeyCode::Esc), ch('e')],
+        label: "Esc",
+        footer: Some("back"),
+        help: "give the keys back to the dashboard",
+        action: EventsAction::Back,
+    },
+    Binding {
+        keys: &[code(KeyCode::PageUp), code(KeyCode::PageDown)],
+        label: "PgUp/PgDn",
+        footer: Some("page"),
+        help: "one page of events back (older) / forward (newer)",
+        action: EventsAction::PageOlder,
+    },
+    Binding {
+        keys: &[ch('/')],
+        label: "/",
+        footer: Some("search"),
+        help: "search the events' text (ignoring case); the newest hit on or above the bottom line shows",
+        action: EventsAction::Search,
+    },
+    Binding {
+        keys: &[ch('n'), ch('N')],
+        label: "n/N",
+        footer: Some("older/newer hit"),
+        help: "the next older / newer event holding the search text",
+        action: EventsAction::OlderHit,
+    },
+    Binding {
+        keys: &[ch('g')],
+        label: "g",
+        footer: Some("go to time"),
+        help: "show the events up to a sim time, e.g. 12.5s, 1.5m, 800ms",
+        action: EventsAction::GoToTime,
+    },
+    Binding {
+        keys: &[ch('F')],
+        label: "F",
+        footer: Some("filter"),
+        help: "filter by kind, partition or topic, broker, producer or consumer, e.g. `election broker 2`",
+        action: EventsAction::Filter,
+    },
+    Binding {
+        keys: &[ch('f')],
+        label: "f",
+        footer: Some("important"),
+        help: "important only (loss, elections, ISR, fencing, faults) or all",
+        action: EventsAction::ToggleImportant,
+    },
+    Binding {
+        keys: &[ch('c')],
+        label: "c",
+        footer: Some("clear"),
+        help: "clear the filter, important-only and the search",
+        action: EventsAction::ClearFilter,
+    },
+    Binding {
+        keys: &[code(KeyCode::Up), ch('k'), code(KeyCode::Down), ch('j')],
+        label: "↑/↓",
+        footer: None,
+        help: "one event back / forward",
+        action: EventsAction::Older,
+    },
+    Binding {
+        keys: &[code(KeyCode::Home)],
+        label: "Home",
+        footer: None,
+        help: "the oldest event kept",
+        action: EventsAction::Oldest,
+    },
+    Binding {
+        keys: &[code(KeyCode::End), ch('G')],
+        label: "End/G",
+        footer: None,
+        help: "follow the newest events",
+        action: EventsAction::Newest,
+    },
+    Binding {
+        keys: &[ch(' ')],
+        label: "space",
+        footer: None,
+        help: "pause or resume sim time",
+        action: EventsAction::TogglePause,
+    },
+    Binding {
+        keys: &[ch('q'), ctrl('c')],
+        label: "q/Ctrl-C",
+        footer: None,
+        help: "quit isrlab",
+        action: EventsAction::Quit,
     },
 ];
 
@@ -539,6 +701,17 @@ impl Paired for Action {
     }
 }
 
+impl Paired for EventsAction {
+    fn partner(self) -> Option<Self> {
+        match self {
+            EventsAction::Older => Some(EventsAction::Newer),
+            EventsAction::PageOlder => Some(EventsAction::PageNewer),
+            EventsAction::OlderHit => Some(EventsAction::NewerHit),
+            _ => None,
+        }
+    }
+}
+
 impl Paired for PaletteAction {
     fn partner(self) -> Option<Self> {
         match self {
@@ -610,6 +783,12 @@ impl Resolve for PaletteAction {
     }
 }
 
+impl Resolve for EventsAction {
+    fn resolve(self, index: usize, count: usize, _ev: &KeyEvent) -> Self {
+        second_half(self, index, count)
+    }
+}
+
 impl Resolve for HelpAction {
     fn resolve(self, index: usize, count: usize, _ev: &KeyEvent) -> Self {
         second_half(self, index, count)
@@ -674,5 +853,6 @@ mod tests {
         check(BINDINGS);
         check(PALETTE_BINDINGS);
         check(HELP_BINDINGS);
+        check(EVENTS_BINDINGS);
     }
 }

@@ -27,7 +27,9 @@ impl SpeedMeter {
     /// snapshot's time, `asked` the speed sim time should run at (`None` while it is meant to
     /// stand still). A new asked speed, or a pause, starts the measurement afresh.
     pub fn record(&mut self, wall: Duration, sim_now: Ms, asked: Option<f64>) {
-        if asked != self.asked {
+        // A new speed, or sim time going back (the run restarted with `R`), starts over.
+        let restarted = self.samples.back().is_some_and(|&(_, s)| sim_now < s);
+        if asked != self.asked || restarted {
             self.samples.clear();
             self.asked = asked;
         }
@@ -81,6 +83,11 @@ mod tests {
         let mut m = SpeedMeter::default();
         run(&mut m, 100, 33, 1.0);
         m.record(Duration::from_secs(4), 3300, Some(2.0));
+        assert_eq!(m.actual(), None);
+        // A restart (R) sends sim time back to 0: no false "slow" reading follows.
+        let mut m = SpeedMeter::default();
+        run(&mut m, 100, 33, 1.0);
+        m.record(Duration::from_secs(4), 0, Some(1.0));
         assert_eq!(m.actual(), None);
     }
 

@@ -11,6 +11,7 @@ pub mod brokers;
 pub mod clients;
 pub mod consumers;
 pub mod detail;
+pub mod event_filter;
 pub mod events;
 pub mod fixture;
 pub mod footer;
@@ -67,6 +68,10 @@ pub trait Cluster {
     /// [`Sim::run_to_next_event`]); returns its sim time (µs), `None` when none came. When it
     /// returns, [`Cluster::latest`] shows that instant.
     fn next_event(&self, within: Ms) -> Option<SimTime>;
+    /// Starts the run again from time 0: the same cluster, seed and startup settings (and a
+    /// scenario's timeline), every counter cleared. When it returns, [`Cluster::latest`]
+    /// shows time 0. Errors: the simulation cannot start again (the old run goes on).
+    fn reset(&self) -> Result<(), SimError>;
 }
 
 impl Cluster for LiveSim {
@@ -84,6 +89,9 @@ impl Cluster for LiveSim {
 
     fn next_event(&self, within: Ms) -> Option<SimTime> {
         LiveSim::next_event(self, within)
+    }
+    fn reset(&self) -> Result<(), SimError> {
+        LiveSim::reset(self)
     }
 }
 
@@ -105,6 +113,13 @@ impl Cluster for Sim {
 
     fn next_event(&self, within: Ms) -> Option<SimTime> {
         self.next_event_by(self.now_us().plus_micros(within.saturating_mul(1000)))
+    }
+    /// A step-by-step [`Sim`] belongs to its caller, which builds a new one to start over;
+    /// the dashboard's [`LiveSim`] restarts itself.
+    fn reset(&self) -> Result<(), SimError> {
+        Err(SimError::InvalidState(
+            "this simulation is driven step by step by its caller and cannot restart itself".into(),
+        ))
     }
 }
 
@@ -154,6 +169,12 @@ pub fn run_effects(
                 *snap = cluster.latest();
                 pacer.jump_to(snap.now_us);
                 update(model, Msg::SteppedToEvent { events_before, found }, snap);
+            }
+            Effect::Reset => {
+                let result = cluster.reset().map_err(|e| e.to_string());
+                *snap = cluster.latest();
+                *pacer = Pacer::new(snap.now_us);
+                update(model, Msg::Restarted(result), snap);
             }
             Effect::Quit => quit = true,
         }

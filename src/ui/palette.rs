@@ -28,9 +28,24 @@ pub struct Palette {
     /// Why the last submitted line was refused; shown under the line until the next
     /// submit or until the palette closes.
     error: Option<String>,
+    /// What the line starts with: `:` for commands (the default), e.g. `/` for a search.
+    prefix: &'static str,
 }
 
 impl Palette {
+    /// Starts a new line that shows `prefix` before it (e.g. `/`, `filter: `) and holds
+    /// `text` with the cursor at its end.
+    pub fn open_as(&mut self, prefix: &'static str, text: &str) {
+        self.open();
+        self.prefix = prefix;
+        self.set_line(text.to_string());
+    }
+
+    /// What the line starts with (`:` unless [`Palette::open_as`] said otherwise).
+    pub fn prefix(&self) -> &'static str {
+        if self.prefix.is_empty() { ":" } else { self.prefix }
+    }
+
     /// Starts a new, empty line (the history stays).
     pub fn open(&mut self) {
         self.set_line(String::new());
@@ -161,17 +176,19 @@ pub fn render(frame: &mut Frame, area: Rect, palette: &Palette, theme: Theme) {
         lines.push(Line::styled(format!("{lead}{part}"), theme.bad()));
     }
     frame.render_widget(Paragraph::new(lines), area);
-    let x = area.x.saturating_add(1).saturating_add(at);
+    let lead = u16::try_from(text::width(palette.prefix())).unwrap_or(1);
+    let x = area.x.saturating_add(lead).saturating_add(at);
     frame.set_cursor_position(Position::new(x.min(area.right().saturating_sub(1)), area.y));
 }
 
 /// The prompt line, scrolled horizontally so the cursor is visible, and the cursor's column
 /// within the text. Widths are terminal columns, so wide characters scroll correctly too.
 fn input_line(palette: &Palette, width: u16, theme: Theme) -> (Line<'static>, u16) {
-    let (before, under, after) = visible_parts(palette, usize::from(width).saturating_sub(2).max(1));
+    let lead = text::width(palette.prefix());
+    let (before, under, after) = visible_parts(palette, usize::from(width).saturating_sub(lead + 1).max(1));
     let at: usize = before.chars().map(columns).sum();
     let line = Line::from(vec![
-        Span::styled(":", theme.key()),
+        Span::styled(palette.prefix(), theme.key()),
         Span::raw(before),
         Span::styled(under, theme.selected()),
         Span::raw(after),

@@ -82,11 +82,52 @@ fn screen_80x24_events_scrolled_back_important_only() {
     insta::assert_snapshot!(screen(&m, &snap));
 }
 
+/// The Events pane with the keys, searched for "fenced" and stepped one hit older.
+fn events_searched(w: u16, h: u16) -> String {
+    let snap = fixture::snapshot();
+    let mut m = model_at(w, h, &snap, false);
+    keys(&mut m, &snap, &[KeyCode::Char('e'), KeyCode::Char('/')]);
+    keys(&mut m, &snap, &"fenced".chars().map(KeyCode::Char).collect::<Vec<_>>());
+    keys(&mut m, &snap, &[KeyCode::Enter, KeyCode::Char('n')]);
+    screen(&m, &snap)
+}
+
+#[test]
+fn screen_events_searched_80x24() {
+    insta::assert_snapshot!(events_searched(80, 24));
+}
+
+#[test]
+fn screen_events_searched_120x40() {
+    insta::assert_snapshot!(events_searched(120, 40));
+}
+
+/// The Events pane filtered to broker 2's ISR changes, as a learner types it.
+#[test]
+fn screen_events_filtered_120x40() {
+    let snap = fixture::snapshot();
+    let mut m = model_at(120, 40, &snap, false);
+    keys(&mut m, &snap, &[KeyCode::Char('e'), KeyCode::Char('F')]);
+    keys(&mut m, &snap, &"isr broker 2".chars().map(KeyCode::Char).collect::<Vec<_>>());
+    keys(&mut m, &snap, &[KeyCode::Enter]);
+    insta::assert_snapshot!(screen(&m, &snap));
+}
+
+#[test]
+fn screen_events_prompt_80x24() {
+    let snap = fixture::snapshot();
+    let mut m = model_at(80, 24, &snap, false);
+    keys(&mut m, &snap, &[KeyCode::Char('e'), KeyCode::Char('g')]);
+    keys(&mut m, &snap, &"12.5x".chars().map(KeyCode::Char).collect::<Vec<_>>());
+    keys(&mut m, &snap, &[KeyCode::Enter]);
+    insta::assert_snapshot!(screen(&m, &snap));
+}
+
 #[test]
 fn events_title_groups_thousands_and_fits() {
     let mut snap = fixture::snapshot();
     snap.event_count = 1234;
-    let at = super::events::bottom(&snap, None, false).and_then(|b| b.checked_sub(1));
+    let at = super::events::bottom(&snap, None, true).and_then(|b| b.checked_sub(1));
     let full = super::events::title(&snap, at, true, 120);
     assert_eq!(full, " Events · 1 234 so far · scrolled back, 1 newer (} to follow) · important only ");
     for width in [30, 60, 80] {
@@ -496,6 +537,11 @@ impl super::Cluster for FakeCluster {
     fn next_event(&self, within: crate::sim::Ms) -> Option<crate::sim::SimTime> {
         self.advanced.borrow_mut().push(within);
         None
+    }
+
+    fn reset(&self) -> Result<(), crate::cluster::handle::SimError> {
+        self.applied.borrow_mut().clear();
+        Ok(())
     }
 }
 

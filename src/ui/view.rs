@@ -114,11 +114,18 @@ pub fn table_rows(model: &Model, snap: &Snapshot) -> usize {
     usize::from(table.height.saturating_sub(1)).max(1)
 }
 
+/// Where the Events pane is on the model's screen, if it fits.
+pub fn events_area(model: &Model, snap: &Snapshot) -> Option<Rect> {
+    let (w, h) = (model.screen.0.max(MIN_WIDTH), model.screen.1.max(MIN_HEIGHT));
+    plan(Rect::new(0, 0, w, h), snap, heights(model, snap, w)).events
+}
+
 /// The content-driven heights for a screen `width` columns wide.
 pub fn heights(model: &Model, snap: &Snapshot, width: u16) -> Heights {
     let status = match model.mode {
         Mode::Palette => palette::height(&model.palette, width),
-        Mode::Normal | Mode::Help => footer::status_lines(model, snap, width).len(),
+        Mode::Prompt(_) => palette::height(&model.prompt, width),
+        Mode::Normal | Mode::Help | Mode::Events => footer::status_lines(model, snap, width).len(),
     };
     let status = u16::try_from(status).unwrap_or(1);
     let strip = u16::try_from(brokers::strip_lines(model, snap, width).len()).unwrap_or(1);
@@ -147,7 +154,8 @@ pub fn view(model: &Model, snap: &Snapshot, frame: &mut Frame) {
     }
     match model.mode {
         Mode::Palette => palette::render(frame, plan.status, &model.palette, model.theme),
-        Mode::Normal | Mode::Help => {
+        Mode::Prompt(_) => palette::render(frame, plan.status, &model.prompt, model.theme),
+        Mode::Normal | Mode::Help | Mode::Events => {
             footer::render_status(frame, plan.status, footer::status_lines(model, snap, area.width))
         }
     }

@@ -2,7 +2,7 @@
 //! runs lines, the help opens and closes. No cluster is needed: `update` returns effects.
 
 use super::*;
-use crate::ui::fixture;
+use crate::ui::{events, fixture};
 
 fn model() -> (Model, Snapshot) {
     let snap = fixture::snapshot();
@@ -480,7 +480,7 @@ fn the_filter_keeps_only_important_events() {
     typed(&mut m, &snap, "f");
     assert!(m.events_important);
     let shown = events::shown_events(&snap, m.events_anchor, true);
-    assert_eq!(shown.len(), 10, "topic creation and the config echo are hidden");
+    assert_eq!(shown.len(), 9, "topic creation, the config echo and the produce failure are hidden");
     assert!(shown.iter().all(|e| events::is_important(&e.kind)));
     assert!(events::title(&snap, None, true, 80).ends_with("· important only "));
 
@@ -498,5 +498,126 @@ fn the_filter_keeps_only_important_events() {
     assert_eq!(events::bottom(&snap, m.events_anchor, true), Some(11));
     typed(&mut m, &snap, "]");
     assert_eq!(m.events_anchor, Some(12));
-    assert_eq!(events::newer_count(&snap, m.events_anchor, true), 8);
+    assert_eq!(events::newer_count(&snap, m.events_anchor, true), 7);
+}
+
+fn line(model: &mut Model, snap: &Snapshot, text: &str) {
+    typed(model, snap, text);
+    press(model, snap, KeyCode::Enter);
+}
+
+#[test]
+fn e_gives_the_keys_to_the_events_and_esc_gives_them_back() {
+    let (mut m, snap) = model();
+    typed(&mut m, &snap, "e");
+    assert_eq!(m.mode, Mode::Events);
+    // Keys of the pane now: x pages nothing and crashes nothing.
+    assert!(typed(&mut m, &snap, "x").is_empty());
+    press(&mut m, &snap, KeyCode::PageUp);
+    assert!(m.events_anchor.is_some(), "PgUp scrolls the events, not the partitions");
+    press(&mut m, &snap, KeyCode::End);
+    assert_eq!(m.events_anchor, None);
+    press(&mut m, &snap, KeyCode::Home);
+    assert_eq!(m.events_anchor, Some(events::indexed(&snap, false).next().unwrap().0));
+    press(&mut m, &snap, KeyCode::Esc);
+    assert_eq!(m.mode, Mode::Normal);
+}
+
+#[test]
+fn a_page_moves_as_many_events_as_the_pane_shows() {
+    let (mut m, snap) = model();
+    update(&mut m, Msg::Resize(120, 40), &snap);
+    let snap = arrived(&snap, 100, 300);
+    typed(&mut m, &snap, "e");
+    press(&mut m, &snap, KeyCode::PageUp);
+    let newest = events::bottom(&snap, None, false).unwrap();
+    let area = view::events_area(&m, &snap).unwrap();
+    let rows = u64::from(area.height - 1);
+    assert_eq!(m.events_anchor, Some(newest - rows), "one event a line: a page is the pane's rows");
+    press(&mut m, &snap, KeyCode::PageDown);
+    assert_eq!(m.events_anchor, None, "a page forward from there follows again");
+}
+
+#[test]
+fn slash_searches_and_n_and_shift_n_move_between_hits() {
+    let (mut m, snap) = model();
+    typed(&mut m, &snap, "/");
+    assert_eq!(m.mode, Mode::Prompt(Ask::Search));
+    line(&mut m, &snap, "REMOVED FROM ISR");
+    assert_eq!(m.mode, Mode::Events);
+    let hits: Vec<u64> = events::indexed(&snap, false)
+        .filter(|(_, e)| e.kind.to_string().contains("removed from ISR"))
+        .map(|(i, _)| i)
+        .collect();
+    assert!(hits.len() >= 3, "{hits:?}");
+    let newest = events::bottom(&snap, None, false).unwrap();
+    let last = *hits.last().unwrap();
+    assert_eq!(m.events_anchor, (last != newest).then_some(last), "the newest hit is at the bottom");
+    assert!(m.status.as_ref().unwrap().text.contains(&format!("{} in the events kept", hits.len())));
+    typed(&mut m, &snap, "n");
+    assert_eq!(m.events_anchor, Some(hits[hits.len() - 2]));
+    typed(&mut m, &snap, "nnnnnnnn");
+    assert_eq!(m.events_anchor, Some(hits[0]), "n stops at the oldest hit");
+    assert!(m.status.as_ref().unwrap().text.contains("no older event"));
+    typed(&mut m, &snap, "N");
+    assert_eq!(m.events_anchor, Some(hits[1]));
+
+    // A search without a hit is explained in the prompt, which stays open.
+    typed(&mut m, &snap, "/");
+    line(&mut m, &snap, "zebra");
+    assert_eq!(m.mode, Mode::Prompt(Ask::Search));
+    assert!(m.prompt.error().unwrap().contains("no event shown holds `zebra`"));
+    press(&mut m, &snap, KeyCode::Esc);
+    assert_eq!(m.mode, Mode::Events);
+}
+
+#[test]
+fn g_goes_to_a_sim_time_typed_as_scenario_files_write_it() {
+    let (mut m, snap) = model();
+    typed(&mut m, &snap, "eg");
+    line(&mut m, &snap, "76s");
+    let bottom = events::bottom(&snap, m.events_anchor, false).unwrap();
+    let shown = events::shown_events(&snap, m.events_anchor, false);
+    assert!(shown.last().unwrap().at.as_ms() <= 76_000, "{bottom}");
+    assert!(events::indexed(&snap, false).any(|(i, e)| i == bottom + 1 && e.at.as_ms() > 76_000));
+    typed(&mut m, &snap, "g");
+    line(&mut m, &snap, "soon");
+    assert_eq!(m.mode, Mode::Prompt(Ask::GoTo), "a bad time keeps the prompt open");
+    assert!(m.prompt.error().is_some());
+}
+
+#[test]
+fn the_filter_prompt_keeps_one_broker_or_kind_and_refuses_unknown_words() {
+    let (mut m, snap) = model();
+    typed(&mut m, &snap, "eF");
+    line(&mut m, &snap, "broker 2");
+    let shown = events::shown_events(&snap, None, m.events_lens());
+    assert!(!shown.is_empty());
+    assert!(shown.iter().all(|e| e.kind.to_string().contains('2')), "{shown:?}");
+    assert!(events::title(&snap, None, m.events_lens(), 120).contains("only broker 2"));
+    typed(&mut m, &snap, "F");
+    assert_eq!(m.prompt.input(), "broker 2", "the prompt starts from the current filter");
+    press(&mut m, &snap, KeyCode::Char('u'));
+    line(&mut m, &snap, "");
+    assert!(
+        m.prompt.error().unwrap().contains("unknown `2u`") || m.prompt.error().unwrap().contains("broker 2u")
+    );
+    assert_eq!(m.events_filter.broker, Some(2), "a refused filter changes nothing");
+    press(&mut m, &snap, KeyCode::Esc);
+    typed(&mut m, &snap, "c");
+    assert!(m.events_filter.is_empty());
+}
+
+#[test]
+fn r_twice_restarts_and_any_other_key_keeps_the_run() {
+    let (mut m, snap) = model();
+    assert!(typed(&mut m, &snap, "R").is_empty());
+    assert!(m.status.as_ref().unwrap().text.contains("R again restarts from 0"));
+    typed(&mut m, &snap, "j");
+    assert!(typed(&mut m, &snap, "R").is_empty(), "another key in between disarms it");
+    assert_eq!(typed(&mut m, &snap, "R"), [Effect::Reset]);
+    m.events_anchor = Some(3);
+    update(&mut m, Msg::Restarted(Ok(())), &snap);
+    assert_eq!(m.events_anchor, None);
+    assert!(m.status.as_ref().unwrap().text.starts_with("✔ restarted from 0"));
 }

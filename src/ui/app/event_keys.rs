@@ -1,0 +1,192 @@
+//! The Events pane's keys: scrolling by event and by page, the oldest and newest events,
+//! `/` search with `n`/`N` between hits, `g` to a sim time, `F` filter, and the prompt that
+//! types the search, the filter or the time.
+
+use super::{Ask, Effect, Mode, Model, StatusKind, perform, quit};
+use crate::cluster::snapshot::Snapshot;
+use crate::scenario::duration::parse_duration;
+use crate::sim::format_stamp;
+use crate::ui::event_filter::EventFilter;
+use crate::ui::events;
+use crate::ui::keymap::{Action, EventsAction, PaletteAction};
+use crate::ui::view;
+
+/// One key while the Events pane has the keys.
+pub(super) fn on_events(model: &mut Model, action: EventsAction, snap: &Snapshot) -> Vec<Effect> {
+    use EventsAction::*;
+    match action {
+        Older => scroll(model, snap, -1),
+        Newer => scroll(model, snap, 1),
+        PageOlder => scroll(model, snap, -page(model, snap)),
+        PageNewer => scroll(model, snap, page(model, snap)),
+        Oldest => {
+            let oldest = events::indexed(snap, model.events_lens()).next().map(|(i, _)| i);
+            model.events_anchor = oldest;
+            Vec::new()
+        }
+        Newest => perform(model, Action::EventsFollow, snap),
+        Search => open_prompt(model, Ask::Search),
+        OlderHit => next_hit(model, snap, true),
+        NewerHit => next_hit(model, snap, false),
+        GoToTime => open_prompt(model, Ask::GoTo),
+        Filter => open_prompt(model, Ask::Filter),
+        ToggleImportant => perform(model, Action::ToggleImportant, snap),
+        ClearFilter => {
+            model.events_filter = EventFilter::default();
+            model.events_important = false;
+            model.events_search = None;
+            model.say(StatusKind::Info, "the Events pane shows every event again");
+            Vec::new()
+        }
+        TogglePause => perform(model, Action::TogglePause, snap),
+        Back => {
+            model.mode = Mode::Normal;
+            Vec::new()
+        }
+        Quit => quit(model),
+    }
+}
+
+/// Scrolls the pane `by` shown events: back (older) when negative, forward when positive;
+/// reaching the newest follows it again. Says so at either end.
+pub(super) fn scroll(model: &mut Model, snap: &Snapshot, by: isize) -> Vec<Effect> {
+    let (anchor, lens) = (model.events_anchor, model.events_lens());
+    if by < 0 {
+        match events::older_by(snap, anchor, lens, by.unsigned_abs()) {
+            Some(index) => model.events_anchor = Some(index),
+            None => {
+                let kept = snap.recent_events.len();
+                let text = format!("the Events pane is at the oldest event kept (the last {kept} are kept)");
+                model.say(StatusKind::Info, text);
+            }
+        }
+    } else if anchor.is_none() {
+        model.say(StatusKind::Info, "the Events pane already follows the newest events");
+    } else {
+        model.events_anchor = events::newer_by(snap, anchor, lens, by.unsigned_abs());
+    }
+    Vec::new()
+}
+
+/// How many events one page moves: those the pane shows whole now.
+fn page(model: &Model, snap: &Snapshot) -> isize {
+    let Some(area) = view::events_area(model, snap) else { return 1 };
+    let shown = events::stamped_events(snap, model.events_anchor, model.events_lens());
+    let rows = usize::from(area.height.saturating_sub(1));
+    events::page_len(&shown, usize::from(area.width), rows) as isize
+}
+
+/// Opens the prompt for `ask`; the filter's starts with the current filter, to edit.
+pub(super) fn open_prompt(model: &mut Model, ask: Ask) -> Vec<Effect> {
+    let (prefix, text) = match ask {
+        Ask::Search => ("/", String::new()),
+        Ask::Filter => ("filter: ", model.events_filter.describe()),
+        Ask::GoTo => ("go to sim time: ", String::new()),
+    };
+    model.prompt.open_as(prefix, &text);
+    model.mode = Mode::Prompt(ask);
+    Vec::new()
+}
+
+/// One key while the prompt is open: Enter answers, Esc gives the keys back to the pane.
+pub(super) fn on_prompt(model: &mut Model, ask: Ask, action: PaletteAction, snap: &Snapshot) -> Vec<Effect> {
+    match action {
+        PaletteAction::Submit => {
+            model.prompt.edit(PaletteAction::Submit);
+            let line = model.prompt.input().trim().to_string();
+            let answer = match ask {
+                Ask::Search => search(model, &line, snap),
+                Ask::Filter => filter(model, &line),
+                Ask::GoTo => go_to(model, &line, snap),
+            };
+            match answer {
+                Ok(()) => {
+                    model.prompt.remember(&line);
+                    model.mode = Mode::Events;
+                }
+                Err(why) => model.prompt.set_error(Some(why)),
+            }
+            Vec::new()
+        }
+        PaletteAction::Cancel => {
+            model.mode = Mode::Events;
+            Vec::new()
+        }
+        PaletteAction::Quit => quit(model),
+        _ => {
+            model.prompt.edit(action);
+            Vec::new()
+        }
+    }
+}
+
+/// `/TEXT`: shows the newest event on or above the pane's bottom line that holds it (else
+/// the oldest newer one). An empty line ends the search.
+fn search(model: &mut Model, needle: &str, snap: &Snapshot) -> Result<(), String> {
+    if needle.is_empty() {
+        model.events_search = None;
+        return Ok(());
+    }
+    let (anchor, lens) = (model.events_anchor, model.events_lens());
+    let hit = events::find(snap, anchor, lens, needle, true, true)
+        .or_else(|| events::find(snap, anchor, lens, needle, false, false));
+    let Some(hit) = hit else {
+        return Err(format!("no event shown holds `{needle}` (f, F and c change what is shown)"));
+    };
+    model.events_search = Some(needle.to_string());
+    show(model, snap, hit);
+    let hits = events::hit_count(snap, model.events_lens(), needle);
+    model.say(StatusKind::Info, format!("/{needle}: {hits} in the events kept · n older, N newer"));
+    Ok(())
+}
+
+/// `n` / `N`: the next older / newer event holding the search text.
+fn next_hit(model: &mut Model, snap: &Snapshot, older: bool) -> Vec<Effect> {
+    let Some(needle) = model.events_search.clone() else {
+        model.say(StatusKind::Info, "nothing searched yet: / types a search");
+        return Vec::new();
+    };
+    match events::find(snap, model.events_anchor, model.events_lens(), &needle, older, false) {
+        Some(hit) => show(model, snap, hit),
+        None => {
+            let side = if older { "older" } else { "newer" };
+            model.say(StatusKind::Info, format!("no {side} event holds `{needle}`"));
+        }
+    }
+    Vec::new()
+}
+
+/// Puts the event with run-wide index `index` on the pane's bottom line (following the
+/// newest events when it is the newest).
+fn show(model: &mut Model, snap: &Snapshot, index: u64) {
+    let newest = events::indexed(snap, model.events_lens()).next_back().map(|(i, _)| i);
+    model.events_anchor = (Some(index) != newest).then_some(index);
+}
+
+/// `F`: the typed filter replaces the old one; a bad one is explained and changes nothing.
+fn filter(model: &mut Model, line: &str) -> Result<(), String> {
+    model.events_filter = EventFilter::parse(line)?;
+    let text = if model.events_filter.is_empty() {
+        "the filter is cleared".to_string()
+    } else {
+        format!("only {} events shown · F changes, c clears", model.events_filter.describe())
+    };
+    model.say(StatusKind::Info, text);
+    Ok(())
+}
+
+/// `g`: shows the events up to the typed sim time.
+fn go_to(model: &mut Model, line: &str, snap: &Snapshot) -> Result<(), String> {
+    let t = parse_duration(line)?;
+    match events::at_time(snap, t, model.events_lens()) {
+        Ok(anchor) => {
+            model.events_anchor = anchor;
+            model.say(StatusKind::Info, format!("events up to {}", format_stamp(t, !t.is_whole_ms())));
+            Ok(())
+        }
+        Err(first) => Err(format!(
+            "the oldest event shown is at {}; older ones are no longer kept",
+            format_stamp(first, !first.is_whole_ms())
+        )),
+    }
+}

@@ -50,7 +50,7 @@ fn decorated_title(model: &Model, snap: &Snapshot, width: usize) -> String {
     let search = model.events_search.as_ref().map(|needle| {
         let hits = hit_count(snap, lens, needle);
         let noun = if hits == 1 { "hit" } else { "hits" };
-        format!("· /{needle}: {hits} {noun} ")
+        format!("· /{needle} → {hits} {noun} ")
     });
     let keys = if model.mode == Mode::Events {
         "· ▸ keys here (Esc gives them back) ".to_string()

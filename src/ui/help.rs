@@ -36,7 +36,7 @@ fn dashboard_keys(theme: Theme, out: &mut Vec<Line<'static>>) {
             section("In the event log (after e or /)", keymap::EVENTS_BINDINGS, theme, out);
             out.pop();
             let syntax = format!("  filter {FILTER_SYNTAX}");
-            for part in super::text::wrap(&syntax, MEANING_W + 16) {
+            for part in super::text::wrap(&syntax, MEANING_W + 12) {
                 out.push(Line::styled(format!("  {part}"), theme.muted()));
             }
             out.push(Line::raw(""));

@@ -363,7 +363,7 @@ pub static BINDINGS: &[Binding<Action>] = &[
         keys: &[ch('e')],
         label: "e",
         footer: Some("event log"),
-        help: "give the keys to the events: page, search, filter, go to a sim time (Esc gives them back)",
+        help: "the events take the keys: page, search, filter, go to a time",
         action: Action::FocusEvents,
     },
     Binding {
@@ -377,7 +377,7 @@ pub static BINDINGS: &[Binding<Action>] = &[
         keys: &[ch('R')],
         label: "R",
         footer: None,
-        help: "restart from 0: same cluster, seed and startup settings, every counter cleared (R twice)",
+        help: "restart from 0, same seed and startup settings (press twice)",
         action: Action::Reset,
     },
     Binding {
@@ -500,7 +500,7 @@ pub static EVENTS_BINDINGS: &[Binding<EventsAction>] = &[
         keys: &[ch('/')],
         label: "/",
         footer: Some("search"),
-        help: "search the events' text (ignoring case); the newest hit on or above the bottom line shows",
+        help: "search the text (any case); the newest hit goes to the bottom",
         action: EventsAction::Search,
     },
     Binding {
@@ -521,7 +521,7 @@ pub static EVENTS_BINDINGS: &[Binding<EventsAction>] = &[
         keys: &[ch('F')],
         label: "F",
         footer: Some("filter"),
-        help: "filter by kind, partition or topic, broker, producer or consumer, e.g. `election broker 2`",
+        help: "filter: a kind, partition/topic, broker, producer, consumer",
         action: EventsAction::Filter,
     },
     Binding {

@@ -136,7 +136,7 @@ fn search(model: &mut Model, needle: &str, snap: &Snapshot) -> Result<(), String
     model.events_search = Some(needle.to_string());
     show(model, snap, hit);
     let hits = events::hit_count(snap, model.events_lens(), needle);
-    model.say(StatusKind::Info, format!("/{needle}: {hits} in the events kept · n older, N newer"));
+    model.say(StatusKind::Info, format!("/{needle} → {hits} in the events kept · n older, N newer"));
     Ok(())
 }
 

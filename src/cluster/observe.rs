@@ -61,8 +61,17 @@ pub(crate) fn snapshot(world: &World, cache: &mut ViewCache) -> Snapshot {
         .map(|(&id, core)| o.broker_view(id, core, &controller, leads.get(&id).copied().unwrap_or(0)))
         .collect();
     let topics = o.image.topics().map(|t| topic_view(world.seed, t, &broker_config)).collect();
-    let producers = world.producers().iter().map(|p| p.borrow().view()).collect();
     let ledger = world.ledger.borrow();
+    let producers = world
+        .producers()
+        .iter()
+        .map(|p| {
+            let mut view = p.borrow().view();
+            view.acked_lost = ledger.lost_by(view.index);
+            view.reordered = ledger.reordered_by(view.index);
+            view
+        })
+        .collect();
     let consumers =
         world.consumers().iter().map(|c| consumer_status(c.borrow().view(), &partitions, &ledger)).collect();
     let mut log = world.log.borrow_mut();
@@ -80,6 +89,7 @@ pub(crate) fn snapshot(world: &World, cache: &mut ViewCache) -> Snapshot {
         rolling: world.rolling.get(),
         acked_lost: ledger.lost(),
         duplicates: ledger.duplicates(),
+        reordered: ledger.reordered(),
         seen_erased: ledger.seen_erased_total(),
         recent_events: log.recent(),
         event_count: log.count(),

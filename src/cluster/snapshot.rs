@@ -44,6 +44,9 @@ pub struct Snapshot {
     pub acked_lost: u64,
     /// Records acknowledged twice at different offsets.
     pub duplicates: u64,
+    /// Acknowledged records written after a record of the same producer sent later
+    /// (audit ledger, [`crate::sim::audit::Ledger::reordered`]).
+    pub reordered: u64,
     /// Records consumers read that were erased afterwards (audit ledger), all consumers.
     pub seen_erased: u64,
     /// The most recent events, oldest first (at most a few hundred).

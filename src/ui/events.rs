@@ -37,9 +37,31 @@ pub fn render(frame: &mut Frame, area: Rect, model: &Model, snap: &Snapshot) {
         let text = format!(" none of the {kept} events kept pass the filter (f and F change it)");
         vec![Line::styled(text::truncate(&text, width), theme.muted())]
     } else {
-        fitting_lines(&shown, theme, width, height)
+        let mut lines = fitting_lines(&shown, theme, width, height);
+        mark_hit(&mut lines, &shown, model.events_search.as_deref(), theme, width);
+        lines
     };
     frame.render_widget(Paragraph::new(lines).block(block), area);
+}
+
+/// Shows the bottom event's stamp reversed when it holds the searched text: the hit that
+/// `/`, `n` and `N` moved to.
+fn mark_hit(
+    lines: &mut [Line<'static>],
+    shown: &[(&ClusterEvent, bool)],
+    needle: Option<&str>,
+    theme: Theme,
+    width: usize,
+) {
+    let (Some(needle), Some((ev, fine))) = (needle, shown.last()) else { return };
+    if !contains_ignoring_case(&ev.kind.to_string(), needle) {
+        return;
+    }
+    let rows = event_lines(ev, *fine, theme, width).len().min(lines.len());
+    let first = lines.len() - rows;
+    if let Some(stamp) = lines.get_mut(first).and_then(|l| l.spans.first_mut()) {
+        stamp.style = theme.selected();
+    }
 }
 
 /// [`title`] plus, as far as it fits, the search and its hit count and the keys: while
@@ -119,6 +141,7 @@ pub fn is_important(kind: &EventKind) -> bool {
         ProduceFailing { .. } | ProduceRecovered { .. } | DuplicateAcked { .. } | ProducersStopped { .. } => {
             false
         }
+        AckedOutOfOrder { .. } => false,
         ConsumerTruncationDetected { .. } | ConsumerPartitionStopped { .. } | ConsumerOffsetReset { .. } => {
             false
         }
@@ -385,6 +408,7 @@ fn style_of(kind: &EventKind, theme: Theme) -> Style {
         BrokerFenced { .. } | IsrShrunk { .. } | DuplicateAcked { .. } | FetchPaused { paused: true, .. } => {
             theme.warn()
         }
+        AckedOutOfOrder { .. } => theme.warn(),
         BrokerRegistrationRefused { .. } => theme.warn(),
         BrokerUnfenced { .. } | IsrExpanded { .. } | ProduceRecovered { .. } => theme.good(),
         _ => theme.normal(),

@@ -98,6 +98,21 @@ fn screen_events_searched_80x24() {
 }
 
 #[test]
+fn the_search_hit_at_the_bottom_has_its_stamp_reversed() {
+    let snap = fixture::snapshot();
+    let mut m = model_at(80, 24, &snap, false);
+    keys(&mut m, &snap, &[KeyCode::Char('e'), KeyCode::Char('/')]);
+    keys(&mut m, &snap, &"crashed".chars().map(KeyCode::Char).collect::<Vec<_>>());
+    keys(&mut m, &snap, &[KeyCode::Enter]);
+    let buf = render(&m, &snap);
+    let (x, y) = find(&buf, "broker 2 crashed");
+    let stamp = &buf[(x - 3, y)];
+    assert!(stamp.modifier.contains(ratatui::style::Modifier::REVERSED), "{stamp:?}");
+    let text = &buf[(x + 1, y)];
+    assert!(!text.modifier.contains(ratatui::style::Modifier::REVERSED));
+}
+
+#[test]
 fn screen_events_searched_120x40() {
     insta::assert_snapshot!(events_searched(120, 40));
 }

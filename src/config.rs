@@ -511,6 +511,13 @@ pub static PROPERTIES: &[Property] = &[
         doc: "longest connection setup timeout (it doubles per failed attempt)",
     },
     Property {
+        name: "max.in.flight.requests.per.connection",
+        scope: Scope::Producer,
+        default: "5",
+        kind: long(1, MAX_INT),
+        doc: "requests a producer may have unanswered per broker; above 1 without idempotence a retry can land after later batches (reordering); the idempotent producer allows at most 5",
+    },
+    Property {
         name: "linger.ms",
         scope: Scope::Producer,
         default: "5",
@@ -1388,6 +1395,8 @@ pub struct ProducerConfig {
     pub socket_connection_setup_timeout_ms: Ms,
     /// `socket.connection.setup.timeout.max.ms` (ms).
     pub socket_connection_setup_timeout_max_ms: Ms,
+    /// `max.in.flight.requests.per.connection` (requests per broker).
+    pub max_in_flight: u32,
     /// `linger.ms` (ms).
     pub linger_ms: Ms,
     /// `batch.size` (bytes).
@@ -1402,6 +1411,11 @@ pub struct ProducerConfig {
     /// settings that cannot be idempotent instead of quietly turning idempotence off (R5.8).
     pub enable_idempotence_set: bool,
 }
+
+/// Most requests in flight per connection the idempotent producer allows (Kafka's
+/// `ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION_FOR_IDEMPOTENCE`; the broker keeps the
+/// last 5 batches per producer for duplicate detection).
+pub const MAX_IN_FLIGHT_FOR_IDEMPOTENCE: u32 = 5;
 
 impl Default for ProducerConfig {
     fn default() -> Self {
@@ -1425,6 +1439,7 @@ impl ProducerConfig {
             reconnect_backoff_max_ms: 1000,
             socket_connection_setup_timeout_ms: 10_000,
             socket_connection_setup_timeout_max_ms: 30_000,
+            max_in_flight: 5,
             linger_ms: semantics.default_linger_ms,
             batch_size: 16_384,
             max_request_size: 1_048_576,
@@ -1460,6 +1475,7 @@ impl ProducerConfig {
             ("socket.connection.setup.timeout.max.ms", v) => {
                 self.socket_connection_setup_timeout_max_ms = as_u64(v)
             }
+            ("max.in.flight.requests.per.connection", v) => self.max_in_flight = as_u64(v) as u32,
             ("linger.ms", v) => self.linger_ms = as_u64(v),
             ("batch.size", v) => self.batch_size = as_u64(v),
             ("max.request.size", v) => self.max_request_size = as_u64(v),
@@ -1484,6 +1500,14 @@ impl ProducerConfig {
                     "Must set retries to non-zero when using the idempotent producer.".into(),
                 ));
             }
+        }
+        // Kafka 4.x `ProducerConfig.postProcessAndValidateIdempotenceConfigs` checks this one
+        // whenever enable.idempotence is true, set by the user or left at its default.
+        if self.enable_idempotence && self.max_in_flight > MAX_IN_FLIGHT_FOR_IDEMPOTENCE {
+            return Err(ConfigError::Conflict(format!(
+                "To use the idempotent producer, max.in.flight.requests.per.connection must be set to at most {MAX_IN_FLIGHT_FOR_IDEMPOTENCE}. Current value is {}. (isrlab: set enable.idempotence=false first for more.)",
+                self.max_in_flight
+            )));
         }
         if self.delivery_timeout_ms < self.linger_ms + self.request_timeout_ms {
             return Err(ConfigError::Conflict(format!(

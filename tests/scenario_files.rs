@@ -86,7 +86,7 @@ fn an_unknown_property_names_close_matches() {
 fn a_bad_command_points_at_do() {
     assert_eq!(
         invalid("bad-command.toml"),
-        "tests/invalid/bad-command.toml:9:6: invalid command: unknown command `kill`; commands: crash B | shutdown B | restart B | set KEY=VALUE | set topic T KEY=VALUE | set producer KEY=VALUE | set link A B net.KEY=VALUE | set broker B KEY=VALUE | produce T N | add-consumer T[,T…] [group=G] [KEY=VALUE…] | pause-fetch B | resume-fetch B | create-topic T P RF | roll [--no-wait] | cut A B | cut-oneway A B | heal A B | isolate B | heal-all | delay A B MS | loss A B PERCENT | hold A B | release A B | freeze N [MS] | thaw N | bounce B | power-loss B [B…] | slow-disk B MS | elect-preferred [T | T-P] | elect-unclean T-P | reassign T-P R,R,R [--throttle MB/s] | reassign T-P --cancel | add-partitions T N | delete-topic T"
+        "tests/invalid/bad-command.toml:9:6: invalid command: unknown command `kill`; commands: crash B | shutdown B | restart B | set KEY=VALUE | set topic T KEY=VALUE | set producer KEY=VALUE | set link A B net.KEY=VALUE | set broker B KEY=VALUE | produce T N | add-consumer T[,T…] [group=G] [KEY=VALUE…] | pause-fetch B | resume-fetch B | create-topic T P RF | roll [--no-wait] | cut A B | cut-oneway A B | heal A B | isolate B | heal-all | delay A B MS | loss A B PERCENT | hold A B | release A B | freeze N [MS] | thaw N | bounce B | power-loss B [B…] | slow-disk B MS | elect-preferred [T | T-P | --topic T [--partition P]] | elect-unclean T-P | reassign T-P R,R,R [--throttle MB/s] | reassign T-P --cancel | add-partitions T N | delete-topic T"
     );
 }
 
@@ -94,7 +94,7 @@ fn a_bad_command_points_at_do() {
 fn an_unknown_field_lists_the_known_ones() {
     assert_eq!(
         invalid("unknown-field.toml"),
-        "tests/invalid/unknown-field.toml:15:1: unknown field `leadr`, expected one of `time`, `partition`, `leader`, `isr`, `replicas`, `adding`, `removing`, `leader_epoch`, `partition_epoch`, `hw`, `leo`, `log_start`, `fetch_requests`, `isr_shrinks`, `isr_expands`, `leader_recovery_state`, `acked_lost`, `duplicates`, `offline_partitions`, `under_replicated`, `producer`, `errors`, `sent`, `acked`, `failed`, `consumer`, `position`, `lag`, `seen_erased`, `broker`, `state`, `event`"
+        "tests/invalid/unknown-field.toml:15:1: unknown field `leadr`, expected one of `time`, `partition`, `leader`, `isr`, `replicas`, `adding`, `removing`, `leader_epoch`, `partition_epoch`, `hw`, `leo`, `log_start`, `fetch_requests`, `isr_shrinks`, `isr_expands`, `leader_recovery_state`, `acked_lost`, `duplicates`, `reordered`, `offline_partitions`, `under_replicated`, `producer`, `errors`, `sent`, `acked`, `failed`, `lost`, `consumer`, `position`, `lag`, `seen_erased`, `broker`, `state`, `event`"
     );
 }
 

@@ -66,6 +66,7 @@ pub fn level(kind: &EventKind) -> Level {
         BrokerFenced { .. }
         | AckedRecordsLost { .. }
         | DuplicateAcked { .. }
+        | AckedOutOfOrder { .. }
         | ProduceFailing { .. }
         | ProducersStopped { .. }
         | BrokerPowerLost { .. }

@@ -129,6 +129,8 @@ pub enum ProducerNumber {
     Acked,
     /// `failed`: records whose send failed for good (the callback got an error).
     Failed,
+    /// `lost`: its acknowledged records lost (audit ledger).
+    Lost,
 }
 
 impl ProducerNumber {
@@ -138,6 +140,7 @@ impl ProducerNumber {
             Self::Sent => "sent",
             Self::Acked => "acked",
             Self::Failed => "failed",
+            Self::Lost => "lost",
         }
     }
 
@@ -146,6 +149,7 @@ impl ProducerNumber {
             Self::Sent => p.sent,
             Self::Acked => p.acked,
             Self::Failed => p.failed,
+            Self::Lost => p.acked_lost,
         })
     }
 }
@@ -200,6 +204,9 @@ pub enum Check {
     AckedLost(Comparison),
     /// Records in the log twice, cluster-wide (audit ledger).
     Duplicates(Comparison),
+    /// Acknowledged records written after records of the same producer sent later,
+    /// cluster-wide (audit ledger).
+    Reordered(Comparison),
     /// Partitions without a leader (`OfflinePartitionsCount`).
     OfflinePartitions(Comparison),
     /// Partitions with a leader whose ISR is smaller than the replica list.
@@ -350,6 +357,7 @@ fn check_cluster(check: &Check, snap: &Snapshot, history: &History) -> Found {
     match check {
         Check::AckedLost(want) => compare(want, saturating(snap.acked_lost)),
         Check::Duplicates(want) => compare(want, saturating(snap.duplicates)),
+        Check::Reordered(want) => compare(want, saturating(snap.reordered)),
         Check::OfflinePartitions(want) => {
             compare(want, count(snap.partitions.iter().filter(|p| p.leader.is_none()).count()))
         }
@@ -421,6 +429,7 @@ impl Check {
             Check::LeaderRecovery(tp, _) => format!("{tp} leader_recovery_state"),
             Check::AckedLost(_) => "acked_lost".into(),
             Check::Duplicates(_) => "duplicates".into(),
+            Check::Reordered(_) => "reordered".into(),
             Check::OfflinePartitions(_) => "offline_partitions".into(),
             Check::UnderReplicated(_) => "under_replicated".into(),
             Check::ProducerErrors { producer, error, .. } => format!("producer {producer} errors {error}"),
@@ -448,6 +457,7 @@ impl Check {
             | Check::Replica(_, _, _, c)
             | Check::AckedLost(c)
             | Check::Duplicates(c)
+            | Check::Reordered(c)
             | Check::OfflinePartitions(c)
             | Check::UnderReplicated(c)
             | Check::Producer(_, _, c)
@@ -545,6 +555,8 @@ mod tests {
             errors: Default::default(),
             last_error: None,
             unreachable: Vec::new(),
+            acked_lost: 1,
+            reordered: 0,
         };
         producer.errors.insert("NOT_ENOUGH_REPLICAS".into(), 3);
         Snapshot {
@@ -573,6 +585,7 @@ mod tests {
             last_heartbeat: 0,
             restart_pending: Vec::new(),
             reach: Default::default(),
+            fenced_in: None,
         }
     }
 

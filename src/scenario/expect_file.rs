@@ -41,6 +41,7 @@ pub(super) struct RawExpect {
     leader_recovery_state: Option<Spanned<String>>,
     acked_lost: Option<Spanned<Value>>,
     duplicates: Option<Spanned<Value>>,
+    reordered: Option<Spanned<Value>>,
     offline_partitions: Option<Spanned<Value>>,
     under_replicated: Option<Spanned<Value>>,
     producer: Option<Spanned<u32>>,
@@ -48,6 +49,7 @@ pub(super) struct RawExpect {
     sent: Option<Spanned<Value>>,
     acked: Option<Spanned<Value>>,
     failed: Option<Spanned<Value>>,
+    lost: Option<Spanned<Value>>,
     pub(super) consumer: Option<Spanned<u32>>,
     pub(super) position: Option<Spanned<Value>>,
     pub(super) lag: Option<Spanned<Value>>,
@@ -121,6 +123,7 @@ pub(super) fn expectation(
     let counts = [
         (&e.acked_lost, Check::AckedLost as fn(Comparison) -> Check),
         (&e.duplicates, Check::Duplicates),
+        (&e.reordered, Check::Reordered),
         (&e.offline_partitions, Check::OfflinePartitions),
         (&e.under_replicated, Check::UnderReplicated),
     ];
@@ -318,12 +321,13 @@ fn recovery_of(v: &Spanned<String>) -> Res<LeaderRecoveryState> {
     }
 }
 
-/// `errors`, `sent`, `acked` and `failed` of the producer `producer` selects (default 0).
+/// `errors`, `sent`, `acked`, `failed` and `lost` of the producer `producer` selects (default 0).
 fn producer_checks(e: &RawExpect, producers: usize) -> Res<Vec<Check>> {
     let numbers = [
         (&e.sent, ProducerNumber::Sent),
         (&e.acked, ProducerNumber::Acked),
         (&e.failed, ProducerNumber::Failed),
+        (&e.lost, ProducerNumber::Lost),
     ];
     let first_span = e
         .errors
@@ -334,7 +338,7 @@ fn producer_checks(e: &RawExpect, producers: usize) -> Res<Vec<Check>> {
         return match &e.producer {
             Some(p) => err(
                 p.span(),
-                "`producer` selects whose `errors`, `sent`, `acked` or `failed` to check; add one of them",
+                "`producer` selects whose `errors`, `sent`, `acked`, `failed` or `lost` to check; add one of them",
             ),
             None => Ok(Vec::new()),
         };

@@ -201,6 +201,9 @@ fn finish(snap: &Snapshot, summary: Summary, out: &mut Report<'_>) -> io::Result
         // Only a run with consumers can have read records that were erased.
         loss.push_str(&format!(" · seen erased: {}", snap.seen_erased));
     }
+    if snap.reordered > 0 {
+        loss.push_str(&format!(" · reordered: {}", snap.reordered));
+    }
     out.line(loss)?;
     out.line(format!("{} passed, {} failed", summary.passed, summary.failed))
 }

@@ -6,6 +6,7 @@
 
 use super::events::EventKind;
 use super::log::PartitionLog;
+use super::producer::VALUES_PER_PRODUCER;
 use super::protocol::{RecordBatch, Values};
 use super::{AckedRecords, BrokerId, Offset, TopicPartition};
 use std::collections::{BTreeMap, VecDeque};
@@ -17,6 +18,14 @@ struct Entry {
     base_offset: Offset,
     values: Values,
     lost: u32,
+    /// The producer whose records these are (its index, from the payload values).
+    producer: u32,
+}
+
+/// The producer (index) that wrote payload `value`: values of producer `i` are
+/// `i * VALUES_PER_PRODUCER + counter`.
+fn producer_of(value: u64) -> u32 {
+    u32::try_from(value / VALUES_PER_PRODUCER).unwrap_or(u32::MAX)
 }
 
 impl Entry {
@@ -41,10 +50,9 @@ impl PartitionLedger {
     fn add(&mut self, base_offset: Offset, values: &Values, log: Option<&PartitionLog>) -> Option<NewlyLost> {
         let recent = self.entries.range(self.entries.len().saturating_sub(RECENT_ENTRIES)..);
         let again = recent.into_iter().any(|e| e.covers(base_offset, values));
-        if again || values.is_empty() {
-            return None;
-        }
-        self.entries.push_back(Entry { base_offset, values: values.clone(), lost: 0 });
+        let (low, _) = values.bounds().filter(|_| !again)?;
+        let producer = producer_of(low);
+        self.entries.push_back(Entry { base_offset, values: values.clone(), lost: 0, producer });
         let mut newly = NewlyLost::default();
         if let Some(log) = log {
             let last = self.entries.len() - 1;
@@ -71,7 +79,11 @@ impl PartitionLedger {
             return;
         }
         let (prev, last) = (&self.entries[n - 2], &self.entries[n - 1]);
-        if prev.lost != 0 || last.lost != 0 || prev.end() != last.base_offset {
+        if prev.lost != 0
+            || last.lost != 0
+            || prev.end() != last.base_offset
+            || prev.producer != last.producer
+        {
             return;
         }
         if let Some(values) = prev.values.joined(&last.values) {
@@ -87,6 +99,9 @@ impl PartitionLedger {
 struct PartitionLedger {
     entries: VecDeque<Entry>,
     lost: u64,
+    /// Per producer: the end offset of its latest acknowledged batch and the highest payload
+    /// value acknowledged so far, to spot records written after records sent later.
+    order: BTreeMap<u32, (Offset, u64)>,
 }
 
 /// How many of a partition's latest entries an acknowledgement is compared with to skip a
@@ -106,6 +121,9 @@ pub struct Ledger {
     lost: u64,
     duplicates: u64,
     acked: u64,
+    /// Acknowledged records written after a record of the same producer that was sent later
+    /// (see [`Ledger::reordered`]), per producer index.
+    reordered: BTreeMap<u32, u64>,
 }
 
 /// The records of `e` that `log` does not hold: how many, and the first and last such
@@ -194,6 +212,25 @@ fn recheck<'a>(entries: impl Iterator<Item = &'a mut Entry>, log: &PartitionLog)
     (restored, newly)
 }
 
+/// How many records of `acked` (all of one producer) were written after a record of that
+/// producer with a higher payload value, i.e. one handed to the producer later: values grow
+/// with creation, so a lower value at a higher offset means a later record overtook it (a
+/// retried batch written after batches sent after it). `order` keeps, per producer, the end
+/// offset of its latest acknowledged batch and the highest value acknowledged so far; a batch
+/// at a lower offset than that end (offsets reused after a truncation) restarts the tracking.
+fn out_of_order(order: &mut BTreeMap<u32, (Offset, u64)>, producer: u32, acked: &AckedRecords) -> u64 {
+    let Some((_, high)) = acked.values.bounds() else { return 0 };
+    let end = acked.base_offset + Offset::from(acked.values.count());
+    let (count, max) = match order.get(&producer) {
+        Some(&(prev_end, max)) if acked.base_offset >= prev_end => {
+            (acked.values.iter().filter(|&v| v < max).count() as u64, max.max(high))
+        }
+        _ => (0, high),
+    };
+    order.insert(producer, (end, max));
+    count
+}
+
 impl Ledger {
     /// An empty ledger.
     pub fn new() -> Self {
@@ -219,6 +256,28 @@ impl Ledger {
     /// Records acknowledged twice at different offsets.
     pub fn duplicates(&self) -> u64 {
         self.duplicates
+    }
+
+    /// Acknowledged records of producer `producer` (its index) lost, added up over the
+    /// entries (lost records are never retired).
+    pub fn lost_by(&self, producer: u32) -> u64 {
+        let entries = self.partitions.values().flat_map(|p| &p.entries);
+        entries.filter(|e| e.producer == producer).map(|e| u64::from(e.lost)).sum()
+    }
+
+    /// Acknowledged records that sit in their partition's log after a record of the same
+    /// producer that was handed to it later, cluster-wide: what a retry does with more than
+    /// one request in flight and no idempotence (`max.in.flight.requests.per.connection` > 1,
+    /// see Kafka's documentation of `enable.idempotence` and `retries`). Counted when the
+    /// acknowledgement arrives, against the producer's earlier acknowledgements in the
+    /// partition.
+    pub fn reordered(&self) -> u64 {
+        self.reordered.values().sum()
+    }
+
+    /// [`Ledger::reordered`] of one producer (its index).
+    pub fn reordered_by(&self, producer: u32) -> u64 {
+        self.reordered.get(&producer).copied().unwrap_or(0)
     }
 
     /// Records acknowledged in all.
@@ -254,6 +313,12 @@ impl Ledger {
         let p = self.partitions.entry(acked.tp.clone()).or_default();
         let log = leader.map(|(_, log)| log);
         if let Some(newly) = p.add(acked.base_offset, &acked.values, log) {
+            let producer = p.entries.back().map_or(0, |e| e.producer);
+            let late = out_of_order(&mut p.order, producer, acked);
+            if late > 0 {
+                *self.reordered.entry(producer).or_default() += late;
+                events.push(EventKind::AckedOutOfOrder { tp: acked.tp.clone(), producer, count: late });
+            }
             self.acked += acked.values.len() as u64;
             if let Some((leader, _)) = leader {
                 self.report(&acked.tp, leader, newly, events);
@@ -536,5 +601,40 @@ mod tests {
             events.last(),
             Some(EventKind::AckedRecordsLost { count: 1, first_offset: 5, last_offset: 5, .. })
         ));
+    }
+
+    /// A batch of values 1, 2 acknowledged after values 3, 4 (offsets 2, 3 after 0, 1): two
+    /// records out of order; another producer's records are tracked on their own.
+    #[test]
+    fn records_written_after_later_ones_count_as_reordered() {
+        let mut ledger = Ledger::new();
+        let mut events = Vec::new();
+        ledger.on_acked(&acked(0, &[3, 4]), None, &mut events);
+        ledger.on_acked(&acked(2, &[1, 2]), None, &mut events);
+        ledger.on_acked(&acked(4, &[5]), None, &mut events);
+        let other = VALUES_PER_PRODUCER;
+        ledger.on_acked(&acked(5, &[other]), None, &mut events);
+        assert_eq!((ledger.reordered(), ledger.reordered_by(0), ledger.reordered_by(1)), (2, 2, 0));
+        assert!(matches!(&events[..], [EventKind::AckedOutOfOrder { producer: 0, count: 2, .. }]));
+        assert!(events[0].to_string().starts_with("REORDERED in t-0: 2 record(s) of producer 0"));
+    }
+
+    /// Loss is also counted per producer: an acks=1 producer's records lost in an election
+    /// leave another producer's count at 0.
+    #[test]
+    fn loss_is_counted_per_producer() {
+        let mut ledger = Ledger::new();
+        let mut events = Vec::new();
+        let second = VALUES_PER_PRODUCER;
+        let old = log_of(&[second, 0, second + 1, 1], 0);
+        ledger.on_acked(&acked(0, &[second]), Some((1, &old)), &mut events);
+        ledger.on_acked(&acked(1, &[0]), Some((1, &old)), &mut events);
+        ledger.on_acked(&acked(2, &[second + 1]), Some((1, &old)), &mut events);
+        ledger.on_acked(&acked(3, &[1]), Some((1, &old)), &mut events);
+        let new_leader = log_of(&[second, 0, second + 1], 0);
+        ledger.reconcile(&TopicPartition::new("t", 0), 2, &new_leader, &mut events);
+        assert_eq!((ledger.lost(), ledger.lost_by(0), ledger.lost_by(1)), (1, 1, 0));
+        ledger.reconcile(&TopicPartition::new("t", 0), 1, &old, &mut events);
+        assert_eq!((ledger.lost(), ledger.lost_by(0)), (0, 0));
     }
 }

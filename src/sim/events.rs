@@ -343,6 +343,17 @@ pub enum EventKind {
         /// How many records of the batch are duplicated.
         count: u64,
     },
+    /// Acknowledged records of one producer were written after a record it was handed later
+    /// (a retry overtaken by a later batch: more than one request in flight without
+    /// idempotence).
+    AckedOutOfOrder {
+        /// The partition.
+        tp: TopicPartition,
+        /// The producer's index.
+        producer: u32,
+        /// How many records of the acknowledged batch are out of order.
+        count: u64,
+    },
     /// An error run: produce to a partition fails with one error code, `errors` times so far.
     /// The producer emits it again for every further error of the run, and the event log
     /// updates the run's one line in place; another error code starts a new run (and line).
@@ -700,6 +711,10 @@ impl fmt::Display for EventKind {
             DuplicateAcked { tp, value, first_offset, second_offset, count } => write!(
                 f,
                 "DUPLICATES in {tp}: {count} records from m{value} are in the log twice, from offset {first_offset} and again from {second_offset} (a retry without enable.idempotence)"
+            ),
+            AckedOutOfOrder { tp, producer, count } => write!(
+                f,
+                "REORDERED in {tp}: {count} record(s) of producer {producer} acknowledged after records it sent later (a retry overtaken by a later request in flight, without enable.idempotence)"
             ),
             ProduceFailing { tp, failure, errors, records_failed, .. } => {
                 write!(f, "produce to {tp} failing with {}", failure.error)?;

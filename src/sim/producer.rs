@@ -9,9 +9,14 @@
 //!   has passed since its first record or when it is full (`batch.size` bytes: a 61-byte header
 //!   and records of `record.size` bytes each); records expire after `delivery.timeout.ms`
 //!   (KIP-91).
-//! - `Sender`: sends ready batches to the partition leader, handles responses, retries
-//!   retriable errors with exponential backoff and jitter (`ExponentialBackoff`), skips the
-//!   backoff when the leader changed (KIP-951), and times out unanswered requests.
+//! - `Sender`: sends ready batches to the partition leader, at most
+//!   `max.in.flight.requests.per.connection` requests unanswered per broker (a request is the
+//!   batches drained for one broker at one instant, one per partition), handles responses,
+//!   re-enqueues failed batches (`RecordAccumulator.reenqueue`: at the front, or in sequence
+//!   order when idempotent) and retries them with exponential backoff and jitter
+//!   (`ExponentialBackoff`), skips the backoff when the leader changed (KIP-951), and times
+//!   out unanswered requests. With 1 in flight a partition is muted while its batch is in
+//!   flight; without idempotence and more than 1, a retried batch can land after later ones.
 //! - `NetworkClient` with `ClusterConnectionStates` ([`ConnectionStates`]): a batch is drained
 //!   only for a leader the producer is connected to (`Sender.sendProducerData` drops nodes for
 //!   which `NetworkClient.ready` is false). A leader it is not connected to gets a connection
@@ -24,14 +29,20 @@
 //! - `TransactionManager` (idempotent part): producer id and per-partition sequence numbers
 //!   (R5.8); after a batch with an assigned sequence fails for good, the producer takes a
 //!   fresh producer id and restarts sequences at 0, which stands in for the epoch bump of
-//!   KIP-360 (our [`Batch`] has no epoch field).
+//!   KIP-360 (our [`Batch`] has no epoch field). An `OUT_OF_ORDER_SEQUENCE_NUMBER` for a
+//!   batch behind an unresolved earlier one is retried (`TransactionManager.canRetry`), and
+//!   retried batches go one at a time in sequence order, so order survives retries.
 //!
 //! Simplifications (isrlab's, not Kafka's):
-//! - One in-flight request per partition (Java allows `max.in.flight.requests.per.connection`
-//!   = 5 per broker). Later records accumulate and go in the next batch.
+//! - Batches stay in flight under the producer id they were sent with: Kafka re-stamps the
+//!   unresolved batches of a partition with the new epoch and sequences from 0 after an
+//!   epoch bump (`TransactionManager.startSequencesAtBeginning`); isrlab only holds new
+//!   batches back until the old id's batches are resolved.
 //! - acks=0 requests are fire-and-forget: the records count as acknowledged when sent (R5.2),
 //!   they never occupy the in-flight slot and never get a response.
-//! - One request carries one batch for one partition (Java groups batches per broker).
+//! - On the wire each batch is its own message; the batches drained together for one broker
+//!   count as one request against `max.in.flight.requests.per.connection`, as Java's one
+//!   request per broker would.
 //! - `Metadata`: the controller pushes [`Message::Metadata`] to every client; that stands for
 //!   what a Metadata request would answer. The producer routes by its own copy and refreshes it
 //!   from the latest answer only when Java's `Metadata` would ask for an update: at start, after
@@ -115,33 +126,29 @@ struct ProducerBatch {
     last_error: Option<ErrorCode>,
 }
 
-/// The single in-flight slot of a partition.
+/// A batch sent and not answered yet.
 #[derive(Clone, Debug)]
-enum Slot {
-    Idle,
-    InFlight {
-        correlation_id: u64,
-        leader: BrokerId,
-        /// Leader epoch the producer believed in when it sent the request.
-        sent_epoch: Epoch,
-        /// Client-side request timeout.
-        timeout_at: Ms,
-        batch: ProducerBatch,
-    },
-    Backoff {
-        retry_at: Ms,
-        sent_epoch: Epoch,
-        batch: ProducerBatch,
-    },
+struct InFlight {
+    correlation_id: u64,
+    /// The request it went out in: the batches drained for one broker at one instant form one
+    /// request, which counts once against `max.in.flight.requests.per.connection`.
+    request: u64,
+    leader: BrokerId,
+    /// Leader epoch the producer believed in when it sent the request.
+    sent_epoch: Epoch,
+    /// Client-side request timeout.
+    timeout_at: Ms,
+    batch: ProducerBatch,
 }
 
-impl Slot {
-    fn batch(&self) -> Option<&ProducerBatch> {
-        match self {
-            Slot::Idle => None,
-            Slot::InFlight { batch, .. } | Slot::Backoff { batch, .. } => Some(batch),
-        }
-    }
+/// A batch back in the accumulator after a failed attempt (Java `RecordAccumulator.reenqueue`),
+/// waiting for its retry backoff.
+#[derive(Clone, Debug)]
+struct Retry {
+    retry_at: Ms,
+    /// Leader epoch of the failed attempt (KIP-951: a newer one ends the backoff).
+    sent_epoch: Epoch,
+    batch: ProducerBatch,
 }
 
 /// What the producer knows and holds for one partition.
@@ -153,7 +160,11 @@ struct PartitionQueue {
     /// When the leader epoch last increased (KIP-951: a retry then skips its backoff).
     epoch_changed_at: Ms,
     waiting: VecDeque<PendingRecord>,
-    slot: Slot,
+    /// Batches re-enqueued after a failed attempt; they stand ahead of `waiting` in the
+    /// partition's deque, and only the first one is looked at when draining.
+    retries: VecDeque<Retry>,
+    /// Batches sent and not answered, oldest first.
+    in_flight: Vec<InFlight>,
     /// Next sequence for the current producer id.
     next_sequence: i32,
     /// The current error run: one error code, its errors and failed records so far.
@@ -170,7 +181,8 @@ impl PartitionQueue {
             leader_epoch: -1,
             epoch_changed_at: 0,
             waiting: VecDeque::new(),
-            slot: Slot::Idle,
+            retries: VecDeque::new(),
+            in_flight: Vec::new(),
             next_sequence: 0,
             run: None,
             since_ok: BTreeMap::new(),
@@ -178,7 +190,22 @@ impl PartitionQueue {
     }
 
     fn pending(&self) -> u64 {
-        self.waiting.len() as u64 + self.slot.batch().map_or(0, |b| b.values.len() as u64)
+        self.waiting.len() as u64 + self.batches().map(|b| b.values.len() as u64).sum::<u64>()
+    }
+
+    /// Every batch of the partition that left the accumulator once: re-enqueued or in flight.
+    fn batches(&self) -> impl Iterator<Item = &ProducerBatch> {
+        self.retries.iter().map(|r| &r.batch).chain(self.in_flight.iter().map(|f| &f.batch))
+    }
+
+    /// The lowest sequence of an idempotent batch of `producer_id` not completed yet (Java
+    /// `TransactionManager.firstInFlightSequence`: batches stay "in flight" there until they
+    /// complete, re-enqueued ones included).
+    fn first_pending_sequence(&self, producer_id: i64) -> Option<i32> {
+        self.batches()
+            .filter(|b| b.producer_id == producer_id && b.base_sequence >= 0)
+            .map(|b| b.base_sequence)
+            .min()
     }
 }
 
@@ -247,6 +274,8 @@ pub struct ProducerClient {
     /// Rate credit in micro-records.
     gen_credit: u64,
     next_correlation_id: u64,
+    /// Id of the next request (a drain's batches for one broker).
+    next_request: u64,
     sent: u64,
     acked: u64,
     failed: u64,
@@ -284,6 +313,7 @@ impl ProducerClient {
             gen_last: None,
             gen_credit: 0,
             next_correlation_id: 1,
+            next_request: 1,
             sent: 0,
             acked: 0,
             failed: 0,
@@ -360,12 +390,12 @@ impl ProducerClient {
         for i in 0..self.partitions.len() {
             let p = &self.partitions[i];
             consider(p.waiting.front().map(|r| r.created + dt));
-            consider(p.slot.batch().map(|b| b.created + dt));
-            if let Slot::InFlight { timeout_at, .. } = p.slot {
-                consider(Some(timeout_at));
+            consider(p.batches().map(|b| b.created + dt).min());
+            consider(p.in_flight.iter().map(|f| f.timeout_at).min());
+            if !self.held_back(i) {
+                consider(self.sendable_at(i, self.retry_ready_at(i)));
+                consider(self.sendable_at(i, self.batch_ready_at(i)));
             }
-            consider(self.sendable_at(i, self.retry_ready_at(i)));
-            consider(self.sendable_at(i, self.batch_ready_at(i)));
         }
         consider(self.conns.next_setup_timeout());
         next
@@ -399,6 +429,8 @@ impl ProducerClient {
             errors: self.errors.clone(),
             last_error: self.last_error.clone(),
             unreachable: self.unreachable_leaders(),
+            acked_lost: 0,
+            reordered: 0,
         }
     }
 
@@ -585,29 +617,111 @@ impl ProducerClient {
         }
         // A disconnect above asks for metadata, which the sends below should already use.
         self.refresh_if_due(now);
-        for i in 0..self.partitions.len() {
-            if let Some(t) = self.retry_ready_at(i)
-                && t <= now
-                && self.leader_ready(now, i, out)
-                && let Slot::Backoff { batch, .. } = mem::replace(&mut self.partitions[i].slot, Slot::Idle)
-            {
-                self.send_batch(now, i, batch, out);
+        self.drain(now, out);
+    }
+
+    /// Sends what is ready, as Java's `Sender.sendProducerData` loop does: every leader that is
+    /// connected and has fewer than `max.in.flight.requests.per.connection` requests unanswered
+    /// (`NetworkClient.ready`, `InFlightRequests.canSendMore`) gets one request holding the
+    /// first drainable batch of each of its partitions (`RecordAccumulator.drainBatchesForOneNode`);
+    /// this repeats while requests go out.
+    fn drain(&mut self, now: Ms, out: &mut Outbox) {
+        loop {
+            let leaders: BTreeSet<BrokerId> = (0..self.partitions.len())
+                .filter(|&i| self.drainable(now, i))
+                .filter_map(|i| self.partitions[i].leader)
+                .collect();
+            let mut sent = false;
+            for broker in leaders {
+                if !self.broker_ready(now, broker, out) {
+                    continue;
+                }
+                let request = self.next_request;
+                self.next_request += 1;
+                for i in 0..self.partitions.len() {
+                    if self.partitions[i].leader == Some(broker) && self.drainable(now, i) {
+                        let batch = self.take_batch(i);
+                        self.send_batch(now, i, batch, request, out);
+                        sent = true;
+                    }
+                }
             }
-            while let Some(t) = self.batch_ready_at(i)
-                && t <= now
-                && self.leader_ready(now, i, out)
-            {
-                let batch = self.form_batch(i);
-                self.send_batch(now, i, batch, out);
+            if !sent {
+                return;
             }
         }
     }
 
-    /// Whether partition `i`'s leader can take a request now (Java `NetworkClient.ready`): the
-    /// connection to it is ready. If not, and its reconnect backoff has passed, a connection
-    /// attempt starts (the handshake goes out now).
-    fn leader_ready(&mut self, now: Ms, i: usize, out: &mut Outbox) -> bool {
-        let Some(leader) = self.partitions[i].leader else { return false };
+    /// Whether partition `i` has a batch to send at `now` and nothing holds it back.
+    fn drainable(&self, now: Ms, i: usize) -> bool {
+        if self.held_back(i) {
+            return false;
+        }
+        let ready = if self.partitions[i].retries.is_empty() {
+            self.batch_ready_at(i)
+        } else {
+            self.retry_ready_at(i)
+        };
+        ready.is_some_and(|t| t <= now)
+    }
+
+    /// Whether partition `i` must wait for an answer before sending more, whatever its data:
+    /// - its leader already has `max.in.flight.requests.per.connection` requests unanswered;
+    /// - with `max.in.flight.requests.per.connection` = 1, the partition is muted while one of
+    ///   its batches is in flight (`Sender.guaranteeMessageOrder`, `RecordAccumulator.mutePartition`);
+    /// - idempotent ordering (`RecordAccumulator.shouldStopDrainBatchesForPartition`): a
+    ///   re-enqueued batch goes only when it holds the partition's first sequence not yet
+    ///   completed, so retries go one at a time and in sequence order; and no new batch goes
+    ///   while batches of an older producer id are unanswered, lest sequence 0 of the new id
+    ///   overtake them.
+    fn held_back(&self, i: usize) -> bool {
+        let p = &self.partitions[i];
+        let Some(leader) = p.leader else { return true };
+        if self.in_flight_requests(leader) >= self.config.max_in_flight.max(1) as usize {
+            return true;
+        }
+        if self.config.max_in_flight <= 1 && !p.in_flight.is_empty() {
+            return true;
+        }
+        match p.retries.front() {
+            Some(r) if r.batch.base_sequence >= 0 => {
+                p.first_pending_sequence(r.batch.producer_id) != Some(r.batch.base_sequence)
+                    || p.in_flight.iter().any(|f| f.batch.producer_id == r.batch.producer_id)
+            }
+            Some(_) => false,
+            None => {
+                let current = self.producer_id();
+                self.config.idempotence_in_effect()
+                    && p.batches().any(|b| b.producer_id >= 0 && b.producer_id != current)
+            }
+        }
+    }
+
+    /// Requests to `broker` not answered yet (Java `InFlightRequests.count(node)`).
+    fn in_flight_requests(&self, broker: BrokerId) -> usize {
+        let requests: BTreeSet<u64> = self
+            .partitions
+            .iter()
+            .flat_map(|p| &p.in_flight)
+            .filter(|f| f.leader == broker)
+            .map(|f| f.request)
+            .collect();
+        requests.len()
+    }
+
+    /// The next batch of partition `i` (callers checked [`Self::drainable`]): its first
+    /// re-enqueued batch, else a new one from its waiting records.
+    fn take_batch(&mut self, i: usize) -> ProducerBatch {
+        match self.partitions[i].retries.pop_front() {
+            Some(r) => r.batch,
+            None => self.form_batch(i),
+        }
+    }
+
+    /// Whether `broker` can take a request now (Java `NetworkClient.ready`): the connection to
+    /// it is ready. If not, and its reconnect backoff has passed, a connection attempt starts
+    /// (the handshake goes out now).
+    fn broker_ready(&mut self, now: Ms, leader: BrokerId, out: &mut Outbox) -> bool {
         if self.conns.is_ready(leader) {
             return true;
         }
@@ -638,10 +752,9 @@ impl ProducerClient {
         let brokers: BTreeSet<BrokerId> = self
             .partitions
             .iter()
-            .filter_map(|p| match p.slot {
-                Slot::InFlight { timeout_at, leader, .. } if timeout_at <= now => Some(leader),
-                _ => None,
-            })
+            .flat_map(|p| &p.in_flight)
+            .filter(|f| f.timeout_at <= now)
+            .map(|f| f.leader)
             .collect();
         for broker in brokers {
             let detail = format!(
@@ -664,7 +777,7 @@ impl ProducerClient {
         } else if self.conns.is_ready(broker) {
             self.close_connection(now, broker, ErrorCode::NetworkException, &detail, out);
         } else if let Some(i) = self.find_in_flight(correlation_id) {
-            self.fail_in_flight(now, i, ErrorCode::NetworkException, detail, out);
+            self.fail_in_flight(now, i, correlation_id, ErrorCode::NetworkException, detail, out);
         }
     }
 
@@ -680,34 +793,36 @@ impl ProducerClient {
     ) {
         self.conns.disconnected(broker, now, false, &self.config, &mut self.rng);
         self.refresh_wanted = true;
-        for i in 0..self.partitions.len() {
-            if matches!(self.partitions[i].slot, Slot::InFlight { leader, .. } if leader == broker) {
-                self.fail_in_flight(now, i, error, detail.to_string(), out);
-            }
+        // Oldest request first, as `NetworkClient.processDisconnection` completes them.
+        let mut lost: Vec<(u64, usize)> = Vec::new();
+        for (i, p) in self.partitions.iter().enumerate() {
+            lost.extend(p.in_flight.iter().filter(|f| f.leader == broker).map(|f| (f.correlation_id, i)));
+        }
+        lost.sort_unstable();
+        for (correlation_id, i) in lost {
+            self.fail_in_flight(now, i, correlation_id, error, detail.to_string(), out);
         }
     }
 
-    /// When partition `i`'s backed-off batch may be re-sent: after its backoff, or as soon as
-    /// a newer leader epoch is known (KIP-951); never while the partition has no leader.
+    /// When partition `i`'s first re-enqueued batch may be re-sent: after its backoff, or as
+    /// soon as a newer leader epoch is known (KIP-951); never while the partition has no leader.
     fn retry_ready_at(&self, i: usize) -> Option<Ms> {
         let p = &self.partitions[i];
-        match p.slot {
-            Slot::Backoff { retry_at, sent_epoch, .. } if p.leader.is_some() => {
-                if p.leader_epoch > sent_epoch {
-                    Some(retry_at.min(p.epoch_changed_at))
-                } else {
-                    Some(retry_at)
-                }
-            }
-            _ => None,
+        let r = p.retries.front()?;
+        p.leader?;
+        if p.leader_epoch > r.sent_epoch {
+            Some(r.retry_at.min(p.epoch_changed_at))
+        } else {
+            Some(r.retry_at)
         }
     }
 
     /// When partition `i`'s accumulated records form a ready batch (`RecordAccumulator.ready`):
-    /// the slot is free, the leader known, and the batch full or lingered.
+    /// no re-enqueued batch stands before them, the leader is known, and the batch is full or
+    /// lingered.
     fn batch_ready_at(&self, i: usize) -> Option<Ms> {
         let p = &self.partitions[i];
-        if !matches!(p.slot, Slot::Idle) || p.leader.is_none() {
+        if !p.retries.is_empty() || p.leader.is_none() {
             return None;
         }
         let first = p.waiting.front()?;
@@ -746,19 +861,21 @@ impl ProducerClient {
         }
     }
 
-    /// Sends `batch` to partition `i`'s leader (callers check there is one). acks=0 batches
-    /// count as acknowledged right away (R5.2); others occupy the in-flight slot.
-    fn send_batch(&mut self, now: Ms, i: usize, mut batch: ProducerBatch, out: &mut Outbox) {
+    /// Sends `batch` to partition `i`'s leader (callers check there is one) as part of request
+    /// `request`. acks=0 batches count as acknowledged right away (R5.2); others stay in flight
+    /// until answered.
+    fn send_batch(&mut self, now: Ms, i: usize, mut batch: ProducerBatch, request: u64, out: &mut Outbox) {
         batch.acks = self.config.acks;
         let p = &self.partitions[i];
         let Some(leader) = p.leader else {
             // Defensive: keep the batch until a leader is known.
-            self.partitions[i].slot = Slot::Backoff { retry_at: now, sent_epoch: p.leader_epoch, batch };
+            let retry = Retry { retry_at: now, sent_epoch: p.leader_epoch, batch };
+            self.partitions[i].retries.push_front(retry);
             return;
         };
         let correlation_id = self.next_correlation_id;
         self.next_correlation_id += 1;
-        let request = ProduceRequest {
+        let message = ProduceRequest {
             correlation_id,
             producer: self.index,
             tp: p.tp.clone(),
@@ -772,22 +889,28 @@ impl ProducerClient {
                 max_timestamp: batch.last_created,
             },
         };
-        out.send(NodeId::Broker(leader), Message::Produce(request));
+        out.send(NodeId::Broker(leader), Message::Produce(message));
         if batch.acks == Acks::Zero {
             self.acked += batch.values.len() as u64;
             self.mark_success(i, out);
         } else {
             let sent_epoch = p.leader_epoch;
             let timeout_at = now + self.config.request_timeout_ms + CLIENT_TIMEOUT_MARGIN_MS;
-            self.partitions[i].slot =
-                Slot::InFlight { correlation_id, leader, sent_epoch, timeout_at, batch };
+            let sent = InFlight { correlation_id, request, leader, sent_epoch, timeout_at, batch };
+            self.partitions[i].in_flight.push(sent);
         }
     }
 
+    /// The partition with the batch in flight under `correlation_id`.
     fn find_in_flight(&self, correlation_id: u64) -> Option<usize> {
-        self.partitions
-            .iter()
-            .position(|p| matches!(p.slot, Slot::InFlight { correlation_id: c, .. } if c == correlation_id))
+        self.partitions.iter().position(|p| p.in_flight.iter().any(|f| f.correlation_id == correlation_id))
+    }
+
+    /// Takes partition `i`'s batch in flight under `correlation_id` out of the in-flight list.
+    fn take_in_flight(&mut self, i: usize, correlation_id: u64) -> Option<InFlight> {
+        let p = &mut self.partitions[i];
+        let k = p.in_flight.iter().position(|f| f.correlation_id == correlation_id)?;
+        Some(p.in_flight.remove(k))
     }
 
     fn on_response(&mut self, now: Ms, resp: ProduceResponse, out: &mut Outbox) {
@@ -797,8 +920,7 @@ impl ProducerClient {
         }
         match resp.result {
             Ok((base_offset, leader_epoch)) => {
-                let Slot::InFlight { batch, .. } = mem::replace(&mut self.partitions[i].slot, Slot::Idle)
-                else {
+                let Some(InFlight { batch, .. }) = self.take_in_flight(i, resp.correlation_id) else {
                     return;
                 };
                 self.acked += batch.values.len() as u64;
@@ -818,18 +940,25 @@ impl ProducerClient {
                 } else {
                     resp.error_message
                 };
-                self.fail_in_flight(now, i, error, detail, out);
+                self.fail_in_flight(now, i, resp.correlation_id, error, detail, out);
             }
         }
     }
 
-    /// An attempt of partition `i`'s in-flight batch failed with `error`: count it, report the
-    /// partition as failing if it was fine, then retry after backoff (retriable error, retries
-    /// left, delivery timeout not reached: Java `Sender.canRetry`) or fail the batch.
-    fn fail_in_flight(&mut self, now: Ms, i: usize, error: ErrorCode, detail: String, out: &mut Outbox) {
-        let Slot::InFlight { mut batch, sent_epoch, .. } =
-            mem::replace(&mut self.partitions[i].slot, Slot::Idle)
-        else {
+    /// An attempt of partition `i`'s batch in flight under `correlation_id` failed with
+    /// `error`: count it, report the partition as failing if it was fine, then retry after
+    /// backoff (retriable error, retries left, delivery timeout not reached: Java
+    /// `Sender.canRetry`) or fail the batch.
+    fn fail_in_flight(
+        &mut self,
+        now: Ms,
+        i: usize,
+        correlation_id: u64,
+        error: ErrorCode,
+        detail: String,
+        out: &mut Outbox,
+    ) {
+        let Some(InFlight { mut batch, sent_epoch, .. }) = self.take_in_flight(i, correlation_id) else {
             return;
         };
         // Java's Sender asks for a metadata update on errors that mean "wrong or gone leader".
@@ -843,7 +972,7 @@ impl ProducerClient {
                 | ErrorCode::UnknownLeaderEpoch
         );
         batch.last_error = Some(error);
-        let can_retry = error.is_retriable()
+        let can_retry = (error.is_retriable() || self.sequence_overtaken(i, &batch, error))
             && batch.retries_done < self.config.retries
             && now < batch.created + self.config.delivery_timeout_ms;
         let given_up = if can_retry { 0 } else { batch.values.len() as u64 };
@@ -851,12 +980,45 @@ impl ProducerClient {
         if can_retry {
             batch.retries_done += 1;
             let retry_at = now + self.retry_backoff(batch.retries_done);
-            self.partitions[i].slot = Slot::Backoff { retry_at, sent_epoch, batch };
+            self.reenqueue(i, Retry { retry_at, sent_epoch, batch });
         } else {
             self.failed += batch.values.len() as u64;
             if batch.producer_id >= 0 && batch.producer_id == self.producer_id() {
                 self.bump_producer_id();
             }
+        }
+    }
+
+    /// Whether an `OUT_OF_ORDER_SEQUENCE_NUMBER` for `batch` only means that an earlier batch
+    /// of the same producer id is still unresolved (failed and waiting for its retry, or in
+    /// flight): the leader saw a gap because that one was not written yet. Java's
+    /// `TransactionManager.canRetry` retries such a batch ("not the next sequence"); one that
+    /// is the next sequence fails for good.
+    fn sequence_overtaken(&self, i: usize, batch: &ProducerBatch, error: ErrorCode) -> bool {
+        error == ErrorCode::OutOfOrderSequenceNumber
+            && batch.base_sequence >= 0
+            && self.partitions[i]
+                .first_pending_sequence(batch.producer_id)
+                .is_some_and(|first| first < batch.base_sequence)
+    }
+
+    /// Puts a failed batch back in partition `i`'s deque (Java `RecordAccumulator.reenqueue`):
+    /// an idempotent batch in sequence order among the re-enqueued ones
+    /// (`insertInSequenceOrder`), any other at the front (`addFirst`), so without idempotence
+    /// the latest failure goes first.
+    fn reenqueue(&mut self, i: usize, retry: Retry) {
+        let retries = &mut self.partitions[i].retries;
+        if retry.batch.base_sequence >= 0 {
+            let at = retries
+                .iter()
+                .position(|r| {
+                    r.batch.producer_id == retry.batch.producer_id
+                        && r.batch.base_sequence > retry.batch.base_sequence
+                })
+                .unwrap_or(retries.len());
+            retries.insert(at, retry);
+        } else {
+            retries.push_front(retry);
         }
     }
 
@@ -937,21 +1099,24 @@ impl ProducerClient {
         for i in 0..self.partitions.len() {
             let p = &mut self.partitions[i];
             let mut expired: Vec<(u64, Ms, String)> = Vec::new();
-            if p.slot.batch().is_some_and(|b| b.created + dt <= now) {
-                let (batch, why) = match mem::replace(&mut p.slot, Slot::Idle) {
-                    Slot::InFlight { batch, leader, .. } => {
-                        (batch, format!("; the request to broker {leader} is still unanswered"))
-                    }
-                    Slot::Backoff { batch, .. } => {
-                        let why = batch
-                            .last_error
-                            .map_or(String::new(), |e| format!("; the last attempt failed with {e}"));
-                        (batch, why)
-                    }
-                    Slot::Idle => unreachable!("checked above"),
-                };
-                bump |= batch.producer_id >= 0 && batch.producer_id == current;
-                expired.push((batch.values.len() as u64, batch.created, why));
+            let (gone, kept): (Vec<InFlight>, Vec<InFlight>) =
+                mem::take(&mut p.in_flight).into_iter().partition(|f| f.batch.created + dt <= now);
+            p.in_flight = kept;
+            for f in gone {
+                bump |= f.batch.producer_id >= 0 && f.batch.producer_id == current;
+                let why = format!("; the request to broker {} is still unanswered", f.leader);
+                expired.push((f.batch.values.len() as u64, f.batch.created, why));
+            }
+            let (gone, kept): (VecDeque<Retry>, VecDeque<Retry>) =
+                mem::take(&mut p.retries).into_iter().partition(|r| r.batch.created + dt <= now);
+            p.retries = kept;
+            for r in gone {
+                bump |= r.batch.producer_id >= 0 && r.batch.producer_id == current;
+                let why = r
+                    .batch
+                    .last_error
+                    .map_or(String::new(), |e| format!("; the last attempt failed with {e}"));
+                expired.push((r.batch.values.len() as u64, r.batch.created, why));
             }
             while let Some(first) = p.waiting.front()
                 && first.created + dt <= now
@@ -1033,6 +1198,12 @@ pub struct ProducerView {
     /// Brokers the producer cannot connect to right now (refused or lost, in reconnect
     /// backoff or trying again); batches for partitions they lead wait in the accumulator.
     pub unreachable: Vec<BrokerId>,
+    /// Its acknowledged records lost (the audit ledger's count; 0 in the client's own view,
+    /// filled in by the cluster's snapshot).
+    pub acked_lost: u64,
+    /// Its acknowledged records written after records it sent later (the audit ledger's
+    /// count, filled in like `acked_lost`).
+    pub reordered: u64,
 }
 
 #[cfg(test)]
@@ -1229,9 +1400,12 @@ mod tests {
         assert!(v.last_error.unwrap().1.contains("The message is 1062 bytes"));
     }
 
+    /// With `max.in.flight.requests.per.connection` = 1 the Sender mutes a partition while its
+    /// batch is in flight (`Sender.guaranteeMessageOrder`): later records wait and go together.
     #[test]
-    fn one_request_in_flight_per_partition() {
-        let (mut p, mut out) = with_leaders(ProducerConfig { linger_ms: 0, ..config() }, &[Some(1)], 0);
+    fn max_in_flight_one_mutes_the_partition_while_its_batch_is_in_flight() {
+        let cfg = ProducerConfig { linger_ms: 0, max_in_flight: 1, ..config() };
+        let (mut p, mut out) = with_leaders(cfg, &[Some(1)], 0);
         p.enqueue(0, 1);
         p.on_tick(0, &mut out);
         let first = requests(&mut out);
@@ -1297,11 +1471,12 @@ mod tests {
         let retry_at = p.next_deadline().unwrap();
         assert!((10 + 80..=10 + 120).contains(&retry_at), "backoff 100 ms ± 20 %: {retry_at}");
         p.on_tick(retry_at, &mut out);
-        let retry = requests(&mut out).remove(0).1;
+        // The retry goes first; the records behind it follow at once in the next request
+        // (max.in.flight.requests.per.connection = 5).
+        let sent = requests(&mut out);
+        let (retry, next) = (&sent[0].1, &sent[1].1);
         assert_eq!(retry.batch, first.batch);
         assert!(retry.correlation_id > first.correlation_id);
-        p.handle(retry_at + 5, ok(&retry, 40, 0), &mut out);
-        let next = requests(&mut out).remove(0).1;
         assert_eq!((next.batch.producer_id, next.batch.base_sequence), (7, 3));
         assert_eq!(next.batch.values, vec![3, 4]);
     }
@@ -1674,11 +1849,10 @@ mod tests {
         p.enqueue(2, 1);
         let t = p.next_deadline().unwrap();
         p.on_tick(t, &mut out);
-        let retry = requests(&mut out).remove(0).1;
+        let sent = requests(&mut out);
+        let (retry, next) = (&sent[0].1, &sent[1].1);
         // The retry keeps its producer id and sequence but takes the new acks.
         assert_eq!((retry.acks, retry.batch.producer_id), (Acks::One, 7));
-        p.handle(t, ok(&retry, 0, 0), &mut out);
-        let next = requests(&mut out).remove(0).1;
         assert_eq!((next.acks, next.batch.producer_id, next.batch.base_sequence), (Acks::One, -1, -1));
     }
 
@@ -1702,5 +1876,89 @@ mod tests {
         let a = run(42);
         assert!(a.0.len() > 100);
         assert_eq!(a, run(42));
+    }
+
+    /// Sends one single-record batch at `t` (linger.ms = 0) and returns its request.
+    fn send_one(p: &mut ProducerClient, t: Ms, out: &mut Outbox) -> ProduceRequest {
+        p.enqueue(t, 1);
+        p.on_tick(t, out);
+        requests(out).remove(0).1
+    }
+
+    /// Mirrors SenderTest's in-flight limit: at most `max.in.flight.requests.per.connection`
+    /// requests unanswered per broker; an answer frees a place for the next.
+    #[test]
+    fn at_most_max_in_flight_requests_per_broker() {
+        let cfg = ProducerConfig { linger_ms: 0, enable_idempotence: false, ..config() };
+        let (mut p, mut out) = with_leaders(cfg, &[Some(1)], 0);
+        let sent: Vec<ProduceRequest> = (0..5).map(|t| send_one(&mut p, t, &mut out)).collect();
+        p.enqueue(5, 1);
+        p.on_tick(5, &mut out);
+        assert!(out.sends.is_empty(), "five requests unanswered: the sixth batch waits");
+        p.handle(6, ok(&sent[0], 0, 0), &mut out);
+        assert_eq!(requests(&mut out)[0].1.batch.values, vec![5]);
+    }
+
+    /// Without idempotence, a failed batch re-enqueued behind batches already in flight is
+    /// written after them (Kafka documents this for max.in.flight.requests.per.connection > 1
+    /// with retries): the second batch's records overtake the first's.
+    #[test]
+    fn without_idempotence_a_retry_lands_after_later_batches() {
+        let cfg = ProducerConfig { linger_ms: 0, enable_idempotence: false, ..config() };
+        let (mut p, mut out) = with_leaders(cfg, &[Some(1)], 0);
+        let first = send_one(&mut p, 0, &mut out);
+        let second = send_one(&mut p, 1, &mut out);
+        assert_eq!((first.batch.producer_id, second.batch.producer_id), (-1, -1));
+        p.handle(2, err(&first, ErrorCode::NotEnoughReplicas, ""), &mut out);
+        p.handle(3, ok(&second, 0, 0), &mut out);
+        let t = p.next_deadline().unwrap();
+        p.on_tick(t, &mut out);
+        let retry = requests(&mut out).remove(0).1;
+        assert_eq!(retry.batch.values, vec![0]);
+        p.handle(t + 1, ok(&retry, 1, 0), &mut out);
+        let offsets: Vec<(i64, Vec<u64>)> =
+            out.acked.iter().map(|a| (a.base_offset, a.values.to_vec())).collect();
+        assert_eq!(offsets, vec![(0, vec![1]), (1, vec![0])]);
+    }
+
+    /// Mirrors SenderTest's idempotent retries with several batches in flight: the leader
+    /// refuses the second batch with OUT_OF_ORDER_SEQUENCE_NUMBER because the first was not
+    /// written; the client retries both (the second is not the next sequence,
+    /// `TransactionManager.canRetry`), in sequence order and one at a time
+    /// (`RecordAccumulator.shouldStopDrainBatchesForPartition`), so order is kept.
+    #[test]
+    fn idempotent_retries_keep_the_order() {
+        let (mut p, mut out) = with_leaders(ProducerConfig { linger_ms: 0, ..config() }, &[Some(1)], 0);
+        let first = send_one(&mut p, 0, &mut out);
+        let second = send_one(&mut p, 1, &mut out);
+        assert_eq!((first.batch.base_sequence, second.batch.base_sequence), (0, 1));
+        p.handle(2, err(&first, ErrorCode::NotEnoughReplicas, ""), &mut out);
+        p.handle(3, err(&second, ErrorCode::OutOfOrderSequenceNumber, ""), &mut out);
+        assert_eq!(p.view().failed, 0, "the second batch is retried, not failed");
+        let t = p.next_deadline().unwrap();
+        p.on_tick(t, &mut out);
+        let sent = requests(&mut out);
+        assert_eq!(sent.len(), 1, "only the first sequence goes while retrying");
+        assert_eq!(sent[0].1.batch, first.batch);
+        p.handle(t + 1, ok(&sent[0].1, 0, 0), &mut out);
+        let t = p.next_deadline().unwrap().max(t + 1);
+        p.on_tick(t, &mut out);
+        let next = requests(&mut out).remove(0).1;
+        assert_eq!(next.batch, second.batch);
+        p.handle(t + 1, ok(&next, 1, 0), &mut out);
+        let offsets: Vec<(i64, Vec<u64>)> =
+            out.acked.iter().map(|a| (a.base_offset, a.values.to_vec())).collect();
+        assert_eq!(offsets, vec![(0, vec![0]), (1, vec![1])]);
+        assert_eq!(p.view().errors.get("OUT_OF_ORDER_SEQUENCE_NUMBER"), Some(&1));
+    }
+
+    /// An OUT_OF_ORDER_SEQUENCE_NUMBER for the next sequence (nothing earlier unresolved)
+    /// fails the batch for good, as before.
+    #[test]
+    fn out_of_order_sequence_for_the_next_sequence_is_fatal() {
+        let (mut p, mut out) = with_leaders(ProducerConfig { linger_ms: 0, ..config() }, &[Some(1)], 0);
+        let first = send_one(&mut p, 0, &mut out);
+        p.handle(1, err(&first, ErrorCode::OutOfOrderSequenceNumber, ""), &mut out);
+        assert_eq!(p.view().failed, 1);
     }
 }

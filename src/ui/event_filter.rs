@@ -56,6 +56,7 @@ impl Category {
             AckedRecordsLost { .. } | DuplicateAcked { .. } | Truncated { .. } | UnflushedTailLost { .. } => {
                 Category::Loss
             }
+            AckedOutOfOrder { .. } => Category::Loss,
             LeaderChanged { .. } => Category::Election,
             IsrShrunk { .. } | IsrExpanded { .. } | FollowerCaughtUp { .. } => Category::Isr,
             BrokerFenced { .. } | BrokerUnfenced { .. } | BrokerRegistered { .. } => Category::Fencing,
@@ -240,7 +241,9 @@ impl Subjects {
             IsrExpanded { tp, added, .. } => on(tp, vec![*added]),
             AckedRecordsLost { tp, leader, .. } => on(tp, vec![*leader]),
             DuplicateAcked { tp, .. } => on(tp, Vec::new()),
-            ProduceFailing { producer, tp, .. } | ProduceRecovered { producer, tp, .. } => {
+            ProduceFailing { producer, tp, .. }
+            | ProduceRecovered { producer, tp, .. }
+            | AckedOutOfOrder { producer, tp, .. } => {
                 Subjects { client: Some(Client::Producer(*producer)), ..on(tp, Vec::new()) }
             }
             ConsumerOffsetReset { consumer, tp, .. }

@@ -141,6 +141,7 @@ pub fn is_important(kind: &EventKind) -> bool {
         ProduceFailing { .. } | ProduceRecovered { .. } | DuplicateAcked { .. } | ProducersStopped { .. } => {
             false
         }
+        AckedOutOfOrder { .. } => false,
         ConsumerTruncationDetected { .. } | ConsumerPartitionStopped { .. } | ConsumerOffsetReset { .. } => {
             false
         }
@@ -407,6 +408,7 @@ fn style_of(kind: &EventKind, theme: Theme) -> Style {
         BrokerFenced { .. } | IsrShrunk { .. } | DuplicateAcked { .. } | FetchPaused { paused: true, .. } => {
             theme.warn()
         }
+        AckedOutOfOrder { .. } => theme.warn(),
         BrokerRegistrationRefused { .. } => theme.warn(),
         BrokerUnfenced { .. } | IsrExpanded { .. } | ProduceRecovered { .. } => theme.good(),
         _ => theme.normal(),

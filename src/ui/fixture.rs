@@ -52,6 +52,7 @@ pub fn snapshot() -> Snapshot {
         broker_config: BrokerConfig::default(),
         acked_lost: 0,
         duplicates: 0,
+        reordered: 0,
         seen_erased: 0,
         recent_events: events().into(),
         event_count: 21,
@@ -73,6 +74,7 @@ fn broker(id: BrokerId, status: BrokerStatus, leader_count: usize, last_heartbea
         last_heartbeat,
         restart_pending: Vec::new(),
         reach: Default::default(),
+        fenced_in: None,
     }
 }
 
@@ -204,6 +206,8 @@ fn producer() -> ProducerView {
         errors: BTreeMap::from([("NOT_ENOUGH_REPLICAS".to_string(), 37)]),
         last_error: Some((83_100, format!("NOT_ENOUGH_REPLICAS: {NOT_ENOUGH}"))),
         unreachable: Vec::new(),
+        acked_lost: 0,
+        reordered: 0,
     }
 }
 

@@ -246,6 +246,96 @@ fn an_isolated_broker_and_the_partitions_it_leads_say_so() {
     assert!(!fenced.contains("leader cut off"), "the controller elected other leaders:\n{fenced}");
 }
 
+/// The number of seconds in `… fenced in Ns` / `fence in Ns`, if the text has one.
+fn fencing_countdown(text: &str) -> Option<u64> {
+    let at = text.find("fence")?;
+    let rest = text[at..].split_once(" in ")?.1;
+    rest.split('s').next()?.trim().parse().ok()
+}
+
+/// Crashing a leader: until the controller fences it (`broker.session.timeout.ms` = 9 s after
+/// its last heartbeat), the partitions it leads say so with a countdown, and so does the
+/// broker strip; the countdown runs down with sim time, and once fenced the partitions have
+/// another leader and no countdown is left.
+fn crash_a_leader_and_see_the_fencing_countdown(cols: u16, rows: u16, word: &str) {
+    let mut app = App::start(cols, rows);
+    app.run_for(1_000);
+    app.press("0x");
+    app.run_for(2_000);
+    let first = app.screen();
+    assert!(strip(&first).contains("crashed"), "{first}");
+    let strip_left =
+        fencing_countdown(&strip(&first)).unwrap_or_else(|| panic!("no countdown in the strip:\n{first}"));
+    let table = Table::read(&first).expect("a partition table");
+    let led: Vec<usize> =
+        (0..table.rows.len()).filter(|&r| table.cell(r, table.titles[1]) == Some("0")).collect();
+    assert!(!led.is_empty(), "broker 0 leads nothing:\n{first}");
+    let mut left = Vec::new();
+    for r in 0..table.rows.len() {
+        let state = table.cell(r, "State").unwrap_or_default();
+        if led.contains(&r) {
+            assert!(state.starts_with(word), "{}: {state}\n{first}", table.partition(r));
+            left.push(fencing_countdown(state).unwrap_or_else(|| panic!("no countdown: {state}\n{first}")));
+        } else {
+            assert!(fencing_countdown(state).is_none(), "{}: {state}\n{first}", table.partition(r));
+        }
+    }
+    // Crashed 2 s ago, heard from at most 2 s (broker.heartbeat.interval.ms) before that.
+    assert!(left.iter().all(|&s| s == strip_left && (5..=8).contains(&s)), "{left:?} {strip_left}\n{first}");
+    app.run_for(2_000);
+    let later = app.screen();
+    assert_eq!(fencing_countdown(&strip(&later)), Some(strip_left - 2), "{later}");
+    app.run_for(6_000);
+    let fenced = app.screen();
+    assert!(
+        strip(&fenced).contains("fenced") && fencing_countdown(&fenced.to_string()).is_none(),
+        "{fenced}"
+    );
+    let table = Table::read(&fenced).expect("a partition table");
+    assert!((0..table.rows.len()).all(|r| table.cell(r, table.titles[1]) != Some("0")), "{fenced}");
+}
+
+#[test]
+fn a_crashed_leader_shows_the_fencing_countdown_at_200x50() {
+    crash_a_leader_and_see_the_fencing_countdown(200, 50, "leader down, fenced in ");
+}
+
+#[test]
+fn a_crashed_leader_shows_the_fencing_countdown_at_80x24() {
+    crash_a_leader_and_see_the_fencing_countdown(80, 24, "fence in ");
+}
+
+/// Stalling a follower (`p`: its fetchers pause) while producers write: after
+/// `HW_STALL_MS` (1 s) without catching up, every partition it follows in the ISR says its
+/// HW is frozen waiting for it; the partitions it leads are not held back.
+fn stall_a_follower_and_see_hw_frozen(cols: u16, rows: u16, word: &str) {
+    let mut app = App::start(cols, rows);
+    app.run_for(1_000);
+    app.press("2p");
+    app.run_for(2_000);
+    let stalled = app.screen();
+    let table = Table::read(&stalled).expect("a partition table");
+    let leader = table.titles[1];
+    let mut followed = 0;
+    for r in 0..table.rows.len() {
+        let state = table.cell(r, "State").unwrap_or_default();
+        let led_by_2 = table.cell(r, leader) == Some("2");
+        assert_eq!(state.starts_with(word), !led_by_2, "{}: {state}\n{stalled}", table.partition(r));
+        followed += usize::from(!led_by_2);
+    }
+    assert!(followed > 0, "{stalled}");
+}
+
+#[test]
+fn a_stalled_follower_freezes_the_hw_at_200x50() {
+    stall_a_follower_and_see_hw_frozen(200, 50, "HW frozen: waits 2");
+}
+
+#[test]
+fn a_stalled_follower_freezes_the_hw_at_80x24() {
+    stall_a_follower_and_see_hw_frozen(80, 24, "HW frozen");
+}
+
 /// The event lines of the Events pane (those starting with a time stamp), top to bottom.
 fn event_lines(screen: &Screen) -> Vec<String> {
     let rows: Vec<String> = (0..screen.lines.len()).map(|r| screen.line(r)).collect();

@@ -40,6 +40,9 @@ pub struct EventLog {
     commands: Vec<AppliedCommand>,
     commands_shared: Option<Arc<[AppliedCommand]>>,
     undrained: Vec<ClusterEvent>,
+    /// Set for the live dashboard, which never drains: events go to the recent window only,
+    /// so a long session does not keep every event it ever had.
+    undrained_off: bool,
     count: u64,
     hasher: DefaultHasher,
     isr_changes: BTreeMap<TopicPartition, IsrChanges>,
@@ -182,7 +185,9 @@ impl EventLog {
         }
         self.recent.push_back(event.clone());
         self.recent_shared = None;
-        self.undrained.push(event);
+        if !self.undrained_off {
+            self.undrained.push(event);
+        }
         self.published.notify_waiters();
     }
 
@@ -230,8 +235,11 @@ impl EventLog {
         };
         let open = self.open_losses.get(tp).copied().filter(|(l, _)| *l == leader);
         let merged = open.and_then(|(_, index)| {
-            let slot = window_slot(self.count, self.undrained.len(), index)?;
-            let merged = merge_losses(&self.undrained[slot].kind, kind)?;
+            let line = match self.undrained_off {
+                false => &self.undrained[window_slot(self.count, self.undrained.len(), index)?],
+                true => &self.recent[window_slot(self.count, self.recent.len(), index)?],
+            };
+            let merged = merge_losses(&line.kind, kind)?;
             self.replace(index, &merged).then_some(merged)
         });
         match merged {
@@ -270,6 +278,13 @@ impl EventLog {
     /// Every command applied so far, oldest first, shared (rebuilt only after a change).
     pub fn commands(&mut self) -> Arc<[AppliedCommand]> {
         self.commands_shared.get_or_insert_with(|| self.commands.iter().cloned().collect()).clone()
+    }
+
+    /// Stops keeping events for [`EventLog::drain`], for a run nobody drains (the live
+    /// dashboard reads the recent window only). Loss lines still merge within that window.
+    pub fn stop_undrained(&mut self) {
+        self.undrained_off = true;
+        self.undrained = Vec::new();
     }
 
     /// Events since the previous drain.
@@ -434,5 +449,17 @@ mod tests {
             .map(|k| if let EventKind::AckedRecordsLost { count, .. } = k { *count } else { 0 })
             .sum();
         assert_eq!(total, 5 + 1 + 1 + 1 + 1, "every lost record is counted once");
+    }
+
+    #[test]
+    fn a_log_nobody_drains_keeps_no_queue_and_still_merges_losses() {
+        let mut log = EventLog::default();
+        log.stop_undrained();
+        log.push(SimTime::from_ms(10), elected(0));
+        log.push(SimTime::from_ms(11), lost(0, 2, 5, 6));
+        log.push(SimTime::from_ms(13), lost(0, 2, 7, 7));
+        assert!(log.undrained.is_empty(), "the live dashboard never drains");
+        assert_eq!(kinds(&log.recent()), vec![elected(0), lost(0, 2, 5, 7)]);
+        assert!(log.drain().is_empty());
     }
 }

@@ -187,6 +187,12 @@ impl Sim {
         self.world.log.borrow_mut().drain()
     }
 
+    /// Stops keeping events for [`Sim::drain_events`] (they stay in the snapshot's recent
+    /// window): for a run nobody drains, so its memory does not grow with every event.
+    pub fn stop_draining(&mut self) {
+        self.world.log.borrow_mut().stop_undrained();
+    }
+
     /// Bytes the logs' batches and the audit ledger take now (what the memory guard watches).
     pub fn memory_held(&self) -> u64 {
         self.world.memory_held()
@@ -245,7 +251,13 @@ impl LiveSim {
         let thread = std::thread::Builder::new()
             .name("isrlab-sim".into())
             .spawn(move || {
-                let mut sim = match Sim::new(spec.clone()) {
+                let start = |spec: ClusterSpec| {
+                    Sim::new(spec).map(|mut sim| {
+                        sim.stop_draining();
+                        sim
+                    })
+                };
+                let mut sim = match start(spec.clone()) {
                     Ok(sim) => sim,
                     Err(e) => {
                         let _ = ready_tx.send(Err(e));
@@ -261,7 +273,7 @@ impl LiveSim {
                 let mut left: Timeline = timeline.clone().into_iter().peekable();
                 while let Paced::Reset(reply) = pace(&mut sim, &control_rx, &mut left, end, &publish) {
                     // The same spec started once, so it starts again; if not, the run goes on.
-                    let fresh = Sim::new(spec.clone()).map(|fresh| {
+                    let fresh = start(spec.clone()).map(|fresh| {
                         sim = fresh;
                         left = timeline.clone().into_iter().peekable();
                         publish(&sim);

@@ -10,8 +10,8 @@
 
 use super::node::ProcessState;
 use super::snapshot::{
-    BrokerStatus, BrokerView, ConsumerLag, ConsumerStatus, ConsumerView, GroupStatus, PartitionHealth,
-    PartitionView, Reach, ReplicaView, Snapshot, TopicView,
+    BrokerStatus, BrokerView, ConsumerLag, ConsumerStatus, ConsumerView, GroupStatus, HW_STALL_MS,
+    PartitionHealth, PartitionView, Reach, ReplicaView, Snapshot, TopicView, Unreachable,
 };
 use super::world::World;
 use crate::cluster::events::IsrChanges;
@@ -43,12 +43,10 @@ pub(crate) fn snapshot(world: &World, cache: &mut ViewCache) -> Snapshot {
     let controller = controller.borrow();
     let rcs = world.brokers();
     let cores: BTreeMap<BrokerId, Ref<'_, Broker>> = rcs.iter().map(|(id, c)| (*id, c.borrow())).collect();
-    let o = Observer {
-        world,
-        now: world.now(),
-        image: controller.image(),
-        reach: reach_by_broker(world, &cores),
-    };
+    let reach = reach_by_broker(world, &cores);
+    let now = world.now();
+    let fencing = fencing_by_broker(world, &controller, &reach, now);
+    let o = Observer { world, now, image: controller.image(), reach, fencing };
     let broker_config = o.image.broker_config().clone();
     let partitions = o.partitions(&cores, &cache.partitions);
     cache.partitions.clone_from(&partitions);
@@ -172,6 +170,45 @@ fn reach_by_broker(world: &World, cores: &BTreeMap<BrokerId, Ref<'_, Broker>>) -
     cores.keys().map(|&id| (id, reach(id))).collect()
 }
 
+/// Broker `id`'s process as the node registry has it.
+fn process_status(world: &World, id: BrokerId) -> BrokerStatus {
+    let node = world.node(NodeId::Broker(id));
+    let state = node.as_ref().map_or(ProcessState::Running, |n| n.state.get());
+    let frozen = node.as_ref().and_then(|n| n.frozen.get());
+    match state {
+        ProcessState::Running | ProcessState::ShuttingDown if frozen.is_some() => {
+            BrokerStatus::Frozen { since: frozen.map_or(0, |f| f.since) }
+        }
+        ProcessState::Running | ProcessState::ShuttingDown => BrokerStatus::Up,
+        ProcessState::PoweredOff { since } => BrokerStatus::PoweredOff { since },
+        ProcessState::Stopped { since } => BrokerStatus::Stopped { since },
+        ProcessState::Crashed { since } => BrokerStatus::Crashed { since },
+    }
+}
+
+/// The brokers the controller does not hear from (process down or frozen, or the link to
+/// the controller blocked) and has not fenced yet, with the ms left until it fences each
+/// ([`QuorumController::fences_at`]) and why it hears nothing.
+fn fencing_by_broker(
+    world: &World,
+    controller: &QuorumController,
+    reach: &BTreeMap<BrokerId, Reach>,
+    now: Ms,
+) -> BTreeMap<BrokerId, (Ms, Unreachable)> {
+    reach
+        .iter()
+        .filter_map(|(&id, &r)| {
+            let why = match process_status(world, id) {
+                BrokerStatus::Up if r == Reach::Controller => return None,
+                BrokerStatus::Up => Unreachable::CutOff,
+                BrokerStatus::Frozen { .. } => Unreachable::Frozen,
+                _ => Unreachable::Down,
+            };
+            Some((id, (controller.fences_at(id)?.saturating_sub(now), why)))
+        })
+        .collect()
+}
+
 /// Walks an ordered `(partition, value)` sequence alongside the image's partitions, which
 /// come in the same (topic, partition) order: each partition costs a comparison or two,
 /// not a map lookup.
@@ -198,6 +235,9 @@ struct Observer<'a> {
     now: Ms,
     image: &'a MetadataImage,
     reach: BTreeMap<BrokerId, Reach>,
+    /// The brokers the controller does not hear from and has not fenced yet: ms until it
+    /// does, and why.
+    fencing: BTreeMap<BrokerId, (Ms, Unreachable)>,
 }
 
 /// What one partition's view reads besides its metadata: its replicas on the cores (in
@@ -270,15 +310,10 @@ impl Observer<'_> {
             Some((_, p)) => p.log.hw(),
             None => src.found.iter().flatten().map(|p| p.log.hw()).max().unwrap_or(0),
         };
-        let health = if ps.leader.is_none() {
-            PartitionHealth::Offline
-        } else if ps.isr.len() < src.min_isr {
-            PartitionHealth::UnderMinIsr
-        } else if ps.isr.len() < ps.replicas.len() - ps.adding.len() {
-            PartitionHealth::UnderReplicated
-        } else {
-            PartitionHealth::Healthy
-        };
+        let stalled = src.leader.and_then(|(_, p)| p.hw_held_by()).map(|(r, _)| r).filter(|r| {
+            drafts.iter().any(|d| d.broker == *r && d.caught_up_ago.is_some_and(|ago| ago >= HW_STALL_MS))
+        });
+        let health = self.health(ps, src.min_isr, stalled);
         let draft = PartitionView {
             tp: ps.tp.clone(),
             replicas: Vec::new(),
@@ -317,6 +352,26 @@ impl Observer<'_> {
         Arc::new(PartitionView { replicas: ps.replicas.clone(), isr: ps.isr.clone(), replica_views, ..draft })
     }
 
+    /// The partition's state, the worst thing true of it (see [`PartitionHealth`]).
+    /// `stalled` is the ISR member the HW waits for, when it has not caught up for
+    /// [`HW_STALL_MS`].
+    fn health(&self, ps: &PartitionState, min_isr: usize, stalled: Option<BrokerId>) -> PartitionHealth {
+        let Some(leader) = ps.leader else { return PartitionHealth::Offline };
+        if let Some(&(fenced_in, why)) = self.fencing.get(&leader) {
+            PartitionHealth::LeaderUnreachable { fenced_in, why }
+        } else if ps.isr.len() < min_isr {
+            PartitionHealth::UnderMinIsr
+        } else if let Some(broker) = stalled {
+            PartitionHealth::HwWaiting { broker }
+        } else if ps.isr.len() < ps.replicas.len() - ps.adding.len() {
+            PartitionHealth::UnderReplicated
+        } else if !ps.adding.is_empty() || !ps.removing.is_empty() {
+            PartitionHealth::Reassigning
+        } else {
+            PartitionHealth::Healthy
+        }
+    }
+
     /// The static properties set since broker `id` started, while the config it runs with
     /// differs from `server.properties` in a static property.
     fn restart_pending(&self, id: BrokerId, running: &BrokerConfig) -> Vec<String> {
@@ -336,21 +391,9 @@ impl Observer<'_> {
         leads: usize,
     ) -> BrokerView {
         let reg = self.image.broker(id);
-        let node = self.world.node(NodeId::Broker(id));
-        let state = node.as_ref().map_or(ProcessState::Running, |n| n.state.get());
-        let frozen = node.as_ref().and_then(|n| n.frozen.get());
-        let status = match state {
-            ProcessState::Running | ProcessState::ShuttingDown if frozen.is_some() => {
-                BrokerStatus::Frozen { since: frozen.map_or(0, |f| f.since) }
-            }
-            ProcessState::Running | ProcessState::ShuttingDown => BrokerStatus::Up,
-            ProcessState::PoweredOff { since } => BrokerStatus::PoweredOff { since },
-            ProcessState::Stopped { since } => BrokerStatus::Stopped { since },
-            ProcessState::Crashed { since } => BrokerStatus::Crashed { since },
-        };
         BrokerView {
             id,
-            status,
+            status: process_status(self.world, id),
             fenced: reg.is_none_or(|r| r.fenced),
             in_controlled_shutdown: reg.is_some_and(|r| r.in_controlled_shutdown),
             broker_epoch: core.broker_epoch(),
@@ -360,6 +403,7 @@ impl Observer<'_> {
             last_heartbeat: controller.broker(id).map_or(0, |r| r.last_heartbeat),
             restart_pending: self.restart_pending(id, core.config()),
             reach: self.reach.get(&id).copied().unwrap_or_default(),
+            fenced_in: self.fencing.get(&id).map(|f| f.0),
         }
     }
 }

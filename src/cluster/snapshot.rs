@@ -77,6 +77,25 @@ pub struct GroupStatus {
     pub members: Vec<String>,
 }
 
+impl Snapshot {
+    /// How many partitions are under-replicated, under min ISR and offline, counted as
+    /// Kafka's gauges count them: a partition without a leader is offline only (no broker
+    /// leads it to report the others).
+    pub fn health_counts(&self) -> HealthCounts {
+        let mut counts = HealthCounts::default();
+        for p in &self.partitions {
+            if p.leader.is_none() {
+                counts.offline += 1;
+                continue;
+            }
+            counts.under_replicated +=
+                usize::from(p.isr.len() < p.replicas.len().saturating_sub(p.adding.len()));
+            counts.under_min_isr += usize::from(p.isr.len() < p.effective_min_isr);
+        }
+        counts
+    }
+}
+
 /// One consumer as the dashboard and the expectations see it: its own view, and how far
 /// each of its partitions is behind the leader's HW and LEO.
 #[derive(Clone, Debug, PartialEq)]
@@ -231,6 +250,10 @@ pub struct BrokerView {
     pub restart_pending: Vec<String>,
     /// How its links stand (`isolate`, `cut`, `hold`).
     pub reach: Reach,
+    /// While the controller does not hear from it (down, frozen, or its link to the
+    /// controller blocked) and has not fenced it yet: ms until it does (see
+    /// [`PartitionHealth::LeaderUnreachable`]); `None` otherwise.
+    pub fenced_in: Option<Ms>,
 }
 
 /// How a broker's links to the rest of the cluster stand. A link that is cut or held
@@ -282,17 +305,72 @@ pub struct TopicView {
     pub unclean_leader_election_enable: bool,
 }
 
-/// Health of a partition (R9.1 metrics).
+/// A partition's state: the worst thing true of it, checked in this order (the first that
+/// holds wins): offline, leader unreachable, HW frozen (under min ISR, or waiting for a
+/// stalled ISR member), under-replicated, reassigning, healthy.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum PartitionHealth {
-    /// ISR = all replicas.
+    /// ISR = all replicas, no reassignment running.
     Healthy,
-    /// ISR smaller than the replica list (`UnderReplicated`).
+    /// A reassignment is adding or removing replicas (KIP-455), the ISR is complete.
+    Reassigning,
+    /// ISR smaller than the replica list without the adding replicas (`UnderReplicated`).
     UnderReplicated,
-    /// ISR below effective min ISR (`UnderMinIsr`): acks=all refused, HW frozen.
+    /// HW frozen, waiting for a stalled ISR member: the leader's LEO is above its HW and
+    /// `broker`, the ISR member with the lowest LEO (the one the HW waits for, R2.7), has not
+    /// been caught up with the leader for at least [`HW_STALL_MS`] (its `lastCaughtUpTimeMs`
+    /// is that old). A follower that keeps fetching catches up at every fetch while records
+    /// arrive, so this means it stopped (frozen, crashed, cut off) and the HW will not move
+    /// until it fetches again or the leader removes it from the ISR (R4.1).
+    HwWaiting {
+        /// The stalled ISR member.
+        broker: BrokerId,
+    },
+    /// HW frozen: ISR below the effective min ISR (`UnderMinIsr`): acks=all refused, and the
+    /// HW does not advance (Kafka 3.7+ rule).
     UnderMinIsr,
+    /// The leader is unreachable (its process is down or frozen, or its link to the controller
+    /// is blocked) but the controller has not fenced it yet: it does in `fenced_in` ms, when
+    /// `broker.session.timeout.ms` has passed since the last heartbeat it received
+    /// (`BrokerHeartbeatManager`, R6.1); until then no new leader is elected.
+    LeaderUnreachable {
+        /// Ms until the controller fences the leader.
+        fenced_in: Ms,
+        /// Why the controller does not hear from it.
+        why: Unreachable,
+    },
     /// No leader (`OfflinePartitionsCount`).
     Offline,
+}
+
+/// How long (sim ms) the ISR member that holds the HW back must have gone without catching
+/// up before its partition's state is [`PartitionHealth::HwWaiting`]: long against a fetch
+/// round trip (a few ms, at most `replica.fetch.wait.max.ms` = 500 ms when no record comes),
+/// short against `replica.lag.time.max.ms` (30 s), after which the leader drops it.
+pub const HW_STALL_MS: Ms = 1_000;
+
+/// Why the controller does not hear from a broker.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Unreachable {
+    /// Its process is not running (crashed, stopped or powered off).
+    Down,
+    /// Its process is frozen (paused): it sends nothing.
+    Frozen,
+    /// It runs but its link to the controller is blocked (`isolate`, `cut`, `hold`).
+    CutOff,
+}
+
+/// Partition counts by the metrics the header shows (Kafka's `ReplicaManager` and controller
+/// gauges).
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
+pub struct HealthCounts {
+    /// `UnderReplicatedPartitions`: ISR smaller than the replica list (without adding
+    /// replicas); under-min-ISR partitions count here too, as in Kafka.
+    pub under_replicated: usize,
+    /// `UnderMinIsrPartitionCount`: ISR below the effective `min.insync.replicas`.
+    pub under_min_isr: usize,
+    /// `OfflinePartitionsCount`: no leader.
+    pub offline: usize,
 }
 
 /// One replica of a partition.

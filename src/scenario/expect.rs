@@ -645,6 +645,7 @@ mod tests {
             last_heartbeat: 0,
             restart_pending: Vec::new(),
             reach: Default::default(),
+            fenced_in: None,
         }
     }
 

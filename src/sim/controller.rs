@@ -553,14 +553,18 @@ impl QuorumController {
     /// expiring (`last heartbeat + broker.session.timeout.ms + 1`, since fencing needs
     /// `now − last > timeout`), the next unclean check, or the next rebalance run.
     pub fn next_deadline(&self) -> Option<Ms> {
-        let timeout = self.config.broker_session_timeout_ms;
-        let fence = self
-            .brokers
-            .values()
-            .filter(|b| b.registered && !b.fenced)
-            .map(|b| b.last_heartbeat.saturating_add(timeout).saturating_add(1))
-            .min();
+        let fence = self.brokers.keys().filter_map(|&id| self.fences_at(id)).min();
         [fence, self.next_unclean_check_at(), self.next_rebalance_at()].into_iter().flatten().min()
+    }
+
+    /// The sim time (ms) at which the controller fences broker `id` unless a heartbeat comes
+    /// first: `last heartbeat + broker.session.timeout.ms + 1` (fencing needs
+    /// `now − last > timeout`, Kafka's `BrokerHeartbeatManager.hasValidSession` and
+    /// `QuorumController.maybeFenceStaleBroker`). `None` when it is unknown, unregistered or
+    /// already fenced.
+    pub fn fences_at(&self, id: BrokerId) -> Option<Ms> {
+        let b = self.brokers.get(&id).filter(|b| b.registered && !b.fenced)?;
+        Some(b.last_heartbeat.saturating_add(self.config.broker_session_timeout_ms).saturating_add(1))
     }
 
     /// Creates a topic (R1.7, R1.8; `ReplicationControlManager.createTopic`).

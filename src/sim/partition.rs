@@ -1009,7 +1009,7 @@ impl Partition {
     /// Why the leader's HW cannot advance right now, in plain words; `None` if it can or
     /// this replica does not lead.
     pub fn hw_blocked_by(&self, ctx: &Ctx) -> Option<String> {
-        let Role::Leader(ls) = &self.role else { return None };
+        let Role::Leader(_) = &self.role else { return None };
         if self.hw_frozen(ctx) {
             return Some(format!(
                 "HW frozen: ISR [{}] is below min.insync.replicas={} (Kafka 3.7+ rule)",
@@ -1017,8 +1017,19 @@ impl Partition {
                 self.effective_min_isr(ctx)
             ));
         }
-        let leo = self.log.leo();
-        if self.log.hw() >= leo {
+        Some(match self.hw_held_by()? {
+            (r, None) => format!("HW waits for broker {r}'s first fetch from the new leader"),
+            (r, Some(l)) => format!("HW waits for broker {r} (LEO {l}), still in the ISR"),
+        })
+    }
+
+    /// The follower that holds the leader's HW below its LEO: the maximal-ISR member with the
+    /// lowest LEO as the leader knows it (`None` = not fetched from this leader yet), R2.7
+    /// (`Partition.maybeIncrementLeaderHW` takes the minimum over the maximal ISR). `None`
+    /// when this replica does not lead or its HW equals its LEO.
+    pub fn hw_held_by(&self) -> Option<(BrokerId, Option<Offset>)> {
+        let Role::Leader(ls) = &self.role else { return None };
+        if self.log.hw() >= self.log.leo() {
             return None;
         }
         let maximal = self.maximal_isr();
@@ -1027,10 +1038,7 @@ impl Partition {
             .iter()
             .filter(|(r, _)| maximal.contains(r))
             .min_by_key(|(_, f)| f.leo.unwrap_or(-1))?;
-        Some(match slowest.1.leo {
-            None => format!("HW waits for broker {}'s first fetch from the new leader", slowest.0),
-            Some(l) => format!("HW waits for broker {} (LEO {l}), still in the ISR", slowest.0),
-        })
+        Some((*slowest.0, slowest.1.leo))
     }
 
     /// The leader's unanswered ISR proposal, in words.

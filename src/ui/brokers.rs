@@ -249,6 +249,10 @@ fn state(b: &BrokerView, now: Ms, theme: Theme) -> (String, Style) {
         }
         _ => style,
     };
+    // The controller does not hear from it: it fences it when the session runs out.
+    if let Some(ms) = b.fenced_in {
+        text.push_str(&format!(", fenced in {}", text::countdown(ms)));
+    }
     if b.fetch_paused {
         text.push_str(", fetch paused");
     }

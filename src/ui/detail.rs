@@ -12,7 +12,7 @@ use super::app::Model;
 use super::lag::{Form, follower_state};
 use super::text;
 use super::theme::{Theme, glyph};
-use crate::cluster::snapshot::{PartitionView, Reach, ReplicaView, Snapshot};
+use crate::cluster::snapshot::{PartitionHealth, PartitionView, Reach, ReplicaView, Snapshot, Unreachable};
 use crate::sim::events::group;
 use crate::sim::{Offset, join_ids};
 
@@ -31,7 +31,11 @@ pub fn render(frame: &mut Frame, area: Rect, model: &Model, snap: &Snapshot) {
         return;
     };
     let leader = p.leader.map_or("none".to_string(), |b| b.to_string());
-    let title = format!(" {} logs · leader {leader} · leader epoch {} · HW {} ", p.tp, p.leader_epoch, p.hw);
+    let state = super::partitions::health_word(p.health);
+    let title = format!(
+        " {} logs · leader {leader} · leader epoch {} · HW {} · {state} ",
+        p.tp, p.leader_epoch, p.hw
+    );
     let block = Block::new().borders(Borders::TOP).title(Span::styled(title, theme.title()));
     let inner = block.inner(area);
     let (mut lines, cols) = replica_lines(p, theme, usize::from(inner.width));
@@ -154,6 +158,10 @@ fn notes(p: &PartitionView, theme: Theme, width: usize) -> Vec<Line<'static>> {
         let label = Span::styled(" ISR change pending: ", theme.warn());
         out.extend(text::hanging(label, change, theme.normal(), width, 3));
     }
+    if let Some(why) = leader_unreachable(p) {
+        let label = Span::styled(" Leader unreachable: ", theme.alarm());
+        out.extend(text::hanging(label, &why, theme.normal(), width, 3));
+    }
     if let Some(why) = leader_cut_off(p) {
         let label = Span::styled(" Leader cut off: ", theme.bad());
         out.extend(text::hanging(label, &why, theme.normal(), width, 3));
@@ -172,6 +180,22 @@ fn reassignment(p: &PartitionView) -> Option<String> {
         text.push_str(&format!(", {} bytes left to copy", group(left)));
     }
     Some(text)
+}
+
+/// A leader whose process is down or frozen while the controller has not fenced it yet, in
+/// words with the countdown; `None` otherwise (a cut-off leader has its own note).
+fn leader_unreachable(p: &PartitionView) -> Option<String> {
+    let PartitionHealth::LeaderUnreachable { fenced_in, why } = p.health else { return None };
+    let leader = p.leader?;
+    if why == Unreachable::CutOff {
+        return None;
+    }
+    Some(format!(
+        "broker {leader} is {}, but the controller still counts it as the leader: it fences it in {} \
+         (broker.session.timeout.ms after the last heartbeat it received), then elects another leader",
+        super::partitions::unreachable_word(why),
+        text::countdown(fenced_in)
+    ))
 }
 
 /// What a leader that cannot reach the controller means, in words; `None` when it can.

@@ -75,6 +75,7 @@ fn broker(id: BrokerId, status: BrokerStatus, leader_count: usize, last_heartbea
         last_heartbeat,
         restart_pending: Vec::new(),
         reach: Default::default(),
+        fenced_in: None,
     }
 }
 

@@ -1,5 +1,6 @@
 //! The header line: `isrlab  seed 42  t=00:01:23.4  ▶ 1×  <semantics>   acked lost: N`.
-//! The loss counter is right-aligned and always shown; the semantics text gives way first.
+//! The partition counts (under-replicated, under min ISR, offline) and the loss counter are
+//! right-aligned and always shown; the semantics text gives way first.
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -15,10 +16,6 @@ use crate::sim::{format_stamp, format_time};
 /// Draws the header.
 pub fn render(frame: &mut Frame, area: Rect, model: &Model, snap: &Snapshot) {
     let theme = model.theme;
-    let right = loss(theme, snap);
-    let right_w = right.width() as u16;
-    let [left_area, right_area] =
-        Layout::horizontal([Constraint::Fill(1), Constraint::Length(right_w + 1)]).areas(area);
     let mut left = vec![
         Span::styled(" isrlab", theme.brand()),
         Span::styled("  seed ", theme.muted()),
@@ -28,6 +25,10 @@ pub fn render(frame: &mut Frame, area: Rect, model: &Model, snap: &Snapshot) {
         Span::raw("  "),
         clock(model, snap),
     ];
+    let right = right_side(theme, snap, usize::from(area.width), &left);
+    let right_w = right.width() as u16;
+    let [left_area, right_area] =
+        Layout::horizontal([Constraint::Fill(1), Constraint::Length(right_w + 1)]).areas(area);
     let room = |left: &[Span]| {
         let used: usize = left.iter().map(Span::width).sum();
         usize::from(left_area.width).saturating_sub(used + 3)
@@ -81,6 +82,46 @@ fn clock(model: &Model, snap: &Snapshot) -> Span<'static> {
     }
 }
 
+/// The right-aligned part in `width` columns, after the essentials `left`: the partition
+/// counts then the loss counters. The loss counters always show; the counts give way in
+/// this order: the zero counts, then all counts, so that a scenario keeps at least
+/// [`MIN_ROOM`] columns of its name.
+fn right_side(theme: Theme, snap: &Snapshot, width: usize, left: &[Span]) -> Line<'static> {
+    let used: usize = left.iter().map(Span::width).sum();
+    // What `scenario_name` needs for MIN_ROOM columns of the name: its two spaces and the
+    // three columns `room` keeps free.
+    let keep = if snap.scenario.is_some() { MIN_ROOM + 5 } else { 0 };
+    let loss = loss(theme, snap);
+    let forms = [counts(theme, snap, true), counts(theme, snap, false), Vec::new()];
+    let fits = |spans: &Vec<Span<'static>>| {
+        used + keep + 1 + loss.width() + spans.iter().map(Span::width).sum::<usize>() <= width
+    };
+    let chosen = forms.into_iter().find(fits).unwrap_or_default();
+    Line::from(chosen.into_iter().chain(loss.spans).collect::<Vec<_>>())
+}
+
+/// `URP n <minISR n offline n  ` (Kafka's `UnderReplicatedPartitions`,
+/// `UnderMinIsrPartitionCount`, `OfflinePartitionsCount`); without `zeros`, only the counts
+/// above zero (nothing when all are zero).
+fn counts(theme: Theme, snap: &Snapshot, zeros: bool) -> Vec<Span<'static>> {
+    let c = snap.health_counts();
+    let all = [
+        ("URP", c.under_replicated, theme.warn()),
+        ("<minISR", c.under_min_isr, theme.bad()),
+        ("offline", c.offline, theme.alarm()),
+    ];
+    let mut spans: Vec<Span<'static>> = all
+        .into_iter()
+        .filter(|(_, n, _)| zeros || *n > 0)
+        .map(|(label, n, bad)| Span::styled(format!("{label} {n} "), if n > 0 { bad } else { theme.muted() }))
+        .collect();
+    if !spans.is_empty() {
+        spans.push(Span::raw(" "));
+    }
+    spans
+}
+
+/// Duplicates, seen-erased and acked-lost records (the last always shown).
 fn loss(theme: Theme, snap: &Snapshot) -> Line<'static> {
     let mut spans = Vec::new();
     if snap.duplicates > 0 {

@@ -92,7 +92,10 @@ pub fn lines(theme: Theme) -> Vec<Line<'static>> {
     out.push(Line::raw("  N behind: records a follower still lacks (the leader's LEO minus its LEO)"));
     out.push(Line::raw("  out in 16s (⏱16s): time until the lag rule removes a follower from the ISR"));
     out.push(Line::raw("  lag.max=20s*: stored, reaches each broker at its next start (restart pending)"));
-    out.push(Line::raw("  URP under-replicated  <minISR ISR below min.insync.replicas  OFFLINE no leader"));
+    out.push(Line::raw("  State, worst first: OFFLINE no leader"));
+    out.push(Line::raw("    leader down, fenced in 7s: the controller fences that leader in 7s"));
+    out.push(Line::raw("    HW frozen: <minISR, or waits 2 (a stalled ISR member holds it)"));
+    out.push(Line::raw("    URP under-replicated, reassigning, ok"));
     out
 }
 

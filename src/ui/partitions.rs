@@ -12,7 +12,7 @@ use super::app::Model;
 use super::lag::{self, Form};
 use super::text;
 use super::theme::{Theme, glyph};
-use crate::cluster::snapshot::{PartitionHealth, PartitionView, Reach, Snapshot};
+use crate::cluster::snapshot::{PartitionHealth, PartitionView, Snapshot, Unreachable};
 use crate::sim::join_ids;
 
 /// What fills a column's cells.
@@ -43,7 +43,7 @@ const NARROW: &[Column] = &[
     fixed("HW", hw),
     fixed("LEO by replica", leos),
     LAG,
-    fixed("State", state),
+    fixed("State", state_short),
 ];
 
 /// The narrow set plus the replica list, for mid-size terminals.
@@ -221,7 +221,7 @@ fn lag_cell(p: &PartitionView, theme: Theme, forms: &[Form], width: usize) -> Li
 fn leader(p: &PartitionView, theme: Theme) -> Line<'static> {
     match p.leader {
         Some(b) => Line::raw(b.to_string()),
-        None => Line::styled("none", theme.bad()),
+        None => Line::from(Span::styled("none", theme.bad())),
     }
 }
 
@@ -269,29 +269,56 @@ fn leos(p: &PartitionView, theme: Theme) -> Line<'static> {
     Line::from(spans)
 }
 
-/// The health word: `ok`, `URP`, `<minISR`, `OFFLINE`.
-pub fn health_word(h: PartitionHealth) -> &'static str {
+/// The state in a few words: `ok`, `reassigning`, `URP`, `HW frozen: waits 2`,
+/// `HW frozen: <minISR`, `leader down, fenced in 7s` (or `frozen`, `cut off`), `OFFLINE`.
+pub fn health_word(h: PartitionHealth) -> String {
     match h {
-        PartitionHealth::Healthy => "ok",
-        PartitionHealth::UnderReplicated => "URP",
-        PartitionHealth::UnderMinIsr => "<minISR",
-        PartitionHealth::Offline => "OFFLINE",
+        PartitionHealth::Healthy => "ok".into(),
+        PartitionHealth::Reassigning => "reassigning".into(),
+        PartitionHealth::UnderReplicated => "URP".into(),
+        PartitionHealth::HwWaiting { broker } => format!("HW frozen: waits {broker}"),
+        PartitionHealth::UnderMinIsr => "HW frozen: <minISR".into(),
+        PartitionHealth::LeaderUnreachable { fenced_in, why } => {
+            format!("leader {}, fenced in {}", unreachable_word(why), text::countdown(fenced_in))
+        }
+        PartitionHealth::Offline => "OFFLINE".into(),
     }
 }
 
-/// The health word, and `leader cut off` while the leader cannot reach the controller (the
-/// detail pane says what that means).
+/// Why the controller does not hear from a broker, in a word or two.
+pub fn unreachable_word(why: Unreachable) -> &'static str {
+    match why {
+        Unreachable::Down => "down",
+        Unreachable::Frozen => "frozen",
+        Unreachable::CutOff => "cut off",
+    }
+}
+
+/// The state word in its colour.
 fn state(p: &PartitionView, theme: Theme) -> Line<'static> {
-    let style = match p.health {
-        PartitionHealth::Healthy => theme.good(),
-        PartitionHealth::UnderReplicated => theme.warn(),
-        PartitionHealth::UnderMinIsr => theme.bad(),
-        PartitionHealth::Offline => theme.alarm(),
+    Line::from(Span::styled(health_word(p.health), health_style(p.health, theme)))
+}
+
+/// The state in at most 12 columns, for narrow terminals: `fence in 7s` for an unreachable
+/// leader, `HW frozen` for both causes (the detail pane and the header say which), `reassign`.
+fn state_short(p: &PartitionView, theme: Theme) -> Line<'static> {
+    let word = match p.health {
+        PartitionHealth::LeaderUnreachable { fenced_in, .. } => {
+            format!("fence in {}", text::countdown(fenced_in))
+        }
+        PartitionHealth::HwWaiting { .. } | PartitionHealth::UnderMinIsr => "HW frozen".into(),
+        PartitionHealth::Reassigning => "reassign".into(),
+        h => health_word(h),
     };
-    let word = Span::styled(health_word(p.health), style);
-    if p.leader.is_some() && p.leader_reach != Reach::Controller {
-        Line::from(vec![word, Span::styled(", leader cut off", theme.bad())])
-    } else {
-        Line::from(word)
+    Line::from(Span::styled(word, health_style(p.health, theme)))
+}
+
+/// How a state looks: the worse, the louder.
+fn health_style(h: PartitionHealth, theme: Theme) -> ratatui::style::Style {
+    match h {
+        PartitionHealth::Healthy => theme.good(),
+        PartitionHealth::Reassigning | PartitionHealth::UnderReplicated => theme.warn(),
+        PartitionHealth::HwWaiting { .. } | PartitionHealth::UnderMinIsr => theme.bad(),
+        PartitionHealth::LeaderUnreachable { .. } | PartitionHealth::Offline => theme.alarm(),
     }
 }

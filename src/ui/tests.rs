@@ -5,7 +5,7 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use ratatui::buffer::Buffer;
-use ratatui::style::Color;
+use ratatui::style::{Color, Modifier, Style};
 use std::sync::Arc;
 
 use super::app::{Model, Msg, update};
@@ -387,7 +387,10 @@ fn the_header_names_the_scenario_as_far_as_it_fits() {
     let snap = with_scenario(fixture::NOW + 60_000);
     let header =
         |w: u16| screen(&model_at(w, 40, &snap, false), &snap).lines().next().unwrap_or_default().to_string();
-    assert!(header(80).contains("▶ 1×  S3: acks=1 acknowledged …"), "{}", header(80));
+    // At 80 columns the partition counts come before the scenario name (issue 9: the header
+    // counts unhealthy partitions); the name keeps its first columns.
+    assert!(header(80).contains("▶ 1×  S3: ack…"), "{}", header(80));
+    assert!(header(80).contains("URP 6 <minISR 1  acked lost: 0\""), "{}", header(80));
     assert!(
         header(200).contains("scenario S3: acks=1 acknowledged write lost on leader crash  KRaft"),
         "{}",
@@ -649,4 +652,59 @@ fn repeated_keys_start_from_the_state_the_last_one_left() {
     assert!(m.status.as_ref().unwrap().text.contains("capped"), "the second M is refused at rf=3");
     assert_eq!(sent("mmm", &mut m, &mut snap, &mut pacer), [format!("{min_isr}=2"), format!("{min_isr}=1")]);
     assert!(m.status.as_ref().unwrap().text.contains("already 1"));
+}
+
+/// The State cell of each partition row (text after the last column break) and the style of
+/// its first character, at `w`×`h` in colour.
+fn state_cells(snap: &Snapshot, w: u16, h: u16) -> Vec<(String, Style)> {
+    let buf = render(&model_at(w, h, snap, true), snap);
+    let (state_x, header_y) = find(&buf, "State");
+    (header_y + 1..header_y + 1 + snap.partitions.len() as u16)
+        .map(|y| {
+            let text: String = (state_x..buf.area.width).map(|x| buf[(x, y)].symbol().to_string()).collect();
+            let cell = &buf[(state_x, y)];
+            (text.trim().to_string(), Style::default().fg(cell.fg).add_modifier(cell.modifier))
+        })
+        .collect()
+}
+
+#[test]
+fn offline_frozen_hw_and_unreachable_leader_cells_say_so_in_their_colour() {
+    use crate::cluster::snapshot::{PartitionHealth, Unreachable};
+    let mut snap = fixture::snapshot();
+    let parts: Vec<_> = snap.partitions.iter().map(|p| (**p).clone()).collect();
+    let mut set = |i: usize, health: PartitionHealth| {
+        let mut p = parts[i].clone();
+        p.health = health;
+        if health == PartitionHealth::Offline {
+            p.leader = None;
+        }
+        snap.partitions[i] = Arc::new(p);
+    };
+    set(1, PartitionHealth::Offline);
+    set(2, PartitionHealth::HwWaiting { broker: 1 });
+    set(3, PartitionHealth::LeaderUnreachable { fenced_in: 6_200, why: Unreachable::Frozen });
+    set(5, PartitionHealth::Reassigning);
+    let bold_red = Style::default().fg(Color::Red).add_modifier(Modifier::BOLD);
+    let wide = state_cells(&snap, 200, 50);
+    let words: Vec<&str> = wide.iter().map(|(t, _)| t.as_str()).collect();
+    assert_eq!(
+        words,
+        [
+            "URP",
+            "OFFLINE",
+            "HW frozen: waits 1",
+            "leader frozen, fenced in 7s",
+            "HW frozen: <minISR",
+            "reassigning"
+        ]
+    );
+    let fg = |cells: &[(String, Style)], i: usize| cells[i].1.fg;
+    assert_eq!(wide[1].1.add_modifier, bold_red.add_modifier);
+    assert_eq!([fg(&wide, 1), fg(&wide, 2), fg(&wide, 3), fg(&wide, 4)], [Some(Color::Red); 4]);
+    assert_eq!([fg(&wide, 0), fg(&wide, 5)], [Some(Color::Yellow); 2]);
+    let narrow = state_cells(&snap, 80, 24);
+    let words: Vec<&str> = narrow.iter().map(|(t, _)| t.as_str()).collect();
+    assert_eq!(words, ["URP", "OFFLINE", "HW frozen", "fence in 7s", "HW frozen", "reassign"]);
+    assert_eq!(fg(&narrow, 2), Some(Color::Red));
 }

@@ -82,7 +82,15 @@ pub fn known_topic(cluster: &dyn Catalog, topic: &str) -> Result<u32, SimError> 
 /// Errors unless partition `partition` of `topic` exists: [`SimError::UnknownTopic`], or
 /// `UNKNOWN_TOPIC_OR_PARTITION` with the controller's text (`ReplicationControlManager.
 /// electLeader`) and the topic's partition count.
+/// When `topic` is unknown but `topic-partition` is a topic, the error says to name one of
+/// that topic's partitions.
 pub fn known_partition(cluster: &dyn Catalog, topic: &str, partition: u32) -> Result<(), SimError> {
+    let whole = format!("{topic}-{partition}");
+    if cluster.partition_count(topic).is_none() && cluster.partition_count(&whole).is_some() {
+        return Err(SimError::InvalidState(format!(
+            "`{whole}` is a topic, not a partition; name one of its partitions, e.g. {whole}-0"
+        )));
+    }
     let count = known_topic(cluster, topic)?;
     if partition < count {
         return Ok(());

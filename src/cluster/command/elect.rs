@@ -8,7 +8,7 @@
 //! already had what was asked.
 
 use super::catalog::known_partition;
-use super::{Applied, Catalog, ParseError, Unit, Words, known_topic};
+use super::{Applied, Catalog, Live, ParseError, Unit, Words, known_topic};
 use crate::cluster::world::{Spawner, World};
 use crate::kafka::errors::ErrorCode;
 use crate::sim::controller::{ElectionResults, ElectionType};
@@ -23,10 +23,13 @@ use std::rc::Rc;
 pub enum Partitions {
     /// Every partition (`--all-topic-partitions`).
     All,
-    /// Every partition of a topic.
+    /// Every partition of a topic (`--topic T`, or a word that can only be a topic).
     Topic(String),
-    /// One partition: topic and partition number.
+    /// One partition: topic and partition number (`--topic T --partition P`).
     One(String, u32),
+    /// A word `NAME-N` that may be partition N of topic NAME or the topic `NAME-N`; which it
+    /// is depends on the cluster's topics ([`resolve`]).
+    Either(String, u32),
 }
 
 /// `elect-preferred [T | T-P]` or `elect-unclean T-P`.
@@ -38,11 +41,42 @@ pub struct Elect {
     pub partitions: Partitions,
 }
 
-/// The word `w` as a topic or a partition: `T-P` when it ends in `-` and digits.
+/// The word `w` as a topic, or as a topic or a partition when it ends in `-` and digits.
 fn partitions_of(w: &str) -> Partitions {
     match super::words::split_partition(w) {
-        Some((topic, p)) => Partitions::One(topic, p),
+        Some((topic, p)) => Partitions::Either(topic, p),
         None => Partitions::Topic(w.to_string()),
+    }
+}
+
+/// `partitions` with a `NAME-N` word settled against `cluster`'s topics: partition N of
+/// topic NAME when only NAME exists, the topic `NAME-N` when only it exists (Kafka allows
+/// topic names such as `logs-2024`, `Topic.validate`), and partition N of NAME when neither
+/// does (the check then names the unknown topic). Errors: both exist, with the two forms
+/// that say which is meant.
+pub fn resolve(cluster: &dyn Catalog, partitions: &Partitions) -> Result<Partitions, SimError> {
+    let Partitions::Either(topic, p) = partitions else { return Ok(partitions.clone()) };
+    let whole = format!("{topic}-{p}");
+    match (cluster.partition_count(topic).is_some(), cluster.partition_count(&whole).is_some()) {
+        (true, true) => Err(SimError::InvalidState(format!(
+            "`{whole}` names both the topic {whole} and partition {p} of topic {topic}; write \
+             `--topic {whole}` for the topic or `--topic {topic} --partition {p}` for the partition"
+        ))),
+        (false, true) => Ok(Partitions::Topic(whole)),
+        _ => Ok(Partitions::One(topic.clone(), *p)),
+    }
+}
+
+/// `elect-preferred --topic T [--partition P]`, as `kafka-leader-election.sh` spells it,
+/// after `--topic` was read.
+fn explicit(words: &mut Words<'_>) -> Result<Partitions, ParseError> {
+    let topic = words.word("topic after --topic")?.to_string();
+    match words.next() {
+        None => Ok(Partitions::Topic(topic)),
+        Some("--partition") => Ok(Partitions::One(topic, words.number("partition number")?)),
+        Some(w) => Err(super::words::parse_error(format!(
+            "unexpected `{w}`; usage: elect-preferred --topic T [--partition P]"
+        ))),
     }
 }
 
@@ -97,7 +131,8 @@ fn answer(election: ElectionType, results: &ElectionResults) -> Result<Option<St
 
 impl Unit for Elect {
     const VERBS: &'static [&'static str] = &["elect-preferred", "elect-unclean"];
-    const USAGE: &'static [&'static str] = &["elect-preferred [T | T-P]", "elect-unclean T-P"];
+    const USAGE: &'static [&'static str] =
+        &["elect-preferred [T | T-P | --topic T [--partition P]]", "elect-unclean T-P"];
 
     fn parse(verb: &str, words: &mut Words<'_>) -> Result<Self, ParseError> {
         if verb == "elect-unclean" {
@@ -105,29 +140,36 @@ impl Unit for Elect {
             let (topic, p) = words.partition()?;
             return Ok(Elect { election: ElectionType::Unclean, partitions: Partitions::One(topic, p) });
         }
-        let partitions = words.next().map_or(Partitions::All, partitions_of);
+        let partitions = match words.next() {
+            None => Partitions::All,
+            Some("--topic") => explicit(words)?,
+            Some(w) => partitions_of(w),
+        };
         Ok(Elect { election: ElectionType::Preferred, partitions })
     }
 
     fn validate(&self, cluster: &dyn Catalog) -> Result<(), SimError> {
-        match &self.partitions {
+        match resolve(cluster, &self.partitions)? {
+            Partitions::Topic(t) => known_topic(cluster, &t).map(|_| ()),
+            Partitions::One(t, p) | Partitions::Either(t, p) => known_partition(cluster, &t, p),
             Partitions::All => Ok(()),
-            Partitions::Topic(t) => known_topic(cluster, t).map(|_| ()),
-            Partitions::One(t, p) => known_partition(cluster, t, *p),
         }
     }
 
     /// Errors: nothing could be elected (see the module docs); nothing changes then.
     fn apply(&self, world: &Rc<World>, _spawner: Spawner<'_>, out: &mut Outbox) -> Result<Applied, SimError> {
+        let partitions = resolve(&Live(world), &self.partitions)?;
         let controller = world.controller();
         let mut controller = controller.borrow_mut();
-        let named: Option<Vec<TopicPartition>> = match &self.partitions {
+        let named: Option<Vec<TopicPartition>> = match &partitions {
             Partitions::All => None,
             Partitions::Topic(t) => {
                 let count = controller.topic(t).map_or(0, |t| t.partition_count());
                 Some((0..count).map(|p| TopicPartition::new(t.as_str(), p)).collect())
             }
-            Partitions::One(t, p) => Some(vec![TopicPartition::new(t.as_str(), *p)]),
+            Partitions::One(t, p) | Partitions::Either(t, p) => {
+                Some(vec![TopicPartition::new(t.as_str(), *p)])
+            }
         };
         let results = controller.elect_leaders(world.now(), self.election, named.as_deref(), out);
         let note = answer(self.election, &results)?;
@@ -143,8 +185,14 @@ impl fmt::Display for Elect {
         };
         match &self.partitions {
             Partitions::All => f.write_str(verb),
+            Partitions::Topic(t) if super::words::split_partition(t).is_some() => {
+                write!(f, "{verb} --topic {t}")
+            }
             Partitions::Topic(t) => write!(f, "{verb} {t}"),
-            Partitions::One(t, p) => write!(f, "{verb} {t}-{p}"),
+            Partitions::One(t, p) if self.election == ElectionType::Preferred => {
+                write!(f, "{verb} --topic {t} --partition {p}")
+            }
+            Partitions::One(t, p) | Partitions::Either(t, p) => write!(f, "{verb} {t}-{p}"),
         }
     }
 }
@@ -155,8 +203,8 @@ mod tests {
 
     #[test]
     fn a_word_ending_in_a_number_names_a_partition() {
-        assert_eq!(partitions_of("orders-2"), Partitions::One("orders".into(), 2));
-        assert_eq!(partitions_of("my-topic-10"), Partitions::One("my-topic".into(), 10));
+        assert_eq!(partitions_of("orders-2"), Partitions::Either("orders".into(), 2));
+        assert_eq!(partitions_of("my-topic-10"), Partitions::Either("my-topic".into(), 10));
         assert_eq!(partitions_of("my-topic"), Partitions::Topic("my-topic".into()));
         assert_eq!(partitions_of("-3"), Partitions::Topic("-3".into()));
     }

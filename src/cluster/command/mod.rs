@@ -14,7 +14,7 @@
 //! roll [--no-wait]
 //! freeze N [MS] | thaw N
 //! bounce B | power-loss B [B…] | slow-disk B MS
-//! elect-preferred [T | T-P] | elect-unclean T-P
+//! elect-preferred [T | T-P | --topic T [--partition P]] | elect-unclean T-P
 //! reassign T-P R,R,R [--throttle MB/s] | reassign T-P --cancel
 //! add-partitions T N | delete-topic T
 //! ```
@@ -222,7 +222,7 @@ commands! {
     PowerLoss(power::PowerLoss),
     /// Every fsync on a broker takes longer (`slow-disk B MS`).
     SlowDisk(slow_disk::SlowDisk),
-    /// A leader election an operator asks for (`elect-preferred [T | T-P]`,
+    /// A leader election an operator asks for (`elect-preferred [T | T-P | --topic T]`,
     /// `elect-unclean T-P`).
     Elect(elect::Elect),
     /// Move a partition's replicas, or cancel the move (`reassign T-P R,R,R [--throttle
@@ -305,6 +305,8 @@ mod tests {
             "elect-preferred",
             "elect-preferred t",
             "elect-preferred t-1",
+            "elect-preferred --topic logs-2024",
+            "elect-preferred --topic logs --partition 2024",
             "elect-unclean my-topic-0",
             "reassign t-0 1,2,3",
             "reassign t-0 1,2,3 --throttle 2",

@@ -387,12 +387,13 @@ impl ProducerClient {
         };
         consider(self.metadata_refresh_at());
         consider(self.unassigned.front().map(|r| r.created + dt));
+        let requests = self.in_flight_requests();
         for i in 0..self.partitions.len() {
             let p = &self.partitions[i];
             consider(p.waiting.front().map(|r| r.created + dt));
             consider(p.batches().map(|b| b.created + dt).min());
             consider(p.in_flight.iter().map(|f| f.timeout_at).min());
-            if !self.held_back(i) {
+            if !self.held_back(i, &requests) {
                 consider(self.sendable_at(i, self.retry_ready_at(i)));
                 consider(self.sendable_at(i, self.batch_ready_at(i)));
             }
@@ -627,8 +628,11 @@ impl ProducerClient {
     /// this repeats while requests go out.
     fn drain(&mut self, now: Ms, out: &mut Outbox) {
         loop {
+            // Counted once per round, as `NetworkClient.ready` checks a node once before
+            // `drainBatchesForOneNode` fills its request.
+            let requests = self.in_flight_requests();
             let leaders: BTreeSet<BrokerId> = (0..self.partitions.len())
-                .filter(|&i| self.drainable(now, i))
+                .filter(|&i| self.drainable(now, i, &requests))
                 .filter_map(|i| self.partitions[i].leader)
                 .collect();
             let mut sent = false;
@@ -639,7 +643,7 @@ impl ProducerClient {
                 let request = self.next_request;
                 self.next_request += 1;
                 for i in 0..self.partitions.len() {
-                    if self.partitions[i].leader == Some(broker) && self.drainable(now, i) {
+                    if self.partitions[i].leader == Some(broker) && self.drainable(now, i, &requests) {
                         let batch = self.take_batch(i);
                         self.send_batch(now, i, batch, request, out);
                         sent = true;
@@ -653,8 +657,8 @@ impl ProducerClient {
     }
 
     /// Whether partition `i` has a batch to send at `now` and nothing holds it back.
-    fn drainable(&self, now: Ms, i: usize) -> bool {
-        if self.held_back(i) {
+    fn drainable(&self, now: Ms, i: usize, requests: &BTreeMap<BrokerId, usize>) -> bool {
+        if self.held_back(i, requests) {
             return false;
         }
         let ready = if self.partitions[i].retries.is_empty() {
@@ -674,10 +678,11 @@ impl ProducerClient {
     ///   completed, so retries go one at a time and in sequence order; and no new batch goes
     ///   while batches of an older producer id are unanswered, lest sequence 0 of the new id
     ///   overtake them.
-    fn held_back(&self, i: usize) -> bool {
+    /// `requests` is [`Self::in_flight_requests`].
+    fn held_back(&self, i: usize, requests: &BTreeMap<BrokerId, usize>) -> bool {
         let p = &self.partitions[i];
         let Some(leader) = p.leader else { return true };
-        if self.in_flight_requests(leader) >= self.config.max_in_flight.max(1) as usize {
+        if requests.get(&leader).copied().unwrap_or(0) >= self.config.max_in_flight.max(1) as usize {
             return true;
         }
         if self.config.max_in_flight <= 1 && !p.in_flight.is_empty() {
@@ -697,16 +702,16 @@ impl ProducerClient {
         }
     }
 
-    /// Requests to `broker` not answered yet (Java `InFlightRequests.count(node)`).
-    fn in_flight_requests(&self, broker: BrokerId) -> usize {
-        let requests: BTreeSet<u64> = self
-            .partitions
-            .iter()
-            .flat_map(|p| &p.in_flight)
-            .filter(|f| f.leader == broker)
-            .map(|f| f.request)
-            .collect();
-        requests.len()
+    /// Requests not answered yet, per broker (Java `InFlightRequests.count(node)`), counted
+    /// in one pass over what is in flight (per partition it would cost partitions²).
+    fn in_flight_requests(&self) -> BTreeMap<BrokerId, usize> {
+        let requests: BTreeSet<(BrokerId, u64)> =
+            self.partitions.iter().flat_map(|p| &p.in_flight).map(|f| (f.leader, f.request)).collect();
+        let mut counts = BTreeMap::new();
+        for (broker, _) in requests {
+            *counts.entry(broker).or_insert(0) += 1;
+        }
+        counts
     }
 
     /// The next batch of partition `i` (callers checked [`Self::drainable`]): its first

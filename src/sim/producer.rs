@@ -678,6 +678,7 @@ impl ProducerClient {
     ///   completed, so retries go one at a time and in sequence order; and no new batch goes
     ///   while batches of an older producer id are unanswered, lest sequence 0 of the new id
     ///   overtake them.
+    ///
     /// `requests` is [`Self::in_flight_requests`].
     fn held_back(&self, i: usize, requests: &BTreeMap<BrokerId, usize>) -> bool {
         let p = &self.partitions[i];

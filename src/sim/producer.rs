@@ -1105,8 +1105,14 @@ impl ProducerClient {
         for i in 0..self.partitions.len() {
             let p = &mut self.partitions[i];
             let mut expired: Vec<(u64, Ms, String)> = Vec::new();
+            // Split only where something expired: this runs for every partition on every tick.
             let (gone, kept): (Vec<InFlight>, Vec<InFlight>) =
-                mem::take(&mut p.in_flight).into_iter().partition(|f| f.batch.created + dt <= now);
+                match p.in_flight.iter().any(|f| f.batch.created + dt <= now) {
+                    true => {
+                        mem::take(&mut p.in_flight).into_iter().partition(|f| f.batch.created + dt <= now)
+                    }
+                    false => (Vec::new(), mem::take(&mut p.in_flight)),
+                };
             p.in_flight = kept;
             for f in gone {
                 bump |= f.batch.producer_id >= 0 && f.batch.producer_id == current;
@@ -1114,7 +1120,10 @@ impl ProducerClient {
                 expired.push((f.batch.values.len() as u64, f.batch.created, why));
             }
             let (gone, kept): (VecDeque<Retry>, VecDeque<Retry>) =
-                mem::take(&mut p.retries).into_iter().partition(|r| r.batch.created + dt <= now);
+                match p.retries.iter().any(|r| r.batch.created + dt <= now) {
+                    true => mem::take(&mut p.retries).into_iter().partition(|r| r.batch.created + dt <= now),
+                    false => (VecDeque::new(), mem::take(&mut p.retries)),
+                };
             p.retries = kept;
             for r in gone {
                 bump |= r.batch.producer_id >= 0 && r.batch.producer_id == current;

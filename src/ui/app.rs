@@ -127,6 +127,9 @@ pub struct Model {
     pub selected_broker: Option<BrokerId>,
     /// Index of the selected partition in [`Snapshot::partitions`].
     pub selected_partition: usize,
+    /// The partition that index named when the model last saw a snapshot: a topic created
+    /// before it in the table (`__consumer_offsets`) moves the index, not the selection.
+    pub selected_tp: Option<crate::sim::TopicPartition>,
     /// First partition row shown in the table.
     pub partition_offset: usize,
     /// Terminal size (columns, rows), as last reported.
@@ -222,6 +225,7 @@ impl Model {
             mode: Mode::Normal,
             selected_broker: snap.brokers.first().map(|b| b.id),
             selected_partition: 0,
+            selected_tp: snap.partitions.first().map(|p| p.tp.clone()),
             partition_offset: 0,
             screen: (80, 24),
             paused: false,
@@ -291,7 +295,10 @@ pub fn update(model: &mut Model, msg: Msg, snap: &Snapshot) -> Vec<Effect> {
             model.screen = (w, h);
             Vec::new()
         }
-        Msg::Snapshot => Vec::new(),
+        Msg::Snapshot => {
+            follow_selected_partition(model, snap);
+            Vec::new()
+        }
         Msg::Measured(actual) => {
             model.actual_speed = shown_speed(model, actual, snap);
             Vec::new()
@@ -559,9 +566,22 @@ fn move_selection(model: &mut Model, delta: isize, snap: &Snapshot) -> Vec<Effec
     Vec::new()
 }
 
+/// Moves the selection index to where the selected partition is now, if partitions were
+/// added or removed before it; a deleted partition leaves the index where it was.
+fn follow_selected_partition(model: &mut Model, snap: &Snapshot) {
+    let Some(tp) = &model.selected_tp else { return };
+    if snap.partitions.get(model.selected_partition).is_some_and(|p| p.tp == *tp) {
+        return;
+    }
+    if let Some(i) = snap.partitions.iter().position(|p| p.tp == *tp) {
+        model.selected_partition = i;
+    }
+}
+
 fn keep_selection_visible(model: &mut Model, snap: &Snapshot) {
     let total = snap.partitions.len();
     model.selected_partition = model.selected_partition.min(total.saturating_sub(1));
+    model.selected_tp = snap.partitions.get(model.selected_partition).map(|p| p.tp.clone());
     let rows = view::table_rows(model, snap);
     model.partition_offset = model.visible_offset(rows, total);
 }

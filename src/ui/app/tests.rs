@@ -621,3 +621,18 @@ fn r_twice_restarts_and_any_other_key_keeps_the_run() {
     assert_eq!(m.events_anchor, None);
     assert!(m.status.as_ref().unwrap().text.starts_with("✔ restarted from 0"));
 }
+
+#[test]
+fn the_selected_partition_stays_selected_when_a_topic_sorts_before_it() {
+    let (mut m, snap) = model();
+    typed(&mut m, &snap, "jj");
+    let chosen = m.partition(&snap).unwrap().tp.clone();
+    // A new topic (as `__consumer_offsets` is, on first use) takes the first rows.
+    let mut grown = snap.clone();
+    let mut first = (*grown.partitions[0]).clone();
+    first.tp = crate::sim::TopicPartition::new("__consumer_offsets", 0);
+    grown.partitions.insert(0, std::sync::Arc::new(first));
+    update(&mut m, Msg::Snapshot, &grown);
+    assert_eq!(m.partition(&grown).unwrap().tp, chosen);
+    assert_eq!(m.selected_partition, 3);
+}

@@ -747,7 +747,8 @@ impl fmt::Display for EventKind {
             ),
             FetchSessionCreated { leader, follower, session_id, partitions } => write!(
                 f,
-                "broker {leader} opened fetch session {session_id} for follower {follower} with {partitions} partitions (KIP-227): its next fetches list only what changed"
+                "broker {leader} opened fetch session {session_id} for follower {follower} with {partitions} partition{} (KIP-227): its next fetches list only what changed",
+                if *partitions == 1 { "" } else { "s" }
             ),
             FetchSessionPartitionsAdded { leader, follower, session_id, added } => {
                 let list: Vec<String> = added.iter().map(ToString::to_string).collect();

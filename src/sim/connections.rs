@@ -71,6 +71,36 @@ impl ConnectionStates {
         }
     }
 
+    /// When a request to `broker` that may go at `not_before` can go: then if connected, not
+    /// before the reconnect backoff ends if not (Java `ClusterConnectionStates.connectionDelay`),
+    /// and `None` while an attempt is under way (its answer or setup timeout wakes the client).
+    pub fn sendable_at(&self, broker: BrokerId, not_before: Ms) -> Option<Ms> {
+        if self.is_ready(broker) {
+            return Some(not_before);
+        }
+        self.can_connect_at(broker).map(|t| t.max(not_before))
+    }
+
+    /// Whether `broker` can take a request now (Java `NetworkClient.ready`); if not, and its
+    /// reconnect backoff has passed, an attempt starts and its handshake goes out.
+    pub fn ready_or_connect(
+        &mut self,
+        broker: BrokerId,
+        now: Ms,
+        config: &ProducerConfig,
+        rng: &mut ChaCha8Rng,
+        out: &mut super::Outbox,
+    ) -> bool {
+        if self.is_ready(broker) {
+            return true;
+        }
+        if self.can_connect_at(broker).is_some_and(|t| t <= now) {
+            self.connecting(broker, now, config, rng);
+            out.send(super::protocol::NodeId::Broker(broker), super::protocol::Message::Connect);
+        }
+        false
+    }
+
     /// Starts an attempt to `broker` at `now` (Java `connecting`); the caller sends the
     /// handshake. The first attempt after a ready connection gets the base setup timeout.
     pub fn connecting(&mut self, broker: BrokerId, now: Ms, config: &ProducerConfig, rng: &mut ChaCha8Rng) {

@@ -415,23 +415,13 @@ impl ConsumerClient {
     }
 
     fn broker_sendable_at(&self, broker: BrokerId, not_before: Ms) -> Option<Ms> {
-        if self.conns.is_ready(broker) {
-            return Some(not_before);
-        }
-        self.conns.can_connect_at(broker).map(|t| t.max(not_before))
+        self.conns.sendable_at(broker, not_before)
     }
 
     /// Whether `broker` can take a request now (Java `NetworkClient.ready`); if not and its
     /// reconnect backoff has passed, a connection attempt starts.
     fn ready(&mut self, now: Ms, broker: BrokerId, out: &mut Outbox) -> bool {
-        if self.conns.is_ready(broker) {
-            return true;
-        }
-        if self.conns.can_connect_at(broker).is_some_and(|t| t <= now) {
-            self.conns.connecting(broker, now, &self.net, &mut self.rng);
-            out.send(NodeId::Broker(broker), Message::Connect);
-        }
-        false
+        self.conns.ready_or_connect(broker, now, &self.net, &mut self.rng, out)
     }
 
     /// ListOffsets for partitions to reset, OffsetsForLeaderEpoch for positions to validate.

@@ -728,14 +728,7 @@ impl ProducerClient {
     /// it is ready. If not, and its reconnect backoff has passed, a connection attempt starts
     /// (the handshake goes out now).
     fn broker_ready(&mut self, now: Ms, leader: BrokerId, out: &mut Outbox) -> bool {
-        if self.conns.is_ready(leader) {
-            return true;
-        }
-        if self.conns.can_connect_at(leader).is_some_and(|t| t <= now) {
-            self.conns.connecting(leader, now, &self.config, &mut self.rng);
-            out.send(NodeId::Broker(leader), Message::Connect);
-        }
-        false
+        self.conns.ready_or_connect(leader, now, &self.config, &mut self.rng, out)
     }
 
     /// When data of partition `i` that is ready at `ready` can actually go: then if its leader
@@ -744,11 +737,7 @@ impl ProducerClient {
     /// is under way (its answer or its setup timeout wakes the producer).
     fn sendable_at(&self, i: usize, ready: Option<Ms>) -> Option<Ms> {
         let ready = ready?;
-        let leader = self.partitions[i].leader?;
-        if self.conns.is_ready(leader) {
-            return Some(ready);
-        }
-        self.conns.can_connect_at(leader).map(|t| t.max(ready))
+        self.conns.sendable_at(self.partitions[i].leader?, ready)
     }
 
     /// Client-side request timeouts (Java `NetworkClient.handleTimedOutRequests`): a broker

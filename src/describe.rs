@@ -118,6 +118,8 @@ mod tests {
             isr_shrinks: 0,
             isr_expands: 0,
             leader_reach: Default::default(),
+            hw_held_by: None,
+            truncations: Vec::new(),
         }
     }
 

@@ -80,6 +80,7 @@ pub(super) fn build_world(spec: &ClusterSpec, local: &LocalSet) -> Result<Rc<Wor
         server_properties: RefCell::new(spec.broker_config.clone()),
         restart_pending: Default::default(),
         rolling: Default::default(),
+        truncations: Default::default(),
     });
     world.spawn_network(local);
     world.spawn_memory_guard(local);

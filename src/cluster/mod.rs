@@ -12,6 +12,7 @@ pub mod net;
 pub mod node;
 mod observe;
 pub mod snapshot;
+mod truncations;
 mod wake;
 pub use crate::sim::spec;
 pub mod world;

@@ -10,9 +10,10 @@
 
 use super::node::ProcessState;
 use super::snapshot::{
-    BrokerStatus, BrokerView, ConsumerLag, ConsumerStatus, ConsumerView, GroupStatus, HW_STALL_MS,
-    PartitionHealth, PartitionView, Reach, ReplicaView, Snapshot, TopicView, Unreachable,
+    BrokerStatus, BrokerView, ConsumerLag, ConsumerStatus, ConsumerView, GroupStatus, HW_STALL_MS, HwHold,
+    PartitionHealth, PartitionView, Reach, ReplicaView, Snapshot, TopicView, TruncationView, Unreachable,
 };
+use super::truncations::shown;
 use super::world::World;
 use crate::cluster::events::IsrChanges;
 use crate::config::BrokerConfig;
@@ -248,6 +249,8 @@ struct Sources<'c> {
     acked_lost: u64,
     isr_changes: IsrChanges,
     min_isr: usize,
+    /// Its kept truncations (some may be too old to show).
+    truncations: &'c [TruncationView],
 }
 
 impl Observer<'_> {
@@ -264,6 +267,8 @@ impl Observer<'_> {
         let mut lost = Cursor::new(ledger.lost_by_partition());
         let log = self.world.log.borrow();
         let mut isr_changes = Cursor::new(log.isr_changes_by_partition());
+        let kept = self.world.truncations.borrow();
+        let mut truncations = Cursor::new(kept.by_partition());
         let mut drafts = Vec::new();
         let mut views = Vec::with_capacity(cached.len());
         for topic in self.image.topics() {
@@ -281,6 +286,7 @@ impl Observer<'_> {
                     acked_lost: lost.seek(&ps.tp).unwrap_or(0),
                     isr_changes: isr_changes.seek(&ps.tp).unwrap_or_default(),
                     min_isr: topic.config.effective_min_isr(self.image.broker_config(), ps.replicas.len()),
+                    truncations: truncations.seek(&ps.tp).unwrap_or_default(),
                 };
                 let before = cached.get(views.len());
                 views.push(self.partition_view(ps, cores, &sources, before, &mut drafts));
@@ -337,8 +343,13 @@ impl Observer<'_> {
             leader_reach: ps
                 .leader
                 .map_or(Reach::Controller, |l| self.reach.get(&l).copied().unwrap_or(Reach::Controller)),
+            hw_held_by: src.leader.and_then(|(_, p)| p.hw_held_by()).map(|(broker, leo)| HwHold { broker, leo }),
+            truncations: Vec::new(),
         };
-        if let Some(view) = cached.filter(|c| unchanged(c, &draft, ps, drafts, &src.found)) {
+        let truncations = || shown(src.truncations, self.now);
+        if let Some(view) = cached.filter(|c| {
+            unchanged(c, &draft, ps, drafts, &src.found) && c.truncations.iter().eq(truncations())
+        }) {
             return view.clone();
         }
         let replica_views = drafts
@@ -349,7 +360,13 @@ impl Observer<'_> {
                 ..d.clone()
             })
             .collect();
-        Arc::new(PartitionView { replicas: ps.replicas.clone(), isr: ps.isr.clone(), replica_views, ..draft })
+        Arc::new(PartitionView {
+            replicas: ps.replicas.clone(),
+            isr: ps.isr.clone(),
+            replica_views,
+            truncations: truncations().copied().collect(),
+            ..draft
+        })
     }
 
     /// The partition's state, the worst thing true of it (see [`PartitionHealth`]).
@@ -404,6 +421,7 @@ impl Observer<'_> {
             restart_pending: self.restart_pending(id, core.config()),
             reach: self.reach.get(&id).copied().unwrap_or_default(),
             fenced_in: self.fencing.get(&id).map(|f| f.0),
+            replica_lag_time_max_ms: core.config().replica_lag_time_max_ms,
         }
     }
 }
@@ -467,6 +485,9 @@ fn unchanged(
         isr_shrinks,
         isr_expands,
         leader_reach,
+        hw_held_by,
+        // Compared by the caller, against the kept truncations.
+        truncations: _,
     } = cached;
     *tp == draft.tp
         && *replicas == ps.replicas
@@ -487,6 +508,7 @@ fn unchanged(
         && *isr_shrinks == draft.isr_shrinks
         && *isr_expands == draft.isr_expands
         && *leader_reach == draft.leader_reach
+        && *hw_held_by == draft.hw_held_by
         && replica_views.len() == drafts.len()
         && replica_views
             .iter()

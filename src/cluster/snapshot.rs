@@ -254,6 +254,10 @@ pub struct BrokerView {
     /// controller blocked) and has not fenced it yet: ms until it does (see
     /// [`PartitionHealth::LeaderUnreachable`]); `None` otherwise.
     pub fenced_in: Option<Ms>,
+    /// The `replica.lag.time.max.ms` it runs with (ms; a static property, so it may differ
+    /// from [`Snapshot::broker_config`] until it restarts). As a leader it checks its
+    /// followers every half of it (`ReplicaManager.startup` schedules `maybeShrinkIsr`).
+    pub replica_lag_time_max_ms: Ms,
 }
 
 /// How a broker's links to the rest of the cluster stand. A link that is cut or held
@@ -454,4 +458,42 @@ pub struct PartitionView {
     /// fences it after `broker.session.timeout.ms` and elects another, while it still
     /// believes it leads.
     pub leader_reach: Reach,
+    /// The maximal-ISR member that holds the leader's HW below its LEO, as the leader sees
+    /// it ([`crate::sim::partition::Partition::hw_held_by`], R2.7); `None` when the HW equals
+    /// the LEO or the partition has no live leader view.
+    pub hw_held_by: Option<HwHold>,
+    /// Truncations of its replicas in the last [`TRUNCATION_SHOWN_MS`], oldest first.
+    pub truncations: Vec<TruncationView>,
+}
+
+/// The ISR member the HW waits for (`Partition.maybeIncrementLeaderHW` takes the minimum LEO
+/// over the maximal ISR).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct HwHold {
+    /// The member.
+    pub broker: BrokerId,
+    /// Its LEO as the leader knows it from its last fetch; `None` before its first fetch
+    /// from this leader (R2.10).
+    pub leo: Option<Offset>,
+}
+
+/// How long (sim ms) a truncation stays in [`PartitionView::truncations`], so the dashboard
+/// can show the removed records struck out for a while.
+pub const TRUNCATION_SHOWN_MS: Ms = 5_000;
+
+/// One replica's truncation on divergence (R7.5, R7.6; `Partition.truncateTo` →
+/// `UnifiedLog.truncateTo`), with how many of the removed records had been acknowledged
+/// (audit ledger, [`crate::sim::audit::Ledger::acknowledged_among`]).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct TruncationView {
+    /// The truncating replica's broker.
+    pub replica: BrokerId,
+    /// The first removed offset (its LEO after the truncation).
+    pub from: Offset,
+    /// Records removed (offsets `from..from + count`).
+    pub count: u64,
+    /// Of those, records a producer had been told were written.
+    pub acknowledged: u64,
+    /// When it happened (sim ms).
+    pub at: Ms,
 }

@@ -158,6 +158,8 @@ pub(crate) struct World {
     pub restart_pending: RefCell<BTreeMap<BrokerId, BTreeSet<&'static str>>>,
     /// A `roll` is under way.
     pub rolling: std::cell::Cell<bool>,
+    /// The latest truncations per partition, for the dashboard.
+    pub truncations: RefCell<super::truncations::Truncations>,
 }
 
 impl World {
@@ -273,6 +275,12 @@ impl World {
                 let log = pair.map(|(_, log)| log);
                 self.ledger.borrow_mut().on_seen(seen.consumer, &seen.tp, seen.base_offset, &seen.values, log)
             });
+        }
+        if !out.truncations.is_empty() {
+            let (ledger, mut kept) = (self.ledger.borrow(), self.truncations.borrow_mut());
+            for t in out.truncations.drain(..) {
+                kept.record(now.as_ms(), &t, &ledger);
+            }
         }
         for tp in out.touched.drain(..) {
             self.reconcile(&tp, events);

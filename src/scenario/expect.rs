@@ -599,6 +599,8 @@ mod tests {
             isr_shrinks: 2,
             isr_expands: 1,
             leader_reach: Default::default(),
+            hw_held_by: None,
+            truncations: Vec::new(),
         }
     }
 
@@ -646,6 +648,7 @@ mod tests {
             restart_pending: Vec::new(),
             reach: Default::default(),
             fenced_in: None,
+            replica_lag_time_max_ms: 30_000,
         }
     }
 

@@ -280,6 +280,25 @@ impl Ledger {
         self.reordered.get(&producer).copied().unwrap_or(0)
     }
 
+    /// How many records of `removed` (whole batches a replica truncated away, R7.5) from
+    /// offset `from` on had been acknowledged: the ledger holds the same payload at the same
+    /// offset. Records acknowledged at those offsets with other payloads (the new leader's)
+    /// do not count. Only called on a truncation, so it may walk the partition's entries.
+    pub fn acknowledged_among(&self, tp: &TopicPartition, from: Offset, removed: &[RecordBatch]) -> u64 {
+        let Some(p) = self.partitions.get(tp) else { return 0 };
+        let mut count = 0;
+        for b in removed {
+            let (lo, hi) = (b.base_offset.max(from), b.next_offset());
+            for e in p.entries.iter().filter(|e| e.base_offset < hi && e.end() > lo) {
+                let span = lo.max(e.base_offset)..hi.min(e.end());
+                count += span
+                    .filter(|&o| b.value_at(o).is_some() && b.value_at(o) == e.values.get((o - e.base_offset) as usize))
+                    .count() as u64;
+            }
+        }
+        count
+    }
+
     /// Records acknowledged in all.
     pub fn acked(&self) -> u64 {
         self.acked

@@ -252,20 +252,7 @@ fn plan_assignment(
                 (replicas.iter().skip(1).copied().find(|&r| valid(r)), false)
             }
         }
-        Election::Any { unclean } => {
-            if current_valid {
-                (p.leader, false)
-            } else if let Some(r) = replicas.iter().copied().find(|&r| valid(r)) {
-                (Some(r), false)
-            } else if unclean {
-                match replicas.iter().copied().find(|&r| acceptable(r)) {
-                    Some(r) => (Some(r), true),
-                    None => (None, false),
-                }
-            } else {
-                (None, false)
-            }
-        }
+        Election::Any { unclean } => elect_any(replicas, &target_isr, p.leader, unclean, acceptable),
     };
     let mut next = p.clone();
     next.leader = leader;
@@ -296,6 +283,34 @@ fn plan_assignment(
         next.leader_epoch += 1;
     }
     Some(Plan { state: next, unclean })
+}
+
+/// The leader `PartitionChangeBuilder.electLeader` picks when any leader will do (ELR off,
+/// R6.3–R6.5): the current leader while it is still an acceptable ISR member, else the first
+/// replica in `replicas` order that is in `isr` and `acceptable` (registered, unfenced, not in
+/// controlled shutdown: `isActive`), else with `unclean` the first acceptable replica at all
+/// (second value true: an unclean election, R6.5). `(None, false)` when nobody qualifies.
+/// The dashboard's why panel asks it who would lead if the leader were lost.
+pub fn elect_any(
+    replicas: &[BrokerId],
+    isr: &[BrokerId],
+    current: Option<BrokerId>,
+    unclean: bool,
+    acceptable: &dyn Fn(BrokerId) -> bool,
+) -> (Option<BrokerId>, bool) {
+    let valid = |r: BrokerId| isr.contains(&r) && acceptable(r);
+    if current.is_some_and(valid) {
+        (current, false)
+    } else if let Some(r) = replicas.iter().copied().find(|&r| valid(r)) {
+        (Some(r), false)
+    } else if unclean {
+        match replicas.iter().copied().find(|&r| acceptable(r)) {
+            Some(r) => (Some(r), true),
+            None => (None, false),
+        }
+    } else {
+        (None, false)
+    }
 }
 
 /// Emits the events of one controller-made partition change: `IsrShrunk` when members left the

@@ -47,6 +47,9 @@ pub struct Outbox {
     /// Partitions whose log changed shape on some replica (it became leader, or truncated);
     /// the audit ledger re-checks them.
     pub touched: Vec<TopicPartition>,
+    /// Records a follower's truncation removed (R7.5, R7.6), for the audit ledger to count
+    /// the acknowledged ones among them and the dashboard to show them struck out.
+    pub truncations: Vec<Truncation>,
     /// Logs the core fsynced while handling this (`flush.messages`, `flush.ms`, shutdown):
     /// each costs the broker's `slow-disk` delay before it answers anything.
     pub fsyncs: u32,
@@ -69,6 +72,22 @@ pub struct AckedRecords {
     /// append): an earlier copy may be in the log, a duplicate (R5.9) unless idempotence
     /// deduplicated it.
     pub retried: bool,
+}
+
+/// A follower truncated its log on divergence (`Partition.truncateTo` →
+/// `UnifiedLog.truncateTo`, R7.5, R7.6): what it removed.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct Truncation {
+    /// The truncating broker.
+    pub broker: BrokerId,
+    /// The partition.
+    pub tp: TopicPartition,
+    /// Its LEO after the truncation: the first removed offset.
+    pub from: Offset,
+    /// How many records went (its LEO before minus [`Truncation::from`]).
+    pub count: u64,
+    /// The removed batches, whole (a truncation never splits a batch).
+    pub removed: Vec<protocol::RecordBatch>,
 }
 
 /// Records a consumer read (handed to its application), with where they were.

@@ -10,7 +10,7 @@ use super::protocol::{
     BrokerRegistration, FetchPartition, FetchedData, FetchedPartition, IsrMember, LeaderRecoveryState,
     Message, NodeId, PartitionState, ProduceRequest, ProduceResponse,
 };
-use super::{AckedRecords, Acks, BrokerId, Epoch, Ms, Offset, Outbox, TopicPartition, join_ids};
+use super::{AckedRecords, Acks, BrokerId, Epoch, Ms, Offset, Outbox, TopicPartition, Truncation, join_ids};
 use crate::config::{BrokerConfig, TopicConfig};
 use crate::kafka::errors::ErrorCode;
 use std::collections::BTreeMap;
@@ -937,6 +937,9 @@ impl Partition {
             let from_leo = self.log.leo();
             let epochs_before = self.log.epoch_cache().len();
             let to = self.log.truncation_point(div);
+            // Kept for the audit ledger and the dashboard before they go; only a truncation
+            // pays for this copy.
+            let removed: Vec<_> = if to < from_leo { self.log.batches_from(to).collect() } else { Vec::new() };
             self.log.truncate_to(to);
             if to >= from_leo {
                 // Only a stale epoch entry went; with nothing changed, wait before asking again.
@@ -954,6 +957,14 @@ impl Partition {
                 leader_end_offset: div.end_offset,
             });
             out.touched.push(self.tp.clone());
+            let from = self.log.leo();
+            out.truncations.push(Truncation {
+                broker: ctx.me,
+                tp: self.tp.clone(),
+                from,
+                count: u64::try_from(from_leo - from).unwrap_or(0),
+                removed,
+            });
             return;
         }
         let leo_before = self.log.leo();

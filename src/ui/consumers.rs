@@ -94,30 +94,44 @@ pub fn compact_lines(snap: &Snapshot, theme: Theme) -> Vec<Line<'static>> {
         .collect()
 }
 
-/// The consumers' positions on `p` as marks under its log strips: `▲` at the column of each
-/// position on the strips' scale (`bar_at` columns in, `bar_w` wide, `max` offsets across),
-/// then who they are: `▲ c0 @5  c1 @8`. `None` when no consumer reads `p`.
+/// A mark under the log strips: its glyph, the offset it stands at and its words.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct Mark {
+    /// One column wide.
+    pub glyph: char,
+    /// The offset it marks.
+    pub at: Offset,
+    /// What it is, e.g. `HW 1380`.
+    pub label: String,
+}
+
+/// Marks under `p`'s log strips, on the strips' scale (`bar_at` columns in, `bar_w` wide,
+/// `max` offsets across): the consumers' positions (`▲`, `c0 @5`) and then `others` (drawn
+/// over a consumer's mark in the same column), and after the row who they are:
+/// `▲ c0 @5  H HW 7`. `None` when there is no mark at all.
 pub fn log_marks(
     snap: &Snapshot,
     p: &PartitionView,
-    bar_at: usize,
-    bar_w: usize,
-    max: Offset,
+    (bar_at, bar_w, max): (usize, usize, Offset),
     theme: Theme,
+    others: Vec<Mark>,
 ) -> Option<Line<'static>> {
-    let marks: Vec<(u32, Offset)> =
-        snap.consumers.iter().filter_map(|c| Some((c.view.index, c.position(&p.tp)?))).collect();
+    let consumers = snap.consumers.iter().filter_map(|c| {
+        let at = c.position(&p.tp)?;
+        Some(Mark { glyph: '▲', at, label: format!("c{} @{at}", c.view.index) })
+    });
+    let marks: Vec<Mark> = consumers.chain(others).collect();
     if marks.is_empty() {
         return None;
     }
     let column =
         |o: Offset| ((o.clamp(0, max.max(1)) as f64 / max.max(1) as f64) * bar_w as f64).round() as usize;
     let mut row: Vec<char> = vec![' '; bar_at + bar_w + 1];
-    for &(_, pos) in &marks {
-        let at = (bar_at + column(pos)).min(row.len() - 1);
-        row[at] = '▲';
+    for m in &marks {
+        let at = (bar_at + column(m.at)).min(row.len() - 1);
+        row[at] = m.glyph;
     }
-    let who: Vec<String> = marks.iter().map(|(c, pos)| format!("c{c} @{pos}")).collect();
+    let who: Vec<String> = marks.iter().map(|m| m.label.clone()).collect();
     let row: String = row.into_iter().collect();
     Some(Line::from(vec![
         Span::styled(row.trim_end().to_string(), theme.leader()),
@@ -205,8 +219,11 @@ mod tests {
     fn the_log_strips_mark_the_position_on_their_scale() {
         let snap = with_consumer(5);
         let p = &snap.partitions[0];
-        let line = log_marks(&snap, p, 7, 10, 10, Theme::new(false)).unwrap();
+        let line = log_marks(&snap, p, (7, 10, 10), Theme::new(false), Vec::new()).unwrap();
         assert_eq!(plain(&line), format!("{}▲ c0 @5", " ".repeat(12)));
-        assert!(log_marks(&snap, &snap.partitions[1], 7, 10, 10, Theme::new(false)).is_none());
+        assert!(log_marks(&snap, &snap.partitions[1], (7, 10, 10), Theme::new(false), Vec::new()).is_none());
+        let hw = Mark { glyph: 'H', at: 5, label: "H HW 5".into() };
+        let line = log_marks(&snap, p, (7, 10, 10), Theme::new(false), vec![hw]).unwrap();
+        assert_eq!(plain(&line), format!("{}H c0 @5  H HW 5", " ".repeat(12)), "the HW's mark wins its column");
     }
 }

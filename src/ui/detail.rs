@@ -1,7 +1,12 @@
-//! The selected partition's logs: one bar per replica, scaled to the largest LEO, with `█`
-//! for committed records (up to that replica's HW), `▒` for records above it and `·` for
-//! offsets it does not have; its role (L/F), ISR membership, HW and LEO in text; and why the
-//! HW is stuck or which ISR change is pending, when there is one.
+//! The selected partition's logs: one strip per replica, scaled to the largest LEO. Each cell
+//! shows its records' leader epoch and whether they are committed: `█▓▆` up to that replica's
+//! HW and `▒░▂` above it, the glyph (and shade) turning at every epoch boundary; `·` for
+//! offsets it does not have. A replica that truncated in the last few sim seconds
+//! ([`crate::cluster::snapshot::TRUNCATION_SHOWN_MS`]) shows the removed records struck out
+//! (`╳`) under its strip, with how many were acknowledged. A marks row puts the leader's log
+//! start, HW and LEO and the consumers' positions on the same scale. In text: each replica's
+//! role (L/F), ISR membership, HW and LEO, and why the HW is stuck or which ISR change is
+//! pending, when there is one.
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -9,12 +14,16 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph};
 
 use super::app::Model;
+use super::consumers::{Mark, log_marks};
 use super::lag::{Form, follower_state};
 use super::text;
 use super::theme::{Theme, glyph};
-use crate::cluster::snapshot::{PartitionHealth, PartitionView, Reach, ReplicaView, Snapshot, Unreachable};
+use crate::cluster::snapshot::{
+    PartitionHealth, PartitionView, Reach, ReplicaView, Snapshot, TruncationView, Unreachable,
+};
 use crate::sim::events::group;
-use crate::sim::{Offset, join_ids};
+use crate::sim::{Epoch, Offset, join_ids};
+use ratatui::style::Style;
 
 /// Rows this pane wants: title, one per replica of the widest partition, one note line.
 pub fn height_needed(snap: &Snapshot) -> u16 {
@@ -39,12 +48,40 @@ pub fn render(frame: &mut Frame, area: Rect, model: &Model, snap: &Snapshot) {
     let block = Block::new().borders(Borders::TOP).title(Span::styled(title, theme.title()));
     let inner = block.inner(area);
     let (mut lines, cols) = replica_lines(p, theme, usize::from(inner.width));
-    lines.extend(super::consumers::log_marks(snap, p, cols.bar_at(), cols.bar_w, cols.max, theme));
-    lines.extend(notes(p, theme, usize::from(inner.width)));
-    if lines.len() < usize::from(inner.height) {
-        lines.push(legend(theme));
+    let notes = notes(p, theme, usize::from(inner.width));
+    let room = usize::from(inner.height);
+    let consumers = snap.consumers.iter().any(|c| c.position(&p.tp).is_some());
+    // Each row already says its HW and LEO, so without consumers the marks row comes only
+    // when the legend fits too. It sits right under the strips when the notes (why the HW
+    // is stuck) still fit below it; otherwise the notes come first and it gives way.
+    let marks = marks(snap, p, &cols, theme)
+        .filter(|_| consumers || lines.len() + notes.len() + 2 <= room);
+    if lines.len() + notes.len() + usize::from(marks.is_some()) <= room {
+        lines.extend(marks);
+        lines.extend(notes);
+    } else {
+        lines.extend(notes);
+        lines.extend(marks);
+    }
+    if lines.len() < room {
+        lines.push(legend(&cols, theme));
     }
     frame.render_widget(Paragraph::new(lines).block(block), area);
+}
+
+/// The marks row: the consumers' positions and the leader's log start (once retention moved
+/// it), LEO and HW, on the strips' scale.
+fn marks(snap: &Snapshot, p: &PartitionView, cols: &Columns, theme: Theme) -> Option<Line<'static>> {
+    let leader = p.replica_views.iter().find(|r| r.is_leader);
+    let mut marks = Vec::new();
+    if let Some(l) = leader {
+        if cols.show_start {
+            marks.push(Mark { glyph: 'S', at: l.log_start, label: format!("S log start {}", l.log_start) });
+        }
+        marks.push(Mark { glyph: 'E', at: l.leo, label: format!("E LEO {}", l.leo) });
+        marks.push(Mark { glyph: 'H', at: p.hw, label: format!("H HW {}", p.hw) });
+    }
+    log_marks(snap, p, (cols.bar_at(), cols.bar_w, cols.max), theme, marks)
 }
 
 /// One line per replica, and how they are laid out (where the strips are).
@@ -60,8 +97,18 @@ fn replica_lines(p: &PartitionView, theme: Theme, width: usize) -> (Vec<Line<'st
     let bar_w = width.saturating_sub(fixed).max(4);
     let bar_w = if show_start { bar_w.saturating_sub(7 + num_w).max(4) } else { bar_w };
     let id_w = p.replica_views.iter().map(|r| r.broker.to_string().len()).max().unwrap_or(1);
-    let cols = Columns { bar_w, max: max_leo, num_w, long, show_start, id_w };
-    (p.replica_views.iter().map(|r| replica_line(r, theme, &cols)).collect(), cols)
+    let mut epochs: Vec<Epoch> =
+        p.replica_views.iter().flat_map(|r| r.epoch_cache.iter().map(|&(e, _)| e)).collect();
+    epochs.sort_unstable();
+    epochs.dedup();
+    let cols = Columns { bar_w, max: max_leo, num_w, long, show_start, id_w, epochs };
+    let mut lines = Vec::new();
+    for r in &p.replica_views {
+        lines.push(replica_line(r, theme, &cols));
+        let gone = p.truncations.iter().filter(|t| t.replica == r.broker);
+        lines.extend(gone.map(|t| truncation_line(t, &cols, theme)));
+    }
+    (lines, cols)
 }
 
 /// How a replica line is laid out.
@@ -73,6 +120,10 @@ struct Columns {
     show_start: bool,
     /// Characters of the widest broker id.
     id_w: usize,
+    /// Every leader epoch in any replica's epoch cache, ascending. An epoch's glyph and shade
+    /// is its rank here modulo 3, so neighbouring epochs differ and one epoch looks the same
+    /// on every replica.
+    epochs: Vec<Epoch>,
 }
 
 impl Columns {
@@ -80,25 +131,106 @@ impl Columns {
     fn bar_at(&self) -> usize {
         self.id_w + 6
     }
+
+    /// The glyph and shade class (0–2) of leader epoch `e`.
+    fn class(&self, e: Epoch) -> usize {
+        self.epochs.binary_search(&e).unwrap_or_else(|i| i) % glyph::COMMITTED_BY_EPOCH.len()
+    }
+
+    /// The strip column of offset `o` (`bar_w` for the end of the largest log).
+    fn column(&self, o: Offset) -> usize {
+        let max = self.max.max(1);
+        ((o.clamp(0, max) as f64 / max as f64) * self.bar_w as f64).round() as usize
+    }
 }
 
 fn replica_line(r: &ReplicaView, theme: Theme, cols: &Columns) -> Line<'static> {
     let role = if r.is_leader { "L" } else { "F" };
     let (isr_glyph, isr_style) =
         if r.in_isr { (glyph::IN_ISR, theme.good()) } else { (glyph::OUT_OF_ISR, theme.muted()) };
-    let [blank, committed, uncommitted, missing] = bar_cells(r, cols.bar_w, cols.max);
+    let [blank, _, _, missing] = bar_cells(r, cols.bar_w, cols.max);
     let id_style = if r.is_leader { theme.leader() } else { theme.normal() };
     let note_style = if r.online { theme.warn() } else { theme.bad() };
-    Line::from(vec![
+    let mut spans = vec![
         Span::styled(format!(" {} {role} ", r.broker), id_style),
         Span::styled(isr_glyph, isr_style),
         Span::raw(" "),
         Span::raw(" ".repeat(blank)),
-        Span::styled(glyph::COMMITTED.to_string().repeat(committed), theme.committed()),
-        Span::styled(glyph::UNCOMMITTED.to_string().repeat(uncommitted), theme.uncommitted()),
-        Span::styled(glyph::MISSING.to_string().repeat(missing), theme.muted()),
-        Span::styled(offsets(r, cols), theme.normal()),
-        Span::styled(note(r, cols.long), note_style),
+    ];
+    spans.extend(runs(&record_cells(r, cols, theme)));
+    spans.push(Span::styled(glyph::MISSING.to_string().repeat(missing), theme.muted()));
+    spans.push(Span::styled(offsets(r, cols), theme.normal()));
+    spans.push(Span::styled(note(r, cols.long), note_style));
+    Line::from(spans)
+}
+
+/// The cells of `r`'s strip that hold records (from its log start to its LEO), each with
+/// its glyph and style: committed or not (by [`bar_cells`]) and the leader epoch of the
+/// records at the cell's middle offset. Every epoch that starts inside the strip gets the
+/// cell where it starts, so a short epoch stays visible.
+fn record_cells(r: &ReplicaView, cols: &Columns, theme: Theme) -> Vec<(char, Style)> {
+    let [blank, committed, uncommitted, _] = bar_cells(r, cols.bar_w, cols.max);
+    let (first, end) = (blank, blank + committed + uncommitted);
+    let per_cell = cols.max.max(1) as f64 / cols.bar_w.max(1) as f64;
+    let mut epochs: Vec<Option<Epoch>> = (first..end)
+        .map(|c| {
+            let o = (((c as f64 + 0.5) * per_cell) as Offset).clamp(r.log_start, (r.leo - 1).max(r.log_start));
+            epoch_at(&r.epoch_cache, o)
+        })
+        .collect();
+    for &(e, start) in r.epoch_cache.iter().filter(|(_, s)| (r.log_start..r.leo).contains(s)) {
+        let c = cols.column(start).clamp(first, end.saturating_sub(1).max(first));
+        if let Some(slot) = epochs.get_mut(c - first) {
+            *slot = Some(e);
+        }
+    }
+    epochs
+        .into_iter()
+        .enumerate()
+        .map(|(i, e)| {
+            let class = e.map_or(0, |e| cols.class(e));
+            if i < committed {
+                (glyph::COMMITTED_BY_EPOCH[class], theme.committed_in(class))
+            } else {
+                (glyph::UNCOMMITTED_BY_EPOCH[class], theme.uncommitted_in(class))
+            }
+        })
+        .collect()
+}
+
+/// The leader epoch of the record at `offset`, from an epoch cache (ascending start offsets).
+fn epoch_at(cache: &[(Epoch, Offset)], offset: Offset) -> Option<Epoch> {
+    cache.iter().rev().find(|(_, start)| *start <= offset).map(|&(e, _)| e)
+}
+
+/// Neighbouring cells of the same glyph and style as one span each.
+fn runs(cells: &[(char, Style)]) -> Vec<Span<'static>> {
+    let mut spans: Vec<Span<'static>> = Vec::new();
+    let mut run = String::new();
+    for (i, &(c, style)) in cells.iter().enumerate() {
+        run.push(c);
+        if cells.get(i + 1).is_none_or(|next| *next != (c, style)) {
+            spans.push(Span::styled(std::mem::take(&mut run), style));
+        }
+    }
+    spans
+}
+
+/// The records truncation `t` removed, struck out under their replica's strip at the
+/// offsets they had, labelled `truncated: N records (M acknowledged)`.
+fn truncation_line(t: &TruncationView, cols: &Columns, theme: Theme) -> Line<'static> {
+    let start = cols.column(t.from).min(cols.bar_w.saturating_sub(1));
+    let end = cols.column(t.from + t.count as Offset).clamp(start + 1, cols.bar_w.max(start + 1));
+    let label_style = if t.acknowledged > 0 { theme.alarm() } else { theme.bad() };
+    Line::from(vec![
+        Span::raw(" ".repeat(cols.bar_at() + start)),
+        Span::styled(glyph::TRUNCATED.to_string().repeat(end - start), theme.truncated()),
+        Span::raw(" "),
+        Span::styled(
+            format!("truncated: {} records ({} acknowledged)", t.count, t.acknowledged),
+            label_style,
+        ),
+        Span::styled(format!(" from offset {}", t.from), theme.muted()),
     ])
 }
 
@@ -224,16 +356,29 @@ fn hw_note(why: &str, theme: Theme, width: usize) -> Vec<Line<'static>> {
     text::hanging(Span::styled(label, theme.warn()), body, theme.normal(), width, 3)
 }
 
-fn legend(theme: Theme) -> Line<'static> {
-    let text = format!(
-        " {} committed  {} above HW  {} missing  {} in ISR  {} not in ISR",
-        glyph::COMMITTED,
-        glyph::UNCOMMITTED,
-        glyph::MISSING,
-        glyph::IN_ISR,
-        glyph::OUT_OF_ISR
-    );
-    Line::styled(text, theme.muted())
+/// What the glyphs mean, the latest (at most three) leader epochs in their committed glyph
+/// first: ` committed by epoch █0 ▓1  ▒░▂ above HW  · missing  ╳ truncated  ✔ in ISR  ✗ out`.
+fn legend(cols: &Columns, theme: Theme) -> Line<'static> {
+    let mut spans = vec![Span::styled(" committed by epoch", theme.muted())];
+    let shown = cols.epochs.len().saturating_sub(glyph::COMMITTED_BY_EPOCH.len());
+    for &e in &cols.epochs[shown..] {
+        let class = cols.class(e);
+        spans.push(Span::raw(" "));
+        spans.push(Span::styled(glyph::COMMITTED_BY_EPOCH[class].to_string(), theme.committed_in(class)));
+        spans.push(Span::styled(e.to_string(), theme.muted()));
+    }
+    let above: String = glyph::UNCOMMITTED_BY_EPOCH.iter().collect();
+    spans.push(Span::styled(
+        format!(
+            "  {above} above HW  {} missing  {} truncated  {} in ISR  {} out",
+            glyph::MISSING,
+            glyph::TRUNCATED,
+            glyph::IN_ISR,
+            glyph::OUT_OF_ISR
+        ),
+        theme.muted(),
+    ));
+    Line::from(spans)
 }
 
 #[cfg(test)]

@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use crate::cluster::snapshot::{
-    BrokerStatus, BrokerView, PartitionHealth, PartitionView, ProducerView, ReplicaView, Snapshot, TopicView,
+    BrokerStatus, BrokerView, HwHold, PartitionHealth, PartitionView, ProducerView, ReplicaView, Snapshot, TopicView,
 };
 use crate::config::{BrokerConfig, ProducerConfig};
 use crate::kafka::errors::ErrorCode;
@@ -76,6 +76,7 @@ fn broker(id: BrokerId, status: BrokerStatus, leader_count: usize, last_heartbea
         restart_pending: Vec::new(),
         reach: Default::default(),
         fenced_in: None,
+        replica_lag_time_max_ms: 30_000,
     }
 }
 
@@ -154,13 +155,15 @@ fn partition(n: u32, epoch: Epoch, health: PartitionHealth, replicas: Vec<R>) ->
         isr_shrinks: 0,
         isr_expands: 0,
         leader_reach: Default::default(),
+        hw_held_by: None,
+        truncations: Vec::new(),
     }
 }
 
 fn partitions() -> Vec<PartitionView> {
     use PartitionHealth::{UnderMinIsr, UnderReplicated};
     let lagging_1 = R { expiry: Some(21_200), ..follower(1, 1380, 1380, 6) };
-    let p0 =
+    let mut p0 =
         partition(0, 1, UnderReplicated, vec![leader(0, 1386, 1380), lagging_1, crashed(2, 980, 975, 406)]);
     let p1 = partition(
         1,
@@ -189,6 +192,8 @@ fn partitions() -> Vec<PartitionView> {
         UnderReplicated,
         vec![crashed(2, 1001, 996, 376), leader(0, 1377, 1365), follower(1, 1365, 1365, 12)],
     );
+    p0.hw_held_by = Some(HwHold { broker: 1, leo: Some(1380) });
+    p5.hw_held_by = Some(HwHold { broker: 1, leo: Some(1365) });
     p5.pending_isr =
         Some("0,1 → 0: leader 0 sent AlterPartition, the controller has not answered yet".into());
     vec![p0, p1, p2, p3, p4, p5]

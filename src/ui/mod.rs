@@ -26,6 +26,7 @@ pub mod partitions;
 pub mod text;
 pub mod theme;
 pub mod view;
+pub mod why;
 
 #[cfg(test)]
 mod tests;

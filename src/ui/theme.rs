@@ -21,9 +21,16 @@ pub mod glyph {
     /// The selection marker.
     pub const SELECTED: &str = "▸";
     /// Log records at or below the HW (committed).
-    pub const COMMITTED: char = '█';
+    pub const COMMITTED: char = COMMITTED_BY_EPOCH[0];
     /// Log records above the HW (not yet committed).
-    pub const UNCOMMITTED: char = '▒';
+    pub const UNCOMMITTED: char = UNCOMMITTED_BY_EPOCH[0];
+    /// Committed records by leader epoch: the epochs of a partition take these in turn, so
+    /// neighbouring epochs differ without colour.
+    pub const COMMITTED_BY_EPOCH: [char; 3] = ['█', '▓', '▆'];
+    /// Records above the HW by leader epoch, as [`COMMITTED_BY_EPOCH`].
+    pub const UNCOMMITTED_BY_EPOCH: [char; 3] = ['▒', '░', '▂'];
+    /// Records a replica truncated away a moment ago (struck out as well).
+    pub const TRUNCATED: char = '╳';
     /// Offsets the replica does not have.
     pub const MISSING: char = '·';
     /// Running sim time.
@@ -126,6 +133,22 @@ impl Theme {
     /// Uncommitted part of a log bar.
     pub fn uncommitted(self) -> Style {
         self.fg(Color::Yellow)
+    }
+
+    /// Committed records of the leader epoch with shade `class` (0–2, see
+    /// [`glyph::COMMITTED_BY_EPOCH`]).
+    pub fn committed_in(self, class: usize) -> Style {
+        self.fg([Color::Green, Color::LightGreen, Color::Cyan][class % 3])
+    }
+
+    /// Records above the HW of the leader epoch with shade `class` (0–2).
+    pub fn uncommitted_in(self, class: usize) -> Style {
+        self.fg([Color::Yellow, Color::LightYellow, Color::LightMagenta][class % 3])
+    }
+
+    /// Records truncated away: struck out, so they read as gone without colour too.
+    pub fn truncated(self) -> Style {
+        self.bad().add_modifier(Modifier::CROSSED_OUT)
     }
 }
 

@@ -9,7 +9,7 @@ use ratatui::widgets::Paragraph;
 use super::app::{Mode, Model};
 use super::text;
 use super::theme::Theme;
-use super::{brokers, clients, detail, events, footer, header, help, palette, partitions};
+use super::{brokers, clients, detail, events, footer, header, help, palette, partitions, why};
 use crate::cluster::snapshot::Snapshot;
 
 /// The smallest terminal the dashboard draws in (columns).
@@ -22,6 +22,11 @@ pub const WIDE: u16 = 120;
 const EVENTS_MIN: u16 = 4;
 /// In the narrow layout the event log keeps one more row; the clients pane gives it up.
 const EVENTS_MIN_NARROW: u16 = 5;
+/// From this width on, the why panel sits beside the event log instead of above it.
+pub const WHY_BESIDE: u16 = 160;
+/// The why panel shows only when the event log keeps at least this many rows (title
+/// included) below or beside it: it never takes rows the smaller layouts need.
+const EVENTS_WITH_WHY: u16 = 8;
 
 /// Rows of the parts whose height follows their content.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -30,6 +35,8 @@ pub struct Heights {
     pub strip: u16,
     /// The status line or the palette with its error (1 and up; taken from the event log).
     pub status: u16,
+    /// The why panel, title included, at the width it would get (0: do not show it).
+    pub why: u16,
 }
 
 /// Where each pane goes. Panes that do not fit are `None`.
@@ -47,6 +54,8 @@ pub struct Plan {
     pub clients: Option<Rect>,
     /// Event log.
     pub events: Option<Rect>,
+    /// The why panel of the selected partition (wide and tall enough terminals only).
+    pub why: Option<Rect>,
     /// Status lines (or the palette line and its error), bottom-aligned above the footer.
     pub status: Rect,
     /// Key hints.
@@ -69,7 +78,8 @@ pub fn plan(area: Rect, snap: &Snapshot, heights: Heights) -> Plan {
     let detail_need = detail::height_needed(snap);
     let clients_need = clients::height_needed(snap);
     let (lower_h, detail_h, clients_h) = if wide {
-        let lower = detail_need.max(clients_need).min(rest.saturating_sub(EVENTS_MIN));
+        // One more row for the strips' marks (HW, LEO, consumers) where there is room.
+        let lower = (detail_need + 1).max(clients_need).min(rest.saturating_sub(EVENTS_MIN));
         let lower = if lower < 2 { 0 } else { lower };
         (lower, lower, lower)
     } else {
@@ -86,8 +96,34 @@ pub fn plan(area: Rect, snap: &Snapshot, heights: Heights) -> Plan {
         let [d, c] = Layout::vertical([Length(detail_h), Length(clients_h)]).areas(lower);
         (some_if(d, detail_h), some_if(c, clients_h))
     };
+    let (events, why) = if wide { place_why(events, heights.why) } else { (events, None) };
     let (events, status) = grow_status(events, status, heights.status);
-    Plan { header, brokers, table, detail, clients, events, status, footer, wide }
+    Plan { header, brokers, table, detail, clients, events, why, status, footer, wide }
+}
+
+/// Takes the why panel's place from the event log's area: its left part from
+/// [`WHY_BESIDE`] columns on (the log keeps its rows), else its top rows, as long as the log
+/// keeps [`EVENTS_WITH_WHY`] rows; otherwise no why panel.
+fn place_why(events: Rect, need: u16) -> (Rect, Option<Rect>) {
+    use Constraint::{Fill, Length, Percentage};
+    if need < 2 || events.height < EVENTS_WITH_WHY {
+        return (events, None);
+    }
+    if events.width >= WHY_BESIDE {
+        let [w, e] = Layout::horizontal([Percentage(45), Fill(1)]).spacing(1).areas(events);
+        return (e, Some(w));
+    }
+    let rows = need.min(events.height - EVENTS_WITH_WHY);
+    if rows < 4 {
+        return (events, None);
+    }
+    let [w, e] = Layout::vertical([Length(rows), Fill(1)]).areas(events);
+    (e, Some(w))
+}
+
+/// The width the why panel gets on a screen `width` columns wide (see [`place_why`]).
+fn why_width(width: u16) -> u16 {
+    if width >= WHY_BESIDE { (width - 1) * 45 / 100 } else { width }
 }
 
 /// Moves the top of the status area up into the event log, by up to `rows - 1` rows, as
@@ -129,7 +165,8 @@ pub fn heights(model: &Model, snap: &Snapshot, width: u16) -> Heights {
     };
     let status = u16::try_from(status).unwrap_or(1);
     let strip = u16::try_from(brokers::strip_lines(model, snap, width).len()).unwrap_or(1);
-    Heights { strip, status }
+    let why = if width >= WIDE { why::height_needed(model, snap, why_width(width)) } else { 0 };
+    Heights { strip, status, why }
 }
 
 /// Draws the dashboard.
@@ -151,6 +188,9 @@ pub fn view(model: &Model, snap: &Snapshot, frame: &mut Frame) {
     }
     if let Some(r) = plan.events {
         events::render(frame, r, model, snap);
+    }
+    if let Some(r) = plan.why {
+        why::render(frame, r, model, snap);
     }
     match model.mode {
         Mode::Palette => palette::render(frame, plan.status, &model.palette, model.theme),

@@ -1,0 +1,389 @@
+//! The why panel: for the selected partition, in plain words, why its HW stands where it
+//! does, what the next produce would get under each `acks` setting, when each lagging
+//! follower leaves the ISR (and why that takes longer than `replica.lag.time.max.ms`), and
+//! which replicas could win an election now. Every statement is read from the snapshot, which
+//! takes it from the sim's own state (the leader's follower bookkeeping, the controller's
+//! registrations, the election rule of [`crate::sim::controller::elect_any`]).
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Paragraph};
+
+use super::app::Model;
+use super::lag::TIMER_AFTER_MS;
+use super::text;
+use super::theme::Theme;
+use crate::cluster::snapshot::{
+    BrokerState, BrokerView, PartitionHealth, PartitionView, ReplicaView, Snapshot, TopicView, Unreachable,
+};
+use crate::config::ProducerConfig;
+use crate::sim::controller::elect_any;
+use crate::sim::{Acks, BrokerId, join_ids};
+
+/// Continuation lines are indented this far (under the start of the label's text).
+const INDENT: usize = 3;
+
+/// One statement: a short label (`HW`, `acks=1`, `broker 2`) and what is true, in words.
+struct Entry {
+    label: String,
+    style: Style,
+    body: String,
+}
+
+impl Entry {
+    fn new(label: impl Into<String>, style: Style, body: impl Into<String>) -> Entry {
+        Entry { label: label.into(), style, body: body.into() }
+    }
+}
+
+/// What the panel says about the selected partition, one line per statement (not wrapped;
+/// see [`wrapped`]). Empty without a partition.
+pub fn lines(model: &Model, snap: &Snapshot) -> Vec<Line<'static>> {
+    entries(model, snap)
+        .into_iter()
+        .map(|e| Line::from(vec![Span::styled(format!(" {}: ", e.label), e.style), Span::raw(e.body)]))
+        .collect()
+}
+
+/// [`lines`] word-wrapped to `width` columns, continuation lines indented.
+pub fn wrapped(model: &Model, snap: &Snapshot, width: usize) -> Vec<Line<'static>> {
+    entries(model, snap)
+        .into_iter()
+        .flat_map(|e| {
+            let label = Span::styled(format!(" {}: ", e.label), e.style);
+            text::hanging(label, &e.body, model.theme.normal(), width, INDENT)
+        })
+        .collect()
+}
+
+/// Rows the panel wants in an area `width` columns wide: its title and every wrapped line.
+pub fn height_needed(model: &Model, snap: &Snapshot, width: u16) -> u16 {
+    let rows = wrapped(model, snap, usize::from(width)).len();
+    u16::try_from(rows).unwrap_or(u16::MAX).saturating_add(1)
+}
+
+/// Draws the panel; lines that do not fit are cut at the bottom (the election list last).
+pub fn render(frame: &mut Frame, area: Rect, model: &Model, snap: &Snapshot) {
+    let theme = model.theme;
+    let title = match model.partition(snap) {
+        Some(p) => format!(" Why · {} ", p.tp),
+        None => " Why ".to_string(),
+    };
+    let block = Block::new().borders(Borders::TOP).title(Span::styled(title, theme.title()));
+    let inner = block.inner(area);
+    let lines = wrapped(model, snap, usize::from(inner.width));
+    frame.render_widget(Paragraph::new(lines).block(block), area);
+}
+
+/// Every statement, in the panel's order: HW, acks, ISR timers, election.
+fn entries(model: &Model, snap: &Snapshot) -> Vec<Entry> {
+    let Some(p) = model.partition(snap) else { return Vec::new() };
+    let theme = model.theme;
+    let topic = model.topic(snap);
+    let producer = snap.producers.iter().find(|pr| *pr.topic == *p.tp.topic).map(|pr| &pr.config);
+    let facts = Facts { p, snap, theme, unclean: topic.is_some_and(|t| t.unclean_leader_election_enable) };
+    let mut out = vec![facts.hw()];
+    out.extend(facts.acks(producer));
+    out.extend(facts.isr_timers());
+    out.extend(facts.election(topic));
+    out
+}
+
+/// What the statements are made of.
+struct Facts<'a> {
+    p: &'a PartitionView,
+    snap: &'a Snapshot,
+    theme: Theme,
+    /// The topic's effective `unclean.leader.election.enable`.
+    unclean: bool,
+}
+
+impl Facts<'_> {
+    fn broker(&self, id: BrokerId) -> Option<&BrokerView> {
+        self.snap.brokers.iter().find(|b| b.id == id)
+    }
+
+    fn leader_replica(&self) -> Option<&ReplicaView> {
+        self.p.replica_views.iter().find(|r| r.is_leader)
+    }
+
+    /// Kafka's `isActive` for the controller's elections: registered, unfenced, not in
+    /// controlled shutdown (the snapshot counts an unregistered broker as fenced).
+    fn active(&self, id: BrokerId) -> bool {
+        self.broker(id).is_some_and(|b| !b.fenced && !b.in_controlled_shutdown)
+    }
+
+    /// Why the HW is where it is: frozen under min ISR (KAFKA-15583), held by the ISR member
+    /// with the lowest LEO (R2.7, `Partition.maybeIncrementLeaderHW`), or equal to every ISR
+    /// member's LEO.
+    fn hw(&self) -> Entry {
+        let p = self.p;
+        let label = "HW";
+        let Some(leader) = self.leader_replica().filter(|_| p.leader.is_some()) else {
+            return Entry::new(
+                label,
+                self.theme.bad(),
+                format!("no leader, so nothing commits; the last leader's HW was {}", p.hw),
+            );
+        };
+        let above = leader.leo - p.hw;
+        if let Some(why) = p.hw_blocked_by.as_deref().and_then(|w| w.strip_prefix("HW frozen: ")) {
+            return Entry::new(
+                label,
+                self.theme.warn(),
+                format!("frozen at {}: {why}; the {above} record(s) above it stay invisible to consumers", p.hw),
+            );
+        }
+        match p.hw_held_by {
+            Some(h) => {
+                let body = match h.leo {
+                    Some(leo) => format!(
+                        "{}, held back by broker {}: its LEO {leo} is {} record(s) behind the leader's LEO {} \
+                         (the HW is the lowest LEO in the ISR)",
+                        p.hw,
+                        h.broker,
+                        leader.leo - leo,
+                        leader.leo
+                    ),
+                    None => format!(
+                        "{}, held back by broker {}, which has not fetched from this leader yet (leader \
+                         epoch {}); {above} record(s) wait above it",
+                        p.hw, h.broker, p.leader_epoch
+                    ),
+                };
+                Entry::new(label, self.theme.warn(), body)
+            }
+            None => Entry::new(
+                label,
+                self.theme.good(),
+                format!("{} = LEO of every ISR member [{}]", p.hw, join_ids(&p.isr)),
+            ),
+        }
+    }
+
+    /// What the next produce would get with each `acks` setting. `producer` is the config of
+    /// the topic's producer, if it has one (its timeouts are quoted, its own setting marked).
+    fn acks(&self, producer: Option<&ProducerConfig>) -> Vec<Entry> {
+        let config = producer.cloned().unwrap_or_default();
+        if let Some(why) = self.no_produce(&config) {
+            return vec![Entry::new("every acks", self.theme.bad(), why)];
+        }
+        let mine = |acks: Acks| if producer.is_some_and(|c| c.acks == acks) { " ◂ producer" } else { "" };
+        let leo = self.leader_replica().map_or(0, |r| r.leo);
+        let leader = self.p.leader.unwrap_or_default();
+        let zero = format!(
+            "appended at offset {leo} with no answer: the producer counts it sent at once and never \
+             hears of a failure"
+        );
+        let one = format!(
+            "acked once broker {leader} appends it (offset {leo}), before any follower has it: lost if \
+             broker {leader} fails before they fetch it{}",
+            if self.hw_frozen() { "; it stays above the frozen HW, unseen by consumers" } else { "" }
+        );
+        let (all, style) = self.acks_all(&config);
+        vec![
+            Entry::new(format!("acks=0{}", mine(Acks::Zero)), self.theme.normal(), zero),
+            Entry::new(format!("acks=1{}", mine(Acks::One)), self.theme.normal(), one),
+            Entry::new(format!("acks=all{}", mine(Acks::All)), style, all),
+        ]
+    }
+
+    fn hw_frozen(&self) -> bool {
+        self.snap.semantics.strict_min_isr && self.p.isr.len() < self.p.effective_min_isr
+    }
+
+    /// acks=all: refused below min ISR (`Partition.appendRecordsToLeader`, R5.3), else
+    /// appended and parked until the HW passes it (`DelayedProduce`, R5.4).
+    fn acks_all(&self, config: &ProducerConfig) -> (String, Style) {
+        let p = self.p;
+        let (isr, min) = (join_ids(&p.isr), p.effective_min_isr);
+        if p.isr.len() < min {
+            let text = format!(
+                "NOT_ENOUGH_REPLICAS: ISR [{isr}] has {} member(s), fewer than min.insync.replicas={min}, \
+                 so nothing is appended; the producer retries until delivery.timeout.ms ({})",
+                p.isr.len(),
+                text::duration(config.delivery_timeout_ms)
+            );
+            return (text, self.theme.bad());
+        }
+        let waiting = match p.hw_held_by {
+            Some(h) => match (h.leo, self.leader_replica()) {
+                (Some(leo), Some(l)) => format!(", now waiting for broker {} ({} behind)", h.broker, l.leo - leo),
+                _ => format!(", now waiting for broker {}'s first fetch", h.broker),
+            },
+            None => String::new(),
+        };
+        let text = format!(
+            "appended, then parked until the HW passes it: every ISR member [{isr}] must fetch it{waiting}; \
+             REQUEST_TIMED_OUT after request.timeout.ms ({}), NOT_ENOUGH_REPLICAS_AFTER_APPEND if the ISR \
+             drops below min.insync.replicas={min} meanwhile",
+            text::duration(config.request_timeout_ms)
+        );
+        (text, if waiting.is_empty() { self.theme.normal() } else { self.theme.warn() })
+    }
+
+    /// What every produce meets while the partition has no leader or its leader cannot
+    /// answer; `None` when the leader serves. The producer keeps records and retries until
+    /// `delivery.timeout.ms` (`Sender`, `NetworkClient`).
+    fn no_produce(&self, config: &ProducerConfig) -> Option<String> {
+        let delivery = text::duration(config.delivery_timeout_ms);
+        let Some(leader) = self.p.leader else {
+            return Some(format!(
+                "no leader: the producer's metadata names none (LEADER_NOT_AVAILABLE), so it keeps the \
+                 records and asks again every retry.backoff.ms until delivery.timeout.ms ({delivery}) fails them"
+            ));
+        };
+        let PartitionHealth::LeaderUnreachable { fenced_in, why } = self.p.health else { return None };
+        let fence = format!(
+            "until the controller fences broker {leader} in {} and elects another leader; the producer's \
+             metadata refresh then finds it (NOT_LEADER_OR_FOLLOWER from a stale leader). Records still \
+             unsent after delivery.timeout.ms ({delivery}) fail",
+            text::countdown(fenced_in)
+        );
+        Some(match why {
+            Unreachable::Down => {
+                format!("broker {leader} is down: connections fail (NETWORK_EXCEPTION) and the producer retries {fence}")
+            }
+            Unreachable::Frozen => format!(
+                "broker {leader} is frozen: requests get no answer and fail with REQUEST_TIMED_OUT after \
+                 request.timeout.ms ({}), then are retried {fence}",
+                text::duration(config.request_timeout_ms)
+            ),
+            Unreachable::CutOff => format!(
+                "broker {leader} still answers producers, but cannot reach the controller: acks=0/1 records it \
+                 takes now may be lost {fence}"
+            ),
+        })
+    }
+
+    /// Each ISR follower's time to leaving the ISR (R4.1, R4.2): the leader's
+    /// `maybeShrinkIsr` runs every `replica.lag.time.max.ms / 2` (`ReplicaManager.startup`)
+    /// and removes followers not caught up for `replica.lag.time.max.ms`
+    /// (`Partition.getOutOfSyncReplicas`, from `lastCaughtUpTimeMs`), so removal comes up to
+    /// 1.5× the setting after the last catch-up, plus the AlterPartition round trip to the
+    /// controller (KIP-497). Out-of-ISR followers say what brings them back (R4.6).
+    fn isr_timers(&self) -> Vec<Entry> {
+        let lag_ms = self.p.leader.and_then(|l| self.broker(l)).map_or(0, |b| b.replica_lag_time_max_ms);
+        let followers = self.p.replica_views.iter().filter(|r| !r.is_leader);
+        followers.filter_map(|r| self.isr_timer(r, lag_ms)).collect()
+    }
+
+    fn isr_timer(&self, r: &ReplicaView, lag_ms: u64) -> Option<Entry> {
+        let label = format!("broker {}", r.broker);
+        if self.p.leader.is_none() {
+            return None;
+        }
+        if !r.in_isr {
+            let why = if r.online { "" } else { " (down)" };
+            return Some(Entry::new(
+                label,
+                self.theme.muted(),
+                format!(
+                    "out of the ISR{why}: it rejoins once it has fetched up to the HW ({}) and the leader's \
+                     epoch start",
+                    self.p.hw
+                ),
+            ));
+        }
+        let (Some(left), Some(ago)) = (r.isr_expiry_in, r.caught_up_ago) else {
+            return Some(Entry::new(label, self.theme.good(), "in the ISR, caught up"));
+        };
+        if ago <= TIMER_AFTER_MS {
+            return Some(Entry::new(label, self.theme.good(), "in the ISR, caught up at its last fetch"));
+        }
+        let half = lag_ms / 2;
+        Some(Entry::new(
+            label,
+            self.theme.warn(),
+            format!(
+                "leaves the ISR in {}: last caught up {} ago. replica.lag.time.max.ms={lag_ms}, but the leader \
+                 checks only every {half} ms (half of it), so removal comes {}–{} after the last catch-up, \
+                 then the controller must accept the AlterPartition",
+                text::countdown(left),
+                text::duration(ago),
+                text::duration(lag_ms),
+                text::duration(lag_ms + half),
+            ),
+        ))
+    }
+
+    /// Who could win an election now, by the controller's own rule ([`elect_any`],
+    /// `PartitionChangeBuilder.electLeader` with ELR off; `ReplicationControlManager` runs it
+    /// when the leader is fenced or shuts down): with a leader, the election its loss would
+    /// start (the leader excluded); without one, the election that waits for a candidate.
+    fn election(&self, topic: Option<&TopicView>) -> Vec<Entry> {
+        let p = self.p;
+        let gone = p.leader;
+        let isr: Vec<BrokerId> = p.isr.iter().copied().filter(|&r| Some(r) != gone).collect();
+        let acceptable = |r: BrokerId| Some(r) != gone && self.active(r);
+        let (winner, unclean) = elect_any(&p.replicas, &isr, None, self.unclean, &acceptable);
+        let setting = format!(
+            "unclean.leader.election.enable={}{}",
+            self.unclean,
+            if topic.is_some_and(|t| t.config_overrides.iter().any(|o| o.starts_with("unclean"))) {
+                " (topic)"
+            } else {
+                ""
+            }
+        );
+        let when = match gone {
+            Some(l) => format!("if broker {l} were lost now"),
+            None => "now".to_string(),
+        };
+        let verdict = match winner {
+            Some(w) if unclean => {
+                format!("{when}, broker {w} would lead in an UNCLEAN election ({setting}): no ISR member can lead, \
+                         so records only the others had are lost")
+            }
+            Some(w) => format!("{when}, broker {w} would lead: the first live ISR member in replica order ({setting})"),
+            None => format!("{when}, no replica could lead ({setting}): the partition would stay offline"),
+        };
+        let style = match (winner, unclean) {
+            (Some(_), false) => self.theme.normal(),
+            (Some(_), true) => self.theme.bad(),
+            (None, _) => self.theme.bad(),
+        };
+        let mut out = vec![Entry::new("election", style, verdict)];
+        out.extend(p.replicas.iter().map(|&r| self.candidate(r, winner)));
+        out
+    }
+
+    /// Whether replica `r` could win, and why not.
+    fn candidate(&self, r: BrokerId, winner: Option<BrokerId>) -> Entry {
+        let label = format!("  {r}");
+        let b = self.broker(r);
+        let state = b.map(BrokerView::state);
+        if Some(r) == self.p.leader {
+            return Entry::new(label, self.theme.leader(), "leads now");
+        }
+        let not = |why: String| Entry::new(format!("  {r} ✗"), self.theme.muted(), why);
+        if let Some(b) = b.filter(|b| b.fenced) {
+            let down = match b.state() {
+                BrokerState::Fenced => String::new(),
+                s => format!(" ({s})"),
+            };
+            return not(format!("fenced{down}: a fenced broker may not lead"));
+        }
+        if b.is_some_and(|b| b.in_controlled_shutdown) {
+            return not("in controlled shutdown: it is handing its leaderships away".to_string());
+        }
+        if !self.p.isr.contains(&r) {
+            let why = if self.unclean {
+                "not in the ISR: only in an unclean election, when no ISR member can lead, losing what it lacks"
+            } else {
+                "not in the ISR, and unclean.leader.election.enable=false"
+            };
+            return if Some(r) == winner { Entry::new(label, self.theme.bad(), why) } else { not(why.to_string()) };
+        }
+        let mut why = "could win: in the ISR and unfenced".to_string();
+        if let Some(s) = state.filter(|s| !matches!(s, BrokerState::Running)) {
+            why.push_str(&format!(
+                ", but it is {s}: the controller picks it all the same until its session times out and it is fenced"
+            ));
+        }
+        let style = if Some(r) == winner { self.theme.good() } else { self.theme.normal() };
+        Entry::new(if Some(r) == winner { format!("  {r} ✔ next") } else { format!("  {r} ✔") }, style, why)
+    }
+}

@@ -343,7 +343,10 @@ impl Observer<'_> {
             leader_reach: ps
                 .leader
                 .map_or(Reach::Controller, |l| self.reach.get(&l).copied().unwrap_or(Reach::Controller)),
-            hw_held_by: src.leader.and_then(|(_, p)| p.hw_held_by()).map(|(broker, leo)| HwHold { broker, leo }),
+            hw_held_by: src
+                .leader
+                .and_then(|(_, p)| p.hw_held_by())
+                .map(|(broker, leo)| HwHold { broker, leo }),
             truncations: Vec::new(),
         };
         let truncations = || shown(src.truncations, self.now);

@@ -5,7 +5,7 @@
 
 use super::snapshot::{TRUNCATION_SHOWN_MS, TruncationView};
 use crate::sim::audit::Ledger;
-use crate::sim::{Ms, Truncation, TopicPartition};
+use crate::sim::{Ms, TopicPartition, Truncation};
 use std::collections::BTreeMap;
 
 /// At most this many truncations are kept per partition (one per replica of an RF-3

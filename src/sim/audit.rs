@@ -292,7 +292,9 @@ impl Ledger {
             for e in p.entries.iter().filter(|e| e.base_offset < hi && e.end() > lo) {
                 let span = lo.max(e.base_offset)..hi.min(e.end());
                 count += span
-                    .filter(|&o| b.value_at(o).is_some() && b.value_at(o) == e.values.get((o - e.base_offset) as usize))
+                    .filter(|&o| {
+                        b.value_at(o).is_some() && b.value_at(o) == e.values.get((o - e.base_offset) as usize)
+                    })
                     .count() as u64;
             }
         }

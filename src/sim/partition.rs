@@ -939,7 +939,8 @@ impl Partition {
             let to = self.log.truncation_point(div);
             // Kept for the audit ledger and the dashboard before they go; only a truncation
             // pays for this copy.
-            let removed: Vec<_> = if to < from_leo { self.log.batches_from(to).collect() } else { Vec::new() };
+            let removed: Vec<_> =
+                if to < from_leo { self.log.batches_from(to).collect() } else { Vec::new() };
             self.log.truncate_to(to);
             if to >= from_leo {
                 // Only a stale epoch entry went; with nothing changed, wait before asking again.

@@ -224,6 +224,10 @@ mod tests {
         assert!(log_marks(&snap, &snap.partitions[1], (7, 10, 10), Theme::new(false), Vec::new()).is_none());
         let hw = Mark { glyph: 'H', at: 5, label: "H HW 5".into() };
         let line = log_marks(&snap, p, (7, 10, 10), Theme::new(false), vec![hw]).unwrap();
-        assert_eq!(plain(&line), format!("{}H c0 @5  H HW 5", " ".repeat(12)), "the HW's mark wins its column");
+        assert_eq!(
+            plain(&line),
+            format!("{}H c0 @5  H HW 5", " ".repeat(12)),
+            "the HW's mark wins its column"
+        );
     }
 }

@@ -54,8 +54,7 @@ pub fn render(frame: &mut Frame, area: Rect, model: &Model, snap: &Snapshot) {
     // Each row already says its HW and LEO, so without consumers the marks row comes only
     // when the legend fits too. It sits right under the strips when the notes (why the HW
     // is stuck) still fit below it; otherwise the notes come first and it gives way.
-    let marks = marks(snap, p, &cols, theme)
-        .filter(|_| consumers || lines.len() + notes.len() + 2 <= room);
+    let marks = marks(snap, p, &cols, theme).filter(|_| consumers || lines.len() + notes.len() + 2 <= room);
     if lines.len() + notes.len() + usize::from(marks.is_some()) <= room {
         lines.extend(marks);
         lines.extend(notes);
@@ -174,7 +173,8 @@ fn record_cells(r: &ReplicaView, cols: &Columns, theme: Theme) -> Vec<(char, Sty
     let per_cell = cols.max.max(1) as f64 / cols.bar_w.max(1) as f64;
     let mut epochs: Vec<Option<Epoch>> = (first..end)
         .map(|c| {
-            let o = (((c as f64 + 0.5) * per_cell) as Offset).clamp(r.log_start, (r.leo - 1).max(r.log_start));
+            let o =
+                (((c as f64 + 0.5) * per_cell) as Offset).clamp(r.log_start, (r.leo - 1).max(r.log_start));
             epoch_at(&r.epoch_cache, o)
         })
         .collect();
@@ -217,20 +217,28 @@ fn runs(cells: &[(char, Style)]) -> Vec<Span<'static>> {
 }
 
 /// The records truncation `t` removed, struck out under their replica's strip at the
-/// offsets they had, labelled `truncated: N records (M acknowledged)`.
+/// offsets they had, labelled `truncated: N records (M acknowledged)`: before them when the
+/// blank part of the row has room (a truncation removes a log's tail, so its cells are often
+/// at the strip's right end), else after them.
 fn truncation_line(t: &TruncationView, cols: &Columns, theme: Theme) -> Line<'static> {
     let start = cols.column(t.from).min(cols.bar_w.saturating_sub(1));
     let end = cols.column(t.from + t.count as Offset).clamp(start + 1, cols.bar_w.max(start + 1));
     let label_style = if t.acknowledged > 0 { theme.alarm() } else { theme.bad() };
+    let label = format!("truncated: {} records ({} acknowledged)", t.count, t.acknowledged);
+    let struck = Span::styled(glyph::TRUNCATED.to_string().repeat(end - start), theme.truncated());
+    let from = Span::styled(format!(" from offset {}", t.from), theme.muted());
+    let before = format!(" ↳ {label} ");
+    let blank = cols.bar_at() + start;
+    if text::width(&before) <= blank {
+        let pad = " ".repeat(blank - text::width(&before));
+        return Line::from(vec![Span::styled(before, label_style), Span::raw(pad), struck, from]);
+    }
     Line::from(vec![
-        Span::raw(" ".repeat(cols.bar_at() + start)),
-        Span::styled(glyph::TRUNCATED.to_string().repeat(end - start), theme.truncated()),
+        Span::raw(" ".repeat(blank)),
+        struck,
         Span::raw(" "),
-        Span::styled(
-            format!("truncated: {} records ({} acknowledged)", t.count, t.acknowledged),
-            label_style,
-        ),
-        Span::styled(format!(" from offset {}", t.from), theme.muted()),
+        Span::styled(label, label_style),
+        from,
     ])
 }
 
@@ -449,3 +457,6 @@ mod tests {
         assert!(blank >= 19, "about half the bar is before the log start: {blank}");
     }
 }
+
+#[cfg(test)]
+mod strip_tests;

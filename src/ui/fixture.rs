@@ -11,7 +11,8 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use crate::cluster::snapshot::{
-    BrokerStatus, BrokerView, HwHold, PartitionHealth, PartitionView, ProducerView, ReplicaView, Snapshot, TopicView,
+    BrokerStatus, BrokerView, HwHold, PartitionHealth, PartitionView, ProducerView, ReplicaView, Snapshot,
+    TopicView,
 };
 use crate::config::{BrokerConfig, ProducerConfig};
 use crate::kafka::errors::ErrorCode;

@@ -78,11 +78,13 @@ pub fn lines(theme: Theme) -> Vec<Line<'static>> {
         glyph::OUT_OF_ISR
     )));
     out.push(Line::raw(format!(
-        "  {} committed (≤ HW)  {} above the HW  {} missing",
+        "  {} committed (≤ HW)  {} above the HW  {} missing  {} truncated a moment ago",
         glyph::COMMITTED,
         glyph::UNCOMMITTED,
-        glyph::MISSING
+        glyph::MISSING,
+        glyph::TRUNCATED
     )));
+    out.push(Line::raw("  █▓▆ / ▒░▂: the log glyph turns at each leader epoch (the legend names them)"));
     out.push(Line::raw(format!(
         "  {}1 {} up L4: broker 1, selected, leads 4 partitions (\"leads 4\" when wide)",
         glyph::SELECTED,

@@ -133,7 +133,10 @@ impl Facts<'_> {
             return Entry::new(
                 label,
                 self.theme.warn(),
-                format!("frozen at {}: {why}; the {above} record(s) above it stay invisible to consumers", p.hw),
+                format!(
+                    "frozen at {}: {why}; the {above} record(s) above it stay invisible to consumers",
+                    p.hw
+                ),
             );
         }
         match p.hw_held_by {
@@ -210,7 +213,9 @@ impl Facts<'_> {
         }
         let waiting = match p.hw_held_by {
             Some(h) => match (h.leo, self.leader_replica()) {
-                (Some(leo), Some(l)) => format!(", now waiting for broker {} ({} behind)", h.broker, l.leo - leo),
+                (Some(leo), Some(l)) => {
+                    format!(", now waiting for broker {} ({} behind)", h.broker, l.leo - leo)
+                }
                 _ => format!(", now waiting for broker {}'s first fetch", h.broker),
             },
             None => String::new(),
@@ -244,7 +249,9 @@ impl Facts<'_> {
         );
         Some(match why {
             Unreachable::Down => {
-                format!("broker {leader} is down: connections fail (NETWORK_EXCEPTION) and the producer retries {fence}")
+                format!(
+                    "broker {leader} is down: connections fail (NETWORK_EXCEPTION) and the producer retries {fence}"
+                )
             }
             Unreachable::Frozen => format!(
                 "broker {leader} is frozen: requests get no answer and fail with REQUEST_TIMED_OUT after \
@@ -272,9 +279,8 @@ impl Facts<'_> {
 
     fn isr_timer(&self, r: &ReplicaView, lag_ms: u64) -> Option<Entry> {
         let label = format!("broker {}", r.broker);
-        if self.p.leader.is_none() {
-            return None;
-        }
+        // Without a leader nobody keeps the ISR timers.
+        self.p.leader?;
         if !r.in_isr {
             let why = if r.online { "" } else { " (down)" };
             return Some(Entry::new(
@@ -287,11 +293,17 @@ impl Facts<'_> {
                 ),
             ));
         }
+        let behind = r.lag.filter(|&l| l > 0).map_or(String::new(), |l| format!(", {l} behind"));
         let (Some(left), Some(ago)) = (r.isr_expiry_in, r.caught_up_ago) else {
-            return Some(Entry::new(label, self.theme.good(), "in the ISR, caught up"));
+            return Some(Entry::new(
+                label,
+                self.theme.good(),
+                format!("in the ISR{behind}, caught up lately"),
+            ));
         };
         if ago <= TIMER_AFTER_MS {
-            return Some(Entry::new(label, self.theme.good(), "in the ISR, caught up at its last fetch"));
+            let body = format!("in the ISR{behind}, caught up at its last fetch");
+            return Some(Entry::new(label, self.theme.good(), body));
         }
         let half = lag_ms / 2;
         Some(Entry::new(
@@ -334,10 +346,14 @@ impl Facts<'_> {
         };
         let verdict = match winner {
             Some(w) if unclean => {
-                format!("{when}, broker {w} would lead in an UNCLEAN election ({setting}): no ISR member can lead, \
-                         so records only the others had are lost")
+                format!(
+                    "{when}, broker {w} would lead in an UNCLEAN election ({setting}): no ISR member can lead, \
+                         so records only the others had are lost"
+                )
             }
-            Some(w) => format!("{when}, broker {w} would lead: the first live ISR member in replica order ({setting})"),
+            Some(w) => format!(
+                "{when}, broker {w} would lead: the first live ISR member in replica order ({setting})"
+            ),
             None => format!("{when}, no replica could lead ({setting}): the partition would stay offline"),
         };
         let style = match (winner, unclean) {
@@ -375,7 +391,11 @@ impl Facts<'_> {
             } else {
                 "not in the ISR, and unclean.leader.election.enable=false"
             };
-            return if Some(r) == winner { Entry::new(label, self.theme.bad(), why) } else { not(why.to_string()) };
+            return if Some(r) == winner {
+                Entry::new(label, self.theme.bad(), why)
+            } else {
+                not(why.to_string())
+            };
         }
         let mut why = "could win: in the ISR and unfenced".to_string();
         if let Some(s) = state.filter(|s| !matches!(s, BrokerState::Running)) {
@@ -387,3 +407,6 @@ impl Facts<'_> {
         Entry::new(if Some(r) == winner { format!("  {r} ✔ next") } else { format!("  {r} ✔") }, style, why)
     }
 }
+
+#[cfg(test)]
+mod tests;

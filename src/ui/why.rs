@@ -354,7 +354,12 @@ impl Facts<'_> {
             Some(w) => format!(
                 "{when}, broker {w} would lead: the first live ISR member in replica order ({setting})"
             ),
-            None => format!("{when}, no replica could lead ({setting}): the partition would stay offline"),
+            None if gone.is_some() => {
+                format!("{when}, no replica could lead ({setting}): the partition would go offline")
+            }
+            None => format!(
+                "{when}, no replica can lead ({setting}): it stays offline until an ISR member is unfenced"
+            ),
         };
         let style = match (winner, unclean) {
             (Some(_), false) => self.theme.normal(),
@@ -372,7 +377,13 @@ impl Facts<'_> {
         let b = self.broker(r);
         let state = b.map(BrokerView::state);
         if Some(r) == self.p.leader {
-            return Entry::new(label, self.theme.leader(), "leads now");
+            let body = match state.filter(|s| *s != BrokerState::Running) {
+                Some(s) => {
+                    format!("leads now, but it is {s}: another is elected once the controller fences it")
+                }
+                None => "leads now".to_string(),
+            };
+            return Entry::new(label, self.theme.leader(), body);
         }
         let not = |why: String| Entry::new(format!("  {r} ✗"), self.theme.muted(), why);
         if let Some(b) = b.filter(|b| b.fenced) {
@@ -392,7 +403,7 @@ impl Facts<'_> {
                 "not in the ISR, and unclean.leader.election.enable=false"
             };
             return if Some(r) == winner {
-                Entry::new(label, self.theme.bad(), why)
+                Entry::new(format!("  {r} ✔ next, unclean"), self.theme.bad(), why)
             } else {
                 not(why.to_string())
             };

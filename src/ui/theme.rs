@@ -34,10 +34,23 @@ pub mod glyph {
     pub const ENDED: &str = "⏹";
 }
 
+/// The colours of the three signal levels.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default, clap::ValueEnum)]
+pub enum Palette {
+    /// Green, yellow, red.
+    #[default]
+    Standard,
+    /// Blue, orange, vermillion, from the Okabe–Ito set, which readers with red–green colour
+    /// blindness (deuteranopia, protanopia) tell apart.
+    ColorBlind,
+}
+
 /// The dashboard's palette; with colour off every style keeps only its modifiers.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub struct Theme {
     color: bool,
+    palette: Palette,
+    ascii: bool,
 }
 
 impl Theme {
@@ -45,12 +58,41 @@ impl Theme {
     /// (<https://no-color.org>).
     pub fn from_env() -> Theme {
         let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
-        Theme { color: !no_color }
+        Theme::new(!no_color)
     }
 
-    /// A theme with colour on or off.
+    /// A theme with colour on or off, the standard palette, Unicode glyphs.
     pub const fn new(color: bool) -> Theme {
-        Theme { color }
+        Theme { color, palette: Palette::Standard, ascii: false }
+    }
+
+    /// The same theme with another palette.
+    pub const fn with_palette(self, palette: Palette) -> Theme {
+        Theme { palette, ..self }
+    }
+
+    /// The same theme drawing only ASCII (`--ascii`): every other character is replaced
+    /// when the frame is drawn (see [`super::ascii`]).
+    pub const fn with_ascii(self, ascii: bool) -> Theme {
+        Theme { ascii, ..self }
+    }
+
+    /// Whether the screen is drawn in ASCII only.
+    pub const fn ascii(self) -> bool {
+        self.ascii
+    }
+
+    /// The palette in use.
+    pub const fn palette(self) -> Palette {
+        self.palette
+    }
+
+    /// The colour of a healthy, a degraded and a broken thing.
+    const fn levels(self) -> [Color; 3] {
+        match self.palette {
+            Palette::Standard => [Color::Green, Color::Yellow, Color::Red],
+            Palette::ColorBlind => [Color::Rgb(0, 114, 178), Color::Rgb(230, 159, 0), Color::Rgb(213, 94, 0)],
+        }
     }
 
     /// Whether colours are used.
@@ -69,17 +111,17 @@ impl Theme {
 
     /// Something healthy: up brokers, `ok` partitions, zero loss.
     pub fn good(self) -> Style {
-        self.fg(Color::Green)
+        self.fg(self.levels()[0])
     }
 
     /// Something degraded: under-replicated, lagging, fenced.
     pub fn warn(self) -> Style {
-        self.fg(Color::Yellow)
+        self.fg(self.levels()[1])
     }
 
     /// Something broken: crashed, offline, refused, lost.
     pub fn bad(self) -> Style {
-        self.fg(Color::Red)
+        self.fg(self.levels()[2])
     }
 
     /// The loudest signal on screen: acknowledged records lost.
@@ -120,12 +162,12 @@ impl Theme {
 
     /// Committed part of a log bar.
     pub fn committed(self) -> Style {
-        self.fg(Color::Green)
+        self.fg(self.levels()[0])
     }
 
     /// Uncommitted part of a log bar.
     pub fn uncommitted(self) -> Style {
-        self.fg(Color::Yellow)
+        self.fg(self.levels()[1])
     }
 }
 
@@ -140,5 +182,15 @@ mod tests {
             assert_eq!(s.fg, None);
             assert_eq!(s.bg, None);
         }
+    }
+
+    #[test]
+    fn the_colour_blind_palette_avoids_red_and_green() {
+        let t = Theme::new(true).with_palette(Palette::ColorBlind);
+        for s in [t.good(), t.warn(), t.bad(), t.committed(), t.uncommitted()] {
+            assert!(!matches!(s.fg, Some(Color::Red | Color::Green | Color::LightRed | Color::LightGreen)));
+        }
+        assert_ne!(t.good().fg, t.bad().fg);
+        assert_ne!(t.warn().fg, t.bad().fg);
     }
 }

@@ -132,8 +132,15 @@ pub fn heights(model: &Model, snap: &Snapshot, width: u16) -> Heights {
     Heights { strip, status }
 }
 
-/// Draws the dashboard.
+/// Draws the dashboard; with `--ascii`, in ASCII only.
 pub fn view(model: &Model, snap: &Snapshot, frame: &mut Frame) {
+    draw_panes(model, snap, frame);
+    if model.theme.ascii() {
+        super::ascii::transliterate(frame.buffer_mut());
+    }
+}
+
+fn draw_panes(model: &Model, snap: &Snapshot, frame: &mut Frame) {
     let area = frame.area();
     if area.width < MIN_WIDTH || area.height < MIN_HEIGHT {
         too_small(frame, area, model.theme);

@@ -63,7 +63,10 @@ pub fn load(path: &Path) -> Loaded {
     match std::fs::read_to_string(path) {
         Ok(text) => parse(&text, &path.display().to_string()),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Loaded::default(),
-        Err(e) => Loaded { warnings: vec![format!("{}: cannot read it: {e}", path.display())], ..Default::default() },
+        Err(e) => Loaded {
+            warnings: vec![format!("{}: cannot read it: {e}", path.display())],
+            ..Default::default()
+        },
     }
 }
 
@@ -73,7 +76,10 @@ pub fn parse(text: &str, origin: &str) -> Loaded {
         Ok(t) => t,
         Err(e) => {
             let why = e.message().to_string();
-            return Loaded { warnings: vec![format!("{origin}: not TOML, ignored: {why}")], ..Default::default() };
+            return Loaded {
+                warnings: vec![format!("{origin}: not TOML, ignored: {why}")],
+                ..Default::default()
+            };
         }
     };
     let mut out = Loaded::default();
@@ -81,14 +87,28 @@ pub fn parse(text: &str, origin: &str) -> Loaded {
     let c = &mut out.config;
     for (key, value) in &table {
         match key.as_str() {
-            "speed" => c.speed = number(value).map_err(|w| warn(key, w)).ok().and_then(|v| checked(key, parse_speed(&v), &mut warn)),
-            "palette" => c.palette = text_of(value).map_err(|w| warn(key, w)).ok().and_then(|v| palette(&v, &mut warn)),
-            "ascii" => c.ascii = value.as_bool().or_else(|| { warn(key, "not true or false".into()); None }),
+            "speed" => {
+                c.speed = number(value)
+                    .map_err(|w| warn(key, w))
+                    .ok()
+                    .and_then(|v| checked(key, parse_speed(&v), &mut warn))
+            }
+            "palette" => {
+                c.palette = text_of(value).map_err(|w| warn(key, w)).ok().and_then(|v| palette(&v, &mut warn))
+            }
+            "ascii" => {
+                c.ascii = value.as_bool().or_else(|| {
+                    warn(key, "not true or false".into());
+                    None
+                })
+            }
             "brokers" => c.brokers = brokers(value).map_err(|w| warn(key, w)).ok(),
             "topics" => c.topics = list(value, key, parse_topic, &mut warn),
             "set" => c.sets = list(value, key, parse_setting, &mut warn),
             "keys" => c.keys = keys(value, &mut warn),
-            other => warn(other, "no such setting (speed, palette, ascii, brokers, topics, set, [keys])".into()),
+            other => {
+                warn(other, "no such setting (speed, palette, ascii, brokers, topics, set, [keys])".into())
+            }
         }
     }
     out

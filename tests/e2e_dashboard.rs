@@ -385,14 +385,17 @@ fn a_click_selects_a_partition_the_wheel_moves_and_a_resize_redraws() {
         s.lines.len() == 24 && s.contains("▸test_repli-5") && s.contains("▸2")
     });
     d.resize(60, 20);
-    d.wait_for("the too-small notice after shrinking", |s| s.contains("Terminal too small") && s.contains("60×20"));
+    d.wait_for("the too-small notice after shrinking", |s| {
+        s.contains("Terminal too small") && s.contains("60×20")
+    });
     d.quit_and_check(b"q", "`q` after mouse and resize", 0);
 }
 
 #[test]
 fn the_config_file_moves_keys_and_warns_of_bad_entries_inside_the_dashboard() {
     let file = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("e2e-config.toml");
-    std::fs::write(&file, "speed = 20\nbogus = 1\nascii = true\n[keys]\ncrash = \"X\"\n").expect("config written");
+    std::fs::write(&file, "speed = 20\nbogus = 1\nascii = true\n[keys]\ncrash = \"X\"\n")
+        .expect("config written");
     let path = file.to_str().expect("a UTF-8 path");
     let mut d = Dashboard::start(120, 40, &["--seed", "42", "--config", path]);
     d.wait_for("the warning about `bogus`", |s| s.contains("bogus: no such setting"));

@@ -423,7 +423,8 @@ fn on_key(model: &mut Model, ev: KeyEvent, snap: &Snapshot) -> Vec<Effect> {
 /// What the old key of a moved action says when pressed.
 fn moved_key_text(keys: &keymap::KeyOverrides, ev: &KeyEvent) -> String {
     let action = keymap::lookup(keymap::BINDINGS, ev);
-    let moved = keys.describe().into_iter().find(|(name, _)| action.is_some_and(|a| keymap::action_name(a) == *name));
+    let moved =
+        keys.describe().into_iter().find(|(name, _)| action.is_some_and(|a| keymap::action_name(a) == *name));
     match moved {
         Some((name, key)) => format!("{name} is on {key} now (config.toml [keys])"),
         None => "that key is moved by config.toml [keys]".to_string(),

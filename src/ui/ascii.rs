@@ -10,7 +10,9 @@ pub fn stand_in(symbol: &str) -> &'static str {
     match symbol {
         "─" | "━" | "┄" | "╌" => "-",
         "│" | "┃" | "┆" => "|",
-        "┌" | "┐" | "└" | "┘" | "├" | "┤" | "┬" | "┴" | "┼" | "╭" | "╮" | "╰" | "╯" => "+",
+        "┌" | "┐" | "└" | "┘" | "├" | "┤" | "┬" | "┴" | "┼" | "╭" | "╮" | "╰" | "╯" => {
+            "+"
+        }
         "▸" | "▶" | "→" | "⇥" | "›" => ">",
         "◂" | "←" | "‹" => "<",
         "↑" | "▲" => "^",
@@ -62,12 +64,14 @@ mod tests {
     #[test]
     fn the_glyphs_that_carry_meaning_have_distinct_stand_ins() {
         use crate::ui::theme::glyph;
-        let glyphs = [glyph::UP, glyph::DOWN, glyph::STOPPED, glyph::SHUTTING_DOWN, glyph::IN_ISR, glyph::OUT_OF_ISR];
+        let glyphs =
+            [glyph::UP, glyph::DOWN, glyph::STOPPED, glyph::SHUTTING_DOWN, glyph::IN_ISR, glyph::OUT_OF_ISR];
         let mut seen: Vec<&str> = glyphs.iter().map(|g| stand_in(g)).collect();
         seen.sort_unstable();
         seen.dedup();
         assert_eq!(seen.len(), glyphs.len());
-        let bars = [glyph::COMMITTED, glyph::UNCOMMITTED, glyph::MISSING].map(|c| stand_in(c.encode_utf8(&mut [0; 4])));
+        let bars = [glyph::COMMITTED, glyph::UNCOMMITTED, glyph::MISSING]
+            .map(|c| stand_in(c.encode_utf8(&mut [0; 4])));
         assert!(bars[0] != bars[1] && bars[1] != bars[2] && bars[0] != bars[2]);
     }
 }

@@ -74,11 +74,14 @@ pub fn render(frame: &mut Frame, area: Rect, model: &Model) {
         Mode::Normal => keymap::BINDINGS
             .iter()
             .filter_map(|b| {
-                let label = model.keys.label(b).map_or(std::borrow::Cow::Borrowed(b.label), std::borrow::Cow::Owned);
+                let label =
+                    model.keys.label(b).map_or(std::borrow::Cow::Borrowed(b.label), std::borrow::Cow::Owned);
                 b.footer.map(|f| (label, f))
             })
             .collect(),
-        Mode::Palette | Mode::Prompt(_) => footer_hints(keymap::PALETTE_BINDINGS).map(|(k, f)| (k.into(), f)).collect(),
+        Mode::Palette | Mode::Prompt(_) => {
+            footer_hints(keymap::PALETTE_BINDINGS).map(|(k, f)| (k.into(), f)).collect()
+        }
         Mode::Events => footer_hints(keymap::EVENTS_BINDINGS).map(|(k, f)| (k.into(), f)).collect(),
         Mode::Help => footer_hints(keymap::HELP_BINDINGS).map(|(k, f)| (k.into(), f)).collect(),
     };

@@ -165,9 +165,15 @@ pub fn line_count(keys: &keymap::KeyOverrides) -> usize {
 fn lines_with(theme: Theme, keys: &keymap::KeyOverrides) -> Vec<Line<'static>> {
     let mut out = Vec::new();
     if !keys.is_empty() {
-        out.push(Line::styled("Your keys (config.toml [keys]; the lists below show the defaults)", theme.title()));
+        out.push(Line::styled(
+            "Your keys (config.toml [keys]; the lists below show the defaults)",
+            theme.title(),
+        ));
         for (action, key) in keys.describe() {
-            out.push(Line::from(vec![Span::styled(format!("  {key:<KEY_W$} "), theme.key()), Span::raw(action)]));
+            out.push(Line::from(vec![
+                Span::styled(format!("  {key:<KEY_W$} "), theme.key()),
+                Span::raw(action),
+            ]));
         }
         out.push(Line::raw(""));
     }

@@ -637,7 +637,13 @@ fn the_selected_partition_stays_selected_when_a_topic_sorts_before_it() {
     assert_eq!(m.selected_partition, 3);
 }
 
-fn mouse(model: &mut Model, snap: &Snapshot, kind: crossterm::event::MouseEventKind, col: u16, row: u16) -> Vec<Effect> {
+fn mouse(
+    model: &mut Model,
+    snap: &Snapshot,
+    kind: crossterm::event::MouseEventKind,
+    col: u16,
+    row: u16,
+) -> Vec<Effect> {
     let ev = crossterm::event::MouseEvent { kind, column: col, row, modifiers: KeyModifiers::NONE };
     update(model, Msg::Mouse(ev), snap)
 }

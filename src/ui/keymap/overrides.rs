@@ -23,9 +23,8 @@ impl KeyOverrides {
                     "[keys] {name}: no such action (one of: {})",
                     action_names().collect::<Vec<_>>().join(", ")
                 )),
-                (Some(_), None) => warnings.push(format!(
-                    "[keys] {name} = \"{key}\": not a key (a character, ctrl-C or F1 to F12)"
-                )),
+                (Some(_), None) => warnings
+                    .push(format!("[keys] {name} = \"{key}\": not a key (a character, ctrl-C or F1 to F12)")),
                 (Some(action), Some(key)) => moves.push((action, key)),
             }
         }
@@ -148,7 +147,9 @@ fn parse_key(text: &str) -> Option<Key> {
     }
     let mut chars = text.chars();
     match (chars.next(), chars.next()) {
-        (Some(c), None) if !c.is_control() && !c.is_ascii_digit() => Some(Key { code: KeyCode::Char(c), ctrl: false }),
+        (Some(c), None) if !c.is_control() && !c.is_ascii_digit() => {
+            Some(Key { code: KeyCode::Char(c), ctrl: false })
+        }
         _ => None,
     }
 }

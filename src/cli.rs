@@ -226,23 +226,6 @@ impl Cli {
         Ok(scenario)
     }
 
-    /// Fills what the flags left unset from the user's config file; flags win (its `set`
-    /// entries come first, so a `--set` of the same key overrides them). Its cluster entries
-    /// (brokers, topics) apply only without a scenario, which defines its own cluster.
-    pub fn with_user_config(&mut self, cfg: &crate::user_config::UserConfig) {
-        self.speed = self.speed.or(cfg.speed);
-        self.palette = self.palette.or(cfg.palette);
-        self.ascii |= cfg.ascii.unwrap_or(false);
-        if self.scenario.is_none() {
-            self.brokers = self.brokers.or(cfg.brokers);
-            if self.topics.is_empty() {
-                self.topics = cfg.topics.clone();
-            }
-        }
-        let flags = std::mem::take(&mut self.sets);
-        self.sets = cfg.sets.iter().cloned().chain(flags).collect();
-    }
-
     /// The scenario file of `run FILE` or `--scenario FILE`. Errors: both given.
     pub fn scenario_file(&self) -> Result<Option<&Path>, CliError> {
         match (&self.mode, &self.scenario) {

@@ -18,7 +18,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::cli::{Setting, TopicArg, parse_setting, parse_speed, parse_topic};
+use crate::cli::{Cli, Setting, TopicArg, parse_setting, parse_speed, parse_topic};
 use crate::cluster::handle::MAX_BROKERS;
 use crate::ui::keymap::KeyOverrides;
 use crate::ui::theme::Palette;
@@ -49,6 +49,25 @@ pub struct Loaded {
     pub config: UserConfig,
     /// One line per entry skipped, naming the file and the entry.
     pub warnings: Vec<String>,
+}
+
+impl Cli {
+    /// Fills what the flags left unset from the user's config file; flags win (its `set`
+    /// entries come first, so a `--set` of the same key overrides them). Its cluster entries
+    /// (brokers, topics) apply only without a scenario, which defines its own cluster.
+    pub fn with_user_config(&mut self, cfg: &UserConfig) {
+        self.speed = self.speed.or(cfg.speed);
+        self.palette = self.palette.or(cfg.palette);
+        self.ascii |= cfg.ascii.unwrap_or(false);
+        if self.scenario.is_none() {
+            self.brokers = self.brokers.or(cfg.brokers);
+            if self.topics.is_empty() {
+                self.topics = cfg.topics.clone();
+            }
+        }
+        let flags = std::mem::take(&mut self.sets);
+        self.sets = cfg.sets.iter().cloned().chain(flags).collect();
+    }
 }
 
 /// Where the config file is looked for: `$XDG_CONFIG_HOME/isrlab/config.toml` (on macOS and

@@ -8,6 +8,7 @@
 
 pub mod app;
 pub mod brokers;
+pub mod charts;
 pub mod clients;
 pub mod consumers;
 pub mod detail;

@@ -617,6 +617,7 @@ mod tests {
             unreachable: Vec::new(),
             acked_lost: 1,
             reordered: 0,
+            latency: None,
         };
         producer.errors.insert("NOT_ENOUGH_REPLICAS".into(), 3);
         Snapshot {

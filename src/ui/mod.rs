@@ -9,6 +9,7 @@
 pub mod app;
 pub mod ascii;
 pub mod brokers;
+pub mod charts;
 pub mod clients;
 pub mod consumers;
 pub mod detail;

@@ -6,6 +6,9 @@
 //! - `sim`: the default cluster 60 s into a run; each iteration draws the other of two
 //!   snapshots one frame (33 ms of sim time) apart, so every draw also writes the cells that
 //!   changed, as the live dashboard does at 1×.
+//! - `charts`: the default cluster 60 s into a run at 200×60, where the overview adds the
+//!   charts row (throughput, the selected partition's ISR size, HW and LEOs, the producer's
+//!   records/s and latency), each chart built from the snapshot's history every frame.
 //! - `large`: the same with 50 brokers and one topic of 5 000 partitions (RF 3) 30 s into a
 //!   run, at 200×50 (issue 7's target: ≤ 2 ms).
 
@@ -89,6 +92,10 @@ fn sim_frames(c: &mut Criterion<Clock>) {
     flip_frames(c, "render sim at 60 s", default_at_60_s, &SIZES);
 }
 
+fn chart_frames(c: &mut Criterion<Clock>) {
+    flip_frames(c, "render sim at 60 s with charts", default_at_60_s, &[(200, 60)]);
+}
+
 fn large_frames(c: &mut Criterion<Clock>) {
     flip_frames(c, "render 50 brokers, 5000 partitions", common::large_cluster, &[(200, 50)]);
 }
@@ -96,6 +103,6 @@ fn large_frames(c: &mut Criterion<Clock>) {
 criterion_group! {
     name = benches;
     config = common::criterion();
-    targets = fixture_frames, sim_frames, large_frames
+    targets = fixture_frames, sim_frames, chart_frames, large_frames
 }
 criterion_main!(benches);

@@ -14,7 +14,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 use std::path::{Path, PathBuf};
 
 /// isrlab: a live Kafka replication lab in the terminal.
-#[derive(Parser, Debug)]
+#[derive(Parser, Debug, Clone)]
 #[command(name = "isrlab", version, about, long_about = None)]
 pub struct Cli {
     /// What to do; without one, the dashboard opens.
@@ -38,9 +38,21 @@ pub struct Cli {
     /// e.g. `--set acks=1 --set min.insync.replicas=2`.
     #[arg(long = "set", value_name = "KEY=VALUE", value_parser = parse_setting, global = true)]
     pub sets: Vec<Setting>,
-    /// Initial sim speed in the dashboard, 0.01 to 100 (sim ms per wall ms).
-    #[arg(long, value_name = "X", default_value = "1", value_parser = parse_speed, global = true)]
-    pub speed: f64,
+    /// Initial sim speed in the dashboard, 0.01 to 100 (sim ms per wall ms; default 1).
+    #[arg(long, value_name = "X", value_parser = parse_speed, global = true)]
+    pub speed: Option<f64>,
+    /// Colours of healthy, degraded and broken things: standard (green, yellow, red) or
+    /// color-blind (blue, orange, vermillion). `NO_COLOR` turns colour off either way.
+    #[arg(long, value_enum, value_name = "NAME", global = true)]
+    pub palette: Option<crate::ui::theme::Palette>,
+    /// Draw with ASCII characters only, for terminals or fonts that show symbols at the
+    /// wrong width.
+    #[arg(long, global = true)]
+    pub ascii: bool,
+    /// The dashboard's config file (default `$XDG_CONFIG_HOME/isrlab/config.toml`): default
+    /// flags and `[keys]` overrides; flags given here win over it.
+    #[arg(long, value_name = "FILE.toml", global = true)]
+    pub config: Option<PathBuf>,
     /// How replicas are placed on brokers.
     #[arg(long, value_enum, global = true)]
     pub placement: Option<PlacementArg>,
@@ -121,7 +133,8 @@ pub enum CliError {
     Invalid(String),
 }
 
-fn parse_topic(text: &str) -> Result<TopicArg, String> {
+/// Parses `NAME:PARTITIONS:RF`. Errors: the problem in words.
+pub fn parse_topic(text: &str) -> Result<TopicArg, String> {
     let parts: Vec<&str> = text.split(':').collect();
     let [name, partitions, rf] = parts[..] else {
         return Err(format!("`{text}` is not NAME:PARTITIONS:RF, e.g. orders:3:2"));
@@ -134,7 +147,8 @@ fn parse_topic(text: &str) -> Result<TopicArg, String> {
     Ok(TopicArg { name: name.to_string(), partitions, replication_factor })
 }
 
-fn parse_setting(text: &str) -> Result<Setting, String> {
+/// Parses `KEY=VALUE` and checks it against the config registry. Errors: the problem in words.
+pub fn parse_setting(text: &str) -> Result<Setting, String> {
     let Some((key, value)) = text.split_once('=').filter(|(k, v)| !k.is_empty() && !v.is_empty()) else {
         return Err(format!("`{text}` is not KEY=VALUE, e.g. acks=1"));
     };
@@ -142,7 +156,8 @@ fn parse_setting(text: &str) -> Result<Setting, String> {
     Ok(Setting { key: key.to_string(), value: value.to_string() })
 }
 
-fn parse_speed(text: &str) -> Result<f64, String> {
+/// Parses a sim speed, 0.01 to 100 (sim ms per wall ms). Errors: the problem in words.
+pub fn parse_speed(text: &str) -> Result<f64, String> {
     match text.parse::<f64>() {
         Ok(x) if (0.01..=100.0).contains(&x) => Ok(x),
         _ => Err(format!("`{text}` is not a speed from 0.01 to 100")),
@@ -319,7 +334,7 @@ mod tests {
     fn no_arguments_is_the_default_dashboard() {
         let cli = parse(&[]).unwrap();
         assert_eq!(cli.mode, None);
-        assert_eq!(cli.speed, 1.0);
+        assert_eq!(cli.speed, None);
         assert_eq!(cli.cluster_spec(7).unwrap(), ClusterSpec::default_run(7));
         assert_eq!(cli.scenario_file().unwrap(), None);
     }

@@ -12,3 +12,4 @@ pub mod logging;
 pub mod scenario;
 pub mod sim;
 pub mod ui;
+pub mod user_config;

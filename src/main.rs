@@ -12,6 +12,9 @@ use isrlab::describe::{describe, zk_partition_states};
 use isrlab::scenario::Action;
 use isrlab::scenario::runner::{self, EXIT_INVALID, RunError};
 use isrlab::sim::{SimTime, format_instant};
+use isrlab::ui::Look;
+use isrlab::ui::theme::Theme;
+use isrlab::user_config;
 use std::io::Write;
 use std::path::Path;
 use std::process::ExitCode;
@@ -30,7 +33,10 @@ fn main() -> ExitCode {
     match &cli.mode {
         Some(Mode::Run { file }) => run_headless(&cli, file),
         Some(Mode::Describe { at, zk }) => report(describe_at(&cli, *at, *zk)),
-        None => report(dashboard(&cli)),
+        None => match dashboard(&cli) {
+            Ok(exit) => ExitCode::from(exit.code()),
+            Err(e) => report(Err(e)),
+        },
     }
 }
 
@@ -109,8 +115,20 @@ fn describe_at(cli: &Cli, at: Option<SimTime>, zk: bool) -> Result<()> {
     }
 }
 
+/// The user's config file: `--config FILE` (which must exist), else the default path if
+/// there is a file there.
+fn user_config(cli: &Cli) -> Result<user_config::Loaded> {
+    match &cli.config {
+        Some(path) if !path.is_file() => {
+            Err(CliError::Invalid(format!("--config {}: no such file", path.display())).into())
+        }
+        Some(path) => Ok(user_config::load(path)),
+        None => Ok(user_config::default_path().map(|p| user_config::load(&p)).unwrap_or_default()),
+    }
+}
+
 /// `isrlab` and `isrlab --scenario FILE`: the live dashboard.
-fn dashboard(cli: &Cli) -> Result<()> {
+fn dashboard(cli: &Cli) -> Result<isrlab::ui::Exit> {
     use std::io::IsTerminal;
     if !std::io::stdin().is_terminal() || !std::io::stdout().is_terminal() {
         return Err(CliError::Invalid(
@@ -118,12 +136,17 @@ fn dashboard(cli: &Cli) -> Result<()> {
         )
         .into());
     }
-    let (spec, timeline, scenario) = start(cli)?;
+    let loaded = user_config(cli)?;
+    let mut cli = cli.clone();
+    cli.with_user_config(&loaded.config);
+    let (spec, timeline, scenario) = start(&cli)?;
     let seed = spec.seed;
     let commands = timeline.into_iter().map(|a| (a.at, a.command)).collect();
     let live = LiveSim::spawn(spec, commands, scenario)
         .map_err(|e| CliError::Invalid(format!("the cluster cannot start: {e}")))?;
-    let result = isrlab::ui::run_dashboard(live, cli.speed);
+    let theme = Theme::from_env().with_palette(cli.palette.unwrap_or_default()).with_ascii(cli.ascii);
+    let look = Look { theme, keys: loaded.config.keys, warnings: loaded.warnings };
+    let result = isrlab::ui::run_dashboard(live, cli.speed.unwrap_or(1.0), look);
     eprintln!("isrlab: seed {seed} (replay with --seed {seed})");
     result
 }

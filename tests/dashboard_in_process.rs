@@ -412,3 +412,51 @@ fn r_twice_restarts_the_real_sim_from_zero_with_every_counter_cleared() {
     );
     assert!(model.status.as_ref().is_some_and(|s| s.text.starts_with("✔ restarted from 0")));
 }
+
+/// The charts at 200×60 on the real simulation: select a partition broker 2 follows, crash
+/// broker 2, and once the controller has fenced it (`broker.session.timeout.ms` = 9 s) the
+/// partition's ISR-size series drops from 3 to 2 and its chart says so.
+#[test]
+fn crashing_a_follower_drops_the_isr_size_series_of_the_selected_partition() {
+    let mut app = App::start(200, 60);
+    app.run_for(10_000);
+    while app.model.partition(&app.snap).is_some_and(|p| p.leader == Some(2)) {
+        app.press_key(KeyCode::Down);
+    }
+    let tp = app.model.partition(&app.snap).expect("a partition is selected").tp.clone();
+    let isr = |app: &App| -> Vec<u16> {
+        let h = app.snap.history.partition(&tp).expect("every partition has a history");
+        h.isr.iter().copied().collect()
+    };
+    assert_eq!(isr(&app).len(), 10, "one sample a second");
+    assert!(isr(&app).iter().all(|&n| n == 3), "{tp} starts with a full ISR: {:?}", isr(&app));
+    let before = app.screen();
+    assert!(before.contains(&format!("{tp} · ISR size 3 of 3, lowest 3")), "{before}");
+    app.press("2x");
+    app.run_for(20_000);
+    let series = isr(&app);
+    assert_eq!(series.first(), Some(&3));
+    assert_eq!(series.last(), Some(&2), "the ISR-size series has not dropped: {series:?}");
+    let after = app.screen();
+    assert!(after.contains(&format!("{tp} · ISR size 2 of 3, lowest 2")), "{after}");
+    assert!(after.contains("Throughput, records/s"), "{after}");
+    assert!(after.contains("producer 0 · 100 acked/s · latency p50"), "{after}");
+}
+
+/// The sim takes its chart samples on sim time: a run paced in 33 ms frames and one run in a
+/// single jump (as at 100×) hold the same samples, one per second, none missed.
+#[test]
+fn chart_samples_do_not_depend_on_how_sim_time_is_paced() {
+    let framed = Sim::new(ClusterSpec::default_run(42)).expect("the default run is valid");
+    let mut t = 0;
+    while t < 30_000 {
+        t += 33;
+        framed.advance_to(SimTime::from_ms(t));
+    }
+    let jumped = Sim::new(ClusterSpec::default_run(42)).expect("the default run is valid");
+    jumped.advance_to(SimTime::from_ms(t));
+    let (a, b) = (framed.snapshot(), jumped.snapshot());
+    assert_eq!(a.history.cluster.len(), 30);
+    assert_eq!(a.history, b.history);
+    assert!(a.history.cluster.iter().skip(2).all(|s| s.acked > 0), "{:?}", a.history.cluster);
+}

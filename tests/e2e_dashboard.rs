@@ -82,6 +82,9 @@ impl Dashboard {
         cmd.args(args);
         cmd.cwd(env!("CARGO_MANIFEST_DIR"));
         cmd.env("TERM", "xterm-256color");
+        // The developer's own config file must not change what the tests see.
+        cmd.env("XDG_CONFIG_HOME", env!("CARGO_TARGET_TMPDIR"));
+        cmd.env_remove("NO_COLOR");
         let child = pair.slave.spawn_command(cmd).expect("isrlab starts in the pseudo-terminal");
         let mut reader = pair.master.try_clone_reader().expect("the terminal can be read");
         let writer = pair.master.take_writer().expect("the terminal can be written");
@@ -200,14 +203,38 @@ impl Dashboard {
         }
     }
 
-    /// Sends `keys` (which should quit), then asserts exit status 0 and a restored terminal:
-    /// the line settings are back to those from before the start, the alternate screen was
-    /// left and the cursor shown as the last control sequences, and only plain text follows.
-    fn quit_and_check(mut self, keys: &[u8], name: &str) {
+    /// Changes the terminal's size, as dragging the window does (the child gets SIGWINCH).
+    fn resize(&mut self, cols: u16, rows: u16) {
+        let size = PtySize { rows, cols, pixel_width: 0, pixel_height: 0 };
+        if let Err(e) = self.master.resize(size) {
+            self.fail(&format!("cannot resize the terminal: {e}"));
+        }
+        let (rows, cols) = (std::num::NonZeroU16::new(rows), std::num::NonZeroU16::new(cols));
+        lock(&self.output).parser.screen_mut().set_size(rows.expect("rows > 0"), cols.expect("cols > 0"));
+    }
+
+    /// A left click at the screen cell (`col`, `row`), counted from 0, in the SGR mouse
+    /// encoding the dashboard asks the terminal for.
+    fn click(&mut self, col: usize, row: usize) {
+        let (x, y) = (col + 1, row + 1);
+        self.press(format!("\x1b[<0;{x};{y}M\x1b[<0;{x};{y}m").as_bytes());
+    }
+
+    /// One notch of the wheel, down or up, over the cell (`col`, `row`).
+    fn wheel(&mut self, down: bool, col: usize, row: usize) {
+        let button = if down { 65 } else { 64 };
+        self.press(format!("\x1b[<{button};{};{}M", col + 1, row + 1).as_bytes());
+    }
+
+    /// Sends `keys` (which should quit), then asserts the exit status a shell expects
+    /// (`code`) and a restored terminal: the line settings are back to those from before the
+    /// start, the alternate screen was left and the cursor shown as the last control
+    /// sequences, and only plain text follows.
+    fn quit_and_check(mut self, keys: &[u8], name: &str, code: u32) {
         self.press(keys);
         let status = self.wait_exit(name);
-        if !status.success() {
-            self.fail(&format!("after {name}, isrlab exited with {status:?}, not 0"));
+        if status.exit_code() != code {
+            self.fail(&format!("after {name}, isrlab exited with {status:?}, not {code}"));
         }
         let settings = termios(&*self.master);
         if settings != self.cooked {
@@ -306,7 +333,7 @@ fn crash_broker_2_then_quit(cols: u16, rows: u16) {
     d.wait_for("broker 2 selected", |s| s.contains("▸2 "));
     d.press(b"x");
     d.wait_for("broker 2 crashed and fenced, out of every ISR but still a replica", broker_2_fenced_out);
-    d.quit_and_check(b"q", "`q`");
+    d.quit_and_check(b"q", "`q`", 0);
 }
 
 #[test]
@@ -315,21 +342,72 @@ fn crashing_broker_2_at_100x30_takes_it_out_of_every_isr_and_q_restores_the_term
 }
 
 #[test]
-fn ctrl_c_quits_with_status_0_and_restores_the_terminal() {
+fn ctrl_c_quits_with_status_130_and_restores_the_terminal() {
     let mut d = Dashboard::start(100, 30, &["--seed", "42", "--speed", "20"]);
     d.wait_for("rows test_repli-0..test_repli-5", partitions_shown);
     // Only now: before raw mode is on, the line discipline would turn ^C into SIGINT.
     d.assert_took_over();
-    d.quit_and_check(b"\x03", "Ctrl-C");
+    d.quit_and_check(b"\x03", "Ctrl-C", 130);
 }
 
 #[test]
-fn sigterm_quits_with_status_0_and_restores_the_terminal() {
+fn sigterm_quits_with_status_143_and_restores_the_terminal() {
     let mut d = Dashboard::start(100, 30, &["--seed", "42"]);
     d.wait_for("rows test_repli-0..test_repli-5", partitions_shown);
     d.assert_took_over();
     d.terminate();
-    d.quit_and_check(b"", "SIGTERM");
+    d.quit_and_check(b"", "SIGTERM", 143);
+}
+
+/// The row of the screen whose text contains `text`.
+fn row_of(screen: &Screen, text: &str) -> Option<usize> {
+    (0..screen.lines.len()).find(|&r| screen.line(r).contains(text))
+}
+
+#[test]
+fn a_click_selects_a_partition_the_wheel_moves_and_a_resize_redraws() {
+    let mut d = Dashboard::start(120, 40, &["--seed", "42"]);
+    let screen = d.wait_for("rows test_repli-0..test_repli-5", partitions_shown);
+    d.assert_took_over();
+    d.press(b" ");
+    let row = row_of(&screen, " test_repli-3 ").unwrap_or_else(|| d.fail("no row for test_repli-3"));
+    d.click(4, row);
+    d.wait_for("test_repli-3 selected by the click", |s| s.contains("▸test_repli-3"));
+    d.wheel(true, 4, row);
+    d.wait_for("the wheel moved the selection down 3 rows (to the last)", |s| s.contains("▸test_repli-5"));
+    let strip = row_of(&screen, " Brokers ").unwrap_or_else(|| d.fail("no broker strip"));
+    let col = screen.line(strip).find(" 2 ●").map(|c| screen.line(strip)[..c].chars().count() + 1);
+    let col = col.unwrap_or_else(|| d.fail("no broker 2 in the strip"));
+    d.click(col, strip);
+    d.wait_for("broker 2 selected by the click", |s| s.contains("▸2 "));
+    d.resize(80, 24);
+    d.wait_for("the dashboard redrawn at 80×24", |s| {
+        s.lines.len() == 24 && s.contains("▸test_repli-5") && s.contains("▸2")
+    });
+    d.resize(60, 20);
+    d.wait_for("the too-small notice after shrinking", |s| {
+        s.contains("Terminal too small") && s.contains("60×20")
+    });
+    d.quit_and_check(b"q", "`q` after mouse and resize", 0);
+}
+
+#[test]
+fn the_config_file_moves_keys_and_warns_of_bad_entries_inside_the_dashboard() {
+    let file = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("e2e-config.toml");
+    std::fs::write(&file, "speed = 20\nbogus = 1\nascii = true\n[keys]\ncrash = \"X\"\n")
+        .expect("config written");
+    let path = file.to_str().expect("a UTF-8 path");
+    let mut d = Dashboard::start(120, 40, &["--seed", "42", "--config", path]);
+    d.wait_for("the warning about `bogus`", |s| s.contains("bogus: no such setting"));
+    d.assert_took_over();
+    let screen = d.screen();
+    let all: String = (0..screen.lines.len()).map(|r| screen.line(r)).collect();
+    assert!(all.is_ascii(), "ascii = true draws ASCII only:\n{screen}");
+    d.press(b"2x");
+    d.wait_for("the old key says where crash went", |s| s.contains("crash is on X now"));
+    d.press(b"X");
+    d.wait_for("X crashed broker 2", |s| s.contains("crash 2"));
+    d.quit_and_check(b"q", "`q` with a config file", 0);
 }
 
 #[test]
@@ -339,5 +417,5 @@ fn a_too_small_terminal_says_so_and_q_still_quits() {
         s.contains("Terminal too small") && s.contains("60×20") && s.contains("at least 80×24")
     });
     d.assert_took_over();
-    d.quit_and_check(b"q", "`q` on the too-small screen");
+    d.quit_and_check(b"q", "`q` on the too-small screen", 0);
 }

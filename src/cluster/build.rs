@@ -81,9 +81,11 @@ pub(super) fn build_world(spec: &ClusterSpec, local: &LocalSet) -> Result<Rc<Wor
         restart_pending: Default::default(),
         rolling: Default::default(),
         truncations: Default::default(),
+        history: Default::default(),
     });
     world.spawn_network(local);
     world.spawn_memory_guard(local);
+    world.spawn_history(local);
     world.add_node(local, NodeId::Controller, NodeCore::Controller(Rc::new(RefCell::new(controller))));
     for b in brokers {
         world.add_node(local, NodeId::Broker(b.id()), NodeCore::Broker(Rc::new(RefCell::new(b))));

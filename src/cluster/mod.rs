@@ -7,6 +7,7 @@ mod build;
 pub mod command;
 pub mod events;
 pub mod handle;
+pub mod history;
 pub mod link;
 pub mod net;
 pub mod node;

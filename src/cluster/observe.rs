@@ -8,6 +8,7 @@
 //! cores' replicas, the audit ledger and the ISR counters are read in one ordered pass each
 //! (cursors), never by per-partition lookups.
 
+use super::history::{History, PartitionReading, ProducerReading};
 use super::node::ProcessState;
 use super::snapshot::{
     BrokerStatus, BrokerView, ConsumerLag, ConsumerStatus, ConsumerView, GroupStatus, HW_STALL_MS, HwHold,
@@ -65,7 +66,9 @@ pub(crate) fn snapshot(world: &World, cache: &mut ViewCache) -> Snapshot {
         .producers()
         .iter()
         .map(|p| {
-            let mut view = p.borrow().view();
+            let producer = p.borrow();
+            let mut view = producer.view();
+            view.latency = producer.latency(o.now);
             view.acked_lost = ledger.lost_by(view.index);
             view.reordered = ledger.reordered_by(view.index);
             view
@@ -96,7 +99,54 @@ pub(crate) fn snapshot(world: &World, cache: &mut ViewCache) -> Snapshot {
         event_count: log.count(),
         commands: log.commands(),
         scenario: None,
+        history: world.history.borrow().clone(),
     }
+}
+
+/// Adds one sample of the cluster at `now` (ms) to `history`: the producers' counters and the
+/// latency of the second that just ended, and every partition's ISR size, HW and replica
+/// LEOs, read as [`snapshot`] reads them (the published metadata image, the cores' logs).
+pub(crate) fn take_sample(world: &World, now: Ms, history: &mut History) {
+    let last_second = (now / 1000).saturating_sub(1);
+    let producers: Vec<ProducerReading> = world
+        .producers()
+        .iter()
+        .map(|p| {
+            let p = p.borrow();
+            let view = p.view();
+            ProducerReading { sent: view.sent, acked: view.acked, latency: p.latency_in_second(last_second) }
+        })
+        .collect();
+    history.sample_producers(now, &producers);
+    let controller = world.controller();
+    let controller = controller.borrow();
+    let rcs = world.brokers();
+    let cores: BTreeMap<BrokerId, Ref<'_, Broker>> = rcs.iter().map(|(id, c)| (*id, c.borrow())).collect();
+    let mut replicas: BTreeMap<BrokerId, _> =
+        cores.iter().map(|(&id, core)| (id, Cursor::new(core.partitions()))).collect();
+    let mut leos: Vec<(BrokerId, Option<Offset>)> = Vec::new();
+    let mut readings = Vec::new();
+    for ps in controller.image().topics().flat_map(|t| &t.partitions) {
+        let found: Vec<(BrokerId, Option<&Partition>)> =
+            ps.replicas.iter().map(|&r| (r, replicas.get_mut(&r).and_then(|c| c.seek(&ps.tp)))).collect();
+        let leader = ps.leader.and_then(|l| {
+            let listed = found.iter().find(|(r, _)| *r == l).and_then(|(_, p)| *p);
+            listed.or_else(|| cores.get(&l)?.partition(&ps.tp))
+        });
+        let hw = match leader {
+            Some(p) => p.log.hw(),
+            None => found.iter().filter_map(|(_, p)| p.map(|p| p.log.hw())).max().unwrap_or(0),
+        };
+        let start = leos.len();
+        leos.extend(found.iter().map(|(r, p)| (*r, p.map(|p| p.log.leo()))));
+        readings.push((&ps.tp, ps.isr.len(), hw, start..leos.len()));
+    }
+    history.sample_partitions(readings.into_iter().map(|(tp, isr, hw, range)| PartitionReading {
+        tp,
+        isr,
+        hw,
+        leos: &leos[range],
+    }));
 }
 
 /// Every group a running broker coordinates (the first broker that has it, in id order).

@@ -59,6 +59,8 @@ pub struct Snapshot {
     pub commands: Arc<[super::events::AppliedCommand]>,
     /// The scenario being played, if any: its name and the sim time (ms) where it ends.
     pub scenario: Option<ScenarioInfo>,
+    /// What the charts draw: samples taken every second of sim time (shared, not copied).
+    pub history: Arc<super::history::History>,
 }
 
 /// A consumer group as its coordinator holds it (`kafka-consumer-groups.sh --describe

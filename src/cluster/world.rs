@@ -160,6 +160,8 @@ pub(crate) struct World {
     pub rolling: std::cell::Cell<bool>,
     /// The latest truncations per partition, for the dashboard.
     pub truncations: RefCell<super::truncations::Truncations>,
+    /// The charts' samples ([`World::spawn_history`]); shared with the snapshots.
+    pub history: RefCell<std::sync::Arc<super::history::History>>,
 }
 
 impl World {
@@ -424,6 +426,23 @@ impl World {
                 if held > world.memory_budget.get() {
                     world.stop_producers(next, held);
                 }
+            }
+        });
+    }
+
+    /// Starts the charts' sampler: every [`super::history::SAMPLE_MS`] of sim time it adds a
+    /// sample to [`World::history`]. It only reads the world, so runs with and without it
+    /// are the same; it runs on sim time, so the same seed and commands give the same
+    /// samples however the dashboard paces the run.
+    pub fn spawn_history(self: &Rc<Self>, local: &LocalSet) {
+        let world = self.clone();
+        local.spawn_local(async move {
+            let mut next = 0;
+            loop {
+                next += super::history::SAMPLE_MS;
+                tokio::time::sleep_until(world.instant_ms(next)).await;
+                let mut history = world.history.borrow_mut();
+                super::observe::take_sample(&world, next, std::sync::Arc::make_mut(&mut history));
             }
         });
     }

@@ -619,6 +619,7 @@ mod tests {
             unreachable: Vec::new(),
             acked_lost: 1,
             reordered: 0,
+            latency: None,
         };
         producer.errors.insert("NOT_ENOUGH_REPLICAS".into(), 3);
         Snapshot {

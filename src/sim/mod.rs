@@ -21,6 +21,7 @@ pub mod image;
 pub mod log;
 pub mod partition;
 pub mod producer;
+pub mod producer_latency;
 pub mod protocol;
 pub mod quota;
 pub mod segments;

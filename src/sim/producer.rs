@@ -70,6 +70,7 @@
 use super::backoff::exponential_backoff;
 use super::connections::{ConnectionState, ConnectionStates};
 use super::events::{EventKind, ProduceFailure};
+use super::producer_latency::{LatencyRecorder, LatencySummary, SendTimes};
 use super::protocol::{Batch, Message, MetadataDelta, NodeId, ProduceRequest, ProduceResponse, Values};
 use super::{AckedRecords, Acks, BrokerId, Epoch, Ms, Outbox, TopicPartition};
 use crate::config::ProducerConfig;
@@ -124,6 +125,8 @@ struct ProducerBatch {
     retries_done: u32,
     /// Error of the latest failed attempt.
     last_error: Option<ErrorCode>,
+    /// When each of its records was handed to the producer (for the produce latency).
+    sent_at: SendTimes,
 }
 
 /// A batch sent and not answered yet.
@@ -281,6 +284,8 @@ pub struct ProducerClient {
     failed: u64,
     errors: BTreeMap<String, u64>,
     last_error: Option<(Ms, String)>,
+    /// Latencies of the records acknowledged lately ([`super::producer_latency`]).
+    latency: LatencyRecorder,
 }
 
 impl ProducerClient {
@@ -319,6 +324,7 @@ impl ProducerClient {
             failed: 0,
             errors: BTreeMap::new(),
             last_error: None,
+            latency: LatencyRecorder::default(),
         }
     }
 
@@ -432,7 +438,20 @@ impl ProducerClient {
             unreachable: self.unreachable_leaders(),
             acked_lost: 0,
             reordered: 0,
+            latency: None,
         }
+    }
+
+    /// p50 and p99 produce latency of the records acknowledged in the last
+    /// [`super::producer_latency::RECENT_WINDOW_S`] s up to `now`; `None` when there were none.
+    pub fn latency(&self, now: Ms) -> Option<LatencySummary> {
+        self.latency.recent(now)
+    }
+
+    /// p50 and p99 produce latency of the records acknowledged in sim second `sec`
+    /// (ms / 1000), while it is within the recent window.
+    pub fn latency_in_second(&self, sec: u64) -> Option<LatencySummary> {
+        self.latency.summary(sec, sec)
     }
 
     /// Leaders of this producer's partitions that it cannot connect to (a broker that no
@@ -847,6 +866,7 @@ impl ProducerClient {
         ProducerBatch {
             created: records[0].created,
             last_created: records[records.len() - 1].created,
+            sent_at: SendTimes::from_times(records.iter().map(|r| r.created)),
             values: records.into_iter().map(|r| r.value).collect(),
             producer_id,
             base_sequence,
@@ -887,6 +907,7 @@ impl ProducerClient {
         out.send(NodeId::Broker(leader), Message::Produce(message));
         if batch.acks == Acks::Zero {
             self.acked += batch.values.len() as u64;
+            self.latency.record(now, &batch.sent_at);
             self.mark_success(i, out);
         } else {
             let sent_epoch = p.leader_epoch;
@@ -919,6 +940,7 @@ impl ProducerClient {
                     return;
                 };
                 self.acked += batch.values.len() as u64;
+                self.latency.record(now, &batch.sent_at);
                 out.acked.push(AckedRecords {
                     tp: resp.tp,
                     base_offset,
@@ -1208,6 +1230,10 @@ pub struct ProducerView {
     /// Its acknowledged records written after records it sent later (the audit ledger's
     /// count, filled in like `acked_lost`).
     pub reordered: u64,
+    /// p50 and p99 produce latency over the last
+    /// [`super::producer_latency::RECENT_WINDOW_S`] s of sim time, `None` when no record was
+    /// acknowledged then (filled in by the cluster's snapshot, which knows the time).
+    pub latency: Option<LatencySummary>,
 }
 
 #[cfg(test)]

@@ -163,6 +163,8 @@ pub struct Model {
     pub reset_armed: bool,
     /// Colours on or off.
     pub theme: Theme,
+    /// Key overrides from the user's config file.
+    pub keys: keymap::KeyOverrides,
     /// The user asked to quit.
     pub quit: bool,
 }
@@ -172,6 +174,8 @@ pub struct Model {
 pub enum Msg {
     /// A key was pressed.
     Key(KeyEvent),
+    /// A mouse button or the wheel was used (see [`mouse`]).
+    Mouse(crossterm::event::MouseEvent),
     /// The terminal has a new size (columns, rows).
     Resize(u16, u16),
     /// A new snapshot arrived (it is passed to [`update`] alongside).
@@ -238,6 +242,7 @@ impl Model {
             events_important: false,
             events_filter: EventFilter::default(),
             events_search: None,
+            keys: keymap::KeyOverrides::default(),
             prompt: Palette::default(),
             reset_armed: false,
             theme,
@@ -275,7 +280,8 @@ impl Model {
         self.partition_offset.clamp(low, selected).min(total.saturating_sub(rows))
     }
 
-    fn say(&mut self, kind: StatusKind, text: impl Into<String>) {
+    /// Shows `text` in the status line.
+    pub fn say(&mut self, kind: StatusKind, text: impl Into<String>) {
         self.status = Some(Status::new(kind, text));
     }
 
@@ -291,6 +297,7 @@ pub fn update(model: &mut Model, msg: Msg, snap: &Snapshot) -> Vec<Effect> {
     let commands_refused = model.scenario_over(snap);
     let effects = match msg {
         Msg::Key(ev) => on_key(model, ev, snap),
+        Msg::Mouse(ev) => mouse::on_mouse(model, ev, snap),
         Msg::Resize(w, h) => {
             model.screen = (w, h);
             Vec::new()
@@ -365,6 +372,17 @@ fn on_key(model: &mut Model, ev: KeyEvent, snap: &Snapshot) -> Vec<Effect> {
         return Vec::new();
     }
     let reset_armed = std::mem::take(&mut model.reset_armed);
+    let ev = match model.mode {
+        Mode::Normal => match model.keys.translate(&ev) {
+            Some(ev) => ev,
+            None => {
+                let text = moved_key_text(&model.keys, &ev);
+                model.say(StatusKind::Info, text);
+                return Vec::new();
+            }
+        },
+        _ => ev,
+    };
     match model.mode {
         Mode::Normal if keymap::lookup(keymap::BINDINGS, &ev) == Some(Action::Reset) => {
             reset(model, reset_armed, snap)
@@ -399,6 +417,17 @@ fn on_key(model: &mut Model, ev: KeyEvent, snap: &Snapshot) -> Vec<Effect> {
             Some(action) => on_help(model, action),
             None => Vec::new(),
         },
+    }
+}
+
+/// What the old key of a moved action says when pressed.
+fn moved_key_text(keys: &keymap::KeyOverrides, ev: &KeyEvent) -> String {
+    let action = keymap::lookup(keymap::BINDINGS, ev);
+    let moved =
+        keys.describe().into_iter().find(|(name, _)| action.is_some_and(|a| keymap::action_name(a) == *name));
+    match moved {
+        Some((name, key)) => format!("{name} is on {key} now (config.toml [keys])"),
+        None => "that key is moved by config.toml [keys]".to_string(),
     }
 }
 
@@ -749,11 +778,12 @@ fn on_help(model: &mut Model, action: HelpAction) -> Vec<Effect> {
         HelpAction::Close => model.mode = Mode::Normal,
         HelpAction::Quit => return quit(model),
     }
-    model.help_scroll = model.help_scroll.min(super::help::line_count().saturating_sub(1));
+    model.help_scroll = model.help_scroll.min(super::help::line_count(&model.keys).saturating_sub(1));
     Vec::new()
 }
 
 mod event_keys;
+mod mouse;
 
 #[cfg(test)]
 mod tests;

@@ -13,7 +13,7 @@ use super::text;
 use super::theme::{Theme, glyph};
 use crate::cluster::snapshot::{BrokerStatus, BrokerView, Reach, Snapshot, TopicView};
 use crate::config::semantics::MetadataMode;
-use crate::sim::{Acks, CONTROLLER_ID, Ms};
+use crate::sim::{Acks, BrokerId, CONTROLLER_ID, Ms};
 
 /// Most lines the broker strip may wrap onto.
 pub const STRIP_MAX_LINES: usize = 2;
@@ -48,12 +48,43 @@ enum Form {
 struct Chunk {
     spans: Vec<Span<'static>>,
     width: usize,
+    /// The broker it shows, for mouse clicks.
+    broker: Option<BrokerId>,
+}
+
+impl Chunk {
+    fn text(spans: Vec<Span<'static>>) -> Chunk {
+        let width = spans.iter().map(Span::width).sum();
+        Chunk { spans, width, broker: None }
+    }
 }
 
 /// The broker strip for a screen `width` columns wide: the richest form that fits on one
 /// line, else on [`STRIP_MAX_LINES`] lines; as a last resort the compact form cut with `…`.
 pub fn strip_lines(model: &Model, snap: &Snapshot, width: u16) -> Vec<Line<'static>> {
     let width = usize::from(width);
+    strip_rows(model, snap, width)
+        .into_iter()
+        .map(|row| Line::from(text::truncate_spans(row.into_iter().flat_map(|c| c.spans).collect(), width)))
+        .collect()
+}
+
+/// The broker under column `x` of strip line `line` (from 0) on a strip `width` columns wide.
+pub fn broker_at(model: &Model, snap: &Snapshot, width: u16, line: usize, x: usize) -> Option<BrokerId> {
+    let rows = strip_rows(model, snap, usize::from(width));
+    let mut left = 0;
+    for chunk in rows.get(line)? {
+        let shown: usize = chunk.spans.iter().map(Span::width).sum();
+        if x < left + shown {
+            return chunk.broker;
+        }
+        left += shown;
+    }
+    None
+}
+
+/// The strip's chunks line by line; see [`strip_lines`].
+fn strip_rows(model: &Model, snap: &Snapshot, width: usize) -> Vec<Vec<Chunk>> {
     // (form, most lines, with the controller id): the controller's id gives way before
     // the strip takes a second line or loses words.
     let tries = [
@@ -67,20 +98,20 @@ pub fn strip_lines(model: &Model, snap: &Snapshot, width: u16) -> Vec<Line<'stat
         (Form::Compact, 2, false),
     ];
     for (form, most, ctrl) in tries {
-        let (lines, fits) = wrap_chunks(strip_chunks(model, snap, form, ctrl), width);
-        if fits && lines.len() <= most {
-            return lines;
+        let (rows, fits) = wrap_chunks(strip_chunks(model, snap, form, ctrl), width);
+        if fits && rows.len() <= most {
+            return rows;
         }
     }
     let selected = snap.brokers.iter().position(|b| model.selected_broker == Some(b.id)).map(|i| i + 1);
     let chunks = keep_in_view(strip_chunks(model, snap, Form::Compact, false), selected, width, model.theme);
-    let (lines, _) = wrap_chunks(chunks, width);
-    let more = lines.len() > STRIP_MAX_LINES;
-    let mut lines: Vec<Line<'static>> = lines.into_iter().take(STRIP_MAX_LINES).collect();
-    if more && let Some(last) = lines.last_mut() {
-        last.spans.push(Span::raw(" …"));
+    let (mut rows, _) = wrap_chunks(chunks, width);
+    let more = rows.len() > STRIP_MAX_LINES;
+    rows.truncate(STRIP_MAX_LINES);
+    if more && let Some(last) = rows.last_mut() {
+        last.push(Chunk::text(vec![Span::raw(" …")]));
     }
-    lines.into_iter().map(|l| Line::from(text::truncate_spans(l.spans, width))).collect()
+    rows
 }
 
 /// When the chunk at `selected` (the selected broker) would fall below the strip's
@@ -111,36 +142,36 @@ fn keep_in_view(mut chunks: Vec<Chunk>, selected: Option<usize>, width: usize, t
     let skip = (0..at).find(|&skip| line_of(skip) < STRIP_MAX_LINES).unwrap_or(at.saturating_sub(1));
     if skip > 0 {
         chunks.drain(1..1 + skip);
-        chunks.insert(1, Chunk { spans: vec![gap], width: gap_w });
+        chunks.insert(1, Chunk { spans: vec![gap], width: gap_w, broker: None });
     }
     chunks
 }
 
 /// Lays chunks out on lines of `width`, continuation lines indented under the first chunk
 /// (the title). Also tells whether every line fits (a chunk wider than a line does not).
-fn wrap_chunks(chunks: Vec<Chunk>, width: usize) -> (Vec<Line<'static>>, bool) {
+fn wrap_chunks(chunks: Vec<Chunk>, width: usize) -> (Vec<Vec<Chunk>>, bool) {
     let mut chunks = chunks.into_iter();
     let Some(title) = chunks.next() else { return (Vec::new(), true) };
     let indent = title.width;
-    let (mut lines, mut spans, mut used, mut fits) = (Vec::new(), title.spans, indent, true);
+    let (mut rows, mut row, mut used, mut fits) = (Vec::new(), vec![title], indent, true);
     for chunk in chunks {
         if used + chunk.width > width && used > indent {
-            lines.push(Line::from(std::mem::take(&mut spans)));
-            spans.push(Span::raw(" ".repeat(indent)));
+            rows.push(std::mem::take(&mut row));
+            row.push(Chunk::text(vec![Span::raw(" ".repeat(indent))]));
             used = indent;
         }
         used += chunk.width;
         fits &= used <= width;
-        spans.extend(chunk.spans);
+        row.push(chunk);
     }
-    lines.push(Line::from(spans));
-    (lines, fits)
+    rows.push(row);
+    (rows, fits)
 }
 
 fn strip_chunks(model: &Model, snap: &Snapshot, form: Form, ctrl: bool) -> Vec<Chunk> {
     let theme = model.theme;
     let title = Span::styled(" Brokers ", theme.title());
-    let mut chunks = vec![Chunk { width: title.width(), spans: vec![title] }];
+    let mut chunks = vec![Chunk::text(vec![title])];
     chunks.extend(snap.brokers.iter().map(|b| broker_chunk(model, b, snap.now, form)));
     if ctrl && snap.semantics.metadata_mode == MetadataMode::KRaft {
         let text = if form == Form::Long {
@@ -148,7 +179,7 @@ fn strip_chunks(model: &Model, snap: &Snapshot, form: Form, ctrl: bool) -> Vec<C
         } else {
             format!("  ctrl {CONTROLLER_ID}")
         };
-        chunks.push(Chunk { width: text::width(&text), spans: vec![Span::styled(text, theme.muted())] });
+        chunks.push(Chunk::text(vec![Span::styled(text, theme.muted())]));
     }
     chunks
 }
@@ -182,7 +213,7 @@ fn broker_chunk(model: &Model, b: &BrokerView, now: Ms, form: Form) -> Chunk {
     };
     let shown: usize = spans.iter().map(Span::width).sum();
     let words = form != Form::Compact || selected;
-    Chunk { spans, width: shown + if words { duration_slack(b, now) } else { 0 } }
+    Chunk { spans, width: shown + if words { duration_slack(b, now) } else { 0 }, broker: Some(b.id) }
 }
 
 /// Columns a crash or stop duration may still grow by (see [`DURATION_W`]).

@@ -10,6 +10,7 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+use crate::cluster::history::History;
 use crate::cluster::snapshot::{
     BrokerStatus, BrokerView, HwHold, PartitionHealth, PartitionView, ProducerView, ReplicaView, Snapshot,
     TopicView,
@@ -61,7 +62,62 @@ pub fn snapshot() -> Snapshot {
         commands: Default::default(),
         scenario: None,
         rolling: false,
+        history: Arc::new(history()),
     }
+}
+
+/// The charts' samples up to [`NOW`]: 100 records/s produced and acknowledged, until broker
+/// 2 crashes; from then until it is fenced the HW of every partition is frozen (broker 2 is
+/// still in the ISR) and nothing is acknowledged while the leaders' LEOs grow; at the fencing
+/// the ISRs shrink to two, the HWs jump and the records held back are acknowledged at once,
+/// about 9 s late.
+pub fn history() -> History {
+    use crate::cluster::history::{PartitionReading, ProducerReading};
+    use crate::sim::producer_latency::LatencySummary;
+    let mut h = History::default();
+    let (mut sent, mut acked) = (0, 0);
+    let parts = partitions();
+    for at in (1..=NOW / 1000).map(|s| s * 1000) {
+        let frozen = (CRASHED_AT..FENCED_AT).contains(&at);
+        sent += 100;
+        let latency = match at {
+            _ if frozen => None,
+            _ if at < CRASHED_AT => Some(LatencySummary { records: 100, p50_ms: 3, p99_ms: 7 }),
+            _ if at < FENCED_AT + 1000 => {
+                Some(LatencySummary { records: sent - acked, p50_ms: 4_800, p99_ms: 9_000 })
+            }
+            _ => Some(LatencySummary { records: 100, p50_ms: 3, p99_ms: 6 }),
+        };
+        if !frozen {
+            acked = sent;
+        }
+        h.sample_producers(at, &[ProducerReading { sent, acked, latency }]);
+        let leos: Vec<Vec<(BrokerId, Option<Offset>)>> = parts
+            .iter()
+            .map(|p| p.replica_views.iter().map(|r| (r.broker, Some(leo_at(p, r, at)))).collect())
+            .collect();
+        h.sample_partitions(parts.iter().zip(&leos).map(|(p, leos)| PartitionReading {
+            tp: &p.tp,
+            isr: if at < FENCED_AT { 3 } else { p.isr.len() },
+            hw: hw_at(p, at),
+            leos,
+        }));
+    }
+    h
+}
+
+/// A replica's LEO at `at`: it grew evenly to its value at [`NOW`]; a crashed one stopped.
+fn leo_at(p: &PartitionView, r: &ReplicaView, at: Ms) -> Offset {
+    let leader = p.replica_views.iter().map(|r| r.leo).max().unwrap_or(0);
+    (leader * at as Offset / NOW as Offset).min(r.leo)
+}
+
+/// The partition's HW at `at`: two records behind the leader, frozen from the crash to the
+/// fencing.
+fn hw_at(p: &PartitionView, at: Ms) -> Offset {
+    let leader = p.replica_views.iter().map(|r| r.leo).max().unwrap_or(0);
+    let at = if (CRASHED_AT..FENCED_AT).contains(&at) { CRASHED_AT } else { at };
+    (leader * at as Offset / NOW as Offset - 2).clamp(0, p.hw)
 }
 
 fn broker(id: BrokerId, status: BrokerStatus, leader_count: usize, last_heartbeat: Ms) -> BrokerView {
@@ -215,6 +271,7 @@ fn producer() -> ProducerView {
         unreachable: Vec::new(),
         acked_lost: 0,
         reordered: 0,
+        latency: None,
     }
 }
 

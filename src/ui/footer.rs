@@ -70,18 +70,27 @@ fn selection(model: &Model, snap: &Snapshot) -> String {
 
 /// Draws the key hints of the active mode, as many as fit.
 pub fn render(frame: &mut Frame, area: Rect, model: &Model) {
-    let hints: Vec<(&str, &str)> = match model.mode {
-        Mode::Normal => footer_hints(keymap::BINDINGS).collect(),
-        Mode::Palette | Mode::Prompt(_) => footer_hints(keymap::PALETTE_BINDINGS).collect(),
-        Mode::Events => footer_hints(keymap::EVENTS_BINDINGS).collect(),
-        Mode::Help => footer_hints(keymap::HELP_BINDINGS).collect(),
+    let hints: Vec<(std::borrow::Cow<'static, str>, &str)> = match model.mode {
+        Mode::Normal => keymap::BINDINGS
+            .iter()
+            .filter_map(|b| {
+                let label =
+                    model.keys.label(b).map_or(std::borrow::Cow::Borrowed(b.label), std::borrow::Cow::Owned);
+                b.footer.map(|f| (label, f))
+            })
+            .collect(),
+        Mode::Palette | Mode::Prompt(_) => {
+            footer_hints(keymap::PALETTE_BINDINGS).map(|(k, f)| (k.into(), f)).collect()
+        }
+        Mode::Events => footer_hints(keymap::EVENTS_BINDINGS).map(|(k, f)| (k.into(), f)).collect(),
+        Mode::Help => footer_hints(keymap::HELP_BINDINGS).map(|(k, f)| (k.into(), f)).collect(),
     };
     let theme = model.theme;
     let mut spans = Vec::new();
     let mut used = 0;
     for (keys, what) in hints {
         let gap = if spans.is_empty() { " " } else { "  " };
-        let w = gap.len() + text::width(keys) + 1 + text::width(what);
+        let w = gap.len() + text::width(&keys) + 1 + text::width(what);
         if used + w > usize::from(area.width) {
             break;
         }

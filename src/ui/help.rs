@@ -159,8 +159,28 @@ fn glossary(theme: Theme, out: &mut Vec<Line<'static>>) {
 }
 
 /// How many lines the help has.
-pub fn line_count() -> usize {
-    lines(Theme::new(false)).len()
+pub fn line_count(keys: &keymap::KeyOverrides) -> usize {
+    lines_with(Theme::new(false), keys).len()
+}
+
+/// The help's lines, led by the user's key overrides when there are any.
+fn lines_with(theme: Theme, keys: &keymap::KeyOverrides) -> Vec<Line<'static>> {
+    let mut out = Vec::new();
+    if !keys.is_empty() {
+        out.push(Line::styled(
+            "Your keys (config.toml [keys]; the lists below show the defaults)",
+            theme.title(),
+        ));
+        for (action, key) in keys.describe() {
+            out.push(Line::from(vec![
+                Span::styled(format!("  {key:<KEY_W$} "), theme.key()),
+                Span::raw(action),
+            ]));
+        }
+        out.push(Line::raw(""));
+    }
+    out.extend(lines(theme));
+    out
 }
 
 /// Draws the overlay over the whole screen area.
@@ -170,7 +190,7 @@ pub fn render(frame: &mut Frame, area: Rect, model: &Model) {
     let x = area.x + (area.width - inner_w) / 2;
     let box_area = Rect::new(x, area.y, inner_w, area.height.saturating_sub(1)).inner(Margin::new(0, 1));
     let block = Block::bordered().title(Span::styled(" isrlab help ", theme.title()));
-    let text = lines(theme);
+    let text = lines_with(theme, &model.keys);
     let visible = usize::from(block.inner(box_area).height);
     let scroll = model.help_scroll.min(text.len().saturating_sub(visible));
     let more = if scroll + visible < text.len() { " ↓ more " } else { "" };

@@ -7,6 +7,9 @@ use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
 use crate::sim::BrokerId;
 
+mod overrides;
+pub use overrides::{KeyOverrides, action_name};
+
 /// What a key asks for in the normal (dashboard) mode.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum Action {

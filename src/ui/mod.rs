@@ -7,7 +7,9 @@
 //!   [`Cluster`] and paces sim time with a [`pacer::Pacer`].
 
 pub mod app;
+pub mod ascii;
 pub mod brokers;
+pub mod charts;
 pub mod clients;
 pub mod consumers;
 pub mod detail;
@@ -34,7 +36,7 @@ mod tests;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use crossterm::event::{Event, EventStream};
+use crossterm::event::{DisableMouseCapture, EnableMouseCapture, Event, EventStream};
 use crossterm::terminal::{BeginSynchronizedUpdate, EndSynchronizedUpdate};
 use crossterm::{execute, queue};
 use futures::StreamExt;
@@ -192,14 +194,61 @@ fn on_snapshot(model: &mut Model, cluster: &impl Cluster, pacer: &mut Pacer, sna
     }
 }
 
-/// Opens the dashboard on a running simulation and returns when the user quits. `speed` is
+/// How the dashboard ended. The process exits with [`Exit::code`], the status a shell expects
+/// of a program that stopped that way (128 + the signal number for a signal).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Exit {
+    /// `q`, or the input closed: status 0.
+    Quit,
+    /// Ctrl-C (as a key in raw mode, or SIGINT): status 130.
+    Interrupted,
+    /// SIGTERM: status 143.
+    Terminated,
+    /// SIGHUP, the terminal closed: status 129.
+    HungUp,
+}
+
+impl Exit {
+    /// The process exit status.
+    pub const fn code(self) -> u8 {
+        match self {
+            Exit::Quit => 0,
+            Exit::Interrupted => 130,
+            Exit::Terminated => 143,
+            Exit::HungUp => 129,
+        }
+    }
+}
+
+/// How the dashboard looks and answers keys, from the flags and the user's config file.
+#[derive(Clone, Debug)]
+pub struct Look {
+    /// Colours, palette and glyphs.
+    pub theme: Theme,
+    /// Key overrides (`[keys]`).
+    pub keys: keymap::KeyOverrides,
+    /// Config file entries that were skipped; shown in the status line at start.
+    pub warnings: Vec<String>,
+}
+
+/// Opens the dashboard on a running simulation and returns how the user left it. `speed` is
 /// the initial sim speed (sim ms per wall ms, 0.01 to 100). The terminal is restored on quit,
-/// on Ctrl-C and on a panic.
-pub fn run_dashboard(live: LiveSim, speed: f64) -> color_eyre::Result<()> {
+/// on Ctrl-C, on a signal and on a panic; mouse reporting is switched off with it.
+pub fn run_dashboard(live: LiveSim, speed: f64, look: Look) -> color_eyre::Result<Exit> {
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
-    // `ratatui::init` installs a panic hook that restores the terminal before the report.
+    // `ratatui::init` installs a panic hook that restores the terminal before the report;
+    // ours first stops mouse reporting, which ratatui does not know it started.
     let mut terminal = ratatui::try_init().inspect_err(|_| ratatui::restore())?;
-    let result = runtime.block_on(event_loop(&mut terminal, &live, speed));
+    let restore_hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let _ = execute!(std::io::stdout(), DisableMouseCapture);
+        restore_hook(info);
+    }));
+    let result = match execute!(std::io::stdout(), EnableMouseCapture) {
+        Ok(()) => runtime.block_on(event_loop(&mut terminal, &live, speed, look)),
+        Err(e) => Err(e.into()),
+    };
+    let _ = execute!(std::io::stdout(), DisableMouseCapture);
     ratatui::restore();
     result
 }
@@ -208,15 +257,20 @@ pub fn run_dashboard(live: LiveSim, speed: f64) -> color_eyre::Result<()> {
 /// process is told to stop from outside (`kill`, the terminal closing).
 struct Stop {
     #[cfg(unix)]
-    signals: Vec<tokio::signal::unix::Signal>,
+    signals: Vec<(tokio::signal::unix::Signal, Exit)>,
 }
 
 impl Stop {
     #[cfg(unix)]
     fn listen() -> std::io::Result<Stop> {
         use tokio::signal::unix::{SignalKind, signal};
-        let kinds = [SignalKind::interrupt(), SignalKind::terminate(), SignalKind::hangup()];
-        Ok(Stop { signals: kinds.into_iter().map(signal).collect::<std::io::Result<_>>()? })
+        let kinds = [
+            (SignalKind::interrupt(), Exit::Interrupted),
+            (SignalKind::terminate(), Exit::Terminated),
+            (SignalKind::hangup(), Exit::HungUp),
+        ];
+        let signals = kinds.into_iter().map(|(kind, exit)| Ok((signal(kind)?, exit)));
+        Ok(Stop { signals: signals.collect::<std::io::Result<_>>()? })
     }
 
     #[cfg(not(unix))]
@@ -224,16 +278,23 @@ impl Stop {
         Ok(Stop {})
     }
 
-    /// Resolves when any of the signals arrives.
+    /// Resolves when any of the signals arrives, with how the dashboard should end.
     #[cfg(unix)]
-    async fn requested(&mut self) {
-        let waits = self.signals.iter_mut().map(|s| Box::pin(s.recv()));
-        futures::future::select_all(waits).await;
+    async fn requested(&mut self) -> Exit {
+        let waits = self.signals.iter_mut().map(|(s, exit)| {
+            let exit = *exit;
+            Box::pin(async move {
+                s.recv().await;
+                exit
+            })
+        });
+        futures::future::select_all(waits).await.0
     }
 
     #[cfg(not(unix))]
-    async fn requested(&mut self) {
+    async fn requested(&mut self) -> Exit {
         let _ = tokio::signal::ctrl_c().await;
+        Exit::Interrupted
     }
 }
 
@@ -264,10 +325,19 @@ impl WallClock {
     }
 }
 
-async fn event_loop(terminal: &mut DefaultTerminal, live: &LiveSim, speed: f64) -> color_eyre::Result<()> {
+async fn event_loop(
+    terminal: &mut DefaultTerminal,
+    live: &LiveSim,
+    speed: f64,
+    look: Look,
+) -> color_eyre::Result<Exit> {
     let mut snapshots = live.watch();
     let mut snap: Arc<Snapshot> = snapshots.borrow_and_update().clone();
-    let mut model = Model::new(speed, Theme::from_env(), &snap);
+    let mut model = Model::new(speed, look.theme, &snap);
+    model.keys = look.keys;
+    if !look.warnings.is_empty() {
+        model.say(app::StatusKind::Error, look.warnings.join("; "));
+    }
     let size = terminal.size()?;
     update(&mut model, Msg::Resize(size.width, size.height), &snap);
     let mut pacer = Pacer::new(snap.now_us);
@@ -281,19 +351,21 @@ async fn event_loop(terminal: &mut DefaultTerminal, live: &LiveSim, speed: f64) 
     loop {
         tokio::select! {
             biased;
-            _ = stop.requested() => break,
+            exit = stop.requested() => return Ok(exit),
             event = keys.next() => {
                 let msg = match event {
-                    None => break,
+                    None => return Ok(Exit::Quit),
                     Some(event) => match event? {
                         Event::Key(key) => Msg::Key(key),
+                        Event::Mouse(mouse) => Msg::Mouse(mouse),
                         Event::Resize(w, h) => Msg::Resize(w, h),
                         _ => continue,
                     },
                 };
+                let exit = if is_ctrl_c(&msg) { Exit::Interrupted } else { Exit::Quit };
                 let was_paused = model.paused;
                 if handle_input(msg, &mut model, live, &mut pacer, &mut snap) {
-                    break;
+                    return Ok(exit);
                 }
                 if was_paused && !model.paused {
                     // The paused time earns no sim time: the next tick counts from now.
@@ -324,7 +396,12 @@ async fn event_loop(terminal: &mut DefaultTerminal, live: &LiveSim, speed: f64) 
             }
         }
     }
-    Ok(())
+}
+
+/// Ctrl-C arrives as a key in raw mode; quitting with it exits as SIGINT would.
+fn is_ctrl_c(msg: &Msg) -> bool {
+    use crossterm::event::{KeyCode, KeyModifiers};
+    matches!(msg, Msg::Key(k) if k.code == KeyCode::Char('c') && k.modifiers.contains(KeyModifiers::CONTROL))
 }
 
 /// One frame tick: grants sim time by the wall time that passed and measures the speed

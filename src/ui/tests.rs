@@ -708,3 +708,27 @@ fn offline_frozen_hw_and_unreachable_leader_cells_say_so_in_their_colour() {
     assert_eq!(words, ["URP", "OFFLINE", "HW frozen", "fence in 7s", "HW frozen", "reassign"]);
     assert_eq!(fg(&narrow, 2), Some(Color::Red));
 }
+
+/// The overview at 200×60 has the charts row: throughput, the selected partition's ISR size
+/// and HW against each replica's LEO, the producer's records/s and latency; without colour
+/// every series keeps its own glyph (LEOs by broker digit, the HW as `━`).
+#[test]
+fn screen_200x60_with_charts() {
+    let snap = fixture::snapshot();
+    let m = model_at(200, 60, &snap, false);
+    insta::assert_snapshot!(screen(&m, &snap));
+}
+
+#[test]
+fn charts_appear_only_on_large_screens_and_name_their_glyphs() {
+    let snap = fixture::snapshot();
+    for (w, h) in [(80, 24), (120, 40), (159, 60), (200, 49)] {
+        let text = screen(&model_at(w, h, &snap, false), &snap);
+        assert!(!text.contains("Throughput, records/s"), "charts at {w}×{h}:\n{text}");
+    }
+    let text = screen(&model_at(200, 60, &snap, false), &snap);
+    for needle in ["Throughput, records/s", "ISR size 2 of 3, lowest 2", "━ HW", "2 LEO 2", "○ p50", "● p99"]
+    {
+        assert!(text.contains(needle), "no {needle:?} at 200×60:\n{text}");
+    }
+}

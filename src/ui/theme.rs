@@ -41,10 +41,23 @@ pub mod glyph {
     pub const ENDED: &str = "⏹";
 }
 
+/// The colours of the three signal levels.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default, clap::ValueEnum)]
+pub enum Palette {
+    /// Green, yellow, red.
+    #[default]
+    Standard,
+    /// Blue, orange, vermillion, from the Okabe–Ito set, which readers with red–green colour
+    /// blindness (deuteranopia, protanopia) tell apart.
+    ColorBlind,
+}
+
 /// The dashboard's palette; with colour off every style keeps only its modifiers.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub struct Theme {
     color: bool,
+    palette: Palette,
+    ascii: bool,
 }
 
 impl Theme {
@@ -52,12 +65,41 @@ impl Theme {
     /// (<https://no-color.org>).
     pub fn from_env() -> Theme {
         let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
-        Theme { color: !no_color }
+        Theme::new(!no_color)
     }
 
-    /// A theme with colour on or off.
+    /// A theme with colour on or off, the standard palette, Unicode glyphs.
     pub const fn new(color: bool) -> Theme {
-        Theme { color }
+        Theme { color, palette: Palette::Standard, ascii: false }
+    }
+
+    /// The same theme with another palette.
+    pub const fn with_palette(self, palette: Palette) -> Theme {
+        Theme { palette, ..self }
+    }
+
+    /// The same theme drawing only ASCII (`--ascii`): every other character is replaced
+    /// when the frame is drawn (see [`super::ascii`]).
+    pub const fn with_ascii(self, ascii: bool) -> Theme {
+        Theme { ascii, ..self }
+    }
+
+    /// Whether the screen is drawn in ASCII only.
+    pub const fn ascii(self) -> bool {
+        self.ascii
+    }
+
+    /// The palette in use.
+    pub const fn palette(self) -> Palette {
+        self.palette
+    }
+
+    /// The colour of a healthy, a degraded and a broken thing.
+    const fn levels(self) -> [Color; 3] {
+        match self.palette {
+            Palette::Standard => [Color::Green, Color::Yellow, Color::Red],
+            Palette::ColorBlind => [Color::Rgb(0, 114, 178), Color::Rgb(230, 159, 0), Color::Rgb(213, 94, 0)],
+        }
     }
 
     /// Whether colours are used.
@@ -76,17 +118,17 @@ impl Theme {
 
     /// Something healthy: up brokers, `ok` partitions, zero loss.
     pub fn good(self) -> Style {
-        self.fg(Color::Green)
+        self.fg(self.levels()[0])
     }
 
     /// Something degraded: under-replicated, lagging, fenced.
     pub fn warn(self) -> Style {
-        self.fg(Color::Yellow)
+        self.fg(self.levels()[1])
     }
 
     /// Something broken: crashed, offline, refused, lost.
     pub fn bad(self) -> Style {
-        self.fg(Color::Red)
+        self.fg(self.levels()[2])
     }
 
     /// The loudest signal on screen: acknowledged records lost.
@@ -127,23 +169,34 @@ impl Theme {
 
     /// Committed part of a log bar.
     pub fn committed(self) -> Style {
-        self.fg(Color::Green)
+        self.fg(self.levels()[0])
     }
 
     /// Uncommitted part of a log bar.
     pub fn uncommitted(self) -> Style {
-        self.fg(Color::Yellow)
+        self.fg(self.levels()[1])
     }
 
     /// Committed records of the leader epoch with shade `class` (0–2, see
-    /// [`glyph::COMMITTED_BY_EPOCH`]).
+    /// [`glyph::COMMITTED_BY_EPOCH`]); shade 0 is [`Theme::committed`]'s colour.
     pub fn committed_in(self, class: usize) -> Style {
-        self.fg([Color::Green, Color::LightGreen, Color::Cyan][class % 3])
+        let shades = match self.palette {
+            Palette::Standard => [Color::Green, Color::LightGreen, Color::Cyan],
+            // Okabe–Ito blue, sky blue and bluish green.
+            Palette::ColorBlind => [self.levels()[0], Color::Rgb(86, 180, 233), Color::Rgb(0, 158, 115)],
+        };
+        self.fg(shades[class % 3])
     }
 
-    /// Records above the HW of the leader epoch with shade `class` (0–2).
+    /// Records above the HW of the leader epoch with shade `class` (0–2); shade 0 is
+    /// [`Theme::uncommitted`]'s colour.
     pub fn uncommitted_in(self, class: usize) -> Style {
-        self.fg([Color::Yellow, Color::LightYellow, Color::LightMagenta][class % 3])
+        let shades = match self.palette {
+            Palette::Standard => [Color::Yellow, Color::LightYellow, Color::LightMagenta],
+            // Okabe–Ito orange, yellow and reddish purple.
+            Palette::ColorBlind => [self.levels()[1], Color::Rgb(240, 228, 66), Color::Rgb(204, 121, 167)],
+        };
+        self.fg(shades[class % 3])
     }
 
     /// Records truncated away: struck out, so they read as gone without colour too.
@@ -159,9 +212,24 @@ mod tests {
     #[test]
     fn without_colour_no_style_sets_a_colour() {
         let t = Theme::new(false);
-        for s in [t.good(), t.warn(), t.bad(), t.alarm(), t.muted(), t.title(), t.key(), t.committed()] {
+        let epochs = (0..3).flat_map(|c| [t.committed_in(c), t.uncommitted_in(c), t.truncated()]);
+        for s in [t.good(), t.warn(), t.bad(), t.alarm(), t.muted(), t.title(), t.key(), t.committed()]
+            .into_iter()
+            .chain(epochs)
+        {
             assert_eq!(s.fg, None);
             assert_eq!(s.bg, None);
         }
+    }
+
+    #[test]
+    fn the_colour_blind_palette_avoids_red_and_green() {
+        let t = Theme::new(true).with_palette(Palette::ColorBlind);
+        let epochs = (0..3).flat_map(|c| [t.committed_in(c), t.uncommitted_in(c)]);
+        for s in [t.good(), t.warn(), t.bad(), t.committed(), t.uncommitted()].into_iter().chain(epochs) {
+            assert!(!matches!(s.fg, Some(Color::Red | Color::Green | Color::LightRed | Color::LightGreen)));
+        }
+        assert_ne!(t.good().fg, t.bad().fg);
+        assert_ne!(t.warn().fg, t.bad().fg);
     }
 }

@@ -9,7 +9,7 @@ use ratatui::widgets::Paragraph;
 use super::app::{Mode, Model};
 use super::text;
 use super::theme::Theme;
-use super::{brokers, clients, detail, events, footer, header, help, palette, partitions, why};
+use super::{brokers, charts, clients, detail, events, footer, header, help, palette, partitions, why};
 use crate::cluster::snapshot::Snapshot;
 
 /// The smallest terminal the dashboard draws in (columns).
@@ -27,6 +27,10 @@ pub const WHY_BESIDE: u16 = 160;
 /// The why panel shows only when the event log keeps at least this many rows (title
 /// included) below or beside it: it never takes rows the smaller layouts need.
 const EVENTS_WITH_WHY: u16 = 8;
+/// From this size on (columns, rows) the overview has a row of charts ([`super::charts`]).
+pub const CHARTS_SIZE: (u16, u16) = (160, 50);
+/// Rows of the charts row.
+const CHARTS_ROWS: u16 = 16;
 
 /// Rows of the parts whose height follows their content.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -52,6 +56,8 @@ pub struct Plan {
     pub detail: Option<Rect>,
     /// Producers.
     pub clients: Option<Rect>,
+    /// Charts over sim time: throughput, the selected partition, the producers.
+    pub charts: Option<Rect>,
     /// Event log.
     pub events: Option<Rect>,
     /// The why panel of the selected partition (wide and tall enough terminals only).
@@ -72,9 +78,11 @@ pub fn plan(area: Rect, snap: &Snapshot, heights: Heights) -> Plan {
     let strip = heights.strip.clamp(1, 2);
     let [header, brokers, middle, status, footer] =
         Layout::vertical([Length(1), Length(strip + 1), Fill(1), Length(1), Length(1)]).areas(area);
+    let charts_h = if area.width >= CHARTS_SIZE.0 && area.height >= CHARTS_SIZE.1 { CHARTS_ROWS } else { 0 };
+    let avail = middle.height - charts_h;
     let parts = u16::try_from(snap.partitions.len()).unwrap_or(u16::MAX).max(1);
-    let table_h = parts.saturating_add(1).min((middle.height / 2).max(4)).min(middle.height);
-    let rest = middle.height - table_h;
+    let table_h = parts.saturating_add(1).min((avail / 2).max(4)).min(avail);
+    let rest = avail - table_h;
     let detail_need = detail::height_needed(snap);
     let clients_need = clients::height_needed(snap);
     let (lower_h, detail_h, clients_h) = if wide {
@@ -88,7 +96,8 @@ pub fn plan(area: Rect, snap: &Snapshot, heights: Heights) -> Plan {
         let c = at_least_two(clients_need.min(room - d));
         (d + c, d, c)
     };
-    let [table, lower, events] = Layout::vertical([Length(table_h), Length(lower_h), Fill(1)]).areas(middle);
+    let [table, lower, charts, events] =
+        Layout::vertical([Length(table_h), Length(lower_h), Length(charts_h), Fill(1)]).areas(middle);
     let (detail, clients) = if wide && lower_h > 0 {
         let [d, c] = Layout::horizontal([Constraint::Percentage(58), Fill(1)]).spacing(1).areas(lower);
         (Some(d), Some(c))
@@ -98,7 +107,8 @@ pub fn plan(area: Rect, snap: &Snapshot, heights: Heights) -> Plan {
     };
     let (events, why) = if wide { place_why(events, heights.why) } else { (events, None) };
     let (events, status) = grow_status(events, status, heights.status);
-    Plan { header, brokers, table, detail, clients, events, why, status, footer, wide }
+    let charts = some_if(charts, charts_h);
+    Plan { header, brokers, table, detail, clients, charts, events, why, status, footer, wide }
 }
 
 /// Takes the why panel's place from the event log's area: its left part from
@@ -169,8 +179,15 @@ pub fn heights(model: &Model, snap: &Snapshot, width: u16) -> Heights {
     Heights { strip, status, why }
 }
 
-/// Draws the dashboard.
+/// Draws the dashboard; with `--ascii`, in ASCII only.
 pub fn view(model: &Model, snap: &Snapshot, frame: &mut Frame) {
+    draw_panes(model, snap, frame);
+    if model.theme.ascii() {
+        super::ascii::transliterate(frame.buffer_mut());
+    }
+}
+
+fn draw_panes(model: &Model, snap: &Snapshot, frame: &mut Frame) {
     let area = frame.area();
     if area.width < MIN_WIDTH || area.height < MIN_HEIGHT {
         too_small(frame, area, model.theme);
@@ -185,6 +202,9 @@ pub fn view(model: &Model, snap: &Snapshot, frame: &mut Frame) {
     }
     if let Some(r) = plan.clients {
         clients::render(frame, r, model.theme, snap);
+    }
+    if let Some(r) = plan.charts {
+        render_charts(frame, r, model, snap);
     }
     if let Some(r) = plan.events {
         events::render(frame, r, model, snap);
@@ -203,6 +223,14 @@ pub fn view(model: &Model, snap: &Snapshot, frame: &mut Frame) {
     if model.mode == Mode::Help {
         help::render(frame, area, model);
     }
+}
+
+/// The charts row: cluster throughput, the selected partition, the producers.
+fn render_charts(frame: &mut Frame, area: Rect, model: &Model, snap: &Snapshot) {
+    let [cluster, partition, producers] = Layout::horizontal([Constraint::Fill(1); 3]).spacing(1).areas(area);
+    charts::render_cluster(frame, cluster, model, snap);
+    charts::render_partition(frame, partition, model, snap);
+    charts::render_producers(frame, producers, model, snap);
 }
 
 /// The too-small notice, each sentence word-wrapped to the screen and centred.

@@ -306,7 +306,7 @@ fn help_opens_scrolls_and_closes() {
     press(&mut m, &snap, KeyCode::PageDown);
     press(&mut m, &snap, KeyCode::PageDown);
     press(&mut m, &snap, KeyCode::PageDown);
-    assert!(m.help_scroll < crate::ui::help::line_count());
+    assert!(m.help_scroll < crate::ui::help::line_count(&m.keys));
     typed(&mut m, &snap, "k");
     press(&mut m, &snap, KeyCode::Esc);
     assert_eq!(m.mode, Mode::Normal);
@@ -635,4 +635,53 @@ fn the_selected_partition_stays_selected_when_a_topic_sorts_before_it() {
     update(&mut m, Msg::Snapshot, &grown);
     assert_eq!(m.partition(&grown).unwrap().tp, chosen);
     assert_eq!(m.selected_partition, 3);
+}
+
+fn mouse(
+    model: &mut Model,
+    snap: &Snapshot,
+    kind: crossterm::event::MouseEventKind,
+    col: u16,
+    row: u16,
+) -> Vec<Effect> {
+    let ev = crossterm::event::MouseEvent { kind, column: col, row, modifiers: KeyModifiers::NONE };
+    update(model, Msg::Mouse(ev), snap)
+}
+
+#[test]
+fn a_click_selects_the_row_or_broker_under_it_and_changes_nothing_else() {
+    use crossterm::event::{MouseButton, MouseEventKind};
+    let (mut m, snap) = model();
+    update(&mut m, Msg::Resize(120, 40), &snap);
+    let plan = view::plan(ratatui::layout::Rect::new(0, 0, 120, 40), &snap, view::heights(&m, &snap, 120));
+    let effects = mouse(&mut m, &snap, MouseEventKind::Down(MouseButton::Left), 3, plan.table.y + 3);
+    assert_eq!(effects, vec![]);
+    assert_eq!(m.selected_partition, 2, "the third row under the header");
+    mouse(&mut m, &snap, MouseEventKind::Down(MouseButton::Left), 3, plan.table.y);
+    assert_eq!(m.selected_partition, 2, "the header row selects nothing");
+    let strip = view::heights(&m, &snap, 120);
+    assert_eq!(strip.strip, 1);
+    let line = crate::ui::brokers::strip_lines(&m, &snap, 120)[0].to_string();
+    let col = line.find(" 2 ✖").map(|b| line[..b].chars().count() + 1).expect("broker 2 in the strip");
+    mouse(&mut m, &snap, MouseEventKind::Down(MouseButton::Left), col as u16, plan.brokers.y);
+    assert_eq!(m.selected_broker, Some(2));
+    mouse(&mut m, &snap, MouseEventKind::Down(MouseButton::Left), 1, plan.brokers.y);
+    assert_eq!(m.selected_broker, Some(2), "the strip's title selects no broker");
+}
+
+#[test]
+fn the_wheel_scrolls_the_pane_under_the_pointer() {
+    use crossterm::event::MouseEventKind;
+    let (mut m, snap) = model();
+    update(&mut m, Msg::Resize(120, 40), &snap);
+    let plan = view::plan(ratatui::layout::Rect::new(0, 0, 120, 40), &snap, view::heights(&m, &snap, 120));
+    mouse(&mut m, &snap, MouseEventKind::ScrollDown, 3, plan.table.y + 1);
+    assert_eq!(m.selected_partition, 3);
+    mouse(&mut m, &snap, MouseEventKind::ScrollUp, 3, plan.table.y + 1);
+    assert_eq!(m.selected_partition, 0);
+    let events = plan.events.expect("the event log fits at 120×40");
+    assert_eq!(m.events_anchor, None);
+    mouse(&mut m, &snap, MouseEventKind::ScrollUp, 3, events.y + 1);
+    assert!(m.events_anchor.is_some(), "the wheel over the event log scrolls it back");
+    assert_eq!(m.selected_partition, 0, "and leaves the table alone");
 }

@@ -1,0 +1,51 @@
+//! The mouse: a click selects the partition row or broker under it, the wheel scrolls the pane
+//! under the pointer (the partition table or the event log). Everything else is ignored, so a
+//! stray drag never changes the cluster.
+
+use crossterm::event::{MouseButton, MouseEvent, MouseEventKind};
+use ratatui::layout::{Position, Rect};
+
+use super::{Effect, Mode, Model, event_keys, move_selection};
+use crate::cluster::snapshot::Snapshot;
+use crate::ui::{brokers, view};
+
+/// Rows the wheel moves per notch, as terminals scroll text.
+const WHEEL_ROWS: isize = 3;
+
+/// One mouse event in the normal or events mode; the palette, prompt and help ignore it.
+pub(super) fn on_mouse(model: &mut Model, ev: MouseEvent, snap: &Snapshot) -> Vec<Effect> {
+    if !matches!(model.mode, Mode::Normal | Mode::Events) {
+        return Vec::new();
+    }
+    let (w, h) = (model.screen.0.max(view::MIN_WIDTH), model.screen.1.max(view::MIN_HEIGHT));
+    let plan = view::plan(Rect::new(0, 0, w, h), snap, view::heights(model, snap, w));
+    let at = Position::new(ev.column, ev.row);
+    let over_events = plan.events.is_some_and(|r| r.contains(at));
+    match ev.kind {
+        MouseEventKind::ScrollUp if over_events => event_keys::scroll(model, snap, -WHEEL_ROWS),
+        MouseEventKind::ScrollDown if over_events => event_keys::scroll(model, snap, WHEEL_ROWS),
+        MouseEventKind::ScrollUp => move_selection(model, -WHEEL_ROWS, snap),
+        MouseEventKind::ScrollDown => move_selection(model, WHEEL_ROWS, snap),
+        MouseEventKind::Down(MouseButton::Left) => {
+            click(model, snap, &plan, at);
+            Vec::new()
+        }
+        _ => Vec::new(),
+    }
+}
+
+/// Selects what is under a left click: a partition row (the header row selects nothing) or a
+/// broker in the strip.
+fn click(model: &mut Model, snap: &Snapshot, plan: &view::Plan, at: Position) {
+    if plan.table.contains(at) && at.y > plan.table.y {
+        let row = usize::from(at.y - plan.table.y - 1) + model.partition_offset;
+        if row < snap.partitions.len() {
+            model.selected_partition = row;
+        }
+    } else if plan.brokers.contains(at) {
+        let line = usize::from(at.y - plan.brokers.y);
+        if let Some(id) = brokers::broker_at(model, snap, plan.brokers.width, line, usize::from(at.x)) {
+            model.selected_broker = Some(id);
+        }
+    }
+}

@@ -1,0 +1,353 @@
+//! Charts over sim time, drawn from the samples the sim takes every second
+//! ([`crate::cluster::history`]):
+//!
+//! - [`render_cluster`]: records/s handed to the producers and acknowledged, cluster-wide;
+//! - [`render_partition`]: the selected partition's ISR size, and its HW against each
+//!   replica's LEO, over its last 60 s;
+//! - [`render_producers`]: per producer, records acknowledged per second and the p50 and p99
+//!   produce latency (sim ms, from `send()` to the acknowledgement).
+//!
+//! Every series has its own glyph, named in the pane's title, so the charts read the same
+//! with `NO_COLOR`: a replica's LEO is drawn with its broker's id digit, the HW with `━`.
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::Style;
+use ratatui::symbols::Marker;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Axis, Block, Borders, Chart, Dataset, GraphType, Paragraph, Sparkline};
+
+use super::app::Model;
+use super::theme::Theme;
+use crate::cluster::history::{History, PartitionHistory, Ring, SAMPLE_MS};
+use crate::cluster::snapshot::{PartitionView, Snapshot};
+use crate::sim::{BrokerId, Ms};
+
+/// Width of the y axis labels (columns), so the plots of stacked charts line up.
+const Y_LABEL_W: usize = 6;
+/// The fewest seconds a throughput chart spans, however narrow.
+const MIN_WINDOW: usize = 30;
+/// Glyph of the records handed to the producers.
+const PRODUCED: char = '·';
+/// Glyph of the acknowledged records.
+const ACKED: char = '•';
+/// Glyph of the HW.
+const HW: char = '━';
+/// Glyph of the p50 latency.
+const P50: char = '○';
+/// Glyph of the p99 latency.
+const P99: char = '●';
+/// Below this many rows a producer's charts are not drawn.
+const PRODUCER_MIN_ROWS: u16 = 6;
+
+/// One series of a chart: its points, glyph, style and name (for the title's legend).
+struct Series {
+    name: String,
+    glyph: char,
+    style: Style,
+    points: Vec<(f64, f64)>,
+}
+
+impl Series {
+    fn legend(&self) -> Vec<Span<'static>> {
+        vec![Span::styled(format!("{} ", self.glyph), self.style), Span::raw(format!("{}  ", self.name))]
+    }
+}
+
+/// Draws cluster throughput: records/s produced and acknowledged over the last samples
+/// (as many seconds as the plot has columns, at least 30, at most the ring's ten minutes).
+pub fn render_cluster(frame: &mut Frame, area: Rect, model: &Model, snap: &Snapshot) {
+    let theme = model.theme;
+    let h = &snap.history;
+    let n = window(&h.cluster, area.width);
+    let times: Vec<f64> = h.times(n).map(seconds).collect();
+    let recent = h.cluster.iter().skip(h.cluster.len() - n);
+    let per_s = 1000.0 / SAMPLE_MS as f64;
+    let (produced, acked): (Vec<f64>, Vec<f64>) =
+        recent.map(|s| (s.produced as f64 * per_s, s.acked as f64 * per_s)).unzip();
+    let series = vec![
+        Series {
+            name: "produced".into(),
+            glyph: PRODUCED,
+            style: theme.muted(),
+            points: zip(&times, &produced),
+        },
+        Series { name: "acked".into(), glyph: ACKED, style: theme.good(), points: zip(&times, &acked) },
+    ];
+    let now =
+        acked.last().map_or(String::new(), |a| format!("· now {} acked/s ", super::brokers::number(*a)));
+    let title = format!(" Throughput, records/s {now}");
+    draw(frame, area, theme, &title, h, n, series, Bounds::from_zero());
+}
+
+/// Draws the selected partition's history: its ISR size as a sparkline, then its HW and
+/// each replica's LEO over its last 60 s.
+pub fn render_partition(frame: &mut Frame, area: Rect, model: &Model, snap: &Snapshot) {
+    let theme = model.theme;
+    let Some(p) = model.partition(snap) else {
+        return empty(frame, area, theme, " Partition history ", "no partition");
+    };
+    let Some(h) = snap.history.partition(&p.tp).filter(|h| !h.is_empty()) else {
+        return empty(frame, area, theme, &format!(" {} history ", p.tp), NO_SAMPLES);
+    };
+    let [isr_area, chart_area] = Layout::vertical([Constraint::Length(3), Constraint::Fill(1)]).areas(area);
+    render_isr(frame, isr_area, theme, p, h);
+    let times: Vec<f64> = snap.history.times(h.len()).map(seconds).collect();
+    let mut series: Vec<Series> = h
+        .leo
+        .iter()
+        .map(|(broker, leos)| Series {
+            name: format!("LEO {broker}"),
+            glyph: broker_glyph(*broker),
+            style: theme.uncommitted(),
+            points: times
+                .iter()
+                .zip(leos.iter())
+                .filter_map(|(t, leo)| leo.map(|leo| (*t, leo as f64)))
+                .collect(),
+        })
+        .collect();
+    let hw: Vec<f64> = h.hw.iter().map(|hw| *hw as f64).collect();
+    // The HW goes last, so it is drawn over the LEOs it equals.
+    series.push(Series { name: "HW".into(), glyph: HW, style: theme.committed(), points: zip(&times, &hw) });
+    let title = " HW and LEO by broker (offsets) ";
+    draw(frame, chart_area, theme, title, &snap.history, h.len(), series, Bounds::fit());
+}
+
+/// The ISR size over the partition's samples, one bar per second, scaled to its replicas.
+fn render_isr(frame: &mut Frame, area: Rect, theme: Theme, p: &PartitionView, h: &PartitionHistory) {
+    let replicas = p.replicas.len().max(1) as u64;
+    let now = h.isr.last().copied().unwrap_or(0);
+    let low = h.isr.iter().copied().min().unwrap_or(0);
+    let title = format!(
+        " {} · ISR size {now} of {replicas}, lowest {low} in the last {} s ",
+        p.tp,
+        h.len() as u64 * SAMPLE_MS / 1000
+    );
+    let block = Block::new().borders(Borders::TOP).title(Span::styled(title, theme.title()));
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    let [label, bars] =
+        Layout::horizontal([Constraint::Length(Y_LABEL_W as u16 + 1), Constraint::Fill(1)]).areas(inner);
+    let labels =
+        vec![Line::raw(format!("{replicas:>Y_LABEL_W$}")), Line::raw(format!("{:>Y_LABEL_W$}", "0"))];
+    frame.render_widget(Paragraph::new(labels).style(theme.muted()), label);
+    let values: Vec<u64> = h.isr.iter().map(|v| u64::from(*v)).collect();
+    let shown = &values[values.len().saturating_sub(usize::from(bars.width))..];
+    let style = if now as u64 >= replicas { theme.good() } else { theme.warn() };
+    frame.render_widget(Sparkline::default().data(shown).max(replicas).style(style), bars);
+}
+
+/// Draws each producer's acknowledged records/s and its p50 and p99 latency, one row of two
+/// charts per producer, as many producers as have [`PRODUCER_MIN_ROWS`] rows.
+pub fn render_producers(frame: &mut Frame, area: Rect, model: &Model, snap: &Snapshot) {
+    let theme = model.theme;
+    let h = &snap.history;
+    if h.producers.is_empty() {
+        return empty(frame, area, theme, " Producers ", "no producer samples yet");
+    }
+    let fit = usize::from(area.height / PRODUCER_MIN_ROWS).max(1);
+    let shown = h.producers.len().min(fit);
+    let rows = Layout::vertical(vec![Constraint::Fill(1); shown]).split(area);
+    for (i, row) in rows.iter().enumerate() {
+        let note = if i + 1 == shown && shown < h.producers.len() {
+            format!("(+{} more) ", h.producers.len() - shown)
+        } else {
+            String::new()
+        };
+        render_producer(frame, *row, theme, h, i, &note);
+    }
+}
+
+/// One producer's row: a title line with its latest figures, then its records/s chart and
+/// its latency chart side by side.
+fn render_producer(frame: &mut Frame, area: Rect, theme: Theme, h: &History, i: usize, note: &str) {
+    let ring = &h.producers[i];
+    let per_s = 1000.0 / SAMPLE_MS as f64;
+    let latest = ring.last().copied().unwrap_or_default();
+    let latency =
+        ring.iter().rev().find_map(|s| s.latency).map_or("no record acknowledged lately".into(), |l| {
+            format!("latency p50 {} ms, p99 {} ms", l.p50_ms, l.p99_ms)
+        });
+    let title = format!(
+        " producer {i} · {} acked/s · {latency} {note}",
+        super::brokers::number(latest.acked as f64 * per_s)
+    );
+    let block = Block::new().borders(Borders::TOP).title(Span::styled(title, theme.title()));
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    let [left, right] = Layout::horizontal([Constraint::Fill(1); 2]).spacing(1).areas(inner);
+    let n = window(ring, left.width);
+    let times: Vec<f64> = h.times(n).map(seconds).collect();
+    let recent: Vec<_> = ring.iter().skip(ring.len() - n).collect();
+    let acked: Vec<f64> = recent.iter().map(|s| s.acked as f64 * per_s).collect();
+    let series =
+        vec![Series { name: "acked".into(), glyph: ACKED, style: theme.good(), points: zip(&times, &acked) }];
+    draw(frame, left, theme, " records/s ", h, n, series, Bounds::from_zero());
+    let latency = |pick: fn(&crate::sim::producer_latency::LatencySummary) -> Ms| -> Vec<(f64, f64)> {
+        times
+            .iter()
+            .zip(&recent)
+            .filter_map(|(t, s)| s.latency.as_ref().map(|l| (*t, pick(l) as f64)))
+            .collect()
+    };
+    let series = vec![
+        Series { name: "p50".into(), glyph: P50, style: theme.normal(), points: latency(|l| l.p50_ms) },
+        Series { name: "p99".into(), glyph: P99, style: theme.warn(), points: latency(|l| l.p99_ms) },
+    ];
+    draw(frame, right, theme, " sim ms ", h, n, series, Bounds::from_zero());
+}
+
+/// How the y axis is scaled.
+#[derive(Clone, Copy)]
+struct Bounds {
+    from_zero: bool,
+}
+
+impl Bounds {
+    /// From 0 to a little above the largest value: rates and latencies.
+    fn from_zero() -> Bounds {
+        Bounds { from_zero: true }
+    }
+
+    /// From the smallest to the largest value: offsets, which only differ near the top.
+    fn fit() -> Bounds {
+        Bounds { from_zero: false }
+    }
+
+    fn of(self, series: &[Series]) -> (f64, f64) {
+        let values = || series.iter().flat_map(|s| s.points.iter().map(|p| p.1));
+        let max = values().fold(f64::MIN, f64::max);
+        let min = if self.from_zero { 0.0 } else { values().fold(f64::MAX, f64::min) };
+        if max < min {
+            return (0.0, 1.0);
+        }
+        (min, if max > min { max } else { min + 1.0 })
+    }
+}
+
+/// Draws `series` as lines over the `n` newest sample times of `h`, under a one-row title
+/// that names each series' glyph.
+#[allow(clippy::too_many_arguments)]
+fn draw(
+    frame: &mut Frame,
+    area: Rect,
+    theme: Theme,
+    title: &str,
+    h: &History,
+    n: usize,
+    series: Vec<Series>,
+    bounds: Bounds,
+) {
+    if n == 0 {
+        return empty(frame, area, theme, title, NO_SAMPLES);
+    }
+    let mut spans = vec![Span::styled(title.to_string(), theme.title())];
+    spans.extend(series.iter().flat_map(Series::legend));
+    let block = Block::new().borders(Borders::TOP).title(Line::from(spans));
+    let (y_min, y_max) = bounds.of(&series);
+    let first = h.times(n).next().unwrap_or(0);
+    let last = h.last_at.unwrap_or(0);
+    // A single sample still gets an x range one sample wide.
+    let x_max = seconds(last).max(seconds(first) + SAMPLE_MS as f64 / 1000.0);
+    let x_axis = Axis::default()
+        .bounds([seconds(first), x_max])
+        .labels([Span::raw(clock(first)), Span::raw(clock(last))])
+        .style(theme.muted());
+    let y_axis = Axis::default()
+        .bounds([y_min, y_max])
+        .labels([Span::raw(y_label(y_min)), Span::raw(y_label(y_max))])
+        .style(theme.muted());
+    let datasets = series
+        .iter()
+        .map(|s| {
+            Dataset::default()
+                .name(s.name.clone())
+                .marker(Marker::Custom(s.glyph))
+                .graph_type(GraphType::Line)
+                .style(s.style)
+                .data(&s.points)
+        })
+        .collect();
+    let chart = Chart::new(datasets).block(block).x_axis(x_axis).y_axis(y_axis).legend_position(None);
+    frame.render_widget(chart, area);
+}
+
+const NO_SAMPLES: &str = "no samples yet: the sim takes one every second of sim time";
+
+fn empty(frame: &mut Frame, area: Rect, theme: Theme, title: &str, text: &str) {
+    let block = Block::new().borders(Borders::TOP).title(Span::styled(title.to_string(), theme.title()));
+    frame.render_widget(Paragraph::new(Line::styled(format!(" {text}"), theme.muted())).block(block), area);
+}
+
+/// How many of the newest samples of `ring` a chart `width` columns wide shows: one per
+/// plot column, at least [`MIN_WINDOW`], never more than it holds.
+fn window<T>(ring: &Ring<T>, width: u16) -> usize {
+    let plot = usize::from(width).saturating_sub(Y_LABEL_W + 2).max(MIN_WINDOW);
+    ring.len().min(plot)
+}
+
+/// A broker's glyph in the LEO chart: its id's last digit.
+fn broker_glyph(broker: BrokerId) -> char {
+    char::from_digit(broker.rem_euclid(10) as u32, 10).unwrap_or('?')
+}
+
+fn zip(times: &[f64], values: &[f64]) -> Vec<(f64, f64)> {
+    times.iter().copied().zip(values.iter().copied()).collect()
+}
+
+fn seconds(ms: Ms) -> f64 {
+    ms as f64 / 1000.0
+}
+
+/// Sim time as `m:ss` (or `h:mm:ss` from an hour on), short enough for an axis.
+fn clock(ms: Ms) -> String {
+    let s = ms / 1000;
+    if s >= 3600 {
+        format!("{}:{:02}:{:02}", s / 3600, (s / 60) % 60, s % 60)
+    } else {
+        format!("{}:{:02}", s / 60, s % 60)
+    }
+}
+
+/// An axis value in [`Y_LABEL_W`] columns (up to 10¹⁴): `950`, `12.3k`, `4.1M`.
+fn y_label(v: f64) -> String {
+    let text = match v.abs() {
+        a if a < 1e4 => format!("{v:.0}"),
+        a if a < 1e5 => format!("{:.1}k", v / 1e3),
+        a if a < 1e6 => format!("{:.0}k", v / 1e3),
+        a if a < 1e8 => format!("{:.1}M", v / 1e6),
+        a if a < 1e9 => format!("{:.0}M", v / 1e6),
+        _ => format!("{:.0}G", v / 1e9),
+    };
+    format!("{text:>Y_LABEL_W$}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn axis_labels_fit_their_width() {
+        for v in [0.0, 950.0, 9_999.0, 12_345.0, 999_999.0, 4_100_000.0, 7.5e12] {
+            assert_eq!(y_label(v).chars().count(), Y_LABEL_W, "{v}");
+        }
+        assert_eq!(y_label(12_345.0).trim(), "12.3k");
+        assert_eq!(clock(83_400), "1:23");
+        assert_eq!(clock(3_723_000), "1:02:03");
+    }
+
+    #[test]
+    fn brokers_are_drawn_with_their_last_digit() {
+        assert_eq!([0, 2, 9, 12].map(broker_glyph), ['0', '2', '9', '2']);
+    }
+
+    #[test]
+    fn the_window_is_one_sample_per_plot_column() {
+        let mut ring = Ring::new(600);
+        (0..600).for_each(|v| ring.push(v));
+        assert_eq!(window(&ring, 100), 100 - Y_LABEL_W - 2);
+        assert_eq!(window(&ring, 10), MIN_WINDOW);
+        assert_eq!(window(&Ring::<u8>::new(5), 100), 0);
+    }
+}

@@ -65,6 +65,44 @@ pub fn parse_duration(text: &str) -> Result<SimTime, String> {
     }
 }
 
+/// Parses a sim time as the dashboard shows it, `HH:MM:SS` or `MM:SS` with an optional
+/// fraction of a second (`00:00:02.2`, `01:05.250`), or as any duration [`parse_duration`]
+/// takes. Errors: a message naming the text and what is wrong with it.
+pub fn parse_instant(text: &str) -> Result<SimTime, String> {
+    let t = text.trim();
+    if !t.contains(':') {
+        return parse_duration(t);
+    }
+    let parts: Vec<&str> = t.split(':').collect();
+    let bad =
+        || format!("`{text}` is not a time; write it as shown, like `00:01:05.250`, or {DURATION_HINT}");
+    let (hours, minutes, seconds) = match parts[..] {
+        [h, m, s] => (h, m, s),
+        [m, s] => ("0", m, s),
+        _ => return Err(bad()),
+    };
+    let whole = |p: &str| {
+        (!p.is_empty() && p.bytes().all(|b| b.is_ascii_digit())).then(|| p.parse::<u64>().ok()).flatten()
+    };
+    let (Some(h), Some(m)) = (whole(hours), whole(minutes)) else { return Err(bad()) };
+    if m >= 60 {
+        return Err(bad());
+    }
+    let secs = match scaled(seconds, 1_000_000) {
+        Ok(us) if us < 60_000_000 => us,
+        Ok(_) | Err(Bad::Malformed) => return Err(bad()),
+        Err(Bad::Fraction) => {
+            return Err(format!("`{text}` is finer than a microsecond, sim time's resolution"));
+        }
+        Err(Bad::TooLarge) => return Err(format!("`{text}` is too large a time")),
+    };
+    let minutes_us = h.checked_mul(60).and_then(|x| x.checked_add(m)).and_then(|x| x.checked_mul(60_000_000));
+    minutes_us
+        .and_then(|us| us.checked_add(secs))
+        .map(SimTime::from_micros)
+        .ok_or_else(|| format!("`{text}` is too large a time"))
+}
+
 /// Why a number could not be scaled.
 #[derive(Debug, PartialEq)]
 enum Bad {
@@ -169,5 +207,18 @@ mod tests {
         assert_eq!(parse_time("10s"), Ok(TimeSpec::At(SimTime::from_ms(10_000))));
         assert!(parse_duration("end").is_err());
         assert_eq!(TimeSpec::End.resolve(SimTime::from_ms(42)), SimTime::from_ms(42));
+    }
+
+    #[test]
+    fn instants_are_read_as_the_dashboard_writes_them() {
+        assert_eq!(parse_instant("00:00:02.2"), Ok(SimTime::from_micros(2_200_000)));
+        assert_eq!(parse_instant("00:01:05.250"), Ok(SimTime::from_micros(65_250_000)));
+        assert_eq!(parse_instant("01:05"), Ok(SimTime::from_micros(65_000_000)));
+        assert_eq!(parse_instant("1:00:00"), Ok(SimTime::from_micros(3_600_000_000)));
+        assert_eq!(parse_instant("2.5s"), Ok(SimTime::from_micros(2_500_000)));
+        for bad in ["00:61:00", "00:00:60", "a:b", "1:2:3:4", "::", "00:00:-1"] {
+            assert!(parse_instant(bad).is_err(), "{bad} accepted");
+        }
+        assert!(parse_instant("00:00:00.0000001").unwrap_err().contains("microsecond"));
     }
 }

@@ -478,7 +478,10 @@ fn perform(model: &mut Model, action: Action, snap: &Snapshot) -> Vec<Effect> {
         Action::EventsOlder => event_keys::scroll(model, snap, -1),
         Action::EventsNewer => event_keys::scroll(model, snap, 1),
         Action::EventsFollow => {
-            model.events_anchor = None;
+            if model.events_anchor.take().is_some() {
+                // Replaces an "events up to …" left from scrolling, which would now be stale.
+                model.say(StatusKind::Info, "the Events pane follows the newest events again");
+            }
             Vec::new()
         }
         Action::ToggleImportant => {

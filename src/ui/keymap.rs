@@ -556,8 +556,8 @@ pub static EVENTS_BINDINGS: &[Binding<EventsAction>] = &[
         action: EventsAction::Oldest,
     },
     Binding {
-        keys: &[code(KeyCode::End), ch('G')],
-        label: "End/G",
+        keys: &[code(KeyCode::End), ch('G'), ch('}')],
+        label: "End/G/}",
         footer: None,
         help: "follow the newest events",
         action: EventsAction::Newest,

@@ -4,7 +4,7 @@
 
 use super::{Ask, Effect, Mode, Model, StatusKind, perform, quit};
 use crate::cluster::snapshot::Snapshot;
-use crate::scenario::duration::parse_duration;
+use crate::scenario::duration::parse_instant;
 use crate::sim::format_stamp;
 use crate::ui::event_filter::EventFilter;
 use crate::ui::events;
@@ -177,7 +177,7 @@ fn filter(model: &mut Model, line: &str) -> Result<(), String> {
 
 /// `g`: shows the events up to the typed sim time.
 fn go_to(model: &mut Model, line: &str, snap: &Snapshot) -> Result<(), String> {
-    let t = parse_duration(line)?;
+    let t = parse_instant(line)?;
     match events::at_time(snap, t, model.events_lens()) {
         Ok(anchor) => {
             model.events_anchor = anchor;

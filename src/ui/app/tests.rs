@@ -685,3 +685,16 @@ fn the_wheel_scrolls_the_pane_under_the_pointer() {
     assert!(m.events_anchor.is_some(), "the wheel over the event log scrolls it back");
     assert_eq!(m.selected_partition, 0, "and leaves the table alone");
 }
+
+#[test]
+fn brace_follows_the_newest_events_from_the_pane_too_and_says_so() {
+    let (mut m, snap) = model();
+    typed(&mut m, &snap, "e");
+    assert_eq!(m.mode, Mode::Events);
+    m.events_anchor = Some(3);
+    m.say(StatusKind::Info, "events up to 00:00:01.000");
+    typed(&mut m, &snap, "}");
+    assert_eq!(m.events_anchor, None);
+    let status = m.status.clone().expect("a status");
+    assert!(status.text.contains("follows the newest"), "{}", status.text);
+}

@@ -25,6 +25,7 @@ use super::event_filter::EventFilter;
 use super::events::Lens;
 use super::keymap::{self, Action, HelpAction, PaletteAction};
 use super::palette::Palette;
+use super::partition_filter::{PartitionFilter, RowCache, Shown};
 use super::theme::Theme;
 use super::view;
 use crate::cluster::command::crash::Crash;
@@ -77,6 +78,21 @@ pub enum Ask {
     Filter,
     /// A sim time to go to (`g`), as scenario files write durations.
     GoTo,
+    /// The partition table's filter ([`PartitionFilter::parse`]; `F` in the dashboard).
+    TableFilter,
+    /// A broker id to select (`b`).
+    Broker,
+}
+
+impl Ask {
+    /// The keys go back to the dashboard after a table or broker prompt, else to the
+    /// Events pane.
+    pub fn returns_to(self) -> Mode {
+        match self {
+            Ask::TableFilter | Ask::Broker => Mode::Normal,
+            Ask::Search | Ask::Filter | Ask::GoTo => Mode::Events,
+        }
+    }
 }
 
 /// How a status line message should look.
@@ -125,13 +141,19 @@ pub struct Model {
     /// Selected broker id (the target of `x`, `s`, `r`, `p`); `None` after a digit that
     /// names no broker, so those keys never hit a broker the user did not mean.
     pub selected_broker: Option<BrokerId>,
-    /// Index of the selected partition in [`Snapshot::partitions`].
+    /// Index of the selected partition in [`Snapshot::partitions`] (the table may hide it
+    /// for a moment: then the next shown one is selected, see [`Model::shown`]).
     pub selected_partition: usize,
     /// The partition that index named when the model last saw a snapshot: a topic created
     /// before it in the table (`__consumer_offsets`) moves the index, not the selection.
     pub selected_tp: Option<crate::sim::TopicPartition>,
-    /// First partition row shown in the table.
+    /// First row shown in the table, counted in the rows the filter shows.
     pub partition_offset: usize,
+    /// Which partitions the table shows.
+    pub table_filter: PartitionFilter,
+    /// The rows [`Model::table_filter`] shows in the newest snapshot, worked out when either
+    /// changes (see [`RowCache`]).
+    pub table_rows: RowCache,
     /// Terminal size (columns, rows), as last reported.
     pub screen: (u16, u16),
     /// Sim time is stopped.
@@ -231,6 +253,8 @@ impl Model {
             selected_partition: 0,
             selected_tp: snap.partitions.first().map(|p| p.tp.clone()),
             partition_offset: 0,
+            table_filter: PartitionFilter::default(),
+            table_rows: RowCache::default(),
             screen: (80, 24),
             paused: false,
             speed,
@@ -272,10 +296,26 @@ impl Model {
         snap.scenario.as_ref().is_some_and(|s| snap.now_us >= s.end)
     }
 
-    /// The first partition row to draw so that the selection is visible in `rows` rows.
-    pub fn visible_offset(&self, rows: usize, total: usize) -> usize {
+    /// The rows the table shows in `snap`: the cached ones when the model saw `snap`, else
+    /// worked out now.
+    pub fn shown<'a>(&'a self, snap: &Snapshot) -> std::borrow::Cow<'a, Shown> {
+        self.table_rows.get(snap, &self.table_filter)
+    }
+
+    /// The table row of the selected partition among the `shown` ones (the row it would
+    /// have when it is hidden).
+    pub fn selected_row(&self, shown: &Shown) -> usize {
+        shown
+            .row_of(self.selected_partition)
+            .unwrap_or_else(|row| row)
+            .min(shown.rows.len().saturating_sub(1))
+    }
+
+    /// The first of the `shown` rows to draw so that the selection is visible in `rows` rows.
+    pub fn visible_offset(&self, rows: usize, shown: &Shown) -> usize {
         let rows = rows.max(1);
-        let selected = self.selected_partition.min(total.saturating_sub(1));
+        let total = shown.rows.len();
+        let selected = self.selected_row(shown);
         let low = (selected + 1).saturating_sub(rows);
         self.partition_offset.clamp(low, selected).min(total.saturating_sub(rows))
     }
@@ -505,6 +545,13 @@ fn perform(model: &mut Model, action: Action, snap: &Snapshot) -> Vec<Effect> {
             Vec::new()
         }
         Action::Quit => quit(model),
+        Action::ToggleUnhealthy => table_keys::toggle_unhealthy(model, snap),
+        Action::ToggleInternal => table_keys::toggle_internal(model, snap),
+        Action::FilterSelectedBroker => table_keys::toggle_selected_broker(model, snap),
+        Action::FilterPartitions => event_keys::open_prompt(model, Ask::TableFilter),
+        Action::PreviousBroker => table_keys::step_broker(model, snap, false),
+        Action::NextBroker => table_keys::step_broker(model, snap, true),
+        Action::PickBroker => event_keys::open_prompt(model, Ask::Broker),
     }
 }
 
@@ -591,10 +638,15 @@ fn page(model: &Model, snap: &Snapshot) -> isize {
     rows.saturating_sub(1).max(1) as isize
 }
 
+/// Moves the selection `delta` rows among the rows the table shows.
 fn move_selection(model: &mut Model, delta: isize, snap: &Snapshot) -> Vec<Effect> {
-    let last = snap.partitions.len().saturating_sub(1) as isize;
-    let current = (model.selected_partition as isize).min(last);
-    model.selected_partition = current.saturating_add(delta).clamp(0, last) as usize;
+    let shown = model.shown(snap);
+    let last = shown.rows.len().saturating_sub(1) as isize;
+    let current = model.selected_row(&shown) as isize;
+    let row = current.saturating_add(delta).clamp(0, last) as usize;
+    if let Some(index) = shown.rows.get(row).copied() {
+        model.selected_partition = index;
+    }
     Vec::new()
 }
 
@@ -610,12 +662,23 @@ fn follow_selected_partition(model: &mut Model, snap: &Snapshot) {
     }
 }
 
+/// Filters the snapshot for the table when it or the filter changed, moves a selection the
+/// filter hides to the next shown partition (the last when none follows; it stays when
+/// nothing is shown), and scrolls the table to it.
 fn keep_selection_visible(model: &mut Model, snap: &Snapshot) {
     let total = snap.partitions.len();
     model.selected_partition = model.selected_partition.min(total.saturating_sub(1));
+    model.table_rows.refresh(snap, &model.table_filter);
+    let shown = model.table_rows.get(snap, &model.table_filter);
+    if let Err(row) = shown.row_of(model.selected_partition)
+        && let Some(&index) = shown.rows.get(row.min(shown.rows.len().saturating_sub(1)))
+    {
+        model.selected_partition = index;
+    }
     model.selected_tp = snap.partitions.get(model.selected_partition).map(|p| p.tp.clone());
     let rows = view::table_rows(model, snap);
-    model.partition_offset = model.visible_offset(rows, total);
+    let offset = model.visible_offset(rows, &shown);
+    model.partition_offset = offset;
 }
 
 fn set_producer(key: &str, value: impl ToString) -> Vec<Effect> {
@@ -787,6 +850,7 @@ fn on_help(model: &mut Model, action: HelpAction) -> Vec<Effect> {
 
 mod event_keys;
 mod mouse;
+mod table_keys;
 
 #[cfg(test)]
 mod tests;

@@ -81,6 +81,21 @@ pub enum Action {
     ToggleHelp,
     /// Leave the dashboard.
     Quit,
+    // Big clusters: the table's filters and broker selection beyond the digits.
+    /// Show only the partitions whose state is not `ok`, or all again.
+    ToggleUnhealthy,
+    /// Show or hide Kafka's internal topics (`__consumer_offsets`; hidden at start).
+    ToggleInternal,
+    /// Type the table's filter: unhealthy, topic, broker, text.
+    FilterPartitions,
+    /// Show only the partitions with a replica on the selected broker, or all again.
+    FilterSelectedBroker,
+    /// Select the broker before the selected one (in id order, wrapping around).
+    PreviousBroker,
+    /// Select the broker after the selected one (in id order, wrapping around).
+    NextBroker,
+    /// Type a broker id to select (any id, not only 0–9).
+    PickBroker,
 }
 
 /// Where a dashboard key is listed in the help, in the help's order.
@@ -135,8 +150,10 @@ impl Action {
         match self {
             TogglePause | Step | NextEvent | SpeedDown | SpeedUp => Group::Time,
             SelectBroker(_) | Crash | Shutdown | Restart | ToggleFetch => Group::Brokers,
+            PreviousBroker | NextBroker | PickBroker => Group::Brokers,
             PartitionUp | PartitionDown | PartitionPageUp | PartitionPageDown | PartitionFirst
             | PartitionLast => Group::Partitions,
+            ToggleUnhealthy | ToggleInternal | FilterPartitions | FilterSelectedBroker => Group::Partitions,
             CycleAcks | MinIsrDown | MinIsrUp | ToggleUnclean | LagLimitDown | LagLimitUp | RateDown
             | RateUp => Group::Settings,
             EventsOlder | EventsNewer | EventsFollow | ToggleImportant | FocusEvents | SearchEvents => {
@@ -375,6 +392,49 @@ pub static BINDINGS: &[Binding<Action>] = &[
         footer: Some("search events"),
         help: "search the events' text (then n/N: older/newer hit)",
         action: Action::SearchEvents,
+    },
+    // Big clusters: the table's filters and broker selection beyond the digits.
+    Binding {
+        keys: &[ch('U')],
+        label: "U",
+        footer: Some("unhealthy"),
+        help: "table: only the partitions whose state is not ok, or all",
+        action: Action::ToggleUnhealthy,
+    },
+    Binding {
+        keys: &[ch('F')],
+        label: "F",
+        footer: Some("filter"),
+        help: "table: filter by unhealthy, topic T, broker B or a text (then Enter)",
+        action: Action::FilterPartitions,
+    },
+    Binding {
+        keys: &[code(KeyCode::Left), code(KeyCode::Right)],
+        label: "←/→",
+        footer: Some("prev/next broker"),
+        help: "select the previous / next broker (any id)",
+        action: Action::PreviousBroker,
+    },
+    Binding {
+        keys: &[ch('b')],
+        label: "b",
+        footer: None,
+        help: "select a broker by typing its id (then Enter)",
+        action: Action::PickBroker,
+    },
+    Binding {
+        keys: &[ch('B')],
+        label: "B",
+        footer: None,
+        help: "table: only the partitions with a replica on the selected broker, or all",
+        action: Action::FilterSelectedBroker,
+    },
+    Binding {
+        keys: &[ch('i')],
+        label: "i",
+        footer: None,
+        help: "table: show / hide the internal topics (__consumer_offsets; hidden at start)",
+        action: Action::ToggleInternal,
     },
     Binding {
         keys: &[ch('R')],
@@ -699,6 +759,7 @@ impl Paired for Action {
             Action::LagLimitDown => Some(Action::LagLimitUp),
             Action::SpeedDown => Some(Action::SpeedUp),
             Action::EventsOlder => Some(Action::EventsNewer),
+            Action::PreviousBroker => Some(Action::NextBroker),
             _ => None,
         }
     }

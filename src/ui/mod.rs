@@ -24,6 +24,7 @@ pub mod lag;
 pub mod meter;
 pub mod pacer;
 pub mod palette;
+pub mod partition_filter;
 pub mod partitions;
 pub mod text;
 pub mod theme;

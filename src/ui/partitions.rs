@@ -1,18 +1,23 @@
 //! The partition table: leader, epoch, replicas, ISR, HW, each replica's LEO, follower lag
-//! with the ISR timer, and health. Rows are built only for the visible slice; the selected
-//! row is marked with `▸` and highlighted, and the slice scrolls to keep it visible. Every
-//! cell that does not fit its column ends with `…`.
+//! with the ISR timer, and health. It shows the rows the model's filter keeps
+//! ([`crate::ui::partition_filter`]), worked out when the snapshot or the filter changes;
+//! rows are built only for the visible slice. The selected row is marked with `▸` and
+//! highlighted, and the slice scrolls to keep it visible. Every cell that does not fit its
+//! column ends with `…`. While a filter narrows the table or internal topics are hidden, a
+//! title line says so: `Partitions · unhealthy · 12 of 5 000 · 50 internal hidden (i shows)`.
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Rect};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Paragraph, Row, Table};
+use ratatui::widgets::{Block, Borders, Paragraph, Row, Table};
 
 use super::app::Model;
 use super::lag::{self, Form};
+use super::partition_filter::Shown;
 use super::text;
 use super::theme::{Theme, glyph};
 use crate::cluster::snapshot::{PartitionHealth, PartitionView, Snapshot, Unreachable};
+use crate::sim::events::group;
 use crate::sim::join_ids;
 
 /// What fills a column's cells.
@@ -72,7 +77,41 @@ const WIDE: &[Column] = &[
 /// Narrowest the "Lag / ISR timer" column may get before a column set is too wide.
 const MIN_FILL: usize = 16;
 
-/// Draws the table in `area` (header row included). `wide` allows the long lag notes.
+/// The lag column gets no more than its widest cell (and at least this much, so it does not
+/// jump about as followers fall behind and catch up): the State column stays near the data
+/// on wide screens and the spare columns go to the right of the table.
+const LAG_SHOWN: usize = 24;
+
+/// Rows the table wants: its title line (when it has one), the header row and every shown
+/// partition.
+pub fn height_needed(model: &Model, snap: &Snapshot) -> u16 {
+    let shown = model.shown(snap);
+    let rows = u16::try_from(shown.rows.len()).unwrap_or(u16::MAX).max(1);
+    rows.saturating_add(1).saturating_add(title_rows(model, snap))
+}
+
+/// 1 when the table has a title line (a filter narrows it or partitions are hidden), else 0.
+pub fn title_rows(model: &Model, snap: &Snapshot) -> u16 {
+    let shown = model.shown(snap);
+    u16::from(model.table_filter.narrows() || !shown.is_all())
+}
+
+/// The title line's text: what narrows the table, `N of M`, and the hidden internal
+/// partitions.
+fn title(model: &Model, shown: &Shown) -> String {
+    let mut parts = vec!["Partitions".to_string()];
+    if model.table_filter.narrows() {
+        parts.push(model.table_filter.describe());
+    }
+    parts.push(format!("{} of {}", group(shown.rows.len() as u64), group(shown.total as u64)));
+    if shown.internal_hidden > 0 {
+        parts.push(format!("{} internal hidden (i shows)", group(shown.internal_hidden as u64)));
+    }
+    format!(" {} ", parts.join(" · "))
+}
+
+/// Draws the table in `area` (title and header rows included). `wide` allows the long lag
+/// notes.
 pub fn render(frame: &mut Frame, area: Rect, model: &Model, snap: &Snapshot, wide: bool) {
     let theme = model.theme;
     if snap.partitions.is_empty() {
@@ -80,12 +119,30 @@ pub fn render(frame: &mut Frame, area: Rect, model: &Model, snap: &Snapshot, wid
         frame.render_widget(Paragraph::new(Line::styled(hint, theme.muted())), area);
         return;
     }
+    let shown = model.shown(snap);
+    let area = if title_rows(model, snap) > 0 {
+        let width = usize::from(area.width).saturating_sub(2);
+        let text = text::truncate(&title(model, &shown), width);
+        let block = Block::new().borders(Borders::TOP).title(Span::styled(text, theme.title()));
+        let inner = block.inner(area);
+        frame.render_widget(block, area);
+        inner
+    } else {
+        area
+    };
+    if shown.rows.is_empty() {
+        let hint =
+            " no partition matches: F changes the filter, U and B turn theirs off, i shows internal topics";
+        let hint = text::truncate(hint, usize::from(area.width));
+        frame.render_widget(Paragraph::new(Line::styled(hint, theme.muted())), area);
+        return;
+    }
     let rows = usize::from(area.height.saturating_sub(1)).max(1);
-    let offset = model.visible_offset(rows, snap.partitions.len());
+    let offset = model.visible_offset(rows, &shown);
     let selected = model.selected_partition.min(snap.partitions.len() - 1);
-    let end = (offset + rows).min(snap.partitions.len());
+    let end = (offset + rows).min(shown.rows.len());
     let slice: Vec<(usize, &PartitionView)> =
-        snap.partitions[offset.min(end)..end].iter().enumerate().map(|(n, p)| (offset + n, &**p)).collect();
+        shown.rows[offset.min(end)..end].iter().map(|&i| (i, &*snap.partitions[i])).collect();
     let width = usize::from(area.width);
     // The richest column set whose fixed columns leave room for the lag column.
     let sized = [WIDE, COMPACT]
@@ -98,7 +155,7 @@ pub fn render(frame: &mut Frame, area: Rect, model: &Model, snap: &Snapshot, wid
     let (widths, body, titles) = sized.finish(&slice, theme, forms);
     let table_rows = body.into_iter().enumerate().map(|(n, cells)| {
         let row = Row::new(cells);
-        if offset + n == selected { row.style(theme.selected()) } else { row }
+        if slice[n].0 == selected { row.style(theme.selected()) } else { row }
     });
     let constraints = widths.iter().map(|w| Constraint::Length(u16::try_from(*w).unwrap_or(u16::MAX)));
     let table =
@@ -174,10 +231,11 @@ impl Sized {
         forms: &[Form],
     ) -> (Vec<usize>, Vec<Vec<Line<'static>>>, Vec<Line<'static>>) {
         if let Some(at) = self.lag_index() {
-            self.widths[at] = self.fill;
             for (cells, (_, p)) in self.body.iter_mut().zip(slice) {
                 cells[at] = lag_cell(p, theme, forms, self.fill);
             }
+            let widest = self.body.iter().map(|cells| cells[at].width()).max().unwrap_or(0);
+            self.widths[at] = widest.max(LAG_SHOWN).min(self.fill);
         }
         let fit = |(line, w): (Line<'static>, &usize)| Line::from(text::truncate_spans(line.spans, *w));
         let body = self

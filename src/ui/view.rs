@@ -41,6 +41,8 @@ pub struct Heights {
     pub status: u16,
     /// The why panel, title included, at the width it would get (0: do not show it).
     pub why: u16,
+    /// The partition table: its title line, header row and the rows the filter shows.
+    pub table: u16,
 }
 
 /// Where each pane goes. Panes that do not fit are `None`.
@@ -80,8 +82,7 @@ pub fn plan(area: Rect, snap: &Snapshot, heights: Heights) -> Plan {
         Layout::vertical([Length(1), Length(strip + 1), Fill(1), Length(1), Length(1)]).areas(area);
     let charts_h = if area.width >= CHARTS_SIZE.0 && area.height >= CHARTS_SIZE.1 { CHARTS_ROWS } else { 0 };
     let avail = middle.height - charts_h;
-    let parts = u16::try_from(snap.partitions.len()).unwrap_or(u16::MAX).max(1);
-    let table_h = parts.saturating_add(1).min((avail / 2).max(4)).min(avail);
+    let table_h = heights.table.min((avail / 2).max(4)).min(avail);
     let rest = avail - table_h;
     let detail_need = detail::height_needed(snap);
     let clients_need = clients::height_needed(snap);
@@ -176,7 +177,8 @@ pub fn heights(model: &Model, snap: &Snapshot, width: u16) -> Heights {
     let status = u16::try_from(status).unwrap_or(1);
     let strip = u16::try_from(brokers::strip_lines(model, snap, width).len()).unwrap_or(1);
     let why = if width >= WIDE { why::height_needed(model, snap, why_width(width)) } else { 0 };
-    Heights { strip, status, why }
+    let table = partitions::height_needed(model, snap);
+    Heights { strip, status, why, table }
 }
 
 /// Draws the dashboard; with `--ascii`, in ASCII only.

@@ -82,13 +82,16 @@ pub(super) fn open_prompt(model: &mut Model, ask: Ask) -> Vec<Effect> {
         Ask::Search => ("/", String::new()),
         Ask::Filter => ("filter: ", model.events_filter.describe()),
         Ask::GoTo => ("go to sim time: ", String::new()),
+        Ask::TableFilter => ("table filter: ", model.table_filter.line()),
+        Ask::Broker => ("select broker: ", String::new()),
     };
     model.prompt.open_as(prefix, &text);
     model.mode = Mode::Prompt(ask);
     Vec::new()
 }
 
-/// One key while the prompt is open: Enter answers, Esc gives the keys back to the pane.
+/// One key while the prompt is open: Enter answers, Esc gives the keys back to the pane
+/// that asked (the Events pane, or the dashboard for the table's and broker prompts).
 pub(super) fn on_prompt(model: &mut Model, ask: Ask, action: PaletteAction, snap: &Snapshot) -> Vec<Effect> {
     match action {
         PaletteAction::Submit => {
@@ -98,18 +101,20 @@ pub(super) fn on_prompt(model: &mut Model, ask: Ask, action: PaletteAction, snap
                 Ask::Search => search(model, &line, snap),
                 Ask::Filter => filter(model, &line),
                 Ask::GoTo => go_to(model, &line, snap),
+                Ask::TableFilter => super::table_keys::filter(model, &line, snap),
+                Ask::Broker => super::table_keys::pick_broker(model, &line, snap),
             };
             match answer {
                 Ok(()) => {
                     model.prompt.remember(&line);
-                    model.mode = Mode::Events;
+                    model.mode = ask.returns_to();
                 }
                 Err(why) => model.prompt.set_error(Some(why)),
             }
             Vec::new()
         }
         PaletteAction::Cancel => {
-            model.mode = Mode::Events;
+            model.mode = ask.returns_to();
             Vec::new()
         }
         PaletteAction::Quit => quit(model),

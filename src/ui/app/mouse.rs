@@ -38,9 +38,12 @@ pub(super) fn on_mouse(model: &mut Model, ev: MouseEvent, snap: &Snapshot) -> Ve
 /// broker in the strip.
 fn click(model: &mut Model, snap: &Snapshot, plan: &view::Plan, at: Position) {
     if plan.table.contains(at) && at.y > plan.table.y {
-        let row = usize::from(at.y - plan.table.y - 1) + model.partition_offset;
-        if row < snap.partitions.len() {
-            model.selected_partition = row;
+        let first = plan.table.y + super::super::partitions::title_rows(model, snap);
+        if at.y > first {
+            let row = usize::from(at.y - first - 1) + model.partition_offset;
+            if let Some(index) = model.shown(snap).rows.get(row).copied() {
+                model.selected_partition = index;
+            }
         }
     } else if plan.brokers.contains(at) {
         let line = usize::from(at.y - plan.brokers.y);

@@ -1,5 +1,5 @@
 //! The broker strip (each broker's state, leader count, the controller; the selected broker
-//! marked) and, under it, the settings that decide durability: `acks`,
+//! marked; for big clusters counts by state and only the brokers that need attention) and, under it, the settings that decide durability: `acks`,
 //! `min.insync.replicas`, `unclean.leader.election.enable`, `replica.lag.time.max.ms`.
 
 use ratatui::Frame;
@@ -11,7 +11,7 @@ use ratatui::widgets::Paragraph;
 use super::app::Model;
 use super::text;
 use super::theme::{Theme, glyph};
-use crate::cluster::snapshot::{BrokerStatus, BrokerView, Reach, Snapshot, TopicView};
+use crate::cluster::snapshot::{BrokerState, BrokerStatus, BrokerView, Reach, Snapshot, TopicView};
 use crate::config::semantics::MetadataMode;
 use crate::sim::{Acks, BrokerId, CONTROLLER_ID, Ms};
 
@@ -60,7 +60,10 @@ impl Chunk {
 }
 
 /// The broker strip for a screen `width` columns wide: the richest form that fits on one
-/// line, else on [`STRIP_MAX_LINES`] lines; as a last resort the compact form cut with `…`.
+/// line, else on [`STRIP_MAX_LINES`] lines. When not every broker fits (50 brokers), the
+/// brokers are counted by state and only those that need attention and the selected one are
+/// listed (`50 brokers: 49 up, 1 crashed   7 ✖ crashed 2s, fenced in 7s L0  ▸45 ● up L2`);
+/// as a last resort that form in glyphs, the selected broker first, cut with `…`.
 pub fn strip_lines(model: &Model, snap: &Snapshot, width: u16) -> Vec<Line<'static>> {
     let width = usize::from(width);
     strip_rows(model, snap, width)
@@ -97,14 +100,35 @@ fn strip_rows(model: &Model, snap: &Snapshot, width: usize) -> Vec<Vec<Chunk>> {
         (Form::Compact, 2, true),
         (Form::Compact, 2, false),
     ];
+    // Two lines of glyphs only would hide in a crowd what a broker that needs attention is
+    // doing; the counts and that broker in words say it.
+    let hidden_trouble =
+        snap.brokers.iter().any(|b| model.selected_broker != Some(b.id) && needs_attention(b));
     for (form, most, ctrl) in tries {
-        let (rows, fits) = wrap_chunks(strip_chunks(model, snap, form, ctrl), width);
+        if form == Form::Compact && most > 1 && hidden_trouble {
+            continue;
+        }
+        let (rows, fits) = wrap_chunks(strip_chunks(model, snap, form, ctrl, Pick::All), width);
         if fits && rows.len() <= most {
             return rows;
         }
     }
-    let selected = snap.brokers.iter().position(|b| model.selected_broker == Some(b.id)).map(|i| i + 1);
-    let chunks = keep_in_view(strip_chunks(model, snap, Form::Compact, false), selected, width, model.theme);
+    // Too many brokers for every one to show: counts by state, then only the brokers that
+    // need attention and the selected one.
+    let summary =
+        [(Form::Short, 1, true), (Form::Short, 2, true), (Form::Short, 2, false), (Form::Compact, 2, false)];
+    for (form, most, ctrl) in summary {
+        let (rows, fits) = wrap_chunks(strip_chunks(model, snap, form, ctrl, Pick::Attention), width);
+        if fits && rows.len() <= most {
+            return rows;
+        }
+    }
+    // Even those do not fit: the selected broker moves to the front, the rest is cut.
+    let mut chunks = strip_chunks(model, snap, Form::Compact, false, Pick::Attention);
+    if let Some(at) = chunks.iter().position(|c| c.broker.is_some() && c.broker == model.selected_broker) {
+        let selected = chunks.remove(at);
+        chunks.insert(2, selected);
+    }
     let (mut rows, _) = wrap_chunks(chunks, width);
     let more = rows.len() > STRIP_MAX_LINES;
     rows.truncate(STRIP_MAX_LINES);
@@ -112,39 +136,6 @@ fn strip_rows(model: &Model, snap: &Snapshot, width: usize) -> Vec<Vec<Chunk>> {
         last.push(Chunk::text(vec![Span::raw(" …")]));
     }
     rows
-}
-
-/// When the chunk at `selected` (the selected broker) would fall below the strip's
-/// [`STRIP_MAX_LINES`] lines, drops brokers from the front, shown as ` …`, until it is in
-/// view: with 50 brokers on an 80-column screen the selected one is always shown.
-fn keep_in_view(mut chunks: Vec<Chunk>, selected: Option<usize>, width: usize, theme: Theme) -> Vec<Chunk> {
-    let Some(at) = selected else { return chunks };
-    let gap = Span::styled(" …", theme.muted());
-    let gap_w = gap.width();
-    let line_of = |skip: usize| {
-        let widths = chunks.iter().map(|c| c.width);
-        let gap = (skip > 0).then_some(gap_w);
-        let mut widths = widths.take(1).chain(gap).chain(chunks.iter().skip(1 + skip).map(|c| c.width));
-        let indent = widths.next().unwrap_or(0);
-        let (mut used, mut line) = (indent, 0);
-        for (i, w) in widths.enumerate() {
-            if used + w > width && used > indent {
-                line += 1;
-                used = indent;
-            }
-            used += w;
-            if i + 1 + skip == at + usize::from(skip > 0) {
-                break;
-            }
-        }
-        line
-    };
-    let skip = (0..at).find(|&skip| line_of(skip) < STRIP_MAX_LINES).unwrap_or(at.saturating_sub(1));
-    if skip > 0 {
-        chunks.drain(1..1 + skip);
-        chunks.insert(1, Chunk { spans: vec![gap], width: gap_w, broker: None });
-    }
-    chunks
 }
 
 /// Lays chunks out on lines of `width`, continuation lines indented under the first chunk
@@ -168,11 +159,57 @@ fn wrap_chunks(chunks: Vec<Chunk>, width: usize) -> (Vec<Vec<Chunk>>, bool) {
     (rows, fits)
 }
 
-fn strip_chunks(model: &Model, snap: &Snapshot, form: Form, ctrl: bool) -> Vec<Chunk> {
+/// Which brokers the strip lists.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Pick {
+    /// Every broker.
+    All,
+    /// A count of the brokers in each state, then only those that are not simply running
+    /// (see [`needs_attention`]) and the selected one.
+    Attention,
+}
+
+/// Whether a broker is anything but running with its links whole: down, frozen, fenced,
+/// shutting down, cut off, counting down to fencing, fetching paused or restart pending.
+fn needs_attention(b: &BrokerView) -> bool {
+    b.state() != BrokerState::Running
+        || b.reach != Reach::Controller
+        || b.fenced_in.is_some()
+        || b.fetch_paused
+        || !b.restart_pending.is_empty()
+}
+
+/// `50 brokers: 48 up, 1 crashed, 1 stopped`, the states in the README's order.
+fn counts_chunk(snap: &Snapshot, theme: Theme) -> Chunk {
+    let mut spans = vec![Span::raw(format!(" {} brokers:", snap.brokers.len()))];
+    for state in BrokerState::ALL {
+        let count = snap.brokers.iter().filter(|b| b.state() == state).count();
+        if count == 0 {
+            continue;
+        }
+        let word =
+            if state == BrokerState::Running { "up".to_string() } else { state.name().replace('-', " ") };
+        let style = if state == BrokerState::Running { theme.good() } else { theme.bad() };
+        let sep = if spans.len() > 1 { ", " } else { " " };
+        spans.push(Span::raw(sep));
+        spans.push(Span::styled(format!("{count} {word}"), style));
+    }
+    spans.push(Span::raw(" "));
+    Chunk::text(spans)
+}
+
+fn strip_chunks(model: &Model, snap: &Snapshot, form: Form, ctrl: bool, pick: Pick) -> Vec<Chunk> {
     let theme = model.theme;
     let title = Span::styled(" Brokers ", theme.title());
     let mut chunks = vec![Chunk::text(vec![title])];
-    chunks.extend(snap.brokers.iter().map(|b| broker_chunk(model, b, snap.now, form)));
+    if pick == Pick::Attention {
+        chunks.push(counts_chunk(snap, theme));
+    }
+    let listed = snap
+        .brokers
+        .iter()
+        .filter(|b| pick == Pick::All || model.selected_broker == Some(b.id) || needs_attention(b));
+    chunks.extend(listed.map(|b| broker_chunk(model, b, snap.now, form)));
     if ctrl && snap.semantics.metadata_mode == MetadataMode::KRaft {
         let text = if form == Form::Long {
             format!("   KRaft controller {CONTROLLER_ID}")
@@ -380,25 +417,60 @@ mod tests {
     use super::*;
     use crate::ui::fixture;
 
-    /// With 50 brokers on 80 columns the compact strip takes more than its two lines; the
-    /// selected broker stays in view, the brokers dropped in front of it shown as `…`.
-    #[test]
-    fn the_selected_broker_stays_in_view_when_the_strip_overflows() {
+    use crate::cluster::snapshot::BrokerStatus;
+
+    fn fifty() -> Snapshot {
         let mut snap = fixture::snapshot();
-        let template = snap.brokers[0].clone();
-        snap.brokers = (0..50).map(|id| BrokerView { id, ..template.clone() }).collect();
-        let mut model = crate::ui::app::Model::new(1.0, Theme::new(false), &snap);
-        let text = |model: &crate::ui::app::Model| -> Vec<String> {
-            let lines = strip_lines(model, &snap, 80);
-            lines.iter().map(|l| l.spans.iter().map(|s| s.content.as_ref()).collect()).collect()
+        let template = BrokerView {
+            status: BrokerStatus::Up,
+            fenced: false,
+            fenced_in: None,
+            ..snap.brokers[0].clone()
         };
-        let first = text(&model);
-        assert_eq!(first.len(), STRIP_MAX_LINES);
-        assert!(first[0].contains("▸0 ") && first[1].ends_with('…'), "{first:?}");
+        snap.brokers = (0..50).map(|id| BrokerView { id, ..template.clone() }).collect();
+        snap
+    }
+
+    fn text(model: &crate::ui::app::Model, snap: &Snapshot, width: u16) -> Vec<String> {
+        let lines = strip_lines(model, snap, width);
+        lines.iter().map(|l| l.spans.iter().map(|s| s.content.as_ref()).collect()).collect()
+    }
+
+    /// With 50 brokers the strip cannot list them all in its two lines, at 80 or at 200
+    /// columns: it counts them by state and lists only the brokers that need attention and
+    /// the selected one, in words.
+    #[test]
+    fn fifty_brokers_show_as_counts_and_the_brokers_that_need_attention() {
+        let mut snap = fifty();
+        snap.brokers[7].status = BrokerStatus::Crashed { since: snap.now - 2_000 };
+        snap.brokers[7].fenced_in = Some(7_000);
+        snap.brokers[31].fetch_paused = true;
+        let mut model = crate::ui::app::Model::new(1.0, Theme::new(false), &snap);
         model.selected_broker = Some(45);
-        let later = text(&model);
-        assert_eq!(later.len(), STRIP_MAX_LINES);
-        assert!(later.iter().any(|l| l.contains("▸45 ")), "{later:?}");
-        assert!(later[0].starts_with(" Brokers  …"), "{later:?}");
+        for width in [80, 200] {
+            let lines = text(&model, &snap, width);
+            let all = lines.join("\n");
+            assert!(lines.len() <= STRIP_MAX_LINES, "{all}");
+            assert!(all.contains("50 brokers: 49 up, 1 crashed"), "{all}");
+            assert!(all.contains("7 ✖ crashed 2s, fenced in 7s"), "{all}");
+            assert!(all.contains("31 ● up") && all.contains("fetch paused"), "{all}");
+            assert!(all.contains("▸45 ● up"), "{all}");
+            assert!(!all.contains(" 12 ") && !all.contains("12●"), "a running broker is not listed: {all}");
+        }
+    }
+
+    /// When even the brokers that need attention do not fit, the selected one still shows.
+    #[test]
+    fn the_selected_broker_stays_in_view_when_many_need_attention() {
+        let mut snap = fifty();
+        for b in &mut snap.brokers {
+            b.status = BrokerStatus::Crashed { since: 0 };
+        }
+        let mut model = crate::ui::app::Model::new(1.0, Theme::new(false), &snap);
+        model.selected_broker = Some(45);
+        let lines = text(&model, &snap, 80);
+        assert_eq!(lines.len(), STRIP_MAX_LINES);
+        assert!(lines[0].contains("50 brokers: 50 crashed") && lines[0].contains("▸45 "), "{lines:?}");
+        assert!(lines[1].ends_with('…'), "{lines:?}");
     }
 }

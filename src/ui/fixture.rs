@@ -334,3 +334,63 @@ fn events() -> Vec<ClusterEvent> {
         ),
     ]
 }
+
+/// The fixture grown to a big cluster: 50 brokers, `__consumer_offsets` (50 partitions, as a
+/// consumer group creates it) and `test_repli` with 5 000 partitions, each on three
+/// neighbouring brokers (`n`, `n + 1`, `n + 2` modulo 50). Broker 7 is crashed and fenced: the
+/// partitions with a replica on it are under-replicated, and those it led moved to the next
+/// replica. Every other partition is healthy.
+pub fn big_cluster() -> Snapshot {
+    const BROKERS: BrokerId = 50;
+    const DOWN: BrokerId = 7;
+    let mut snap = snapshot();
+    let up = snap.brokers[0].clone();
+    let down = snap.brokers[2].clone();
+    snap.brokers =
+        (0..BROKERS).map(|id| BrokerView { id, ..(if id == DOWN { &down } else { &up }).clone() }).collect();
+    let template = snap.partitions[1].as_ref().clone();
+    let partition = |topic: &str, n: u32| {
+        let replicas: Vec<BrokerId> = (0..3).map(|j| (n as BrokerId + j) % BROKERS).collect();
+        let isr: Vec<BrokerId> = replicas.iter().copied().filter(|b| *b != DOWN).collect();
+        let leader = isr[0];
+        let replica_views = replicas
+            .iter()
+            .map(|&broker| ReplicaView {
+                broker,
+                online: broker != DOWN,
+                in_isr: broker != DOWN,
+                is_leader: broker == leader,
+                leo: if broker == DOWN { 975 } else { 1371 },
+                hw: if broker == DOWN { 975 } else { 1371 },
+                lag: (broker != leader).then_some(if broker == DOWN { 396 } else { 0 }),
+                isr_expiry_in: None,
+                caught_up_ago: None,
+                ..template.replica_views[0].clone()
+            })
+            .collect();
+        let health = if isr.len() < replicas.len() {
+            PartitionHealth::UnderReplicated
+        } else {
+            PartitionHealth::Healthy
+        };
+        Arc::new(PartitionView {
+            tp: TopicPartition::new(topic, n),
+            leader: Some(leader),
+            leader_epoch: Epoch::from(replicas[0] == DOWN),
+            hw: 1371,
+            hw_blocked_by: None,
+            pending_isr: None,
+            hw_held_by: None,
+            effective_min_isr: 2,
+            health,
+            replicas,
+            isr,
+            replica_views,
+            ..template.clone()
+        })
+    };
+    let internal = (0..50).map(|n| partition("__consumer_offsets", n));
+    snap.partitions = internal.chain((0..5_000).map(|n| partition(TOPIC, n))).collect();
+    snap.topics[0].partitions = 5_000;
+    snap
+}

@@ -732,3 +732,37 @@ fn charts_appear_only_on_large_screens_and_name_their_glyphs() {
         assert!(text.contains(needle), "no {needle:?} at 200×60:\n{text}");
     }
 }
+
+/// 50 brokers, 5 050 partitions, broker 7 down, `U` pressed: only its 300 partitions show,
+/// the title says what is shown and that the 50 internal ones are hidden, and the header
+/// still counts every partition.
+#[test]
+fn screen_unhealthy_only_80x24() {
+    let snap = fixture::big_cluster();
+    let mut m = model_at(80, 24, &snap, false);
+    keys(&mut m, &snap, &[KeyCode::Char('U')]);
+    let text = screen(&m, &snap);
+    assert!(text.contains("Partitions · unhealthy · 300 of 5 050 · 50 internal hidden"), "{text}");
+    assert!(text.contains("URP 303"), "the header counts every partition: {text}");
+    insta::assert_snapshot!(text);
+}
+
+/// The typed filter at 200×50: the unhealthy partitions with a replica on broker 8, the
+/// broker picked with `b`; the State column stays next to the data.
+#[test]
+fn screen_typed_filter_200x50() {
+    let snap = fixture::big_cluster();
+    let mut m = model_at(200, 50, &snap, false);
+    keys(&mut m, &snap, &[KeyCode::Char('b'), KeyCode::Char('4'), KeyCode::Char('4'), KeyCode::Enter]);
+    assert_eq!(m.selected_broker, Some(44));
+    keys(&mut m, &snap, &[KeyCode::Char('F')]);
+    for c in "unhealthy broker 8".chars() {
+        keys(&mut m, &snap, &[KeyCode::Char(c)]);
+    }
+    keys(&mut m, &snap, &[KeyCode::Enter, KeyCode::Down]);
+    let text = screen(&m, &snap);
+    assert!(text.contains("Partitions · unhealthy · broker 8 · 200 of 5 050"), "{text}");
+    let header = text.lines().find(|l| l.contains("Lag / ISR timer")).expect("the header row");
+    assert!(header.find("State").unwrap() < 110, "State stays near the data: {header}");
+    insta::assert_snapshot!(text);
+}

@@ -80,10 +80,11 @@ fn shown_text(model: &Model, snap: &Snapshot) -> String {
     let shown = model.shown(snap);
     let filter = &model.table_filter;
     let count = format!("{} of {} partitions", group(shown.rows.len() as u64), group(shown.total as u64));
-    let internal = if filter.internal { "internal topics shown" } else { "internal topics hidden" };
     if filter.narrows() {
-        format!("table: {} · {count} · {internal} · F edits the filter", filter.describe())
+        format!("table: {} · {count} · F edits", filter.describe())
+    } else if filter.internal {
+        format!("table: every partition, internal topics too · {count}")
     } else {
-        format!("table: every partition · {count} · {internal}")
+        format!("table: every partition but the internal topics · {count}")
     }
 }

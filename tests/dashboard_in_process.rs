@@ -460,3 +460,98 @@ fn chart_samples_do_not_depend_on_how_sim_time_is_paced() {
     assert_eq!(a.history, b.history);
     assert!(a.history.cluster.iter().skip(2).all(|s| s.acked > 0), "{:?}", a.history.cluster);
 }
+
+impl App {
+    /// 50 brokers and `test_repli` with 5 000 partitions (RF 3, seed 1), as `isrlab --brokers
+    /// 50 --topic test_repli:5000:3` starts, in a `cols`×`rows` terminal.
+    fn start_large(cols: u16, rows: u16) -> App {
+        let mut spec = ClusterSpec::default_run(1);
+        spec.brokers = (0..50).collect();
+        spec.topics[0].partitions = 5_000;
+        let sim = Sim::new(spec).expect("the large cluster is valid");
+        let snap = sim.latest();
+        let mut model = Model::new(1.0, Theme::new(false), &snap);
+        update(&mut model, Msg::Resize(cols, rows), &snap);
+        let pacer = Pacer::new(snap.now_us);
+        App { sim, model, pacer, snap }
+    }
+
+    /// Types a line into the prompt or palette that is open, then Enter.
+    fn enter(&mut self, line: &str) {
+        self.press(line);
+        self.press_key(KeyCode::Enter);
+    }
+}
+
+/// 50 brokers × 5 000 partitions: select broker 17 by typing its id (`b 17`), crash it, wait
+/// until the controller fenced it and it left the ISRs, then `U`: the table shows exactly the
+/// partitions with a replica on broker 17, says how many of all, and the header still counts
+/// every under-replicated partition.
+#[test]
+fn unhealthy_only_shows_the_crashed_brokers_partitions_of_5000() {
+    let mut app = App::start_large(200, 50);
+    app.run_for(2_000);
+    app.press("b");
+    app.enter("17");
+    assert_eq!(app.model.selected_broker, Some(17));
+    app.press("x");
+    app.run_for(12_000);
+    let on_17: Vec<String> =
+        app.snap.partitions.iter().filter(|p| p.replicas.contains(&17)).map(|p| p.tp.to_string()).collect();
+    let urp = app.snap.health_counts().under_replicated;
+    assert_eq!(urp, on_17.len(), "every partition on broker 17 is under-replicated, no other");
+    app.press("U");
+    let screen = app.screen();
+    let title = format!("Partitions · unhealthy · {} of 5 000", on_17.len());
+    assert!(screen.contains(&title), "{title} missing:\n{screen}");
+    assert!(screen.contains(&format!("URP {urp} ")), "the header counts every partition:\n{screen}");
+    let table = Table::read(&screen).unwrap_or_else(|| panic!("no partition table:\n{screen}"));
+    assert!(table.rows.len() >= 10, "a screenful of rows:\n{screen}");
+    for r in 0..table.rows.len() {
+        assert!(
+            on_17.iter().any(|p| p == table.partition(r)),
+            "{} is not on broker 17:\n{screen}",
+            table.partition(r)
+        );
+        assert!(ids(table.cell(r, "Replicas").unwrap()).contains(&"17"));
+        assert!(!ids(table.cell(r, "ISR").unwrap()).contains(&"17"));
+    }
+    let shown: Vec<String> =
+        app.model.shown(&app.snap).rows.iter().map(|&i| app.snap.partitions[i].tp.to_string()).collect();
+    assert_eq!(shown, on_17, "the rows below the screen too");
+}
+
+/// Once a consumer group created `__consumer_offsets` (50 partitions, sorting before
+/// `test_repli`), the table still opens on the user's topic: the internal partitions are
+/// hidden and counted in the title, and `i` shows them.
+#[test]
+fn internal_topics_are_hidden_once_a_consumer_group_creates_them_at_80x24() {
+    let mut app = App::start(80, 24);
+    app.run_for(1_000);
+    app.press(":");
+    app.enter("add-consumer test_repli group=g");
+    app.run_for(3_000);
+    assert!(
+        app.snap.partitions.iter().any(|p| &*p.tp.topic == "__consumer_offsets"),
+        "the group made its topic"
+    );
+    let screen = app.screen();
+    assert!(screen.contains("Partitions · 6 of 56 · 50 internal hidden (i shows)"), "{screen}");
+    let table = Table::read(&screen).unwrap_or_else(|| panic!("no partition table:\n{screen}"));
+    assert!(table.has_all_partitions(), "every test_repli partition shows at 80×24:\n{screen}");
+    let internal_rows = |screen: &Screen| {
+        (0..screen.lines.len())
+            .filter(|&r| {
+                screen
+                    .line(r)
+                    .strip_prefix(['▸', ' '])
+                    .is_some_and(|row| row.starts_with("__consumer_offsets-"))
+            })
+            .count()
+    };
+    assert_eq!(internal_rows(&screen), 0, "{screen}");
+    app.press("i");
+    let shown = app.screen();
+    assert!(internal_rows(&shown) > 0, "i shows them:\n{shown}");
+    assert!(shown.contains("test_repli-0"), "the selection stays on the user's topic:\n{shown}");
+}

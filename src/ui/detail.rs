@@ -39,17 +39,16 @@ pub fn render(frame: &mut Frame, area: Rect, model: &Model, snap: &Snapshot) {
         frame.render_widget(Paragraph::new(" no partition").block(block), area);
         return;
     };
-    let leader = p.leader.map_or("none".to_string(), |b| b.to_string());
-    let state = super::partitions::health_word(p.health);
-    let title = format!(
-        " {} logs · leader {leader} · leader epoch {} · HW {} · {state} ",
-        p.tp, p.leader_epoch, p.hw
-    );
+    let title = title(p, usize::from(area.width));
     let block = Block::new().borders(Borders::TOP).title(Span::styled(title, theme.title()));
     let inner = block.inner(area);
     let (mut lines, cols) = replica_lines(p, theme, usize::from(inner.width));
-    let notes = notes(p, theme, usize::from(inner.width));
     let room = usize::from(inner.height);
+    // The notes in full when they fit under the strips, else in their short words.
+    let mut notes = notes(p, theme, usize::from(inner.width), false);
+    if lines.len() + notes.len() > room {
+        notes = self::notes(p, theme, usize::from(inner.width), true);
+    }
     let consumers = snap.consumers.iter().any(|c| c.position(&p.tp).is_some());
     // Each row already says its HW and LEO, so without consumers the marks row comes only
     // when the legend fits too. It sits right under the strips when the notes (why the HW
@@ -66,6 +65,27 @@ pub fn render(frame: &mut Frame, area: Rect, model: &Model, snap: &Snapshot) {
         lines.push(legend(&cols, theme));
     }
     frame.render_widget(Paragraph::new(lines).block(block), area);
+}
+
+/// The pane's title in the richest form that fits `width` columns (with a rule after it):
+/// ` test_repli-0 logs · leader 1 · leader epoch 0 · HW 83 · leader down, fenced in 7s `,
+/// then shorter words, then cut with `…`.
+fn title(p: &PartitionView, width: usize) -> String {
+    let leader = p.leader.map_or("none".to_string(), |b| b.to_string());
+    let (epoch, hw) = (p.leader_epoch, p.hw);
+    let (state, short) =
+        (super::partitions::health_word(p.health), super::partitions::short_health_word(p.health));
+    let forms = [
+        format!(" {} logs · leader {leader} · leader epoch {epoch} · HW {hw} · {state} ", p.tp),
+        format!(" {} logs · leader {leader} · epoch {epoch} · HW {hw} · {state} ", p.tp),
+        format!(" {} · leader {leader} · epoch {epoch} · HW {hw} · {state} ", p.tp),
+        format!(" {} · leader {leader} · epoch {epoch} · HW {hw} · {short} ", p.tp),
+    ];
+    let room = width.saturating_sub(2);
+    match forms.iter().find(|f| text::width(f) <= room) {
+        Some(form) => form.clone(),
+        None => format!("{} ", text::truncate(forms[3].trim_end(), room.saturating_sub(1))),
+    }
 }
 
 /// The marks row: the consumers' positions and the leader's log start (once retention moved
@@ -279,7 +299,9 @@ pub fn bar_cells(r: &ReplicaView, width: usize, max: Offset) -> [usize; 4] {
     [start, hw - start, leo - hw, width - leo]
 }
 
-fn notes(p: &PartitionView, theme: Theme, width: usize) -> Vec<Line<'static>> {
+/// The notes under the strips; `short` says the leader's trouble in fewer words, for a
+/// pane with little room.
+fn notes(p: &PartitionView, theme: Theme, width: usize, short: bool) -> Vec<Line<'static>> {
     let mut out = Vec::new();
     if p.acked_lost > 0 {
         out.push(Line::styled(
@@ -298,8 +320,8 @@ fn notes(p: &PartitionView, theme: Theme, width: usize) -> Vec<Line<'static>> {
         let label = Span::styled(" ISR change pending: ", theme.warn());
         out.extend(text::hanging(label, change, theme.normal(), width, 3));
     }
-    if let Some(why) = leader_unreachable(p) {
-        let label = Span::styled(" Leader unreachable: ", theme.alarm());
+    if let Some(why) = leader_unreachable(p, short) {
+        let label = Span::styled(if short { " Leader " } else { " Leader unreachable: " }, theme.alarm());
         out.extend(text::hanging(label, &why, theme.normal(), width, 3));
     }
     if let Some(why) = leader_cut_off(p) {
@@ -324,11 +346,18 @@ fn reassignment(p: &PartitionView) -> Option<String> {
 
 /// A leader whose process is down or frozen while the controller has not fenced it yet, in
 /// words with the countdown; `None` otherwise (a cut-off leader has its own note).
-fn leader_unreachable(p: &PartitionView) -> Option<String> {
+fn leader_unreachable(p: &PartitionView, short: bool) -> Option<String> {
     let PartitionHealth::LeaderUnreachable { fenced_in, why } = p.health else { return None };
     let leader = p.leader?;
     if why == Unreachable::CutOff {
         return None;
+    }
+    let word = super::partitions::unreachable_word(why);
+    if short {
+        return Some(format!(
+            "{leader} is {word}: the controller fences it in {}, then elects another",
+            text::countdown(fenced_in)
+        ));
     }
     Some(format!(
         "broker {leader} is {}, but the controller still counts it as the leader: it fences it in {} \
@@ -392,10 +421,46 @@ fn legend(cols: &Columns, theme: Theme) -> Line<'static> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ui::app::Model;
     use crate::ui::fixture;
 
     fn plain(lines: &[Line]) -> String {
         lines.iter().flat_map(|l| l.spans.iter().map(|s| s.content.to_string())).collect()
+    }
+
+    /// At 80 columns with room for one note, the title and the unreachable leader's note are
+    /// whole, in shorter words; with room, in full.
+    #[test]
+    fn an_unreachable_leader_is_explained_whole_at_80_columns() {
+        let mut snap = fixture::snapshot();
+        let p = std::sync::Arc::make_mut(&mut snap.partitions[1]);
+        p.health = PartitionHealth::LeaderUnreachable { fenced_in: 7_000, why: Unreachable::Down };
+        p.hw_blocked_by = None;
+        let mut model = Model::new(1.0, Theme::new(false), &snap);
+        model.selected_partition = 1;
+        let draw = |w: u16, h: u16| {
+            let mut terminal = ratatui::Terminal::new(ratatui::backend::TestBackend::new(w, h)).unwrap();
+            terminal.draw(|f| render(f, f.area(), &model, &snap)).unwrap();
+            let buffer = terminal.backend().buffer().clone();
+            (0..h)
+                .map(|y| (0..w).map(|x| buffer[(x, y)].symbol().to_string()).collect::<String>())
+                .collect::<Vec<_>>()
+        };
+        let small = draw(80, 5);
+        assert!(
+            small[0].contains("· leader 1 · epoch 1 · HW 1371 · leader down, fenced in 7s ─"),
+            "{small:?}"
+        );
+        assert_eq!(
+            small[4].trim_end(),
+            " Leader 1 is down: the controller fences it in 7s, then elects another"
+        );
+        let roomy = draw(120, 8);
+        assert!(roomy[0].contains("logs · leader 1 · leader epoch 1 · HW 1371 · leader down, fenced in 7s"));
+        let full =
+            roomy.iter().any(|l| l.starts_with(" Leader unreachable: broker 1 is down, but the controller"));
+        assert!(full, "{roomy:?}");
+        assert!(title(&snap.partitions[1], 30).ends_with("… "), "cut as a last resort");
     }
 
     #[test]

@@ -360,15 +360,19 @@ fn state(p: &PartitionView, theme: Theme) -> Line<'static> {
 /// The state in at most 12 columns, for narrow terminals: `fence in 7s` for an unreachable
 /// leader, `HW frozen` for both causes (the detail pane and the header say which), `reassign`.
 fn state_short(p: &PartitionView, theme: Theme) -> Line<'static> {
-    let word = match p.health {
+    Line::from(Span::styled(short_health_word(p.health), health_style(p.health, theme)))
+}
+
+/// The state in at most 12 columns (see [`health_word`] for the full words).
+pub fn short_health_word(h: PartitionHealth) -> String {
+    match h {
         PartitionHealth::LeaderUnreachable { fenced_in, .. } => {
             format!("fence in {}", text::countdown(fenced_in))
         }
         PartitionHealth::HwWaiting { .. } | PartitionHealth::UnderMinIsr => "HW frozen".into(),
         PartitionHealth::Reassigning => "reassign".into(),
         h => health_word(h),
-    };
-    Line::from(Span::styled(word, health_style(p.health, theme)))
+    }
 }
 
 /// How a state looks: the worse, the louder.

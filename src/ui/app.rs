@@ -844,7 +844,8 @@ fn on_help(model: &mut Model, action: HelpAction) -> Vec<Effect> {
         HelpAction::Close => model.mode = Mode::Normal,
         HelpAction::Quit => return quit(model),
     }
-    model.help_scroll = model.help_scroll.min(super::help::line_count(&model.keys).saturating_sub(1));
+    model.help_scroll =
+        model.help_scroll.min(super::help::line_count(&model.keys, model.screen.0).saturating_sub(1));
     Vec::new()
 }
 

@@ -9,6 +9,7 @@ use ratatui::widgets::{Block, Clear, Paragraph};
 use super::app::Model;
 use super::event_filter::FILTER_SYNTAX;
 use super::keymap::{self, Binding, Group};
+use super::partition_filter::TABLE_FILTER_SYNTAX;
 use super::theme::{Theme, glyph};
 use crate::cluster::command::Command;
 
@@ -30,6 +31,12 @@ fn dashboard_keys(theme: Theme, out: &mut Vec<Line<'static>>) {
         out.push(Line::styled(group.title(), theme.title()));
         for b in keymap::BINDINGS.iter().filter(|b| b.action.group() == group) {
             out.push(binding_line(b, theme));
+        }
+        if group == Group::Partitions {
+            let syntax = format!("  F {TABLE_FILTER_SYNTAX}");
+            for part in super::text::wrap(&syntax, MEANING_W + 12) {
+                out.push(Line::styled(format!("  {part}"), theme.muted()));
+            }
         }
         out.push(Line::raw(""));
         if group == Group::Events {
@@ -158,9 +165,46 @@ fn glossary(theme: Theme, out: &mut Vec<Line<'static>>) {
     out.push(Line::raw(""));
 }
 
-/// How many lines the help has.
-pub fn line_count(keys: &keymap::KeyOverrides) -> usize {
-    lines_with(Theme::new(false), keys).len()
+/// How many lines the help has on a screen `screen_width` columns wide (long lines wrap).
+pub fn line_count(keys: &keymap::KeyOverrides, screen_width: u16) -> usize {
+    fit(lines_with(Theme::new(false), keys), text_width(screen_width)).len()
+}
+
+/// The help box on a screen `screen_width` columns wide: at most 96 columns, borders included.
+fn box_width(screen_width: u16) -> u16 {
+    screen_width.saturating_sub(4).min(96)
+}
+
+/// Columns of text inside the help box.
+fn text_width(screen_width: u16) -> usize {
+    usize::from(box_width(screen_width).saturating_sub(2))
+}
+
+/// Word-wraps the lines wider than `width`, continuation lines indented under the text after
+/// the key column (or under a line's own indentation, plus two).
+fn fit(lines: Vec<Line<'static>>, width: usize) -> Vec<Line<'static>> {
+    let mut out = Vec::new();
+    for line in lines {
+        if line.width() <= width || line.spans.is_empty() {
+            out.push(line);
+            continue;
+        }
+        let mut spans = line.spans;
+        let (label, body, style) = if spans.len() >= 2 {
+            let label = spans.remove(0);
+            let style = spans.last().map_or_else(Default::default, |s| s.style);
+            let body: String = spans.iter().map(|s| s.content.as_ref()).collect();
+            (label, body, style)
+        } else {
+            let only = spans.remove(0);
+            let text = only.content.as_ref();
+            let lead = text.len() - text.trim_start().len();
+            (Span::raw(text[..lead].to_string()), text[lead..].to_string(), only.style)
+        };
+        let indent = if label.content.trim().is_empty() { label.width() + 2 } else { label.width() };
+        out.extend(super::text::hanging(label, &body, style, width + 1, indent));
+    }
+    out
 }
 
 /// The help's lines, led by the user's key overrides when there are any.
@@ -186,11 +230,11 @@ fn lines_with(theme: Theme, keys: &keymap::KeyOverrides) -> Vec<Line<'static>> {
 /// Draws the overlay over the whole screen area.
 pub fn render(frame: &mut Frame, area: Rect, model: &Model) {
     let theme = model.theme;
-    let inner_w = area.width.saturating_sub(4).min(96);
+    let inner_w = box_width(area.width);
     let x = area.x + (area.width - inner_w) / 2;
     let box_area = Rect::new(x, area.y, inner_w, area.height.saturating_sub(1)).inner(Margin::new(0, 1));
     let block = Block::bordered().title(Span::styled(" isrlab help ", theme.title()));
-    let text = lines_with(theme, &model.keys);
+    let text = fit(lines_with(theme, &model.keys), text_width(area.width));
     let visible = usize::from(block.inner(box_area).height);
     let scroll = model.help_scroll.min(text.len().saturating_sub(visible));
     let more = if scroll + visible < text.len() { " ↓ more " } else { "" };
@@ -208,6 +252,24 @@ mod tests {
             .iter()
             .map(|l| l.spans.iter().map(|s| s.content.as_ref()).collect())
             .collect()
+    }
+
+    /// At 80 columns every line fits the box: long ones wrap under the text after the key
+    /// column, and nothing is lost.
+    #[test]
+    fn long_lines_wrap_inside_the_box_at_80_columns() {
+        let width = text_width(80);
+        let lines = fit(lines_with(Theme::new(false), &keymap::KeyOverrides::default()), width);
+        let plain: Vec<String> =
+            lines.iter().map(|l| l.spans.iter().map(|s| s.content.as_ref()).collect()).collect();
+        assert!(plain.iter().all(|l| super::super::text::width(l) <= width), "{plain:#?}");
+        let at = plain.iter().position(|l| l.starts_with("  [/]")).expect("the [/] key");
+        assert!(
+            plain[at + 1].starts_with(&" ".repeat(KEY_W + 3)) && plain[at + 1].contains("arrive"),
+            "{plain:#?}"
+        );
+        assert!(plain.iter().any(|l| l.contains(":crash 0")), "the example's tail is kept");
+        assert_eq!(line_count(&keymap::KeyOverrides::default(), 80), lines.len());
     }
 
     #[test]

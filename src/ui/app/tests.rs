@@ -306,7 +306,7 @@ fn help_opens_scrolls_and_closes() {
     press(&mut m, &snap, KeyCode::PageDown);
     press(&mut m, &snap, KeyCode::PageDown);
     press(&mut m, &snap, KeyCode::PageDown);
-    assert!(m.help_scroll < crate::ui::help::line_count(&m.keys));
+    assert!(m.help_scroll < crate::ui::help::line_count(&m.keys, m.screen.0));
     typed(&mut m, &snap, "k");
     press(&mut m, &snap, KeyCode::Esc);
     assert_eq!(m.mode, Mode::Normal);

@@ -16,16 +16,7 @@ use crate::sim::{format_stamp, format_time};
 /// Draws the header.
 pub fn render(frame: &mut Frame, area: Rect, model: &Model, snap: &Snapshot) {
     let theme = model.theme;
-    let mut left = vec![
-        Span::styled(" isrlab", theme.brand()),
-        Span::styled("  seed ", theme.muted()),
-        Span::raw(snap.seed.to_string()),
-        Span::styled("  t=", theme.muted()),
-        Span::styled(sim_time(model, snap), theme.title()),
-        Span::raw("  "),
-        clock(model, snap),
-    ];
-    let right = right_side(theme, snap, usize::from(area.width), &left);
+    let (mut left, right) = essentials(model, snap, usize::from(area.width));
     let right_w = right.width() as u16;
     let [left_area, right_area] =
         Layout::horizontal([Constraint::Fill(1), Constraint::Length(right_w + 1)]).areas(area);
@@ -68,36 +59,75 @@ fn scenario_name(name: &str, room: usize, theme: Theme) -> Vec<Span<'static>> {
     }
 }
 
-fn clock(model: &Model, snap: &Snapshot) -> Span<'static> {
+/// Running, paused or ended; `terse` leaves out the word "actual" before the speed sim time
+/// really runs at.
+fn clock(model: &Model, snap: &Snapshot, terse: bool) -> Span<'static> {
     let theme = model.theme;
     if model.scenario_over(snap) {
         Span::styled(format!("{} end of scenario", glyph::ENDED), theme.warn())
     } else if model.paused {
         Span::styled(format!("{} paused", glyph::PAUSED), theme.warn())
     } else if let Some(actual) = model.actual_speed {
-        let text = format!("{} {} (actual {actual}×)", glyph::RUNNING, text::speed(model.speed));
+        let actual_word = if terse { "" } else { "actual " };
+        let text = format!("{} {} ({actual_word}{actual}×)", glyph::RUNNING, text::speed(model.speed));
         Span::styled(text, theme.warn())
     } else {
         Span::styled(format!("{} {}", glyph::RUNNING, text::speed(model.speed)), theme.good())
     }
 }
 
-/// The right-aligned part in `width` columns, after the essentials `left`: the partition
-/// counts then the loss counters. The loss counters always show; the counts give way in
-/// this order: the zero counts, then all counts, so that a scenario keeps at least
-/// [`MIN_ROOM`] columns of its name.
-fn right_side(theme: Theme, snap: &Snapshot, width: usize, left: &[Span]) -> Line<'static> {
-    let used: usize = left.iter().map(Span::width).sum();
+/// The left part (name, seed, sim time, clock) and the right-aligned part (partition counts,
+/// loss counters) in the richest forms that fit `width` columns. The time, the clock and the
+/// loss counters always show; the rest gives way in this order: the zero counts, the seed
+/// (printed again on exit) where that keeps the other counts, the other counts (the seed
+/// comes back when they are gone), the loss counters' long labels, the word
+/// "actual" before the speed sim time really runs at, then the name; a playing scenario
+/// keeps at least [`MIN_ROOM`] columns of its name.
+fn essentials(model: &Model, snap: &Snapshot, width: usize) -> (Vec<Span<'static>>, Line<'static>) {
+    let theme = model.theme;
+    let left = |seed: bool, terse: u8| {
+        let mut spans = Vec::new();
+        if terse < 2 {
+            spans.push(Span::styled(" isrlab", theme.brand()));
+        }
+        if seed {
+            spans.push(Span::styled("  seed ", theme.muted()));
+            spans.push(Span::raw(snap.seed.to_string()));
+        }
+        spans.push(Span::styled("  t=", theme.muted()));
+        spans.push(Span::styled(sim_time(model, snap), theme.title()));
+        spans.push(Span::raw("  "));
+        spans.push(clock(model, snap, terse > 0));
+        spans
+    };
     // What `scenario_name` needs for MIN_ROOM columns of the name: its two spaces and the
     // three columns `room` keeps free.
     let keep = if snap.scenario.is_some() { MIN_ROOM + 5 } else { 0 };
-    let loss = loss(theme, snap);
-    let forms = [counts(theme, snap, true), counts(theme, snap, false), Vec::new()];
-    let fits = |spans: &Vec<Span<'static>>| {
-        used + keep + 1 + loss.width() + spans.iter().map(Span::width).sum::<usize>() <= width
-    };
-    let chosen = forms.into_iter().find(fits).unwrap_or_default();
-    Line::from(chosen.into_iter().chain(loss.spans).collect::<Vec<_>>())
+    // (seed, counts with or without the zeros, short loss labels, terse: 1 without "actual",
+    // 2 without the name too)
+    let tries = [
+        (true, Some(true), false, 0),
+        (true, Some(false), false, 0),
+        (false, Some(false), false, 0),
+        (true, None, false, 0),
+        (false, None, false, 0),
+        (false, None, true, 0),
+        (false, None, true, 1),
+        (false, None, true, 2),
+    ];
+    let mut chosen = (Vec::new(), Line::default());
+    for (seed, zeros, short, terse) in tries {
+        let left = left(seed, terse);
+        let counts = zeros.map_or_else(Vec::new, |zeros| counts(theme, snap, zeros));
+        let right = Line::from(counts.into_iter().chain(loss(theme, snap, short).spans).collect::<Vec<_>>());
+        let used: usize = left.iter().map(Span::width).sum();
+        let fits = used + keep + 1 + right.width() <= width;
+        chosen = (left, right);
+        if fits {
+            break;
+        }
+    }
+    chosen
 }
 
 /// `URP n <minISR n offline n  ` (Kafka's `UnderReplicatedPartitions`,
@@ -121,16 +151,20 @@ fn counts(theme: Theme, snap: &Snapshot, zeros: bool) -> Vec<Span<'static>> {
     spans
 }
 
-/// Duplicates, seen-erased and acked-lost records (the last always shown).
-fn loss(theme: Theme, snap: &Snapshot) -> Line<'static> {
+/// Duplicates, seen-erased and acked-lost records (the last always shown); `short` takes
+/// shorter labels (`dup: 3`, `⚠ erased: 17`) and spacing.
+fn loss(theme: Theme, snap: &Snapshot, short: bool) -> Line<'static> {
     let mut spans = Vec::new();
+    let gap = if short { " " } else { "  " };
     if snap.duplicates > 0 {
-        spans.push(Span::styled(format!("duplicates: {}", snap.duplicates), theme.warn()));
-        spans.push(Span::raw("  "));
+        let label = if short { "dup" } else { "duplicates" };
+        spans.push(Span::styled(format!("{label}: {}", snap.duplicates), theme.warn()));
+        spans.push(Span::raw(gap));
     }
     if snap.seen_erased > 0 {
-        spans.push(Span::styled(format!(" ⚠ seen erased: {} ", snap.seen_erased), theme.alarm()));
-        spans.push(Span::raw("  "));
+        let label = if short { "erased" } else { "seen erased" };
+        spans.push(Span::styled(format!(" ⚠ {label}: {} ", snap.seen_erased), theme.alarm()));
+        spans.push(Span::raw(gap));
     }
     if snap.acked_lost > 0 {
         spans.push(Span::styled(format!(" ⚠ acked lost: {} ", snap.acked_lost), theme.alarm()));

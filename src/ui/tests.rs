@@ -766,3 +766,26 @@ fn screen_typed_filter_200x50() {
     assert!(header.find("State").unwrap() < 110, "State stays near the data: {header}");
     insta::assert_snapshot!(text);
 }
+
+/// At 80 columns a 20-digit seed, a slow sim and every loss counter still leave the sim
+/// time, the clock and the counters whole: the seed, the counts and long labels give way.
+#[test]
+fn the_header_keeps_time_clock_and_losses_whole_at_80_columns() {
+    let mut snap = fixture::snapshot();
+    snap.seed = 14_695_981_039_346_656_037;
+    (snap.acked_lost, snap.duplicates, snap.seen_erased) = (1234, 3, 17);
+    let mut m = model_at(80, 24, &snap, false);
+    (m.speed, m.actual_speed) = (100.0, Some(0.34));
+    let header = |m: &Model, snap: &Snapshot| screen(m, snap).lines().next().unwrap().to_string();
+    let worst = header(&m, &snap);
+    for part in ["t=00:01:23.4", "▶ 100× (0.34×)", "dup: 3", "⚠ erased: 17", "⚠ acked lost: 1234 "] {
+        assert!(worst.contains(part), "{part} in {worst}");
+    }
+    (snap.duplicates, snap.seen_erased) = (0, 0);
+    let slow = header(&m, &snap);
+    assert!(slow.contains("▶ 100× (actual 0.34×)") && slow.contains("⚠ acked lost: 1234 "), "{slow}");
+    snap.seed = 42;
+    m.actual_speed = None;
+    let usual = header(&m, &snap);
+    assert!(usual.contains("seed 42") && usual.contains("URP 6 <minISR 1"), "{usual}");
+}

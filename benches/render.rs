@@ -11,12 +11,18 @@
 //!   records/s and latency), each chart built from the snapshot's history every frame.
 //! - `large`: the same with 50 brokers and one topic of 5 000 partitions (RF 3) 30 s into a
 //!   run, at 200×50 (issue 7's target: ≤ 2 ms).
+//! - `large, unhealthy only`: that cluster with broker 17 crashed 12 s before and fenced (300
+//!   under-replicated partitions), the table filtered with `U`.
+//!
+//! Each draw of a new snapshot first hands it to the model (`Msg::Snapshot`), as the event
+//! loop does when the sim publishes one: that is where the table's rows are filtered.
 
 mod common;
 
 use common::Clock;
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use isrlab::cluster::handle::Sim;
 use isrlab::cluster::snapshot::Snapshot;
 use isrlab::cluster::spec::ClusterSpec;
@@ -64,16 +70,32 @@ fn two_frames(mut sim: Sim) -> (Snapshot, Snapshot) {
 /// Draws, again and again, the other of two snapshots one frame apart, at each of `sizes`.
 /// The sim is built (by `start`) only when a benchmark of the group runs.
 fn flip_frames(c: &mut Criterion<Clock>, group: &str, start: fn() -> Sim, sizes: &[(u16, u16)]) {
+    flip_frames_with(c, group, start, sizes, "");
+}
+
+/// [`flip_frames`] after typing `keys` into the dashboard (e.g. `U` for unhealthy only).
+fn flip_frames_with(
+    c: &mut Criterion<Clock>,
+    group: &str,
+    start: fn() -> Sim,
+    sizes: &[(u16, u16)],
+    keys: &str,
+) {
     let snaps = std::cell::OnceCell::new();
     let mut group = c.benchmark_group(group);
     for &(w, h) in sizes {
         group.bench_function(BenchmarkId::from_parameter(format!("{w}x{h}")), |b| {
             let (first, second) = snaps.get_or_init(|| two_frames(start()));
-            let (model, mut terminal) = setup(w, h, first);
+            let (mut model, mut terminal) = setup(w, h, first);
+            for c in keys.chars() {
+                let key = KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE);
+                update(&mut model, Msg::Key(key), first);
+            }
             let mut flip = false;
             b.iter(|| {
                 flip = !flip;
                 let snap = if flip { second } else { first };
+                update(&mut model, Msg::Snapshot, snap);
                 let frame = terminal.draw(|f| view::view(&model, snap, f)).expect("a frame draws");
                 black_box(frame.area)
             })
@@ -100,9 +122,23 @@ fn large_frames(c: &mut Criterion<Clock>) {
     flip_frames(c, "render 50 brokers, 5000 partitions", common::large_cluster, &[(200, 50)]);
 }
 
+/// The large cluster with broker 17 crashed 12 s ago: fenced, out of its 300 partitions' ISRs.
+fn large_with_a_crash() -> Sim {
+    let mut sim = common::large_cluster();
+    common::run(&mut sim, "crash 17");
+    let at = sim.now();
+    sim.advance_to(at + 12_000);
+    sim
+}
+
+fn filtered_frames(c: &mut Criterion<Clock>) {
+    let group = "render 50 brokers, 5000 partitions, unhealthy only";
+    flip_frames_with(c, group, large_with_a_crash, &[(200, 50)], "U");
+}
+
 criterion_group! {
     name = benches;
     config = common::criterion();
-    targets = fixture_frames, sim_frames, chart_frames, large_frames
+    targets = fixture_frames, sim_frames, chart_frames, large_frames, filtered_frames
 }
 criterion_main!(benches);

@@ -203,6 +203,27 @@ mod tests {
         assert_eq!(super::super::lookup(BINDINGS, &f5), Some(Action::Restart));
     }
 
+    /// The big-cluster keys can be moved like any other, each half of `←`/`→` alone.
+    #[test]
+    fn the_table_filter_and_broker_keys_can_move() {
+        let (o, warnings) = KeyOverrides::parse([
+            ("toggle-unhealthy", "X"),
+            ("next-broker", "F7"),
+            ("pick-broker", "ctrl-b"),
+        ]);
+        assert!(warnings.is_empty(), "{warnings:?}");
+        let x = o.translate(&press('X')).unwrap();
+        assert_eq!(super::super::lookup(BINDINGS, &x), Some(Action::ToggleUnhealthy));
+        let f7 = o.translate(&KeyEvent::new(KeyCode::F(7), KeyModifiers::NONE)).unwrap();
+        assert_eq!(super::super::lookup(BINDINGS, &f7), Some(Action::NextBroker));
+        assert_eq!(o.translate(&press('U')), None, "the old key does nothing now");
+        let left = KeyEvent::new(KeyCode::Left, KeyModifiers::NONE);
+        assert_eq!(o.translate(&left), Some(left), "the other half stays");
+        for name in ["toggle-internal", "filter-partitions", "filter-selected-broker", "previous-broker"] {
+            assert!(action_by_name(name).is_some(), "{name}");
+        }
+    }
+
     #[test]
     fn names_are_words_with_dashes() {
         assert_eq!(action_name(Action::Crash), "crash");

@@ -79,6 +79,8 @@ pub fn level(kind: &EventKind) -> Level {
         | ReassignmentStarted { .. }
         | ReassignmentCompleted { .. }
         | ReassignmentCancelled { .. }
+        | ReplicasReordered { .. }
+        | ThrottlesCleared { .. }
         | PartitionsAdded { .. }
         | TopicDeleted { .. }
         | ReplicaDeleted { .. }

@@ -150,6 +150,25 @@ pub enum EventKind {
         /// The new replica list.
         replicas: Vec<BrokerId>,
     },
+    /// A reassignment named the same replicas in a new order: the controller writes the new
+    /// order at once (`PartitionChangeBuilder`), so the first replica is the preferred leader
+    /// from now on; the leader itself stays.
+    ReplicasReordered {
+        /// The partition.
+        tp: TopicPartition,
+        /// The new replica order, preferred leader first.
+        replicas: Vec<BrokerId>,
+        /// The leader, which did not change.
+        leader: Option<BrokerId>,
+    },
+    /// `reassign --verify` (or `--cancel`) removed the reassignment throttles, as
+    /// `ReassignPartitionsCommand.clearAllThrottles` does.
+    ThrottlesCleared {
+        /// Brokers whose `leader/follower.replication.throttled.rate` were deleted.
+        brokers: Vec<BrokerId>,
+        /// Topics whose `leader/follower.replication.throttled.replicas` were deleted.
+        topics: Vec<String>,
+    },
     /// A reassignment was cancelled (`--cancel`): the adding replicas left again.
     ReassignmentCancelled {
         /// The partition.
@@ -569,6 +588,26 @@ impl fmt::Display for EventKind {
             ReassignmentCancelled { tp, replicas } => {
                 write!(f, "{tp} reassignment cancelled: replicas back to [{}]", join_ids(replicas))
             }
+            ReplicasReordered { tp, replicas, leader } => {
+                let preferred = replicas.first().map_or("none".to_string(), ToString::to_string);
+                write!(
+                    f,
+                    "{tp} replicas reordered to [{}]: broker {preferred} is now the preferred leader",
+                    join_ids(replicas)
+                )?;
+                match leader {
+                    Some(l) if replicas.first() != Some(l) => {
+                        write!(f, "; broker {l} keeps leading until a preferred election moves it")
+                    }
+                    _ => Ok(()),
+                }
+            }
+            ThrottlesCleared { brokers, topics } => write!(
+                f,
+                "reassignment throttles removed: the throttled rates on brokers {} and the throttled replicas of {}",
+                join_ids(brokers),
+                topics.join(", ")
+            ),
             PartitionsAdded { topic, from, assignment } => {
                 let lists: Vec<String> = assignment.iter().map(|r| format!("[{}]", join_ids(r))).collect();
                 let to = *from as usize + assignment.len();

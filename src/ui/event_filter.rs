@@ -77,6 +77,7 @@ impl Category {
             ReassignmentStarted { .. } | ReassignmentCompleted { .. } | ReassignmentCancelled { .. } => {
                 Category::Admin
             }
+            ReplicasReordered { .. } | ThrottlesCleared { .. } => Category::Admin,
             ConfigChanged { .. } | Roll(_) => Category::Admin,
             FollowerStopped { .. } | FollowerStarted { .. } => Category::Fetch,
             FetchSessionCreated { .. } | FetchSessionPartitionsAdded { .. } | FetchSessionRefused { .. } => {
@@ -214,9 +215,10 @@ impl Subjects {
             ReassignmentStarted { tp, adding, removing, .. } => {
                 on(tp, [adding.as_slice(), removing].concat())
             }
-            ReassignmentCompleted { tp, replicas } | ReassignmentCancelled { tp, replicas } => {
-                on(tp, replicas.clone())
-            }
+            ReassignmentCompleted { tp, replicas }
+            | ReassignmentCancelled { tp, replicas }
+            | ReplicasReordered { tp, replicas, .. } => on(tp, replicas.clone()),
+            ThrottlesCleared { brokers, .. } => Subjects { brokers: brokers.clone(), ..Subjects::default() },
             ReplicaDeleted { broker, tp }
             | UnflushedTailLost { broker, tp, .. }
             | Truncated { broker, tp, .. }

@@ -151,6 +151,7 @@ pub fn is_important(kind: &EventKind) -> bool {
         BrokerStarted { .. } | BrokerRegistered { .. } | BrokerRegistrationRefused { .. } => false,
         ControlledShutdownStarted { .. } | Roll(_) | FollowerCaughtUp { .. } => false,
         ReassignmentStarted { .. } | ReassignmentCompleted { .. } | ReassignmentCancelled { .. } => false,
+        ReplicasReordered { .. } | ThrottlesCleared { .. } => false,
         TopicCreated { .. } | PartitionsAdded { .. } | TopicDeleted { .. } | ReplicaDeleted { .. } => false,
         FetchPaused { .. } | FollowerStopped { .. } | FollowerStarted { .. } | ConfigChanged { .. } => false,
         FetchSessionCreated { .. } | FetchSessionPartitionsAdded { .. } | FetchSessionRefused { .. } => false,

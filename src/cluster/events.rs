@@ -99,6 +99,7 @@ pub fn level(kind: &EventKind) -> Level {
         | ProduceRecovered { .. }
         | ConfigChanged { .. }
         | ConsumerOffsetReset { .. }
+        | ConsumerTopicGone { .. }
         | NetworkChanged { .. } => Level::INFO,
         _ => Level::DEBUG,
     }

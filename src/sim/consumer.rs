@@ -34,6 +34,7 @@ pub mod metadata;
 pub mod position;
 
 use super::connections::ConnectionStates;
+use super::events::EventKind;
 use super::fetch_session::{FINAL_EPOCH, FetchMetadata, INVALID_SESSION_ID};
 use super::protocol::{
     CONSUMER_REPLICA_ID, EpochRequest, EpochResponse, FetchPartition, FetchRequest, FetchResponse,
@@ -296,10 +297,21 @@ impl ConsumerClient {
         self.note_positions();
         self.membership.on_tick(now, out);
         if self.metadata.refresh_at(self.config.retry_backoff_ms).is_some_and(|t| t <= now) {
+            let before = self.metadata.topics_known();
             for tp in self.metadata.refresh(now) {
                 if let Some(a) = self.assigned.get_mut(&tp) {
                     a.leader_changed();
                 }
+            }
+            let after = self.metadata.topics_known();
+            for topic in before.difference(&after) {
+                let partitions = self.assigned.keys().filter(|tp| tp.topic == *topic).map(|tp| tp.partition);
+                let partitions = partitions.collect();
+                out.emit(EventKind::ConsumerTopicGone {
+                    consumer: self.index,
+                    topic: topic.clone(),
+                    partitions,
+                });
             }
         }
         self.time_out(now);

@@ -554,6 +554,17 @@ pub enum EventKind {
         /// Kafka's exception, in words.
         error: String,
     },
+    /// A topic the consumer subscribes to left its metadata (it was deleted): the consumer
+    /// stops reading its partitions and drops their positions, and keeps the topic in its
+    /// subscription (`ConsumerMetadata`, `SubscriptionState`).
+    ConsumerTopicGone {
+        /// The consumer.
+        consumer: u32,
+        /// The topic.
+        topic: std::sync::Arc<str>,
+        /// The partitions it was reading, which it no longer reads.
+        partitions: Vec<u32>,
+    },
 }
 
 fn who(b: Option<BrokerId>) -> String {
@@ -838,6 +849,14 @@ impl fmt::Display for EventKind {
             ),
             ConsumerPartitionStopped { consumer, tp, error } => {
                 write!(f, "consumer {consumer} stopped reading {tp}: {error}")
+            }
+            ConsumerTopicGone { consumer, topic, partitions } => {
+                let read: Vec<String> = partitions.iter().map(|p| format!("{topic}-{p}")).collect();
+                write!(f, "consumer {consumer}: topic {topic} is no longer in its metadata (deleted)")?;
+                if !read.is_empty() {
+                    write!(f, "; it stops reading {} and forgets their positions", read.join(", "))?;
+                }
+                write!(f, "; {topic} stays in its subscription")
             }
         }
     }

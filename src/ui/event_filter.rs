@@ -70,6 +70,7 @@ impl Category {
             ConsumerOffsetReset { .. }
             | ConsumerTruncationDetected { .. }
             | ConsumerPartitionStopped { .. }
+            | ConsumerTopicGone { .. }
             | Group(_) => Category::Client,
             TopicCreated { .. } | PartitionsAdded { .. } | TopicDeleted { .. } | ReplicaDeleted { .. } => {
                 Category::Admin
@@ -253,6 +254,9 @@ impl Subjects {
             | ConsumerTruncationDetected { consumer, tp, .. }
             | ConsumerPartitionStopped { consumer, tp, .. } => {
                 Subjects { client: Some(Client::Consumer(*consumer)), ..on(tp, Vec::new()) }
+            }
+            ConsumerTopicGone { consumer, topic: t, .. } => {
+                Subjects { client: Some(Client::Consumer(*consumer)), ..topic(t) }
             }
             FetchSessionCreated { leader, follower, .. }
             | FetchSessionPartitionsAdded { leader, follower, .. } => {

@@ -145,6 +145,7 @@ pub fn is_important(kind: &EventKind) -> bool {
         ConsumerTruncationDetected { .. } | ConsumerPartitionStopped { .. } | ConsumerOffsetReset { .. } => {
             false
         }
+        ConsumerTopicGone { .. } => false,
         // Rebalances, commit failures and coordinator moves are client-side; they follow
         // from the elections, ISR changes and faults that are kept.
         Group(_) => false,

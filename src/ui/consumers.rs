@@ -170,6 +170,7 @@ mod tests {
                 last_error: None,
                 member: None,
                 closed: false,
+                polls: 1,
             },
             seen_erased: 3,
             lags: vec![ConsumerLag {

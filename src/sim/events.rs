@@ -837,22 +837,22 @@ impl fmt::Display for EventKind {
             Group(e) => write!(f, "{e}"),
             ConsumerOffsetReset { consumer, tp, strategy, offset, why } => write!(
                 f,
-                "consumer {consumer} reset its position on {tp} to {offset} (auto.offset.reset={strategy}): {why}"
+                "consumer-{consumer} reset its position on {tp} to {offset} (auto.offset.reset={strategy}): {why}"
             ),
             ConsumerTruncationDetected { consumer, tp, position, end_offset, reset_to: Some(to) } => write!(
                 f,
-                "consumer {consumer} detected truncation on {tp} (KIP-320): its position {position} is past the leader's end {end_offset} for the epoch of its last record; the records it read from {to} on were erased; it goes on from {to}"
+                "consumer-{consumer} detected truncation on {tp} (KIP-320): its position {position} is past the leader's end {end_offset} for the epoch of its last record; the records it read from {to} on were erased; it goes on from {to}"
             ),
             ConsumerTruncationDetected { consumer, tp, position, end_offset, reset_to: None } => write!(
                 f,
-                "consumer {consumer} detected truncation on {tp} (KIP-320): its position {position} is past the leader's end {end_offset}; auto.offset.reset=none, so LogTruncationException: it stops reading {tp}"
+                "consumer-{consumer} detected truncation on {tp} (KIP-320): its position {position} is past the leader's end {end_offset}; auto.offset.reset=none, so LogTruncationException: it stops reading {tp}"
             ),
             ConsumerPartitionStopped { consumer, tp, error } => {
-                write!(f, "consumer {consumer} stopped reading {tp}: {error}")
+                write!(f, "consumer-{consumer} stopped reading {tp}: {error}")
             }
             ConsumerTopicGone { consumer, topic, partitions } => {
                 let read: Vec<String> = partitions.iter().map(|p| format!("{topic}-{p}")).collect();
-                write!(f, "consumer {consumer}: topic {topic} is no longer in its metadata (deleted)")?;
+                write!(f, "consumer-{consumer}: topic {topic} is no longer in its metadata (deleted)")?;
                 if !read.is_empty() {
                     write!(f, "; it stops reading {} and forgets their positions", read.join(", "))?;
                 }
@@ -868,7 +868,7 @@ fn node_name(node: NodeId) -> String {
         NodeId::Broker(b) => format!("broker {b}"),
         NodeId::Controller => "the controller".into(),
         NodeId::Producer(p) => format!("producer {p}"),
-        NodeId::Consumer(c) => format!("consumer {c}"),
+        NodeId::Consumer(c) => format!("consumer-{c}"),
     }
 }
 

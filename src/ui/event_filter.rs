@@ -165,7 +165,7 @@ impl EventFilter {
         parts.extend(self.broker.map(|b| format!("broker {b}")));
         parts.extend(self.client.map(|c| match c {
             Client::Producer(n) => format!("producer {n}"),
-            Client::Consumer(n) => format!("consumer {n}"),
+            Client::Consumer(n) => format!("consumer-{n}"),
         }));
         parts.join(" ")
     }

@@ -123,12 +123,15 @@ pub(crate) fn new_consumer(
     Rc::new(RefCell::new(client))
 }
 
-/// The group settings of consumer `index` in `group` (its `client.id` is Kafka's default,
-/// `consumer-<group>-<n>`, counting from 1).
+/// The group settings of consumer `index` in `group`. Its `client.id` is `consumer-<index>`,
+/// the name the commands, events and panes give it, as if the application had set
+/// `client.id`: Kafka's default, `consumer-<group>-<n>` from a per-process sequence, would
+/// give the same consumer a second name. The member id the coordinator hands out starts with
+/// it (`GroupMetadataManager.generateMemberId`: client id, `-`, a unique suffix).
 fn member_config(index: u32, group: &str, spec: &ConsumerSpec) -> MemberConfig {
     let c = &spec.config;
     let topics = spec.topics.iter().map(|t| t.as_str().into()).collect();
-    let mut m = MemberConfig::new(group, &format!("consumer-{group}-{}", index + 1), topics);
+    let mut m = MemberConfig::new(group, &format!("consumer-{index}"), topics);
     m.assignors = c.partition_assignment_strategy.split(',').filter_map(Assignor::from_name).collect();
     m.session_timeout_ms = c.session_timeout_ms;
     m.heartbeat_interval_ms = c.heartbeat_interval_ms;

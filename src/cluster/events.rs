@@ -79,6 +79,8 @@ pub fn level(kind: &EventKind) -> Level {
         | ReassignmentStarted { .. }
         | ReassignmentCompleted { .. }
         | ReassignmentCancelled { .. }
+        | ReplicasReordered { .. }
+        | ThrottlesCleared { .. }
         | PartitionsAdded { .. }
         | TopicDeleted { .. }
         | ReplicaDeleted { .. }
@@ -97,6 +99,7 @@ pub fn level(kind: &EventKind) -> Level {
         | ProduceRecovered { .. }
         | ConfigChanged { .. }
         | ConsumerOffsetReset { .. }
+        | ConsumerTopicGone { .. }
         | NetworkChanged { .. } => Level::INFO,
         _ => Level::DEBUG,
     }

@@ -56,6 +56,9 @@ pub enum ErrorCode {
     InvalidReplicaAssignment,
     /// 41: request to a non-active controller.
     NotController,
+    /// 42: a request the controller refuses as malformed or forbidden
+    /// (`InvalidRequestException`), e.g. creating `__cluster_metadata`.
+    InvalidRequest,
     /// 45: idempotent producer sequence gap.
     OutOfOrderSequenceNumber,
     /// 70: an incremental fetch names a fetch session the broker does not have (KIP-227).
@@ -122,6 +125,7 @@ impl ErrorCode {
             InvalidReplicationFactor => 38,
             InvalidReplicaAssignment => 39,
             NotController => 41,
+            InvalidRequest => 42,
             OutOfOrderSequenceNumber => 45,
             FetchSessionIdNotFound => 70,
             InvalidFetchSessionEpoch => 71,
@@ -166,6 +170,7 @@ impl ErrorCode {
             InvalidReplicationFactor => "INVALID_REPLICATION_FACTOR",
             InvalidReplicaAssignment => "INVALID_REPLICA_ASSIGNMENT",
             NotController => "NOT_CONTROLLER",
+            InvalidRequest => "INVALID_REQUEST",
             OutOfOrderSequenceNumber => "OUT_OF_ORDER_SEQUENCE_NUMBER",
             FetchSessionIdNotFound => "FETCH_SESSION_ID_NOT_FOUND",
             InvalidFetchSessionEpoch => "INVALID_FETCH_SESSION_EPOCH",
@@ -233,6 +238,7 @@ pub const ALL: &[ErrorCode] = &[
     ErrorCode::InvalidReplicationFactor,
     ErrorCode::InvalidReplicaAssignment,
     ErrorCode::NotController,
+    ErrorCode::InvalidRequest,
     ErrorCode::OutOfOrderSequenceNumber,
     ErrorCode::FetchSessionIdNotFound,
     ErrorCode::InvalidFetchSessionEpoch,

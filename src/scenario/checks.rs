@@ -7,6 +7,7 @@ use crate::cluster::command::set::Set;
 use crate::cluster::command::{BrokerState, Catalog, Command};
 use crate::cluster::spec::ClusterSpec;
 use crate::config::{self, BrokerConfig, ConfigError, ProducerConfig, Scope, TopicConfig};
+use crate::sim::group::OFFSETS_TOPIC;
 use crate::sim::{BrokerId, SimTime};
 use std::collections::BTreeMap;
 
@@ -73,10 +74,19 @@ pub struct Known {
 
 impl Known {
     /// What `spec` defines at start.
+    /// A consumer with a group brings `__consumer_offsets` (its first FindCoordinator creates it
+    /// with `offsets.topic.num.partitions`), so commands may name that topic too.
     pub fn new(spec: &ClusterSpec) -> Self {
+        let mut topics: BTreeMap<String, u32> =
+            spec.topics.iter().map(|t| (t.name.clone(), t.partitions)).collect();
+        if spec.consumers.iter().any(|c| c.group.is_some()) {
+            topics
+                .entry(OFFSETS_TOPIC.to_string())
+                .or_insert(spec.broker_config.offsets_topic_num_partitions);
+        }
         Self {
             brokers: spec.brokers.clone(),
-            topics: spec.topics.iter().map(|t| (t.name.clone(), t.partitions)).collect(),
+            topics,
             produced: spec.producers.iter().map(|p| p.topic.clone()).collect(),
             broker_config: spec.broker_config.clone(),
             topic_configs: spec.topics.iter().map(|t| (t.name.clone(), t.config.clone())).collect(),

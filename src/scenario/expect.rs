@@ -388,7 +388,7 @@ fn check_producer(snap: &Snapshot, producer: u32, read: impl Fn(&ProducerView) -
 fn check_consumer(snap: &Snapshot, consumer: u32, read: impl Fn(&ConsumerStatus) -> Found) -> Found {
     match snap.consumers.iter().find(|c| c.view.index == consumer) {
         Some(c) => read(c),
-        None => (format!("no consumer {consumer}"), false),
+        None => (format!("no consumer-{consumer}"), false),
     }
 }
 
@@ -492,9 +492,9 @@ impl Check {
             Check::UnderReplicated(_) => "under_replicated".into(),
             Check::ProducerErrors { producer, error, .. } => format!("producer {producer} errors {error}"),
             Check::Producer(producer, number, _) => format!("producer {producer} {}", number.key()),
-            Check::ConsumerPosition(consumer, Some(tp), _) => format!("consumer {consumer} position on {tp}"),
-            Check::ConsumerPosition(consumer, None, _) => format!("consumer {consumer} position"),
-            Check::Consumer(consumer, number, _) => format!("consumer {consumer} {}", number.key()),
+            Check::ConsumerPosition(consumer, Some(tp), _) => format!("consumer-{consumer} position on {tp}"),
+            Check::ConsumerPosition(consumer, None, _) => format!("consumer-{consumer} position"),
+            Check::Consumer(consumer, number, _) => format!("consumer-{consumer} {}", number.key()),
             Check::Broker(id, _) => format!("broker {id} state"),
             Check::Group(id, want) => format!("group {id} {}", want.key()),
             Check::Event(_) => "event".into(),

@@ -53,6 +53,9 @@ pub struct Action {
     /// `refused = "TEXT"`: the command must be refused with an answer containing `TEXT`
     /// (e.g. Kafka's error code `INVALID_REPLICATION_FACTOR`).
     pub refused: Option<String>,
+    /// `answered = "TEXT"`: the command must be accepted with an answer containing `TEXT`
+    /// (e.g. `reassign --verify`'s "Reassignment of partition t-0 is completed.").
+    pub answered: Option<String>,
 }
 
 impl Scenario {
@@ -117,6 +120,7 @@ struct RawAction {
     #[serde(rename = "do")]
     command: Spanned<String>,
     refused: Option<Spanned<String>>,
+    answered: Option<Spanned<String>>,
 }
 
 /// Reads and validates a scenario file. Errors: [`LoadError`] naming the file, and for
@@ -392,8 +396,17 @@ fn timeline(actions: &[RawAction], over_time: &mut KnownOverTime, end: SimTime) 
         let at = time_within(&a.time, end)?;
         let command = Command::parse(a.command.get_ref())
             .map_err(|e| SpanError::new(a.command.span(), format!("invalid command: {e}")))?;
-        let refused = a.refused.as_ref().map(refusal_text).transpose()?;
-        timed.push((Action { at, command, refused }, a.command.span()));
+        let refused = a
+            .refused
+            .as_ref()
+            .map(|v| expected_text(v, "refused", "INVALID_REPLICATION_FACTOR"))
+            .transpose()?;
+        let answered =
+            a.answered.as_ref().map(|v| expected_text(v, "answered", "is completed")).transpose()?;
+        if let (Some(_), Some(v)) = (&refused, &a.answered) {
+            return err(v.span(), "a command is either `refused` or `answered`, not both");
+        }
+        timed.push((Action { at, command, refused, answered }, a.command.span()));
     }
     timed.sort_by_key(|(action, _)| action.at);
     for (action, span) in &timed {
@@ -409,13 +422,11 @@ fn timeline(actions: &[RawAction], over_time: &mut KnownOverTime, end: SimTime) 
     Ok(timed.into_iter().map(|(action, _)| action).collect())
 }
 
-/// `refused = "TEXT"`: the text the refusal must contain, not empty.
-fn refusal_text(v: &Spanned<String>) -> Res<String> {
+/// `refused = "TEXT"` or `answered = "TEXT"` (`key`): the text the answer must contain, not
+/// empty; `example` shows one in the error.
+fn expected_text(v: &Spanned<String>, key: &str, example: &str) -> Res<String> {
     if v.get_ref().trim().is_empty() {
-        return err(
-            v.span(),
-            "`refused` needs the text the refusal must contain, e.g. \"INVALID_REPLICATION_FACTOR\"",
-        );
+        return err(v.span(), format!("`{key}` needs the text the answer must contain, e.g. \"{example}\""));
     }
     Ok(v.get_ref().clone())
 }
@@ -600,7 +611,7 @@ mod tests {
         assert!(at("producer = 0").starts_with("14:12: `producer` selects whose"));
         assert_eq!(
             error("[[at]]\ntime = \"1s\"\ndo = \"crash 1\"\nrefused = \" \"\n"),
-            "15:11: `refused` needs the text the refusal must contain, e.g. \"INVALID_REPLICATION_FACTOR\""
+            "15:11: `refused` needs the text the answer must contain, e.g. \"INVALID_REPLICATION_FACTOR\""
         );
     }
 

@@ -146,7 +146,8 @@ fn verdict(outcome: &Outcome, summary: &mut Summary, out: &mut Report<'_>) -> io
 }
 
 /// Applies one `[[at]]` command. A refusal fails the run unless the action expects it
-/// (`refused = "TEXT"`); then the answer must contain `TEXT`, and acceptance fails.
+/// (`refused = "TEXT"`); then the answer must contain `TEXT`, and acceptance fails. With
+/// `answered = "TEXT"` the command must be accepted with an answer containing `TEXT`.
 fn apply(
     sim: &mut impl Driven,
     action: &Action,
@@ -156,6 +157,20 @@ fn apply(
     let now = sim.now();
     let result = sim.apply(&action.command);
     let cmd = &action.command;
+    if let Some(want) = &action.answered {
+        let (got, passed) = match &result {
+            Ok(Answer { note }) => {
+                let note = note.clone().unwrap_or_default();
+                let passed = note.contains(want.as_str());
+                out.stamped(now, format!("do: {cmd}: {note}"))?;
+                (format!("answered: {note}"), passed)
+            }
+            Err(e) => (format!("refused: {e}"), false),
+        };
+        let subject = format!("do `{cmd}`");
+        let outcome = Outcome { at: now, subject, expected: format!("answered with `{want}`"), got, passed };
+        return verdict(&outcome, summary, out);
+    }
     let Some(want) = &action.refused else {
         return match result {
             Ok(Answer { note: None }) => out.stamped(now, format!("do: {cmd}")),
@@ -213,7 +228,7 @@ fn finish(snap: &Snapshot, summary: Summary, out: &mut Report<'_>) -> io::Result
 /// was not meant to be (`refused`).
 pub fn run_to(spec: ClusterSpec, timeline: &[Action], at: SimTime) -> Result<Snapshot, RunError> {
     let mut sim = Sim::new(spec)?;
-    for Action { at: t, command, refused } in timeline.iter().take_while(|a| a.at <= at) {
+    for Action { at: t, command, refused, .. } in timeline.iter().take_while(|a| a.at <= at) {
         sim.advance_to_time(*t);
         match sim.apply(command) {
             Err(e) if refused.is_none() => {

@@ -5,6 +5,7 @@
 
 use super::events::EventKind;
 use super::fetch_session::{FetchSessionCache, FetchSessionHandler};
+use super::group::OFFSETS_TOPIC;
 use super::log::PartitionLog;
 use super::partition::{ChangeStamp, Ctx, Partition};
 use super::protocol::{BrokerRegistration, FetchRequest, Message, MetadataDelta, NodeId};
@@ -572,6 +573,9 @@ impl Broker {
             let gone: Vec<TopicPartition> = self.partitions.range(range).map(|(tp, _)| tp.clone()).collect();
             gone.iter().for_each(|tp| self.delete_replica(now, tp, out));
             self.topic_configs.remove(name);
+            if &**name == OFFSETS_TOPIC {
+                self.offsets_topic_deleted(now, out);
+            }
         }
         for ps in &delta.partitions {
             self.groups.note_partition(ps);

@@ -22,9 +22,15 @@
 //! - `ConsumerCoordinator.maybeAutoCommitOffsetsAsync`: every `auto.commit.interval.ms` with
 //!   a group and `enable.auto.commit`, the positions go to [`Membership::commit`].
 //!
+//! - `KafkaConsumer.poll` / `FetchCollector.collectFetch`: a fetch response fills the
+//!   partition's buffer; each poll returns at most `max.poll.records` records and moves the
+//!   position past those only, so the auto-commit commits what the application was given.
+//!
 //! Simplifications (isrlab's, not Kafka's):
-//! - The application polls at once and takes every record a fetch brought: a position moves
-//!   when the response arrives (`max.poll.records` is kept for the group's use).
+//! - The application does no work between polls: it polls again as soon as a poll returns,
+//!   so a fetch of 1 200 records is returned by three polls (500, 500, 200) at the instant it
+//!   arrives. Kafka has no poll cadence of its own: how often `poll()` is called is the
+//!   application's loop (bounded only by `max.poll.interval.ms`), so isrlab adds none.
 //! - Fetches are sessionless (Kafka's consumer uses incremental fetch sessions, KIP-227; a
 //!   sessionless fetch lists every partition, which only costs bytes on the wire).
 //! - Metadata comes from the controller's pushes, refreshed as the producer refreshes it.
@@ -34,6 +40,7 @@ pub mod metadata;
 pub mod position;
 
 use super::connections::ConnectionStates;
+use super::events::EventKind;
 use super::fetch_session::{FINAL_EPOCH, FetchMetadata, INVALID_SESSION_ID};
 use super::protocol::{
     CONSUMER_REPLICA_ID, EpochRequest, EpochResponse, FetchPartition, FetchRequest, FetchResponse,
@@ -81,6 +88,8 @@ pub struct ConsumerClient {
     last_error: Option<(Ms, String)>,
     /// Closed by `close-consumer`: it reads and sends nothing more.
     closed: bool,
+    /// Polls that returned records.
+    polls: u64,
 }
 
 /// One assigned partition as the dashboard shows it.
@@ -117,6 +126,8 @@ pub struct ConsumerView {
     pub member: Option<crate::sim::group::membership::GroupMemberView>,
     /// Closed (`close-consumer`).
     pub closed: bool,
+    /// Polls that returned records (each at most `max.poll.records`).
+    pub polls: u64,
 }
 
 impl ConsumerClient {
@@ -139,6 +150,7 @@ impl ConsumerClient {
             next_auto_commit: None,
             last_error: None,
             closed: false,
+            polls: 0,
         }
     }
 
@@ -280,6 +292,7 @@ impl ConsumerClient {
             last_error: self.last_error.clone(),
             member: self.membership.view(),
             closed: self.closed,
+            polls: self.polls,
         }
     }
 
@@ -296,18 +309,53 @@ impl ConsumerClient {
         self.note_positions();
         self.membership.on_tick(now, out);
         if self.metadata.refresh_at(self.config.retry_backoff_ms).is_some_and(|t| t <= now) {
+            let before = self.metadata.topics_known();
             for tp in self.metadata.refresh(now) {
                 if let Some(a) = self.assigned.get_mut(&tp) {
                     a.leader_changed();
                 }
+            }
+            let after = self.metadata.topics_known();
+            for topic in before.difference(&after) {
+                let partitions = self.assigned.keys().filter(|tp| tp.topic == *topic).map(|tp| tp.partition);
+                let partitions = partitions.collect();
+                out.emit(EventKind::ConsumerTopicGone {
+                    consumer: self.index,
+                    topic: topic.clone(),
+                    partitions,
+                });
             }
         }
         self.time_out(now);
         self.sync_assignment();
         self.start_partitions(now, out);
         self.send_offset_requests(now, out);
-        self.send_fetches(now, out);
+        // `KafkaConsumer.poll`: the coordinator's auto-commit of what earlier polls returned,
+        // then the records; then the fetches for the partitions whose buffer emptied.
         self.maybe_auto_commit(now, out);
+        self.poll_records(out);
+        self.send_fetches(now, out);
+    }
+
+    /// The application's polls (see the module docs): until the buffers are empty, each poll
+    /// returns at most `max.poll.records` records, partition by partition in order
+    /// (`FetchCollector.collectFetch`).
+    fn poll_records(&mut self, out: &mut Outbox) {
+        let max = u64::from(self.config.max_poll_records.max(1));
+        while self.assigned.values().any(|a| !a.buffered.is_empty()) {
+            let mut left = max;
+            for a in self.assigned.values_mut() {
+                if left == 0 {
+                    break;
+                }
+                let seen = a.take_records(self.index, left);
+                left -= seen.iter().map(|s| s.values.len() as u64).sum::<u64>();
+                out.seen.extend(seen);
+            }
+            if left < max {
+                self.polls += 1;
+            }
+        }
     }
 
     /// Connection attempts and requests that took too long: the connection is closed and
@@ -475,8 +523,12 @@ impl ConsumerClient {
         self.fetchable().filter_map(|a| self.leader(&a.tp)).map(|(l, _)| l).collect()
     }
 
+    /// Partitions a fetch may name: fetching, with a position, and nothing left in the buffer
+    /// (`AbstractFetch.fetchablePartitions`).
     fn fetchable(&self) -> impl Iterator<Item = &Assigned> {
-        self.assigned.values().filter(|a| a.state == FetchState::Fetching && a.position.is_some())
+        self.assigned
+            .values()
+            .filter(|a| a.state == FetchState::Fetching && a.position.is_some() && a.buffered.is_empty())
     }
 
     /// One Fetch per leader with no fetch in flight, listing every fetchable partition it
@@ -544,7 +596,7 @@ impl ConsumerClient {
         match p.result {
             Ok(data) => {
                 a.high_watermark = Some(data.high_watermark);
-                out.seen.extend(a.take_records(index, &data.batches));
+                a.buffer(data.batches);
             }
             Err(ErrorCode::OffsetOutOfRange) => out.events.extend(a.out_of_range(index, policy)),
             Err(ErrorCode::UnknownLeaderEpoch) => {}

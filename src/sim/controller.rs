@@ -441,8 +441,9 @@ pub struct QuorumController {
     published: MetadataImage,
     /// The last refusal of a forwarded auto-creation, so a repeat is not reported again.
     auto_create_error: Option<String>,
-    /// Throttled reassignments in progress, with the brokers each throttle was set on.
-    throttled: BTreeMap<TopicPartition, BTreeSet<BrokerId>>,
+    /// The target of each reassignment started with `reassign` and not yet verified done:
+    /// what `kafka-reassign-partitions.sh --verify` reads back from its JSON file.
+    reassign_targets: BTreeMap<TopicPartition, Vec<BrokerId>>,
 }
 
 impl QuorumController {
@@ -462,7 +463,7 @@ impl QuorumController {
             pending: MetadataDelta::default(),
             published: MetadataImage::new(config_for_image),
             auto_create_error: None,
-            throttled: BTreeMap::new(),
+            reassign_targets: BTreeMap::new(),
         }
     }
 
@@ -1177,7 +1178,6 @@ impl QuorumController {
     /// controller applies unclean election itself ([`crate::config::Semantics::kraft_unclean_election`],
     /// KAFKA-12670, Kafka 3.9).
     fn after_write(&mut self, now: Ms) {
-        self.clear_ended_throttles();
         let unclean_task = self.config.semantics.kraft_unclean_election;
         if unclean_task && self.unclean_check.is_none() && self.partitions().any(|p| p.leader.is_none()) {
             self.unclean_check = Some(DeferredRun { armed_at: now, immediate: false });

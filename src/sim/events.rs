@@ -150,6 +150,25 @@ pub enum EventKind {
         /// The new replica list.
         replicas: Vec<BrokerId>,
     },
+    /// A reassignment named the same replicas in a new order: the controller writes the new
+    /// order at once (`PartitionChangeBuilder`), so the first replica is the preferred leader
+    /// from now on; the leader itself stays.
+    ReplicasReordered {
+        /// The partition.
+        tp: TopicPartition,
+        /// The new replica order, preferred leader first.
+        replicas: Vec<BrokerId>,
+        /// The leader, which did not change.
+        leader: Option<BrokerId>,
+    },
+    /// `reassign --verify` (or `--cancel`) removed the reassignment throttles, as
+    /// `ReassignPartitionsCommand.clearAllThrottles` does.
+    ThrottlesCleared {
+        /// Brokers whose `leader/follower.replication.throttled.rate` were deleted.
+        brokers: Vec<BrokerId>,
+        /// Topics whose `leader/follower.replication.throttled.replicas` were deleted.
+        topics: Vec<String>,
+    },
     /// A reassignment was cancelled (`--cancel`): the adding replicas left again.
     ReassignmentCancelled {
         /// The partition.
@@ -535,6 +554,17 @@ pub enum EventKind {
         /// Kafka's exception, in words.
         error: String,
     },
+    /// A topic the consumer subscribes to left its metadata (it was deleted): the consumer
+    /// stops reading its partitions and drops their positions, and keeps the topic in its
+    /// subscription (`ConsumerMetadata`, `SubscriptionState`).
+    ConsumerTopicGone {
+        /// The consumer.
+        consumer: u32,
+        /// The topic.
+        topic: std::sync::Arc<str>,
+        /// The partitions it was reading, which it no longer reads.
+        partitions: Vec<u32>,
+    },
 }
 
 fn who(b: Option<BrokerId>) -> String {
@@ -569,6 +599,26 @@ impl fmt::Display for EventKind {
             ReassignmentCancelled { tp, replicas } => {
                 write!(f, "{tp} reassignment cancelled: replicas back to [{}]", join_ids(replicas))
             }
+            ReplicasReordered { tp, replicas, leader } => {
+                let preferred = replicas.first().map_or("none".to_string(), ToString::to_string);
+                write!(
+                    f,
+                    "{tp} replicas reordered to [{}]: broker {preferred} is now the preferred leader",
+                    join_ids(replicas)
+                )?;
+                match leader {
+                    Some(l) if replicas.first() != Some(l) => {
+                        write!(f, "; broker {l} keeps leading until a preferred election moves it")
+                    }
+                    _ => Ok(()),
+                }
+            }
+            ThrottlesCleared { brokers, topics } => write!(
+                f,
+                "reassignment throttles removed: the throttled rates on brokers {} and the throttled replicas of {}",
+                join_ids(brokers),
+                topics.join(", ")
+            ),
             PartitionsAdded { topic, from, assignment } => {
                 let lists: Vec<String> = assignment.iter().map(|r| format!("[{}]", join_ids(r))).collect();
                 let to = *from as usize + assignment.len();
@@ -787,18 +837,26 @@ impl fmt::Display for EventKind {
             Group(e) => write!(f, "{e}"),
             ConsumerOffsetReset { consumer, tp, strategy, offset, why } => write!(
                 f,
-                "consumer {consumer} reset its position on {tp} to {offset} (auto.offset.reset={strategy}): {why}"
+                "consumer-{consumer} reset its position on {tp} to {offset} (auto.offset.reset={strategy}): {why}"
             ),
             ConsumerTruncationDetected { consumer, tp, position, end_offset, reset_to: Some(to) } => write!(
                 f,
-                "consumer {consumer} detected truncation on {tp} (KIP-320): its position {position} is past the leader's end {end_offset} for the epoch of its last record; the records it read from {to} on were erased; it goes on from {to}"
+                "consumer-{consumer} detected truncation on {tp} (KIP-320): its position {position} is past the leader's end {end_offset} for the epoch of its last record; the records it read from {to} on were erased; it goes on from {to}"
             ),
             ConsumerTruncationDetected { consumer, tp, position, end_offset, reset_to: None } => write!(
                 f,
-                "consumer {consumer} detected truncation on {tp} (KIP-320): its position {position} is past the leader's end {end_offset}; auto.offset.reset=none, so LogTruncationException: it stops reading {tp}"
+                "consumer-{consumer} detected truncation on {tp} (KIP-320): its position {position} is past the leader's end {end_offset}; auto.offset.reset=none, so LogTruncationException: it stops reading {tp}"
             ),
             ConsumerPartitionStopped { consumer, tp, error } => {
-                write!(f, "consumer {consumer} stopped reading {tp}: {error}")
+                write!(f, "consumer-{consumer} stopped reading {tp}: {error}")
+            }
+            ConsumerTopicGone { consumer, topic, partitions } => {
+                let read: Vec<String> = partitions.iter().map(|p| format!("{topic}-{p}")).collect();
+                write!(f, "consumer-{consumer}: topic {topic} is no longer in its metadata (deleted)")?;
+                if !read.is_empty() {
+                    write!(f, "; it stops reading {} and forgets their positions", read.join(", "))?;
+                }
+                write!(f, "; {topic} stays in its subscription")
             }
         }
     }
@@ -810,7 +868,7 @@ fn node_name(node: NodeId) -> String {
         NodeId::Broker(b) => format!("broker {b}"),
         NodeId::Controller => "the controller".into(),
         NodeId::Producer(p) => format!("producer {p}"),
-        NodeId::Consumer(c) => format!("consumer {c}"),
+        NodeId::Consumer(c) => format!("consumer-{c}"),
     }
 }
 

@@ -69,7 +69,7 @@ fn positions(c: &ConsumerStatus) -> String {
 pub fn full_lines(snap: &Snapshot, theme: Theme, width: usize) -> Vec<Line<'static>> {
     let mut lines = Vec::new();
     for c in &snap.consumers {
-        let name = format!(" consumer {} ← {}  ", c.view.index, c.view.topics.join(","));
+        let name = format!(" consumer-{} ← {}  ", c.view.index, c.view.topics.join(","));
         lines.push(Line::from(vec![Span::styled(name, theme.leader()), Span::raw(settings(c))]));
         let mut spans = totals(c, theme);
         spans.push(Span::raw(format!(" · {}", positions(c))));
@@ -108,7 +108,7 @@ pub struct Mark {
 /// Marks under `p`'s log strips, on the strips' scale (`bar_at` columns in, `bar_w` wide,
 /// `max` offsets across): the consumers' positions (`▲`, `c0 @5`) and then `others` (drawn
 /// over a consumer's mark in the same column), and after the row who they are:
-/// `▲ c0 @5  H HW 7`. `None` when there is no mark at all.
+/// `▲ consumer-0 @5  H HW 7`. `None` when there is no mark at all.
 pub fn log_marks(
     snap: &Snapshot,
     p: &PartitionView,
@@ -118,7 +118,7 @@ pub fn log_marks(
 ) -> Option<Line<'static>> {
     let consumers = snap.consumers.iter().filter_map(|c| {
         let at = c.position(&p.tp)?;
-        Some(Mark { glyph: '▲', at, label: format!("c{} @{at}", c.view.index) })
+        Some(Mark { glyph: '▲', at, label: format!("consumer-{} @{at}", c.view.index) })
     });
     let marks: Vec<Mark> = consumers.chain(others).collect();
     if marks.is_empty() {
@@ -170,6 +170,7 @@ mod tests {
                 last_error: None,
                 member: None,
                 closed: false,
+                polls: 1,
             },
             seen_erased: 3,
             lags: vec![ConsumerLag {
@@ -201,7 +202,7 @@ mod tests {
         let c = &mut snap.consumers[0].view;
         c.group = Some("g".into());
         c.member = Some(crate::sim::group::membership::GroupMemberView {
-            member_id: "consumer-g-1-2.0".into(),
+            member_id: "consumer-0-2.0".into(),
             generation: 2,
             coordinator: Some(3),
             state: "Stable".into(),
@@ -220,13 +221,13 @@ mod tests {
         let snap = with_consumer(5);
         let p = &snap.partitions[0];
         let line = log_marks(&snap, p, (7, 10, 10), Theme::new(false), Vec::new()).unwrap();
-        assert_eq!(plain(&line), format!("{}▲ c0 @5", " ".repeat(12)));
+        assert_eq!(plain(&line), format!("{}▲ consumer-0 @5", " ".repeat(12)));
         assert!(log_marks(&snap, &snap.partitions[1], (7, 10, 10), Theme::new(false), Vec::new()).is_none());
         let hw = Mark { glyph: 'H', at: 5, label: "H HW 5".into() };
         let line = log_marks(&snap, p, (7, 10, 10), Theme::new(false), vec![hw]).unwrap();
         assert_eq!(
             plain(&line),
-            format!("{}H c0 @5  H HW 5", " ".repeat(12)),
+            format!("{}H consumer-0 @5  H HW 5", " ".repeat(12)),
             "the HW's mark wins its column"
         );
     }

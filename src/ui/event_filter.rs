@@ -70,6 +70,7 @@ impl Category {
             ConsumerOffsetReset { .. }
             | ConsumerTruncationDetected { .. }
             | ConsumerPartitionStopped { .. }
+            | ConsumerTopicGone { .. }
             | Group(_) => Category::Client,
             TopicCreated { .. } | PartitionsAdded { .. } | TopicDeleted { .. } | ReplicaDeleted { .. } => {
                 Category::Admin
@@ -77,6 +78,7 @@ impl Category {
             ReassignmentStarted { .. } | ReassignmentCompleted { .. } | ReassignmentCancelled { .. } => {
                 Category::Admin
             }
+            ReplicasReordered { .. } | ThrottlesCleared { .. } => Category::Admin,
             ConfigChanged { .. } | Roll(_) => Category::Admin,
             FollowerStopped { .. } | FollowerStarted { .. } => Category::Fetch,
             FetchSessionCreated { .. } | FetchSessionPartitionsAdded { .. } | FetchSessionRefused { .. } => {
@@ -163,7 +165,7 @@ impl EventFilter {
         parts.extend(self.broker.map(|b| format!("broker {b}")));
         parts.extend(self.client.map(|c| match c {
             Client::Producer(n) => format!("producer {n}"),
-            Client::Consumer(n) => format!("consumer {n}"),
+            Client::Consumer(n) => format!("consumer-{n}"),
         }));
         parts.join(" ")
     }
@@ -214,9 +216,10 @@ impl Subjects {
             ReassignmentStarted { tp, adding, removing, .. } => {
                 on(tp, [adding.as_slice(), removing].concat())
             }
-            ReassignmentCompleted { tp, replicas } | ReassignmentCancelled { tp, replicas } => {
-                on(tp, replicas.clone())
-            }
+            ReassignmentCompleted { tp, replicas }
+            | ReassignmentCancelled { tp, replicas }
+            | ReplicasReordered { tp, replicas, .. } => on(tp, replicas.clone()),
+            ThrottlesCleared { brokers, .. } => Subjects { brokers: brokers.clone(), ..Subjects::default() },
             ReplicaDeleted { broker, tp }
             | UnflushedTailLost { broker, tp, .. }
             | Truncated { broker, tp, .. }
@@ -251,6 +254,9 @@ impl Subjects {
             | ConsumerTruncationDetected { consumer, tp, .. }
             | ConsumerPartitionStopped { consumer, tp, .. } => {
                 Subjects { client: Some(Client::Consumer(*consumer)), ..on(tp, Vec::new()) }
+            }
+            ConsumerTopicGone { consumer, topic: t, .. } => {
+                Subjects { client: Some(Client::Consumer(*consumer)), ..topic(t) }
             }
             FetchSessionCreated { leader, follower, .. }
             | FetchSessionPartitionsAdded { leader, follower, .. } => {

@@ -145,12 +145,14 @@ pub fn is_important(kind: &EventKind) -> bool {
         ConsumerTruncationDetected { .. } | ConsumerPartitionStopped { .. } | ConsumerOffsetReset { .. } => {
             false
         }
+        ConsumerTopicGone { .. } => false,
         // Rebalances, commit failures and coordinator moves are client-side; they follow
         // from the elections, ISR changes and faults that are kept.
         Group(_) => false,
         BrokerStarted { .. } | BrokerRegistered { .. } | BrokerRegistrationRefused { .. } => false,
         ControlledShutdownStarted { .. } | Roll(_) | FollowerCaughtUp { .. } => false,
         ReassignmentStarted { .. } | ReassignmentCompleted { .. } | ReassignmentCancelled { .. } => false,
+        ReplicasReordered { .. } | ThrottlesCleared { .. } => false,
         TopicCreated { .. } | PartitionsAdded { .. } | TopicDeleted { .. } | ReplicaDeleted { .. } => false,
         FetchPaused { .. } | FollowerStopped { .. } | FollowerStarted { .. } | ConfigChanged { .. } => false,
         FetchSessionCreated { .. } | FetchSessionPartitionsAdded { .. } | FetchSessionRefused { .. } => false,

@@ -16,7 +16,7 @@ pub const TIMER_AFTER_MS: Ms = 1000;
 /// How much room a note may take.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum Form {
-    /// `2: 200 behind, down`, `1: 1 behind, out in 16s`, `0: 29 behind, out of ISR`.
+    /// `2: down`, `1: 1 behind, out in 16s`, `0: 29 behind, out of ISR`.
     Long,
     /// `2:down`, `1:1 behind ⏱16s`, `0:29 behind out`.
     Short,
@@ -26,18 +26,18 @@ pub enum Form {
 }
 
 /// A follower's lag and ISR state without its broker id; `None` for the leader and for a
-/// caught-up ISR member.
+/// caught-up ISR member. A replica on a broker that is down reads `down` in every form: it
+/// fetches nothing, so a "behind" count (the leader's last view of its LEO) would say
+/// nothing about a lag it could catch up; the LEO column shows that LEO, marked down.
 pub fn follower_state(r: &ReplicaView, form: Form) -> Option<String> {
     if r.is_leader {
         return None;
     }
-    if !r.online && form != Form::Long {
+    if !r.online {
         return Some("down".to_string());
     }
     let long = form == Form::Long;
-    let tail = if !r.online {
-        Some("down".to_string())
-    } else if !r.in_isr {
+    let tail = if !r.in_isr {
         Some(if long { "out of ISR" } else { "out" }.to_string())
     } else {
         isr_timer(r).map(|t| if long { format!("out in {t}") } else { format!("⏱{t}") })
@@ -57,7 +57,8 @@ fn isr_timer(r: &ReplicaView) -> Option<String> {
     r.caught_up_ago.is_none_or(|ago| ago > TIMER_AFTER_MS).then(|| text::countdown(left))
 }
 
-/// [`follower_state`] after the broker id: `2: 200 behind, down` (short: `2:down`).
+/// [`follower_state`] after the broker id: `1: 1 behind, out in 16s` (short: `1:1 behind ⏱16s`),
+/// `2: down` (short: `2:down`).
 pub fn follower_note(r: &ReplicaView, form: Form) -> Option<String> {
     let state = follower_state(r, form)?;
     Some(format!("{}{}{state}", r.broker, if form == Form::Long { ": " } else { ":" }))
@@ -97,10 +98,14 @@ mod tests {
     fn follower_notes_say_lag_timer_and_state() {
         let snap = fixture::snapshot();
         let (p0, p4) = (&snap.partitions[0], &snap.partitions[4]);
-        assert_eq!(notes(p0, Form::Long), ["1: 6 behind, out in 22s", "2: 406 behind, down"]);
+        assert_eq!(notes(p0, Form::Long), ["1: 6 behind, out in 22s", "2: down"]);
         assert_eq!(notes(p0, Form::Short), ["1:6 behind ⏱22s", "2:down"]);
         assert_eq!(notes(p0, Form::Tiny), ["1:⏱22s", "2:down"]);
-        assert_eq!(notes(p4, Form::Long), ["2: 300 behind, down", "0: 29 behind, out of ISR"]);
+        assert_eq!(
+            notes(p4, Form::Long),
+            ["2: down", "0: 29 behind, out of ISR"],
+            "down reads the same in every form"
+        );
         assert_eq!(notes(p4, Form::Tiny), ["2:down", "0:out"]);
         assert_eq!(notes(&snap.partitions[5], Form::Tiny), ["2:down", "1:12 behind"]);
     }

@@ -1,4 +1,4 @@
-//! `close-consumer C`: consumer `C` closes, as `KafkaConsumer.close()` does: with a group and
+//! `close-consumer consumer-C` (or `close-consumer C`): consumer `C` closes, as `KafkaConsumer.close()` does: with a group and
 //! auto-commit it commits its positions, gives its partitions up and sends LeaveGroup, so the
 //! group rebalances at once instead of after `session.timeout.ms`. It reads nothing more.
 
@@ -10,7 +10,7 @@ use crate::sim::protocol::NodeId;
 use std::fmt;
 use std::rc::Rc;
 
-/// `close-consumer C`.
+/// `close-consumer consumer-C`.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub struct CloseConsumer {
     /// The consumer's index (from 0, in the order they were added).
@@ -19,11 +19,19 @@ pub struct CloseConsumer {
 
 impl Unit for CloseConsumer {
     const VERBS: &'static [&'static str] = &["close-consumer"];
-    const USAGE: &'static [&'static str] = &["close-consumer C"];
+    const USAGE: &'static [&'static str] = &["close-consumer consumer-C"];
 
+    /// `consumer-C`, the consumer's one name, or its bare index `C`.
     fn parse(_verb: &str, words: &mut Words<'_>) -> Result<Self, ParseError> {
         words.usage(Self::USAGE[0]);
-        Ok(CloseConsumer { index: words.number("consumer index")? })
+        let w = words.word("consumer, e.g. consumer-0")?;
+        let index = w.strip_prefix("consumer-").unwrap_or(w).parse().map_err(|_| {
+            super::words::parse_error(format!(
+                "`{w}` is not a consumer such as consumer-0; usage: {}",
+                Self::USAGE[0]
+            ))
+        })?;
+        Ok(CloseConsumer { index })
     }
 
     fn validate(&self, _cluster: &dyn Catalog) -> Result<(), SimError> {
@@ -36,13 +44,13 @@ impl Unit for CloseConsumer {
         let Some(c) = consumers.get(self.index as usize) else {
             let n = consumers.len();
             return Err(SimError::InvalidState(format!(
-                "there is no consumer {}: {n} consumer(s), numbered from 0",
+                "there is no consumer-{}: {n} consumer(s), numbered from consumer-0",
                 self.index
             )));
         };
         let mut c = c.borrow_mut();
         if c.is_closed() {
-            return Err(SimError::InvalidState(format!("consumer {} is closed already", self.index)));
+            return Err(SimError::InvalidState(format!("consumer-{} is closed already", self.index)));
         }
         c.close(world.now(), out);
         Ok(Applied::by(NodeId::Consumer(self.index)))
@@ -51,7 +59,7 @@ impl Unit for CloseConsumer {
 
 impl fmt::Display for CloseConsumer {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "close-consumer {}", self.index)
+        write!(f, "close-consumer consumer-{}", self.index)
     }
 }
 
@@ -60,9 +68,14 @@ mod tests {
     use super::super::Command;
 
     #[test]
-    fn close_consumer_parses_an_index() {
-        assert_eq!(Command::parse("close-consumer 1").unwrap().to_string(), "close-consumer 1");
+    fn close_consumer_takes_the_consumers_name_or_index() {
+        assert_eq!(Command::parse("close-consumer 1").unwrap().to_string(), "close-consumer consumer-1");
+        assert_eq!(
+            Command::parse("close-consumer consumer-1").unwrap().to_string(),
+            "close-consumer consumer-1"
+        );
         assert!(Command::parse("close-consumer").is_err());
-        assert!(Command::parse("close-consumer x").is_err());
+        assert!(Command::parse("close-consumer x").unwrap_err().to_string().contains("consumer-0"));
+        assert!(Command::parse("close-consumer consumer-x").is_err());
     }
 }

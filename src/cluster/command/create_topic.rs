@@ -2,18 +2,26 @@
 //! (`ReplicationControlManager.createTopic`, R1.7): the name first, then whether it exists,
 //! then the replication factor, then the partition count, then the placer's check that enough
 //! brokers are registered (`StripedReplicaPlacer.place`). Each refusal carries Kafka's error
-//! name and message.
+//! name and message. `__cluster_metadata` is refused before all of these, as
+//! `ControllerApis.createTopics` takes it out of the request (`INVALID_REQUEST`); the other
+//! internal topics (`Topic.isInternal`: `__consumer_offsets`, `__transaction_state`, ...) may
+//! be created like any topic.
 
 use super::{Applied, Catalog, ParseError, Unit, Words};
 use crate::cluster::spec::TopicSpec;
 use crate::cluster::world::Spawner;
 use crate::cluster::world::World;
+use crate::kafka::errors::ErrorCode;
 use crate::sim::Outbox;
 use crate::sim::assignment::{validate_partition_count, validate_topic_name};
 use crate::sim::error::SimError;
 use crate::sim::protocol::NodeId;
 use std::fmt;
 use std::rc::Rc;
+
+/// The KRaft metadata log's name (`Topic.CLUSTER_METADATA_TOPIC_NAME`): not a topic a
+/// client may create.
+pub const CLUSTER_METADATA_TOPIC: &str = "__cluster_metadata";
 
 /// `create-topic T P RF`.
 #[derive(Clone, PartialEq, Eq, Debug)]
@@ -55,7 +63,15 @@ impl Unit for CreateTopic {
         Ok(CreateTopic { name, partitions, replication_factor })
     }
 
+    /// Errors: `INVALID_REQUEST` for `__cluster_metadata`, `INVALID_TOPIC_EXCEPTION`,
+    /// `TOPIC_ALREADY_EXISTS`, `INVALID_REPLICATION_FACTOR`, `INVALID_PARTITIONS`.
     fn validate(&self, cluster: &dyn Catalog) -> Result<(), SimError> {
+        if self.name == CLUSTER_METADATA_TOPIC {
+            return Err(SimError::Api(
+                ErrorCode::InvalidRequest,
+                format!("Creation of internal topic {CLUSTER_METADATA_TOPIC} is prohibited."),
+            ));
+        }
         validate_topic_name(&self.name)?;
         if cluster.partition_count(&self.name).is_some() {
             return Err(SimError::TopicExists(self.name.clone()));

@@ -3,9 +3,10 @@
 //! controller's `ElectLeaders` (`ReplicationControlManager.electLeaders`), at once.
 //!
 //! As `LeaderElectionCommand` reports them: the partitions elected, those that needed no
-//! election ("Valid replica already elected"), and the errors. When nothing was elected, the
-//! command is refused with the first error, or `ELECTION_NOT_NEEDED` when every partition
-//! already had what was asked.
+//! election ("Valid replica already elected"), and the errors. `ELECTION_NOT_NEEDED` is no
+//! failure: the tool counts those partitions as `noop`, prints their line and succeeds, so
+//! the answer is a notice. When nothing was elected and some partition failed, the command is
+//! refused with the first error.
 
 use super::catalog::known_partition;
 use super::{Applied, Catalog, Live, ParseError, Unit, Words, known_topic};
@@ -95,7 +96,8 @@ fn join(tps: &[TopicPartition]) -> String {
 }
 
 /// The answer to `results`, in `LeaderElectionCommand`'s words: the note when something was
-/// elected, else the refusal.
+/// elected or nothing needed an election (`ELECTION_NOT_NEEDED` named with it), else the
+/// refusal.
 fn answer(election: ElectionType, results: &ElectionResults) -> Result<Option<String>, SimError> {
     let kind = match election {
         ElectionType::Preferred => "PREFERRED",
@@ -122,10 +124,7 @@ fn answer(election: ElectionType, results: &ElectionResults) -> Result<Option<St
     }
     match results.failed.first() {
         Some(&(_, code)) => Err(SimError::Api(code, lines.join("; "))),
-        None => {
-            let code = ErrorCode::ElectionNotNeeded;
-            Err(SimError::Api(code, format!("{} {}", error_text(code), lines.join("; "))))
-        }
+        None => Ok(Some(format!("{}: {}", ErrorCode::ElectionNotNeeded, lines.join("; ")))),
     }
 }
 
@@ -210,12 +209,11 @@ mod tests {
     }
 
     #[test]
-    fn nothing_elected_is_a_refusal_with_kafkas_code() {
+    fn a_failed_election_is_a_refusal_and_none_needed_a_notice() {
         let tp = TopicPartition::new("t", 0);
         let noop = ElectionResults { not_needed: vec![tp.clone()], ..Default::default() };
-        let err = answer(ElectionType::Preferred, &noop).unwrap_err().to_string();
-        assert!(err.starts_with("ELECTION_NOT_NEEDED: Leader election not needed"), "{err}");
-        assert!(err.contains("Valid replica already elected for partitions t-0"), "{err}");
+        let note = answer(ElectionType::Preferred, &noop).unwrap().unwrap();
+        assert_eq!(note, "ELECTION_NOT_NEEDED: Valid replica already elected for partitions t-0");
         let failed = ElectionResults {
             failed: vec![(tp.clone(), ErrorCode::PreferredLeaderNotAvailable)],
             ..Default::default()

@@ -34,7 +34,7 @@ pub struct Freeze {
 fn name(node: NodeId) -> String {
     match node {
         NodeId::Broker(b) => format!("broker {b}"),
-        NodeId::Consumer(c) => format!("consumer {c}"),
+        NodeId::Consumer(c) => format!("consumer-{c}"),
         _ => "the controller".into(),
     }
 }

@@ -204,6 +204,26 @@ impl Broker {
         self.drain_group_outbox(now, g, out);
     }
 
+    /// `__consumer_offsets` was deleted (Kafka refuses no such delete: neither
+    /// `ControllerApis.deleteTopics` nor `ReplicationControlManager.deleteTopic` checks
+    /// `Topic.isInternal`). The coordinator resigns every partition it led
+    /// (`BrokerMetadataPublisher.updateCoordinator`: `topicWasDeleted` → `onResignation`), and the
+    /// broker forgets the topic's leaders, so the next FindCoordinator forwards its creation
+    /// again (`KafkaApis.getCoordinator`: no metadata for the topic → `createTopics`) and the
+    /// groups start over on the new, empty topic.
+    pub(super) fn offsets_topic_deleted(&mut self, now: Ms, out: &mut Outbox) {
+        let mut g = GroupOutbox::default();
+        if let Some(c) = self.groups.coordinator.as_mut() {
+            let loaded: Vec<u32> = c.loaded_partitions().collect();
+            loaded.into_iter().for_each(|p| c.unload(p, &mut g));
+        }
+        self.drain_group_outbox(now, g, out);
+        self.groups.coordinator = None;
+        self.groups.leaders.clear();
+        self.groups.dirty.clear();
+        self.groups.creation_sent = None;
+    }
+
     /// Fires the coordinator's timers.
     pub(super) fn tick_groups(&mut self, now: Ms, out: &mut Outbox) {
         let mut g = GroupOutbox::default();

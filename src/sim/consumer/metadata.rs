@@ -3,6 +3,12 @@
 //! only when Java's `Metadata` would ask for an update, as the producer does
 //! ([`crate::sim::producer`]): at start, after an error or a lost connection, every
 //! `retry.backoff.ms` while a partition has no leader, and every `metadata.max.age.ms`.
+//!
+//! A deleted topic leaves the metadata: a `MetadataResponse` no longer lists it (its error is
+//! UNKNOWN_TOPIC_OR_PARTITION) and `Metadata.update` builds the new cache from the response
+//! alone, so the refresh after the deletion drops the topic's partitions. The subscription keeps
+//! the topic (`SubscriptionState.subscription` is the topics asked for, not those that exist):
+//! were it created again, the next refresh would bring its partitions back.
 
 use crate::sim::producer::METADATA_MAX_AGE_MS;
 use crate::sim::protocol::MetadataDelta;
@@ -29,8 +35,12 @@ impl ClientMetadata {
         Self { topics: topics.iter().cloned().collect(), ..Default::default() }
     }
 
-    /// Takes in a push; an older leader epoch than known is ignored.
+    /// Takes in a push; an older leader epoch than known is ignored, a deleted topic's
+    /// partitions are forgotten.
     pub fn apply(&mut self, delta: &MetadataDelta) {
+        for name in delta.deleted_topics.iter().filter(|t| self.topics.contains(*t)) {
+            self.latest.retain(|tp, _| tp.topic != *name);
+        }
         for state in delta.partitions.iter().filter(|s| self.topics.contains(&s.tp.topic)) {
             let known = self.latest.get(&state.tp).map_or(-1, |k| k.1);
             if state.leader_epoch >= known {
@@ -60,6 +70,8 @@ impl ClientMetadata {
     pub fn refresh(&mut self, now: Ms) -> Vec<TopicPartition> {
         self.last_refresh = Some(now);
         self.refresh_wanted = false;
+        let latest = &self.latest;
+        self.routing.retain(|tp, _| latest.contains_key(tp));
         let mut newer = Vec::new();
         for (tp, &(leader, epoch)) in &self.latest {
             let known = self.routing.get(tp).map(|r| r.1);
@@ -79,8 +91,57 @@ impl ClientMetadata {
         self.routing.get(tp).copied()
     }
 
+    /// The topics the routing view has partitions of.
+    pub fn topics_known(&self) -> BTreeSet<Arc<str>> {
+        self.routing.keys().map(|tp| tp.topic.clone()).collect()
+    }
+
     /// Every partition of its topics it knows, in (topic, partition) order.
     pub fn partitions(&self) -> Vec<TopicPartition> {
         self.routing.keys().cloned().collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::protocol::{LeaderRecoveryState, PartitionState};
+
+    fn state(topic: &str, partition: u32, leader: BrokerId) -> PartitionState {
+        PartitionState {
+            tp: TopicPartition::new(topic, partition),
+            replicas: vec![leader],
+            isr: vec![leader],
+            leader: Some(leader),
+            leader_epoch: 0,
+            partition_epoch: 0,
+            leader_recovery: LeaderRecoveryState::Recovered,
+            adding: vec![],
+            removing: vec![],
+        }
+    }
+
+    /// A deleted topic's partitions leave the routing view at the next refresh, and come back
+    /// if the topic is created again (the subscription keeps it).
+    #[test]
+    fn a_deleted_topic_leaves_at_the_next_refresh() {
+        let mut m = ClientMetadata::new(&[Arc::from("t"), Arc::from("u")]);
+        let push = MetadataDelta {
+            partitions: vec![state("t", 0, 1), state("t", 1, 2), state("u", 0, 1)],
+            ..Default::default()
+        };
+        m.apply(&push);
+        m.refresh(0);
+        assert_eq!(m.partitions().len(), 3);
+        m.apply(&MetadataDelta { deleted_topics: vec![Arc::from("t")], ..Default::default() });
+        assert_eq!(m.partitions().len(), 3, "routing changes only at a refresh");
+        m.want_refresh();
+        assert_eq!(m.refresh_at(100), Some(0));
+        m.refresh(10);
+        assert_eq!(m.partitions(), vec![TopicPartition::new("u", 0)]);
+        assert_eq!(m.leader(&TopicPartition::new("t", 0)), None);
+        m.apply(&MetadataDelta { partitions: vec![state("t", 0, 3)], ..Default::default() });
+        m.refresh(20);
+        assert_eq!(m.leader(&TopicPartition::new("t", 0)), Some((Some(3), 0)));
     }
 }

@@ -63,8 +63,12 @@ pub struct Assigned {
     pub retry_at: Ms,
     /// The HW the last fetch response reported.
     pub high_watermark: Option<Offset>,
-    /// Records read so far.
+    /// Records read so far (returned to the application by a poll).
     pub consumed: u64,
+    /// Batches a fetch brought that no poll has returned yet (the partition's `CompletedFetch`
+    /// in Java's `FetchBuffer`); no new fetch is sent for the partition while it holds any
+    /// (`AbstractFetch.fetchablePartitions` leaves buffered partitions out).
+    pub buffered: Vec<RecordBatch>,
 }
 
 impl Assigned {
@@ -78,6 +82,7 @@ impl Assigned {
             retry_at: 0,
             high_watermark: None,
             consumed: 0,
+            buffered: Vec::new(),
         }
     }
 
@@ -99,24 +104,45 @@ impl Assigned {
         }
     }
 
-    /// The records of a fetch response from the position on: moves the position past them
-    /// (epoch of their batch), counts them, and returns what the application saw (the part
-    /// of each batch at or after the position; `FetchCollector.fetchRecords`).
-    pub fn take_records(&mut self, consumer: u32, batches: &[RecordBatch]) -> Vec<SeenRecords> {
+    /// Keeps the batches of a fetch response for the application's polls.
+    pub fn buffer(&mut self, batches: Vec<RecordBatch>) {
+        self.buffered = batches;
+    }
+
+    /// Returns up to `limit` buffered records from the position on, as one poll does
+    /// (`FetchCollector.fetchRecords` with the records a `max.poll.records` poll has left):
+    /// moves the position past them (epoch of their batch), counts them, drops what the
+    /// position has passed, and returns what the application saw. Nothing is returned, and
+    /// the buffer is dropped, unless the partition is fetching (`SubscriptionState.isFetchable`:
+    /// a partition being reset or validated discards what it had fetched).
+    pub fn take_records(&mut self, consumer: u32, limit: u64) -> Vec<SeenRecords> {
         let mut seen = Vec::new();
-        for b in batches {
+        if self.state != FetchState::Fetching {
+            self.buffered.clear();
+            return seen;
+        }
+        let mut left = limit;
+        for b in &self.buffered {
             let Some(pos) = self.position else { break };
+            if left == 0 {
+                break;
+            }
             if b.next_offset() <= pos.offset {
                 continue;
             }
             let from = pos.offset.max(b.base_offset);
             let skip = (from - b.base_offset) as usize;
-            let values: Values = (skip..b.values.len()).filter_map(|i| b.values.get(i)).collect();
-            self.consumed += values.len() as u64;
+            let end = (b.values.len() as u64).min(skip as u64 + left) as usize;
+            let values: Values = (skip..end).filter_map(|i| b.values.get(i)).collect();
+            let n = values.len() as u64;
+            self.consumed += n;
+            left -= n;
             seen.push(SeenRecords { consumer, tp: self.tp.clone(), base_offset: from, values });
-            self.position =
-                Some(OffsetAndEpoch { offset: b.next_offset(), leader_epoch: Some(b.leader_epoch) });
+            let offset = from + n as Offset;
+            self.position = Some(OffsetAndEpoch { offset, leader_epoch: Some(b.leader_epoch) });
         }
+        let pos = self.position.map_or(Offset::MAX, |p| p.offset);
+        self.buffered.retain(|b| b.next_offset() > pos);
         seen
     }
 

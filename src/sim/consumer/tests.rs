@@ -59,9 +59,8 @@ fn validation_keeps_seeks_back_or_resets() {
 
 /// `FetchCollector`: a batch that starts before the position gives only its records from the
 /// position on; the position moves past every batch and takes the epoch of the last one.
-#[test]
-fn records_move_the_position_from_where_it_stands() {
-    let batch = |base, epoch, first: u64, count| RecordBatch {
+fn batch(base: Offset, epoch: Epoch, first: u64, count: u32) -> RecordBatch {
+    RecordBatch {
         base_offset: base,
         leader_epoch: epoch,
         producer_id: -1,
@@ -69,10 +68,15 @@ fn records_move_the_position_from_where_it_stands() {
         size_bytes: 100,
         max_timestamp: 0,
         values: Values::range(first, count),
-    };
+    }
+}
+
+#[test]
+fn records_move_the_position_from_where_it_stands() {
     let mut a = fetching(3, 0);
     a.state = FetchState::Fetching;
-    let seen = a.take_records(7, &[batch(0, 0, 100, 5), batch(5, 1, 105, 2)]);
+    a.buffer(vec![batch(0, 0, 100, 5), batch(5, 1, 105, 2)]);
+    let seen = a.take_records(7, 500);
     let want = |base_offset, first, n| SeenRecords {
         consumer: 7,
         tp: tp(),
@@ -81,7 +85,28 @@ fn records_move_the_position_from_where_it_stands() {
     };
     assert_eq!(seen, vec![want(3, 103, 2), want(5, 105, 2)]);
     assert_eq!((a.position, a.consumed), (Some(at(7, 1)), 4));
-    assert!(a.take_records(7, &[batch(0, 0, 100, 5)]).is_empty(), "records below the position are skipped");
+    assert!(a.buffered.is_empty());
+    a.buffer(vec![batch(0, 0, 100, 5)]);
+    assert!(a.take_records(7, 500).is_empty(), "records below the position are skipped");
+}
+
+/// `FetchCollector.collectFetch` with `max.poll.records`: a poll returns at most that many
+/// records, the position stops where it stopped (inside a batch if need be), and the rest waits
+/// in the buffer for the next poll; a partition that is no longer fetching drops its buffer.
+#[test]
+fn a_poll_returns_at_most_max_poll_records() {
+    let mut a = fetching(0, 0);
+    a.state = FetchState::Fetching;
+    a.buffer(vec![batch(0, 0, 100, 4), batch(4, 0, 104, 4)]);
+    let first = a.take_records(0, 3);
+    assert_eq!(first.iter().map(|s| s.values.len()).sum::<usize>(), 3);
+    assert_eq!((a.position, a.buffered.len()), (Some(at(3, 0)), 2));
+    let second = a.take_records(0, 3);
+    assert_eq!(second.iter().map(|s| (s.base_offset, s.values.len())).collect::<Vec<_>>(), [(3, 1), (4, 2)]);
+    assert_eq!((a.position, a.buffered.len()), (Some(at(6, 0)), 1));
+    a.leader_changed();
+    assert!(a.take_records(0, 3).is_empty() && a.buffered.is_empty(), "a validation drops the buffer");
+    assert_eq!(a.position, Some(at(6, 0)));
 }
 
 /// Leader 0 alone leads t-0 (ISR {0}, epoch `epoch`).
@@ -229,4 +254,24 @@ fn a_consumer_gets_nothing_above_the_hw() {
     assert_eq!(position(&c), Some(5));
     let p = leader.partition(&tp()).unwrap();
     assert_eq!((p.log.hw(), p.log.leo()), (5, 8));
+}
+
+/// `max.poll.records`: the five records of the first fetch come back in polls of at most two
+/// (2, 2, 1), each poll moving the position by what it returned, at the instant they arrive.
+#[test]
+fn polls_return_at_most_max_poll_records() {
+    let config = ConsumerConfig {
+        auto_offset_reset: AutoOffsetReset::Earliest,
+        max_poll_records: 2,
+        ..Default::default()
+    };
+    let (c, _, seen) = started(config);
+    assert_eq!(
+        seen.iter().map(|s| (s.base_offset, s.values.len())).collect::<Vec<_>>(),
+        [(0, 2), (2, 2), (4, 1)]
+    );
+    assert_eq!((position(&c), c.view().polls), (Some(5), 3));
+    let (c, _, seen) =
+        started(ConsumerConfig { auto_offset_reset: AutoOffsetReset::Earliest, ..Default::default() });
+    assert_eq!((seen.len(), c.view().polls), (1, 1), "the default 500 takes the five at once");
 }

@@ -2,6 +2,14 @@
 //! an operator asks for (`electLeaders`), partition reassignment with its throttle
 //! (`alterPartitionReassignments`, KIP-455, and what `ReassignPartitionsCommand --throttle`
 //! sets), more partitions (`createPartitions`) and topic deletion (`deleteTopics`).
+//!
+//! The throttle belongs to the tool, not to the controller: `kafka-reassign-partitions.sh
+//! --execute --throttle` writes the throttle configs, and nothing removes them when the
+//! reassignment completes. `--verify` removes them once no reassignment is left in the
+//! cluster, and `--cancel` removes them after cancelling (`ReassignPartitionsCommand.
+//! verifyAssignment` / `cancelAssignment` → `clearAllThrottles`). The controller here keeps
+//! what the tool's JSON file would hold, the target of each reassignment started, so that
+//! `reassign --verify` can read it back.
 
 use super::{Assignment, Election, QuorumController, plan_assignment, plan_change, report};
 use crate::config::with_partition;
@@ -14,6 +22,31 @@ use crate::sim::spec::Placement;
 use crate::sim::{BrokerId, Ms, Outbox, TopicPartition};
 use std::collections::BTreeSet;
 use std::sync::Arc;
+
+/// What `reassign --verify` found (`ReassignPartitionsCommand.verifyAssignment`).
+#[derive(Clone, PartialEq, Eq, Debug, Default)]
+pub struct VerifyReport {
+    /// One line per partition verified, in the tool's words
+    /// (`partitionReassignmentStatesToString`), by topic then partition.
+    pub states: Vec<String>,
+    /// The tool's lines about the throttles it removed (`clearAllThrottles`); empty while a
+    /// reassignment is still running anywhere in the cluster.
+    pub cleared: Vec<String>,
+}
+
+impl VerifyReport {
+    /// The report as one line: the tool's heading, the states, the throttle lines.
+    pub fn line(&self) -> String {
+        let mut parts = vec![format!("Status of partition reassignment: {}", self.states.join("; "))];
+        parts.extend(self.cleared.iter().cloned());
+        parts.join("; ")
+    }
+}
+
+/// `s` when `n` is not 1, as the tool's messages pluralise ("broker" / "brokers").
+fn plural(n: usize) -> &'static str {
+    if n == 1 { "" } else { "s" }
+}
 
 /// Which election an operator asks for (`kafka-leader-election.sh --election-type`).
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -234,6 +267,16 @@ impl QuorumController {
         if let Some(rate) = throttle {
             self.throttle_reassignment(&p.tp, &p.replicas, &wanted.adding, rate);
         }
+        if !plan.state.is_reassigning() && plan.state.replicas != p.replicas {
+            // The same replicas in a new order (`PartitionChangeBuilder` writes the target at
+            // once): the first one is the preferred leader from now on, and the leader stays.
+            out.emit(EventKind::ReplicasReordered {
+                tp: p.tp.clone(),
+                replicas: plan.state.replicas.clone(),
+                leader: plan.state.leader,
+            });
+        }
+        self.reassign_targets.insert(p.tp.clone(), target.to_vec());
         self.replace_partition(plan.state.clone());
         report(p, &plan, None, ElectionKind::Reassignment, out);
         Ok(())
@@ -266,11 +309,14 @@ impl QuorumController {
             out.emit(EventKind::ReassignmentCancelled { tp: p.tp.clone(), replicas });
             report(p, &plan, None, ElectionKind::Reassignment, out);
         }
+        // `cancelAssignment` clears the throttles right after cancelling, whatever else runs.
+        let target = self.reassign_targets.remove(&p.tp).unwrap_or_default();
+        self.clear_all_throttles(&[(p.tp.clone(), target)], out);
         Ok(())
     }
 
-    /// Sets the throttle of one reassignment (see [`Self::alter_reassignment`]) and remembers
-    /// the brokers it involves, to remove it when the reassignment ends.
+    /// Sets the throttle of one reassignment (see [`Self::alter_reassignment`]): it stays
+    /// until `reassign --verify` finds no reassignment running, or `reassign --cancel`.
     fn throttle_reassignment(
         &mut self,
         tp: &TopicPartition,
@@ -293,36 +339,98 @@ impl QuorumController {
             rates.follower = Some(rate);
         }
         self.pending.broker_config = Some(Arc::new(self.config.clone()));
-        self.throttled.insert(tp.clone(), brokers);
     }
 
-    /// Removes the throttles of reassignments that ended (completed, cancelled, or their topic
-    /// deleted): the partition's entries in its topic's throttled-replica lists, and the rates
-    /// of brokers no other throttled reassignment involves.
-    pub(super) fn clear_ended_throttles(&mut self) {
-        let ended: Vec<TopicPartition> = self
-            .throttled
-            .keys()
-            .filter(|tp| !self.partition(tp).is_some_and(PartitionState::is_reassigning))
-            .cloned()
+    /// `reassign --verify [T-P]` (`ReassignPartitionsCommand.verifyAssignment`): the state of
+    /// each reassignment started with `reassign` (of `only`, or of all of them), and, when no
+    /// reassignment is running anywhere in the cluster, the removal of every throttle
+    /// ([`Self::clear_all_throttles`]). The verified targets are then forgotten, as a JSON file
+    /// whose moves are done has nothing more to say.
+    ///
+    /// Errors: `InvalidState` when no reassignment (of `only`) was started with `reassign`,
+    /// since the tool verifies against the targets it was given.
+    pub fn verify_reassignments(
+        &mut self,
+        now: Ms,
+        only: Option<&TopicPartition>,
+        out: &mut Outbox,
+    ) -> Result<VerifyReport, SimError> {
+        let targets: Vec<(TopicPartition, Vec<BrokerId>)> = self
+            .reassign_targets
+            .iter()
+            .filter(|(tp, _)| only.is_none_or(|o| o == *tp))
+            .map(|(tp, t)| (tp.clone(), t.clone()))
             .collect();
-        if ended.is_empty() {
-            return;
+        if targets.is_empty() {
+            return Err(SimError::InvalidState(match only {
+                Some(tp) => format!("no reassignment of {tp} was started with `reassign`; nothing to verify"),
+                None => "no reassignment was started with `reassign`; nothing to verify".into(),
+            }));
         }
-        for tp in &ended {
-            self.throttled.remove(tp);
-            if let Some(t) = self.topics.get_mut(&*tp.topic) {
-                let c = &mut t.config;
-                c.leader_replication_throttled_replicas =
-                    with_partition(c.leader_replication_throttled_replicas.as_ref(), tp.partition, &[]);
-                c.follower_replication_throttled_replicas =
-                    with_partition(c.follower_replication_throttled_replicas.as_ref(), tp.partition, &[]);
+        let mut report = VerifyReport::default();
+        for (tp, target) in &targets {
+            let state = self.partition(tp);
+            report.states.push(match state {
+                Some(p) if p.is_reassigning() => format!("Reassignment of partition {tp} is still in progress."),
+                _ => {
+                    let current = state.map(|p| p.replicas.clone()).unwrap_or_default();
+                    if &current == target {
+                        format!("Reassignment of partition {tp} is completed.")
+                    } else {
+                        format!(
+                            "There is no active reassignment of partition {tp}, but replica set is {} rather than {}.",
+                            crate::sim::join_ids(&current),
+                            crate::sim::join_ids(target)
+                        )
+                    }
+                }
+            });
+        }
+        if !self.partitions().any(PartitionState::is_reassigning) {
+            report.cleared = self.clear_all_throttles(&targets, out);
+            targets.iter().for_each(|(tp, _)| _ = self.reassign_targets.remove(tp));
+            self.after_write(now);
+            self.flush(out);
+        }
+        Ok(report)
+    }
+
+    /// `clearAllThrottles`: deletes `leader.replication.throttled.rate` and
+    /// `follower.replication.throttled.rate` on every registered broker and every broker a
+    /// target names (`clearBrokerLevelThrottles`; the tool cannot know which brokers earlier
+    /// moves throttled), and both `*.replication.throttled.replicas` of the targets' topics
+    /// (`clearTopicLevelThrottles`), whoever set them. Emits `ThrottlesCleared`; returns the
+    /// tool's two lines.
+    fn clear_all_throttles(
+        &mut self,
+        targets: &[(TopicPartition, Vec<BrokerId>)],
+        out: &mut Outbox,
+    ) -> Vec<String> {
+        let mut brokers: BTreeSet<BrokerId> =
+            self.brokers.values().filter(|b| b.registered).map(|b| b.id).collect();
+        brokers.extend(targets.iter().flat_map(|(_, t)| t.iter().copied()));
+        let topics: BTreeSet<String> = targets.iter().map(|(tp, _)| tp.topic.to_string()).collect();
+        self.config.throttle_rates_by_broker.retain(|b, _| !brokers.contains(b));
+        self.pending.broker_config = Some(Arc::new(self.config.clone()));
+        for topic in &topics {
+            if let Some(t) = self.topics.get_mut(topic.as_str()) {
+                t.config.leader_replication_throttled_replicas = None;
+                t.config.follower_replication_throttled_replicas = None;
                 self.pending.topic_configs.push((t.name.clone(), t.config.clone()));
             }
         }
-        let busy: BTreeSet<BrokerId> = self.throttled.values().flatten().copied().collect();
-        self.config.throttle_rates_by_broker.retain(|b, _| busy.contains(b));
-        self.pending.broker_config = Some(Arc::new(self.config.clone()));
+        let brokers: Vec<BrokerId> = brokers.into_iter().collect();
+        let topics: Vec<String> = topics.into_iter().collect();
+        let lines = vec![
+            format!(
+                "Clearing broker-level throttles on broker{} {}",
+                plural(brokers.len()),
+                crate::sim::join_ids(&brokers)
+            ),
+            format!("Clearing topic-level throttles on topic{} {}", plural(topics.len()), topics.join(",")),
+        ];
+        out.emit(EventKind::ThrottlesCleared { brokers, topics });
+        lines
     }
 
     /// Grows topic `topic` to `count` partitions (`ReplicationControlManager.createPartitions`,
@@ -435,9 +543,10 @@ mod tests {
 
     /// `ReplicationControlManagerTest.testReassignPartitions` in our words: the target is added
     /// with adding/removing lists, the throttle is set, and the ISR change that brings the
-    /// adding replica in completes it, removes the throttle and bumps the leader epoch.
+    /// adding replica in completes it and bumps the leader epoch. The throttle stays until
+    /// `--verify` finds nothing running (`ReassignPartitionsCommand.verifyAssignment`).
     #[test]
-    fn a_throttled_reassignment_runs_kip_455_and_removes_its_throttle() {
+    fn a_throttled_reassignment_runs_kip_455_and_verify_removes_its_throttle() {
         let mut c = cluster(&[1, 2, 3, 4]);
         explicit(&mut c, "t", vec![vec![1, 2, 3]]);
         let mut out = Outbox::default();
@@ -461,12 +570,27 @@ mod tests {
             Some(ThrottledReplicas::Listed(vec![(0, 4)]))
         );
         assert!((1..=4).all(|b| c.broker_config().leader_throttle_rate(b) == 1000));
+        let running = c.verify_reassignments(20, None, &mut Outbox::default()).unwrap();
+        assert_eq!(running.states, ["Reassignment of partition t-0 is still in progress."]);
+        assert!(running.cleared.is_empty());
 
         let mut out = Outbox::default();
         let done = alter(&mut c, 1, &[1, 2, 3, 4], &mut out).unwrap();
         assert_eq!((done.replicas, done.isr, done.leader_epoch), (vec![1, 2, 4], vec![1, 2, 4], 1));
         assert!(done.adding.is_empty() && done.removing.is_empty());
         assert!(out.events.iter().any(|e| matches!(e, EventKind::ReassignmentCompleted { .. })));
+        let config = &c.topic("t").unwrap().config;
+        assert!(config.follower_replication_throttled_replicas.is_some(), "kept after completion");
+        assert!((1..=4).all(|b| c.broker_config().follower_throttle_rate(b) == 1000));
+
+        let mut out = Outbox::default();
+        let verified = c.verify_reassignments(30, Some(&tp()), &mut out).unwrap();
+        assert_eq!(
+            verified.line(),
+            "Status of partition reassignment: Reassignment of partition t-0 is completed.; \
+             Clearing broker-level throttles on brokers 1,2,3,4; Clearing topic-level throttles on topic t"
+        );
+        assert!(out.events.iter().any(|e| matches!(e, EventKind::ThrottlesCleared { .. })));
         let config = &c.topic("t").unwrap().config;
         assert_eq!(
             (
@@ -476,6 +600,39 @@ mod tests {
             (None, None)
         );
         assert!(c.broker_config().throttle_rates_by_broker.is_empty());
+        let again = c.verify_reassignments(40, None, &mut Outbox::default()).unwrap_err();
+        assert_eq!(again.to_string(), "no reassignment was started with `reassign`; nothing to verify");
+    }
+
+    /// `--cancel` clears the throttles right away (`cancelAssignment` → `clearAllThrottles`),
+    /// and `--verify` names a partition whose replicas are not the target it was given.
+    #[test]
+    fn cancel_clears_throttles_and_verify_reports_a_target_not_reached() {
+        let mut c = cluster(&[1, 2, 3, 4]);
+        explicit(&mut c, "t", vec![vec![1, 2, 3], vec![1, 2, 3]]);
+        c.alter_reassignment(10, &tp(), Some(&[1, 2, 4]), Some(1000), &mut Outbox::default()).unwrap();
+        let mut out = Outbox::default();
+        c.alter_reassignment(20, &tp(), None, None, &mut out).unwrap();
+        assert!(out.events.iter().any(|e| matches!(e, EventKind::ThrottlesCleared { .. })));
+        assert!(c.broker_config().throttle_rates_by_broker.is_empty());
+        assert_eq!(c.topic("t").unwrap().config.follower_replication_throttled_replicas, None);
+
+        let t1 = TopicPartition::new("t", 1);
+        c.alter_reassignment(30, &t1, Some(&[1, 2, 4]), None, &mut Outbox::default()).unwrap();
+        c.alter_reassignment(31, &t1, None, None, &mut Outbox::default()).unwrap();
+        c.alter_reassignment(32, &t1, Some(&[2, 1, 3]), None, &mut Outbox::default()).unwrap();
+        let report = c.verify_reassignments(40, Some(&t1), &mut Outbox::default()).unwrap();
+        assert_eq!(report.states, ["Reassignment of partition t-1 is completed."]);
+        explicit(&mut c, "u", vec![vec![1, 2, 3]]);
+        let u = TopicPartition::new("u", 0);
+        c.alter_reassignment(50, &u, Some(&[1, 2, 4]), None, &mut Outbox::default()).unwrap();
+        c.alter_reassignment(51, &u, None, None, &mut Outbox::default()).unwrap();
+        c.reassign_targets.insert(u.clone(), vec![1, 2, 4]);
+        let report = c.verify_reassignments(60, Some(&u), &mut Outbox::default()).unwrap();
+        assert_eq!(
+            report.states,
+            ["There is no active reassignment of partition u-0, but replica set is 1,2,3 rather than 1,2,4."]
+        );
     }
 
     /// `ReplicationControlManagerTest.testReassignPartitions`' leader case: removing the
@@ -495,14 +652,28 @@ mod tests {
     }
 
     /// A reassignment that only reorders the replicas completes at once (the ISR already
-    /// holds the target), and a cancel reverts a running one (`PartitionReassignmentRevert`).
+    /// holds the target) and says so in an event, and a cancel reverts a running one
+    /// (`PartitionReassignmentRevert`).
     #[test]
     fn reorder_completes_at_once_and_cancel_reverts() {
         let mut c = cluster(&[1, 2, 3, 4]);
         explicit(&mut c, "t", vec![vec![1, 2, 3]]);
-        c.alter_reassignment(10, &tp(), Some(&[3, 2, 1]), None, &mut Outbox::default()).unwrap();
+        let mut out = Outbox::default();
+        c.alter_reassignment(10, &tp(), Some(&[3, 2, 1]), None, &mut out).unwrap();
         let p = part(&c, "t", 0);
         assert_eq!((p.replicas.clone(), p.leader, p.is_reassigning()), (vec![3, 2, 1], Some(1), false));
+        let reordered: Vec<String> = out
+            .events
+            .iter()
+            .filter(|e| matches!(e, EventKind::ReplicasReordered { .. }))
+            .map(ToString::to_string)
+            .collect();
+        assert_eq!(
+            reordered,
+            [
+                "t-0 replicas reordered to [3,2,1]: broker 3 is now the preferred leader; broker 1 keeps leading until a preferred election moves it"
+            ]
+        );
         c.alter_reassignment(20, &tp(), Some(&[3, 2, 4]), None, &mut Outbox::default()).unwrap();
         assert_eq!(part(&c, "t", 0).replicas, vec![3, 2, 4, 1]);
         c.alter_reassignment(30, &tp(), None, None, &mut Outbox::default()).unwrap();

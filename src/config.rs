@@ -62,6 +62,9 @@ pub enum Kind {
     ReplicaList,
     /// One of a fixed set of words (`auto.offset.reset`: `earliest`, `latest`, `none`).
     Choice(&'static [&'static str]),
+    /// A Java class name from a fixed set, or empty / `null` for none (Kafka's `Type.CLASS`
+    /// with a `null` default, e.g. `partitioner.class`).
+    Class(&'static [&'static str]),
 }
 
 /// One configuration property known to isrlab.
@@ -595,6 +598,34 @@ pub static PROPERTIES: &[Property] = &[
         doc: "bytes in one producer batch",
     },
     Property {
+        name: "partitioner.class",
+        scope: Scope::Producer,
+        default: "null",
+        kind: Kind::Class(&[ROUND_ROBIN_PARTITIONER, "RoundRobinPartitioner"]),
+        doc: "null: the built-in partitioner (keys by murmur2 hash, keyless records sticky, KIP-794); RoundRobinPartitioner: each record to the next partition with a leader, keys ignored",
+    },
+    Property {
+        name: "partitioner.ignore.keys",
+        scope: Scope::Producer,
+        default: "false",
+        kind: Kind::Bool,
+        doc: "true: the built-in partitioner treats keyed records as keyless (sticky); no effect with a partitioner.class",
+    },
+    Property {
+        name: "partitioner.adaptive.partitioning.enable",
+        scope: Scope::Producer,
+        default: "true",
+        kind: Kind::Bool,
+        doc: "keyless records switch to partitions with shorter queues more often (KIP-794); false: uniformly at random; no effect with a partitioner.class",
+    },
+    Property {
+        name: "partitioner.availability.timeout.ms",
+        scope: Scope::Producer,
+        default: "0",
+        kind: long(0, i64::MAX),
+        doc: "a leader that had batches ready but could not take them for this long is skipped by keyless records (0 = never); needs adaptive partitioning",
+    },
+    Property {
         name: "max.request.size",
         scope: Scope::Producer,
         default: "1048576",
@@ -714,6 +745,8 @@ pub enum Value {
     Replicas(ThrottledReplicas),
     /// One of a [`Kind::Choice`]'s words.
     Choice(&'static str),
+    /// One of a [`Kind::Class`]'s class names, `None` when unset (empty or `null`).
+    Class(Option<&'static str>),
 }
 
 impl fmt::Display for Value {
@@ -725,6 +758,7 @@ impl fmt::Display for Value {
             Value::Rate(v) | Value::Decimal(v) => write!(f, "{v}"),
             Value::Replicas(v) => write!(f, "{v}"),
             Value::Choice(v) => f.write_str(v),
+            Value::Class(v) => f.write_str(v.unwrap_or("null")),
         }
     }
 }
@@ -849,8 +883,31 @@ impl Property {
                 Some(w) => Ok(Value::Choice(w)),
                 None => Err(bad(words.join(", "))),
             },
+            Kind::Class(names) => match names.iter().find(|n| **n == text) {
+                _ if text.is_empty() || text == "null" => Ok(Value::Class(None)),
+                Some(n) => Ok(Value::Class(Some(n))),
+                None => Err(bad(class_not_found(text, names))),
+            },
         }
     }
+}
+
+/// What a [`Kind::Class`] property accepts, after Kafka's own words for a class it cannot load
+/// (`ConfigDef.parseType`: "Class X could not be found."). The partitioners Kafka 4.0 removed
+/// (KAFKA-18262) get a pointer to what replaced them.
+fn class_not_found(text: &str, names: &[&str]) -> String {
+    let removed = ["DefaultPartitioner", "UniformStickyPartitioner"];
+    let hint = match removed.iter().find(|r| text.ends_with(*r)) {
+        Some(r) => format!(
+            " ({r} was removed in Kafka 4.0, KAFKA-18262: leave partitioner.class empty for the built-in partitioner{})",
+            if *r == "UniformStickyPartitioner" { " and set partitioner.ignore.keys=true" } else { "" }
+        ),
+        None => String::new(),
+    };
+    format!(
+        "{}, or empty or null for the built-in partitioner; Class {text} could not be found{hint}",
+        names.join(" or ")
+    )
 }
 
 pub(crate) fn scope_error(p: &'static Property, wanted: &'static str) -> ConfigError {
@@ -1494,9 +1551,32 @@ pub struct ProducerConfig {
     pub record_size: u32,
     /// Records per second (isrlab's load knob; 0 = only explicit `produce` commands).
     pub rate: f64,
+    /// `partitioner.class`.
+    pub partitioner_class: PartitionerClass,
+    /// `partitioner.ignore.keys`.
+    pub partitioner_ignore_keys: bool,
+    /// `partitioner.adaptive.partitioning.enable`.
+    pub partitioner_adaptive: bool,
+    /// `partitioner.availability.timeout.ms` (ms; 0 = off).
+    pub partitioner_availability_timeout_ms: Ms,
     /// `enable.idempotence` was set by the user, not left at its default: Kafka then refuses
     /// settings that cannot be idempotent instead of quietly turning idempotence off (R5.8).
     pub enable_idempotence_set: bool,
+}
+
+/// Kafka's full name of its round-robin partitioner, accepted by `partitioner.class` (as is
+/// the short `RoundRobinPartitioner`).
+pub const ROUND_ROBIN_PARTITIONER: &str = "org.apache.kafka.clients.producer.RoundRobinPartitioner";
+
+/// Which partitioner picks each record's partition (`partitioner.class`).
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
+pub enum PartitionerClass {
+    /// Unset: Kafka's built-in partitioner (`BuiltInPartitioner`: murmur2 for keys, sticky and
+    /// adaptive for keyless records).
+    #[default]
+    BuiltIn,
+    /// `org.apache.kafka.clients.producer.RoundRobinPartitioner`.
+    RoundRobin,
 }
 
 /// Most requests in flight per connection the idempotent producer allows (Kafka's
@@ -1532,6 +1612,10 @@ impl ProducerConfig {
             max_request_size: 1_048_576,
             record_size: DEFAULT_RECORD_SIZE,
             rate: 100.0,
+            partitioner_class: PartitionerClass::BuiltIn,
+            partitioner_ignore_keys: false,
+            partitioner_adaptive: true,
+            partitioner_availability_timeout_ms: 0,
             enable_idempotence_set: false,
         }
     }
@@ -1568,6 +1652,14 @@ impl ProducerConfig {
             ("max.request.size", v) => self.max_request_size = as_u64(v),
             ("record.size", v) => self.record_size = as_u64(v) as u32,
             ("rate", Value::Rate(r)) => self.rate = r,
+            ("partitioner.class", Value::Class(c)) => {
+                self.partitioner_class = c.map_or(PartitionerClass::BuiltIn, |_| PartitionerClass::RoundRobin)
+            }
+            ("partitioner.ignore.keys", v) => self.partitioner_ignore_keys = as_bool(v),
+            ("partitioner.adaptive.partitioning.enable", v) => self.partitioner_adaptive = as_bool(v),
+            ("partitioner.availability.timeout.ms", v) => {
+                self.partitioner_availability_timeout_ms = as_u64(v)
+            }
             (other, _) => unreachable!("registry entry {other} has no producer field"),
         }
         Ok(())
@@ -1662,6 +1754,7 @@ mod tests {
             Kind::Rate | Kind::Decimal { .. } => "7".to_string(),
             Kind::ReplicaList => "*".to_string(),
             Kind::Choice(words) => words.iter().find(|w| **w != p.default).unwrap_or(&p.default).to_string(),
+            Kind::Class(names) => names[0].to_string(),
         }
     }
 
@@ -1740,6 +1833,32 @@ mod tests {
     fn unknown_property_names_close_matches() {
         let err = lookup("min.insync.replica").unwrap_err();
         assert!(err.to_string().contains("did you mean `min.insync.replicas`"), "{err}");
+    }
+
+    #[test]
+    fn partitioner_class_takes_kafkas_round_robin_partitioner_or_nothing() {
+        let mut p = ProducerConfig::default();
+        p.set("partitioner.class", ROUND_ROBIN_PARTITIONER).unwrap();
+        assert_eq!(p.partitioner_class, PartitionerClass::RoundRobin);
+        p.set("partitioner.class", "null").unwrap();
+        assert_eq!(p.partitioner_class, PartitionerClass::BuiltIn);
+        p.set("partitioner.class", "RoundRobinPartitioner").unwrap();
+        p.set("partitioner.class", "").unwrap();
+        assert_eq!(p, ProducerConfig::default());
+        let e = p.set("partitioner.class", "com.example.MyPartitioner").unwrap_err().to_string();
+        assert!(e.contains("Class com.example.MyPartitioner could not be found"), "{e}");
+        assert!(e.contains(ROUND_ROBIN_PARTITIONER), "{e}");
+        let e = p
+            .set("partitioner.class", "org.apache.kafka.clients.producer.internals.DefaultPartitioner")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("removed in Kafka 4.0"), "{e}");
+        p.set("partitioner.ignore.keys", "true").unwrap();
+        p.set("partitioner.adaptive.partitioning.enable", "false").unwrap();
+        p.set("partitioner.availability.timeout.ms", "250").unwrap();
+        assert!(p.partitioner_ignore_keys && !p.partitioner_adaptive);
+        assert_eq!(p.partitioner_availability_timeout_ms, 250);
+        assert!(p.set("partitioner.availability.timeout.ms", "-1").is_err());
     }
 
     #[test]

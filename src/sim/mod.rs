@@ -20,6 +20,7 @@ pub mod handling;
 pub mod image;
 pub mod log;
 pub mod partition;
+pub mod partitioner;
 pub mod producer;
 pub mod producer_latency;
 pub mod protocol;

@@ -2,9 +2,11 @@
 //! parts that matter for replication, loss and duplicates (rule book R5.2, R5.7, R5.8).
 //!
 //! One [`ProducerClient`] plays the roles of several Java classes:
-//! - `BuiltInPartitioner`: keyless records go round-robin over the partitions that currently
-//!   have a leader (FC-12); when no partition has one, over all partitions, as Java falls back
-//!   to any partition when none is available.
+//! - `BuiltInPartitioner` and `RoundRobinPartitioner` ([`super::partitioner`]): keyed records
+//!   by the murmur2 hash of their key, keyless ones to a sticky partition that changes after
+//!   `batch.size` bytes, chosen among the partitions with a leader (FC-12) and weighted towards
+//!   short queues (KIP-794); or every record to the next partition with `partitioner.class`
+//!   set to the round-robin partitioner.
 //! - `RecordAccumulator`: per-partition queues of records; a batch is ready when `linger.ms`
 //!   has passed since its first record or when it is full (`batch.size` bytes: a 61-byte header
 //!   and records of `record.size` bytes each); records expire after `delivery.timeout.ms`
@@ -70,6 +72,7 @@
 use super::backoff::exponential_backoff;
 use super::connections::{ConnectionState, ConnectionStates};
 use super::events::{EventKind, ProduceFailure};
+use super::partitioner::{self, Partitioner, Queues};
 use super::producer_latency::{LatencyRecorder, LatencySummary, SendTimes};
 use super::protocol::{Batch, Message, MetadataDelta, NodeId, ProduceRequest, ProduceResponse, Values};
 use super::{AckedRecords, Acks, BrokerId, Epoch, Ms, Outbox, TopicPartition};
@@ -97,6 +100,9 @@ pub const PRODUCER_ID_GENERATION_SHIFT: u32 = 32;
 /// Java's `metadata.max.age.ms` default: metadata is refreshed at least this often (ms).
 pub const METADATA_MAX_AGE_MS: Ms = 300_000;
 
+/// Flipped into the producer stream's number to give its partitioner a stream of its own.
+const PARTITIONER_STREAM: u64 = 1 << 63;
+
 /// Units of rate credit per record: the generator accumulates micro-records so that
 /// fractional rates (0.5 records/s) work with integer arithmetic.
 const MICROS_PER_RECORD: u64 = 1_000_000;
@@ -108,6 +114,8 @@ struct PendingRecord {
     value: u64,
     /// Sim time it was handed to the producer (start of its delivery timeout).
     created: Ms,
+    /// [`partitioner::key_hash`] of its key; `None` for a keyless record.
+    key_hash: Option<u32>,
 }
 
 /// A batch after it left the accumulator: it keeps its sequence for every retry.
@@ -268,8 +276,8 @@ pub struct ProducerClient {
     refresh_wanted: bool,
     /// Records handed over before the topic's metadata was known.
     unassigned: VecDeque<PendingRecord>,
-    /// Round-robin position of the partitioner.
-    rr_cursor: usize,
+    /// Picks each record's partition (its own seeded stream).
+    partitioner: Partitioner,
     /// Records created so far (the counter part of the values).
     next_value: u64,
     /// Sim time up to which the rate generator has run (`None` until first called).
@@ -292,7 +300,8 @@ impl ProducerClient {
     /// Creates a producer for `topic`. `index` is its place in the scenario's producer list (the
     /// [`NodeId::Producer`] it answers to), `producer_id` its idempotent producer id (R5.8; sent
     /// only while idempotence is in effect), `rng` its own seeded stream (used for backoff
-    /// jitter only). The rate generator starts at the first call that passes a sim time.
+    /// jitter; the partitioner draws from a stream derived from it, so neither shifts the
+    /// other). The rate generator starts at the first call that passes a sim time.
     pub fn new(
         index: u32,
         topic: Arc<str>,
@@ -300,6 +309,8 @@ impl ProducerClient {
         producer_id: i64,
         rng: ChaCha8Rng,
     ) -> Self {
+        let mut partitioner_rng = rng.clone();
+        partitioner_rng.set_stream(rng.get_stream() ^ PARTITIONER_STREAM);
         Self {
             index,
             topic,
@@ -313,7 +324,7 @@ impl ProducerClient {
             last_refresh: None,
             refresh_wanted: false,
             unassigned: VecDeque::new(),
-            rr_cursor: 0,
+            partitioner: Partitioner::new(partitioner_rng),
             next_value: 0,
             gen_last: None,
             gen_credit: 0,
@@ -408,11 +419,17 @@ impl ProducerClient {
         next
     }
 
-    /// The `produce T N` command: hands `count` records to the producer at `now`. They are
-    /// partitioned at once (or wait for metadata) and sent by the next tick.
+    /// The `produce T N` command: hands `count` keyless records to the producer at `now`. They
+    /// are partitioned at once (or wait for metadata) and sent by the next tick.
     pub fn enqueue(&mut self, now: Ms, count: u64) {
+        self.enqueue_with_key(now, count, None);
+    }
+
+    /// The `produce T N key=K` command: like [`Self::enqueue`], every record with `key` (its
+    /// UTF-8 bytes hashed with murmur2 pick the partition) or none.
+    pub fn enqueue_with_key(&mut self, now: Ms, count: u64, key: Option<&str>) {
         self.generate(now);
-        self.add_records(now, count);
+        self.add_records(now, count, key.map(partitioner::key_hash));
     }
 
     /// Replaces the configuration at `now`. Records due under the old `rate` are generated
@@ -501,10 +518,10 @@ impl ProducerClient {
         let credit = self.gen_credit + self.rate_micros_per_ms() * (now - last);
         self.gen_credit = credit % MICROS_PER_RECORD;
         self.gen_last = Some(now);
-        self.add_records(now, credit / MICROS_PER_RECORD);
+        self.add_records(now, credit / MICROS_PER_RECORD, None);
     }
 
-    fn add_records(&mut self, now: Ms, count: u64) {
+    fn add_records(&mut self, now: Ms, count: u64, key_hash: Option<u32>) {
         if let Some(why) = self.config.record_too_large() {
             self.refuse_records(now, count, why);
             return;
@@ -513,14 +530,24 @@ impl ProducerClient {
             let record = PendingRecord {
                 value: self.index as u64 * VALUES_PER_PRODUCER + self.next_value,
                 created: now,
+                key_hash,
             };
             self.next_value += 1;
             self.sent += 1;
-            match self.choose_partition() {
-                Some(i) => self.partitions[i].waiting.push_back(record),
-                None => self.unassigned.push_back(record),
-            }
+            self.append(record);
         }
+    }
+
+    /// Puts `record` in the queue of the partition the partitioner picks, or with the records
+    /// waiting for metadata while the partition count is unknown.
+    fn append(&mut self, record: PendingRecord) {
+        if self.partitions.is_empty() {
+            self.unassigned.push_back(record);
+            return;
+        }
+        let queues = Accumulated { parts: &self.partitions, per_batch: self.config.records_per_batch() };
+        let i = self.partitioner.choose(&self.config, record.key_hash, &queues);
+        self.partitions[i].waiting.push_back(record);
     }
 
     /// Fails `count` records that `send()` refused before they reached the accumulator: Kafka's
@@ -537,20 +564,6 @@ impl ProducerClient {
         self.failed += count;
         *self.errors.entry(ErrorCode::MessageTooLarge.name().to_string()).or_insert(0) += count;
         self.last_error = Some((now, format!("{} on {}: {why}", ErrorCode::MessageTooLarge, self.topic)));
-    }
-
-    /// Round-robin over partitions with a leader; over all partitions when none has one;
-    /// `None` while the partition count is unknown.
-    fn choose_partition(&mut self) -> Option<usize> {
-        let n = self.partitions.len();
-        if n == 0 {
-            return None;
-        }
-        let start = self.rr_cursor % n;
-        let chosen =
-            (0..n).map(|k| (start + k) % n).find(|&i| self.partitions[i].leader.is_some()).unwrap_or(start);
-        self.rr_cursor = chosen + 1;
-        Some(chosen)
     }
 
     fn apply_metadata(&mut self, now: Ms, delta: &MetadataDelta) {
@@ -617,9 +630,7 @@ impl ProducerClient {
         }
         if !self.partitions.is_empty() {
             while let Some(record) = self.unassigned.pop_front() {
-                if let Some(i) = self.choose_partition() {
-                    self.partitions[i].waiting.push_back(record);
-                }
+                self.append(record);
             }
         }
     }
@@ -646,6 +657,7 @@ impl ProducerClient {
     /// first drainable batch of each of its partitions (`RecordAccumulator.drainBatchesForOneNode`);
     /// this repeats while requests go out.
     fn drain(&mut self, now: Ms, out: &mut Outbox) {
+        self.update_partitioner(now);
         loop {
             // Counted once per round, as `NetworkClient.ready` checks a node once before
             // `drainBatchesForOneNode` fills its request.
@@ -672,6 +684,34 @@ impl ProducerClient {
             if !sent {
                 return;
             }
+        }
+    }
+
+    /// What the sender's `RecordAccumulator.ready` pass tells the partitioner
+    /// (`partitionReady`, then `Sender.sendProducerData`'s `updateNodeLatencyStats`): the
+    /// queue sizes for adaptive partitioning, and, when `partitioner.availability.timeout.ms`
+    /// is set, which leaders had batches ready and whether they could take them (connected,
+    /// under `max.in.flight.requests.per.connection`).
+    fn update_partitioner(&mut self, now: Ms) {
+        let queues = Accumulated { parts: &self.partitions, per_batch: self.config.records_per_batch() };
+        self.partitioner.update_load(&self.config, &queues);
+        if self.config.partitioner_availability_timeout_ms == 0 {
+            return;
+        }
+        let requests = self.in_flight_requests();
+        let max = self.config.max_in_flight.max(1) as usize;
+        let ready: BTreeSet<BrokerId> = (0..self.partitions.len())
+            .filter(|&i| {
+                let p = &self.partitions[i];
+                let muted = self.config.max_in_flight <= 1 && !p.in_flight.is_empty();
+                let at = if p.retries.is_empty() { self.batch_ready_at(i) } else { self.retry_ready_at(i) };
+                !muted && at.is_some_and(|t| t <= now)
+            })
+            .filter_map(|i| self.partitions[i].leader)
+            .collect();
+        for leader in ready {
+            let can_drain = self.conns.is_ready(leader) && requests.get(&leader).copied().unwrap_or(0) < max;
+            self.partitioner.note_leader(&self.config, leader, now, can_drain);
         }
     }
 
@@ -1198,6 +1238,31 @@ impl ProducerClient {
     }
 }
 
+/// The producer's partition queues as the partitioner reads them; waiting records form
+/// batches of `per_batch` from the front, as [`ProducerClient::form_batch`] takes them.
+struct Accumulated<'a> {
+    parts: &'a [PartitionQueue],
+    per_batch: usize,
+}
+
+impl Queues for Accumulated<'_> {
+    fn count(&self) -> usize {
+        self.parts.len()
+    }
+
+    fn leader(&self, i: usize) -> Option<BrokerId> {
+        self.parts[i].leader
+    }
+
+    fn waiting(&self, i: usize) -> usize {
+        self.parts[i].waiting.len()
+    }
+
+    fn queued_batches(&self, i: usize) -> usize {
+        self.parts[i].retries.len() + self.parts[i].waiting.len().div_ceil(self.per_batch.max(1))
+    }
+}
+
 /// One producer client.
 #[derive(Clone, Debug)]
 pub struct ProducerView {
@@ -1239,6 +1304,7 @@ pub struct ProducerView {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::PartitionerClass;
     use crate::sim::protocol::PartitionState;
     use rand::SeedableRng;
 
@@ -1449,9 +1515,13 @@ mod tests {
         assert_eq!(second[0].1.batch.values, vec![1, 2, 3]);
     }
 
-    #[test]
-    fn round_robin_only_over_partitions_with_a_leader() {
-        let mut p = producer(ProducerConfig { linger_ms: 0, acks: Acks::Zero, ..config() }, 1);
+    /// Records handed over before metadata wait, then go where the partitioner says; with
+    /// `partitioner.class` = RoundRobinPartitioner that is each partition with a leader in turn.
+    fn partitions_after_metadata(
+        partitioner_class: PartitionerClass,
+    ) -> Vec<(NodeId, TopicPartition, Vec<u64>)> {
+        let cfg = ProducerConfig { linger_ms: 0, acks: Acks::Zero, partitioner_class, ..config() };
+        let mut p = producer(cfg, 1);
         let mut out = Outbox::default();
         p.enqueue(0, 2);
         p.on_tick(0, &mut out);
@@ -1462,10 +1532,13 @@ mod tests {
         p.handle(1, metadata(&[Some(0), None, Some(2)], 0), &mut out);
         p.enqueue(1, 2);
         p.on_tick(1, &mut out);
-        let sent: Vec<(NodeId, TopicPartition, Vec<u64>)> =
-            requests(&mut out).into_iter().map(|(to, r)| (to, r.tp, r.batch.values.to_vec())).collect();
+        requests(&mut out).into_iter().map(|(to, r)| (to, r.tp, r.batch.values.to_vec())).collect()
+    }
+
+    #[test]
+    fn round_robin_partitioner_only_over_partitions_with_a_leader() {
         assert_eq!(
-            sent,
+            partitions_after_metadata(PartitionerClass::RoundRobin),
             vec![
                 (NodeId::Broker(0), tp(0), vec![0]),
                 (NodeId::Broker(2), tp(2), vec![1]),
@@ -1473,6 +1546,45 @@ mod tests {
                 (NodeId::Broker(2), tp(2), vec![3]),
             ]
         );
+    }
+
+    /// The built-in partitioner keeps keyless records on one partition with a leader (far
+    /// below batch.size bytes here): the two that waited for metadata and the two after.
+    #[test]
+    fn keyless_records_stick_to_one_partition_with_a_leader() {
+        let sent = partitions_after_metadata(PartitionerClass::BuiltIn);
+        let (to, tp) = (sent[0].0, sent[0].1.clone());
+        assert!(to == NodeId::Broker(tp.partition as i32) && tp.partition != 1, "{sent:?}");
+        assert!(sent.iter().all(|s| s.1 == tp), "{sent:?}");
+        assert_eq!(sent.iter().flat_map(|s| s.2.clone()).collect::<Vec<_>>(), vec![0, 1, 2, 3]);
+    }
+
+    /// Keyed records go to `toPositive(murmur2(key)) % 3`: "abc" (479470107) to partition 0,
+    /// "foobar" (-790332482 → 1357151166) to partition 0, "21" (-973932308 → 1173551340) to 0;
+    /// "order-2" is computed by the same function and lands on partition 1 even without its
+    /// leader known, where it waits.
+    #[test]
+    fn keyed_records_go_to_their_murmur2_partition() {
+        let (mut p, mut out) =
+            with_leaders(ProducerConfig { linger_ms: 0, ..config() }, &[Some(0), Some(1), Some(2)], 0);
+        p.enqueue_with_key(0, 2, Some("abc"));
+        p.on_tick(0, &mut out);
+        let sent = requests(&mut out);
+        assert_eq!(sent.len(), 1);
+        assert_eq!((sent[0].1.tp.partition, sent[0].1.batch.values.len()), ((479470107 % 3) as u32, 2));
+        for key in ["k1", "k2", "k3", "k4"] {
+            p.enqueue_with_key(1, 1, Some(key));
+        }
+        p.on_tick(1, &mut out);
+        let mut got: Vec<u32> = requests(&mut out).iter().map(|(_, r)| r.tp.partition).collect();
+        let mut want: Vec<u32> = ["k1", "k2", "k3", "k4"]
+            .iter()
+            .map(|k| partitioner::partition_for_key(partitioner::key_hash(k), 3) as u32)
+            .collect();
+        got.sort_unstable();
+        want.sort_unstable();
+        want.dedup();
+        assert_eq!(got, want);
     }
 
     #[test]

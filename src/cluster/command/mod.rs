@@ -4,7 +4,7 @@
 //! ```text
 //! crash B | shutdown B | restart B
 //! set KEY=VALUE | set topic T KEY=VALUE | set producer KEY=VALUE
-//! produce T N
+//! produce T N [key=K]
 //! add-consumer T[,T…] [group=G] [KEY=VALUE…]
 //! pause-fetch B | resume-fetch B
 //! create-topic T P RF
@@ -194,7 +194,7 @@ commands! {
     Restart(restart::Restart),
     /// A broker, topic or producer property (`set ...`).
     Set(set::Set),
-    /// Hand N records to a topic's producer now (`produce T N`).
+    /// Hand N records to a topic's producer now, with an optional key (`produce T N [key=K]`).
     Produce(produce::Produce),
     /// Start a consumer (`add-consumer T[,T…] [group=G] [KEY=VALUE…]`).
     AddConsumer(add_consumer::AddConsumer),

@@ -1,6 +1,11 @@
-//! `produce T N`: hand N records to the producer of topic T now, on top of its rate. A topic
-//! no producer writes to gets one with `rate=0`, so it sends only what `produce` hands it.
+//! `produce T N [key=K]`: hand N records to the producer of topic T now, on top of its rate.
+//! A topic no producer writes to gets one with `rate=0`, so it sends only what `produce` hands
+//! it. Without a key the records are keyless (the sticky partitioner places them); with one,
+//! every record has key K, and the built-in partitioner sends them all to the partition
+//! `toPositive(murmur2(K)) % partitions` (`BuiltInPartitioner.partitionForKey`, the key's bytes
+//! being its UTF-8, as Kafka's `StringSerializer` writes them).
 
+use super::words::parse_error;
 use super::{Applied, Catalog, MAX_PRODUCE, ParseError, Unit, Words, known_topic};
 use crate::cluster::build::new_producer;
 use crate::cluster::node::NodeCore;
@@ -14,23 +19,40 @@ use crate::sim::protocol::{Message, NodeId};
 use std::fmt;
 use std::rc::Rc;
 
-/// `produce T N`.
+/// `produce T N [key=K]`.
 #[derive(Clone, PartialEq, Eq, Debug)]
 pub struct Produce {
     /// Topic name.
     pub topic: String,
     /// Records, 1 to [`MAX_PRODUCE`].
     pub count: u64,
+    /// The records' key (one word, not empty); `None` for keyless records.
+    pub key: Option<String>,
 }
 
 impl Unit for Produce {
     const VERBS: &'static [&'static str] = &["produce"];
-    const USAGE: &'static [&'static str] = &["produce T N"];
+    const USAGE: &'static [&'static str] = &["produce T N [key=K]"];
 
     fn parse(_verb: &str, words: &mut Words<'_>) -> Result<Self, ParseError> {
         let topic = words.word("topic")?.to_string();
         let count = words.bounded("record count", 1, MAX_PRODUCE)?;
-        Ok(Produce { topic, count })
+        let key = match words.next() {
+            None => None,
+            Some(w) => match words.key_value_of(Some(w))? {
+                (k, v) if k == "key" => Some(v),
+                (k, _) => {
+                    return Err(parse_error(format!(
+                        "unknown option `{k}`: the only one is key=K; usage: {}",
+                        Self::USAGE[0]
+                    )));
+                }
+            },
+        };
+        if let Some(extra) = words.next() {
+            return Err(parse_error(format!("unexpected `{extra}`; usage: {}", Self::USAGE[0])));
+        }
+        Ok(Produce { topic, count, key })
     }
 
     fn validate(&self, cluster: &dyn Catalog) -> Result<(), SimError> {
@@ -46,7 +68,7 @@ impl Unit for Produce {
         let now = world.now();
         let producer = world.producers()[index as usize].clone();
         let mut producer = producer.borrow_mut();
-        producer.enqueue(now, self.count);
+        producer.enqueue_with_key(now, self.count, self.key.as_deref());
         producer.on_tick(now, out);
         Ok(Applied::by(NodeId::Producer(index)))
     }
@@ -68,6 +90,40 @@ pub(crate) fn add_producer(world: &Rc<World>, spawner: Spawner<'_>, topic: &str)
 
 impl fmt::Display for Produce {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "produce {} {}", self.topic, self.count)
+        write!(f, "produce {} {}", self.topic, self.count)?;
+        match &self.key {
+            Some(k) => write!(f, " key={k}"),
+            None => Ok(()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::cluster::command::Command;
+
+    fn parse(line: &str) -> Result<Command, String> {
+        Command::parse(line).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn a_key_is_optional_and_round_trips() {
+        for line in ["produce t 5", "produce orders 3 key=user-42"] {
+            assert_eq!(parse(line).unwrap().to_string(), line);
+        }
+        match parse("produce t 2 key=k").unwrap() {
+            Command::Produce(p) => assert_eq!(p.key.as_deref(), Some("k")),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn bad_keys_are_clear_errors() {
+        let e = parse("produce t 2 key=").unwrap_err();
+        assert!(e.contains("is not KEY=VALUE") && e.contains("produce T N [key=K]"), "{e}");
+        let e = parse("produce t 2 partition=1").unwrap_err();
+        assert!(e.contains("unknown option `partition`"), "{e}");
+        let e = parse("produce t 2 key=a b").unwrap_err();
+        assert!(e.contains("unexpected `b`"), "{e}");
     }
 }

@@ -1,0 +1,594 @@
+//! How the producer picks a record's partition, as Kafka 4.1's Java producer does
+//! (`KafkaProducer.partition`, `BuiltInPartitioner`, the partitioner half of
+//! `RecordAccumulator.append` and `RecordAccumulator.partitionReady`, and
+//! `RoundRobinPartitioner`):
+//!
+//! - With `partitioner.class` = `RoundRobinPartitioner`, every record (keyed or not) goes to
+//!   the next partition with a leader, by one counter; to any partition when none has one.
+//!   Kafka 4.0 removed `Partitioner.onNewBatch` and the second `partition()` call that went
+//!   with it (KAFKA-18295), so the uneven spread of KAFKA-9965 is gone and not modelled.
+//! - A keyed record (unless `partitioner.ignore.keys`) goes to
+//!   `toPositive(murmur2(key)) % partitions`, over every partition, leader or not
+//!   (`BuiltInPartitioner.partitionForKey`; the key's bytes are its UTF-8, as Kafka's
+//!   `StringSerializer` makes them).
+//! - A keyless record goes to the sticky partition (KIP-480 with the KIP-794 fix). The sticky
+//!   partition changes once `batch.size` bytes (batch headers included) were appended to it,
+//!   but only where that does not leave a partly filled batch behind: the switch waits until
+//!   the partition's last batch is full or sent, and happens regardless at twice `batch.size`
+//!   (`BuiltInPartitioner.updatePartitionInfo`, `RecordAccumulator.partitionChanged`). The next
+//!   sticky partition is drawn at random among the partitions with a leader, weighted towards
+//!   short queues when adaptive partitioning is on (`BuiltInPartitioner.nextPartition`,
+//!   `updatePartitionLoadStats`), so a leader that drains slowly gets fewer records.
+//!
+//! The random draws come from the producer's own seeded stream, so a run repeats exactly.
+
+use super::{BrokerId, Ms};
+use crate::config::{PartitionerClass, ProducerConfig, RECORD_BATCH_OVERHEAD};
+use rand::RngExt;
+use rand_chacha::ChaCha8Rng;
+use std::collections::BTreeMap;
+
+/// Kafka's `Utils.murmur2`: the 32-bit MurmurHash2 of `data` with seed `0x9747b28c`, as a
+/// Java `int` (keys are hashed with it to pick their partition).
+pub fn murmur2(data: &[u8]) -> i32 {
+    const SEED: u32 = 0x9747_b28c;
+    const M: u32 = 0x5bd1_e995;
+    const R: u32 = 24;
+    let mut h = SEED ^ data.len() as u32;
+    let mut chunks = data.chunks_exact(4);
+    for chunk in &mut chunks {
+        let mut k = u32::from_le_bytes([chunk[0], chunk[1], chunk[2], chunk[3]]);
+        k = k.wrapping_mul(M);
+        k ^= k >> R;
+        k = k.wrapping_mul(M);
+        h = h.wrapping_mul(M) ^ k;
+    }
+    let tail = chunks.remainder();
+    if !tail.is_empty() {
+        for (i, &b) in tail.iter().enumerate().rev() {
+            h ^= u32::from(b) << (8 * i);
+        }
+        h = h.wrapping_mul(M);
+    }
+    h ^= h >> 13;
+    h = h.wrapping_mul(M);
+    h ^= h >> 15;
+    h as i32
+}
+
+/// Kafka's `Utils.toPositive`: clears the sign bit (not `abs`, so `i32::MIN` maps to 0).
+pub fn to_positive(n: i32) -> u32 {
+    (n & 0x7fff_ffff) as u32
+}
+
+/// What a record's key hashes to before the partition count is applied:
+/// `toPositive(murmur2(UTF-8 bytes of key))`.
+pub fn key_hash(key: &str) -> u32 {
+    to_positive(murmur2(key.as_bytes()))
+}
+
+/// The partition of a keyed record among `partitions` (`BuiltInPartitioner.partitionForKey`).
+pub fn partition_for_key(key_hash: u32, partitions: usize) -> usize {
+    key_hash as usize % partitions.max(1)
+}
+
+/// What the partitioner reads of the accumulator, one entry per partition (the producer's
+/// routing copy of the metadata and its queues).
+pub trait Queues {
+    /// Partitions of the topic.
+    fn count(&self) -> usize;
+    /// The partition's leader as the producer knows it.
+    fn leader(&self, i: usize) -> Option<BrokerId>;
+    /// Records of the partition waiting in the accumulator, not yet in a sent batch.
+    fn waiting(&self, i: usize) -> usize;
+    /// Batches of the partition in the accumulator's deque: re-enqueued ones plus the batches
+    /// its waiting records form (Java `Deque<ProducerBatch>.size()`).
+    fn queued_batches(&self, i: usize) -> usize;
+}
+
+/// How records fill batches, from the producer config.
+#[derive(Clone, Copy, Debug)]
+struct Shape {
+    records_per_batch: usize,
+    record_size: u64,
+    batch_size: u64,
+}
+
+impl Shape {
+    fn of(config: &ProducerConfig) -> Self {
+        Shape {
+            records_per_batch: config.records_per_batch().max(1),
+            record_size: u64::from(config.record_size),
+            batch_size: config.batch_size.max(1),
+        }
+    }
+
+    /// Whether a partition with `waiting` records has no partly filled batch at its tail
+    /// (`RecordAccumulator.allBatchesFull`): none waits, or the last batch reached `batch.size`
+    /// bytes (`MemoryRecordsBuilder.isFull`). A batch that merely cannot take one more record is
+    /// closed only when the next record starts a new batch, so until then it does not count.
+    fn tail_full(&self, waiting: usize) -> bool {
+        if waiting == 0 {
+            return true;
+        }
+        let in_last = (waiting - 1) % self.records_per_batch + 1;
+        u64::from(RECORD_BATCH_OVERHEAD) + in_last as u64 * self.record_size >= self.batch_size
+    }
+
+    /// Bytes one more record adds to a partition with `waiting` records: the record, plus the
+    /// batch header when it starts a new batch (`RecordAppendResult.appendedBytes`).
+    fn appended_bytes(&self, waiting: usize) -> u64 {
+        let header = if waiting.is_multiple_of(self.records_per_batch) { RECORD_BATCH_OVERHEAD } else { 0 };
+        self.record_size + u64::from(header)
+    }
+}
+
+/// The sticky partition and the bytes appended to it so far (`StickyPartitionInfo`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Sticky {
+    partition: usize,
+    produced_bytes: u64,
+}
+
+/// Weights for the next sticky partition (`PartitionLoadStats`): a cumulative frequency table
+/// over `ids`, where a partition with a shorter queue has a larger step.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+struct LoadStats {
+    cumulative: Vec<u32>,
+    ids: Vec<usize>,
+}
+
+/// When a leader last had batches ready and when it could last take them
+/// (`RecordAccumulator.NodeLatencyStats`, for `partitioner.availability.timeout.ms`).
+#[derive(Clone, Copy, Debug)]
+struct NodeLatency {
+    ready_ms: Ms,
+    drain_ms: Ms,
+}
+
+/// One producer's partitioner state for its topic (Java keeps one `BuiltInPartitioner` per
+/// topic and one `RoundRobinPartitioner` counter per topic; an isrlab producer has one topic).
+#[derive(Debug)]
+pub struct Partitioner {
+    rng: ChaCha8Rng,
+    sticky: Option<Sticky>,
+    /// `None`: uniform choice among partitions with a leader.
+    load: Option<LoadStats>,
+    /// Partitions that have had a deque in the accumulator since the start (Java never removes
+    /// an entry from `TopicInfo.batches`); adaptive partitioning waits until all have one.
+    has_deque: Vec<bool>,
+    deques: usize,
+    /// `RoundRobinPartitioner`'s counter (a Java `int`, so it wraps).
+    round_robin: i32,
+    nodes: BTreeMap<BrokerId, NodeLatency>,
+}
+
+impl Partitioner {
+    /// A partitioner drawing from `rng` (a stream of its own, so that its draws do not shift
+    /// the producer's backoff jitter).
+    pub fn new(rng: ChaCha8Rng) -> Self {
+        Partitioner {
+            rng,
+            sticky: None,
+            load: None,
+            has_deque: Vec::new(),
+            deques: 0,
+            round_robin: 0,
+            nodes: BTreeMap::new(),
+        }
+    }
+
+    /// The current sticky partition, if one was chosen.
+    pub fn sticky_partition(&self) -> Option<usize> {
+        self.sticky.map(|s| s.partition)
+    }
+
+    /// Picks the partition for one record about to be appended (callers append it to the
+    /// returned partition at once, and `queues.count()` is at least 1). `key_hash` is
+    /// [`key_hash`] of its key, `None` for a keyless record. Mirrors `KafkaProducer.partition`
+    /// followed by the partition half of `RecordAccumulator.append`.
+    pub fn choose(&mut self, config: &ProducerConfig, key_hash: Option<u32>, queues: &impl Queues) -> usize {
+        let n = queues.count();
+        let chosen = match (config.partitioner_class, key_hash) {
+            (PartitionerClass::RoundRobin, _) => self.round_robin(queues),
+            (PartitionerClass::BuiltIn, Some(h)) if !config.partitioner_ignore_keys => {
+                partition_for_key(h, n)
+            }
+            (PartitionerClass::BuiltIn, _) => self.sticky_append(Shape::of(config), queues),
+        };
+        self.note_deque(chosen, n);
+        chosen
+    }
+
+    /// `RoundRobinPartitioner.partition`: the counter's next value over the partitions with a
+    /// leader, or over all when none has one.
+    fn round_robin(&mut self, queues: &impl Queues) -> usize {
+        let next = to_positive(self.round_robin) as usize;
+        self.round_robin = self.round_robin.wrapping_add(1);
+        let available: Vec<usize> = (0..queues.count()).filter(|&i| queues.leader(i).is_some()).collect();
+        if available.is_empty() { next % queues.count() } else { available[next % available.len()] }
+    }
+
+    /// The sticky partition for one keyless record, with its bytes counted: first a switch
+    /// left pending while the partition's last batch was partly filled is completed if that
+    /// batch is now full or gone (`partitionChanged`), then the record's bytes are added and
+    /// the partition switches if `batch.size` is reached with no partly filled batch left, or
+    /// twice `batch.size` is reached anyway (`updatePartitionInfo`).
+    fn sticky_append(&mut self, shape: Shape, queues: &impl Queues) -> usize {
+        let mut sticky = match self.sticky {
+            Some(s) if s.partition < queues.count() => s,
+            _ => self.fresh_sticky(queues),
+        };
+        if shape.tail_full(queues.waiting(sticky.partition)) && sticky.produced_bytes >= shape.batch_size {
+            sticky = self.fresh_sticky(queues);
+        }
+        let waiting = queues.waiting(sticky.partition);
+        sticky.produced_bytes += shape.appended_bytes(waiting);
+        let enable_switch = shape.tail_full(waiting + 1);
+        let chosen = sticky.partition;
+        self.sticky = if (sticky.produced_bytes >= shape.batch_size && enable_switch)
+            || sticky.produced_bytes >= 2 * shape.batch_size
+        {
+            Some(self.fresh_sticky(queues))
+        } else {
+            Some(sticky)
+        };
+        chosen
+    }
+
+    fn fresh_sticky(&mut self, queues: &impl Queues) -> Sticky {
+        Sticky { partition: self.next_partition(queues), produced_bytes: 0 }
+    }
+
+    /// `BuiltInPartitioner.nextPartition`: a random partition, weighted by the load stats when
+    /// there are any, else uniform among the partitions with a leader (all when none has one).
+    fn next_partition(&mut self, queues: &impl Queues) -> usize {
+        let random = to_positive(self.rng.random::<i32>()) as usize;
+        match &self.load {
+            Some(load) => {
+                let total = *load.cumulative.last().expect("load stats are never empty") as usize;
+                let r = (random % total) as u32;
+                // The first step strictly above r.
+                let k = load.cumulative.partition_point(|&c| c <= r);
+                load.ids[k]
+            }
+            None => {
+                let available: Vec<usize> =
+                    (0..queues.count()).filter(|&i| queues.leader(i).is_some()).collect();
+                if available.is_empty() {
+                    random % queues.count()
+                } else {
+                    available[random % available.len()]
+                }
+            }
+        }
+    }
+
+    fn note_deque(&mut self, i: usize, n: usize) {
+        if self.has_deque.len() < n {
+            self.has_deque.resize(n, false);
+        }
+        if !self.has_deque[i] {
+            self.has_deque[i] = true;
+            self.deques += 1;
+        }
+    }
+
+    /// Recomputes the weights for the next sticky partition from the queues, as the sender's
+    /// `RecordAccumulator.partitionReady` does on each pass (before the pass records leader
+    /// latencies with [`Self::note_leader`]). Only with the built-in partitioner, adaptive
+    /// partitioning on, and every partition having had a deque; partitions without a leader
+    /// are left out, and with `partitioner.availability.timeout.ms` so are those whose leader
+    /// had ready batches it could not take for longer than that.
+    pub fn update_load(&mut self, config: &ProducerConfig, queues: &impl Queues) {
+        let n = queues.count();
+        let adaptive = config.partitioner_class == PartitionerClass::BuiltIn && config.partitioner_adaptive;
+        if !adaptive || self.deques < n || n < 2 {
+            self.load = None;
+            return;
+        }
+        let timeout = config.partitioner_availability_timeout_ms;
+        // Built as Java fills its arrays: a slot per partition with a leader, taken back when
+        // that leader is too slow (the next partition then reuses the slot).
+        let mut sizes = vec![0u32; n];
+        let mut ids = vec![0usize; n];
+        let mut len = 0usize;
+        for i in 0..n {
+            let leader = queues.leader(i);
+            if leader.is_some() {
+                ids[len] = i;
+                len += 1;
+            }
+            let batches = queues.queued_batches(i);
+            let Some(leader) = leader else { continue };
+            if batches == 0 {
+                continue;
+            }
+            sizes[len - 1] = batches as u32;
+            if timeout > 0
+                && let Some(node) = self.nodes.get(&leader)
+                && node.ready_ms.saturating_sub(node.drain_ms) > timeout
+            {
+                len -= 1;
+            }
+        }
+        self.load = load_stats(&sizes, &ids, len);
+    }
+
+    /// The sender found `leader` with batches ready at `now`; `can_drain` says whether it could
+    /// send to it (connected, under `max.in.flight.requests.per.connection`)
+    /// (`RecordAccumulator.updateNodeLatencyStats`). Only kept while
+    /// `partitioner.availability.timeout.ms` is set.
+    pub fn note_leader(&mut self, config: &ProducerConfig, leader: BrokerId, now: Ms, can_drain: bool) {
+        if config.partitioner_availability_timeout_ms == 0 {
+            return;
+        }
+        let node = self.nodes.entry(leader).or_insert(NodeLatency { ready_ms: now, drain_ms: now });
+        if can_drain {
+            node.drain_ms = now;
+        }
+        node.ready_ms = now;
+    }
+}
+
+/// `BuiltInPartitioner.updatePartitionLoadStats`: from the queue sizes of the first `len`
+/// slots, a cumulative table of `max + 1 - size`; `None` (uniform) when no slot is left, or
+/// when every partition is in and all queues are equal.
+fn load_stats(sizes: &[u32], ids: &[usize], len: usize) -> Option<LoadStats> {
+    if len < 1 || sizes.len() < 2 {
+        return None;
+    }
+    let used = &sizes[..len];
+    let max_plus_1 = used.iter().copied().max().unwrap_or(0) + 1;
+    if len == sizes.len() && used.iter().all(|&s| s == used[0]) {
+        return None;
+    }
+    let mut cumulative = Vec::with_capacity(len);
+    let mut sum = 0u32;
+    for &s in used {
+        sum += max_plus_1 - s;
+        cumulative.push(sum);
+    }
+    Some(LoadStats { cumulative, ids: ids[..len].to_vec() })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::SeedableRng;
+
+    /// Kafka's `UtilsTest.testMurmur2` vectors.
+    #[test]
+    fn murmur2_matches_kafka() {
+        let cases: [(&[u8], i32); 6] = [
+            (b"21", -973932308),
+            (b"foobar", -790332482),
+            (b"a-little-bit-long-string", -985981536),
+            (b"a-little-bit-longer-string", -1486304829),
+            (b"lkjh234lh9fiuh90y23oiuhsafujhadof229phr9h19h89h8", -58897971),
+            (b"abc", 479470107),
+        ];
+        for (data, want) in cases {
+            assert_eq!(murmur2(data), want, "{}", String::from_utf8_lossy(data));
+        }
+    }
+
+    #[test]
+    fn to_positive_clears_the_sign_bit() {
+        assert_eq!(to_positive(-1), 0x7fff_ffff);
+        assert_eq!(to_positive(i32::MIN), 0);
+        assert_eq!(to_positive(5), 5);
+        // "21" hashes to -973932308; 6 partitions.
+        assert_eq!(partition_for_key(key_hash("21"), 6), (-973932308i32 & 0x7fff_ffff) as usize % 6);
+    }
+
+    /// Leaders and waiting records per partition; batches formed by `per_batch`.
+    struct Fake {
+        leaders: Vec<Option<BrokerId>>,
+        waiting: Vec<usize>,
+        retries: Vec<usize>,
+        per_batch: usize,
+    }
+
+    impl Fake {
+        fn new(leaders: &[Option<BrokerId>], per_batch: usize) -> Self {
+            let n = leaders.len();
+            Fake { leaders: leaders.to_vec(), waiting: vec![0; n], retries: vec![0; n], per_batch }
+        }
+    }
+
+    impl Queues for Fake {
+        fn count(&self) -> usize {
+            self.leaders.len()
+        }
+        fn leader(&self, i: usize) -> Option<BrokerId> {
+            self.leaders[i]
+        }
+        fn waiting(&self, i: usize) -> usize {
+            self.waiting[i]
+        }
+        fn queued_batches(&self, i: usize) -> usize {
+            self.retries[i] + self.waiting[i].div_ceil(self.per_batch)
+        }
+    }
+
+    fn partitioner(seed: u64) -> Partitioner {
+        Partitioner::new(ChaCha8Rng::seed_from_u64(seed))
+    }
+
+    /// Appends `count` keyless records in one go (no drain between) and returns their
+    /// partitions.
+    fn burst(p: &mut Partitioner, cfg: &ProducerConfig, q: &mut Fake, count: usize) -> Vec<usize> {
+        (0..count)
+            .map(|_| {
+                let i = p.choose(cfg, None, q);
+                q.waiting[i] += 1;
+                i
+            })
+            .collect()
+    }
+
+    /// Whether `v` is made of stretches of `len` records on one partition each (the next
+    /// partition is drawn at random, so two stretches in a row may share one), and uses more
+    /// than one partition.
+    fn sticks_for(v: &[usize], len: usize) -> bool {
+        v.chunks(len).all(|c| c.iter().all(|&x| x == c[0]))
+            && v.chunks(len).zip(v.chunks(len).skip(1)).all(|(a, b)| a.len() == len || b.is_empty())
+            && v.iter().any(|&x| x != v[0])
+    }
+
+    /// Defaults (batch.size 16384, 100-byte records, 163 per batch): in a burst the last batch
+    /// is never full (16361 bytes < 16384), so the switch waits for twice batch.size: two full
+    /// batches and the first record of a third, 327 records.
+    #[test]
+    fn a_burst_sticks_for_twice_batch_size() {
+        let cfg = ProducerConfig::default();
+        let mut q = Fake::new(&[Some(0), Some(1), Some(2), Some(0), Some(1), Some(2)], 163);
+        let mut p = partitioner(1);
+        let parts = burst(&mut p, &cfg, &mut q, 3270);
+        assert!(sticks_for(&parts, 327), "{parts:?}");
+    }
+
+    /// When the records exactly fill a batch (61 + 100 · 10 = 1061 = batch.size), the batch is
+    /// full, so the switch happens at batch.size: one batch per partition.
+    #[test]
+    fn an_exactly_full_batch_switches_at_batch_size() {
+        let cfg = ProducerConfig { batch_size: 1061, ..ProducerConfig::default() };
+        let mut q = Fake::new(&[Some(0), Some(1), Some(2)], 10);
+        let mut p = partitioner(3);
+        let parts = burst(&mut p, &cfg, &mut q, 200);
+        assert!(sticks_for(&parts, 10), "{parts:?}");
+    }
+
+    /// At a steady low rate each record's batch is sent before the next record comes: every
+    /// record starts a batch (161 bytes), and the switch comes with the first record after
+    /// 16384 bytes: after 102 records (16422 bytes).
+    #[test]
+    fn records_sent_one_by_one_switch_after_batch_size_bytes() {
+        let cfg = ProducerConfig::default();
+        let q = Fake::new(&[Some(0), Some(1), Some(2)], 163);
+        let mut p = partitioner(5);
+        let parts: Vec<usize> = (0..2040).map(|_| p.choose(&cfg, None, &q)).collect();
+        assert!(sticks_for(&parts, 102), "{parts:?}");
+    }
+
+    /// FC-12: a partition without a leader never becomes the sticky partition.
+    #[test]
+    fn partitions_without_a_leader_are_skipped() {
+        let cfg = ProducerConfig { batch_size: 161, ..ProducerConfig::default() };
+        let q = Fake::new(&[Some(0), None, Some(2), None], 163);
+        let mut p = partitioner(7);
+        let parts: Vec<usize> = (0..500).map(|_| p.choose(&cfg, None, &q)).collect();
+        assert!(parts.iter().all(|&i| i == 0 || i == 2));
+        assert!(parts.contains(&0) && parts.contains(&2));
+        // With no leader anywhere, any partition.
+        let none = Fake::new(&[None, None], 163);
+        let parts: Vec<usize> = (0..200).map(|_| p.choose(&cfg, None, &none)).collect();
+        assert!(parts.contains(&0) && parts.contains(&1));
+    }
+
+    #[test]
+    fn keys_go_to_their_murmur2_partition_over_all_partitions() {
+        let cfg = ProducerConfig::default();
+        let q = Fake::new(&[Some(0), None, Some(2)], 163);
+        let mut p = partitioner(1);
+        for key in ["21", "foobar", "abc", "order-7"] {
+            let want = to_positive(murmur2(key.as_bytes())) as usize % 3;
+            assert_eq!(p.choose(&cfg, Some(key_hash(key)), &q), want, "{key}");
+        }
+        // "abc" hashes to 479470107: partition 479470107 % 3 = 0 ... and it goes there even
+        // when that partition has no leader.
+        let leaderless = Fake::new(&[None, None, None], 163);
+        assert_eq!(p.choose(&cfg, Some(key_hash("abc")), &leaderless), 479470107 % 3);
+        // partitioner.ignore.keys: the key is ignored, the record is sticky.
+        let ignore = ProducerConfig { partitioner_ignore_keys: true, ..ProducerConfig::default() };
+        let sticky = p.choose(&ignore, Some(key_hash("abc")), &q);
+        assert_eq!(Some(sticky), p.sticky_partition());
+    }
+
+    #[test]
+    fn round_robin_cycles_over_partitions_with_a_leader_and_ignores_keys() {
+        let cfg =
+            ProducerConfig { partitioner_class: PartitionerClass::RoundRobin, ..ProducerConfig::default() };
+        let q = Fake::new(&[Some(0), None, Some(2), Some(0)], 163);
+        let mut p = partitioner(1);
+        let parts: Vec<usize> = (0..6).map(|k| p.choose(&cfg, (k % 2 == 0).then_some(7), &q)).collect();
+        assert_eq!(parts, vec![0, 2, 3, 0, 2, 3]);
+        let none = Fake::new(&[None, None], 163);
+        assert_eq!((p.choose(&cfg, None, &none), p.choose(&cfg, None, &none)), (0, 1));
+    }
+
+    /// The example of `updatePartitionLoadStats`' comment: queues 0 3 1 give steps 4 1 3.
+    #[test]
+    fn load_stats_invert_queue_sizes() {
+        let stats = load_stats(&[0, 3, 1], &[0, 1, 2], 3).unwrap();
+        assert_eq!(stats.cumulative, vec![4, 5, 8]);
+        assert_eq!(load_stats(&[2, 2, 2], &[0, 1, 2], 3), None, "equal queues: uniform");
+        assert_eq!(load_stats(&[2, 2, 2], &[0, 1, 2], 2).unwrap().cumulative, vec![1, 2]);
+        assert_eq!(load_stats(&[5], &[0], 1), None, "one partition");
+    }
+
+    /// Adaptive partitioning: with partition 0's queue long and the others empty, the next
+    /// sticky partition is 0 only 1 time in 1 + 2·4 (steps 1, 4, 4 for queues 3, 0, 0).
+    #[test]
+    fn adaptive_partitioning_avoids_long_queues() {
+        let cfg = ProducerConfig::default();
+        let mut q = Fake::new(&[Some(0), Some(1), Some(2)], 163);
+        let mut p = partitioner(11);
+        // Every partition has had a deque.
+        for i in 0..3 {
+            p.note_deque(i, 3);
+        }
+        q.retries[0] = 3;
+        p.update_load(&cfg, &q);
+        let picks: Vec<usize> = (0..9000).map(|_| p.next_partition(&q)).collect();
+        let zero = picks.iter().filter(|&&i| i == 0).count();
+        assert!((800..1200).contains(&zero), "{zero} of 9000");
+        // Off: uniform.
+        let off = ProducerConfig { partitioner_adaptive: false, ..cfg.clone() };
+        p.update_load(&off, &q);
+        let zero = (0..9000).filter(|_| p.next_partition(&q) == 0).count();
+        assert!((2700..3300).contains(&zero), "{zero} of 9000");
+        // Not before every partition had a deque.
+        let mut fresh = partitioner(11);
+        fresh.note_deque(1, 3);
+        fresh.update_load(&cfg, &q);
+        assert_eq!(fresh.load, None);
+    }
+
+    /// `partitioner.availability.timeout.ms`: a leader with ready batches it could not take for
+    /// longer than the timeout is left out of the choice.
+    #[test]
+    fn availability_timeout_leaves_out_a_stuck_leader() {
+        let cfg = ProducerConfig { partitioner_availability_timeout_ms: 100, ..ProducerConfig::default() };
+        let mut q = Fake::new(&[Some(0), Some(1), Some(2)], 163);
+        q.waiting = vec![5, 5, 5];
+        let mut p = partitioner(2);
+        for i in 0..3 {
+            p.note_deque(i, 3);
+        }
+        p.note_leader(&cfg, 1, 0, true);
+        p.note_leader(&cfg, 1, 100, false);
+        p.update_load(&cfg, &q);
+        assert_eq!(p.load, None, "100 ms is not more than the timeout, and queues are equal");
+        p.note_leader(&cfg, 1, 101, false);
+        p.update_load(&cfg, &q);
+        assert_eq!(p.load.as_ref().unwrap().ids, vec![0, 2]);
+        assert!((0..500).all(|_| p.next_partition(&q) != 1));
+        p.note_leader(&cfg, 1, 102, true);
+        p.update_load(&cfg, &q);
+        assert_eq!(p.load, None);
+    }
+
+    #[test]
+    fn same_seed_same_choices() {
+        let cfg = ProducerConfig { batch_size: 300, ..ProducerConfig::default() };
+        let run = |seed| {
+            let mut q = Fake::new(&[Some(0), Some(1), Some(2), Some(3)], 2);
+            let mut p = partitioner(seed);
+            burst(&mut p, &cfg, &mut q, 300)
+        };
+        assert_eq!(run(9), run(9));
+        assert_ne!(run(9), run(10));
+    }
+}

@@ -104,7 +104,8 @@ impl Known {
 
     /// Validates `cmd` as the live cluster would ([`Command::validate`]; what only the running
     /// cluster knows, such as whether a broker is up, is left to the run), and records what
-    /// it changes (a topic it creates, a property it sets), so later commands are checked
+    /// it changes (a topic it creates, a property it sets, `__consumer_offsets` that a group
+    /// consumer brings), so later commands are checked
     /// against the cluster as the timeline leaves it. Errors: the refusal, in the words the
     /// palette would show.
     pub fn check_command(&mut self, cmd: &Command) -> Result<(), String> {
@@ -117,6 +118,10 @@ impl Known {
                 self.topic_configs.remove(&d.topic);
             }
             Command::Set(set) => self.remember(set),
+            Command::AddConsumer(a) if a.group.is_some() => {
+                let n = self.broker_config.offsets_topic_num_partitions;
+                self.topics.entry(OFFSETS_TOPIC.to_string()).or_insert(n);
+            }
             _ => {}
         }
         Ok(())
@@ -290,6 +295,24 @@ mod tests {
             check(&mut known, "set replica.lag.time.max.ms=1000")
                 .unwrap_err()
                 .contains("replica.fetch.wait.max.ms")
+        );
+    }
+
+    /// A group consumer brings `__consumer_offsets`, so a later command may name it; a
+    /// consumer without a group does not.
+    #[test]
+    fn a_group_consumer_brings_the_offsets_topic() {
+        let mut known = Known::new(&ClusterSpec::default_run(1));
+        let check = |k: &mut Known, line: &str| k.check_command(&Command::parse(line).unwrap());
+        let name = "test_repli";
+        assert_eq!(check(&mut known, &format!("add-consumer {name}")), Ok(()));
+        assert!(check(&mut known, "delete-topic __consumer_offsets").is_err());
+        assert_eq!(check(&mut known, &format!("add-consumer {name} group=g")), Ok(()));
+        assert_eq!(known.topic(OFFSETS_TOPIC), Ok(50));
+        assert_eq!(check(&mut known, "delete-topic __consumer_offsets"), Ok(()));
+        assert_eq!(
+            check(&mut known, "create-topic __cluster_metadata 1 1").unwrap_err(),
+            "INVALID_REQUEST: Creation of internal topic __cluster_metadata is prohibited."
         );
     }
 }

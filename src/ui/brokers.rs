@@ -116,7 +116,7 @@ fn strip_rows(model: &Model, snap: &Snapshot, width: usize) -> Vec<Vec<Chunk>> {
     // Too many brokers for every one to show: counts by state, then only the brokers that
     // need attention and the selected one.
     let summary =
-        [(Form::Short, 1, true), (Form::Short, 2, true), (Form::Short, 2, false), (Form::Compact, 2, false)];
+        [(Form::Short, 1, true), (Form::Short, 1, false), (Form::Short, 2, true), (Form::Compact, 2, false)];
     for (form, most, ctrl) in summary {
         let (rows, fits) = wrap_chunks(strip_chunks(model, snap, form, ctrl, Pick::Attention), width);
         if fits && rows.len() <= most {

@@ -111,11 +111,11 @@ fn replica_lines(p: &PartitionView, theme: Theme, width: usize) -> (Vec<Line<'st
     // The log start appears once retention (or a reset follower) moved it on some replica.
     let show_start = p.replica_views.iter().any(|r| r.log_start > 0);
     let note_w = p.replica_views.iter().map(|r| note(r, long).chars().count()).max().unwrap_or(0);
-    // " 0 L ✔ " + bar + " HW n LEO n " + note
-    let fixed = 7 + 1 + 3 + num_w + 5 + num_w + 1 + note_w;
+    let id_w = p.replica_views.iter().map(|r| r.broker.to_string().len()).max().unwrap_or(1);
+    // " 0 L ✔ " (wider for ids from 10 on) + bar + " HW n LEO n " + note
+    let fixed = id_w + 6 + 1 + 3 + num_w + 5 + num_w + 1 + note_w;
     let bar_w = width.saturating_sub(fixed).max(4);
     let bar_w = if show_start { bar_w.saturating_sub(7 + num_w).max(4) } else { bar_w };
-    let id_w = p.replica_views.iter().map(|r| r.broker.to_string().len()).max().unwrap_or(1);
     let mut epochs: Vec<Epoch> =
         p.replica_views.iter().flat_map(|r| r.epoch_cache.iter().map(|&(e, _)| e)).collect();
     epochs.sort_unstable();

@@ -95,6 +95,7 @@ pub fn level(kind: &EventKind) -> Level {
         | IsrExpanded { .. }
         | Truncated { .. }
         | ProduceRecovered { .. }
+        | ProducerRestarted { .. }
         | ConfigChanged { .. }
         | ConsumerOffsetReset { .. }
         | NetworkChanged { .. } => Level::INFO,

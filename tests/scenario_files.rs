@@ -86,7 +86,7 @@ fn an_unknown_property_names_close_matches() {
 fn a_bad_command_points_at_do() {
     assert_eq!(
         invalid("bad-command.toml"),
-        "tests/invalid/bad-command.toml:9:6: invalid command: unknown command `kill`; commands: crash B | shutdown B | restart B | set KEY=VALUE | set topic T KEY=VALUE | set producer KEY=VALUE | set link A B net.KEY=VALUE | set broker B KEY=VALUE | produce T N | add-consumer T[,T…] [group=G] [KEY=VALUE…] | close-consumer C | pause-fetch B | resume-fetch B | create-topic T P RF | roll [--no-wait] | cut A B | cut-oneway A B | heal A B | isolate B | heal-all | delay A B MS | loss A B PERCENT | hold A B | release A B | freeze N [MS] | thaw N | bounce B | power-loss B [B…] | slow-disk B MS | elect-preferred [T | T-P | --topic T [--partition P]] | elect-unclean T-P | reassign T-P R,R,R [--throttle MB/s] | reassign T-P --cancel | add-partitions T N | delete-topic T"
+        "tests/invalid/bad-command.toml:9:6: invalid command: unknown command `kill`; commands: crash B | shutdown B | restart B | set KEY=VALUE | set topic T KEY=VALUE | set producer KEY=VALUE | set producer P KEY=VALUE | set link A B net.KEY=VALUE | set broker B KEY=VALUE | produce T N | restart-producer P | add-consumer T[,T…] [group=G] [KEY=VALUE…] | close-consumer C | pause-fetch B | resume-fetch B | create-topic T P RF | roll [--no-wait] | cut A B | cut-oneway A B | heal A B | isolate B | heal-all | delay A B MS | loss A B PERCENT | hold A B | release A B | freeze N [MS] | thaw N | bounce B | power-loss B [B…] | slow-disk B MS | elect-preferred [T | T-P | --topic T [--partition P]] | elect-unclean T-P | reassign T-P R,R,R [--throttle MB/s] | reassign T-P --cancel | add-partitions T N | delete-topic T"
     );
 }
 

@@ -31,7 +31,12 @@ struct App {
 impl App {
     /// The default cluster (`isrlab --seed 42`) in a `cols`×`rows` terminal, without colour.
     fn start(cols: u16, rows: u16) -> App {
-        let sim = Sim::new(ClusterSpec::default_run(42)).expect("the default run is valid");
+        App::start_with(ClusterSpec::default_run(42), cols, rows)
+    }
+
+    /// The cluster `spec` in a `cols`×`rows` terminal, without colour.
+    fn start_with(spec: ClusterSpec, cols: u16, rows: u16) -> App {
+        let sim = Sim::new(spec).expect("the run is valid");
         let snap = sim.latest();
         let mut model = Model::new(1.0, Theme::new(false), &snap);
         update(&mut model, Msg::Resize(cols, rows), &snap);
@@ -565,4 +570,80 @@ fn internal_topics_are_hidden_once_a_consumer_group_creates_them_at_80x24() {
     let shown = app.screen();
     assert!(internal_rows(&shown) > 0, "i shows them:\n{shown}");
     assert!(shown.contains("test_repli-0"), "the selection stays on the user's topic:\n{shown}");
+}
+
+/// The default cluster with a second producer on the same topic (both as `isrlab` starts them).
+fn two_producers() -> ClusterSpec {
+    let mut spec = ClusterSpec::default_run(42);
+    let second = spec.producers[0].clone();
+    spec.producers.push(second);
+    spec
+}
+
+/// Each producer's acks and rate as the real simulation has them.
+fn producer_settings(app: &App) -> Vec<(String, f64)> {
+    app.snap.producers.iter().map(|p| (p.config.acks.to_string(), p.config.rate)).collect()
+}
+
+#[test]
+fn key_p_selects_producer_1_and_a_changes_its_acks_alone() {
+    let mut app = App::start_with(two_producers(), 100, 30);
+    app.run_for(500);
+    let before = app.screen();
+    assert!(
+        before.contains("▸p0 ") || before.contains("▸producer 0 "),
+        "producer 0 is not marked:\n{before}"
+    );
+    assert!(before.contains(" producer 0: acks=all rate=100/s"), "{before}");
+    app.press("P");
+    app.press("a");
+    app.run_for(100);
+    assert_eq!(producer_settings(&app), vec![("all".into(), 100.0), ("0".into(), 100.0)]);
+    app.press("+");
+    app.run_for(100);
+    assert_eq!(producer_settings(&app), vec![("all".into(), 100.0), ("0".into(), 200.0)]);
+    let screen = app.screen();
+    assert!(screen.contains("✔ set producer 1 rate=200"), "{screen}");
+    assert!(screen.contains(" producer 1: acks=0 rate=200/s"), "{screen}");
+    assert!(
+        screen.contains("▸p1 ") || screen.contains("▸producer 1 "),
+        "producer 1 is not marked:\n{screen}"
+    );
+    // P wraps around to producer 0, and `a` now changes producer 0 alone.
+    app.press("Pa");
+    app.run_for(100);
+    assert_eq!(producer_settings(&app), vec![("0".into(), 100.0), ("0".into(), 200.0)]);
+}
+
+#[test]
+fn with_one_producer_a_changes_every_producer_as_before() {
+    let mut app = App::start(100, 30);
+    app.run_for(500);
+    app.press("P");
+    assert!(app.screen().contains("producer 0 is the only producer"), "{}", app.screen());
+    app.press("a");
+    app.run_for(100);
+    let screen = app.screen();
+    assert!(screen.contains("✔ set producer acks=0"), "{screen}");
+    assert!(screen.line(2).starts_with(" acks=0  min.insync="), "{screen}");
+    assert!(!screen.contains("▸p0") && !screen.contains("▸producer"), "{screen}");
+}
+
+/// 80×24 with a consumer: its group's `__consumer_offsets` (50 partitions) lengthens the
+/// table, which gives rows so that the producer line stays (issue 9: producer counts never
+/// give way), and the consumer takes what is left.
+#[test]
+fn at_80x24_the_producer_lines_stay_once_a_consumer_exists() {
+    let mut app = App::start_with(two_producers(), 80, 24);
+    app.run_for(500);
+    app.press(":add-consumer test_repli group=g");
+    app.press_key(KeyCode::Enter);
+    app.run_for(5_000);
+    assert!(app.snap.partitions.len() > 6, "no __consumer_offsets yet");
+    let screen = app.screen();
+    assert!(screen.contains(" Clients"), "the clients pane is gone:\n{screen}");
+    assert!(screen.contains("▸p0 "), "producer 0's line is gone:\n{screen}");
+    assert!(screen.contains(" p1 "), "producer 1's line is gone:\n{screen}");
+    assert!(screen.contains("+1 consumer(s) not shown"), "the consumer is not even counted:\n{screen}");
+    assert!(screen.contains("test_repli-0 logs"), "the selected partition's logs are gone:\n{screen}");
 }

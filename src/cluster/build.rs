@@ -152,7 +152,8 @@ pub(crate) fn new_producer(
     seed: u64,
 ) -> Rc<RefCell<ProducerClient>> {
     controller.add_client(NodeId::Producer(index));
-    let producer_id = 1000 + i64::from(index);
+    // The producer's first InitProducerId, answered from the cluster's allocation.
+    let producer_id = controller.allocate_producer_id();
     let client = ProducerClient::new(
         index,
         spec.topic.as_str().into(),

@@ -97,6 +97,7 @@ pub fn level(kind: &EventKind) -> Level {
         | IsrExpanded { .. }
         | Truncated { .. }
         | ProduceRecovered { .. }
+        | ProducerRestarted { .. }
         | ConfigChanged { .. }
         | ConsumerOffsetReset { .. }
         | ConsumerTopicGone { .. }

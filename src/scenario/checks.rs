@@ -62,14 +62,15 @@ pub struct Known {
     pub brokers: Vec<BrokerId>,
     /// Topic name → partition count.
     pub topics: BTreeMap<String, u32>,
-    /// Topics a producer writes to.
+    /// The topic each producer writes to, in index order (commands that add a producer
+    /// included).
     pub produced: Vec<String>,
     /// The cluster-wide broker config at start.
     pub broker_config: BrokerConfig,
     /// Topic overrides at start (topics created by commands have none).
     pub topic_configs: BTreeMap<String, TopicConfig>,
-    /// The first producer's config at start (the default without one).
-    pub producer_config: ProducerConfig,
+    /// Each producer's config, in index order, as the timeline leaves it.
+    pub producer_configs: Vec<ProducerConfig>,
 }
 
 impl Known {
@@ -90,7 +91,7 @@ impl Known {
             produced: spec.producers.iter().map(|p| p.topic.clone()).collect(),
             broker_config: spec.broker_config.clone(),
             topic_configs: spec.topics.iter().map(|t| (t.name.clone(), t.config.clone())).collect(),
-            producer_config: spec.producers.first().map(|p| p.config.clone()).unwrap_or_default(),
+            producer_configs: spec.producers.iter().map(|p| p.config.clone()).collect(),
         }
     }
 
@@ -122,25 +123,50 @@ impl Known {
                 let n = self.broker_config.offsets_topic_num_partitions;
                 self.topics.entry(OFFSETS_TOPIC.to_string()).or_insert(n);
             }
+            // A topic no producer writes to gets a rate-0 producer (`produce::add_producer`).
+            Command::Produce(p) if !self.produced.contains(&p.topic) => self.add_producer(&p.topic),
             _ => {}
         }
         Ok(())
     }
 
+    /// A producer the run adds for `topic`, with `rate=0` as the cluster gives it.
+    fn add_producer(&mut self, topic: &str) {
+        self.produced.push(topic.to_string());
+        self.producer_configs.push(ProducerConfig { rate: 0.0, ..Default::default() });
+    }
+
     /// Records a validated `set` (so it cannot fail; a result is ignored).
     fn remember(&mut self, set: &Set) {
+        let for_producers = match set {
+            Set::Producer { .. } => true,
+            Set::Cluster { key, .. } => config::lookup(key).is_ok_and(|p| p.scope == Scope::Producer),
+            _ => false,
+        };
+        if for_producers && self.producer_configs.is_empty() {
+            // The cluster adds a rate-0 producer for the first topic first.
+            if let Some(first) = self.topics.keys().next().cloned() {
+                self.add_producer(&first);
+            }
+        }
         match set {
             Set::Topic { topic, key, value } => {
                 _ = self.topic_configs.entry(topic.clone()).or_default().set(key, value);
             }
-            Set::Producer { key, value } => _ = self.producer_config.set(key, value),
-            Set::Broker { broker, key, value } => _ = self.broker_config.set_for_broker(*broker, key, value),
-            // Routed by scope as the cluster does: a producer config refuses a broker property.
-            Set::Cluster { key, value } => {
-                if self.producer_config.set(key, value).is_err() {
-                    _ = self.broker_config.set(key, value);
+            Set::Producer { index: Some(i), key, value } => {
+                if let Some(c) = self.producer_configs.get_mut(*i as usize) {
+                    _ = c.set(key, value);
                 }
             }
+            Set::Producer { index: None, key, value } => {
+                self.producer_configs.iter_mut().for_each(|c| _ = c.set(key, value));
+            }
+            Set::Broker { broker, key, value } => _ = self.broker_config.set_for_broker(*broker, key, value),
+            // Routed by scope as the cluster does.
+            Set::Cluster { key, value } if for_producers => {
+                self.producer_configs.iter_mut().for_each(|c| _ = c.set(key, value));
+            }
+            Set::Cluster { key, value } => _ = self.broker_config.set(key, value),
             // The network is not part of what later commands are checked against.
             Set::Link { .. } => {}
         }
@@ -164,8 +190,8 @@ impl Catalog for Known {
         let config = self.topic_configs.get(topic).cloned().unwrap_or_default();
         self.topics.contains_key(topic).then_some(config)
     }
-    fn producer_config(&self) -> ProducerConfig {
-        self.producer_config.clone()
+    fn producer_configs(&self) -> Vec<ProducerConfig> {
+        self.producer_configs.clone()
     }
     fn broker_state(&self, _broker: BrokerId) -> Option<BrokerState> {
         None
@@ -314,5 +340,60 @@ mod tests {
             check(&mut known, "create-topic __cluster_metadata 1 1").unwrap_err(),
             "INVALID_REQUEST: Creation of internal topic __cluster_metadata is prohibited."
         );
+    }
+}
+
+#[cfg(test)]
+mod producer_tests {
+    use super::*;
+    use crate::cluster::spec::ProducerSpec;
+
+    fn check(k: &mut Known, line: &str) -> Result<(), String> {
+        k.check_command(&Command::parse(line).unwrap())
+    }
+
+    #[test]
+    fn set_producer_p_names_an_existing_producer_and_changes_it_alone() {
+        let mut spec = ClusterSpec::default_run(1);
+        let topic = spec.producers[0].topic.clone();
+        spec.producers.push(ProducerSpec { topic, config: ProducerConfig::default() });
+        let mut known = Known::new(&spec);
+        assert_eq!(check(&mut known, "set producer 1 acks=1"), Ok(()));
+        assert_eq!(known.producer_configs[1].acks, crate::sim::Acks::One);
+        assert_eq!(known.producer_configs[0].acks, crate::sim::Acks::All);
+        assert_eq!(
+            check(&mut known, "set producer 2 acks=1").unwrap_err(),
+            "there is no producer 2: the producers are 0 to 1"
+        );
+        assert_eq!(
+            check(&mut known, "restart-producer 5").unwrap_err(),
+            "there is no producer 5: the producers are 0 to 1"
+        );
+        assert!(check(&mut known, "set producer 0 acks=2").unwrap_err().contains("acks"));
+        // The value is checked against that producer's own config (idempotence needs acks=all).
+        assert!(check(&mut known, "set producer 0 enable.idempotence=true").is_ok());
+        assert!(check(&mut known, "set producer 1 enable.idempotence=true").is_err());
+        assert_eq!(check(&mut known, "restart-producer 1"), Ok(()));
+    }
+
+    #[test]
+    fn producers_added_by_commands_can_be_named() {
+        let mut spec = ClusterSpec::default_run(1);
+        spec.producers.clear();
+        let mut known = Known::new(&spec);
+        assert_eq!(
+            check(&mut known, "set producer 0 acks=1").unwrap_err(),
+            "there is no producer 0: there is no producer yet (`produce T N` or `set producer KEY=VALUE` adds one)"
+        );
+        assert_eq!(check(&mut known, "set producer acks=1"), Ok(()));
+        assert_eq!(check(&mut known, "set producer 0 rate=5"), Ok(()));
+        assert_eq!(known.producer_configs[0].acks, crate::sim::Acks::One);
+        assert_eq!(
+            check(&mut known, "set producer 1 rate=5").unwrap_err(),
+            "there is no producer 1: the only producer is producer 0"
+        );
+        assert_eq!(check(&mut known, "create-topic other 1 1"), Ok(()));
+        assert_eq!(check(&mut known, "produce other 5"), Ok(()));
+        assert_eq!(check(&mut known, "set producer 1 rate=5"), Ok(()));
     }
 }

@@ -425,6 +425,10 @@ struct DeferredRun {
     immediate: bool,
 }
 
+/// The first producer id isrlab hands out (Kafka's first block starts at 0; isrlab keeps
+/// producer ids apart from the small numbers of broker ids and indexes in the event log).
+pub const FIRST_PRODUCER_ID: i64 = 1000;
+
 /// The KRaft active controller (`QuorumController` + `ReplicationControlManager` +
 /// `ClusterControlManager` + `BrokerHeartbeatManager`), sans-IO. See the module docs.
 #[derive(Debug)]
@@ -444,6 +448,8 @@ pub struct QuorumController {
     /// The target of each reassignment started with `reassign` and not yet verified done:
     /// what `kafka-reassign-partitions.sh --verify` reads back from its JSON file.
     reassign_targets: BTreeMap<TopicPartition, Vec<BrokerId>>,
+    /// The next producer id to hand out ([`QuorumController::allocate_producer_id`]).
+    next_producer_id: i64,
 }
 
 impl QuorumController {
@@ -464,7 +470,20 @@ impl QuorumController {
             published: MetadataImage::new(config_for_image),
             auto_create_error: None,
             reassign_targets: BTreeMap::new(),
+            next_producer_id: FIRST_PRODUCER_ID,
         }
+    }
+
+    /// A producer id never handed out before, for a producer's `InitProducerId` (its start,
+    /// or `restart-producer`). Kafka's controller keeps the last id given out
+    /// (`ProducerIdControlManager`) and hands brokers blocks of 1000 ids, from which each
+    /// broker's `ProducerIdManager.generateProducerId` serves its `InitProducerId` requests
+    /// (`TransactionCoordinator.handleInitProducerId`). isrlab serves them from one counter,
+    /// so ids are unique and rise in the order producers asked, whichever broker answers.
+    pub fn allocate_producer_id(&mut self) -> i64 {
+        let id = self.next_producer_id;
+        self.next_producer_id += 1;
+        id
     }
 
     /// Registers and unfences a broker at start-up without any message or event, as if it had

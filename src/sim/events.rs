@@ -389,6 +389,23 @@ pub enum EventKind {
         /// Records given up for good during the run (expired, or out of retries).
         records_failed: u64,
     },
+    /// A producer's application restarted without `close()` (`restart-producer P`): a new
+    /// `KafkaProducer` with the same config, a new producer id (epoch 0) and sequences from 0;
+    /// what the old one held is abandoned, never acknowledged.
+    ProducerRestarted {
+        /// The producer's index.
+        producer: u32,
+        /// The producer id it had.
+        old_id: i64,
+        /// The producer id it has now.
+        new_id: i64,
+        /// Whether idempotence is in effect (without it, batches carry no producer id).
+        idempotent: bool,
+        /// Records abandoned before they were sent (in the accumulator).
+        unsent: u64,
+        /// Records abandoned after they were sent at least once, with no answer yet.
+        unanswered: u64,
+    },
     /// Produce to a partition succeeds again.
     ProduceRecovered {
         /// The producer's index.
@@ -780,6 +797,23 @@ impl fmt::Display for EventKind {
                     n => write!(f, " ({times}, {} records failed so far)", group(*n))?,
                 }
                 write!(f, ": {}", failure.detail)
+            }
+            ProducerRestarted { producer, old_id, new_id, idempotent, unsent, unanswered } => {
+                write!(f, "producer {producer} restarted (a new application, no close()): ")?;
+                if *idempotent {
+                    write!(f, "producer id {old_id} → {new_id}, epoch 0, sequences from 0")?;
+                } else {
+                    write!(f, "not idempotent, so its batches carry no producer id")?;
+                }
+                match (unsent, unanswered) {
+                    (0, 0) => write!(f, "; it held no unacknowledged record"),
+                    _ => write!(
+                        f,
+                        "; {} record(s) it had not sent and {} sent but unanswered are abandoned, never acknowledged (not acked lost; unanswered ones may still be in the log)",
+                        group(*unsent),
+                        group(*unanswered)
+                    ),
+                }
             }
             ProduceRecovered { tp, errors, .. } => {
                 let total: u64 = errors.iter().map(|(_, n)| n).sum();

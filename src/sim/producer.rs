@@ -439,6 +439,49 @@ impl ProducerClient {
         self.config = config;
     }
 
+    /// `restart-producer P`: the application dies without `close()` and starts again with the
+    /// same config, as a new `KafkaProducer`. What the old instance held is gone: records
+    /// not yet sent (`RecordAccumulator`), batches waiting for a retry and requests in flight.
+    /// Their callbacks never fire, so they count as `failed`, never as acknowledged: the
+    /// audit ledger knows only acknowledged records, and a late answer to an old request finds
+    /// no batch here (its correlation id is unknown) and is ignored. A request in flight may
+    /// still have been written to the log; nobody was told it is safe.
+    ///
+    /// The new instance takes `producer_id` (a fresh id from the cluster's allocation: with
+    /// no `transactional.id`, `TransactionCoordinator.handleInitProducerId` hands out a new id
+    /// from `ProducerIdManager.generateProducerId` with epoch 0), and the `TransactionManager`
+    /// starts every partition's sequence at 0. Its rate generator and counters carry on, so
+    /// payloads stay unique and the totals cover the run. Simplifications: the connections and
+    /// metadata are kept (a real restart reconnects and refetches metadata, which would take a
+    /// round trip), and a metadata refresh is asked for.
+    pub fn restart(&mut self, now: Ms, producer_id: i64, out: &mut Outbox) {
+        self.generate(now);
+        let old_id = self.producer_id();
+        let mut unsent = mem::take(&mut self.unassigned).len() as u64;
+        let mut unanswered = 0u64;
+        for p in &mut self.partitions {
+            unsent += mem::take(&mut p.waiting).len() as u64;
+            unanswered += p.batches().map(|b| b.values.len() as u64).sum::<u64>();
+            p.retries.clear();
+            p.in_flight.clear();
+            p.next_sequence = 0;
+            p.run = None;
+            p.since_ok.clear();
+        }
+        self.failed += unsent + unanswered;
+        self.base_producer_id = producer_id;
+        self.generation = 0;
+        self.refresh_wanted = true;
+        out.emit(EventKind::ProducerRestarted {
+            producer: self.index,
+            old_id,
+            new_id: producer_id,
+            idempotent: self.config.idempotence_in_effect(),
+            unsent,
+            unanswered,
+        });
+    }
+
     /// The producer's counters for the snapshot.
     pub fn view(&self) -> ProducerView {
         ProducerView {
@@ -1278,7 +1321,8 @@ pub struct ProducerView {
     pub sent: u64,
     /// Records acknowledged (for acks=0: written to the socket).
     pub acked: u64,
-    /// Records that failed for good (delivery timeout or non-retriable error).
+    /// Records that failed for good (delivery timeout or non-retriable error), or that a
+    /// `restart-producer` abandoned unacknowledged.
     pub failed: u64,
     /// Records waiting in the accumulator or in flight.
     pub pending: u64,
@@ -2102,5 +2146,39 @@ mod tests {
         let first = send_one(&mut p, 0, &mut out);
         p.handle(1, err(&first, ErrorCode::OutOfOrderSequenceNumber, ""), &mut out);
         assert_eq!(p.view().failed, 1);
+    }
+
+    #[test]
+    fn a_restart_abandons_what_it_held_and_starts_a_new_id_at_sequence_0() {
+        let (mut p, mut out) = with_leaders(ProducerConfig { linger_ms: 0, ..config() }, &[Some(1)], 0);
+        p.enqueue(0, 3);
+        p.on_tick(0, &mut out);
+        let old = requests(&mut out).remove(0).1;
+        assert_eq!((old.batch.producer_id, old.batch.base_sequence), (7, 0));
+        // Two more wait in the accumulator (no tick has drained them yet).
+        p.enqueue(1, 2);
+        p.restart(1, 1005, &mut out);
+        let v = p.view();
+        assert_eq!((v.sent, v.acked, v.failed, v.pending), (5, 0, 5, 0));
+        assert!(matches!(
+            out.events.last(),
+            Some(EventKind::ProducerRestarted {
+                producer: 0,
+                old_id: 7,
+                new_id: 1005,
+                idempotent: true,
+                unsent: 2,
+                unanswered: 3
+            })
+        ));
+        // The old request's late answer acknowledges nothing: nobody waits for it any more.
+        p.handle(2, ok(&old, 0, 0), &mut out);
+        assert!(out.acked.is_empty());
+        assert_eq!(p.view().acked, 0);
+        p.enqueue(3, 1);
+        p.on_tick(3, &mut out);
+        let next = requests(&mut out).remove(0).1;
+        assert_eq!((next.batch.producer_id, next.batch.base_sequence), (1005, 0));
+        assert_eq!(p.producer_id(), 1005);
     }
 }

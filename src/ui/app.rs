@@ -34,7 +34,7 @@ use crate::cluster::command::restart::Restart;
 use crate::cluster::command::set::Set;
 use crate::cluster::command::shutdown::Shutdown;
 use crate::cluster::command::{Answer, Command};
-use crate::cluster::snapshot::{PartitionView, Snapshot, TopicView};
+use crate::cluster::snapshot::{PartitionView, ProducerView, Snapshot, TopicView};
 use crate::sim::{Acks, BrokerId, Ms, SimTime, format_instant, format_stamp, join_ids};
 
 /// Producer rates the `+`/`-` keys step through (records per second).
@@ -141,6 +141,9 @@ pub struct Model {
     /// Selected broker id (the target of `x`, `s`, `r`, `p`); `None` after a digit that
     /// names no broker, so those keys never hit a broker the user did not mean.
     pub selected_broker: Option<BrokerId>,
+    /// Index of the selected producer (the target of `a`, `-` and `+`); clamped to the
+    /// producers there are ([`Model::producer`]).
+    pub selected_producer: u32,
     /// Index of the selected partition in [`Snapshot::partitions`] (the table may hide it
     /// for a moment: then the next shown one is selected, see [`Model::shown`]).
     pub selected_partition: usize,
@@ -250,6 +253,7 @@ impl Model {
         Model {
             mode: Mode::Normal,
             selected_broker: snap.brokers.first().map(|b| b.id),
+            selected_producer: 0,
             selected_partition: 0,
             selected_tp: snap.partitions.first().map(|p| p.tp.clone()),
             partition_offset: 0,
@@ -283,6 +287,19 @@ impl Model {
     pub fn partition<'a>(&self, snap: &'a Snapshot) -> Option<&'a PartitionView> {
         let last = snap.partitions.len().checked_sub(1)?;
         snap.partitions.get(self.selected_partition.min(last)).map(|p| &**p)
+    }
+
+    /// The selected producer: [`Model::selected_producer`], or the last producer when that
+    /// many are no longer there; `None` without producers.
+    pub fn producer<'a>(&self, snap: &'a Snapshot) -> Option<&'a ProducerView> {
+        let last = snap.producers.len().checked_sub(1)?;
+        snap.producers.get((self.selected_producer as usize).min(last))
+    }
+
+    /// The selected producer's index when the dashboard marks it: with more than one producer
+    /// (with one, everything reads as it did before producers could be told apart).
+    pub fn marked_producer(&self, snap: &Snapshot) -> Option<u32> {
+        (snap.producers.len() > 1).then(|| self.producer(snap).map(|p| p.index)).flatten()
     }
 
     /// The topic of the selected partition.
@@ -496,7 +513,8 @@ fn perform(model: &mut Model, action: Action, snap: &Snapshot) -> Vec<Effect> {
         Action::PartitionPageDown => move_selection(model, page(model, snap), snap),
         Action::PartitionFirst => move_selection(model, isize::MIN / 2, snap),
         Action::PartitionLast => move_selection(model, isize::MAX / 2, snap),
-        Action::CycleAcks => cycle_acks(snap),
+        Action::CycleAcks => cycle_acks(model, snap),
+        Action::NextProducer => next_producer(model, snap),
         Action::MinIsrDown => change_min_isr(model, -1, snap),
         Action::MinIsrUp => change_min_isr(model, 1, snap),
         Action::ToggleUnclean => toggle_unclean(model, snap),
@@ -681,13 +699,39 @@ fn keep_selection_visible(model: &mut Model, snap: &Snapshot) {
     model.partition_offset = offset;
 }
 
-fn set_producer(key: &str, value: impl ToString) -> Vec<Effect> {
-    vec![Effect::Apply(Set::producer(key, value).into())]
+/// `set producer P KEY=VALUE` for the marked producer; with one producer or none, `set
+/// producer KEY=VALUE` (which adds one when there is none).
+fn set_producer(model: &Model, snap: &Snapshot, key: &str, value: impl ToString) -> Vec<Effect> {
+    let set = match model.marked_producer(snap) {
+        Some(p) => Set::producer_at(p, key, value),
+        None => Set::producer(key, value),
+    };
+    vec![Effect::Apply(set.into())]
 }
 
-fn cycle_acks(snap: &Snapshot) -> Vec<Effect> {
-    let acks = snap.producers.first().map_or(Acks::default(), |p| p.config.acks);
-    set_producer("acks", acks.cycle())
+fn cycle_acks(model: &Model, snap: &Snapshot) -> Vec<Effect> {
+    let acks = model.producer(snap).map_or(Acks::default(), |p| p.config.acks);
+    set_producer(model, snap, "acks", acks.cycle())
+}
+
+/// Selects the next producer, after the last the first again.
+fn next_producer(model: &mut Model, snap: &Snapshot) -> Vec<Effect> {
+    let n = snap.producers.len();
+    if n < 2 {
+        let text = match n {
+            0 => "there is no producer yet (`:produce T N` adds one)",
+            _ => "producer 0 is the only producer",
+        };
+        model.say(StatusKind::Info, text);
+        return Vec::new();
+    }
+    let current = model.producer(snap).map_or(0, |p| p.index as usize);
+    let next = &snap.producers[(current + 1) % n];
+    model.selected_producer = next.index;
+    let text =
+        format!("producer {} → {} selected: a and -/+ act on it ({} producers)", next.index, next.topic, n);
+    model.say(StatusKind::Info, text);
+    Vec::new()
 }
 
 fn change_min_isr(model: &mut Model, delta: i64, snap: &Snapshot) -> Vec<Effect> {
@@ -739,9 +783,9 @@ fn change_lag_limit(model: &mut Model, up: bool, snap: &Snapshot) -> Vec<Effect>
 }
 
 fn change_rate(model: &mut Model, up: bool, snap: &Snapshot) -> Vec<Effect> {
-    let current = snap.producers.first().map_or(0.0, |p| p.config.rate);
+    let current = model.producer(snap).map_or(0.0, |p| p.config.rate);
     match next_step(RATE_STEPS, current, up) {
-        Some(v) => set_producer("rate", v),
+        Some(v) => set_producer(model, snap, "rate", v),
         None => model.refuse(format!("producer rate is already {current}/s (the end of the key steps)")),
     }
 }

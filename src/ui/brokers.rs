@@ -372,11 +372,14 @@ fn min_isr_value(topic: Option<&TopicView>, snap: &Snapshot, long: bool) -> Stri
 }
 
 /// The durability settings in one line: full names from [`SETTINGS_LONG_WIDTH`] columns
-/// on, short ones below; cut with `…` if even that does not fit.
+/// on, short ones below; cut with `…` if even that does not fit. `acks` and `rate` are the
+/// selected producer's; with more than one producer they lead the line together, named:
+/// `producer 1: acks=1 rate=100/s`.
 fn settings_line(model: &Model, snap: &Snapshot, width: usize) -> Line<'static> {
     let theme = model.theme;
     let long = width >= SETTINGS_LONG_WIDTH;
-    let producer = snap.producers.first();
+    let producer = model.producer(snap);
+    let named = model.marked_producer(snap);
     let acks = producer.map(|p| p.config.acks);
     let acks_style = if acks == Some(Acks::All) { theme.good() } else { theme.warn() };
     let acks = acks.map_or("–".to_string(), |a| a.to_string());
@@ -389,7 +392,16 @@ fn settings_line(model: &Model, snap: &Snapshot, width: usize) -> Line<'static> 
     let lag_pending =
         snap.brokers.iter().any(|b| b.restart_pending.iter().any(|n| n == "replica.lag.time.max.ms"));
     let lag_note = if lag_pending { " (restart pending)" } else { "" };
-    let mut spans = vec![Span::raw(" "), Span::styled(format!("acks={acks}"), acks_style), Span::raw("  ")];
+    let rate = producer.map_or("–".to_string(), |p| number(p.config.rate));
+    let mut spans = vec![Span::raw(" ")];
+    if let Some(p) = named {
+        spans.push(Span::styled(format!("producer {p}: "), theme.leader()));
+    }
+    spans.push(Span::styled(format!("acks={acks}"), acks_style));
+    if named.is_some() {
+        spans.push(Span::raw(format!(" rate={rate}/s")));
+    }
+    spans.push(Span::raw("  "));
     if long {
         let unclean = unclean.map_or("–".to_string(), |u| u.to_string());
         spans.push(Span::raw(format!("min.insync.replicas={min_isr}")));
@@ -407,8 +419,9 @@ fn settings_line(model: &Model, snap: &Snapshot, width: usize) -> Line<'static> 
             if lag_pending { "*" } else { "" }
         )));
     }
-    let rate = producer.map_or("–".to_string(), |p| number(p.config.rate));
-    spans.push(Span::raw(format!("  rate={rate}/s")));
+    if named.is_none() {
+        spans.push(Span::raw(format!("  rate={rate}/s")));
+    }
     Line::from(text::truncate_spans(spans, width.saturating_sub(1)))
 }
 

@@ -1,7 +1,10 @@
 //! The clients pane: per producer its rate, acks, idempotence, sent/acked/failed/pending
 //! counts, errors by Kafka error name and the last error; per consumer its positions and lags
 //! ([`super::consumers`]); then the cluster's acked-lost and duplicate counts. When rows are
-//! short it switches to a compact form.
+//! short it switches to a compact form, one line per client, in which the producers come
+//! first and never give way: consumers take the rows left, with a `+N more` line for those
+//! that do not fit. With more than one producer the selected one (the target of `a` and
+//! `-`/`+`) is marked `▸` and drawn reversed, so the mark does not rest on colour.
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -13,7 +16,7 @@ use std::collections::BTreeMap;
 use super::brokers::number;
 use super::consumers;
 use super::text;
-use super::theme::Theme;
+use super::theme::{Theme, glyph};
 use crate::cluster::snapshot::{ProducerView, Snapshot};
 use crate::sim::{format_time, join_ids};
 
@@ -28,39 +31,69 @@ pub fn height_needed(snap: &Snapshot) -> u16 {
     full_rows(snap).saturating_add(2)
 }
 
-/// Draws the pane.
-pub fn render(frame: &mut Frame, area: Rect, theme: Theme, snap: &Snapshot) {
+/// Rows the pane needs so that no producer gives way: its title and one compact line per
+/// producer (or the "no producer" line).
+pub fn min_rows(snap: &Snapshot) -> u16 {
+    u16::try_from(snap.producers.len()).unwrap_or(u16::MAX).max(1).saturating_add(1)
+}
+
+/// Draws the pane; `selected` is the producer to mark (`None`: mark none).
+pub fn render(frame: &mut Frame, area: Rect, theme: Theme, snap: &Snapshot, selected: Option<u32>) {
     let full = area.height >= full_rows(snap);
     let width = usize::from(area.width);
-    let title =
-        if full { vec![Span::styled(" Clients ", theme.title())] } else { compact_title(snap, theme) };
-    let block = Block::new().borders(Borders::TOP).title(Line::from(title));
     let mut lines = Vec::new();
     if snap.producers.is_empty() {
         lines.push(Line::styled(" no producer (produce with `:produce T N`)", theme.muted()));
     }
-    if full {
+    let title = if full {
         lines.insert(0, cluster_line(snap, theme));
         for p in &snap.producers {
-            lines.extend(full_lines(p, theme, width));
+            lines.extend(full_lines(p, selected == Some(p.index), theme, width));
         }
         lines.extend(consumers::full_lines(snap, theme, width));
+        vec![Span::styled(" Clients ", theme.title())]
     } else {
-        lines.extend(snap.producers.iter().map(|p| compact_line(p, theme)));
-        lines.extend(consumers::compact_lines(snap, theme));
+        lines.extend(snap.producers.iter().map(|p| compact_line(p, selected == Some(p.index), theme)));
+        let rows = usize::from(area.height.saturating_sub(1)).saturating_sub(lines.len());
+        let (shown, hidden) = consumer_lines(snap, theme, rows);
+        lines.extend(shown);
         lines.extend(snap.producers.iter().flat_map(|p| last_error_lines(p, theme, width)));
-    }
+        compact_title(snap, theme, hidden)
+    };
+    let block = Block::new().borders(Borders::TOP).title(Line::from(title));
     frame.render_widget(Paragraph::new(lines).block(block), area);
 }
 
-/// The compact title carries what the missing rows would: loss and errors by name.
-fn compact_title(snap: &Snapshot, theme: Theme) -> Vec<Span<'static>> {
+/// The consumers' compact lines in `rows` rows: all when they fit, else all but the last
+/// row's worth and a `+N more` line. Also how many are left out with no row to say so.
+fn consumer_lines(snap: &Snapshot, theme: Theme, rows: usize) -> (Vec<Line<'static>>, usize) {
+    let mut lines = consumers::compact_lines(snap, theme);
+    let n = lines.len();
+    if n <= rows {
+        return (lines, 0);
+    }
+    if rows == 0 {
+        return (Vec::new(), n);
+    }
+    lines.truncate(rows - 1);
+    let more = n - lines.len();
+    let noun = if more == 1 { "consumer" } else { "consumers" };
+    lines.push(Line::styled(format!(" +{more} more {noun} (a taller terminal shows them)"), theme.muted()));
+    (lines, 0)
+}
+
+/// The compact title carries what the missing rows would: loss, errors by name, and the
+/// consumers left out without a row of their own (`hidden`).
+fn compact_title(snap: &Snapshot, theme: Theme, hidden: usize) -> Vec<Span<'static>> {
     let lost = if snap.acked_lost > 0 { theme.alarm() } else { theme.title() };
     let mut spans = vec![
         Span::styled(" Clients · ", theme.title()),
         Span::styled(format!("acked lost {}", snap.acked_lost), lost),
         Span::styled(" ", theme.title()),
     ];
+    if hidden > 0 {
+        spans.push(Span::styled(format!("· +{hidden} consumer(s) not shown "), theme.title()));
+    }
     let mut errors: BTreeMap<&str, u64> = BTreeMap::new();
     for (name, n) in snap.producers.iter().flat_map(|p| &p.errors) {
         *errors.entry(name).or_default() += n;
@@ -70,6 +103,15 @@ fn compact_title(snap: &Snapshot, theme: Theme) -> Vec<Span<'static>> {
         spans.push(Span::styled(format!("· errors: {} ", list.join(", ")), theme.bad()));
     }
     spans
+}
+
+/// A producer's name: `▸` and reversed when it is the selected one, else a space.
+fn name_span(text: String, selected: bool, theme: Theme) -> Span<'static> {
+    if selected {
+        Span::styled(format!("{}{text}", glyph::SELECTED), theme.leader().patch(theme.selected()))
+    } else {
+        Span::styled(format!(" {text}"), theme.leader())
+    }
 }
 
 fn settings(p: &ProducerView) -> String {
@@ -86,23 +128,25 @@ fn counts(p: &ProducerView, theme: Theme) -> Vec<Span<'static>> {
     ]
 }
 
-fn full_lines(p: &ProducerView, theme: Theme, width: usize) -> Vec<Line<'static>> {
+fn full_lines(p: &ProducerView, selected: bool, theme: Theme, width: usize) -> Vec<Line<'static>> {
     let name = |long: bool| {
         if long {
-            format!(" producer {} → {}  ", p.index, p.topic)
+            format!("producer {} → {}", p.index, p.topic)
         } else {
-            format!(" p{} → {}  ", p.index, p.topic)
+            format!("p{} → {}", p.index, p.topic)
         }
     };
-    let fits = text::width(&name(true)) + text::width(&settings(p)) <= width;
-    let head = Line::from(vec![Span::styled(name(fits), theme.leader()), Span::raw(settings(p))]);
+    let fits = text::width(&name(true)) + 3 + text::width(&settings(p)) <= width;
+    let head =
+        Line::from(vec![name_span(name(fits), selected, theme), Span::raw("  "), Span::raw(settings(p))]);
     let mut lines = vec![head, Line::from(counts(p, theme)), errors_line(p, theme)];
     lines.extend(last_error_lines(p, theme, width));
     lines
 }
 
-fn compact_line(p: &ProducerView, theme: Theme) -> Line<'static> {
-    let mut spans = vec![Span::styled(format!(" p{} ", p.index), theme.leader()), Span::raw(settings(p))];
+fn compact_line(p: &ProducerView, selected: bool, theme: Theme) -> Line<'static> {
+    let name = name_span(format!("p{}", p.index), selected, theme);
+    let mut spans = vec![name, Span::raw(" "), Span::raw(settings(p))];
     spans.push(Span::raw(" ·"));
     spans.extend(counts(p, theme));
     Line::from(spans)
@@ -171,6 +215,75 @@ mod tests {
 
     fn text(line: &Line) -> String {
         line.spans.iter().map(|s| s.content.as_ref()).collect()
+    }
+
+    /// The fixture with a second producer and `n` consumers.
+    fn crowded(n: u32) -> Snapshot {
+        use crate::cluster::snapshot::{ConsumerStatus, ConsumerView};
+        let mut snap = fixture::snapshot();
+        let second = ProducerView { index: 1, ..snap.producers[0].clone() };
+        snap.producers.push(second);
+        for index in 0..n {
+            snap.consumers.push(ConsumerStatus {
+                view: ConsumerView {
+                    index,
+                    group: None,
+                    topics: vec!["t".into()],
+                    config: Default::default(),
+                    partitions: Vec::new(),
+                    consumed: 0,
+                    polls: 0,
+                    last_error: None,
+                    member: None,
+                    closed: false,
+                },
+                seen_erased: 0,
+                lags: Vec::new(),
+            });
+        }
+        snap
+    }
+
+    /// The pane drawn in `rows` rows, 80 wide, as plain text lines.
+    fn drawn(snap: &Snapshot, rows: u16, selected: Option<u32>, ascii: bool) -> Vec<String> {
+        let mut terminal = ratatui::Terminal::new(ratatui::backend::TestBackend::new(80, rows)).unwrap();
+        let theme = Theme::new(false);
+        terminal
+            .draw(|f| {
+                render(f, f.area(), theme, snap, selected);
+                if ascii {
+                    crate::ui::ascii::transliterate(f.buffer_mut());
+                }
+            })
+            .unwrap();
+        let buf = terminal.backend().buffer();
+        (0..rows).map(|y| (0..80).map(|x| buf[(x, y)].symbol().to_string()).collect()).collect()
+    }
+
+    #[test]
+    fn producers_never_give_way_and_consumers_get_a_more_line() {
+        let snap = crowded(3);
+        let lines = drawn(&snap, 5, Some(1), false);
+        assert!(lines[1].starts_with(" p0 "), "{lines:?}");
+        assert!(lines[2].starts_with("▸p1 "), "{lines:?}");
+        assert!(lines[3].starts_with(" c0 "), "{lines:?}");
+        assert!(lines[4].starts_with(" +2 more consumers"), "{lines:?}");
+        // No row for a consumer: the title counts them.
+        let lines = drawn(&snap, 3, None, false);
+        assert!(lines[0].contains("+3 consumer(s) not shown"), "{lines:?}");
+        assert!(lines[1].starts_with(" p0 ") && lines[2].starts_with(" p1 "), "{lines:?}");
+    }
+
+    #[test]
+    fn the_selected_producer_is_marked_by_glyph_and_style_and_in_ascii() {
+        let snap = crowded(0);
+        let ascii = drawn(&snap, 3, Some(0), true);
+        assert!(ascii[1].starts_with(">p0 ") && ascii[2].starts_with(" p1 "), "{ascii:?}");
+        let line = compact_line(&snap.producers[0], true, Theme::new(false));
+        let style = line.spans[0].style;
+        assert!(style.add_modifier.contains(ratatui::style::Modifier::REVERSED), "{style:?}");
+        let full = full_lines(&snap.producers[1], true, Theme::new(false), 120);
+        assert!(text(&full[0]).starts_with("▸producer 1 → "), "{}", text(&full[0]));
     }
 
     #[test]

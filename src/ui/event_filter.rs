@@ -67,6 +67,7 @@ impl Category {
             ControlledShutdownStarted { .. } | ProcessFrozen { .. } | ProcessThawed { .. } => Category::Fault,
             NetworkChanged { .. } | FetchPaused { .. } => Category::Fault,
             ProduceFailing { .. } | ProduceRecovered { .. } | ProducersStopped { .. } => Category::Client,
+            ProducerRestarted { .. } => Category::Client,
             ConsumerOffsetReset { .. }
             | ConsumerTruncationDetected { .. }
             | ConsumerPartitionStopped { .. }
@@ -249,6 +250,9 @@ impl Subjects {
             | ProduceRecovered { producer, tp, .. }
             | AckedOutOfOrder { producer, tp, .. } => {
                 Subjects { client: Some(Client::Producer(*producer)), ..on(tp, Vec::new()) }
+            }
+            ProducerRestarted { producer, .. } => {
+                Subjects { client: Some(Client::Producer(*producer)), ..Subjects::default() }
             }
             ConsumerOffsetReset { consumer, tp, .. }
             | ConsumerTruncationDetected { consumer, tp, .. }

@@ -142,6 +142,8 @@ pub fn is_important(kind: &EventKind) -> bool {
             false
         }
         AckedOutOfOrder { .. } => false,
+        // A fault the user injected, as a broker crash is.
+        ProducerRestarted { .. } => true,
         ConsumerTruncationDetected { .. } | ConsumerPartitionStopped { .. } | ConsumerOffsetReset { .. } => {
             false
         }

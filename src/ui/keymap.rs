@@ -35,8 +35,10 @@ pub enum Action {
     PartitionFirst,
     /// Select the last partition.
     PartitionLast,
-    /// `set producer acks=…`, cycling 0 → 1 → all.
+    /// `set producer [P] acks=…` for the selected producer, cycling 0 → 1 → all.
     CycleAcks,
+    /// Select the next producer (the target of `a` and `-`/`+`), wrapping around.
+    NextProducer,
     /// Lower `min.insync.replicas` of the selected partition's topic.
     MinIsrDown,
     /// Raise `min.insync.replicas` of the selected partition's topic.
@@ -47,9 +49,9 @@ pub enum Action {
     LagLimitDown,
     /// Raise `replica.lag.time.max.ms` one step.
     LagLimitUp,
-    /// Lower the producer rate one step.
+    /// Lower the selected producer's rate one step.
     RateDown,
-    /// Raise the producer rate one step.
+    /// Raise the selected producer's rate one step.
     RateUp,
     /// Pause or resume sim time.
     TogglePause,
@@ -135,7 +137,9 @@ impl Group {
             Group::Time => "Sim time",
             Group::Brokers => "Brokers (keys act on the selected broker ▸)",
             Group::Partitions => "Partitions",
-            Group::Settings => "Settings (min.insync and unclean act on the selected partition's topic)",
+            Group::Settings => {
+                "Settings (acks and rate act on the selected producer ▸, min.insync and unclean on the selected partition's topic)"
+            }
             Group::Events => "Events pane",
             Group::Palette => "Command palette",
             Group::Quit => "Help and quit",
@@ -154,8 +158,8 @@ impl Action {
             PartitionUp | PartitionDown | PartitionPageUp | PartitionPageDown | PartitionFirst
             | PartitionLast => Group::Partitions,
             ToggleUnhealthy | ToggleInternal | FilterPartitions | FilterSelectedBroker => Group::Partitions,
-            CycleAcks | MinIsrDown | MinIsrUp | ToggleUnclean | LagLimitDown | LagLimitUp | RateDown
-            | RateUp => Group::Settings,
+            CycleAcks | NextProducer | MinIsrDown | MinIsrUp | ToggleUnclean | LagLimitDown | LagLimitUp
+            | RateDown | RateUp => Group::Settings,
             EventsOlder | EventsNewer | EventsFollow | ToggleImportant | FocusEvents | SearchEvents => {
                 Group::Events
             }
@@ -326,7 +330,7 @@ pub static BINDINGS: &[Binding<Action>] = &[
         keys: &[ch('a')],
         label: "a",
         footer: Some("acks"),
-        help: "cycle the producer's acks: 0 → 1 → all",
+        help: "cycle the selected producer's acks: 0 → 1 → all",
         action: Action::CycleAcks,
     },
     Binding {
@@ -362,7 +366,7 @@ pub static BINDINGS: &[Binding<Action>] = &[
         keys: &[ch('-'), ch('_'), ch('+'), ch('=')],
         label: "-/+",
         footer: Some("rate"),
-        help: "producer rate down/up (records per second)",
+        help: "the selected producer's rate down/up (records per second)",
         action: Action::RateDown,
     },
     Binding {
@@ -463,6 +467,13 @@ pub static BINDINGS: &[Binding<Action>] = &[
         footer: Some("important"),
         help: "events: important only (loss, elections, ISR, fencing, faults) or all",
         action: Action::ToggleImportant,
+    },
+    Binding {
+        keys: &[ch('P')],
+        label: "P",
+        footer: Some("next producer"),
+        help: "select the next producer (a and -/+ act on it)",
+        action: Action::NextProducer,
     },
     Binding {
         keys: &[code(KeyCode::Up), ch('k')],
@@ -902,6 +913,8 @@ mod tests {
         let ctrl_c = KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL);
         assert_eq!(lookup(BINDINGS, &ctrl_c), Some(Action::Quit));
         assert_eq!(lookup(BINDINGS, &key('c')), None);
+        assert_eq!(lookup(BINDINGS, &key('P')), Some(Action::NextProducer));
+        assert_eq!(lookup(BINDINGS, &key('p')), Some(Action::ToggleFetch));
         let shifted = KeyEvent::new(KeyCode::Char('M'), KeyModifiers::SHIFT);
         assert_eq!(lookup(BINDINGS, &shifted), Some(Action::MinIsrUp));
     }

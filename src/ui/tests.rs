@@ -489,8 +489,8 @@ fn carry_out(snap: &mut Snapshot, cmd: &crate::cluster::command::Command) {
     use crate::cluster::command::set::Set;
     use crate::sim::Acks;
     match cmd {
-        Command::Set(Set::Producer { key, value }) => {
-            for p in &mut snap.producers {
+        Command::Set(Set::Producer { index, key, value }) => {
+            for p in snap.producers.iter_mut().filter(|p| index.is_none_or(|i| i == p.index)) {
                 match (key.as_str(), value.as_str()) {
                     ("acks", "0") => p.config.acks = Acks::Zero,
                     ("acks", "1") => p.config.acks = Acks::One,

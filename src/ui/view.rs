@@ -22,6 +22,9 @@ pub const WIDE: u16 = 120;
 const EVENTS_MIN: u16 = 4;
 /// In the narrow layout the event log keeps one more row; the clients pane gives it up.
 const EVENTS_MIN_NARROW: u16 = 5;
+/// The partition table gives rows to the panes below down to this many (its header and three
+/// partitions, the selected one kept in view).
+const TABLE_MIN: u16 = 4;
 /// From this width on, the why panel sits beside the event log instead of above it.
 pub const WHY_BESIDE: u16 = 160;
 /// The why panel shows only when the event log keeps at least this many rows (title
@@ -82,10 +85,17 @@ pub fn plan(area: Rect, snap: &Snapshot, heights: Heights) -> Plan {
         Layout::vertical([Length(1), Length(strip + 1), Fill(1), Length(1), Length(1)]).areas(area);
     let charts_h = if area.width >= CHARTS_SIZE.0 && area.height >= CHARTS_SIZE.1 { CHARTS_ROWS } else { 0 };
     let avail = middle.height - charts_h;
-    let table_h = heights.table.min((avail / 2).max(4)).min(avail);
-    let rest = avail - table_h;
+    let mut table_h = heights.table.min((avail / 2).max(TABLE_MIN)).min(avail);
     let detail_need = detail::height_needed(snap);
     let clients_need = clients::height_needed(snap);
+    if !wide {
+        // What never gives way (issue 9): the selected partition's replicas and the producer
+        // lines. A long table (`__consumer_offsets` has 50 partitions) gives rows for them.
+        let keep = detail_need + clients::min_rows(snap) + EVENTS_MIN_NARROW;
+        let short = keep.saturating_sub(avail - table_h);
+        table_h -= short.min(table_h.saturating_sub(TABLE_MIN));
+    }
+    let rest = avail - table_h;
     let (lower_h, detail_h, clients_h) = if wide {
         // One more row for the strips' marks (HW, LEO, consumers) where there is room.
         let lower = (detail_need + 1).max(clients_need).min(rest.saturating_sub(EVENTS_MIN));
@@ -93,7 +103,9 @@ pub fn plan(area: Rect, snap: &Snapshot, heights: Heights) -> Plan {
         (lower, lower, lower)
     } else {
         let room = rest.saturating_sub(EVENTS_MIN_NARROW);
-        let d = at_least_two(detail_need.min(room));
+        // The producer lines come before the detail pane's last rows.
+        let clients_min = clients::min_rows(snap).min(room);
+        let d = at_least_two(detail_need.min(room - clients_min));
         let c = at_least_two(clients_need.min(room - d));
         (d + c, d, c)
     };
@@ -203,7 +215,7 @@ fn draw_panes(model: &Model, snap: &Snapshot, frame: &mut Frame) {
         detail::render(frame, r, model, snap);
     }
     if let Some(r) = plan.clients {
-        clients::render(frame, r, model.theme, snap);
+        clients::render(frame, r, model.theme, snap, model.marked_producer(snap));
     }
     if let Some(r) = plan.charts {
         render_charts(frame, r, model, snap);

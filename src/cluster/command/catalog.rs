@@ -36,8 +36,8 @@ pub trait Catalog {
     fn broker_config(&self) -> BrokerConfig;
     /// A topic's overrides; `None` when there is no such topic.
     fn topic_config(&self, topic: &str) -> Option<TopicConfig>;
-    /// The producers' config (the first producer's; the default when there is none).
-    fn producer_config(&self) -> ProducerConfig;
+    /// Every producer's config, in index order (empty when there is none).
+    fn producer_configs(&self) -> Vec<ProducerConfig>;
     /// A broker's process state; `None` when not known (a file checked before its run).
     fn broker_state(&self, broker: BrokerId) -> Option<BrokerState>;
     /// Whether a `roll` is under way; `None` when not known.
@@ -72,6 +72,25 @@ pub fn not_frozen(broker: BrokerId, state: Option<BrokerState>) -> Result<(), Si
         }
         _ => Ok(()),
     }
+}
+
+/// The config of producer `index`. Errors: [`no_such_producer`].
+pub fn known_producer(cluster: &dyn Catalog, index: u32) -> Result<ProducerConfig, SimError> {
+    let configs = cluster.producer_configs();
+    let count = configs.len();
+    configs.into_iter().nth(index as usize).ok_or_else(|| no_such_producer(index, count))
+}
+
+/// The refusal for a producer index that names none of the `count` producers: which exist,
+/// and how to add one when there is none.
+pub fn no_such_producer(index: u32, count: usize) -> SimError {
+    SimError::InvalidState(match count {
+        0 => format!(
+            "there is no producer {index}: there is no producer yet (`produce T N` or `set producer KEY=VALUE` adds one)"
+        ),
+        1 => format!("there is no producer {index}: the only producer is producer 0"),
+        n => format!("there is no producer {index}: the producers are 0 to {}", n - 1),
+    })
 }
 
 /// The partition count of `topic`. Errors: [`SimError::UnknownTopic`].
@@ -120,9 +139,8 @@ impl Catalog for Live<'_> {
     fn topic_config(&self, topic: &str) -> Option<TopicConfig> {
         self.0.controller().borrow().topic(topic).map(|t| t.config.clone())
     }
-    fn producer_config(&self) -> ProducerConfig {
-        let producers = self.0.producers();
-        producers.first().map(|p| p.borrow().config().clone()).unwrap_or_default()
+    fn producer_configs(&self) -> Vec<ProducerConfig> {
+        self.0.producers().iter().map(|p| p.borrow().config().clone()).collect()
     }
     fn broker_state(&self, broker: BrokerId) -> Option<BrokerState> {
         let core = self.0.broker(broker)?;

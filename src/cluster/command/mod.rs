@@ -3,8 +3,8 @@
 //!
 //! ```text
 //! crash B | shutdown B | restart B
-//! set KEY=VALUE | set topic T KEY=VALUE | set producer KEY=VALUE
-//! produce T N [key=K]
+//! set KEY=VALUE | set topic T KEY=VALUE | set producer [P] KEY=VALUE
+//! produce T N [key=K] | restart-producer P
 //! add-consumer T[,T…] [group=G] [KEY=VALUE…]
 //! pause-fetch B | resume-fetch B
 //! create-topic T P RF
@@ -49,6 +49,7 @@ pub mod power;
 pub mod produce;
 pub mod reassign;
 pub mod restart;
+pub mod restart_producer;
 pub mod roll;
 pub mod set;
 pub mod shutdown;
@@ -57,7 +58,8 @@ mod words;
 
 pub(crate) use catalog::Live;
 pub use catalog::{
-    BrokerState, Catalog, known_broker, known_partition, known_topic, not_frozen, running_broker,
+    BrokerState, Catalog, known_broker, known_partition, known_producer, known_topic, no_such_producer,
+    not_frozen, running_broker,
 };
 use words::{Words, parse_error};
 
@@ -196,6 +198,9 @@ commands! {
     Set(set::Set),
     /// Hand N records to a topic's producer now, with an optional key (`produce T N [key=K]`).
     Produce(produce::Produce),
+    /// Restart a producer's application: a new producer id, what it held is gone
+    /// (`restart-producer P`).
+    RestartProducer(restart_producer::RestartProducer),
     /// Start a consumer (`add-consumer T[,T…] [group=G] [KEY=VALUE…]`).
     AddConsumer(add_consumer::AddConsumer),
     /// Close a consumer: commit, leave its group (`close-consumer C`).
@@ -277,7 +282,10 @@ mod tests {
             "set replica.lag.time.max.ms=10000",
             "set topic t min.insync.replicas=2",
             "set producer acks=1",
+            "set producer 1 acks=1",
+            "set producer 0 rate=2.5",
             "produce t 5",
+            "restart-producer 1",
             "pause-fetch 3",
             "resume-fetch 3",
             "create-topic orders 3 2",

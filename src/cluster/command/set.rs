@@ -1,6 +1,7 @@
-//! `set KEY=VALUE`, `set topic T KEY=VALUE`, `set producer KEY=VALUE`: change a property,
+//! `set KEY=VALUE`, `set topic T KEY=VALUE`, `set producer [P] KEY=VALUE`: change a property,
 //! checked by the config registry (name, scope, value) as `--set` and scenario `config`
-//! tables are. `set KEY=VALUE` is routed by the property's scope, like `--set`: a producer
+//! tables are. `set producer P KEY=VALUE` changes producer P alone (its index, from 0); without
+//! P, every producer. `set KEY=VALUE` is routed by the property's scope, like `--set`: a producer
 //! property goes to every producer, a lab one (`net.*`) to every link of the network, the rest
 //! to the cluster-wide broker config. `set link A B net.KEY=VALUE` sets a lab property on the
 //! link between A and B (both directions); the later of a cluster-wide and a link setting wins.
@@ -9,13 +10,13 @@
 //! dynamic ones at once, static ones at B's next start; or a lab processing time of broker B
 //! (`broker.request.handle.ms`, `broker.fetch.process.ms`).
 
-use super::catalog::known_broker;
+use super::catalog::{known_broker, known_producer, no_such_producer};
 use super::links::{End, check_ends};
 use super::produce::add_producer;
 use super::{Applied, Catalog, ParseError, Unit, Words, known_topic};
 use crate::cluster::world::Spawner;
 use crate::cluster::world::World;
-use crate::config::{self, LabConfig, Scope, UpdateMode};
+use crate::config::{self, LabConfig, ProducerConfig, Scope, UpdateMode};
 use crate::sim::error::SimError;
 use crate::sim::events::EventKind;
 use crate::sim::protocol::NodeId;
@@ -51,8 +52,10 @@ pub enum Set {
         /// Value as text.
         value: String,
     },
-    /// `set producer KEY=VALUE`: every producer's property.
+    /// `set producer [P] KEY=VALUE`: producer P's property, or every producer's.
     Producer {
+        /// The producer's index (from 0); `None`: every producer.
+        index: Option<u32>,
         /// Property name.
         key: String,
         /// Value as text.
@@ -82,9 +85,14 @@ impl Set {
         Set::Topic { topic: topic.to_string(), key: key.to_string(), value: value.to_string() }
     }
 
-    /// `set producer KEY=VALUE`.
+    /// `set producer KEY=VALUE` (every producer).
     pub fn producer(key: &str, value: impl ToString) -> Self {
-        Set::Producer { key: key.to_string(), value: value.to_string() }
+        Set::Producer { index: None, key: key.to_string(), value: value.to_string() }
+    }
+
+    /// `set producer P KEY=VALUE` (producer `index` alone).
+    pub fn producer_at(index: u32, key: &str, value: impl ToString) -> Self {
+        Set::Producer { index: Some(index), key: key.to_string(), value: value.to_string() }
     }
 
     /// Whether this sets lab properties (of the network's links or the brokers' processing
@@ -111,7 +119,7 @@ impl Set {
         match self {
             Set::Cluster { key, value }
             | Set::Topic { key, value, .. }
-            | Set::Producer { key, value }
+            | Set::Producer { key, value, .. }
             | Set::Broker { key, value, .. }
             | Set::Link { key, value, .. } => (key, value),
         }
@@ -124,6 +132,7 @@ impl Unit for Set {
         "set KEY=VALUE",
         "set topic T KEY=VALUE",
         "set producer KEY=VALUE",
+        "set producer P KEY=VALUE",
         "set link A B net.KEY=VALUE",
         "set broker B KEY=VALUE",
     ];
@@ -138,17 +147,25 @@ impl Unit for Set {
             }
             Some("producer") => {
                 words.usage(Self::USAGE[2]);
+                // `P` is a word without `=`: `set producer 1 acks=1`, `set producer acks=1`.
+                let index = match words.peek() {
+                    Some(w) if !w.contains('=') => {
+                        words.usage(Self::USAGE[3]);
+                        Some(words.number("producer index")?)
+                    }
+                    _ => None,
+                };
                 let (key, value) = words.key_value()?;
-                Ok(Set::Producer { key, value })
+                Ok(Set::Producer { index, key, value })
             }
             Some("link") => {
-                words.usage(Self::USAGE[3]);
+                words.usage(Self::USAGE[4]);
                 let (a, b) = (words.node()?, words.node()?);
                 let (key, value) = words.key_value()?;
                 Ok(Set::Link { a, b, key, value })
             }
             Some("broker") => {
-                words.usage(Self::USAGE[4]);
+                words.usage(Self::USAGE[5]);
                 let broker = words.broker()?;
                 let (key, value) = words.key_value()?;
                 Ok(Set::Broker { broker, key, value })
@@ -177,12 +194,20 @@ impl Unit for Set {
             return Ok(checked?);
         }
         if self.for_producers()? {
-            if cluster.topic_names().is_empty() {
-                return Err(SimError::InvalidState("there is no topic to produce to".into()));
+            let configs = match self {
+                Set::Producer { index: Some(index), .. } => vec![known_producer(cluster, *index)?],
+                _ if cluster.topic_names().is_empty() => {
+                    return Err(SimError::InvalidState("there is no topic to produce to".into()));
+                }
+                _ => cluster.producer_configs(),
+            };
+            // With no producer, the command adds one with the default config.
+            let configs = if configs.is_empty() { vec![ProducerConfig::default()] } else { configs };
+            for mut c in configs {
+                c.set(key, value)?;
+                c.validate()?;
             }
-            let mut c = cluster.producer_config();
-            c.set(key, value)?;
-            return Ok(c.validate()?);
+            return Ok(());
         }
         match self {
             Set::Topic { topic, .. } => {
@@ -208,7 +233,11 @@ impl Unit for Set {
             return set_network(self, world, key, value, out);
         }
         if self.for_producers()? {
-            return set_producers(world, spawner, key, value, out);
+            let index = match self {
+                Set::Producer { index, .. } => *index,
+                _ => None,
+            };
+            return set_producers(world, spawner, index, key, value, out);
         }
         if let Set::Broker { broker, .. } = self {
             return set_one_broker(world, *broker, key, value, out);
@@ -292,35 +321,46 @@ fn set_one_broker(
     Ok(Applied { origin: NodeId::Controller, note })
 }
 
-/// Sets a property on every producer (adding a rate-0 producer for the first topic when there
-/// is none) and lets the first one act on it now.
+/// Sets a property on producer `index` alone, or on every producer (adding a rate-0 producer
+/// for the first topic when there is none), and lets the first one changed act on it now.
+/// Each producer's config is checked before any changes, so a refusal changes nothing.
 fn set_producers(
     world: &Rc<World>,
     spawner: Spawner<'_>,
+    index: Option<u32>,
     key: &str,
     value: &str,
     out: &mut Outbox,
 ) -> Result<Applied, SimError> {
     let now = world.now();
-    if world.producers().is_empty() {
+    if index.is_none() && world.producers().is_empty() {
         let topic = world.controller().borrow().topics().next().map(|t| t.name.to_string());
         let topic = topic.ok_or_else(|| SimError::InvalidState("there is no topic to produce to".into()))?;
         add_producer(world, spawner, &topic);
     }
     let producers = world.producers();
+    let chosen: Vec<_> = match index {
+        Some(i) => {
+            let p = producers.get(i as usize).ok_or_else(|| no_such_producer(i, producers.len()))?;
+            vec![(i, p.clone())]
+        }
+        None => producers.iter().enumerate().map(|(i, p)| (i as u32, p.clone())).collect(),
+    };
     let mut configs = Vec::new();
-    for p in producers.iter() {
+    for (_, p) in &chosen {
         let mut c = p.borrow().config().clone();
         c.set(key, value)?;
         c.validate()?;
         configs.push(c);
     }
-    for (p, c) in producers.iter().zip(configs) {
+    for ((_, p), c) in chosen.iter().zip(configs) {
         p.borrow_mut().set_config(now, c);
     }
-    producers[0].borrow_mut().on_tick(now, out);
-    out.emit(config_event("producer", key, value, world, None));
-    Ok(Applied::by(NodeId::Producer(0)))
+    let (first, producer) = &chosen[0];
+    producer.borrow_mut().on_tick(now, out);
+    let scope = index.map_or("producer".to_string(), |i| format!("producer {i}"));
+    out.emit(config_event(&scope, key, value, world, None));
+    Ok(Applied::by(NodeId::Producer(*first)))
 }
 
 /// Sets a lab property: a network one on every link or on both directions of one, a
@@ -398,9 +438,37 @@ impl fmt::Display for Set {
         match self {
             Set::Cluster { key, value } => write!(f, "set {key}={value}"),
             Set::Topic { topic, key, value } => write!(f, "set topic {topic} {key}={value}"),
-            Set::Producer { key, value } => write!(f, "set producer {key}={value}"),
+            Set::Producer { index: None, key, value } => write!(f, "set producer {key}={value}"),
+            Set::Producer { index: Some(i), key, value } => write!(f, "set producer {i} {key}={value}"),
             Set::Broker { broker, key, value } => write!(f, "set broker {broker} {key}={value}"),
             Set::Link { a, b, key, value } => write!(f, "set link {} {} {key}={value}", End(*a), End(*b)),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::Command;
+    use super::Set;
+
+    #[test]
+    fn set_producer_takes_an_optional_index() {
+        let one = Command::parse("set producer 1 acks=1").unwrap();
+        assert_eq!(one, Set::producer_at(1, "acks", "1").into());
+        let all = Command::parse("set producer acks=1").unwrap();
+        assert_eq!(all, Set::producer("acks", "1").into());
+        assert_eq!(
+            Command::parse("set producer one acks=1").unwrap_err().message,
+            "`one` is not a valid producer index; usage: set producer P KEY=VALUE"
+        );
+        assert_eq!(
+            Command::parse("set producer 1").unwrap_err().message,
+            "missing KEY=VALUE; usage: set producer P KEY=VALUE"
+        );
+        assert_eq!(
+            Command::parse("set producer").unwrap_err().message,
+            "missing KEY=VALUE; usage: set producer KEY=VALUE"
+        );
+        assert!(Command::parse("set producer 1 acks=1 x").unwrap_err().message.contains("unexpected `x`"));
     }
 }

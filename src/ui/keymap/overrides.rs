@@ -183,6 +183,17 @@ mod tests {
     }
 
     #[test]
+    fn the_next_producer_key_can_move() {
+        let (o, warnings) = KeyOverrides::parse([("next-producer", "w")]);
+        assert!(warnings.is_empty(), "{warnings:?}");
+        let new = o.translate(&press('w')).expect("w now selects the next producer");
+        assert_eq!(super::super::lookup(BINDINGS, &new), Some(Action::NextProducer));
+        assert_eq!(o.translate(&press('P')), None);
+        let b = BINDINGS.iter().find(|b| b.action == Action::NextProducer).unwrap();
+        assert_eq!(o.label(b).as_deref(), Some("w"));
+    }
+
+    #[test]
     fn one_half_of_a_pair_moves_alone() {
         let (o, _) = KeyOverrides::parse([("min-isr-up", "K")]);
         let new = o.translate(&press('K')).unwrap();

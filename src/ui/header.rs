@@ -18,6 +18,7 @@ pub fn render(frame: &mut Frame, area: Rect, model: &Model, snap: &Snapshot) {
     let theme = model.theme;
     let mut left = vec![
         Span::styled(" isrlab", theme.brand()),
+        Span::styled(format!(" [{}]", model.view.name()), theme.title()),
         Span::styled("  seed ", theme.muted()),
         Span::raw(snap.seed.to_string()),
         Span::styled("  t=", theme.muted()),

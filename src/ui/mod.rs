@@ -8,9 +8,11 @@
 
 pub mod app;
 pub mod ascii;
+pub mod broker_view;
 pub mod brokers;
 pub mod charts;
 pub mod clients;
+pub mod config_view;
 pub mod consumers;
 pub mod detail;
 pub mod event_filter;

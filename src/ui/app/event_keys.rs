@@ -82,6 +82,7 @@ pub(super) fn open_prompt(model: &mut Model, ask: Ask) -> Vec<Effect> {
         Ask::Search => ("/", String::new()),
         Ask::Filter => ("filter: ", model.events_filter.describe()),
         Ask::GoTo => ("go to sim time: ", String::new()),
+        Ask::ConfigFilter => ("filter properties: ", model.config_filter.clone()),
     };
     model.prompt.open_as(prefix, &text);
     model.mode = Mode::Prompt(ask);
@@ -98,18 +99,19 @@ pub(super) fn on_prompt(model: &mut Model, ask: Ask, action: PaletteAction, snap
                 Ask::Search => search(model, &line, snap),
                 Ask::Filter => filter(model, &line),
                 Ask::GoTo => go_to(model, &line, snap),
+                Ask::ConfigFilter => super::view_keys::filter_config(model, &line),
             };
             match answer {
                 Ok(()) => {
                     model.prompt.remember(&line);
-                    model.mode = Mode::Events;
+                    model.mode = back_to(ask);
                 }
                 Err(why) => model.prompt.set_error(Some(why)),
             }
             Vec::new()
         }
         PaletteAction::Cancel => {
-            model.mode = Mode::Events;
+            model.mode = back_to(ask);
             Vec::new()
         }
         PaletteAction::Quit => quit(model),
@@ -118,6 +120,12 @@ pub(super) fn on_prompt(model: &mut Model, ask: Ask, action: PaletteAction, snap
             Vec::new()
         }
     }
+}
+
+/// Where the keys go once the prompt closes: the Events pane, or the dashboard for the
+/// config view's filter.
+fn back_to(ask: Ask) -> Mode {
+    if ask == Ask::ConfigFilter { Mode::Normal } else { Mode::Events }
 }
 
 /// `/TEXT`: shows the newest event on or above the pane's bottom line that holds it (else

@@ -9,12 +9,12 @@
 //! (cursors), never by per-partition lookups.
 
 use super::history::{History, PartitionReading, ProducerReading};
-use super::node::ProcessState;
 use super::link::LinkFaults;
+use super::node::ProcessState;
 use super::snapshot::{
-    LinkFaultView,
     BrokerStatus, BrokerView, ConsumerLag, ConsumerStatus, ConsumerView, GroupStatus, HW_STALL_MS, HwHold,
-    PartitionHealth, PartitionView, Reach, ReplicaView, Snapshot, TopicView, TruncationView, Unreachable,
+    LinkFaultView, PartitionHealth, PartitionView, Reach, ReplicaView, Snapshot, TopicView, TruncationView,
+    Unreachable,
 };
 use super::truncations::shown;
 use super::world::World;
@@ -103,7 +103,10 @@ pub(crate) fn snapshot(world: &World, cache: &mut ViewCache) -> Snapshot {
         commands: log.commands(),
         scenario: None,
         history: world.history.borrow().clone(),
-        faulty_links: faulty.into_iter().map(|((from, to), faults)| LinkFaultView { from, to, faults }).collect(),
+        faulty_links: faulty
+            .into_iter()
+            .map(|((from, to), faults)| LinkFaultView { from, to, faults })
+            .collect(),
     }
 }
 

@@ -22,7 +22,9 @@ impl BrokerConfig {
             "replication.quota.window.size.seconds" => v(self.replication_quota_window_size_seconds),
             "replica.fetch.backoff.ms" => v(self.replica_fetch_backoff_ms),
             "replica.socket.timeout.ms" => v(self.replica_socket_timeout_ms),
-            "max.incremental.fetch.session.cache.slots" => v(self.max_incremental_fetch_session_cache_slots.into()),
+            "max.incremental.fetch.session.cache.slots" => {
+                v(self.max_incremental_fetch_session_cache_slots.into())
+            }
             "replica.high.watermark.checkpoint.interval.ms" => {
                 v(self.replica_high_watermark_checkpoint_interval_ms)
             }

@@ -149,7 +149,8 @@ pub fn render(frame: &mut Frame, area: Rect, model: &Model, snap: &Snapshot) {
     let detail_h = u16::try_from(detail.len() + 1).unwrap_or(u16::MAX).min(area.height / 2);
     let [table, below] = Layout::vertical([Constraint::Fill(1), Constraint::Length(detail_h)]).areas(area);
     let title = " Brokers · ↑/↓ or 0–9 select · x crash  s shutdown  r restart  p fetch ";
-    let block = Block::new().borders(Borders::TOP).title(Span::styled(text::truncate(title, width), theme.title()));
+    let block =
+        Block::new().borders(Borders::TOP).title(Span::styled(text::truncate(title, width), theme.title()));
     let inner = block.inner(table);
     let rows = usize::from(inner.height).max(1);
     let at = selected.unwrap_or(0);
@@ -163,17 +164,34 @@ pub fn render(frame: &mut Frame, area: Rect, model: &Model, snap: &Snapshot) {
         .map(|(i, b)| {
             let r = roles(snap, b.id);
             let mark = if Some(i) == selected { "▸" } else { " " };
-            let row = format!(
-                "{mark}{:<3}{:<15}{:<17}{:<30}leads {:<4} follows {:<4} {}  {}",
-                b.id,
-                process(b, snap.now),
-                registration(b),
-                heartbeat(b, snap),
-                r.leads,
-                r.follows,
-                fetchers(&r, b),
-                links(snap, b)
-            );
+            let row = if width >= usize::from(super::view::WIDE) {
+                format!(
+                    "{mark}{:<3}{:<15}{:<17}{:<30}leads {:<4} follows {:<4} {}  {}",
+                    b.id,
+                    process(b, snap.now),
+                    registration(b),
+                    heartbeat(b, snap),
+                    r.leads,
+                    r.follows,
+                    fetchers(&r, b),
+                    links(snap, b)
+                )
+            } else {
+                // 80 columns: the timers and the counts first; the epoch, fetchers and links
+                // are in the selected broker's lines below.
+                let reg = registration(b);
+                let reg = reg.split(" ep").next().unwrap_or_default();
+                format!(
+                    "{mark}{:<3}{:<13}{:<9}{:<28}L {:<3} F {:<3}{}",
+                    b.id,
+                    process(b, snap.now),
+                    reg,
+                    heartbeat(b, snap),
+                    r.leads,
+                    r.follows,
+                    links(snap, b)
+                )
+            };
             let style = if Some(i) == selected {
                 theme.selected()
             } else if b.status != BrokerStatus::Up || b.fenced {
@@ -225,7 +243,8 @@ fn detail_lines(model: &Model, snap: &Snapshot, b: &BrokerView, width: usize) ->
         .map(|p| format!("{}{}", p.tp, if p.isr.contains(&b.id) { "✔" } else { "✗" }))
         .collect();
     out.extend(list(format!("follows {} (✔ in ISR, ✗ out)", r.follows), follows, width, 2));
-    let fetch: Vec<String> = r.fetches_from.iter().map(|(l, n)| format!("to leader {l}: {n} partitions")).collect();
+    let fetch: Vec<String> =
+        r.fetches_from.iter().map(|(l, n)| format!("to leader {l}: {n} partitions")).collect();
     out.push(format!(" fetchers: {}", if fetch.is_empty() { "none".into() } else { fetch.join(", ") }));
     let c = &snap.broker_config;
     out.push(format!(
@@ -239,7 +258,8 @@ fn detail_lines(model: &Model, snap: &Snapshot, b: &BrokerView, width: usize) ->
         out.push(format!(" restart pending: {}", b.restart_pending.join(", ")));
     }
     out.into_iter()
-        .flat_map(|l| text::wrap(&l, width.max(1)))
+        .flat_map(|l| text::wrap(l.trim_start(), width.saturating_sub(1).max(1)))
+        .map(|l| format!(" {l}"))
         .map(|l| Line::styled(l, theme.normal()))
         .collect()
 }

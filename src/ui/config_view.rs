@@ -125,8 +125,7 @@ pub fn render(frame: &mut Frame, area: Rect, model: &Model, snap: &Snapshot) {
     let width = usize::from(area.width);
     let meaning = rows.get(selected).map(|p| meaning_lines(model, snap, p, width)).unwrap_or_default();
     let meaning_h = u16::try_from(meaning.len()).unwrap_or(3).min(area.height / 3);
-    let [list, about] =
-        Layout::vertical([Constraint::Fill(1), Constraint::Length(meaning_h)]).areas(area);
+    let [list, about] = Layout::vertical([Constraint::Fill(1), Constraint::Length(meaning_h)]).areas(area);
     let filter = if model.config_filter.is_empty() {
         String::new()
     } else {
@@ -137,7 +136,8 @@ pub fn render(frame: &mut Frame, area: Rect, model: &Model, snap: &Snapshot) {
         rows.len(),
         PROPERTIES.len()
     );
-    let block = Block::new().borders(Borders::TOP).title(Span::styled(text::truncate(&title, width), theme.title()));
+    let block =
+        Block::new().borders(Borders::TOP).title(Span::styled(text::truncate(&title, width), theme.title()));
     let inner = block.inner(list);
     let height = usize::from(inner.height);
     let name_w = width.saturating_sub(COLS.iter().sum::<usize>() + 6).clamp(16, 46);

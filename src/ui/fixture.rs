@@ -12,8 +12,8 @@ use std::sync::Arc;
 
 use crate::cluster::history::History;
 use crate::cluster::snapshot::{
-    BrokerStatus, BrokerView, HwHold, LinkFaultView, PartitionHealth, PartitionView, ProducerView, ReplicaView, Snapshot,
-    TopicView,
+    BrokerStatus, BrokerView, HwHold, LinkFaultView, PartitionHealth, PartitionView, ProducerView,
+    ReplicaView, Snapshot, TopicView,
 };
 use crate::config::{BrokerConfig, ProducerConfig};
 use crate::kafka::errors::ErrorCode;

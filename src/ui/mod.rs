@@ -34,6 +34,8 @@ pub mod why;
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod view_tests;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};

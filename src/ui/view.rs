@@ -10,8 +10,8 @@ use super::app::{Mode, Model, View};
 use super::text;
 use super::theme::Theme;
 use super::{
-    broker_view, brokers, charts, clients, config_view, detail, events, footer, header, help, palette, partitions,
-    why,
+    broker_view, brokers, charts, clients, config_view, detail, events, footer, header, help, palette,
+    partitions, why,
 };
 use crate::cluster::snapshot::Snapshot;
 
@@ -121,7 +121,21 @@ pub fn plan(area: Rect, snap: &Snapshot, heights: Heights) -> Plan {
     let (events, why) = if wide { place_why(events, heights.why) } else { (events, None) };
     let (events, status) = grow_status(events, status, heights.status);
     let charts = some_if(charts, charts_h);
-    Plan { header, brokers, table, detail, clients, charts, events, why, status, footer, wide, body: None, chart: None }
+    Plan {
+        header,
+        brokers,
+        table,
+        detail,
+        clients,
+        charts,
+        events,
+        why,
+        status,
+        footer,
+        wide,
+        body: None,
+        chart: None,
+    }
 }
 
 /// Lays out a view other than the overview: the header, the broker strip and settings, the

@@ -43,7 +43,8 @@ pub(super) fn on_view_key(model: &mut Model, action: Action, snap: &Snapshot) ->
         Action::PartitionFirst => isize::MIN / 2,
         _ => isize::MAX / 2,
     };
-    let step = |at: usize, len: usize| (at as isize).saturating_add(by).clamp(0, len.saturating_sub(1) as isize);
+    let step =
+        |at: usize, len: usize| (at as isize).saturating_add(by).clamp(0, len.saturating_sub(1) as isize);
     if model.view == View::Brokers {
         let ids: Vec<_> = snap.brokers.iter().map(|b| b.id).collect();
         let at = model.selected_broker.and_then(|id| ids.iter().position(|b| *b == id)).unwrap_or(0);

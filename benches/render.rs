@@ -20,7 +20,7 @@ use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use isrlab::cluster::handle::Sim;
 use isrlab::cluster::snapshot::Snapshot;
 use isrlab::cluster::spec::ClusterSpec;
-use isrlab::ui::app::{Model, Msg, update};
+use isrlab::ui::app::{Model, Msg, View, update};
 use isrlab::ui::theme::Theme;
 use isrlab::ui::{FRAME, fixture, view};
 use ratatui::Terminal;
@@ -64,12 +64,28 @@ fn two_frames(mut sim: Sim) -> (Snapshot, Snapshot) {
 /// Draws, again and again, the other of two snapshots one frame apart, at each of `sizes`.
 /// The sim is built (by `start`) only when a benchmark of the group runs.
 fn flip_frames(c: &mut Criterion<Clock>, group: &str, start: fn() -> Sim, sizes: &[(u16, u16)]) {
+    flip_views(c, group, start, sizes, &[View::Overview]);
+}
+
+/// [`flip_frames`] in each of `views` (the overview's id is the size alone).
+fn flip_views(
+    c: &mut Criterion<Clock>,
+    group: &str,
+    start: fn() -> Sim,
+    sizes: &[(u16, u16)],
+    views: &[View],
+) {
     let snaps = std::cell::OnceCell::new();
     let mut group = c.benchmark_group(group);
-    for &(w, h) in sizes {
-        group.bench_function(BenchmarkId::from_parameter(format!("{w}x{h}")), |b| {
+    for (&(w, h), &shown) in sizes.iter().flat_map(|s| views.iter().map(move |v| (s, v))) {
+        let id = match shown {
+            View::Overview => format!("{w}x{h}"),
+            other => format!("{w}x{h} {}", other.name()),
+        };
+        group.bench_function(BenchmarkId::from_parameter(id), |b| {
             let (first, second) = snaps.get_or_init(|| two_frames(start()));
-            let (model, mut terminal) = setup(w, h, first);
+            let (mut model, mut terminal) = setup(w, h, first);
+            model.view = shown;
             let mut flip = false;
             b.iter(|| {
                 flip = !flip;
@@ -97,7 +113,8 @@ fn chart_frames(c: &mut Criterion<Clock>) {
 }
 
 fn large_frames(c: &mut Criterion<Clock>) {
-    flip_frames(c, "render 50 brokers, 5000 partitions", common::large_cluster, &[(200, 50)]);
+    let views = [View::Overview, View::Partition, View::Brokers, View::Config];
+    flip_views(c, "render 50 brokers, 5000 partitions", common::large_cluster, &[(200, 50)], &views);
 }
 
 criterion_group! {

@@ -26,19 +26,24 @@ struct Roles {
     fetches_from: std::collections::BTreeMap<BrokerId, usize>,
 }
 
-fn roles(snap: &Snapshot, id: BrokerId) -> Roles {
-    let mut r = Roles::default();
-    for p in snap.partitions.iter().filter(|p| p.replicas.contains(&id)) {
-        match p.leader {
-            Some(l) if l == id => r.leads += 1,
-            Some(l) => {
-                r.follows += 1;
-                *r.fetches_from.entry(l).or_default() += 1;
+/// Every broker's roles, in one pass over the partitions (a pass per broker would cost
+/// brokers × partitions a frame).
+fn all_roles(snap: &Snapshot) -> std::collections::BTreeMap<BrokerId, Roles> {
+    let mut all: std::collections::BTreeMap<BrokerId, Roles> = std::collections::BTreeMap::new();
+    for p in &snap.partitions {
+        for &id in &p.replicas {
+            let r = all.entry(id).or_default();
+            match p.leader {
+                Some(l) if l == id => r.leads += 1,
+                Some(l) => {
+                    r.follows += 1;
+                    *r.fetches_from.entry(l).or_default() += 1;
+                }
+                None => r.follows += 1,
             }
-            None => r.follows += 1,
         }
     }
-    r
+    all
 }
 
 /// The process in words, with how long it has been so.
@@ -145,7 +150,12 @@ pub fn render(frame: &mut Frame, area: Rect, model: &Model, snap: &Snapshot) {
     let theme = model.theme;
     let width = usize::from(area.width);
     let selected = model.selected_broker.and_then(|id| snap.brokers.iter().position(|b| b.id == id));
-    let detail = selected.map(|i| detail_lines(model, snap, &snap.brokers[i], width)).unwrap_or_default();
+    let roles = all_roles(snap);
+    let none = Roles::default();
+    let role = |id: BrokerId| roles.get(&id).unwrap_or(&none);
+    let detail = selected
+        .map(|i| detail_lines(model, snap, &snap.brokers[i], role(snap.brokers[i].id), width))
+        .unwrap_or_default();
     let detail_h = u16::try_from(detail.len() + 1).unwrap_or(u16::MAX).min(area.height / 2);
     let [table, below] = Layout::vertical([Constraint::Fill(1), Constraint::Length(detail_h)]).areas(area);
     let title = " Brokers · ↑/↓ or 0–9 select · x crash  s shutdown  r restart  p fetch ";
@@ -162,7 +172,7 @@ pub fn render(frame: &mut Frame, area: Rect, model: &Model, snap: &Snapshot) {
         .skip(offset)
         .take(rows)
         .map(|(i, b)| {
-            let r = roles(snap, b.id);
+            let r = role(b.id);
             let mark = if Some(i) == selected { "▸" } else { " " };
             let row = if width >= usize::from(super::view::WIDE) {
                 format!(
@@ -173,7 +183,7 @@ pub fn render(frame: &mut Frame, area: Rect, model: &Model, snap: &Snapshot) {
                     heartbeat(b, snap),
                     r.leads,
                     r.follows,
-                    fetchers(&r, b),
+                    fetchers(r, b),
                     links(snap, b)
                 )
             } else {
@@ -215,9 +225,14 @@ fn list(label: String, names: Vec<String>, width: usize, lines: usize) -> Vec<St
 
 /// The selected broker in full: what it leads and follows (✔ in the ISR, ✗ out), its
 /// fetchers, its timers and its links.
-fn detail_lines(model: &Model, snap: &Snapshot, b: &BrokerView, width: usize) -> Vec<Line<'static>> {
+fn detail_lines(
+    model: &Model,
+    snap: &Snapshot,
+    b: &BrokerView,
+    r: &Roles,
+    width: usize,
+) -> Vec<Line<'static>> {
     let theme = model.theme;
-    let r = roles(snap, b.id);
     let mut out: Vec<String> = Vec::new();
     let head = format!(
         " broker {} · {} · {} · {}",
@@ -227,11 +242,13 @@ fn detail_lines(model: &Model, snap: &Snapshot, b: &BrokerView, width: usize) ->
         if b.fetch_paused { "fetchers paused (p)" } else { "fetchers running" }
     );
     out.push(head);
+    // Two lines' worth of names at most (a name is at least 3 columns with its space).
+    let shown = width / 2;
     let leads: Vec<String> = snap
         .partitions
         .iter()
         .filter(|p| p.leader == Some(b.id))
-        .take(200)
+        .take(shown)
         .map(|p| p.tp.to_string())
         .collect();
     out.extend(list(format!("leads {}", r.leads), leads, width, 2));
@@ -239,7 +256,7 @@ fn detail_lines(model: &Model, snap: &Snapshot, b: &BrokerView, width: usize) ->
         .partitions
         .iter()
         .filter(|p| p.leader != Some(b.id) && p.replicas.contains(&b.id))
-        .take(200)
+        .take(shown)
         .map(|p| format!("{}{}", p.tp, if p.isr.contains(&b.id) { "✔" } else { "✗" }))
         .collect();
     out.extend(list(format!("follows {} (✔ in ISR, ✗ out)", r.follows), follows, width, 2));

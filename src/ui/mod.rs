@@ -21,6 +21,7 @@ pub mod fixture;
 pub mod footer;
 pub mod header;
 pub mod help;
+pub mod highlight;
 pub mod keymap;
 pub mod lag;
 pub mod meter;

@@ -111,3 +111,29 @@ fn arrows_select_brokers_in_the_broker_view_and_properties_in_the_config_view() 
     assert!(rows.iter().any(|p| p.name == "broker.session.timeout.ms"));
     assert_eq!(m.config_selected, 0);
 }
+
+/// Selecting broker 1 marks its id, bold and underlined (no colour needed), in the Replicas,
+/// ISR and LEO cells of the overview's partition rows, and no other id.
+#[test]
+fn the_selected_brokers_replicas_are_marked_in_the_partition_table() {
+    let snap = fixture::snapshot();
+    let mut m = Model::new(1.0, Theme::new(false), &snap);
+    update(&mut m, Msg::Resize(120, 40), &snap);
+    update(&mut m, Msg::Key(KeyEvent::new(KeyCode::Char('1'), KeyModifiers::NONE)), &snap);
+    let mut terminal = Terminal::new(TestBackend::new(120, 40)).unwrap();
+    terminal.draw(|f| view::view(&m, &snap, f)).unwrap();
+    let buf = terminal.backend().buffer();
+    let first_row = 4; // header, strip, settings, table titles
+    let marked: Vec<String> = (0..120)
+        .map(|x| &buf[(x, first_row)])
+        .filter(|c| super::highlight::is_marked(c.style()))
+        .map(|c| c.symbol().to_string())
+        .collect();
+    // test_repli-0: replicas 0,1,2, ISR 0,1, LEOs 0:… 1:… 2:…
+    assert_eq!(
+        marked,
+        ["1", "1", "1"],
+        "row: {:?}",
+        (0..120).map(|x| buf[(x, first_row)].symbol()).collect::<String>()
+    );
+}

@@ -192,7 +192,7 @@ pub fn render(frame: &mut Frame, area: Rect, model: &Model, snap: &Snapshot) {
                 let reg = registration(b);
                 let reg = reg.split(" ep").next().unwrap_or_default();
                 format!(
-                    "{mark}{:<3}{:<13}{:<9}{:<28}L {:<3} F {:<3}{}",
+                    "{mark}{:<3}{:<12}{:<9}{:<31}L {:<3} F {:<3}{}",
                     b.id,
                     process(b, snap.now),
                     reg,
@@ -270,7 +270,8 @@ fn detail_lines(
         c.broker_heartbeat_interval_ms,
         c.broker_session_timeout_ms
     ));
-    out.push(format!(" links: {}", links(snap, b)));
+    let link_text = links(snap, b);
+    out.push(format!(" links: {}", link_text.strip_prefix("links ").unwrap_or(&link_text)));
     if !b.restart_pending.is_empty() {
         out.push(format!(" restart pending: {}", b.restart_pending.join(", ")));
     }

@@ -26,7 +26,7 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use isrlab::cluster::handle::Sim;
 use isrlab::cluster::snapshot::Snapshot;
 use isrlab::cluster::spec::ClusterSpec;
-use isrlab::ui::app::{Model, Msg, update};
+use isrlab::ui::app::{Model, Msg, View, update};
 use isrlab::ui::theme::Theme;
 use isrlab::ui::{FRAME, fixture, view};
 use ratatui::Terminal;
@@ -70,27 +70,34 @@ fn two_frames(mut sim: Sim) -> (Snapshot, Snapshot) {
 /// Draws, again and again, the other of two snapshots one frame apart, at each of `sizes`.
 /// The sim is built (by `start`) only when a benchmark of the group runs.
 fn flip_frames(c: &mut Criterion<Clock>, group: &str, start: fn() -> Sim, sizes: &[(u16, u16)]) {
-    flip_frames_with(c, group, start, sizes, "");
+    flip_views(c, group, start, sizes, &[View::Overview], "");
 }
 
-/// [`flip_frames`] after typing `keys` into the dashboard (e.g. `U` for unhealthy only).
-fn flip_frames_with(
+/// [`flip_frames`] in each of `views` (the overview's id is the size alone), after typing
+/// `keys` into the dashboard (e.g. `U` for unhealthy only).
+fn flip_views(
     c: &mut Criterion<Clock>,
     group: &str,
     start: fn() -> Sim,
     sizes: &[(u16, u16)],
+    views: &[View],
     keys: &str,
 ) {
     let snaps = std::cell::OnceCell::new();
     let mut group = c.benchmark_group(group);
-    for &(w, h) in sizes {
-        group.bench_function(BenchmarkId::from_parameter(format!("{w}x{h}")), |b| {
+    for (&(w, h), &shown) in sizes.iter().flat_map(|s| views.iter().map(move |v| (s, v))) {
+        let id = match shown {
+            View::Overview => format!("{w}x{h}"),
+            other => format!("{w}x{h} {}", other.name()),
+        };
+        group.bench_function(BenchmarkId::from_parameter(id), |b| {
             let (first, second) = snaps.get_or_init(|| two_frames(start()));
             let (mut model, mut terminal) = setup(w, h, first);
             for c in keys.chars() {
                 let key = KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE);
                 update(&mut model, Msg::Key(key), first);
             }
+            model.view = shown;
             let mut flip = false;
             b.iter(|| {
                 flip = !flip;
@@ -119,7 +126,8 @@ fn chart_frames(c: &mut Criterion<Clock>) {
 }
 
 fn large_frames(c: &mut Criterion<Clock>) {
-    flip_frames(c, "render 50 brokers, 5000 partitions", common::large_cluster, &[(200, 50)]);
+    let views = [View::Overview, View::Partition, View::Brokers, View::Config];
+    flip_views(c, "render 50 brokers, 5000 partitions", common::large_cluster, &[(200, 50)], &views, "");
 }
 
 /// The large cluster with broker 17 crashed 12 s ago: fenced, out of its 300 partitions' ISRs.
@@ -133,7 +141,7 @@ fn large_with_a_crash() -> Sim {
 
 fn filtered_frames(c: &mut Criterion<Clock>) {
     let group = "render 50 brokers, 5000 partitions, unhealthy only";
-    flip_frames_with(c, group, large_with_a_crash, &[(200, 50)], "U");
+    flip_views(c, group, large_with_a_crash, &[(200, 50)], &[View::Overview], "U");
 }
 
 criterion_group! {

@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 use std::fmt;
 
 pub mod consumer;
+mod current;
 pub mod lab;
 pub mod semantics;
 pub mod throttle;

@@ -648,3 +648,65 @@ fn at_80x24_the_producer_lines_stay_once_a_consumer_exists() {
     assert!(screen.contains("+1 consumer(s) not shown"), "the consumer is not even counted:\n{screen}");
     assert!(screen.contains("test_repli-0 logs"), "the selected partition's logs are gone:\n{screen}");
 }
+
+/// Every line of the screen, for a failure message.
+fn dump(screen: &Screen, rows: u16) -> String {
+    (0..usize::from(rows)).map(|r| screen.line(r)).collect::<Vec<_>>().join("\n")
+}
+
+/// Tab goes round the six views on the real sim; the header names each, and the broker view
+/// shows what crashing broker 2 did: crashed, fenced by the controller, leading nothing.
+#[test]
+fn tab_walks_every_view_and_the_broker_view_shows_a_crash() {
+    let mut app = App::start(120, 40);
+    app.run_for(3_000);
+    for name in ["overview", "partition", "brokers", "clients", "events", "config", "overview"] {
+        let screen = app.screen();
+        assert!(screen.contains(&format!("[{name}]")), "{name}:\n{}", dump(&screen, 40));
+        app.press_key(KeyCode::Tab);
+    }
+    app.press("2x");
+    app.run_for(15_000);
+    app.press_key(KeyCode::F(3));
+    let screen = app.screen();
+    let row = (0..40).map(|r| screen.line(r)).find(|l| l.starts_with("▸2")).expect("broker 2's row");
+    assert!(row.contains("crashed") && row.contains("fenced") && row.contains("leads 0"), "{row}");
+    app.press_key(KeyCode::Up);
+    assert_eq!(app.model.selected_broker, Some(1), "↑ selects the broker above in the broker view");
+}
+
+/// The config view edits in place through the palette: Enter opens `set KEY=VALUE` with the
+/// current value, the typed value is applied by the real sim and shows in the row; a bad
+/// value gets the cluster's own refusal in the status line, and the palette opens again on
+/// the typed line for correction.
+#[test]
+fn editing_a_property_in_the_config_view_applies_it_and_a_bad_value_is_refused() {
+    let mut app = App::start(120, 40);
+    app.press_key(KeyCode::F(6));
+    app.press("/delivery.timeout");
+    app.press_key(KeyCode::Enter);
+    app.press_key(KeyCode::Enter);
+    assert_eq!(app.model.palette.input(), "set producer delivery.timeout.ms=120000");
+    for _ in 0..6 {
+        app.press_key(KeyCode::Backspace);
+    }
+    app.press("60000");
+    app.press_key(KeyCode::Enter);
+    assert_eq!(app.snap.producers[0].config.delivery_timeout_ms, 60_000, "{:?}", app.model.status);
+    let screen = app.screen();
+    let row =
+        (0..40).map(|r| screen.line(r)).find(|l| l.starts_with("▸delivery.timeout.ms")).expect("its row");
+    assert!(row.contains("60000") && row.contains("120000"), "value then default: {row}");
+
+    app.press_key(KeyCode::Enter);
+    for _ in 0..5 {
+        app.press_key(KeyCode::Backspace);
+    }
+    app.press("soon");
+    app.press_key(KeyCode::Enter);
+    let status = app.model.status.clone().expect("a status").text;
+    assert!(status.contains("invalid value `soon`"), "{status}");
+    assert_eq!(app.model.palette.input(), "set producer delivery.timeout.ms=soon", "the typed text stays");
+    assert!(app.model.palette.error().is_some_and(|e| e.contains("soon")));
+    assert_eq!(app.snap.producers[0].config.delivery_timeout_ms, 60_000, "nothing changed");
+}

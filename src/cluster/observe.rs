@@ -9,10 +9,12 @@
 //! (cursors), never by per-partition lookups.
 
 use super::history::{History, PartitionReading, ProducerReading};
+use super::link::LinkFaults;
 use super::node::ProcessState;
 use super::snapshot::{
     BrokerStatus, BrokerView, ConsumerLag, ConsumerStatus, ConsumerView, GroupStatus, HW_STALL_MS, HwHold,
-    PartitionHealth, PartitionView, Reach, ReplicaView, Snapshot, TopicView, TruncationView, Unreachable,
+    LinkFaultView, PartitionHealth, PartitionView, Reach, ReplicaView, Snapshot, TopicView, TruncationView,
+    Unreachable,
 };
 use super::truncations::shown;
 use super::world::World;
@@ -45,7 +47,8 @@ pub(crate) fn snapshot(world: &World, cache: &mut ViewCache) -> Snapshot {
     let controller = controller.borrow();
     let rcs = world.brokers();
     let cores: BTreeMap<BrokerId, Ref<'_, Broker>> = rcs.iter().map(|(id, c)| (*id, c.borrow())).collect();
-    let reach = reach_by_broker(world, &cores);
+    let faulty = world.net.faulty_links();
+    let reach = reach_by_broker(&faulty, &cores);
     let now = world.now();
     let fencing = fencing_by_broker(world, &controller, &reach, now);
     let o = Observer { world, now, image: controller.image(), reach, fencing };
@@ -100,6 +103,10 @@ pub(crate) fn snapshot(world: &World, cache: &mut ViewCache) -> Snapshot {
         commands: log.commands(),
         scenario: None,
         history: world.history.borrow().clone(),
+        faulty_links: faulty
+            .into_iter()
+            .map(|((from, to), faults)| LinkFaultView { from, to, faults })
+            .collect(),
     }
 }
 
@@ -200,9 +207,12 @@ fn topic_view(seed: u64, t: &TopicImage, broker_config: &BrokerConfig) -> TopicV
 
 /// Whether each broker's links to the controller and to the other brokers are blocked (cut
 /// or held), worked out once per snapshot from the links that have faults.
-fn reach_by_broker(world: &World, cores: &BTreeMap<BrokerId, Ref<'_, Broker>>) -> BTreeMap<BrokerId, Reach> {
+fn reach_by_broker(
+    faulty: &[((NodeId, NodeId), LinkFaults)],
+    cores: &BTreeMap<BrokerId, Ref<'_, Broker>>,
+) -> BTreeMap<BrokerId, Reach> {
     let blocked: BTreeSet<(NodeId, NodeId)> =
-        world.net.faulty_links().into_iter().filter(|(_, f)| f.cut || f.held).map(|(link, _)| link).collect();
+        faulty.iter().filter(|(_, f)| f.cut || f.held).map(|(link, _)| *link).collect();
     let reach = |id: BrokerId| {
         if blocked.is_empty() {
             return Reach::Controller;

@@ -61,6 +61,22 @@ pub struct Snapshot {
     pub scenario: Option<ScenarioInfo>,
     /// What the charts draw: samples taken every second of sim time (shared, not copied).
     pub history: Arc<super::history::History>,
+    /// Every link direction with a fault (`cut`, `hold`, `delay`, `loss`; `isolate` cuts
+    /// each link of a node), in (from, to) order; usually empty. Read once per snapshot from
+    /// the links that have faults, which the brokers' [`Reach`] is worked out from too.
+    pub faulty_links: Vec<LinkFaultView>,
+}
+
+/// One direction of a link that has a fault: messages `from → to` are cut, held, delayed or
+/// lost (TCP resends lost segments, so they arrive late).
+#[derive(Clone, Copy, PartialEq, Debug)]
+pub struct LinkFaultView {
+    /// The sending end.
+    pub from: crate::sim::protocol::NodeId,
+    /// The receiving end.
+    pub to: crate::sim::protocol::NodeId,
+    /// What the user did to it.
+    pub faults: crate::cluster::link::LinkFaults,
 }
 
 /// A consumer group as its coordinator holds it (`kafka-consumer-groups.sh --describe

@@ -69,6 +69,50 @@ pub enum Mode {
     Prompt(Ask),
 }
 
+/// Which screen the dashboard shows (Tab / Shift-Tab go round them in this order, F1–F6
+/// name one each).
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
+pub enum View {
+    /// Every pane at once: brokers, partitions, logs, clients, charts, events.
+    #[default]
+    Overview,
+    /// The selected partition in full: its log strips, why panel, charts and events.
+    Partition,
+    /// Every broker: leaderships, fetchers, heartbeat and fencing timers, links.
+    Brokers,
+    /// Producers and consumers in full, with the producers' chart.
+    Clients,
+    /// The event log on the whole screen.
+    Events,
+    /// Every property of the config registry with its value, default and scope.
+    Config,
+}
+
+impl View {
+    /// Every view, in Tab order.
+    pub const ALL: [View; 6] =
+        [View::Overview, View::Partition, View::Brokers, View::Clients, View::Events, View::Config];
+
+    /// Its name, as the header shows it.
+    pub fn name(self) -> &'static str {
+        match self {
+            View::Overview => "overview",
+            View::Partition => "partition",
+            View::Brokers => "brokers",
+            View::Clients => "clients",
+            View::Events => "events",
+            View::Config => "config",
+        }
+    }
+
+    /// The view `by` steps further round (negative: back).
+    pub fn turn(self, by: isize) -> View {
+        let n = Self::ALL.len() as isize;
+        let at = Self::ALL.iter().position(|v| *v == self).unwrap_or(0) as isize;
+        Self::ALL[(at + by).rem_euclid(n) as usize]
+    }
+}
+
 /// What the Events pane's prompt asks for.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum Ask {
@@ -82,14 +126,16 @@ pub enum Ask {
     TableFilter,
     /// A broker id to select (`b`).
     Broker,
+    /// The config view's filter (`/`): words a property's name or meaning must hold.
+    ConfigFilter,
 }
 
 impl Ask {
-    /// The keys go back to the dashboard after a table or broker prompt, else to the
-    /// Events pane.
+    /// The keys go back to the dashboard after a table, broker or config-view prompt, else
+    /// to the Events pane.
     pub fn returns_to(self) -> Mode {
         match self {
-            Ask::TableFilter | Ask::Broker => Mode::Normal,
+            Ask::TableFilter | Ask::Broker | Ask::ConfigFilter => Mode::Normal,
             Ask::Search | Ask::Filter | Ask::GoTo => Mode::Events,
         }
     }
@@ -138,6 +184,12 @@ impl Status {
 pub struct Model {
     /// Which keys are live.
     pub mode: Mode,
+    /// Which screen is shown.
+    pub view: View,
+    /// The config view's selected row, an index into the rows its filter keeps.
+    pub config_selected: usize,
+    /// The config view's filter (`/`); empty shows every property.
+    pub config_filter: String,
     /// Selected broker id (the target of `x`, `s`, `r`, `p`); `None` after a digit that
     /// names no broker, so those keys never hit a broker the user did not mean.
     pub selected_broker: Option<BrokerId>,
@@ -252,6 +304,9 @@ impl Model {
         let speed = if speed.is_finite() { speed.clamp(SPEED_STEPS[0], 100.0) } else { 1.0 };
         Model {
             mode: Mode::Normal,
+            view: View::Overview,
+            config_selected: 0,
+            config_filter: String::new(),
             selected_broker: snap.brokers.first().map(|b| b.id),
             selected_producer: 0,
             selected_partition: 0,
@@ -380,7 +435,10 @@ pub fn update(model: &mut Model, msg: Msg, snap: &Snapshot) -> Vec<Effect> {
             match result {
                 Ok(Answer { note: None }) => model.say(StatusKind::Done, command.to_string()),
                 Ok(Answer { note: Some(note) }) => model.say(StatusKind::Done, format!("{command}: {note}")),
-                Err(why) => model.say(StatusKind::Error, format!("{command}: {why}")),
+                Err(why) => {
+                    model.say(StatusKind::Error, format!("{command}: {why}"));
+                    view_keys::keep_refused_edit(model, &command, &why);
+                }
             }
             Vec::new()
         }
@@ -502,6 +560,7 @@ fn perform(model: &mut Model, action: Action, snap: &Snapshot) -> Vec<Effect> {
         Action::TogglePause | Action::Step | Action::NextEvent if model.scenario_over(snap) => {
             scenario_ended(model, snap)
         }
+        a if view_keys::takes(model, a) => view_keys::on_view_key(model, a, snap),
         Action::SelectBroker(id) => select_broker(model, id, snap),
         Action::Crash => on_selected(model, snap, |b| Crash(b).into()),
         Action::Shutdown => on_selected(model, snap, |b| Shutdown(b).into()),
@@ -570,6 +629,15 @@ fn perform(model: &mut Model, action: Action, snap: &Snapshot) -> Vec<Effect> {
         Action::PreviousBroker => table_keys::step_broker(model, snap, false),
         Action::NextBroker => table_keys::step_broker(model, snap, true),
         Action::PickBroker => event_keys::open_prompt(model, Ask::Broker),
+        Action::NextView => view_keys::show(model, model.view.turn(1)),
+        Action::PrevView => view_keys::show(model, model.view.turn(-1)),
+        Action::ShowOverview => view_keys::show(model, View::Overview),
+        Action::ShowPartition => view_keys::show(model, View::Partition),
+        Action::ShowBrokers => view_keys::show(model, View::Brokers),
+        Action::ShowClients => view_keys::show(model, View::Clients),
+        Action::ShowEvents => view_keys::show(model, View::Events),
+        Action::ShowConfig => view_keys::show(model, View::Config),
+        Action::EditConfig => view_keys::edit_config(model, snap),
     }
 }
 
@@ -896,6 +964,7 @@ fn on_help(model: &mut Model, action: HelpAction) -> Vec<Effect> {
 mod event_keys;
 mod mouse;
 mod table_keys;
+mod view_keys;
 
 #[cfg(test)]
 mod tests;

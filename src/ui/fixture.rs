@@ -12,8 +12,8 @@ use std::sync::Arc;
 
 use crate::cluster::history::History;
 use crate::cluster::snapshot::{
-    BrokerStatus, BrokerView, HwHold, PartitionHealth, PartitionView, ProducerView, ReplicaView, Snapshot,
-    TopicView,
+    BrokerStatus, BrokerView, HwHold, LinkFaultView, PartitionHealth, PartitionView, ProducerView,
+    ReplicaView, Snapshot, TopicView,
 };
 use crate::config::{BrokerConfig, ProducerConfig};
 use crate::kafka::errors::ErrorCode;
@@ -63,7 +63,16 @@ pub fn snapshot() -> Snapshot {
         scenario: None,
         rolling: false,
         history: Arc::new(history()),
+        faulty_links: vec![delayed_link()],
     }
+}
+
+/// `delay 1 0 50ms`: broker 1's messages to broker 0 take 50 ms longer (its fetches of the
+/// partitions broker 0 leads answer late; nothing is lost).
+fn delayed_link() -> LinkFaultView {
+    use crate::sim::protocol::NodeId;
+    let faults = crate::cluster::link::LinkFaults { extra_delay_us: 50_000, ..Default::default() };
+    LinkFaultView { from: NodeId::Broker(1), to: NodeId::Broker(0), faults }
 }
 
 /// The charts' samples up to [`NOW`]: 100 records/s produced and acknowledged, until broker

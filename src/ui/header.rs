@@ -1,4 +1,4 @@
-//! The header line: `isrlab  seed 42  t=00:01:23.4  ▶ 1×  <semantics>   acked lost: N`.
+//! The header line: `isrlab [view]  seed 42  t=00:01:23.4  ▶ 1×  <semantics>   acked lost: N`.
 //! The partition counts (under-replicated, under min ISR, offline) and the loss counter are
 //! right-aligned and always shown; the semantics text gives way first.
 
@@ -35,6 +35,17 @@ pub fn render(frame: &mut Frame, area: Rect, model: &Model, snap: &Snapshot) {
     }
     frame.render_widget(Paragraph::new(Line::from(left)), left_area);
     frame.render_widget(Paragraph::new(right).right_aligned(), right_area);
+}
+
+/// Which view is shown, `[brokers]`: always in the other views; in the overview from
+/// [`super::view::WIDE`] columns on (at 80 columns the plain screen is the overview, and its
+/// room goes to the scenario name and the counts).
+fn view_tag(model: &Model, width: u16) -> Span<'static> {
+    use super::app::View;
+    if model.view == View::Overview && width < super::view::WIDE {
+        return Span::raw("");
+    }
+    Span::styled(format!(" [{}]", model.view.name()), model.theme.title())
 }
 
 /// The sim time as the header shows it: tenths of a second, or milliseconds below 1×, where
@@ -90,6 +101,7 @@ fn essentials(model: &Model, snap: &Snapshot, width: usize) -> (Vec<Span<'static
         if terse < 2 {
             spans.push(Span::styled(" isrlab", theme.brand()));
         }
+        spans.push(view_tag(model, u16::try_from(width).unwrap_or(u16::MAX)));
         if seed {
             spans.push(Span::styled("  seed ", theme.muted()));
             spans.push(Span::raw(snap.seed.to_string()));

@@ -98,6 +98,24 @@ pub enum Action {
     NextBroker,
     /// Type a broker id to select (any id, not only 0–9).
     PickBroker,
+    /// Show the next view (overview → partition → brokers → clients → events → config).
+    NextView,
+    /// Show the previous view.
+    PrevView,
+    /// Show the overview (every pane at once).
+    ShowOverview,
+    /// Show the selected partition in full: log strips, why panel, its charts, events.
+    ShowPartition,
+    /// Show the broker view: leaderships, fetchers, heartbeats and fencing, links.
+    ShowBrokers,
+    /// Show the clients view: producers, consumers, their charts.
+    ShowClients,
+    /// Show the event log on the whole screen.
+    ShowEvents,
+    /// Show the config view: every property with its value, default and scope.
+    ShowConfig,
+    /// In the config view: edit the selected property (a `set` line in the palette).
+    EditConfig,
 }
 
 /// Where a dashboard key is listed in the help, in the help's order.
@@ -117,11 +135,14 @@ pub enum Group {
     Palette,
     /// Help and quit.
     Quit,
+    /// Switch views; the keys of the broker and config views.
+    Views,
 }
 
 impl Group {
     /// Every group, in help order.
-    pub const ALL: [Group; 7] = [
+    pub const ALL: [Group; 8] = [
+        Group::Views,
         Group::Time,
         Group::Brokers,
         Group::Partitions,
@@ -143,6 +164,7 @@ impl Group {
             Group::Events => "Events pane",
             Group::Palette => "Command palette",
             Group::Quit => "Help and quit",
+            Group::Views => "Views (the header names the one shown)",
         }
     }
 }
@@ -166,6 +188,8 @@ impl Action {
             Reset => Group::Time,
             OpenPalette => Group::Palette,
             ToggleHelp | Quit => Group::Quit,
+            NextView | PrevView | ShowOverview | ShowPartition | ShowBrokers | ShowClients | ShowEvents
+            | ShowConfig | EditConfig => Group::Views,
         }
     }
 }
@@ -552,6 +576,63 @@ pub static BINDINGS: &[Binding<Action>] = &[
         help: "quit, from anywhere (also in the palette and in this help)",
         action: Action::Quit,
     },
+    // Views: F1–F6 name one each (digits select brokers), Tab / Shift-Tab go round.
+    Binding {
+        keys: &[code(KeyCode::Tab), code(KeyCode::BackTab)],
+        label: "Tab/S-Tab",
+        footer: Some("view"),
+        help: "next / previous view: overview, partition, brokers, clients, events, config",
+        action: Action::NextView,
+    },
+    Binding {
+        keys: &[code(KeyCode::F(1))],
+        label: "F1",
+        footer: None,
+        help: "overview: every pane at once",
+        action: Action::ShowOverview,
+    },
+    Binding {
+        keys: &[code(KeyCode::F(2))],
+        label: "F2",
+        footer: None,
+        help: "partition: the selected partition's log strips, why panel, charts and events",
+        action: Action::ShowPartition,
+    },
+    Binding {
+        keys: &[code(KeyCode::F(3))],
+        label: "F3",
+        footer: None,
+        help: "brokers: leaderships, fetchers, heartbeat and fencing, links (↑/↓ select)",
+        action: Action::ShowBrokers,
+    },
+    Binding {
+        keys: &[code(KeyCode::F(4))],
+        label: "F4",
+        footer: None,
+        help: "clients: producers and consumers in full, with their charts",
+        action: Action::ShowClients,
+    },
+    Binding {
+        keys: &[code(KeyCode::F(5))],
+        label: "F5",
+        footer: None,
+        help: "events: the event log on the whole screen (e gives it the keys)",
+        action: Action::ShowEvents,
+    },
+    Binding {
+        keys: &[code(KeyCode::F(6))],
+        label: "F6",
+        footer: None,
+        help: "config: every property, value, default, scope (↑/↓ select, / filter)",
+        action: Action::ShowConfig,
+    },
+    Binding {
+        keys: &[code(KeyCode::Enter)],
+        label: "Enter",
+        footer: None,
+        help: "config view: edit the selected property (a `set` line, checked as the palette checks)",
+        action: Action::EditConfig,
+    },
 ];
 
 /// The Events pane's keys (while it has them).
@@ -771,6 +852,7 @@ impl Paired for Action {
             Action::SpeedDown => Some(Action::SpeedUp),
             Action::EventsOlder => Some(Action::EventsNewer),
             Action::PreviousBroker => Some(Action::NextBroker),
+            Action::NextView => Some(Action::PrevView),
             _ => None,
         }
     }
@@ -917,6 +999,17 @@ mod tests {
         assert_eq!(lookup(BINDINGS, &key('p')), Some(Action::ToggleFetch));
         let shifted = KeyEvent::new(KeyCode::Char('M'), KeyModifiers::SHIFT);
         assert_eq!(lookup(BINDINGS, &shifted), Some(Action::MinIsrUp));
+    }
+
+    #[test]
+    fn tab_goes_round_the_views_and_function_keys_name_one() {
+        let press = |c| KeyEvent::new(c, KeyModifiers::NONE);
+        assert_eq!(lookup(BINDINGS, &press(KeyCode::Tab)), Some(Action::NextView));
+        let back = KeyEvent::new(KeyCode::BackTab, KeyModifiers::SHIFT);
+        assert_eq!(lookup(BINDINGS, &back), Some(Action::PrevView));
+        assert_eq!(lookup(BINDINGS, &press(KeyCode::F(3))), Some(Action::ShowBrokers));
+        assert_eq!(lookup(BINDINGS, &press(KeyCode::F(6))), Some(Action::ShowConfig));
+        assert_eq!(lookup(BINDINGS, &press(KeyCode::Enter)), Some(Action::EditConfig));
     }
 
     #[test]

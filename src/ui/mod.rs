@@ -8,9 +8,11 @@
 
 pub mod app;
 pub mod ascii;
+pub mod broker_view;
 pub mod brokers;
 pub mod charts;
 pub mod clients;
+pub mod config_view;
 pub mod consumers;
 pub mod detail;
 pub mod event_filter;
@@ -19,6 +21,7 @@ pub mod fixture;
 pub mod footer;
 pub mod header;
 pub mod help;
+pub mod highlight;
 pub mod keymap;
 pub mod lag;
 pub mod meter;
@@ -33,6 +36,8 @@ pub mod why;
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod view_tests;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};

@@ -152,7 +152,8 @@ pub fn render(frame: &mut Frame, area: Rect, model: &Model, snap: &Snapshot, wid
         .unwrap_or_else(|| Sized::measure(NARROW, &slice, selected, theme, width).squeezed());
     let forms: &[Form] =
         if wide { &[Form::Long, Form::Short, Form::Tiny] } else { &[Form::Short, Form::Tiny] };
-    let (widths, body, titles) = sized.finish(&slice, theme, forms);
+    let (widths, mut body, titles) = sized.finish(&slice, theme, forms);
+    super::highlight::mark_rows(&mut body, &titles, model.selected_broker);
     let table_rows = body.into_iter().enumerate().map(|(n, cells)| {
         let row = Row::new(cells);
         if slice[n].0 == selected { row.style(theme.selected()) } else { row }

@@ -6,10 +6,13 @@ use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::Line;
 use ratatui::widgets::Paragraph;
 
-use super::app::{Mode, Model};
+use super::app::{Mode, Model, View};
 use super::text;
 use super::theme::Theme;
-use super::{brokers, charts, clients, detail, events, footer, header, help, palette, partitions, why};
+use super::{
+    broker_view, brokers, charts, clients, config_view, detail, events, footer, header, help, palette,
+    partitions, why,
+};
 use crate::cluster::snapshot::Snapshot;
 
 /// The smallest terminal the dashboard draws in (columns).
@@ -46,6 +49,8 @@ pub struct Heights {
     pub why: u16,
     /// The partition table: its title line, header row and the rows the filter shows.
     pub table: u16,
+    /// The view shown.
+    pub view: View,
 }
 
 /// Where each pane goes. Panes that do not fit are `None`.
@@ -73,11 +78,19 @@ pub struct Plan {
     pub footer: Rect,
     /// The terminal is wide: full column set, side-by-side panes.
     pub wide: bool,
+    /// The broker or config view's own area.
+    pub body: Option<Rect>,
+    /// The one chart of the partition view (the selected partition) or the clients view (the
+    /// producers).
+    pub chart: Option<Rect>,
 }
 
 /// Lays the screen out for `area` (at least [`MIN_WIDTH`]×[`MIN_HEIGHT`]). Status rows
 /// beyond the first are taken from the event log, which keeps at least its title row.
 pub fn plan(area: Rect, snap: &Snapshot, heights: Heights) -> Plan {
+    if heights.view != View::Overview {
+        return plan_view(area, snap, heights);
+    }
     use Constraint::{Fill, Length};
     let wide = area.width >= WIDE;
     let strip = heights.strip.clamp(1, 2);
@@ -121,7 +134,82 @@ pub fn plan(area: Rect, snap: &Snapshot, heights: Heights) -> Plan {
     let (events, why) = if wide { place_why(events, heights.why) } else { (events, None) };
     let (events, status) = grow_status(events, status, heights.status);
     let charts = some_if(charts, charts_h);
-    Plan { header, brokers, table, detail, clients, charts, events, why, status, footer, wide }
+    Plan {
+        header,
+        brokers,
+        table,
+        detail,
+        clients,
+        charts,
+        events,
+        why,
+        status,
+        footer,
+        wide,
+        body: None,
+        chart: None,
+    }
+}
+
+/// Lays out a view other than the overview: the header, the broker strip and settings, the
+/// status line and the footer as in the overview (they never give way), and the view's panes
+/// in between. Status rows beyond the first come from the bottom of the view's area.
+fn plan_view(area: Rect, snap: &Snapshot, heights: Heights) -> Plan {
+    use Constraint::{Fill, Length, Percentage};
+    let wide = area.width >= WIDE;
+    let strip = heights.strip.clamp(1, 2);
+    let [header, brokers, middle, status, footer] =
+        Layout::vertical([Length(1), Length(strip + 1), Fill(1), Length(1), Length(1)]).areas(area);
+    let extra = heights.status.saturating_sub(1).min(middle.height.saturating_sub(EVENTS_MIN));
+    let middle = Rect { height: middle.height - extra, ..middle };
+    let status = Rect { y: status.y - extra, height: status.height + extra, ..status };
+    let mut plan = Plan {
+        header,
+        brokers,
+        table: Rect::default(),
+        detail: None,
+        clients: None,
+        charts: None,
+        events: None,
+        why: None,
+        status,
+        footer,
+        wide,
+        body: None,
+        chart: None,
+    };
+    match heights.view {
+        View::Brokers | View::Config | View::Overview => plan.body = Some(middle),
+        View::Events => plan.events = Some(middle),
+        View::Partition => {
+            // The strips first (with their marks row), then the why panel (beside the chart
+            // when wide), the events below with at least EVENTS_MIN rows.
+            let detail_h = (detail::height_needed(snap) + 1).min(middle.height / 2).max(2);
+            let rest = middle.height - detail_h;
+            let events_h = (rest / 3).max(EVENTS_MIN).min(rest);
+            let [d, mid, e] = Layout::vertical([Length(detail_h), Fill(1), Length(events_h)]).areas(middle);
+            plan.detail = Some(d);
+            plan.events = some_if(e, e.height);
+            if wide && mid.height >= 6 {
+                let [w, c] = Layout::horizontal([Percentage(55), Fill(1)]).spacing(1).areas(mid);
+                plan.why = Some(w);
+                plan.chart = Some(c);
+            } else {
+                plan.why = some_if(mid, mid.height);
+            }
+        }
+        View::Clients => {
+            let need = clients::height_needed(snap) + 1;
+            let clients_h = need.min(middle.height.saturating_sub(EVENTS_MIN)).max(2);
+            let rest = middle.height - clients_h;
+            let chart_h = if rest >= 2 * EVENTS_MIN + 8 { (rest / 2).min(CHARTS_ROWS) } else { 0 };
+            let [c, ch, e] = Layout::vertical([Length(clients_h), Length(chart_h), Fill(1)]).areas(middle);
+            plan.clients = Some(c);
+            plan.chart = some_if(ch, chart_h);
+            plan.events = some_if(e, e.height);
+        }
+    }
+    plan
 }
 
 /// Takes the why panel's place from the event log's area: its left part from
@@ -169,7 +257,9 @@ fn some_if(r: Rect, h: u16) -> Option<Rect> {
 /// How many partition rows the table shows on the model's screen.
 pub fn table_rows(model: &Model, snap: &Snapshot) -> usize {
     let (w, h) = (model.screen.0.max(MIN_WIDTH), model.screen.1.max(MIN_HEIGHT));
-    let table = plan(Rect::new(0, 0, w, h), snap, heights(model, snap, w)).table;
+    // The overview's table, whichever view is shown: the selection keeps its place there.
+    let overview = Heights { view: View::Overview, ..heights(model, snap, w) };
+    let table = plan(Rect::new(0, 0, w, h), snap, overview).table;
     usize::from(table.height.saturating_sub(1)).max(1)
 }
 
@@ -190,7 +280,7 @@ pub fn heights(model: &Model, snap: &Snapshot, width: u16) -> Heights {
     let strip = u16::try_from(brokers::strip_lines(model, snap, width).len()).unwrap_or(1);
     let why = if width >= WIDE { why::height_needed(model, snap, why_width(width)) } else { 0 };
     let table = partitions::height_needed(model, snap);
-    Heights { strip, status, why, table }
+    Heights { strip, status, why, table, view: model.view }
 }
 
 /// Draws the dashboard; with `--ascii`, in ASCII only.
@@ -210,7 +300,21 @@ fn draw_panes(model: &Model, snap: &Snapshot, frame: &mut Frame) {
     let plan = plan(area, snap, heights(model, snap, area.width));
     header::render(frame, plan.header, model, snap);
     brokers::render(frame, plan.brokers, model, snap);
-    partitions::render(frame, plan.table, model, snap, plan.wide);
+    if model.view == View::Overview {
+        partitions::render(frame, plan.table, model, snap, plan.wide);
+    }
+    if let Some(r) = plan.body {
+        match model.view {
+            View::Config => config_view::render(frame, r, model, snap),
+            _ => broker_view::render(frame, r, model, snap),
+        }
+    }
+    if let Some(r) = plan.chart {
+        match model.view {
+            View::Clients => charts::render_producers(frame, r, model, snap),
+            _ => charts::render_partition(frame, r, model, snap),
+        }
+    }
     if let Some(r) = plan.detail {
         detail::render(frame, r, model, snap);
     }

@@ -84,6 +84,7 @@ pub(super) fn open_prompt(model: &mut Model, ask: Ask) -> Vec<Effect> {
         Ask::GoTo => ("go to sim time: ", String::new()),
         Ask::TableFilter => ("table filter: ", model.table_filter.line()),
         Ask::Broker => ("select broker: ", String::new()),
+        Ask::ConfigFilter => ("filter properties: ", model.config_filter.clone()),
     };
     model.prompt.open_as(prefix, &text);
     model.mode = Mode::Prompt(ask);
@@ -103,6 +104,7 @@ pub(super) fn on_prompt(model: &mut Model, ask: Ask, action: PaletteAction, snap
                 Ask::GoTo => go_to(model, &line, snap),
                 Ask::TableFilter => super::table_keys::filter(model, &line, snap),
                 Ask::Broker => super::table_keys::pick_broker(model, &line, snap),
+                Ask::ConfigFilter => super::view_keys::filter_config(model, &line),
             };
             match answer {
                 Ok(()) => {
@@ -125,6 +127,8 @@ pub(super) fn on_prompt(model: &mut Model, ask: Ask, action: PaletteAction, snap
     }
 }
 
+/// Where the keys go once the prompt closes: the Events pane, or the dashboard for the
+/// config view's filter.
 /// `/TEXT`: shows the newest event on or above the pane's bottom line that holds it (else
 /// the oldest newer one). An empty line ends the search.
 fn search(model: &mut Model, needle: &str, snap: &Snapshot) -> Result<(), String> {

@@ -236,6 +236,18 @@ mod tests {
     }
 
     #[test]
+    fn the_view_keys_move_like_the_others() {
+        let (o, warnings) = KeyOverrides::parse([("show-brokers", "B"), ("prev-view", "ctrl-p")]);
+        assert!(warnings.is_empty(), "{warnings:?}");
+        let b = o.translate(&press('B')).unwrap();
+        assert_eq!(super::super::lookup(BINDINGS, &b), Some(Action::ShowBrokers));
+        let ctrl_p = KeyEvent::new(KeyCode::Char('p'), KeyModifiers::CONTROL);
+        let back = o.translate(&ctrl_p).unwrap();
+        assert_eq!(super::super::lookup(BINDINGS, &back), Some(Action::PrevView));
+        assert_eq!(o.translate(&KeyEvent::new(KeyCode::F(3), KeyModifiers::NONE)), None, "F3 moved away");
+    }
+
+    #[test]
     fn names_are_words_with_dashes() {
         assert_eq!(action_name(Action::Crash), "crash");
         assert_eq!(action_name(Action::MinIsrUp), "min-isr-up");

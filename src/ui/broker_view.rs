@@ -1,0 +1,283 @@
+//! The broker view (F3): one row per broker (only the visible rows are built) with its
+//! process state, its registration as the controller sees it (fenced or not, broker epoch),
+//! its heartbeat age and the `broker.session.timeout.ms` countdown to fencing (Kafka's
+//! `BrokerHeartbeatManager`: the controller fences a broker it has not heard from for the
+//! session timeout), the partitions it leads and follows, whom it fetches from (one fetcher
+//! per leader, Kafka's `ReplicaFetcherManager`) and its faulty links; then the selected
+//! broker in full.
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Paragraph};
+
+use super::app::Model;
+use super::text;
+use crate::cluster::snapshot::{BrokerStatus, BrokerView, LinkFaultView, Snapshot};
+use crate::sim::protocol::NodeId;
+use crate::sim::{BrokerId, Ms};
+
+/// What one broker does for the partitions, counted from the snapshot's partitions.
+#[derive(Default)]
+struct Roles {
+    leads: usize,
+    follows: usize,
+    /// Leader → partitions this broker fetches from it, by leader id.
+    fetches_from: std::collections::BTreeMap<BrokerId, usize>,
+}
+
+/// Every broker's roles, in one pass over the partitions (a pass per broker would cost
+/// brokers × partitions a frame).
+fn all_roles(snap: &Snapshot) -> std::collections::BTreeMap<BrokerId, Roles> {
+    let mut all: std::collections::BTreeMap<BrokerId, Roles> = std::collections::BTreeMap::new();
+    for p in &snap.partitions {
+        for &id in &p.replicas {
+            let r = all.entry(id).or_default();
+            match p.leader {
+                Some(l) if l == id => r.leads += 1,
+                Some(l) => {
+                    r.follows += 1;
+                    *r.fetches_from.entry(l).or_default() += 1;
+                }
+                None => r.follows += 1,
+            }
+        }
+    }
+    all
+}
+
+/// The process in words, with how long it has been so.
+fn process(b: &BrokerView, now: Ms) -> String {
+    let since = |t: Ms| text::duration(now.saturating_sub(t));
+    match b.status {
+        BrokerStatus::Up => "running".into(),
+        BrokerStatus::Crashed { since: t } => format!("crashed {}", since(t)),
+        BrokerStatus::Stopped { since: t } => format!("stopped {}", since(t)),
+        BrokerStatus::Frozen { since: t } => format!("frozen {}", since(t)),
+        BrokerStatus::PoweredOff { since: t } => format!("powered off {}", since(t)),
+    }
+}
+
+/// Registration as the controller sees it.
+fn registration(b: &BrokerView) -> String {
+    let state = if b.in_controlled_shutdown {
+        "shutting down"
+    } else if b.fenced {
+        "fenced"
+    } else {
+        "unfenced"
+    };
+    format!("{state} ep {}", b.broker_epoch)
+}
+
+/// Heartbeat age and what the session timeout does next.
+fn heartbeat(b: &BrokerView, snap: &Snapshot) -> String {
+    let age = snap.now.saturating_sub(b.last_heartbeat);
+    let tenths = |ms: Ms| format!("{}.{}s", ms / 1000, (ms % 1000) / 100);
+    let next = match b.fenced_in {
+        Some(ms) => format!("fenced in {}", text::countdown(ms)),
+        None if b.fenced => "fenced".into(),
+        None => {
+            let left = snap.broker_config.broker_session_timeout_ms.saturating_sub(age);
+            format!("timeout in {}", tenths(left))
+        }
+    };
+    format!("hb {} ago, {next}", tenths(age))
+}
+
+fn end(n: NodeId) -> String {
+    match n {
+        NodeId::Broker(b) => b.to_string(),
+        NodeId::Controller => "ctrl".into(),
+        NodeId::Producer(p) => format!("p{p}"),
+        NodeId::Consumer(c) => format!("c{c}"),
+    }
+}
+
+/// One faulty link direction in words: `1→0 delay 50ms`, `2→ctrl cut`, `0→1 held`,
+/// `1→2 loss 20%`. A link cut both ways reads as two directions.
+fn link_text(l: &LinkFaultView) -> String {
+    let f = l.faults;
+    let mut what = Vec::new();
+    if f.cut {
+        what.push("cut".to_string());
+    }
+    if f.held {
+        what.push("held".to_string());
+    }
+    if f.extra_delay_us > 0 {
+        what.push(format!("delay {}ms", f.extra_delay_us as f64 / 1000.0));
+    }
+    if f.loss_percent > 0 {
+        what.push(format!("loss {}%", f.loss_percent));
+    }
+    format!("{}→{} {}", end(l.from), end(l.to), what.join(" "))
+}
+
+/// The faulty links into or out of broker `id`, with `one-way` where the other direction is
+/// clear and `isolated` for a broker whose every link is blocked.
+fn links(snap: &Snapshot, b: &BrokerView) -> String {
+    let me = NodeId::Broker(b.id);
+    let mine: Vec<&LinkFaultView> = snap.faulty_links.iter().filter(|l| l.from == me || l.to == me).collect();
+    if mine.is_empty() {
+        return "links clear".into();
+    }
+    if b.reach == crate::cluster::snapshot::Reach::Isolated {
+        return "isolated (every link cut)".into();
+    }
+    let parts: Vec<String> = mine
+        .iter()
+        .map(|l| {
+            let back = snap.faulty_links.iter().any(|o| o.from == l.to && o.to == l.from);
+            if back { link_text(l) } else { format!("{} (one-way)", link_text(l)) }
+        })
+        .collect();
+    parts.join("; ")
+}
+
+fn fetchers(r: &Roles, b: &BrokerView) -> String {
+    if r.fetches_from.is_empty() {
+        return "no fetchers".into();
+    }
+    let list: Vec<String> = r.fetches_from.iter().map(|(l, n)| format!("←{l}:{n}")).collect();
+    let paused = if b.fetch_paused { " paused" } else { "" };
+    format!("fetch {}{paused}", list.join(" "))
+}
+
+/// Draws the view: the broker table on top (the selected broker's row marked `▸` and
+/// reversed), the selected broker in full below.
+pub fn render(frame: &mut Frame, area: Rect, model: &Model, snap: &Snapshot) {
+    let theme = model.theme;
+    let width = usize::from(area.width);
+    let selected = model.selected_broker.and_then(|id| snap.brokers.iter().position(|b| b.id == id));
+    let roles = all_roles(snap);
+    let none = Roles::default();
+    let role = |id: BrokerId| roles.get(&id).unwrap_or(&none);
+    let detail = selected
+        .map(|i| detail_lines(model, snap, &snap.brokers[i], role(snap.brokers[i].id), width))
+        .unwrap_or_default();
+    let detail_h = u16::try_from(detail.len() + 1).unwrap_or(u16::MAX).min(area.height / 2);
+    let [table, below] = Layout::vertical([Constraint::Fill(1), Constraint::Length(detail_h)]).areas(area);
+    let title = " Brokers · ↑/↓ or 0–9 select · x crash  s shutdown  r restart  p fetch ";
+    let block =
+        Block::new().borders(Borders::TOP).title(Span::styled(text::truncate(title, width), theme.title()));
+    let inner = block.inner(table);
+    let rows = usize::from(inner.height).max(1);
+    let at = selected.unwrap_or(0);
+    let offset = (at + 1).saturating_sub(rows);
+    let lines: Vec<Line> = snap
+        .brokers
+        .iter()
+        .enumerate()
+        .skip(offset)
+        .take(rows)
+        .map(|(i, b)| {
+            let r = role(b.id);
+            let mark = if Some(i) == selected { "▸" } else { " " };
+            let row = if width >= usize::from(super::view::WIDE) {
+                format!(
+                    "{mark}{:<3}{:<15}{:<17}{:<30}leads {:<4} follows {:<4} {}  {}",
+                    b.id,
+                    process(b, snap.now),
+                    registration(b),
+                    heartbeat(b, snap),
+                    r.leads,
+                    r.follows,
+                    fetchers(r, b),
+                    links(snap, b)
+                )
+            } else {
+                // 80 columns: the timers and the counts first; the epoch, fetchers and links
+                // are in the selected broker's lines below.
+                let reg = registration(b);
+                let reg = reg.split(" ep").next().unwrap_or_default();
+                format!(
+                    "{mark}{:<3}{:<12}{:<9}{:<31}L {:<3} F {:<3}{}",
+                    b.id,
+                    process(b, snap.now),
+                    reg,
+                    heartbeat(b, snap),
+                    r.leads,
+                    r.follows,
+                    links(snap, b)
+                )
+            };
+            let style = if Some(i) == selected {
+                theme.selected()
+            } else if b.status != BrokerStatus::Up || b.fenced {
+                theme.bad()
+            } else {
+                theme.normal()
+            };
+            Line::styled(text::truncate(&row, width), style)
+        })
+        .collect();
+    frame.render_widget(Paragraph::new(lines).block(block), table);
+    let block = Block::new().borders(Borders::TOP);
+    frame.render_widget(Paragraph::new(detail).block(block), below);
+}
+
+/// Names of the partitions in `names`, as many as fit on `lines` lines of `width`.
+fn list(label: String, names: Vec<String>, width: usize, lines: usize) -> Vec<String> {
+    let body = if names.is_empty() { "none".to_string() } else { names.join(" ") };
+    text::wrap_at_most(&format!(" {label}: {body}"), width, lines)
+}
+
+/// The selected broker in full: what it leads and follows (✔ in the ISR, ✗ out), its
+/// fetchers, its timers and its links.
+fn detail_lines(
+    model: &Model,
+    snap: &Snapshot,
+    b: &BrokerView,
+    r: &Roles,
+    width: usize,
+) -> Vec<Line<'static>> {
+    let theme = model.theme;
+    let mut out: Vec<String> = Vec::new();
+    let head = format!(
+        " broker {} · {} · {} · {}",
+        b.id,
+        process(b, snap.now),
+        registration(b),
+        if b.fetch_paused { "fetchers paused (p)" } else { "fetchers running" }
+    );
+    out.push(head);
+    // Two lines' worth of names at most (a name is at least 3 columns with its space).
+    let shown = width / 2;
+    let leads: Vec<String> = snap
+        .partitions
+        .iter()
+        .filter(|p| p.leader == Some(b.id))
+        .take(shown)
+        .map(|p| p.tp.to_string())
+        .collect();
+    out.extend(list(format!("leads {}", r.leads), leads, width, 2));
+    let follows: Vec<String> = snap
+        .partitions
+        .iter()
+        .filter(|p| p.leader != Some(b.id) && p.replicas.contains(&b.id))
+        .take(shown)
+        .map(|p| format!("{}{}", p.tp, if p.isr.contains(&b.id) { "✔" } else { "✗" }))
+        .collect();
+    out.extend(list(format!("follows {} (✔ in ISR, ✗ out)", r.follows), follows, width, 2));
+    let fetch: Vec<String> =
+        r.fetches_from.iter().map(|(l, n)| format!("to leader {l}: {n} partitions")).collect();
+    out.push(format!(" fetchers: {}", if fetch.is_empty() { "none".into() } else { fetch.join(", ") }));
+    let c = &snap.broker_config;
+    out.push(format!(
+        " heartbeat: {} · broker.heartbeat.interval.ms={} broker.session.timeout.ms={}",
+        heartbeat(b, snap),
+        c.broker_heartbeat_interval_ms,
+        c.broker_session_timeout_ms
+    ));
+    let link_text = links(snap, b);
+    out.push(format!(" links: {}", link_text.strip_prefix("links ").unwrap_or(&link_text)));
+    if !b.restart_pending.is_empty() {
+        out.push(format!(" restart pending: {}", b.restart_pending.join(", ")));
+    }
+    out.into_iter()
+        .flat_map(|l| text::wrap(l.trim_start(), width.saturating_sub(1).max(1)))
+        .map(|l| format!(" {l}"))
+        .map(|l| Line::styled(l, theme.normal()))
+        .collect()
+}

@@ -1,0 +1,139 @@
+//! Whole-screen snapshots of every view at 80×24, 120×40 and 200×60, from the fixture, and
+//! the key facts each view must keep at 80×24.
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+
+use super::app::{Model, Msg, View, update};
+use super::theme::Theme;
+use super::{fixture, view};
+use crate::cluster::snapshot::Snapshot;
+
+const SIZES: [(u16, u16); 3] = [(80, 24), (120, 40), (200, 60)];
+
+fn screen_of(view_key: KeyCode, w: u16, h: u16, snap: &Snapshot) -> (Model, String) {
+    let mut m = Model::new(1.0, Theme::new(false), snap);
+    update(&mut m, Msg::Resize(w, h), snap);
+    update(&mut m, Msg::Key(KeyEvent::new(view_key, KeyModifiers::NONE)), snap);
+    let mut terminal = Terminal::new(TestBackend::new(w, h)).unwrap();
+    terminal.draw(|f| view::view(&m, snap, f)).unwrap();
+    (m, terminal.backend().to_string())
+}
+
+fn snapshots_of(name: &str, key: KeyCode, want: View, facts: &[&str]) {
+    let snap = fixture::snapshot();
+    for (w, h) in SIZES {
+        let (m, text) = screen_of(key, w, h, &snap);
+        assert_eq!(m.view, want);
+        if w > 80 || want != View::Overview {
+            assert!(
+                text.contains(&format!("[{}]", want.name())),
+                "{name} {w}×{h}: the header names the view"
+            );
+        }
+        for fact in facts {
+            assert!(text.contains(fact), "{name} at {w}×{h} lacks `{fact}`:\n{text}");
+        }
+        // The status line and the footer never give way.
+        assert!(text.contains("selected: broker 0"), "{name} {w}×{h}: status line");
+        assert!(text.contains("? help"), "{name} {w}×{h}: footer");
+        insta::assert_snapshot!(format!("view_{name}_{w}x{h}"), text);
+    }
+}
+
+#[test]
+fn overview() {
+    snapshots_of("overview", KeyCode::F(1), View::Overview, &["test_repli-0", "acked lost"]);
+}
+
+#[test]
+fn partition() {
+    snapshots_of("partition", KeyCode::F(2), View::Partition, &["test_repli-0 logs", "HW 1380", "Events"]);
+}
+
+#[test]
+fn brokers() {
+    snapshots_of("brokers", KeyCode::F(3), View::Brokers, &["crashed 12s", "leads 4", "1→0 delay 50ms"]);
+}
+
+#[test]
+fn clients() {
+    snapshots_of("clients", KeyCode::F(4), View::Clients, &["producer 0", "sent 8342"]);
+}
+
+#[test]
+fn events() {
+    snapshots_of("events", KeyCode::F(5), View::Events, &["Events", "fenced"]);
+}
+
+#[test]
+fn config() {
+    snapshots_of("config", KeyCode::F(6), View::Config, &["replica.lag.time.max.ms", "30000", "Enter edit"]);
+}
+
+#[test]
+fn tab_goes_round_every_view_and_shift_tab_back() {
+    let snap = fixture::snapshot();
+    let mut m = Model::new(1.0, Theme::new(false), &snap);
+    let mut seen = vec![m.view];
+    for _ in 0..6 {
+        update(&mut m, Msg::Key(KeyEvent::new(KeyCode::Tab, KeyModifiers::NONE)), &snap);
+        seen.push(m.view);
+    }
+    assert_eq!(&seen[..6], &View::ALL);
+    assert_eq!(m.view, View::Overview);
+    update(&mut m, Msg::Key(KeyEvent::new(KeyCode::BackTab, KeyModifiers::SHIFT)), &snap);
+    assert_eq!(m.view, View::Config);
+}
+
+#[test]
+fn arrows_select_brokers_in_the_broker_view_and_properties_in_the_config_view() {
+    let snap = fixture::snapshot();
+    let mut m = Model::new(1.0, Theme::new(false), &snap);
+    let press = |m: &mut Model, k| update(m, Msg::Key(KeyEvent::new(k, KeyModifiers::NONE)), &snap);
+    press(&mut m, KeyCode::F(3));
+    press(&mut m, KeyCode::Down);
+    assert_eq!(m.selected_broker, Some(1));
+    assert_eq!(m.selected_partition, 0, "the partition selection stays");
+    press(&mut m, KeyCode::End);
+    assert_eq!(m.selected_broker, Some(2));
+    press(&mut m, KeyCode::F(6));
+    press(&mut m, KeyCode::Down);
+    press(&mut m, KeyCode::Down);
+    assert_eq!(m.config_selected, 2);
+    for c in "/session".chars() {
+        press(&mut m, KeyCode::Char(c));
+    }
+    press(&mut m, KeyCode::Enter);
+    let rows = super::config_view::rows(&m);
+    assert!(rows.iter().all(|p| format!("{} {}", p.name, p.doc).contains("session")), "filtered");
+    assert!(rows.iter().any(|p| p.name == "broker.session.timeout.ms"));
+    assert_eq!(m.config_selected, 0);
+}
+
+/// Selecting broker 1 marks its id, bold and underlined (no colour needed), in the Replicas,
+/// ISR and LEO cells of the overview's partition rows, and no other id.
+#[test]
+fn the_selected_brokers_replicas_are_marked_in_the_partition_table() {
+    let snap = fixture::snapshot();
+    let mut m = Model::new(1.0, Theme::new(false), &snap);
+    update(&mut m, Msg::Resize(120, 40), &snap);
+    update(&mut m, Msg::Key(KeyEvent::new(KeyCode::Char('1'), KeyModifiers::NONE)), &snap);
+    let mut terminal = Terminal::new(TestBackend::new(120, 40)).unwrap();
+    terminal.draw(|f| view::view(&m, &snap, f)).unwrap();
+    let buf = terminal.backend().buffer();
+    let first_row = 4; // header, strip, settings, table titles
+    let marked: Vec<String> = (0..120)
+        .map(|x| &buf[(x, first_row)])
+        .filter(|c| super::highlight::is_marked(c.style()))
+        .map(|c| c.symbol().to_string())
+        .collect();
+    // test_repli-0: replicas 0,1,2, ISR 0,1, LEOs 0:… 1:… 2:…
+    assert_eq!(
+        marked,
+        ["1", "1", "1"],
+        "row: {:?}",
+        (0..120).map(|x| buf[(x, first_row)].symbol()).collect::<String>()
+    );
+}

@@ -753,13 +753,13 @@ impl ProducerClient {
             .filter_map(|i| self.partitions[i].leader)
             .collect();
         for leader in ready {
-            let can_drain = self.conns.is_ready(leader) && requests.get(&leader).copied().unwrap_or(0) < max;
+            let can_drain = self.conns.is_ready(leader) && requests.of(leader) < max;
             self.partitioner.note_leader(&self.config, leader, now, can_drain);
         }
     }
 
     /// Whether partition `i` has a batch to send at `now` and nothing holds it back.
-    fn drainable(&self, now: Ms, i: usize, requests: &BTreeMap<BrokerId, usize>) -> bool {
+    fn drainable(&self, now: Ms, i: usize, requests: &RequestCounts) -> bool {
         if self.held_back(i, requests) {
             return false;
         }
@@ -782,10 +782,10 @@ impl ProducerClient {
     ///   overtake them.
     ///
     /// `requests` is [`Self::in_flight_requests`].
-    fn held_back(&self, i: usize, requests: &BTreeMap<BrokerId, usize>) -> bool {
+    fn held_back(&self, i: usize, requests: &RequestCounts) -> bool {
         let p = &self.partitions[i];
         let Some(leader) = p.leader else { return true };
-        if requests.get(&leader).copied().unwrap_or(0) >= self.config.max_in_flight.max(1) as usize {
+        if requests.of(leader) >= self.config.max_in_flight.max(1) as usize {
             return true;
         }
         if self.config.max_in_flight <= 1 && !p.in_flight.is_empty() {
@@ -807,14 +807,22 @@ impl ProducerClient {
 
     /// Requests not answered yet, per broker (Java `InFlightRequests.count(node)`), counted
     /// in one pass over what is in flight (per partition it would cost partitions²).
-    fn in_flight_requests(&self) -> BTreeMap<BrokerId, usize> {
-        let requests: BTreeSet<(BrokerId, u64)> =
+    fn in_flight_requests(&self) -> RequestCounts {
+        // A request spanning several partitions is listed under each: sort and dedup the
+        // (leader, request) pairs, then count runs. A Vec, not ordered sets: this runs on
+        // every tick (`next_deadline`), and a producer has few requests in flight.
+        let mut requests: Vec<(BrokerId, u64)> =
             self.partitions.iter().flat_map(|p| &p.in_flight).map(|f| (f.leader, f.request)).collect();
-        let mut counts = BTreeMap::new();
+        requests.sort_unstable();
+        requests.dedup();
+        let mut counts: Vec<(BrokerId, usize)> = Vec::new();
         for (broker, _) in requests {
-            *counts.entry(broker).or_insert(0) += 1;
+            match counts.last_mut() {
+                Some((b, n)) if *b == broker => *n += 1,
+                _ => counts.push((broker, 1)),
+            }
         }
-        counts
+        RequestCounts(counts)
     }
 
     /// The next batch of partition `i` (callers checked [`Self::drainable`]): its first
@@ -1343,6 +1351,17 @@ pub struct ProducerView {
     /// [`super::producer_latency::RECENT_WINDOW_S`] s of sim time, `None` when no record was
     /// acknowledged then (filled in by the cluster's snapshot, which knows the time).
     pub latency: Option<LatencySummary>,
+}
+
+/// Requests not answered yet per broker ([`ProducerClient::in_flight_requests`]), sorted by
+/// broker.
+struct RequestCounts(Vec<(BrokerId, usize)>);
+
+impl RequestCounts {
+    /// How many requests to `broker` await an answer.
+    fn of(&self, broker: BrokerId) -> usize {
+        self.0.binary_search_by_key(&broker, |&(b, _)| b).map_or(0, |k| self.0[k].1)
+    }
 }
 
 #[cfg(test)]

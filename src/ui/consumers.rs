@@ -18,20 +18,22 @@ pub fn full_rows(snap: &Snapshot) -> u16 {
 }
 
 /// `group g` or `no group`, its `auto.offset.reset`, and with a group its generation,
-/// coordinator, rebalances and committed offsets (summed); `closed` once closed.
+/// coordinator (`looking up` while it has none: `FindCoordinator` in flight or to be retried,
+/// `AbstractCoordinator.ensureCoordinatorReady`), rebalances and committed offsets (summed).
+/// A closed consumer says so first, and nothing of a membership it gave up.
 fn settings(c: &ConsumerStatus) -> String {
     let group = c.view.group.as_deref().map_or("no group".to_string(), |g| format!("group {g}"));
+    if c.view.closed {
+        return format!("closed  ({group}; it reads nothing)");
+    }
     let mut s = format!("{group}  reset {}", c.view.config.auto_offset_reset.name());
     if let Some(m) = &c.view.member {
-        let coordinator = m.coordinator.map_or("?".to_string(), |b| b.to_string());
+        let coordinator = m.coordinator.map_or("looking up".to_string(), |b| b.to_string());
         let committed: i64 = m.committed.iter().map(|(_, o)| *o).sum();
         s.push_str(&format!(
             "  gen {} coordinator {coordinator} rebalances {} committed {committed}",
             m.generation, m.rebalances
         ));
-    }
-    if c.view.closed {
-        s.push_str("  closed");
     }
     s
 }
@@ -61,7 +63,11 @@ fn positions(c: &ConsumerStatus) -> String {
             }
         })
         .collect();
-    if parts.is_empty() { "no partition assigned".to_string() } else { parts.join("  ") }
+    match parts.len() {
+        0 => "no partition assigned".to_string(),
+        1 => parts.join(""),
+        n => format!("{n} partitions: {}", parts.join("  ")),
+    }
 }
 
 /// The full form per consumer: who it is, then what it read and where it stands, cut to
@@ -214,6 +220,45 @@ mod tests {
             line.contains("group g  reset latest  gen 2 coordinator 3 rebalances 2 committed 4"),
             "{line}"
         );
+    }
+
+    /// While the member has no coordinator (its broker died, `FindCoordinator` is retried) the
+    /// line says it is looking one up; a closed consumer says `closed` first and shows no
+    /// membership it gave up (a closed member's generation and old coordinator mislead).
+    #[test]
+    fn a_member_without_coordinator_looks_one_up_and_a_closed_one_says_closed() {
+        let mut snap = with_consumer(4);
+        let c = &mut snap.consumers[0].view;
+        c.group = Some("g".into());
+        c.member = Some(crate::sim::group::membership::GroupMemberView {
+            member_id: "consumer-0-2.0".into(),
+            generation: 2,
+            coordinator: None,
+            state: "Stable".into(),
+            rebalances: 2,
+            committed: Vec::new(),
+        });
+        let line = plain(&full_lines(&snap, Theme::new(false), 160)[0]);
+        assert!(line.contains("gen 2 coordinator looking up rebalances 2"), "{line}");
+        snap.consumers[0].view.closed = true;
+        let line = plain(&full_lines(&snap, Theme::new(false), 80)[0]);
+        assert!(
+            line.contains("consumer-0 ← ") && line.contains("closed  (group g; it reads nothing)"),
+            "{line}"
+        );
+        assert!(!line.contains("gen 2") && !line.contains("coordinator"), "{line}");
+    }
+
+    #[test]
+    fn several_partitions_are_counted_before_the_list() {
+        let mut snap = with_consumer(4);
+        let mut second = snap.consumers[0].view.partitions[0].clone();
+        second.tp = snap.partitions[1].tp.clone();
+        snap.consumers[0].view.partitions.push(second);
+        let lag = snap.consumers[0].lags[0].clone();
+        snap.consumers[0].lags.push(lag);
+        let line = plain(&full_lines(&snap, Theme::new(false), 200)[1]);
+        assert!(line.contains(" · 2 partitions: "), "{line}");
     }
 
     #[test]

@@ -486,6 +486,7 @@ fn on_key(model: &mut Model, ev: KeyEvent, snap: &Snapshot) -> Vec<Effect> {
     if ev.kind == KeyEventKind::Release {
         return Vec::new();
     }
+    let ev = without_alt(ev);
     let reset_armed = std::mem::take(&mut model.reset_armed);
     let ev = match model.mode {
         Mode::Normal => match model.keys.translate(&ev) {
@@ -544,6 +545,17 @@ fn moved_key_text(keys: &keymap::KeyOverrides, ev: &KeyEvent) -> String {
         Some((name, key)) => format!("{name} is on {key} now (config.toml [keys])"),
         None => "that key is moved by config.toml [keys]".to_string(),
     }
+}
+
+/// A terminal sends Esc and the key after it as two bytes; read together (a quick Esc, then
+/// `:`; tmux's `send-keys Escape :`) they arrive as Alt and the key. No table binds Alt, so
+/// such a key is taken as the key alone: otherwise a command typed after it would fall
+/// through, letter by letter, to the dashboard's keys.
+fn without_alt(mut ev: KeyEvent) -> KeyEvent {
+    if matches!(ev.code, KeyCode::Char(_)) {
+        ev.modifiers.remove(KeyModifiers::ALT);
+    }
+    ev
 }
 
 fn typed_char(ev: &KeyEvent) -> Option<char> {

@@ -250,6 +250,18 @@ fn key_releases_are_ignored() {
     assert_eq!(m.palette.input(), "");
 }
 
+/// Esc and `:` read together arrive as Alt-`:`: it opens the palette, so the command typed
+/// after it goes into the palette and not, letter by letter, to the dashboard keys.
+#[test]
+fn an_alt_key_from_a_quick_escape_is_the_key_alone() {
+    let (mut m, snap) = model();
+    let alt_colon = KeyEvent::new(KeyCode::Char(':'), KeyModifiers::ALT);
+    update(&mut m, Msg::Key(alt_colon), &snap);
+    assert_eq!(m.mode, Mode::Palette);
+    assert_eq!(typed(&mut m, &snap, "crash 1"), vec![], "typed into the palette");
+    assert_eq!(m.palette.input(), "crash 1");
+}
+
 #[test]
 fn ctrl_c_quits_from_every_mode() {
     let ctrl_c = Msg::Key(KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL));

@@ -21,6 +21,9 @@ pub enum Category {
     Fault,
     /// Producer and consumer errors, retries, resets and recoveries.
     Client,
+    /// Consumer groups: coordinators found, joins, rebalances, assignments, commits
+    /// (`ClassicGroup` and `ConsumerCoordinator` steps).
+    Group,
     /// Topics, reassignments, config changes, rolling restarts.
     Admin,
     /// Fetchers and fetch sessions.
@@ -29,13 +32,14 @@ pub enum Category {
 
 impl Category {
     /// Every kind with the word that names it, in help order.
-    pub const ALL: [(Category, &'static str); 8] = [
+    pub const ALL: [(Category, &'static str); 9] = [
         (Category::Loss, "loss"),
         (Category::Election, "election"),
         (Category::Isr, "isr"),
         (Category::Fencing, "fencing"),
         (Category::Fault, "fault"),
         (Category::Client, "client"),
+        (Category::Group, "group"),
         (Category::Admin, "admin"),
         (Category::Fetch, "fetch"),
     ];
@@ -71,8 +75,8 @@ impl Category {
             ConsumerOffsetReset { .. }
             | ConsumerTruncationDetected { .. }
             | ConsumerPartitionStopped { .. }
-            | ConsumerTopicGone { .. }
-            | Group(_) => Category::Client,
+            | ConsumerTopicGone { .. } => Category::Client,
+            Group(_) => Category::Group,
             TopicCreated { .. } | PartitionsAdded { .. } | TopicDeleted { .. } | ReplicaDeleted { .. } => {
                 Category::Admin
             }
@@ -115,7 +119,7 @@ pub struct EventFilter {
 pub static NO_FILTER: EventFilter = EventFilter { kind: None, partition: None, broker: None, client: None };
 
 /// How to write a filter, for the prompt's errors and the help.
-pub const FILTER_SYNTAX: &str = "words: a kind (loss election isr fencing fault client admin fetch), partition P or topic T, broker B, producer N, consumer N; empty clears";
+pub const FILTER_SYNTAX: &str = "words: a kind (loss election isr fencing fault client group admin fetch), partition P or topic T, broker B, producer N, consumer N; empty clears";
 
 impl EventFilter {
     /// Parses the filter prompt's line. Errors: an unknown word or a missing or bad value,
@@ -332,5 +336,10 @@ mod tests {
         assert!(!keeps("broker 0", &elected) && !keeps("isr", &elected) && !keeps("partition t-1", &elected));
         assert!(keeps("producer 0 partition t-0", &failing) && !keeps("consumer 0", &failing));
         assert!(keeps("client", &failing) && keeps("", &failing));
+        let joined = EventKind::Group(crate::sim::group::event::GroupEvent::MemberJoined {
+            group: "g".into(),
+            member: "consumer-0-1.0".into(),
+        });
+        assert!(keeps("group", &joined) && !keeps("client", &joined) && !keeps("group", &failing));
     }
 }

@@ -152,7 +152,11 @@ pub fn render(frame: &mut Frame, area: Rect, model: &Model, snap: &Snapshot, wid
         .unwrap_or_else(|| Sized::measure(NARROW, &slice, selected, theme, width).squeezed());
     let forms: &[Form] =
         if wide { &[Form::Long, Form::Short, Form::Tiny] } else { &[Form::Short, Form::Tiny] };
-    let (widths, mut body, titles) = sized.finish(&slice, theme, forms);
+    let lag_at = sized.lag_index();
+    let (widths, mut body, mut titles) = sized.finish(&slice, theme, forms);
+    if let Some(at) = lag_at.filter(|_| title_rows(model, snap) == 0) {
+        note_rows_out_of_view(&mut titles[at], widths[at], offset, shown.rows.len() - end);
+    }
     super::highlight::mark_rows(&mut body, &titles, model.selected_broker);
     let table_rows = body.into_iter().enumerate().map(|(n, cells)| {
         let row = Row::new(cells);
@@ -162,6 +166,22 @@ pub fn render(frame: &mut Frame, area: Rect, model: &Model, snap: &Snapshot, wid
     let table =
         Table::new(table_rows, constraints).header(Row::new(titles).style(theme.title())).column_spacing(1);
     frame.render_widget(table, area);
+}
+
+/// Without a title line, the table says in its lag column's title how many rows lie above
+/// and below the window (`Lag / ISR timer · 1 more below`), so rows cut by a small terminal are
+/// never silently missing; in a column too narrow for both, the note alone.
+fn note_rows_out_of_view(title: &mut Line<'static>, width: usize, above: usize, below: usize) {
+    let note = match (above, below) {
+        (0, 0) => return,
+        (0, b) => format!("{b} more below"),
+        (a, 0) => format!("{a} more above"),
+        (a, b) => format!("{a} above, {b} below"),
+    };
+    let full = format!("{} · {note}", LAG.title);
+    // A narrow column keeps the note rather than its own title: the missing rows matter more.
+    let text = if text::width(&full) <= width { full } else { note };
+    *title = Line::raw(text::truncate(&text, width));
 }
 
 /// A column set measured against the visible rows: each column's width (the lag column's
@@ -383,5 +403,25 @@ fn health_style(h: PartitionHealth, theme: Theme) -> ratatui::style::Style {
         PartitionHealth::Reassigning | PartitionHealth::UnderReplicated => theme.warn(),
         PartitionHealth::HwWaiting { .. } | PartitionHealth::UnderMinIsr => theme.bad(),
         PartitionHealth::LeaderUnreachable { .. } | PartitionHealth::Offline => theme.alarm(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn noted(width: usize, above: usize, below: usize) -> String {
+        let mut title = Line::raw(LAG.title);
+        note_rows_out_of_view(&mut title, width, above, below);
+        title.spans.iter().map(|s| s.content.as_ref()).collect()
+    }
+
+    #[test]
+    fn rows_out_of_view_are_counted_in_the_lag_title() {
+        assert_eq!(noted(40, 0, 0), "Lag / ISR timer");
+        assert_eq!(noted(40, 0, 1), "Lag / ISR timer · 1 more below");
+        assert_eq!(noted(40, 2, 0), "Lag / ISR timer · 2 more above");
+        assert_eq!(noted(16, 0, 3), "3 more below", "a narrow column keeps the note");
+        assert_eq!(noted(16, 2, 3), "2 above, 3 below");
     }
 }

@@ -484,12 +484,7 @@ impl App {
         let mut spec = ClusterSpec::default_run(1);
         spec.brokers = (0..50).collect();
         spec.topics[0].partitions = 5_000;
-        let sim = Sim::new(spec).expect("the large cluster is valid");
-        let snap = sim.latest();
-        let mut model = Model::new(1.0, Theme::new(false), &snap);
-        update(&mut model, Msg::Resize(cols, rows), &snap);
-        let pacer = Pacer::new(snap.now_us);
-        App { sim, model, pacer, snap }
+        App::start_with(spec, cols, rows)
     }
 
     /// Types a line into the prompt or palette that is open, then Enter.

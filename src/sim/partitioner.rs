@@ -205,8 +205,7 @@ impl Partitioner {
     fn round_robin(&mut self, queues: &impl Queues) -> usize {
         let next = to_positive(self.round_robin) as usize;
         self.round_robin = self.round_robin.wrapping_add(1);
-        let available: Vec<usize> = (0..queues.count()).filter(|&i| queues.leader(i).is_some()).collect();
-        if available.is_empty() { next % queues.count() } else { available[next % available.len()] }
+        nth_with_leader(queues, next)
     }
 
     /// The sticky partition for one keyless record, with its bytes counted: first a switch
@@ -252,15 +251,7 @@ impl Partitioner {
                 let k = load.cumulative.partition_point(|&c| c <= r);
                 load.ids[k]
             }
-            None => {
-                let available: Vec<usize> =
-                    (0..queues.count()).filter(|&i| queues.leader(i).is_some()).collect();
-                if available.is_empty() {
-                    random % queues.count()
-                } else {
-                    available[random % available.len()]
-                }
-            }
+            None => nth_with_leader(queues, random),
         }
     }
 
@@ -328,6 +319,17 @@ impl Partitioner {
             node.drain_ms = now;
         }
         node.ready_ms = now;
+    }
+}
+
+/// Partition number `k` (modulo their count) among those with a leader, in partition order;
+/// among all partitions when none has one (Java's `availablePartitionsForTopic`, falling back
+/// to `partitionsForTopic`). Counts twice instead of collecting, so a record allocates nothing.
+fn nth_with_leader(queues: &impl Queues, k: usize) -> usize {
+    let led = |i: &usize| queues.leader(*i).is_some();
+    match (0..queues.count()).filter(led).count() {
+        0 => k % queues.count(),
+        n => (0..queues.count()).filter(led).nth(k % n).expect("n partitions have a leader"),
     }
 }
 

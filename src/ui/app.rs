@@ -228,7 +228,9 @@ pub struct Model {
     /// the newest event it shows. An index, not a distance from the end, so events that
     /// arrive meanwhile do not move the view. `None` follows the newest events.
     pub events_anchor: Option<u64>,
-    /// The Events pane shows only [`events::is_important`] events.
+    /// The Events pane shows only [`events::is_important`] events: on at start, so the
+    /// overview's few event lines tell the story (crash, fencing, election, ISR changes,
+    /// truncation, loss) rather than fetch sessions and client retries; `f` and `c` show all.
     pub events_important: bool,
     /// The Events pane shows only the events this filter keeps.
     pub events_filter: EventFilter,
@@ -322,7 +324,7 @@ impl Model {
             palette: Palette::default(),
             help_scroll: 0,
             events_anchor: None,
-            events_important: false,
+            events_important: true,
             events_filter: EventFilter::default(),
             events_search: None,
             keys: keymap::KeyOverrides::default(),

@@ -185,3 +185,53 @@ fn loss(theme: Theme, snap: &Snapshot, short: bool) -> Line<'static> {
     }
     Line::from(spans)
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::ui::app::{Model, Msg, update};
+    use crate::ui::fixture;
+    use crate::ui::theme::Theme;
+    use ratatui::Terminal;
+    use ratatui::backend::TestBackend;
+
+    fn header_line(seed: u64, loss: u64, width: u16) -> String {
+        header_at(seed, loss, width, None)
+    }
+
+    fn header_at(seed: u64, loss: u64, width: u16, actual: Option<f64>) -> String {
+        let mut snap = fixture::snapshot();
+        snap.seed = seed;
+        snap.acked_lost = loss;
+        let mut model = Model::new(1.0, Theme::new(false), &snap);
+        update(&mut model, Msg::Resize(width, 24), &snap);
+        model.actual_speed = actual;
+        let mut terminal = Terminal::new(TestBackend::new(width, 1)).unwrap();
+        terminal.draw(|f| super::render(f, f.area(), &model, &snap)).unwrap();
+        let buf = terminal.backend().buffer();
+        (0..width).map(|x| buf[(x, 0)].symbol().to_string()).collect()
+    }
+
+    /// A random seed has up to 20 digits; at 80 columns the header still shows the time, the
+    /// clock, the counts and the loss counter whole, and the seed whole or not at all (the
+    /// dashboard prints it on exit).
+    #[test]
+    fn any_seed_fits_the_header_at_80_columns() {
+        for seed in [42, 7_508_602_240_744_138_370, u64::MAX] {
+            for loss in [0, 1_234_567] {
+                let line = header_line(seed, loss, 80);
+                assert!(line.contains("t=00:01:23.4") && line.contains("▶ 1×"), "{line}");
+                assert!(line.trim_end().ends_with(&format!("acked lost: {loss}")), "{line}");
+                assert!(line.contains("URP 6"), "{line}");
+                let digits = seed.to_string();
+                let shown = line.contains(&format!("seed {digits} "));
+                assert!(shown || !line.contains("seed"), "the seed is cut: {line}");
+                assert_eq!(line.chars().count(), 80);
+            }
+        }
+        assert!(header_line(42, 0, 80).contains("seed 42 "));
+        // Running behind its speed, the clock keeps its actual speed, the seed still whole or gone.
+        let behind = header_at(u64::MAX, 99, 80, Some(0.5));
+        assert!(behind.contains("0.5×)") && behind.trim_end().ends_with("acked lost: 99"), "{behind}");
+        assert!(!behind.contains("seed") || behind.contains(&format!("seed {} ", u64::MAX)), "{behind}");
+    }
+}

@@ -28,10 +28,9 @@ pub fn render(frame: &mut Frame, area: Rect, model: &Model, snap: &Snapshot) {
         let spans = scenario_name(&scenario.name, room(&left), theme);
         left.extend(spans);
     }
-    let rest = room(&left);
-    if rest >= MIN_ROOM {
+    if let Some(semantics) = semantics_in(&snap.semantics.to_string(), room(&left)) {
         left.push(Span::raw("  "));
-        left.push(Span::styled(text::truncate(&snap.semantics.to_string(), rest), theme.muted()));
+        left.push(Span::styled(semantics, theme.muted()));
     }
     frame.render_widget(Paragraph::new(Line::from(left)), left_area);
     frame.render_widget(Paragraph::new(right).right_aligned(), right_area);
@@ -52,6 +51,14 @@ fn view_tag(model: &Model, width: u16) -> Span<'static> {
 /// tenths would stand still for seconds (at 0.01× a tenth takes ten wall seconds).
 fn sim_time(model: &Model, snap: &Snapshot) -> String {
     if model.speed < 1.0 { format_stamp(snap.now_us, false) } else { format_time(snap.now) }
+}
+
+/// The semantics (`KRaft · Kafka 4.1 · ELR off`) in `room` columns: whole, or its leading
+/// parts up to a ` · `, never a cut word such as `Ka…`; nothing when not even the first part
+/// fits.
+fn semantics_in(full: &str, room: usize) -> Option<String> {
+    let parts: Vec<&str> = full.split(" · ").collect();
+    (1..=parts.len()).rev().map(|n| parts[..n].join(" · ")).find(|s| text::width(s) <= room)
 }
 
 /// Text shorter than this is not worth showing in the header.
@@ -229,6 +236,12 @@ mod tests {
             }
         }
         assert!(header_line(42, 0, 80).contains("seed 42 "));
+        assert_eq!(
+            super::semantics_in("KRaft · Kafka 4.1 · ELR off", 40).as_deref(),
+            Some("KRaft · Kafka 4.1 · ELR off")
+        );
+        assert_eq!(super::semantics_in("KRaft · Kafka 4.1 · ELR off", 12).as_deref(), Some("KRaft"));
+        assert_eq!(super::semantics_in("KRaft · Kafka 4.1 · ELR off", 4), None);
         // Running behind its speed, the clock keeps its actual speed, the seed still whole or gone.
         let behind = header_at(u64::MAX, 99, 80, Some(0.5));
         assert!(behind.contains("0.5×)") && behind.trim_end().ends_with("acked lost: 99"), "{behind}");

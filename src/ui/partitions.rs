@@ -2,8 +2,10 @@
 //! with the ISR timer, and health. It shows the rows the model's filter keeps
 //! ([`crate::ui::partition_filter`]), worked out when the snapshot or the filter changes;
 //! rows are built only for the visible slice. The selected row is marked with `▸` and
-//! highlighted, and the slice scrolls to keep it visible. Every cell that does not fit its
-//! column ends with `…`. While a filter narrows the table or internal topics are hidden, a
+//! highlighted, and the slice scrolls to keep it visible. On a narrow terminal columns give
+//! way in the order of `PRIORITY` rather than being cut: state words take their short form,
+//! then columns go; only lag notes end with `…`, between whole notes (a cell is cut, between
+//! values, only when even the barest set is too wide). While a filter narrows the table or internal topics are hidden, a
 //! title line says so: `Partitions · unhealthy · 12 of 5 000 · 50 internal hidden (i shows)`.
 
 use ratatui::Frame;

@@ -185,7 +185,8 @@ impl App {
 fn key_n_steps_a_restart_one_event_at_a_time() {
     let mut app = App::start(200, 50);
     app.run_for(1_000);
-    app.press(" 0p1p.....2x0p1p..........2r");
+    // `f`: the whole log, registration and fetchers included (the pane starts on the story).
+    app.press("f 0p1p.....2x0p1p..........2r");
     assert!(app.model.paused);
     let story: [(&str, &str); 8] = [
         ("refused", "broker 2's registration refused (DUPLICATE_BROKER_REGISTRATION)"),
@@ -351,7 +352,7 @@ fn a_stalled_follower_freezes_the_hw_at_200x50() {
 
 #[test]
 fn a_stalled_follower_freezes_the_hw_at_80x24() {
-    stall_a_follower_and_see_hw_frozen(80, 24, "HW frozen");
+    stall_a_follower_and_see_hw_frozen(80, 24, "HW waits 2");
 }
 
 /// The event lines of the Events pane (those starting with a time stamp), top to bottom.
@@ -704,4 +705,76 @@ fn editing_a_property_in_the_config_view_applies_it_and_a_bad_value_is_refused()
     assert_eq!(app.model.palette.input(), "set producer delivery.timeout.ms=soon", "the typed text stays");
     assert!(app.model.palette.error().is_some_and(|e| e.contains("soon")));
     assert_eq!(app.snap.producers[0].config.delivery_timeout_ms, 60_000, "nothing changed");
+}
+
+/// The three states of README's stories at 80×24 on the real simulation (`--seed 42`), drawn
+/// whole: every state word fits its column in its short form, no LEO, HW or count is cut, and
+/// the producer counts, the selected partition's replicas and the status line stay.
+fn story_screen(keys_and_waits: &[(&str, Ms)]) -> Screen {
+    let mut app = App::start(80, 24);
+    app.run_for(1_000);
+    for (keys, wait) in keys_and_waits {
+        app.press(keys);
+        app.run_for(*wait);
+    }
+    app.screen()
+}
+
+/// `0 x`: broker 0 crashed 2 s ago and is not fenced yet; the partitions it leads count down.
+#[test]
+fn story_80x24_a_crashed_leader_before_fencing() {
+    insta::assert_snapshot!(story_screen(&[("0x", 2_000)]).to_string());
+}
+
+/// `2 p`: broker 2 stopped fetching; the HW of the partitions that got records since waits for it.
+#[test]
+fn story_80x24_a_frozen_hw() {
+    insta::assert_snapshot!(story_screen(&[("2p", 2_000)]).to_string());
+}
+
+/// README's data-loss recipe: `a a` (acks=1), both followers of broker 0's partitions stall
+/// (`1 p 2 p`), records go through, then `0 x` crashes the leader and the controller elects a
+/// stalled follower that lacks them.
+#[test]
+fn story_80x24_acknowledged_records_lost() {
+    let screen = story_screen(&[("aa", 100), ("1p2p", 3_000), ("0x", 12_000)]);
+    assert!(screen.contains("acked lost"), "{screen}");
+    insta::assert_snapshot!(screen.to_string());
+}
+
+/// The Events pane starts on the story: after `2 x`, the fencing, `r` and the rejoin on the
+/// real simulation, the events it shows by default are the crash, the fencing, the elections,
+/// the ISR shrinks and expansions and the restart, and none of the plumbing (fetch sessions,
+/// fetchers starting, the producer's retries and timeouts, registration); `f` shows them all.
+#[test]
+fn events_start_with_the_story_and_f_shows_the_plumbing_too() {
+    use isrlab::ui::events;
+    let mut app = App::start(80, 24);
+    app.run_for(1_000);
+    app.press("2x");
+    app.run_for(15_000);
+    app.press("r");
+    app.run_for(15_000);
+    let texts = |app: &App| -> Vec<String> {
+        events::shown_events(&app.snap, app.model.events_anchor, app.model.events_lens())
+            .iter()
+            .map(|e| e.kind.to_string())
+            .collect()
+    };
+    let story = texts(&app);
+    let has = |lines: &[String], words: &str| lines.iter().any(|l| l.contains(words));
+    for words in ["broker 2 crashed", "broker 2 fenced", "leader 2 → ", "removed from ISR", "unfenced"] {
+        assert!(has(&story, words), "`{words}` missing from the story: {story:#?}");
+    }
+    assert!(has(&story, "rejoined ISR"), "no ISR expansion: {story:#?}");
+    for plumbing in ["fetch session", "starts fetching", "failing with", "recovered", "registered"] {
+        assert!(!has(&story, plumbing), "`{plumbing}` in the default view: {story:#?}");
+    }
+    let screen = app.screen();
+    assert!(screen.contains("important only"), "the title says the pane is filtered:\n{screen}");
+
+    app.press("f");
+    let all = texts(&app);
+    assert!(has(&all, "fetch session") && has(&all, "starts fetching"), "{all:#?}");
+    assert!(all.len() > story.len());
 }

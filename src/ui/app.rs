@@ -228,7 +228,9 @@ pub struct Model {
     /// the newest event it shows. An index, not a distance from the end, so events that
     /// arrive meanwhile do not move the view. `None` follows the newest events.
     pub events_anchor: Option<u64>,
-    /// The Events pane shows only [`events::is_important`] events.
+    /// The Events pane shows only [`events::is_important`] events: on at start, so the
+    /// overview's few event lines tell the story (crash, fencing, election, ISR changes,
+    /// truncation, loss) rather than fetch sessions and client retries; `f` and `c` show all.
     pub events_important: bool,
     /// The Events pane shows only the events this filter keeps.
     pub events_filter: EventFilter,
@@ -322,7 +324,7 @@ impl Model {
             palette: Palette::default(),
             help_scroll: 0,
             events_anchor: None,
-            events_important: false,
+            events_important: true,
             events_filter: EventFilter::default(),
             events_search: None,
             keys: keymap::KeyOverrides::default(),
@@ -881,8 +883,8 @@ fn change_speed(model: &mut Model, up: bool) -> Vec<Effect> {
     Vec::new()
 }
 
-/// Says where the `n` key stopped: the new events' time (with µs when not on a whole ms), or
-/// that none came within the look-ahead.
+/// Says where the `n` key stopped: the new events' time (with µs when not on a whole ms) and
+/// how many of them the Events pane's filter hides, or that none came within the look-ahead.
 fn stepped_to_event(model: &mut Model, events_before: u64, found: Option<SimTime>, snap: &Snapshot) {
     let exact = |t: SimTime| format_stamp(t, !t.is_whole_ms());
     let text = match found {
@@ -890,7 +892,16 @@ fn stepped_to_event(model: &mut Model, events_before: u64, found: Option<SimTime
             let at = exact(t);
             let new = snap.event_count.saturating_sub(events_before);
             let noun = if new == 1 { "event" } else { "events" };
-            format!("paused at {at}: {new} new {noun} · n: the next one")
+            // The pane may hide them (it starts important-only): say so, and how to see them.
+            let fresh = snap.recent_events.iter().rev().take(usize::try_from(new).unwrap_or(usize::MAX));
+            let lens = model.events_lens();
+            let hidden = fresh.filter(|e| !lens.keeps(&e.kind)).count();
+            let note = match hidden {
+                0 => String::new(),
+                h if h as u64 == new => " (the Events pane's filter hides them; f: all)".to_string(),
+                h => format!(" ({h} hidden by the Events pane's filter; f: all)"),
+            };
+            format!("paused at {at}: {new} new {noun}{note} · n: the next one")
         }
         None => format!(
             "no event within {} s: paused at {} (n looks again)",

@@ -53,12 +53,12 @@ pub fn render(frame: &mut Frame, area: Rect, theme: Theme, snap: &Snapshot, sele
         lines.extend(consumers::full_lines(snap, theme, width));
         vec![Span::styled(" Clients ", theme.title())]
     } else {
-        lines.extend(snap.producers.iter().map(|p| compact_line(p, selected == Some(p.index), theme)));
+        lines.extend(snap.producers.iter().map(|p| compact_line(p, selected == Some(p.index), theme, width)));
         let rows = usize::from(area.height.saturating_sub(1)).saturating_sub(lines.len());
         let (shown, hidden) = consumer_lines(snap, theme, rows);
         lines.extend(shown);
         lines.extend(snap.producers.iter().flat_map(|p| last_error_lines(p, theme, width)));
-        compact_title(snap, theme, hidden)
+        compact_title(snap, theme, hidden, width)
     };
     let block = Block::new().borders(Borders::TOP).title(Line::from(title));
     frame.render_widget(Paragraph::new(lines).block(block), area);
@@ -84,7 +84,7 @@ fn consumer_lines(snap: &Snapshot, theme: Theme, rows: usize) -> (Vec<Line<'stat
 
 /// The compact title carries what the missing rows would: loss, errors by name, and the
 /// consumers left out without a row of their own (`hidden`).
-fn compact_title(snap: &Snapshot, theme: Theme, hidden: usize) -> Vec<Span<'static>> {
+fn compact_title(snap: &Snapshot, theme: Theme, hidden: usize, width: usize) -> Vec<Span<'static>> {
     let lost = if snap.acked_lost > 0 { theme.alarm() } else { theme.title() };
     let mut spans = vec![
         Span::styled(" Clients · ", theme.title()),
@@ -100,9 +100,29 @@ fn compact_title(snap: &Snapshot, theme: Theme, hidden: usize) -> Vec<Span<'stat
     }
     if !errors.is_empty() {
         let list: Vec<String> = errors.iter().map(|(name, n)| format!("{name} {n}")).collect();
-        spans.push(Span::styled(format!("· errors: {} ", list.join(", ")), theme.bad()));
+        let used: usize = spans.iter().map(Span::width).sum();
+        // Two columns for the rule's ends; errors that do not fit are counted, never cut.
+        let room = width.saturating_sub(used + 2);
+        spans.push(Span::styled(whole_errors(&list, room), theme.bad()));
     }
     spans
+}
+
+/// `· errors: A 3, B 40 ` in `room` columns: the leading whole entries that fit, then
+/// `+N more` for the rest, so no count is cut mid-number.
+fn whole_errors(list: &[String], room: usize) -> String {
+    (0..=list.len())
+        .rev()
+        .map(|n| {
+            let more = list.len() - n;
+            let mut shown: Vec<String> = list[..n].to_vec();
+            if more > 0 {
+                shown.push(format!("+{more} more"));
+            }
+            format!("· errors: {} ", shown.join(", "))
+        })
+        .find(|t| text::width(t) <= room)
+        .unwrap_or_else(|| format!("· errors: {} ", list.len()))
 }
 
 /// A producer's name: `▸` and reversed when it is the selected one, else a space.
@@ -144,12 +164,28 @@ fn full_lines(p: &ProducerView, selected: bool, theme: Theme, width: usize) -> V
     lines
 }
 
-fn compact_line(p: &ProducerView, selected: bool, theme: Theme) -> Line<'static> {
-    let name = name_span(format!("p{}", p.index), selected, theme);
-    let mut spans = vec![name, Span::raw(" "), Span::raw(settings(p))];
-    spans.push(Span::raw(" ·"));
-    spans.extend(counts(p, theme));
-    Line::from(spans)
+/// One producer on one line, in `width` columns: its settings give way (idempotence, then
+/// rate and acks) before its counts, which are never cut (issue 9: the producer counts
+/// never give way at 80×24).
+fn compact_line(p: &ProducerView, selected: bool, theme: Theme, width: usize) -> Line<'static> {
+    let idem = if p.idempotent { "  idempotent" } else { "  not idempotent" };
+    let rate_acks = format!("{}/s  acks={}", number(p.config.rate), p.config.acks);
+    let settings = [format!("{rate_acks}{idem}"), rate_acks, format!("acks={}", p.config.acks)];
+    let line = |settings: Option<&String>| {
+        let mut spans = vec![name_span(format!("p{}", p.index), selected, theme)];
+        if let Some(settings) = settings {
+            spans.extend([Span::raw(" "), Span::raw(settings.clone()), Span::raw(" ·")]);
+        }
+        spans.extend(counts(p, theme));
+        Line::from(spans)
+    };
+    settings
+        .iter()
+        .map(Some)
+        .chain([None])
+        .map(line)
+        .find(|l| l.width() <= width)
+        .unwrap_or_else(|| line(None))
 }
 
 fn errors_line(p: &ProducerView, theme: Theme) -> Line<'static> {
@@ -279,7 +315,7 @@ mod tests {
         let snap = crowded(0);
         let ascii = drawn(&snap, 3, Some(0), true);
         assert!(ascii[1].starts_with(">p0 ") && ascii[2].starts_with(" p1 "), "{ascii:?}");
-        let line = compact_line(&snap.producers[0], true, Theme::new(false));
+        let line = compact_line(&snap.producers[0], true, Theme::new(false), 80);
         let style = line.spans[0].style;
         assert!(style.add_modifier.contains(ratatui::style::Modifier::REVERSED), "{style:?}");
         let full = full_lines(&snap.producers[1], true, Theme::new(false), 120);
@@ -296,5 +332,35 @@ mod tests {
         p.errors.clear();
         p.unreachable = vec![0, 2];
         assert_eq!(text(&errors_line(&p, theme)), " errors: none  · brokers 0,2 unreachable");
+    }
+
+    #[test]
+    fn at_80_columns_a_producer_keeps_its_counts_whole() {
+        let mut p = fixture::snapshot().producers[0].clone();
+        let theme = Theme::new(false);
+        p.idempotent = false;
+        (p.sent, p.acked, p.failed, p.pending) = (3_600_000, 3_599_000, 12_345, 1_000);
+        let line = text(&compact_line(&p, false, theme, 80));
+        assert!(line.chars().count() <= 80, "{line}");
+        for count in ["sent 3600000", "acked 3599000", "failed 12345", "pending 1000"] {
+            assert!(line.contains(count), "{count}: {line}");
+        }
+        assert!(!line.contains("idempotent"), "the settings gave way first: {line}");
+        (p.sent, p.acked, p.failed, p.pending) = (12, 12, 0, 0);
+        assert!(text(&compact_line(&p, false, theme, 80)).contains("not idempotent"));
+    }
+
+    #[test]
+    fn the_compact_title_counts_the_errors_it_has_no_room_for() {
+        let list: Vec<String> = ["NETWORK_EXCEPTION 12", "NOT_LEADER_OR_FOLLOWER 40", "REQUEST_TIMED_OUT 3"]
+            .map(String::from)
+            .into();
+        assert_eq!(
+            whole_errors(&list, 80),
+            "· errors: NETWORK_EXCEPTION 12, NOT_LEADER_OR_FOLLOWER 40, REQUEST_TIMED_OUT 3 "
+        );
+        assert_eq!(whole_errors(&list, 50), "· errors: NETWORK_EXCEPTION 12, +2 more ");
+        assert_eq!(whole_errors(&list, 20), "· errors: +3 more ");
+        assert_eq!(whole_errors(&list, 5), "· errors: 3 ");
     }
 }

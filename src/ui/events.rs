@@ -124,12 +124,13 @@ pub fn title<'f>(snap: &Snapshot, anchor: Option<u64>, lens: impl Into<Lens<'f>>
     candidates.into_iter().find(|t| text::width(t) <= room).unwrap_or(fallback)
 }
 
-/// Whether the "important only" filter keeps an event: acknowledged records lost (and the
-/// truncations and unflushed tails that lose records), leader elections and offline
-/// partitions, ISR shrinks and expansions, fencing and unfencing, and faults (crashes,
-/// stops, power loss, frozen processes, network changes). Client retries, timeouts and
-/// recoveries, duplicates, consumer resets, broker start-up and registration, admin
-/// operations, config echoes and fetcher notes are hidden: they follow from what is kept.
+/// Whether the "important only" filter (on at start) keeps an event: acknowledged records
+/// lost (and the truncations and unflushed tails that lose records), leader elections and
+/// offline partitions, ISR shrinks and expansions, fencing and unfencing, and faults: the
+/// ones the user injects (crashes, controlled shutdowns, stops, restarts, power loss, frozen
+/// processes, paused fetching, network changes). Client retries, timeouts and recoveries,
+/// duplicates, consumer resets, broker registration, admin operations, config echoes,
+/// fetchers and fetch sessions are hidden: they follow from what is kept.
 pub fn is_important(kind: &EventKind) -> bool {
     use EventKind::*;
     match kind {
@@ -137,6 +138,9 @@ pub fn is_important(kind: &EventKind) -> bool {
         LeaderChanged { .. } | IsrShrunk { .. } | IsrExpanded { .. } => true,
         BrokerFenced { .. } | BrokerUnfenced { .. } => true,
         BrokerCrashed { .. } | BrokerStopped { .. } | BrokerPowerLost { .. } => true,
+        // A restart, a controlled shutdown and a fetch pause are faults the user injects:
+        // the data-loss recipe starts with the pause, the failover story ends with the restart.
+        BrokerStarted { .. } | ControlledShutdownStarted { .. } | FetchPaused { .. } => true,
         ProcessFrozen { .. } | ProcessThawed { .. } | NetworkChanged { .. } => true,
         ProduceFailing { .. } | ProduceRecovered { .. } | DuplicateAcked { .. } | ProducersStopped { .. } => {
             false
@@ -151,12 +155,12 @@ pub fn is_important(kind: &EventKind) -> bool {
         // Rebalances, commit failures and coordinator moves are client-side; they follow
         // from the elections, ISR changes and faults that are kept.
         Group(_) => false,
-        BrokerStarted { .. } | BrokerRegistered { .. } | BrokerRegistrationRefused { .. } => false,
-        ControlledShutdownStarted { .. } | Roll(_) | FollowerCaughtUp { .. } => false,
+        BrokerRegistered { .. } | BrokerRegistrationRefused { .. } => false,
+        Roll(_) | FollowerCaughtUp { .. } => false,
         ReassignmentStarted { .. } | ReassignmentCompleted { .. } | ReassignmentCancelled { .. } => false,
         ReplicasReordered { .. } | ThrottlesCleared { .. } => false,
         TopicCreated { .. } | PartitionsAdded { .. } | TopicDeleted { .. } | ReplicaDeleted { .. } => false,
-        FetchPaused { .. } | FollowerStopped { .. } | FollowerStarted { .. } | ConfigChanged { .. } => false,
+        FollowerStopped { .. } | FollowerStarted { .. } | ConfigChanged { .. } => false,
         FetchSessionCreated { .. } | FetchSessionPartitionsAdded { .. } | FetchSessionRefused { .. } => false,
     }
 }
@@ -439,13 +443,15 @@ mod tests {
     fn stamps(snap: &Snapshot, anchor: Option<u64>, important: bool) -> Vec<String> {
         let shown = stamped_events(snap, anchor, important);
         let lines = fitting_lines(&shown, Theme::new(false), 120, 20);
-        lines.iter().map(|l| l.spans[0].content.trim().to_string()).collect()
+        // A wrapped event's further lines have no stamp.
+        lines.iter().map(|l| l.spans[0].content.trim().to_string()).filter(|s| !s.is_empty()).collect()
     }
 
     #[test]
     fn stamps_show_microseconds_only_where_a_millisecond_holds_different_instants() {
-        use EventKind::{BrokerCrashed, FetchPaused};
-        let paused = FetchPaused { broker: 2, paused: true };
+        use EventKind::{BrokerCrashed, FollowerStopped};
+        let tp = crate::sim::TopicPartition::new("t", 0);
+        let paused = FollowerStopped { broker: 2, tp, leo: 7 };
         let s = snap(&[
             (83_400_000, BrokerCrashed { broker: 0 }),
             (83_400_000, BrokerCrashed { broker: 1 }),
@@ -459,7 +465,7 @@ mod tests {
         );
         // Scrolled back to the third event: its stamp keeps the µs its later neighbour calls for.
         assert_eq!(stamps(&s, Some(2), false), ["00:01:23.400", "00:01:23.400", "00:01:23.401.000"]);
-        // The important filter hides the fetch pause: broker 2's millisecond is plain again.
+        // The important filter hides the fetcher note: broker 2's millisecond is plain again.
         assert_eq!(stamps(&s, None, true), ["00:01:23.400", "00:01:23.400", "00:01:23.401", "00:01:23.402"]);
     }
 

@@ -28,10 +28,9 @@ pub fn render(frame: &mut Frame, area: Rect, model: &Model, snap: &Snapshot) {
         let spans = scenario_name(&scenario.name, room(&left), theme);
         left.extend(spans);
     }
-    let rest = room(&left);
-    if rest >= MIN_ROOM {
+    if let Some(semantics) = semantics_in(&snap.semantics.to_string(), room(&left)) {
         left.push(Span::raw("  "));
-        left.push(Span::styled(text::truncate(&snap.semantics.to_string(), rest), theme.muted()));
+        left.push(Span::styled(semantics, theme.muted()));
     }
     frame.render_widget(Paragraph::new(Line::from(left)), left_area);
     frame.render_widget(Paragraph::new(right).right_aligned(), right_area);
@@ -52,6 +51,14 @@ fn view_tag(model: &Model, width: u16) -> Span<'static> {
 /// tenths would stand still for seconds (at 0.01× a tenth takes ten wall seconds).
 fn sim_time(model: &Model, snap: &Snapshot) -> String {
     if model.speed < 1.0 { format_stamp(snap.now_us, false) } else { format_time(snap.now) }
+}
+
+/// The semantics (`KRaft · Kafka 4.1 · ELR off`) in `room` columns: whole, or its leading
+/// parts up to a ` · `, never a cut word such as `Ka…`; nothing when not even the first part
+/// fits.
+fn semantics_in(full: &str, room: usize) -> Option<String> {
+    let parts: Vec<&str> = full.split(" · ").collect();
+    (1..=parts.len()).rev().map(|n| parts[..n].join(" · ")).find(|s| text::width(s) <= room)
 }
 
 /// Text shorter than this is not worth showing in the header.
@@ -184,4 +191,60 @@ fn loss(theme: Theme, snap: &Snapshot, short: bool) -> Line<'static> {
         spans.push(Span::styled("acked lost: 0", theme.good()));
     }
     Line::from(spans)
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::ui::app::{Model, Msg, update};
+    use crate::ui::fixture;
+    use crate::ui::theme::Theme;
+    use ratatui::Terminal;
+    use ratatui::backend::TestBackend;
+
+    fn header_line(seed: u64, loss: u64, width: u16) -> String {
+        header_at(seed, loss, width, None)
+    }
+
+    fn header_at(seed: u64, loss: u64, width: u16, actual: Option<f64>) -> String {
+        let mut snap = fixture::snapshot();
+        snap.seed = seed;
+        snap.acked_lost = loss;
+        let mut model = Model::new(1.0, Theme::new(false), &snap);
+        update(&mut model, Msg::Resize(width, 24), &snap);
+        model.actual_speed = actual;
+        let mut terminal = Terminal::new(TestBackend::new(width, 1)).unwrap();
+        terminal.draw(|f| super::render(f, f.area(), &model, &snap)).unwrap();
+        let buf = terminal.backend().buffer();
+        (0..width).map(|x| buf[(x, 0)].symbol().to_string()).collect()
+    }
+
+    /// A random seed has up to 20 digits; at 80 columns the header still shows the time, the
+    /// clock, the counts and the loss counter whole, and the seed whole or not at all (the
+    /// dashboard prints it on exit).
+    #[test]
+    fn any_seed_fits_the_header_at_80_columns() {
+        for seed in [42, 7_508_602_240_744_138_370, u64::MAX] {
+            for loss in [0, 1_234_567] {
+                let line = header_line(seed, loss, 80);
+                assert!(line.contains("t=00:01:23.4") && line.contains("▶ 1×"), "{line}");
+                assert!(line.trim_end().ends_with(&format!("acked lost: {loss}")), "{line}");
+                assert!(line.contains("URP 6"), "{line}");
+                let digits = seed.to_string();
+                let shown = line.contains(&format!("seed {digits} "));
+                assert!(shown || !line.contains("seed"), "the seed is cut: {line}");
+                assert_eq!(line.chars().count(), 80);
+            }
+        }
+        assert!(header_line(42, 0, 80).contains("seed 42 "));
+        assert_eq!(
+            super::semantics_in("KRaft · Kafka 4.1 · ELR off", 40).as_deref(),
+            Some("KRaft · Kafka 4.1 · ELR off")
+        );
+        assert_eq!(super::semantics_in("KRaft · Kafka 4.1 · ELR off", 12).as_deref(), Some("KRaft"));
+        assert_eq!(super::semantics_in("KRaft · Kafka 4.1 · ELR off", 4), None);
+        // Running behind its speed, the clock keeps its actual speed, the seed still whole or gone.
+        let behind = header_at(u64::MAX, 99, 80, Some(0.5));
+        assert!(behind.contains("0.5×)") && behind.trim_end().ends_with("acked lost: 99"), "{behind}");
+        assert!(!behind.contains("seed") || behind.contains(&format!("seed {} ", u64::MAX)), "{behind}");
+    }
 }

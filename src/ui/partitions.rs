@@ -2,8 +2,10 @@
 //! with the ISR timer, and health. It shows the rows the model's filter keeps
 //! ([`crate::ui::partition_filter`]), worked out when the snapshot or the filter changes;
 //! rows are built only for the visible slice. The selected row is marked with `▸` and
-//! highlighted, and the slice scrolls to keep it visible. Every cell that does not fit its
-//! column ends with `…`. While a filter narrows the table or internal topics are hidden, a
+//! highlighted, and the slice scrolls to keep it visible. On a narrow terminal columns give
+//! way in the order of `PRIORITY` rather than being cut: state words take their short form,
+//! then columns go; only lag notes end with `…`, between whole notes (a cell is cut, between
+//! values, only when even the barest set is too wide). While a filter narrows the table or internal topics are hidden, a
 //! title line says so: `Partitions · unhealthy · 12 of 5 000 · 50 internal hidden (i shows)`.
 
 use ratatui::Frame;
@@ -41,6 +43,33 @@ const fn fixed(title: &'static str, cell: fn(&PartitionView, Theme) -> Line<'sta
 
 const LAG: Column = Column { title: "Lag / ISR timer", cell: Cell::Lag };
 
+/// The wide set with short titles, for mid-size terminals.
+const COMPACT: &[Column] = &[
+    fixed("Ldr", leader),
+    fixed("Ep", epoch),
+    fixed("Replicas", replicas),
+    fixed("ISR", isr),
+    fixed("HW", hw),
+    fixed("LEO by replica", leos),
+    LAG,
+    fixed("State", state),
+];
+
+/// The compact set with the short state words: the first thing to give way at 80 columns
+/// is the length of the state, never its meaning.
+const COMPACT_SHORT: &[Column] = &[
+    fixed("Ldr", leader),
+    fixed("Ep", epoch),
+    fixed("Replicas", replicas),
+    fixed("ISR", isr),
+    fixed("HW", hw),
+    fixed("LEO by replica", leos),
+    LAG,
+    fixed("State", state_short),
+];
+
+/// Without the replica list: the LEO column names every replica in replica order, so only a
+/// reassignment's `+`/`-` marks are lost (the detail pane and the why panel keep them).
 const NARROW: &[Column] = &[
     fixed("Ldr", leader),
     fixed("Ep", epoch),
@@ -51,16 +80,23 @@ const NARROW: &[Column] = &[
     fixed("State", state_short),
 ];
 
-/// The narrow set plus the replica list, for mid-size terminals.
-const COMPACT: &[Column] = &[
+/// Without the leader epoch too (the logs pane's title keeps the selected partition's).
+const BARE: &[Column] = &[
     fixed("Ldr", leader),
-    fixed("Ep", epoch),
-    fixed("Replicas", replicas),
     fixed("ISR", isr),
     fixed("HW", hw),
     fixed("LEO by replica", leos),
     LAG,
-    fixed("State", state),
+    fixed("State", state_short),
+];
+
+/// Without the lag notes (the logs pane keeps the selected partition's, per replica).
+const BAREST: &[Column] = &[
+    fixed("Ldr", leader),
+    fixed("ISR", isr),
+    fixed("HW", hw),
+    fixed("LEO by replica", leos),
+    fixed("State", state_short),
 ];
 
 const WIDE: &[Column] = &[
@@ -74,8 +110,29 @@ const WIDE: &[Column] = &[
     fixed("State", state),
 ];
 
-/// Narrowest the "Lag / ISR timer" column may get before a column set is too wide.
+/// Narrowest the "Lag / ISR timer" column may get while richer columns are kept.
 const MIN_FILL: usize = 16;
+
+/// Narrowest the lag column may get at all: one note (`2:down`, `1:⏱29s`) and its `…`.
+const MIN_LAG: usize = 8;
+
+/// The priority order at small widths: the first column set whose columns all fit at their
+/// full width, with at least this much for the lag column, is drawn. What gives way, in turn:
+/// the long state words (the short ones keep the meaning), the replica list, the lag
+/// column's room, the leader epoch, the lag notes. Numbers, ids and state words are never
+/// cut; only the lag notes end with `…` where a whole note does not fit.
+const PRIORITY: &[(&[Column], usize)] = &[
+    (WIDE, MIN_FILL),
+    (COMPACT, MIN_FILL),
+    (COMPACT_SHORT, MIN_FILL),
+    (NARROW, MIN_FILL),
+    (NARROW, MIN_LAG),
+    (BARE, MIN_LAG),
+    (BAREST, 0),
+];
+
+/// The lag column's title in the first form that fits its width.
+const LAG_TITLES: [&str; 3] = ["Lag / ISR timer", "Lag/ISR", "Lag"];
 
 /// The lag column gets no more than its widest cell (and at least this much, so it does not
 /// jump about as followers fall behind and catch up): the State column stays near the data
@@ -144,17 +201,14 @@ pub fn render(frame: &mut Frame, area: Rect, model: &Model, snap: &Snapshot, wid
     let slice: Vec<(usize, &PartitionView)> =
         shown.rows[offset.min(end)..end].iter().map(|&i| (i, &*snap.partitions[i])).collect();
     let width = usize::from(area.width);
-    // The richest column set whose fixed columns leave room for the lag column.
-    let sized = [WIDE, COMPACT]
-        .into_iter()
-        .map(|columns| Sized::measure(columns, &slice, selected, theme, width))
-        .find(|s| s.fill >= MIN_FILL)
-        .unwrap_or_else(|| Sized::measure(NARROW, &slice, selected, theme, width).squeezed());
+    let sized = fitting(&slice, selected, theme, width);
     let forms: &[Form] =
         if wide { &[Form::Long, Form::Short, Form::Tiny] } else { &[Form::Short, Form::Tiny] };
-    let lag_at = sized.lag_index();
+    // The rows out of view are counted in the lag column's title, or the LEO column's
+    // when the lag column gave way.
+    let note_at = sized.lag_index().or_else(|| sized.index_of("LEO by replica"));
     let (widths, mut body, mut titles) = sized.finish(&slice, theme, forms);
-    if let Some(at) = lag_at.filter(|_| title_rows(model, snap) == 0) {
+    if let Some(at) = note_at.filter(|_| title_rows(model, snap) == 0) {
         note_rows_out_of_view(&mut titles[at], widths[at], offset, shown.rows.len() - end);
     }
     super::highlight::mark_rows(&mut body, &titles, model.selected_broker);
@@ -170,18 +224,38 @@ pub fn render(frame: &mut Frame, area: Rect, model: &Model, snap: &Snapshot, wid
 
 /// Without a title line, the table says in its lag column's title how many rows lie above
 /// and below the window (`Lag / ISR timer · 1 more below`), so rows cut by a small terminal are
-/// never silently missing; in a column too narrow for both, the note alone.
+/// never silently missing; in a column too narrow for both, the note alone, or its short
+/// form (`2↑ 3↓`), so no count is ever cut.
 fn note_rows_out_of_view(title: &mut Line<'static>, width: usize, above: usize, below: usize) {
-    let note = match (above, below) {
+    let (note, short) = match (above, below) {
         (0, 0) => return,
-        (0, b) => format!("{b} more below"),
-        (a, 0) => format!("{a} more above"),
-        (a, b) => format!("{a} above, {b} below"),
+        (0, b) => (format!("{b} more below"), format!("{b}↓")),
+        (a, 0) => (format!("{a} more above"), format!("{a}↑")),
+        (a, b) => (format!("{a} above, {b} below"), format!("{a}↑ {b}↓")),
     };
-    let full = format!("{} · {note}", LAG.title);
+    let own: String = title.spans.iter().map(|s| s.content.as_ref()).collect();
+    let full = format!("{own} · {note}");
     // A narrow column keeps the note rather than its own title: the missing rows matter more.
-    let text = if text::width(&full) <= width { full } else { note };
+    let text = [full, note].into_iter().find(|t| text::width(t) <= width).unwrap_or(short);
     *title = Line::raw(text::truncate(&text, width));
+}
+
+/// The first column set of [`PRIORITY`] that fits `width` at full cell widths; when even
+/// the barest does not (a very long topic name, ten replicas), [`BARE`] squeezed, its cells
+/// cut between values with `…`.
+fn fitting(slice: &[(usize, &PartitionView)], selected: usize, theme: Theme, width: usize) -> Sized {
+    let last = PRIORITY.len() - 1;
+    for (n, &(columns, min_lag)) in PRIORITY.iter().enumerate() {
+        let sized = Sized::measure(columns, slice, selected, theme, width);
+        if sized.fits(min_lag) {
+            return sized;
+        }
+        if n == last {
+            // The last resort keeps the lag column, as narrow as a note and its `…`.
+            return Sized::measure(BARE, slice, selected, theme, width).squeezed();
+        }
+    }
+    unreachable!("PRIORITY is not empty")
 }
 
 /// A column set measured against the visible rows: each column's width (the lag column's
@@ -215,6 +289,16 @@ impl Sized {
         sized
     }
 
+    /// Whether every column fits at its full width with `min_lag` columns left for the lag
+    /// column (a set without one needs only to fit).
+    fn fits(&self, min_lag: usize) -> bool {
+        let lag_at = self.lag_index();
+        let others: usize =
+            self.widths.iter().enumerate().filter(|(c, _)| Some(*c) != lag_at).map(|(_, w)| w).sum();
+        let need = others + self.columns.len() + if lag_at.is_some() { min_lag } else { 0 };
+        need <= self.total
+    }
+
     /// Width left for the lag column: the total minus the other columns and the spacing.
     fn left_over(&self) -> usize {
         let lag_at = self.lag_index();
@@ -222,12 +306,13 @@ impl Sized {
         self.total.saturating_sub(others.sum::<usize>() + self.columns.len())
     }
 
-    /// Narrows the widest columns (never below their title) until the lag column gets
-    /// [`MIN_FILL`] or nothing more can give.
+    /// Narrows the widest columns (never below their title) until the set fits with
+    /// [`MIN_LAG`] for its lag column, or nothing more can give: the last resort, when even
+    /// the barest set is too wide at full cell widths.
     fn squeezed(mut self) -> Sized {
         let lag_at = self.lag_index();
         let minimum: Vec<usize> = titles(self.columns).map(text::width).collect();
-        while self.left_over() < MIN_FILL {
+        while !self.fits(MIN_LAG) {
             let widest = (0..self.widths.len())
                 .filter(|&c| Some(c) != lag_at && self.widths[c] > minimum[c])
                 .max_by_key(|&c| self.widths[c] - minimum[c]);
@@ -236,6 +321,11 @@ impl Sized {
         }
         self.fill = self.left_over();
         self
+    }
+
+    /// Position of the column titled `title` (the partition column is 0).
+    fn index_of(&self, title: &str) -> Option<usize> {
+        self.columns.iter().position(|c| c.title == title).map(|i| i + 1)
     }
 
     /// Position of the lag column (the partition column is 0).
@@ -259,14 +349,43 @@ impl Sized {
             self.widths[at] = widest.max(LAG_SHOWN).min(self.fill);
         }
         let fit = |(line, w): (Line<'static>, &usize)| Line::from(text::truncate_spans(line.spans, *w));
+        let whole = |(line, w): (Line<'static>, &usize)| cut_between_values(line, *w);
+        let lag_at = self.lag_index();
         let body = self
             .body
             .into_iter()
-            .map(|cells| cells.into_iter().zip(&self.widths).map(fit).collect())
+            .map(|cells| cells.into_iter().zip(&self.widths).map(whole).collect())
             .collect();
-        let titles = titles(self.columns).map(Line::raw).zip(&self.widths).map(fit).collect();
+        let titles = titles(self.columns)
+            .enumerate()
+            .map(|(c, title)| if Some(c) == lag_at { lag_title(self.widths[c]) } else { title })
+            .map(Line::raw)
+            .zip(&self.widths)
+            .map(fit)
+            .collect();
         (self.widths, body, titles)
     }
+}
+
+/// `line` cut to `width` with `…`, never inside a number or a word: the cut backs off to
+/// the last space or comma (`0,1,2,4,…`, `0:1371 1:1371 …`). Only the last-resort squeeze
+/// cuts a data cell; the lag notes arrive already cut between whole notes.
+fn cut_between_values(line: Line<'static>, width: usize) -> Line<'static> {
+    if line.width() <= width {
+        return line;
+    }
+    let chars: Vec<char> = line.spans.iter().flat_map(|s| s.content.chars()).collect();
+    let value = |c: &char| *c != ' ' && *c != ',';
+    // Keep `k - 1` characters and the `…`: acceptable where the kept text does not end in,
+    // or the cut text does not start with, part of a value.
+    let keep =
+        (1..=width).rev().find(|&k| k == 1 || !value(&chars[k - 2]) || !value(&chars[k - 1])).unwrap_or(1);
+    Line::from(text::truncate_spans(line.spans, keep))
+}
+
+/// The lag column's title in the first of [`LAG_TITLES`] that fits `width`.
+fn lag_title(width: usize) -> &'static str {
+    LAG_TITLES.into_iter().find(|t| text::width(t) <= width).unwrap_or(LAG_TITLES[2])
 }
 
 /// The header titles; the first has room for the selection marker.
@@ -285,16 +404,38 @@ fn row_cells(columns: &[Column], p: &PartitionView, selected: bool, theme: Theme
     cells
 }
 
-/// The partition's follower notes in the first of `forms` that fits `width` (else the last).
+/// The partition's follower notes in the first of `forms` that fits `width`; when none
+/// does, as many whole notes of the last form as fit, then `…`: a note is never cut inside
+/// its count or timer.
 fn lag_cell(p: &PartitionView, theme: Theme, forms: &[Form], width: usize) -> Line<'static> {
     let mut line = Line::default();
     for form in forms {
         line = lag::partition_notes(p, theme, *form);
         if line.width() <= width {
-            break;
+            return line;
         }
     }
-    line
+    whole_notes(line, width)
+}
+
+/// The leading whole notes of `line` (notes are the spans between the separator spaces)
+/// that fit `width` with a closing `…`.
+fn whole_notes(line: Line<'static>, width: usize) -> Line<'static> {
+    let mut kept: Vec<Span<'static>> = Vec::new();
+    let mut used = 0;
+    for span in line.spans.into_iter().filter(|s| !s.content.trim().is_empty()) {
+        let gap = usize::from(!kept.is_empty());
+        if used + gap + span.width() + 2 > width {
+            break;
+        }
+        if gap == 1 {
+            kept.push(Span::raw(" "));
+        }
+        used += gap + span.width();
+        kept.push(span);
+    }
+    kept.push(Span::raw(if kept.is_empty() { "…" } else { " …" }));
+    Line::from(kept)
 }
 
 fn leader(p: &PartitionView, theme: Theme) -> Line<'static> {
@@ -378,19 +519,23 @@ fn state(p: &PartitionView, theme: Theme) -> Line<'static> {
     Line::from(Span::styled(health_word(p.health), health_style(p.health, theme)))
 }
 
-/// The state in at most 12 columns, for narrow terminals: `fence in 7s` for an unreachable
-/// leader, `HW frozen` for both causes (the detail pane and the header say which), `reassign`.
+/// The state in its short form (see [`short_health_word`]), for narrow terminals.
 fn state_short(p: &PartitionView, theme: Theme) -> Line<'static> {
     Line::from(Span::styled(short_health_word(p.health), health_style(p.health, theme)))
 }
 
-/// The state in at most 12 columns (see [`health_word`] for the full words).
+/// The state in at most 12 columns (for a countdown under 100 s and broker ids under 100),
+/// each still saying the worst thing true and why: `fence in 7s` for an unreachable leader
+/// (the broker strip says down, frozen or cut off), `HW waits 2` and `HW <minISR` for a
+/// frozen HW (the long form without `frozen: `), `reassign`; `ok`, `URP` and `OFFLINE` as
+/// in [`health_word`].
 pub fn short_health_word(h: PartitionHealth) -> String {
     match h {
         PartitionHealth::LeaderUnreachable { fenced_in, .. } => {
             format!("fence in {}", text::countdown(fenced_in))
         }
-        PartitionHealth::HwWaiting { .. } | PartitionHealth::UnderMinIsr => "HW frozen".into(),
+        PartitionHealth::HwWaiting { broker } => format!("HW waits {broker}"),
+        PartitionHealth::UnderMinIsr => "HW <minISR".into(),
         PartitionHealth::Reassigning => "reassign".into(),
         h => health_word(h),
     }
@@ -423,5 +568,111 @@ mod tests {
         assert_eq!(noted(40, 2, 0), "Lag / ISR timer · 2 more above");
         assert_eq!(noted(16, 0, 3), "3 more below", "a narrow column keeps the note");
         assert_eq!(noted(16, 2, 3), "2 above, 3 below");
+    }
+
+    fn words(line: &Line<'static>) -> String {
+        line.spans.iter().map(|s| s.content.as_ref()).collect()
+    }
+
+    #[test]
+    fn every_short_state_fits_twelve_columns_and_keeps_its_reason() {
+        use crate::cluster::snapshot::Unreachable;
+        let worst = [
+            PartitionHealth::Healthy,
+            PartitionHealth::Reassigning,
+            PartitionHealth::UnderReplicated,
+            PartitionHealth::HwWaiting { broker: 49 },
+            PartitionHealth::UnderMinIsr,
+            PartitionHealth::LeaderUnreachable { fenced_in: 99_000, why: Unreachable::CutOff },
+            PartitionHealth::Offline,
+        ];
+        for h in worst {
+            let short = short_health_word(h);
+            assert!(text::width(&short) <= 12, "{short}");
+        }
+        assert_eq!(short_health_word(PartitionHealth::HwWaiting { broker: 2 }), "HW waits 2");
+        assert_eq!(short_health_word(PartitionHealth::UnderMinIsr), "HW <minISR");
+        let fencing = PartitionHealth::LeaderUnreachable { fenced_in: 6_200, why: Unreachable::Down };
+        assert_eq!(short_health_word(fencing), "fence in 7s");
+    }
+
+    #[test]
+    fn a_cut_cell_ends_between_values() {
+        let leos = Line::from(vec![
+            Span::raw("0:1371"),
+            Span::raw(" "),
+            Span::raw("1:1371"),
+            Span::raw(" "),
+            Span::raw("2:1371"),
+        ]);
+        assert_eq!(words(&cut_between_values(leos.clone(), 30)), "0:1371 1:1371 2:1371");
+        assert_eq!(words(&cut_between_values(leos.clone(), 17)), "0:1371 1:1371 …");
+        assert_eq!(words(&cut_between_values(leos, 9)), "0:1371 …");
+        assert_eq!(words(&cut_between_values(Line::raw("0,1,2,14,5"), 8)), "0,1,2,…", "never `0,1,2,1…`");
+    }
+
+    #[test]
+    fn lag_notes_give_way_whole() {
+        let notes = Line::from(vec![Span::raw("2:down"), Span::raw(" "), Span::raw("1:12 behind")]);
+        assert_eq!(words(&whole_notes(notes.clone(), 17)), "2:down …");
+        assert_eq!(words(&whole_notes(notes.clone(), 8)), "2:down …");
+        assert_eq!(words(&whole_notes(notes, 7)), "…");
+    }
+
+    #[test]
+    fn the_out_of_view_note_keeps_its_counts_in_a_narrow_column() {
+        assert_eq!(noted(8, 0, 3), "3↓");
+        assert_eq!(noted(8, 12, 30), "12↑ 30↓");
+        assert_eq!(lag_title(8), "Lag/ISR");
+        assert_eq!(lag_title(16), "Lag / ISR timer");
+    }
+
+    /// At 80 columns, with five-digit offsets, a crashed leader's countdown and both frozen-HW
+    /// causes, every State cell reads its whole short word and every LEO cell lists every
+    /// replica with its whole offset.
+    #[test]
+    fn at_80_columns_no_state_word_or_offset_is_cut() {
+        use crate::cluster::snapshot::Unreachable;
+        use crate::ui::app::{Model, Msg, update};
+        use ratatui::Terminal;
+        use ratatui::backend::TestBackend;
+        use std::sync::Arc;
+        let mut snap = crate::ui::fixture::snapshot();
+        let states = [
+            PartitionHealth::LeaderUnreachable { fenced_in: 6_200, why: Unreachable::Down },
+            PartitionHealth::HwWaiting { broker: 1 },
+            PartitionHealth::UnderMinIsr,
+            PartitionHealth::Reassigning,
+            PartitionHealth::Offline,
+            PartitionHealth::UnderReplicated,
+        ];
+        for (i, health) in states.into_iter().enumerate() {
+            let mut p = (*snap.partitions[i]).clone();
+            p.health = health;
+            p.hw = 98_000 + i as i64;
+            for r in &mut p.replica_views {
+                r.leo = 99_000 + i as i64;
+            }
+            snap.partitions[i] = Arc::new(p);
+        }
+        let mut model = Model::new(1.0, Theme::new(false), &snap);
+        update(&mut model, Msg::Resize(80, 24), &snap);
+        let mut terminal = Terminal::new(TestBackend::new(80, 24)).unwrap();
+        terminal.draw(|f| crate::ui::view::view(&model, &snap, f)).unwrap();
+        let buf = terminal.backend().buffer();
+        let rows: Vec<String> =
+            (0..24).map(|y| (0..80).map(|x| buf[(x, y)].symbol().to_string()).collect()).collect();
+        for (i, p) in snap.partitions.iter().enumerate() {
+            let name = p.tp.to_string();
+            let row = rows.iter().find(|r| r.trim_start_matches(['▸', ' ']).starts_with(&format!("{name} ")));
+            let row = row.unwrap_or_else(|| panic!("no row for {name}:\n{}", rows.join("\n")));
+            let short = short_health_word(p.health);
+            assert!(row.trim_end().ends_with(&short), "{name} `{short}`: {row}");
+            for r in &p.replica_views {
+                assert!(row.contains(&format!("{}:{}", r.broker, r.leo)), "{name} {}: {row}", r.broker);
+            }
+            assert!(row.contains(&format!(" {} ", p.hw)), "{i}: {row}");
+            assert!(!row.contains('…') || row.contains(" …"), "a note cut between notes only: {row}");
+        }
     }
 }

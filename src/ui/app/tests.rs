@@ -6,7 +6,11 @@ use crate::ui::{events, fixture};
 
 fn model() -> (Model, Snapshot) {
     let snap = fixture::snapshot();
-    (Model::new(1.0, Theme::new(false), &snap), snap)
+    let mut m = Model::new(1.0, Theme::new(false), &snap);
+    // The full log, as these tests were written for; the story view the app starts in
+    // has its own tests (`events_start_with_the_story`).
+    m.events_important = false;
+    (m, snap)
 }
 
 fn press(model: &mut Model, snap: &Snapshot, code: KeyCode) -> Vec<Effect> {
@@ -144,6 +148,32 @@ fn n_pauses_and_runs_to_the_next_event_then_says_where_it_stopped() {
     assert_eq!(
         m.status.as_ref().unwrap().text,
         "no event within 60 s: paused at 00:01:23.650 (n looks again)"
+    );
+
+    // With the important-only filter on (as the app starts), `n` says which new events the
+    // pane hides, so a step that seems to show nothing is explained.
+    m.events_important = true;
+    use crate::sim::events::{ClusterEvent, EventKind};
+    let event = |kind: EventKind| ClusterEvent { at, kind };
+    let deleted = || event(EventKind::TopicDeleted { topic: "t".into() });
+    let mut recent: Vec<_> = snap.recent_events.to_vec();
+    recent.extend([deleted(), event(EventKind::BrokerCrashed { broker: 1 })]);
+    let mixed = Snapshot { recent_events: recent.clone().into(), ..later.clone() };
+    update(&mut m, Msg::SteppedToEvent { events_before: snap.event_count, found: Some(at) }, &mixed);
+    assert_eq!(
+        m.status.as_ref().unwrap().text,
+        "paused at 00:01:23.650.250: 2 new events (1 hidden by the Events pane's filter; f: all) · n: the next one"
+    );
+    recent.truncate(recent.len() - 1);
+    recent.push(deleted());
+    let hidden = Snapshot { recent_events: recent.into(), ..later };
+    update(&mut m, Msg::SteppedToEvent { events_before: snap.event_count, found: Some(at) }, &hidden);
+    assert!(
+        m.status
+            .as_ref()
+            .unwrap()
+            .text
+            .contains("2 new events (the Events pane's filter hides them; f: all)")
     );
 }
 

@@ -705,3 +705,51 @@ fn editing_a_property_in_the_config_view_applies_it_and_a_bad_value_is_refused()
     assert!(app.model.palette.error().is_some_and(|e| e.contains("soon")));
     assert_eq!(app.snap.producers[0].config.delivery_timeout_ms, 60_000, "nothing changed");
 }
+
+/// The broker view's fetch-session lines of the selected broker (`←L (N partitions): …`).
+fn session_lines(screen: &Screen) -> Vec<String> {
+    (0..screen.lines.len()).map(|r| screen.line(r)).filter(|l| l.trim_start().starts_with('←')).collect()
+}
+
+/// Broker 1's fetch session with leader 0 on the real sim (KIP-227): open and held by the
+/// leader while all is well; started over with "request lost" when broker 0 crashes with a
+/// fetch in flight (`FetchSessionHandler.handleError`); gone once the controller fenced broker
+/// 0 and its partitions moved (the fetcher had nothing left to fetch). The epoch grows with
+/// each fetch.
+#[test]
+fn the_broker_view_shows_each_fetchers_session_and_why_it_started_over() {
+    let mut app = App::start(120, 40);
+    app.run_for(3_000);
+    app.press_key(KeyCode::F(3));
+    app.press("1");
+    let open = app.screen();
+    let lines = session_lines(&open);
+    let to_0 = lines.iter().find(|l| l.trim_start().starts_with("←0 ")).unwrap_or_else(|| panic!("{open}"));
+    assert!(to_0.contains("session ") && to_0.contains("leader has it"), "{open}");
+    assert!(to_0.contains("new fetcher"), "{open}");
+    let epoch = |l: &str| -> u64 {
+        l.split(" epoch ")
+            .nth(1)
+            .and_then(|r| r.split([',', ' ']).next())
+            .and_then(|n| n.parse().ok())
+            .unwrap()
+    };
+    let before = epoch(to_0);
+    app.run_for(1_000);
+    let later = session_lines(&app.screen());
+    let to_0_later = later.iter().find(|l| l.trim_start().starts_with("←0 ")).expect("still fetching from 0");
+    assert!(epoch(to_0_later) > before, "{to_0} → {to_0_later}");
+    app.press("0x");
+    app.run_for(2_000);
+    app.press("1");
+    let crashed = app.screen();
+    let to_0 = session_lines(&crashed).into_iter().find(|l| l.trim_start().starts_with("←0 "));
+    let to_0 = to_0.unwrap_or_else(|| panic!("the fetcher to 0 is gone before fencing:\n{crashed}"));
+    assert!(to_0.contains("request lost"), "{crashed}");
+    app.run_for(15_000);
+    let fenced = app.screen();
+    assert!(session_lines(&fenced).iter().all(|l| !l.trim_start().starts_with("←0 ")), "{fenced}");
+    app.press("0");
+    let down = app.screen();
+    assert!(down.contains("fetch sessions: none while down"), "{down}");
+}

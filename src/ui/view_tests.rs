@@ -54,7 +54,17 @@ fn partition() {
 
 #[test]
 fn brokers() {
-    snapshots_of("brokers", KeyCode::F(3), View::Brokers, &["crashed 12s", "leads 4", "1→0 delay 50ms"]);
+    snapshots_of(
+        "brokers",
+        KeyCode::F(3),
+        View::Brokers,
+        &[
+            "crashed 12s",
+            "leads 4",
+            "1→0 delay 50ms",
+            "←1 (2 partitions): session 1 epoch 1377, leader has it",
+        ],
+    );
 }
 
 #[test]

@@ -19,30 +19,17 @@
 
 mod common;
 
-use common::Clock;
+use common::{Clock, setup, two_frames};
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use isrlab::cluster::handle::Sim;
-use isrlab::cluster::snapshot::Snapshot;
 use isrlab::cluster::spec::ClusterSpec;
-use isrlab::ui::app::{Model, Msg, View, update};
-use isrlab::ui::theme::Theme;
-use isrlab::ui::{FRAME, fixture, view};
-use ratatui::Terminal;
-use ratatui::backend::TestBackend;
+use isrlab::ui::app::{Msg, View, update};
+use isrlab::ui::{fixture, view};
 use std::hint::black_box;
 
 const SIZES: [(u16, u16); 2] = [(80, 24), (200, 50)];
-
-/// A colour model sized `w`×`h` and a terminal of that size with one frame already drawn.
-fn setup(w: u16, h: u16, snap: &Snapshot) -> (Model, Terminal<TestBackend>) {
-    let mut model = Model::new(1.0, Theme::new(true), snap);
-    update(&mut model, Msg::Resize(w, h), snap);
-    let mut terminal = Terminal::new(TestBackend::new(w, h)).expect("a test terminal");
-    terminal.draw(|f| view::view(&model, snap, f)).expect("the first frame draws");
-    (model, terminal)
-}
 
 fn fixture_frames(c: &mut Criterion<Clock>) {
     let snap = fixture::snapshot();
@@ -57,14 +44,6 @@ fn fixture_frames(c: &mut Criterion<Clock>) {
         });
     }
     group.finish();
-}
-
-/// Two snapshots of `sim` one frame (33 ms of sim time) apart.
-fn two_frames(mut sim: Sim) -> (Snapshot, Snapshot) {
-    let at = sim.now();
-    let first = sim.snapshot();
-    sim.advance_to(at + FRAME.as_millis() as u64);
-    (first, sim.snapshot())
 }
 
 /// Draws, again and again, the other of two snapshots one frame apart, at each of `sizes`.

@@ -671,40 +671,156 @@ fn tab_walks_every_view_and_the_broker_view_shows_a_crash() {
     assert_eq!(app.model.selected_broker, Some(1), "↑ selects the broker above in the broker view");
 }
 
-/// The config view edits in place through the palette: Enter opens `set KEY=VALUE` with the
-/// current value, the typed value is applied by the real sim and shows in the row; a bad
-/// value gets the cluster's own refusal in the status line, and the palette opens again on
-/// the typed line for correction.
+/// The config view's row of `name` on `screen` (selected or not).
+fn config_row(screen: &Screen, name: &str) -> String {
+    (0..screen.lines.len())
+        .map(|r| screen.line(r))
+        .find(|l| l[l.char_indices().nth(1).map_or(0, |(i, _)| i)..].starts_with(name))
+        .unwrap_or_else(|| panic!("no row for {name}:\n{screen}"))
+}
+
+/// The config view edits in place: Enter opens an editor in the selected row's value cell
+/// holding the current value (the palette stays closed, the status line stays), and Enter
+/// there runs the `set` line through the palette's check and the real sim, which applies it:
+/// the row shows the new value before the default.
 #[test]
-fn editing_a_property_in_the_config_view_applies_it_and_a_bad_value_is_refused() {
+fn enter_edits_a_property_in_its_row_and_enter_applies_it() {
     let mut app = App::start(120, 40);
     app.press_key(KeyCode::F(6));
     app.press("/delivery.timeout");
     app.press_key(KeyCode::Enter);
     app.press_key(KeyCode::Enter);
-    assert_eq!(app.model.palette.input(), "set producer delivery.timeout.ms=120000");
+    assert_eq!(app.model.prompt.input(), "120000", "prefilled with the current value");
+    let editing = app.screen();
+    let row = config_row(&editing, "delivery.timeout.ms");
+    assert!(
+        row.starts_with("▸delivery.timeout.ms") && row.contains("120000") && row.contains("Esc cancel"),
+        "{row}"
+    );
+    assert!(editing.contains("1 properties hold `delivery.timeout`"), "the status line stays:\n{editing}");
+    assert!((0..40).all(|r| !editing.line(r).starts_with(':')), "no palette line:\n{editing}");
     for _ in 0..6 {
         app.press_key(KeyCode::Backspace);
     }
     app.press("60000");
     app.press_key(KeyCode::Enter);
     assert_eq!(app.snap.producers[0].config.delivery_timeout_ms, 60_000, "{:?}", app.model.status);
-    let screen = app.screen();
-    let row =
-        (0..40).map(|r| screen.line(r)).find(|l| l.starts_with("▸delivery.timeout.ms")).expect("its row");
-    assert!(row.contains("60000") && row.contains("120000"), "value then default: {row}");
+    assert_eq!(
+        app.model.palette.history().last().map(String::as_str),
+        Some("set producer delivery.timeout.ms=60000")
+    );
+    let row = config_row(&app.screen(), "delivery.timeout.ms");
+    assert!(
+        row.contains("60000") && row.contains("120000") && !row.contains("Esc"),
+        "value then default: {row}"
+    );
+}
 
+/// Esc in the row's editor leaves the property as it was, whatever was typed.
+#[test]
+fn esc_cancels_an_edit_in_the_config_view() {
+    let mut app = App::start(120, 40);
+    app.press_key(KeyCode::F(6));
+    app.press("/delivery.timeout");
     app.press_key(KeyCode::Enter);
-    for _ in 0..5 {
+    app.press_key(KeyCode::Enter);
+    app.press("999");
+    app.press_key(KeyCode::Esc);
+    app.run_for(100);
+    assert_eq!(app.snap.producers[0].config.delivery_timeout_ms, 120_000);
+    assert!(app.model.config_edit.is_none());
+    let row = config_row(&app.screen(), "delivery.timeout.ms");
+    assert!(!row.contains("999") && !row.contains("Esc cancel"), "{row}");
+}
+
+/// A value the cluster refuses, and a line the palette's parser refuses, each leave the edit
+/// open on the typed text with the reason in the row, and change nothing; correcting it then
+/// applies.
+#[test]
+fn a_refused_value_shows_the_reason_in_the_row_and_keeps_the_edit_open() {
+    let mut app = App::start(120, 40);
+    app.press_key(KeyCode::F(6));
+    app.press("/delivery.timeout");
+    app.press_key(KeyCode::Enter);
+    app.press_key(KeyCode::Enter);
+    for _ in 0..6 {
         app.press_key(KeyCode::Backspace);
     }
     app.press("soon");
     app.press_key(KeyCode::Enter);
-    let status = app.model.status.clone().expect("a status").text;
-    assert!(status.contains("invalid value `soon`"), "{status}");
-    assert_eq!(app.model.palette.input(), "set producer delivery.timeout.ms=soon", "the typed text stays");
-    assert!(app.model.palette.error().is_some_and(|e| e.contains("soon")));
-    assert_eq!(app.snap.producers[0].config.delivery_timeout_ms, 60_000, "nothing changed");
+    let why = app.model.prompt.error().expect("the cluster's reason").to_string();
+    assert!(why.contains("invalid value `soon`"), "{why}");
+    assert_eq!(app.model.prompt.input(), "soon", "the typed text stays");
+    let row = config_row(&app.screen(), "delivery.timeout.ms");
+    assert!(row.contains("soon") && row.contains("✖ invalid value `soon`"), "{row}");
+    assert_eq!(app.snap.producers[0].config.delivery_timeout_ms, 120_000, "nothing changed");
+    // The palette's own parser: a value with a space is no `KEY=VALUE`.
+    for _ in 0..4 {
+        app.press_key(KeyCode::Backspace);
+    }
+    app.press("1 2");
+    app.press_key(KeyCode::Enter);
+    let parse = app.model.prompt.error().expect("the palette's reason").to_string();
+    assert_eq!(
+        parse,
+        isrlab::cluster::command::Command::parse("set producer delivery.timeout.ms=1 2").unwrap_err().message
+    );
+    assert!(config_row(&app.screen(), "delivery.timeout.ms").contains('✖'));
+    for _ in 0..3 {
+        app.press_key(KeyCode::Backspace);
+    }
+    app.press("90000");
+    app.press_key(KeyCode::Enter);
+    assert_eq!(app.snap.producers[0].config.delivery_timeout_ms, 90_000);
+    assert!(app.model.config_edit.is_none());
+}
+
+/// The broker view's fetch-session lines of the selected broker (`←L (N partitions): …`).
+fn session_lines(screen: &Screen) -> Vec<String> {
+    (0..screen.lines.len()).map(|r| screen.line(r)).filter(|l| l.trim_start().starts_with('←')).collect()
+}
+
+/// Broker 1's fetch session with leader 0 on the real sim (KIP-227): open and held by the
+/// leader while all is well; started over with "request lost" when broker 0 crashes with a
+/// fetch in flight (`FetchSessionHandler.handleError`); gone once the controller fenced broker
+/// 0 and its partitions moved (the fetcher had nothing left to fetch). The epoch grows with
+/// each fetch.
+#[test]
+fn the_broker_view_shows_each_fetchers_session_and_why_it_started_over() {
+    let mut app = App::start(120, 40);
+    app.run_for(3_000);
+    app.press_key(KeyCode::F(3));
+    app.press("1");
+    let open = app.screen();
+    let lines = session_lines(&open);
+    let to_0 = lines.iter().find(|l| l.trim_start().starts_with("←0 ")).unwrap_or_else(|| panic!("{open}"));
+    assert!(to_0.contains("session ") && to_0.contains("leader has it"), "{open}");
+    assert!(to_0.contains("new fetcher"), "{open}");
+    let epoch = |l: &str| -> u64 {
+        l.split(" epoch ")
+            .nth(1)
+            .and_then(|r| r.split([',', ' ']).next())
+            .and_then(|n| n.parse().ok())
+            .unwrap()
+    };
+    let before = epoch(to_0);
+    app.run_for(1_000);
+    let later = session_lines(&app.screen());
+    let to_0_later = later.iter().find(|l| l.trim_start().starts_with("←0 ")).expect("still fetching from 0");
+    assert!(epoch(to_0_later) > before, "{to_0} → {to_0_later}");
+    app.press("0x");
+    app.run_for(2_000);
+    app.press("1");
+    let crashed = app.screen();
+    let to_0 = session_lines(&crashed).into_iter().find(|l| l.trim_start().starts_with("←0 "));
+    let to_0 = to_0.unwrap_or_else(|| panic!("the fetcher to 0 is gone before fencing:\n{crashed}"));
+    assert!(to_0.contains("request lost"), "{crashed}");
+    app.run_for(15_000);
+    let fenced = app.screen();
+    assert!(session_lines(&fenced).iter().all(|l| !l.trim_start().starts_with("←0 ")), "{fenced}");
+    app.press("0");
+    let down = app.screen();
+    assert!(down.contains("fetch sessions: none while down"), "{down}");
 }
 
 /// The three states of README's stories at 80×24 on the real simulation (`--seed 42`), drawn

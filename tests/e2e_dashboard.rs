@@ -75,6 +75,12 @@ struct Dashboard {
 impl Dashboard {
     /// Starts `isrlab ARGS` in a `cols`×`rows` pseudo-terminal.
     fn start(cols: u16, rows: u16, args: &[&str]) -> Dashboard {
+        Dashboard::start_with_env(cols, rows, args, &[])
+    }
+
+    /// [`Dashboard::start`] with the environment variables `env` set (after the defaults, so
+    /// they override them).
+    fn start_with_env(cols: u16, rows: u16, args: &[&str], env: &[(&str, &str)]) -> Dashboard {
         let size = PtySize { rows, cols, pixel_width: 0, pixel_height: 0 };
         let pair = native_pty_system().openpty(size).expect("a pseudo-terminal opens");
         let cooked = termios(&*pair.master);
@@ -85,6 +91,10 @@ impl Dashboard {
         // The developer's own config file must not change what the tests see.
         cmd.env("XDG_CONFIG_HOME", env!("CARGO_TARGET_TMPDIR"));
         cmd.env_remove("NO_COLOR");
+        cmd.env_remove("ISRLAB_LOG");
+        for (name, value) in env {
+            cmd.env(name, value);
+        }
         let child = pair.slave.spawn_command(cmd).expect("isrlab starts in the pseudo-terminal");
         let mut reader = pair.master.try_clone_reader().expect("the terminal can be read");
         let writer = pair.master.take_writer().expect("the terminal can be written");
@@ -408,6 +418,60 @@ fn the_config_file_moves_keys_and_warns_of_bad_entries_inside_the_dashboard() {
     d.press(b"X");
     d.wait_for("X crashed broker 2", |s| s.contains("crash 2"));
     d.quit_and_check(b"q", "`q` with a config file", 0);
+}
+
+/// Whether `raw` sets a foreground or background colour: an SGR sequence (`ESC [ … m`) with
+/// a colour parameter (30–38, 40–48, 90–97, 100–107; 39 and 49 only reset to the default).
+fn sets_a_colour(raw: &str) -> bool {
+    raw.split("\x1b[").skip(1).any(|seq| {
+        let params: String = seq.chars().take_while(|c| c.is_ascii_digit() || *c == ';').collect();
+        seq[params.len()..].starts_with('m')
+            && params
+                .split(';')
+                .filter_map(|p| p.parse::<u32>().ok())
+                .any(|p| matches!(p, 30..=38 | 40..=48 | 90..=97 | 100..=107))
+    })
+}
+
+/// The conventions of issue 9 item 10 in the real binary: the config file found in
+/// `$XDG_CONFIG_HOME/isrlab/config.toml` (its bad entry warned of inside the dashboard),
+/// `--ascii` (only ASCII on screen), `NO_COLOR` (no colour sequence in the whole output,
+/// where the same run without it has some), and `ISRLAB_LOG` (the log goes to
+/// `$XDG_STATE_HOME/isrlab/isrlab.log`, never to the terminal).
+#[test]
+fn the_xdg_config_file_ascii_no_color_and_isrlab_log_in_the_real_terminal() {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("e2e-xdg");
+    let _ = std::fs::remove_dir_all(&dir);
+    let (config, state) = (dir.join("config"), dir.join("state"));
+    std::fs::create_dir_all(config.join("isrlab")).expect("config dir");
+    std::fs::write(config.join("isrlab/config.toml"), "bogus = 1\n").expect("config written");
+    let (config, state) = (config.to_str().expect("UTF-8"), state.to_str().expect("UTF-8"));
+    let env = [("XDG_CONFIG_HOME", config), ("XDG_STATE_HOME", state), ("ISRLAB_LOG", "debug")];
+
+    let mut coloured = Dashboard::start_with_env(120, 40, &["--seed", "42"], &env);
+    coloured.wait_for("the first frame", partitions_shown);
+    let raw = String::from_utf8_lossy(&lock(&coloured.output).raw).into_owned();
+    assert!(sets_a_colour(&raw), "without NO_COLOR the dashboard has colours");
+    coloured.quit_and_check(b"q", "`q` with colour", 0);
+
+    let env = [env[0], env[1], env[2], ("NO_COLOR", "1")];
+    let mut d = Dashboard::start_with_env(120, 40, &["--seed", "42", "--ascii"], &env);
+    d.wait_for("the warning about `bogus` from the XDG config file", |s| {
+        s.contains("bogus: no such setting")
+    });
+    d.assert_took_over();
+    let screen = d.wait_for("the partition rows", |s| s.contains("test_repli-5"));
+    let all: String = (0..screen.lines.len()).map(|r| screen.line(r)).collect();
+    assert!(all.is_ascii(), "--ascii draws ASCII only:\n{screen}");
+    d.press(b"2x");
+    d.wait_for("broker 2 crashed", |s| s.contains("crash 2"));
+    let raw = String::from_utf8_lossy(&lock(&d.output).raw).into_owned();
+    assert!(!sets_a_colour(&raw), "NO_COLOR: no colour in the output");
+    assert!(!raw.contains("DEBUG") && !raw.contains(" INFO "), "no log line on the terminal");
+    d.quit_and_check(b"q", "`q` with --ascii and NO_COLOR", 0);
+    let log = std::fs::read_to_string(dir.join("state/isrlab/isrlab.log")).expect("the log file");
+    assert!(log.lines().any(|l| l.starts_with("DEBUG")), "ISRLAB_LOG=debug logs at debug:\n{log}");
+    assert!(log.contains("crash 2"), "the command is logged");
 }
 
 #[test]

@@ -6,7 +6,13 @@ use criterion::Criterion;
 use criterion::measurement::{Measurement, ValueFormatter, WallTime};
 use isrlab::cluster::command::Command;
 use isrlab::cluster::handle::Sim;
+use isrlab::cluster::snapshot::Snapshot;
 use isrlab::cluster::spec::ClusterSpec;
+use isrlab::ui::app::{Model, Msg, update};
+use isrlab::ui::theme::Theme;
+use isrlab::ui::{FRAME, view};
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
 use std::time::{Duration, Instant};
 
 /// Brokers of the large cluster.
@@ -39,6 +45,23 @@ pub fn large_cluster() -> Sim {
     let mut sim = Sim::new(spec).expect("the large cluster starts");
     sim.advance_to(LARGE_START_MS);
     sim
+}
+
+/// A colour model sized `w`×`h` and a terminal of that size with one frame already drawn.
+pub fn setup(w: u16, h: u16, snap: &Snapshot) -> (Model, Terminal<TestBackend>) {
+    let mut model = Model::new(1.0, Theme::new(true), snap);
+    update(&mut model, Msg::Resize(w, h), snap);
+    let mut terminal = Terminal::new(TestBackend::new(w, h)).expect("a test terminal");
+    terminal.draw(|f| view::view(&model, snap, f)).expect("the first frame draws");
+    (model, terminal)
+}
+
+/// Two snapshots of `sim` one frame (33 ms of sim time) apart.
+pub fn two_frames(mut sim: Sim) -> (Snapshot, Snapshot) {
+    let at = sim.now();
+    let first = sim.snapshot();
+    sim.advance_to(at + FRAME.as_millis() as u64);
+    (first, sim.snapshot())
 }
 
 /// What the benchmarks measure: wall time (criterion's default), or with

@@ -12,9 +12,9 @@ use super::history::{History, PartitionReading, ProducerReading};
 use super::link::LinkFaults;
 use super::node::ProcessState;
 use super::snapshot::{
-    BrokerStatus, BrokerView, ConsumerLag, ConsumerStatus, ConsumerView, GroupStatus, HW_STALL_MS, HwHold,
-    LinkFaultView, PartitionHealth, PartitionView, Reach, ReplicaView, Snapshot, TopicView, TruncationView,
-    Unreachable,
+    BrokerStatus, BrokerView, CachedSessionView, ConsumerLag, ConsumerStatus, ConsumerView, FetchSessionView,
+    GroupStatus, HW_STALL_MS, HwHold, LinkFaultView, PartitionHealth, PartitionView, Reach, ReplicaView,
+    Snapshot, TopicView, TruncationView, Unreachable,
 };
 use super::truncations::shown;
 use super::world::World;
@@ -61,7 +61,11 @@ pub(crate) fn snapshot(world: &World, cache: &mut ViewCache) -> Snapshot {
     }
     let brokers = cores
         .iter()
-        .map(|(&id, core)| o.broker_view(id, core, &controller, leads.get(&id).copied().unwrap_or(0)))
+        .map(|(&id, core)| {
+            let mut view = o.broker_view(id, core, &controller, leads.get(&id).copied().unwrap_or(0));
+            view.fetch_sessions = fetch_sessions(id, core, &cores);
+            view
+        })
         .collect();
     let topics = o.image.topics().map(|t| topic_view(world.seed, t, &broker_config)).collect();
     let ledger = world.ledger.borrow();
@@ -485,8 +489,41 @@ impl Observer<'_> {
             reach: self.reach.get(&id).copied().unwrap_or_default(),
             fenced_in: self.fencing.get(&id).map(|f| f.0),
             replica_lag_time_max_ms: core.config().replica_lag_time_max_ms,
+            fetch_sessions: Vec::new(),
         }
     }
+}
+
+/// Broker `id`'s fetch sessions, each with the leader's cached side when the leader holds a
+/// session of that id for `id`. A handful per broker: one map look-up each.
+fn fetch_sessions(
+    id: BrokerId,
+    core: &Broker,
+    cores: &BTreeMap<BrokerId, Ref<'_, Broker>>,
+) -> Vec<FetchSessionView> {
+    core.fetch_sessions()
+        .map(|(leader, members, h)| {
+            let m = h.metadata();
+            let at_leader = cores
+                .get(&leader)
+                .and_then(|l| l.cached_fetch_session(m.session_id))
+                .filter(|s| s.replica == id)
+                .map(|s| CachedSessionView {
+                    epoch: s.epoch,
+                    partitions: s.partitions.len(),
+                    last_used_ms: s.last_used_ms,
+                });
+            FetchSessionView {
+                leader,
+                members,
+                session_id: m.session_id,
+                epoch: m.epoch,
+                partitions: h.session_len(),
+                reset: h.last_reset(),
+                at_leader,
+            }
+        })
+        .collect()
 }
 
 /// Replica `r`'s view without its epoch cache (left empty: no allocation), as its own log

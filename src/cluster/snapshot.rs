@@ -276,6 +276,43 @@ pub struct BrokerView {
     /// from [`Snapshot::broker_config`] until it restarts). As a leader it checks its
     /// followers every half of it (`ReplicaManager.startup` schedules `maybeShrinkIsr`).
     pub replica_lag_time_max_ms: Ms,
+    /// Its follower fetchers' incremental fetch sessions (KIP-227), in leader order; empty
+    /// while the process is down (sessions live in memory).
+    pub fetch_sessions: Vec<FetchSessionView>,
+}
+
+/// One follower fetcher's incremental fetch session (KIP-227) as both ends track it: the
+/// follower's `FetchSessionHandler` and the leader's `FetchSession` in its
+/// `FetchSessionCache`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FetchSessionView {
+    /// The leader it fetches from.
+    pub leader: BrokerId,
+    /// Partitions this broker follows from that leader.
+    pub members: usize,
+    /// The session id its next fetch names; 0 (`INVALID_SESSION_ID`) for none.
+    pub session_id: u32,
+    /// The epoch its next fetch carries: 0 for a full fetch that opens a session, 1 and up
+    /// for incremental ones (`FetchMetadata`).
+    pub epoch: i32,
+    /// Partitions in the session as the follower last sent it.
+    pub partitions: usize,
+    /// When and why the session last started over.
+    pub reset: Option<crate::sim::fetch_session::SessionReset>,
+    /// The session in the leader's cache, if the leader holds one with that id for this
+    /// follower.
+    pub at_leader: Option<CachedSessionView>,
+}
+
+/// A fetch session as the leader caches it (Kafka's `FetchSession`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CachedSessionView {
+    /// The epoch the next incremental fetch must carry (else INVALID_FETCH_SESSION_EPOCH).
+    pub epoch: i32,
+    /// Partitions it caches.
+    pub partitions: usize,
+    /// When it was last used (ms): a session unused for 120 s may be evicted by a new one.
+    pub last_used_ms: Ms,
 }
 
 /// How a broker's links to the rest of the cluster stand. A link that is cut or held

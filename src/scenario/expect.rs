@@ -650,6 +650,7 @@ mod tests {
             reach: Default::default(),
             fenced_in: None,
             replica_lag_time_max_ms: 30_000,
+            fetch_sessions: Vec::new(),
         }
     }
 

@@ -241,6 +241,17 @@ impl Broker {
         }
     }
 
+    /// Its follower fetchers in leader order: the leader, how many partitions it follows from
+    /// it, and its fetch session (`FetchSessionHandler`). Empty while the process is down.
+    pub fn fetch_sessions(&self) -> impl Iterator<Item = (BrokerId, usize, &FetchSessionHandler)> {
+        self.fetchers.iter().map(|(&leader, f)| (leader, f.members.len(), &f.session))
+    }
+
+    /// The fetch session `id` as this broker caches it as a leader (`FetchSessionCache`).
+    pub fn cached_fetch_session(&self, id: u32) -> Option<&super::fetch_session::FetchSession> {
+        self.purgatory.sessions.get(id)
+    }
+
     /// Whether its follower fetchers are paused by the user.
     pub fn fetch_paused(&self) -> bool {
         self.fetch_paused
@@ -404,7 +415,7 @@ impl Broker {
         // session starts over as after a lost request.
         for f in self.fetchers.values_mut() {
             if f.in_flight.take().is_some() {
-                f.session.handle_error();
+                f.session.handle_error(now);
             }
             f.backoff_until = 0;
         }

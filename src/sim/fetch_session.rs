@@ -107,6 +107,39 @@ pub struct FetchSessionHandler {
     next: FetchMetadata,
     session: BTreeMap<TopicPartition, FetchPartition>,
     dirty: BTreeSet<TopicPartition>,
+    /// When and why the session last started over; `None` before the first fetch.
+    reset: Option<SessionReset>,
+}
+
+/// When (ms) and why a follower's fetch session last started over with a full fetch.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct SessionReset {
+    /// Sim time of the reset (ms).
+    pub at: Ms,
+    /// What made it start over.
+    pub why: ResetReason,
+}
+
+/// What made a follower's fetch session start over: the branches of Kafka's
+/// `FetchSessionHandler.handleResponse` and `handleError` that leave the session, and the
+/// creation of the fetcher itself.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum ResetReason {
+    /// The fetcher is new: the first partition this broker follows from that leader, after a
+    /// leader change or this broker's start (`ReplicaFetcherManager.addFetcherForPartitions`
+    /// creates the fetcher, whose handler starts with a full fetch).
+    NewFetcher,
+    /// The leader refused the session with this error: FETCH_SESSION_ID_NOT_FOUND (it
+    /// restarted or evicted the session) or INVALID_FETCH_SESSION_EPOCH (a lost response).
+    Refused(ErrorCode),
+    /// The request was lost: its connection broke, `replica.socket.timeout.ms` passed, or the
+    /// fetcher was paused with it in flight (`handleError`).
+    RequestLost,
+    /// The leader's incremental response closed the session (every partition forgotten).
+    ClosedByLeader,
+    /// The leader answered a full fetch without a session: its cache had no free slot
+    /// (`max.incremental.fetch.session.cache.slots`), so fetches stay full.
+    NoSlot,
 }
 
 impl FetchSessionHandler {
@@ -125,6 +158,15 @@ impl FetchSessionHandler {
         self.session.len()
     }
 
+    /// When and why the session last started over; `None` before the first fetch.
+    pub fn last_reset(&self) -> Option<SessionReset> {
+        self.reset
+    }
+
+    fn start_over(&mut self, at: Ms, why: ResetReason) {
+        self.reset = Some(SessionReset { at, why });
+    }
+
     /// Notes that `tp`'s fetch state may have changed (or it joined or left this fetcher).
     pub fn mark(&mut self, tp: &TopicPartition) {
         if !self.dirty.contains(tp) {
@@ -132,9 +174,12 @@ impl FetchSessionHandler {
         }
     }
 
-    /// A full fetch of `partitions`, which become the session (`Builder.build` when
-    /// `nextMetadata.isFull`).
-    pub fn build_full(&mut self, partitions: Vec<FetchPartition>) -> FetchRequestData {
+    /// A full fetch of `partitions` at `now` (ms), which become the session (`Builder.build`
+    /// when `nextMetadata.isFull`). The first one of a fetcher counts as its reset.
+    pub fn build_full(&mut self, now: Ms, partitions: Vec<FetchPartition>) -> FetchRequestData {
+        if self.reset.is_none() {
+            self.start_over(now, ResetReason::NewFetcher);
+        }
         self.dirty.clear();
         self.session = partitions.iter().map(|fp| (fp.tp.clone(), fp.clone())).collect();
         FetchRequestData {
@@ -176,28 +221,42 @@ impl FetchSessionHandler {
     /// fetch (FETCH_SESSION_ID_NOT_FOUND: a fresh one; any other: one that also closes the old
     /// session); a full response with a session id opens the session, one without keeps full
     /// fetches; an incremental response moves to the next epoch, or back to full fetches when
-    /// the leader closed the session. Returns whether the response's partitions may be used.
-    pub fn handle_response(&mut self, error: Option<ErrorCode>, session_id: u32) -> bool {
+    /// the leader closed the session. Each of these notes its reset at `now` (ms); a run of
+    /// full responses without a session notes only the first. Returns whether the response's
+    /// partitions may be used.
+    pub fn handle_response(&mut self, now: Ms, error: Option<ErrorCode>, session_id: u32) -> bool {
         if let Some(e) = error {
             self.next = if e == ErrorCode::FetchSessionIdNotFound {
                 FetchMetadata::INITIAL
             } else {
                 self.next.next_close_existing_attempt_new()
             };
+            self.start_over(now, ResetReason::Refused(e));
             return false;
         }
-        self.next = match (self.next.is_full(), session_id) {
-            (_, INVALID_SESSION_ID) => FetchMetadata::INITIAL,
+        let full = self.next.is_full();
+        self.next = match (full, session_id) {
+            (false, INVALID_SESSION_ID) => {
+                self.start_over(now, ResetReason::ClosedByLeader);
+                FetchMetadata::INITIAL
+            }
+            (true, INVALID_SESSION_ID) => {
+                if self.reset.is_none_or(|r| r.why != ResetReason::NoSlot) {
+                    self.start_over(now, ResetReason::NoSlot);
+                }
+                FetchMetadata::INITIAL
+            }
             (true, id) => FetchMetadata::new_incremental(id),
             (false, _) => self.next.next_incremental(),
         };
         true
     }
 
-    /// The request was lost (connection error or timeout, `handleError`): the next fetch is a
-    /// full one that closes the session.
-    pub fn handle_error(&mut self) {
+    /// The request was lost at `now` (ms; connection error or timeout, `handleError`): the
+    /// next fetch is a full one that closes the session.
+    pub fn handle_error(&mut self, now: Ms) {
         self.next = self.next.next_close_existing_attempt_new();
+        self.start_over(now, ResetReason::RequestLost);
     }
 }
 
@@ -528,14 +587,14 @@ mod tests {
     #[test]
     fn the_handler_sends_only_what_changed() {
         let mut h = FetchSessionHandler::default();
-        let full = h.build_full(vec![fp(0, 0), fp(1, 0), fp(2, 0)]);
+        let full = h.build_full(0, vec![fp(0, 0), fp(1, 0), fp(2, 0)]);
         assert_eq!((full.to_send.len(), full.metadata), (3, FetchMetadata::INITIAL));
-        assert!(h.handle_response(None, 7));
+        assert!(h.handle_response(0, None, 7));
         assert_eq!(h.metadata(), FetchMetadata { session_id: 7, epoch: 1 });
         // Nothing marked: an empty incremental fetch that keeps the session.
         let idle = h.build_incremental(|_| unreachable!());
         assert!(idle.to_send.is_empty() && idle.to_forget.is_empty() && !idle.is_empty());
-        h.handle_response(None, 7);
+        h.handle_response(0, None, 7);
         for p in [0, 1, 2, 3] {
             h.mark(&TopicPartition::new("t", p));
         }
@@ -555,22 +614,49 @@ mod tests {
     #[test]
     fn errors_start_the_session_over() {
         let mut h = FetchSessionHandler::default();
-        h.build_full(vec![fp(0, 0)]);
-        h.handle_response(None, 3);
-        h.handle_error();
+        h.build_full(0, vec![fp(0, 0)]);
+        h.handle_response(0, None, 3);
+        h.handle_error(0);
         assert_eq!(h.metadata(), FetchMetadata { session_id: 3, epoch: INITIAL_EPOCH });
         assert!(h.needs_full());
-        h.handle_response(None, 4);
-        assert!(!h.handle_response(Some(ErrorCode::FetchSessionIdNotFound), 0));
+        h.handle_response(0, None, 4);
+        assert!(!h.handle_response(0, Some(ErrorCode::FetchSessionIdNotFound), 0));
         assert_eq!(h.metadata(), FetchMetadata::INITIAL);
-        h.handle_response(None, 5);
-        assert!(!h.handle_response(Some(ErrorCode::InvalidFetchSessionEpoch), 0));
+        h.handle_response(0, None, 5);
+        assert!(!h.handle_response(0, Some(ErrorCode::InvalidFetchSessionEpoch), 0));
         assert_eq!(h.metadata(), FetchMetadata { session_id: 5, epoch: INITIAL_EPOCH });
         // A full response without a session keeps full fetches.
-        h.handle_response(None, INVALID_SESSION_ID);
+        h.handle_response(0, None, INVALID_SESSION_ID);
         assert_eq!(h.metadata(), FetchMetadata::INITIAL);
         assert_eq!(next_epoch(i32::MAX), 1);
         assert_eq!(next_epoch(FINAL_EPOCH), FINAL_EPOCH);
+    }
+
+    /// Each way a session starts over is noted with its time: the fetcher's first full fetch,
+    /// a refusal, a lost request, a leader that closes it; a cache with no slot is noted once.
+    #[test]
+    fn the_handler_notes_when_and_why_its_session_started_over() {
+        let mut h = FetchSessionHandler::default();
+        assert_eq!(h.last_reset(), None);
+        h.build_full(10, vec![fp(0, 0)]);
+        let reset = |at, why| Some(SessionReset { at, why });
+        assert_eq!(h.last_reset(), reset(10, ResetReason::NewFetcher));
+        h.handle_response(20, None, 4);
+        h.build_full(30, vec![fp(0, 0)]);
+        assert_eq!(h.last_reset(), reset(10, ResetReason::NewFetcher), "a later full fetch is no reset");
+        h.handle_response(40, Some(ErrorCode::FetchSessionIdNotFound), 0);
+        assert_eq!(h.last_reset(), reset(40, ResetReason::Refused(ErrorCode::FetchSessionIdNotFound)));
+        h.handle_response(50, None, INVALID_SESSION_ID);
+        h.handle_response(60, None, INVALID_SESSION_ID);
+        assert_eq!(h.last_reset(), reset(50, ResetReason::NoSlot), "noted once");
+        h.handle_response(70, None, 5);
+        h.handle_response(80, None, 5);
+        h.handle_error(90);
+        assert_eq!(h.last_reset(), reset(90, ResetReason::RequestLost));
+        h.handle_response(100, None, 6);
+        h.handle_response(110, None, INVALID_SESSION_ID);
+        assert_eq!(h.last_reset(), reset(110, ResetReason::ClosedByLeader));
+        assert_eq!(h.metadata(), FetchMetadata::INITIAL);
     }
 
     /// `FetchManager.newContext` and `CachedPartition.maybeUpdateResponseData`.

@@ -128,6 +128,8 @@ pub enum Ask {
     Broker,
     /// The config view's filter (`/`): words a property's name or meaning must hold.
     ConfigFilter,
+    /// The selected property's value, edited in its row of the config view (Enter).
+    ConfigValue,
 }
 
 impl Ask {
@@ -135,7 +137,7 @@ impl Ask {
     /// to the Events pane.
     pub fn returns_to(self) -> Mode {
         match self {
-            Ask::TableFilter | Ask::Broker | Ask::ConfigFilter => Mode::Normal,
+            Ask::TableFilter | Ask::Broker | Ask::ConfigFilter | Ask::ConfigValue => Mode::Normal,
             Ask::Search | Ask::Filter | Ask::GoTo => Mode::Events,
         }
     }
@@ -190,6 +192,9 @@ pub struct Model {
     pub config_selected: usize,
     /// The config view's filter (`/`); empty shows every property.
     pub config_filter: String,
+    /// The property being edited in its row of the config view, or whose edit was sent and
+    /// awaits the cluster's answer.
+    pub config_edit: Option<ConfigEdit>,
     /// Selected broker id (the target of `x`, `s`, `r`, `p`); `None` after a digit that
     /// names no broker, so those keys never hit a broker the user did not mean.
     pub selected_broker: Option<BrokerId>,
@@ -309,6 +314,7 @@ impl Model {
             view: View::Overview,
             config_selected: 0,
             config_filter: String::new(),
+            config_edit: None,
             selected_broker: snap.brokers.first().map(|b| b.id),
             selected_producer: 0,
             selected_partition: 0,
@@ -435,8 +441,13 @@ pub fn update(model: &mut Model, msg: Msg, snap: &Snapshot) -> Vec<Effect> {
         }
         Msg::Verdict { command, result } => {
             match result {
-                Ok(Answer { note: None }) => model.say(StatusKind::Done, command.to_string()),
-                Ok(Answer { note: Some(note) }) => model.say(StatusKind::Done, format!("{command}: {note}")),
+                Ok(answer) => {
+                    match answer.note {
+                        None => model.say(StatusKind::Done, command.to_string()),
+                        Some(note) => model.say(StatusKind::Done, format!("{command}: {note}")),
+                    }
+                    view_keys::edit_applied(model, &command);
+                }
                 Err(why) => {
                     model.say(StatusKind::Error, format!("{command}: {why}"));
                     view_keys::keep_refused_edit(model, &command, &why);
@@ -946,22 +957,30 @@ fn submit(model: &mut Model, snap: &Snapshot) -> Vec<Effect> {
         model.mode = Mode::Normal;
         return Vec::new();
     }
-    match Command::parse(&line) {
-        Ok(_) if model.scenario_over(snap) => {
-            model.palette.set_error(Some(ended_text(snap)));
-            Vec::new()
-        }
+    match run_line(model, &line, snap) {
         Ok(cmd) => {
-            model.palette.remember(&line);
             model.palette.set_error(None);
             model.mode = Mode::Normal;
             vec![Effect::Apply(cmd)]
         }
-        Err(e) => {
-            model.palette.set_error(Some(e.message));
+        Err(why) => {
+            model.palette.set_error(Some(why));
             Vec::new()
         }
     }
+}
+
+/// The palette's check of a command line, for the palette and the config view's in-place
+/// editor alike: a line that parses (the grammar of [`Command::parse`]) while the run goes
+/// on is remembered in the palette's history and returned to apply; otherwise the reason,
+/// in the palette's words.
+pub(super) fn run_line(model: &mut Model, line: &str, snap: &Snapshot) -> Result<Command, String> {
+    let cmd = Command::parse(line).map_err(|e| e.message)?;
+    if model.scenario_over(snap) {
+        return Err(ended_text(snap));
+    }
+    model.palette.remember(line);
+    Ok(cmd)
 }
 
 fn quit(model: &mut Model) -> Vec<Effect> {
@@ -988,6 +1007,8 @@ mod event_keys;
 mod mouse;
 mod table_keys;
 mod view_keys;
+
+pub use view_keys::ConfigEdit;
 
 #[cfg(test)]
 mod tests;

@@ -4,7 +4,8 @@
 //! `BrokerHeartbeatManager`: the controller fences a broker it has not heard from for the
 //! session timeout), the partitions it leads and follows, whom it fetches from (one fetcher
 //! per leader, Kafka's `ReplicaFetcherManager`) and its faulty links; then the selected
-//! broker in full.
+//! broker in full, with each fetcher's incremental fetch session (KIP-227) as the follower's
+//! `FetchSessionHandler` and the leader's `FetchSessionCache` hold it.
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -13,7 +14,8 @@ use ratatui::widgets::{Block, Borders, Paragraph};
 
 use super::app::Model;
 use super::text;
-use crate::cluster::snapshot::{BrokerStatus, BrokerView, LinkFaultView, Snapshot};
+use crate::cluster::snapshot::{BrokerStatus, BrokerView, FetchSessionView, LinkFaultView, Snapshot};
+use crate::sim::fetch_session::{INITIAL_EPOCH, INVALID_SESSION_ID, ResetReason, next_epoch};
 use crate::sim::protocol::NodeId;
 use crate::sim::{BrokerId, Ms};
 
@@ -144,6 +146,49 @@ fn fetchers(r: &Roles, b: &BrokerView) -> String {
     format!("fetch {}{paused}", list.join(" "))
 }
 
+/// Why a session last started over, in Kafka's words where Kafka has them.
+fn reset_reason(why: ResetReason) -> String {
+    match why {
+        ResetReason::NewFetcher => "new fetcher".into(),
+        ResetReason::Refused(e) => e.to_string(),
+        ResetReason::RequestLost => "request lost".into(),
+        ResetReason::ClosedByLeader => "closed by the leader".into(),
+        ResetReason::NoSlot => "leader's session cache full".into(),
+    }
+}
+
+/// One fetcher's session: `←1 (2 partitions): session 1 epoch 1377, leader has it · new
+/// fetcher 82s ago`. The follower names the session and the epoch its next fetch carries; the
+/// leader's side says whether it still caches that session, and what it holds when the two
+/// disagree.
+fn session_line(f: &FetchSessionView, now: Ms) -> String {
+    let session = if f.session_id == INVALID_SESSION_ID {
+        "no session, full fetches".to_string()
+    } else if f.epoch == INITIAL_EPOCH {
+        format!("closing session {}, next fetch full", f.session_id)
+    } else {
+        let leader = match f.at_leader {
+            // The leader moves to the next epoch when it takes a fetch; the follower when
+            // the answer arrives. Both are in step while a fetch is in flight.
+            Some(l)
+                if l.partitions == f.partitions && (l.epoch == f.epoch || l.epoch == next_epoch(f.epoch)) =>
+            {
+                "leader has it".to_string()
+            }
+            Some(l) => format!("leader has {} at epoch {}", l.partitions, l.epoch),
+            None => "leader does not know it".into(),
+        };
+        let held =
+            if f.partitions == f.members { String::new() } else { format!(" ({} in it)", f.partitions) };
+        format!("session {} epoch {}{held}, {leader}", f.session_id, f.epoch)
+    };
+    let reset = f
+        .reset
+        .map(|r| format!(" · {} {} ago", reset_reason(r.why), text::duration(now.saturating_sub(r.at))))
+        .unwrap_or_default();
+    format!(" ←{} ({} partitions): {session}{reset}", f.leader, f.members)
+}
+
 /// Draws the view: the broker table on top (the selected broker's row marked `▸` and
 /// reversed), the selected broker in full below.
 pub fn render(frame: &mut Frame, area: Rect, model: &Model, snap: &Snapshot) {
@@ -156,7 +201,10 @@ pub fn render(frame: &mut Frame, area: Rect, model: &Model, snap: &Snapshot) {
     let detail = selected
         .map(|i| detail_lines(model, snap, &snap.brokers[i], role(snap.brokers[i].id), width))
         .unwrap_or_default();
-    let detail_h = u16::try_from(detail.len() + 1).unwrap_or(u16::MAX).min(area.height / 2);
+    // The table keeps a row per broker (up to half the height); the details get the rest.
+    let table_h = u16::try_from(snap.brokers.len() + 1).unwrap_or(u16::MAX).min(area.height / 2);
+    let detail_h =
+        u16::try_from(detail.len() + 1).unwrap_or(u16::MAX).min(area.height.saturating_sub(table_h));
     let [table, below] = Layout::vertical([Constraint::Fill(1), Constraint::Length(detail_h)]).areas(area);
     let title = " Brokers · ↑/↓ or 0–9 select · x crash  s shutdown  r restart  p fetch ";
     let block =
@@ -260,9 +308,6 @@ fn detail_lines(
         .map(|p| format!("{}{}", p.tp, if p.isr.contains(&b.id) { "✔" } else { "✗" }))
         .collect();
     out.extend(list(format!("follows {} (✔ in ISR, ✗ out)", r.follows), follows, width, 2));
-    let fetch: Vec<String> =
-        r.fetches_from.iter().map(|(l, n)| format!("to leader {l}: {n} partitions")).collect();
-    out.push(format!(" fetchers: {}", if fetch.is_empty() { "none".into() } else { fetch.join(", ") }));
     let c = &snap.broker_config;
     out.push(format!(
         " heartbeat: {} · broker.heartbeat.interval.ms={} broker.session.timeout.ms={}",
@@ -275,9 +320,68 @@ fn detail_lines(
     if !b.restart_pending.is_empty() {
         out.push(format!(" restart pending: {}", b.restart_pending.join(", ")));
     }
+    if b.fetch_sessions.is_empty() {
+        let why = if b.status == BrokerStatus::Up { "" } else { " while down (sessions live in memory)" };
+        out.push(format!(" fetch sessions: none{why}"));
+    }
+    out.extend(b.fetch_sessions.iter().map(|f| session_line(f, snap.now)));
     out.into_iter()
         .flat_map(|l| text::wrap(l.trim_start(), width.saturating_sub(1).max(1)))
         .map(|l| format!(" {l}"))
         .map(|l| Line::styled(l, theme.normal()))
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cluster::snapshot::CachedSessionView;
+    use crate::kafka::errors::ErrorCode;
+    use crate::sim::fetch_session::SessionReset;
+
+    fn view(
+        session_id: u32,
+        epoch: i32,
+        at_leader: Option<(i32, usize)>,
+        why: ResetReason,
+    ) -> FetchSessionView {
+        FetchSessionView {
+            leader: 2,
+            members: 3,
+            session_id,
+            epoch,
+            partitions: 3,
+            reset: Some(SessionReset { at: 1_000, why }),
+            at_leader: at_leader.map(|(epoch, partitions)| CachedSessionView {
+                epoch,
+                partitions,
+                last_used_ms: 0,
+            }),
+        }
+    }
+
+    /// Each state of a session in words: none, closing, held by the leader (also with a fetch
+    /// in flight), unknown to the leader, and the leader holding other partitions.
+    #[test]
+    fn a_session_line_says_what_each_end_holds_and_why_it_last_started_over() {
+        let line = |v| session_line(&v, 13_000);
+        let refused = ResetReason::Refused(ErrorCode::FetchSessionIdNotFound);
+        assert_eq!(
+            line(view(0, 0, None, refused)),
+            " ←2 (3 partitions): no session, full fetches · FETCH_SESSION_ID_NOT_FOUND 12s ago"
+        );
+        assert_eq!(
+            line(view(4, 0, Some((9, 3)), ResetReason::RequestLost)),
+            " ←2 (3 partitions): closing session 4, next fetch full · request lost 12s ago"
+        );
+        let held = " ←2 (3 partitions): session 4 epoch 9, leader has it · new fetcher 12s ago";
+        assert_eq!(line(view(4, 9, Some((9, 3)), ResetReason::NewFetcher)), held);
+        assert_eq!(line(view(4, 9, Some((10, 3)), ResetReason::NewFetcher)), held, "a fetch in flight");
+        assert!(line(view(4, 9, None, ResetReason::NewFetcher)).contains("leader does not know it"));
+        assert!(line(view(4, 9, Some((12, 2)), ResetReason::NoSlot)).contains("leader has 2 at epoch 12"));
+        assert!(
+            line(view(4, 9, Some((9, 3)), ResetReason::ClosedByLeader))
+                .ends_with("closed by the leader 12s ago")
+        );
+    }
 }

@@ -2,15 +2,15 @@
 //! the one that serves `--set`, the `set` command and scenario `config` tables) with its
 //! current value, its default, its scope, how a change takes effect (Kafka's dynamic update
 //! modes, `DynamicBrokerConfig`), a broker's "restart pending", and its meaning. Enter edits
-//! the selected one as a `set` line in the palette ([`set_line`]). Only the visible rows are
-//! built.
+//! the selected one's value in its row; the edit runs as the `set` line the palette would run
+//! ([`set_parts`]). Only the visible rows are built.
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph};
 
-use super::app::Model;
+use super::app::{Ask, Mode, Model};
 use super::text;
 use crate::cluster::command::Command;
 use crate::cluster::command::set::Set;
@@ -89,22 +89,33 @@ pub fn current(model: &Model, snap: &Snapshot, p: &Property) -> Option<String> {
 
 /// The `set` line that changes `p`, holding its current value to edit: `set KEY=V` for broker
 /// and lab properties, `set topic T KEY=V` for the selected partition's topic, `set producer
-/// KEY=V` for every producer. Errors: a consumer property (set when a consumer is added),
-/// a topic property with no topic selected.
+/// KEY=V` for every producer. Errors: as [`set_parts`].
 pub fn set_line(model: &Model, snap: &Snapshot, p: &Property) -> Result<String, String> {
+    set_parts(model, snap, p).map(|(head, value)| format!("{head}{value}"))
+}
+
+/// The `set` line that changes `p`, split before its value (`set producer acks=`, `1`): the
+/// in-place editor edits the value and Enter runs the whole line. Errors: a consumer
+/// property (set when a consumer is added), a topic property with no topic selected.
+pub fn set_parts(model: &Model, snap: &Snapshot, p: &Property) -> Result<(String, String), String> {
     let value = current(model, snap, p).unwrap_or_else(|| p.default.to_string());
-    match p.scope {
-        Scope::Broker | Scope::BrokerAndTopic | Scope::Lab => Ok(format!("set {}={value}", p.name)),
-        Scope::Producer => Ok(format!("set producer {}={value}", p.name)),
+    let head = match p.scope {
+        Scope::Broker | Scope::BrokerAndTopic | Scope::Lab => format!("set {}=", p.name),
+        Scope::Producer => format!("set producer {}=", p.name),
         Scope::Topic => match model.topic(snap) {
-            Some(t) => Ok(format!("set topic {} {}={value}", t.name, p.name)),
-            None => Err(format!("{} is a topic property: select a partition of its topic first", p.name)),
+            Some(t) => format!("set topic {} {}=", t.name, p.name),
+            None => {
+                return Err(format!("{} is a topic property: select a partition of its topic first", p.name));
+            }
         },
-        Scope::Consumer => Err(format!(
-            "{} is a consumer property: it is given when the consumer starts (:add-consumer T {}=…)",
-            p.name, p.name
-        )),
-    }
+        Scope::Consumer => {
+            return Err(format!(
+                "{} is a consumer property: it is given when the consumer starts (:add-consumer T {}=…)",
+                p.name, p.name
+            ));
+        }
+    };
+    Ok((head, value))
 }
 
 /// Brokers that run with an older value of `p` than the stored one (a static property set
@@ -147,7 +158,14 @@ pub fn render(frame: &mut Frame, area: Rect, model: &Model, snap: &Snapshot) {
     lines.push(Line::styled(text::truncate(&head, width), theme.muted()));
     let visible = height.saturating_sub(1).max(1);
     let offset = (selected + 1).saturating_sub(visible);
+    let editing = model.mode == Mode::Prompt(Ask::ConfigValue);
     for (i, p) in rows.iter().enumerate().skip(offset).take(visible) {
+        if editing && i == selected {
+            let y = inner.y + u16::try_from(lines.len()).unwrap_or(0);
+            let x = inner.x + u16::try_from(name_w + 2).unwrap_or(0);
+            lines.push(edit_row(frame, (x, y), model, p, name_w, width));
+            continue;
+        }
         let value = current(model, snap, p).unwrap_or_else(|| "—".into());
         let pending = pending_on(snap, p);
         let mode = if pending.is_empty() {
@@ -169,6 +187,36 @@ pub fn render(frame: &mut Frame, area: Rect, model: &Model, snap: &Snapshot) {
     }
     frame.render_widget(Paragraph::new(lines).block(block), list);
     frame.render_widget(Paragraph::new(meaning), about);
+}
+
+/// The edited row: the name, the editor in the value cell (widened over the default's
+/// column, the text scrolled to keep the cursor in view) with the terminal cursor placed in
+/// it at `at`'s row, then the palette's error for the typed value, if any, else the default.
+fn edit_row(
+    frame: &mut Frame,
+    at: (u16, u16),
+    model: &Model,
+    p: &Property,
+    name_w: usize,
+    width: usize,
+) -> Line<'static> {
+    let theme = model.theme;
+    let field_w = COLS[0] + 1 + COLS[1];
+    let (mut spans, cursor) = super::palette::field(&model.prompt, field_w, theme);
+    let used: usize = spans.iter().map(Span::width).sum();
+    spans.insert(0, Span::styled(format!("▸{:<name_w$} ", text::truncate(p.name, name_w)), theme.selected()));
+    spans.push(Span::raw(" ".repeat(field_w.saturating_sub(used) + 1)));
+    let room = width.saturating_sub(name_w + 3 + field_w);
+    match model.prompt.error() {
+        Some(e) => spans.push(Span::styled(text::truncate(&format!("✖ {e}"), room), theme.bad())),
+        None => spans.push(Span::styled(
+            text::truncate(&format!("default {} · Enter apply  Esc cancel", p.default), room),
+            theme.muted(),
+        )),
+    }
+    let (x, y) = at;
+    frame.set_cursor_position(ratatui::layout::Position::new(x.saturating_add(cursor), y));
+    Line::from(spans)
 }
 
 /// One row: the cells cut to their columns, then the meaning when there is room.
@@ -199,9 +247,19 @@ fn meaning_lines(model: &Model, snap: &Snapshot, p: &Property, width: usize) -> 
         UpdateMode::ControllerRestart => "static: the controller takes it at its next start",
         UpdateMode::Client => "the producer uses it for its next batches",
     };
-    let line = match set_line(model, snap, p) {
-        Ok(set) => format!("{}: {} · {how} · Enter: :{set}", p.name, p.doc),
-        Err(why) => format!("{}: {} · {why}", p.name, p.doc),
+    let edit = model.config_edit.as_ref().filter(|_| model.mode == Mode::Prompt(Ask::ConfigValue));
+    let line = match (edit, set_line(model, snap, p)) {
+        (Some(e), _) => match model.prompt.error() {
+            Some(why) => format!("{}: ✖ {why}", p.name),
+            None => format!(
+                "{}: Enter runs :{}{} · Esc leaves it as it was",
+                p.name,
+                e.head,
+                model.prompt.input()
+            ),
+        },
+        (None, Ok(set)) => format!("{}: {} · {how} · Enter: :{set}", p.name, p.doc),
+        (None, Err(why)) => format!("{}: {} · {why}", p.name, p.doc),
     };
     text::wrap_at_most(&format!(" {line}"), width.max(1), 4)
         .into_iter()

@@ -12,12 +12,13 @@ use std::sync::Arc;
 
 use crate::cluster::history::History;
 use crate::cluster::snapshot::{
-    BrokerStatus, BrokerView, HwHold, LinkFaultView, PartitionHealth, PartitionView, ProducerView,
-    ReplicaView, Snapshot, TopicView,
+    BrokerStatus, BrokerView, CachedSessionView, FetchSessionView, HwHold, LinkFaultView, PartitionHealth,
+    PartitionView, ProducerView, ReplicaView, Snapshot, TopicView,
 };
 use crate::config::{BrokerConfig, ProducerConfig};
 use crate::kafka::errors::ErrorCode;
 use crate::sim::events::{ClusterEvent, ElectionKind, EventKind, ProduceFailure, ShrinkCause};
+use crate::sim::fetch_session::{ResetReason, SessionReset};
 use crate::sim::{BrokerId, Epoch, Ms, Offset, TopicPartition};
 
 /// Sim time of the fixture: 00:01:23.4.
@@ -143,15 +144,38 @@ fn broker(id: BrokerId, status: BrokerStatus, leader_count: usize, last_heartbea
         reach: Default::default(),
         fenced_in: None,
         replica_lag_time_max_ms: 30_000,
+        fetch_sessions: Vec::new(),
     }
 }
 
 fn brokers() -> Vec<BrokerView> {
-    vec![
-        broker(0, BrokerStatus::Up, 4, 82_800),
-        broker(1, BrokerStatus::Up, 2, 83_100),
-        broker(2, BrokerStatus::Crashed { since: CRASHED_AT }, 0, 70_800),
-    ]
+    let mut zero = broker(0, BrokerStatus::Up, 4, 82_800);
+    zero.fetch_sessions = vec![session(1, 2, 1, 1377, 1_200, ResetReason::NewFetcher)];
+    let mut one = broker(1, BrokerStatus::Up, 2, 83_100);
+    // Its fetch to broker 0 timed out while broker 2 went down; the new session is broker 0's
+    // second.
+    one.fetch_sessions = vec![session(0, 4, 2, 24, 72_900, ResetReason::RequestLost)];
+    vec![zero, one, broker(2, BrokerStatus::Crashed { since: CRASHED_AT }, 0, 70_800)]
+}
+
+/// A follower's session with `leader`, which caches it at the same epoch.
+fn session(
+    leader: BrokerId,
+    members: usize,
+    id: u32,
+    epoch: i32,
+    reset_at: Ms,
+    why: ResetReason,
+) -> FetchSessionView {
+    FetchSessionView {
+        leader,
+        members,
+        session_id: id,
+        epoch,
+        partitions: members,
+        reset: Some(SessionReset { at: reset_at, why }),
+        at_leader: Some(CachedSessionView { epoch, partitions: members, last_used_ms: NOW - 100 }),
+    }
 }
 
 /// A replica: `(broker, leo, hw)`, then its ISR and liveness facts.

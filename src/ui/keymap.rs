@@ -630,7 +630,7 @@ pub static BINDINGS: &[Binding<Action>] = &[
         keys: &[code(KeyCode::Enter)],
         label: "Enter",
         footer: None,
-        help: "config view: edit the selected property (a `set` line, checked as the palette checks)",
+        help: "config view: edit the selected value in its row (Enter applies as the palette would, Esc cancels)",
         action: Action::EditConfig,
     },
 ];

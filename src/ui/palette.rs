@@ -185,15 +185,19 @@ pub fn render(frame: &mut Frame, area: Rect, palette: &Palette, theme: Theme) {
 /// within the text. Widths are terminal columns, so wide characters scroll correctly too.
 fn input_line(palette: &Palette, width: u16, theme: Theme) -> (Line<'static>, u16) {
     let lead = text::width(palette.prefix());
-    let (before, under, after) = visible_parts(palette, usize::from(width).saturating_sub(lead + 1).max(1));
+    let (mut spans, at) = field(palette, usize::from(width).saturating_sub(lead), theme);
+    spans.insert(0, Span::styled(palette.prefix(), theme.key()));
+    (Line::from(spans), at)
+}
+
+/// The line's text without its prefix in `width` columns, scrolled so the cursor (a reversed
+/// cell) is visible, and the cursor's column: the palette line, and the config view's
+/// in-place editor.
+pub fn field(palette: &Palette, width: usize, theme: Theme) -> (Vec<Span<'static>>, u16) {
+    let (before, under, after) = visible_parts(palette, width.saturating_sub(1).max(1));
     let at: usize = before.chars().map(columns).sum();
-    let line = Line::from(vec![
-        Span::styled(palette.prefix(), theme.key()),
-        Span::raw(before),
-        Span::styled(under, theme.selected()),
-        Span::raw(after),
-    ]);
-    (line, u16::try_from(at).unwrap_or(u16::MAX))
+    let spans = vec![Span::raw(before), Span::styled(under, theme.selected()), Span::raw(after)];
+    (spans, u16::try_from(at).unwrap_or(u16::MAX))
 }
 
 /// The text before the cursor, under it (a space at the end of the line) and after it that

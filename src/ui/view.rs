@@ -6,7 +6,7 @@ use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::Line;
 use ratatui::widgets::Paragraph;
 
-use super::app::{Mode, Model, View};
+use super::app::{Ask, Mode, Model, View};
 use super::text;
 use super::theme::Theme;
 use super::{
@@ -273,8 +273,11 @@ pub fn events_area(model: &Model, snap: &Snapshot) -> Option<Rect> {
 pub fn heights(model: &Model, snap: &Snapshot, width: u16) -> Heights {
     let status = match model.mode {
         Mode::Palette => palette::height(&model.palette, width),
+        // The config view's editor is in its row: the status line stays.
+        Mode::Prompt(Ask::ConfigValue) | Mode::Normal | Mode::Help | Mode::Events => {
+            footer::status_lines(model, snap, width).len()
+        }
         Mode::Prompt(_) => palette::height(&model.prompt, width),
-        Mode::Normal | Mode::Help | Mode::Events => footer::status_lines(model, snap, width).len(),
     };
     let status = u16::try_from(status).unwrap_or(1);
     let strip = u16::try_from(brokers::strip_lines(model, snap, width).len()).unwrap_or(1);
@@ -332,8 +335,10 @@ fn draw_panes(model: &Model, snap: &Snapshot, frame: &mut Frame) {
     }
     match model.mode {
         Mode::Palette => palette::render(frame, plan.status, &model.palette, model.theme),
-        Mode::Prompt(_) => palette::render(frame, plan.status, &model.prompt, model.theme),
-        Mode::Normal | Mode::Help | Mode::Events => {
+        Mode::Prompt(ask) if ask != Ask::ConfigValue => {
+            palette::render(frame, plan.status, &model.prompt, model.theme)
+        }
+        Mode::Prompt(_) | Mode::Normal | Mode::Help | Mode::Events => {
             footer::render_status(frame, plan.status, footer::status_lines(model, snap, area.width))
         }
     }

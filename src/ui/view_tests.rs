@@ -57,7 +57,17 @@ fn partition() {
 
 #[test]
 fn brokers() {
-    snapshots_of("brokers", KeyCode::F(3), View::Brokers, &["crashed 12s", "leads 4", "1→0 delay 50ms"]);
+    snapshots_of(
+        "brokers",
+        KeyCode::F(3),
+        View::Brokers,
+        &[
+            "crashed 12s",
+            "leads 4",
+            "1→0 delay 50ms",
+            "←1 (2 partitions): session 1 epoch 1377, leader has it",
+        ],
+    );
 }
 
 #[test]
@@ -142,4 +152,38 @@ fn the_selected_brokers_replicas_are_marked_in_the_partition_table() {
         "row: {:?}",
         (0..120).map(|x| buf[(x, first_row)].symbol()).collect::<String>()
     );
+}
+
+/// The config view's in-place editor at every size: Enter opens it in the selected row on
+/// the current value; a line the palette's parser refuses shows the parser's reason in the
+/// row (and in full below), the cursor stays in the value cell, and the edit stays open.
+#[test]
+fn config_edit_in_place() {
+    let snap = fixture::snapshot();
+    for (w, h) in SIZES {
+        let (mut m, _) = screen_of(KeyCode::F(6), w, h, &snap);
+        let press = |m: &mut Model, k| update(m, Msg::Key(KeyEvent::new(k, KeyModifiers::NONE)), &snap);
+        for c in "/replica.lag".chars() {
+            press(&mut m, KeyCode::Char(c));
+        }
+        press(&mut m, KeyCode::Enter);
+        press(&mut m, KeyCode::Enter);
+        assert_eq!(m.prompt.input(), "30000", "{w}×{h}");
+        press(&mut m, KeyCode::Char(' '));
+        press(&mut m, KeyCode::Char('s'));
+        press(&mut m, KeyCode::Enter);
+        let why = crate::cluster::command::Command::parse("set replica.lag.time.max.ms=30000 s")
+            .unwrap_err()
+            .message;
+        assert_eq!(m.prompt.error(), Some(why.as_str()), "{w}×{h}");
+        assert_eq!(m.mode, super::app::Mode::Prompt(super::app::Ask::ConfigValue), "the edit stays open");
+        let mut terminal = Terminal::new(TestBackend::new(w, h)).unwrap();
+        terminal.draw(|f| view::view(&m, &snap, f)).unwrap();
+        let text = terminal.backend().to_string();
+        let row = text.lines().find(|l| l.contains("▸replica.lag.time.max.ms")).expect("the edited row");
+        assert!(row.contains("30000 s") && row.contains('✖'), "{w}×{h}: {row}");
+        insta::assert_snapshot!(format!("config_edit_{w}x{h}"), text);
+        press(&mut m, KeyCode::Esc);
+        assert!(m.config_edit.is_none() && m.mode == super::app::Mode::Normal);
+    }
 }

@@ -97,7 +97,7 @@ impl Broker {
         }
         f.in_flight = None;
         let session_id = f.session.metadata().session_id;
-        if !f.session.handle_response(resp.error, resp.session_id) {
+        if !f.session.handle_response(now, resp.error, resp.session_id) {
             if let Some(error) = resp.error {
                 out.emit(EventKind::FetchSessionRefused {
                     broker: self.id,
@@ -121,7 +121,7 @@ impl Broker {
         if let Some(f) = self.fetchers.get_mut(&leader)
             && f.in_flight.is_some_and(|(c, _)| c == correlation_id)
         {
-            f.abandon(backoff);
+            f.abandon(now, backoff);
         }
     }
 
@@ -131,7 +131,7 @@ impl Broker {
         let backoff = now + self.config.replica_fetch_backoff_ms;
         for f in self.fetchers.values_mut() {
             if f.in_flight.is_some_and(|(_, deadline)| deadline <= now) {
-                f.abandon(backoff);
+                f.abandon(now, backoff);
             } else if f.backoff_until <= now {
                 f.backoff_until = 0;
             }
@@ -142,10 +142,10 @@ impl Broker {
 impl Fetcher {
     /// Gives up on the request in flight: no fetch before `backoff_until`, and the next one
     /// closes the session and opens a new one (`FetchSessionHandler.handleError`).
-    fn abandon(&mut self, backoff_until: Ms) {
+    fn abandon(&mut self, now: Ms, backoff_until: Ms) {
         self.in_flight = None;
         self.backoff_until = backoff_until;
-        self.session.handle_error();
+        self.session.handle_error(now);
     }
 }
 
@@ -165,7 +165,7 @@ fn build_fetch(
     };
     if fetcher.session.needs_full() {
         let all = fetcher.members.iter().filter_map(wanted).collect();
-        fetcher.session.build_full(all)
+        fetcher.session.build_full(now, all)
     } else {
         fetcher.session.build_incremental(wanted)
     }

@@ -85,6 +85,8 @@ pub(super) fn open_prompt(model: &mut Model, ask: Ask) -> Vec<Effect> {
         Ask::TableFilter => ("table filter: ", model.table_filter.line()),
         Ask::Broker => ("select broker: ", String::new()),
         Ask::ConfigFilter => ("filter properties: ", model.config_filter.clone()),
+        // Opened with the property's value by `view_keys::edit_config`.
+        Ask::ConfigValue => ("", model.prompt.input().to_string()),
     };
     model.prompt.open_as(prefix, &text);
     model.mode = Mode::Prompt(ask);
@@ -105,6 +107,8 @@ pub(super) fn on_prompt(model: &mut Model, ask: Ask, action: PaletteAction, snap
                 Ask::TableFilter => super::table_keys::filter(model, &line, snap),
                 Ask::Broker => super::table_keys::pick_broker(model, &line, snap),
                 Ask::ConfigFilter => super::view_keys::filter_config(model, &line),
+                // Its answer is a command to apply, or the reason it stays open.
+                Ask::ConfigValue => return super::view_keys::apply_config_edit(model, snap),
             };
             match answer {
                 Ok(()) => {
@@ -116,6 +120,9 @@ pub(super) fn on_prompt(model: &mut Model, ask: Ask, action: PaletteAction, snap
             Vec::new()
         }
         PaletteAction::Cancel => {
+            if ask == Ask::ConfigValue {
+                model.config_edit = None;
+            }
             model.mode = ask.returns_to();
             Vec::new()
         }

@@ -1,7 +1,8 @@
 //! The keys of the views: switching views, and what the selection keys (↑/↓, PgUp/PgDn,
-//! g/G) and `/` do in the broker and config views; Enter in the config view opens the
-//! palette on a `set` line for the selected property, so the palette's parser checks it and
-//! the cluster's `set` validates it, as when the line is typed.
+//! g/G) and `/` do in the broker and config views. Enter in the config view edits the
+//! selected property's value in its row; Enter there makes the `set` line the palette would
+//! run and checks it with the palette's own code ([`super::run_line`]), and the cluster's
+//! `set` validates it, as when the line is typed. An error keeps the edit open.
 
 use super::{Ask, Effect, Mode, Model, StatusKind, View, event_keys};
 use crate::cluster::command::Command;
@@ -56,8 +57,21 @@ pub(super) fn on_view_key(model: &mut Model, action: Action, snap: &Snapshot) ->
     Vec::new()
 }
 
-/// Enter: in the config view, the palette opens on the `set` line of the selected property
-/// with its value, to edit; elsewhere it says where Enter works.
+/// An edit of one property in the config view: the `set` line up to its value
+/// (`set producer delivery.timeout.ms=`), and once sent, the command awaiting the cluster's
+/// answer with the value typed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ConfigEdit {
+    /// The property.
+    pub name: &'static str,
+    /// The `set` line before the value.
+    pub head: String,
+    /// The command sent and the value typed, until the cluster answers.
+    pub sent: Option<(Command, String)>,
+}
+
+/// Enter: in the config view, an editor opens in the selected row's value cell, holding the
+/// current value; elsewhere it says where Enter works.
 pub(super) fn edit_config(model: &mut Model, snap: &Snapshot) -> Vec<Effect> {
     if model.view != View::Config {
         model.say(StatusKind::Info, "Enter edits a property in the config view (F6)");
@@ -67,23 +81,62 @@ pub(super) fn edit_config(model: &mut Model, snap: &Snapshot) -> Vec<Effect> {
     let Some(p) = rows.get(model.config_selected.min(rows.len().saturating_sub(1))) else {
         return model.refuse("no property matches the filter (/ changes it)");
     };
-    match config_view::set_line(model, snap, p) {
-        Ok(line) => {
-            model.palette.open_as(":", &line);
-            model.mode = Mode::Palette;
-        }
+    match config_view::set_parts(model, snap, p) {
+        Ok((head, value)) => open_edit(model, ConfigEdit { name: p.name, head, sent: None }, &value, None),
         Err(why) => model.say(StatusKind::Info, why),
     }
     Vec::new()
 }
 
-/// A `set` the cluster refused while the config view is shown: the palette opens again on
-/// the same line with the reason under it, so nothing typed is lost.
+fn open_edit(model: &mut Model, edit: ConfigEdit, value: &str, error: Option<String>) {
+    model.config_edit = Some(edit);
+    model.prompt.open_as("", value);
+    model.prompt.set_error(error);
+    model.mode = Mode::Prompt(Ask::ConfigValue);
+}
+
+/// Enter in the row's editor: the `set` line goes through the palette's check; a line it
+/// refuses keeps the edit open with the palette's reason in the row. Esc is the prompt's
+/// cancel, which leaves everything as it was.
+pub(super) fn apply_config_edit(model: &mut Model, snap: &Snapshot) -> Vec<Effect> {
+    let Some(mut edit) = model.config_edit.take() else {
+        model.mode = Mode::Normal;
+        return Vec::new();
+    };
+    let value = model.prompt.input().trim().to_string();
+    match super::run_line(model, &format!("{}{value}", edit.head), snap) {
+        Ok(cmd) => {
+            edit.sent = Some((cmd.clone(), value));
+            model.config_edit = Some(edit);
+            model.prompt.set_error(None);
+            model.mode = Mode::Normal;
+            vec![Effect::Apply(cmd)]
+        }
+        Err(why) => {
+            model.config_edit = Some(edit);
+            model.prompt.set_error(Some(why));
+            Vec::new()
+        }
+    }
+}
+
+/// The cluster took `command`: an edit that sent it is done.
+pub(super) fn edit_applied(model: &mut Model, command: &Command) {
+    if model.config_edit.as_ref().and_then(|e| e.sent.as_ref()).is_some_and(|(c, _)| c == command) {
+        model.config_edit = None;
+    }
+}
+
+/// A `set` the cluster refused: an edit in the config view that sent it opens again in its
+/// row on the typed value with the reason, so nothing typed is lost.
 pub(super) fn keep_refused_edit(model: &mut Model, command: &Command, why: &str) {
-    if model.view == View::Config && model.mode == Mode::Normal && matches!(command, Command::Set(_)) {
-        model.palette.open_as(":", &command.to_string());
-        model.palette.set_error(Some(why.to_string()));
-        model.mode = Mode::Palette;
+    let Some(edit) = model.config_edit.take() else { return };
+    match edit.sent {
+        Some((ref sent, ref value)) if sent == command && model.mode == Mode::Normal => {
+            let value = value.clone();
+            open_edit(model, ConfigEdit { sent: None, ..edit }, &value, Some(why.to_string()));
+        }
+        _ => model.config_edit = Some(edit),
     }
 }
 

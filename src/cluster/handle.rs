@@ -542,7 +542,7 @@ mod tests {
         "isolate 0",
         "heal-all",
         "cut 0 1",
-        "hold 1 ctrl",
+        "hold 1 controller",
         "power-loss 2",
         "pause-fetch 1",
         "resume-fetch 1",
@@ -561,6 +561,13 @@ mod tests {
         "delete-topic test_repli",
         "create-topic other 2 3",
     ];
+
+    #[test]
+    fn the_view_changing_commands_parse() {
+        for line in VIEW_CHANGING {
+            assert!(Command::parse(line).is_ok(), "{line}: {:?}", Command::parse(line));
+        }
+    }
 
     proptest::proptest! {
         #![proptest_config(proptest::prelude::ProptestConfig { cases: 12, ..Default::default() })]

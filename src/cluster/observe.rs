@@ -2,11 +2,15 @@
 //! Partition state comes from the controller's published [`MetadataImage`], process state from
 //! the node registry, replica state from the broker cores.
 //!
-//! Snapshots follow changes: a [`ViewCache`] keeps the last views, and each partition's view
-//! is first computed without allocating and compared with the cached one; only a changed
-//! partition gets a new view, the others are shared (`Arc`) with the previous snapshot. The
-//! cores' replicas, the audit ledger and the ISR counters are read in one ordered pass each
-//! (cursors), never by per-partition lookups.
+//! Snapshots follow changes: a [`ViewCache`] keeps the last views and the brokers mark the
+//! partitions they change ([`ViewMarks`]). A partition is looked at again only when a broker
+//! marked it, its metadata or counters moved, its view shows a running clock (an ISR timer,
+//! a fencing countdown, a recent truncation, a reassignment), or something every view reads
+//! changed (links, processes up, fencing); the others share (`Arc`) the previous snapshot's
+//! view at the cost of a few comparisons. A partition looked at is computed without
+//! allocating and compared with the cached view, and gets a new one only when a field
+//! differs. The audit ledger, the ISR counters and the truncations are read in one ordered
+//! pass each (cursors).
 
 use super::history::{History, PartitionReading, ProducerReading};
 use super::link::LinkFaults;
@@ -21,7 +25,7 @@ use super::world::World;
 use crate::cluster::events::IsrChanges;
 use crate::config::BrokerConfig;
 use crate::sim::audit::Ledger;
-use crate::sim::broker::Broker;
+use crate::sim::broker::{Broker, ViewMarks};
 use crate::sim::controller::QuorumController;
 use crate::sim::image::{MetadataImage, TopicImage};
 use crate::sim::partition::{Ctx, Partition};
@@ -35,9 +39,34 @@ use std::sync::Arc;
 /// The partition views of the last snapshot, kept so that the next one rebuilds only the
 /// partitions whose view changed and shares the others (issue 7: a 5 000-partition snapshot
 /// 30 times a second). An unchanged partition costs a few comparisons and no allocation.
+/// `ViewCache::default()` is a scratch cache: it looks at every partition and leaves the
+/// brokers' marks alone; [`ViewCache::following`] takes the marks and looks only at what they
+/// and the views' clocks name. Only one cache per world may follow (taking marks clears
+/// them).
 #[derive(Default)]
 pub(crate) struct ViewCache {
     partitions: Vec<Arc<PartitionView>>,
+    /// Whether it takes the brokers' marks.
+    follows: bool,
+    /// What every view read at the last snapshot; when it differs, every view is looked at.
+    shared: Option<SharedInputs>,
+}
+
+impl ViewCache {
+    /// The sim's own cache, which takes the brokers' marks at each snapshot.
+    pub(crate) fn following() -> Self {
+        ViewCache { follows: true, ..ViewCache::default() }
+    }
+}
+
+/// The inputs every partition view reads besides its own replicas and metadata.
+#[derive(PartialEq, Debug)]
+struct SharedInputs {
+    reach: BTreeMap<BrokerId, Reach>,
+    online: Vec<(BrokerId, bool)>,
+    /// The brokers being fenced (their countdowns are read by the partitions they lead,
+    /// which are looked at every time).
+    fencing: Vec<BrokerId>,
 }
 
 /// The cluster as it is now; partitions whose view equals the one in `cache` are shared with
@@ -46,15 +75,28 @@ pub(crate) fn snapshot(world: &World, cache: &mut ViewCache) -> Snapshot {
     let controller = world.controller();
     let controller = controller.borrow();
     let rcs = world.brokers();
+    let mut marks = ViewMarks { all: !cache.follows, ..ViewMarks::default() };
+    if cache.follows {
+        rcs.iter().for_each(|(_, c)| marks.merge(c.borrow_mut().take_view_marks()));
+    }
     let cores: BTreeMap<BrokerId, Ref<'_, Broker>> = rcs.iter().map(|(id, c)| (*id, c.borrow())).collect();
     let faulty = world.net.faulty_links();
     let reach = reach_by_broker(&faulty, &cores);
     let now = world.now();
     let fencing = fencing_by_broker(world, &controller, &reach, now);
+    let shared = SharedInputs {
+        reach: reach.clone(),
+        online: cores.iter().map(|(&id, c)| (id, c.is_up())).collect(),
+        fencing: fencing.keys().copied().collect(),
+    };
+    if cache.shared.as_ref() != Some(&shared) {
+        marks.mark_all();
+    }
     let o = Observer { world, now, image: controller.image(), reach, fencing };
     let broker_config = o.image.broker_config().clone();
-    let partitions = o.partitions(&cores, &cache.partitions);
+    let partitions = o.partitions(&cores, &cache.partitions, &marks);
     cache.partitions.clone_from(&partitions);
+    cache.shared = Some(shared);
     let mut leads: BTreeMap<BrokerId, usize> = BTreeMap::new();
     for l in partitions.iter().filter_map(|p| p.leader) {
         *leads.entry(l).or_default() += 1;
@@ -319,14 +361,15 @@ struct Sources<'c> {
 
 impl Observer<'_> {
     /// Every partition's view in (topic, partition) order: the cached one when nothing in it
-    /// changed, else a new one.
+    /// changed, else a new one. Only the partitions `marks` names, and those whose cached
+    /// view is not [`settled`], are looked at.
     fn partitions(
         &self,
         cores: &BTreeMap<BrokerId, Ref<'_, Broker>>,
         cached: &[Arc<PartitionView>],
+        marks: &ViewMarks,
     ) -> Vec<Arc<PartitionView>> {
-        let mut replicas: BTreeMap<BrokerId, _> =
-            cores.iter().map(|(&id, core)| (id, Cursor::new(core.partitions()))).collect();
+        let mut marked = marks.partitions.iter().peekable();
         let ledger = self.world.ledger.borrow();
         let mut lost = Cursor::new(ledger.lost_by_partition());
         let log = self.world.log.borrow();
@@ -337,22 +380,28 @@ impl Observer<'_> {
         let mut views = Vec::with_capacity(cached.len());
         for topic in self.image.topics() {
             for ps in &topic.partitions {
+                let acked_lost = lost.seek(&ps.tp).unwrap_or(0);
+                let changes = isr_changes.seek(&ps.tp).unwrap_or_default();
+                let min_isr = topic.config.effective_min_isr(self.image.broker_config(), ps.replicas.len());
+                let kept = truncations.seek(&ps.tp).unwrap_or_default();
+                while marked.next_if(|tp| *tp < &ps.tp).is_some() {}
+                let is_marked = marks.all || marked.next_if(|tp| *tp == &ps.tp).is_some();
+                let before = cached.get(views.len()).filter(|c| c.tp == ps.tp);
+                if let Some(view) = before.filter(|c| {
+                    !is_marked && settled(c, ps, acked_lost, changes, min_isr, kept, &self.fencing)
+                }) {
+                    views.push(view.clone());
+                    continue;
+                }
                 let found: Vec<Option<&Partition>> =
-                    ps.replicas.iter().map(|r| replicas.get_mut(r).and_then(|c| c.seek(&ps.tp))).collect();
+                    ps.replicas.iter().map(|r| cores.get(r).and_then(|c| c.partition(&ps.tp))).collect();
                 let leader = ps.leader.and_then(|l| {
                     let core: &Broker = cores.get(&l)?;
                     let at = ps.replicas.iter().position(|&r| r == l);
                     Some((core, at.and_then(|i| found[i]).or_else(|| core.partition(&ps.tp))?))
                 });
-                let sources = Sources {
-                    found,
-                    leader,
-                    acked_lost: lost.seek(&ps.tp).unwrap_or(0),
-                    isr_changes: isr_changes.seek(&ps.tp).unwrap_or_default(),
-                    min_isr: topic.config.effective_min_isr(self.image.broker_config(), ps.replicas.len()),
-                    truncations: truncations.seek(&ps.tp).unwrap_or_default(),
-                };
-                let before = cached.get(views.len());
+                let sources =
+                    Sources { found, leader, acked_lost, isr_changes: changes, min_isr, truncations: kept };
                 views.push(self.partition_view(ps, cores, &sources, before, &mut drafts));
             }
         }
@@ -552,6 +601,39 @@ fn replica_draft(
         // Only while the ISR timer runs: otherwise it would change every instant.
         caught_up_ago: isr_expiry_in.and(follower.and_then(|f| f.caught_up_ago)),
     }
+}
+
+/// Whether the view `cached` can be kept without looking at the replicas, for a partition no
+/// broker marked: its metadata `ps` and counters are the ones it shows, and nothing in it
+/// moves with time alone (an ISR timer or the time since caught up, the countdown of a
+/// leader being fenced, a truncation shown for a while, a reassignment's bytes left).
+fn settled(
+    cached: &PartitionView,
+    ps: &PartitionState,
+    acked_lost: u64,
+    changes: IsrChanges,
+    min_isr: usize,
+    kept: &[TruncationView],
+    fencing: &BTreeMap<BrokerId, (Ms, Unreachable)>,
+) -> bool {
+    let clocks = cached.replica_views.iter().any(|r| r.isr_expiry_in.is_some() || r.caught_up_ago.is_some());
+    cached.replicas == ps.replicas
+        && cached.isr == ps.isr
+        && cached.adding.is_empty()
+        && ps.adding.is_empty()
+        && cached.removing == ps.removing
+        && cached.leader == ps.leader
+        && cached.leader_epoch == ps.leader_epoch
+        && cached.partition_epoch == ps.partition_epoch
+        && cached.leader_recovery_state == ps.leader_recovery
+        && cached.acked_lost == acked_lost
+        && cached.isr_shrinks == changes.shrinks
+        && cached.isr_expands == changes.expands
+        && cached.effective_min_isr == min_isr
+        && kept.is_empty()
+        && cached.truncations.is_empty()
+        && !clocks
+        && ps.leader.is_none_or(|l| !fencing.contains_key(&l))
 }
 
 /// Whether `cached` still shows the partition: `draft` (its new view without the lists),

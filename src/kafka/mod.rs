@@ -76,13 +76,34 @@ pub type Epoch = i32;
 /// Node id of the single KRaft controller in isolated mode. It is never a broker id.
 pub const CONTROLLER_ID: i32 = 3000;
 
-/// A topic name plus partition number, displayed as Kafka does: `test_repli-3`.
-#[derive(Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Debug)]
+/// A topic name plus partition number, displayed as Kafka does: `test_repli-3`. Ordered by
+/// topic name, then partition number.
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
 pub struct TopicPartition {
     /// Topic name.
     pub topic: Arc<str>,
     /// Partition index, from 0.
     pub partition: u32,
+}
+
+impl Ord for TopicPartition {
+    /// The derived order, without comparing the names' bytes when both share one `Arc` (the
+    /// usual case: the names come from one metadata image), as `Arc`'s `==` already does.
+    /// Ordered maps and the snapshot's cursors compare partitions of one topic all the time.
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        let topic = if Arc::ptr_eq(&self.topic, &other.topic) {
+            std::cmp::Ordering::Equal
+        } else {
+            self.topic.cmp(&other.topic)
+        };
+        topic.then(self.partition.cmp(&other.partition))
+    }
+}
+
+impl PartialOrd for TopicPartition {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
 }
 
 impl TopicPartition {
@@ -192,6 +213,25 @@ pub fn fine_stamps(times: &[SimTime]) -> Vec<bool> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn topic_partitions_order_by_name_then_number_shared_name_or_not() {
+        let shared: Arc<str> = "b".into();
+        let tps = [
+            TopicPartition::new("a", 7),
+            TopicPartition::new(shared.clone(), 2),
+            TopicPartition::new("b", 3),
+            TopicPartition::new(shared, 10),
+            TopicPartition::new("ba", 0),
+        ];
+        for (i, x) in tps.iter().enumerate() {
+            for (j, y) in tps.iter().enumerate() {
+                let by_fields = (&*x.topic, x.partition).cmp(&(&*y.topic, y.partition));
+                assert_eq!(x.cmp(y), by_fields, "{x} vs {y}");
+                assert_eq!(x.cmp(y), i.cmp(&j), "{x} vs {y}");
+            }
+        }
+    }
 
     #[test]
     fn instants_show_as_many_digits_as_they_need() {

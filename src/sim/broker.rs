@@ -111,6 +111,8 @@ pub struct Broker {
     quotas: ReplicationQuotas,
     /// Its part in consumer groups: FindCoordinator and the group coordinator ([`groups`]).
     groups: groups::GroupHost,
+    /// The replicas changed since the dashboard's snapshot last looked ([`view_marks`]).
+    view_marks: ViewMarks,
 }
 
 /// The broker's registration retries (Kafka's `BrokerLifecycleManager`): after a refusal it
@@ -162,6 +164,9 @@ mod groups;
 mod serve_consumer;
 mod serve_fetch;
 mod throttle;
+mod view_marks;
+
+pub use view_marks::ViewMarks;
 
 impl Broker {
     /// A broker that has never run.
@@ -194,6 +199,7 @@ impl Broker {
             registration: RegistrationRetry::default(),
             quotas: ReplicationQuotas::new(&config),
             groups: groups::GroupHost::default(),
+            view_marks: ViewMarks::default(),
             config,
         }
     }
@@ -238,6 +244,7 @@ impl Broker {
     pub fn load_config(&mut self, config: BrokerConfig) {
         if !self.up {
             self.config = config;
+            self.view_marks.mark_all();
         }
     }
 
@@ -308,6 +315,7 @@ impl Broker {
     /// `UnifiedLog.updateHighWatermark` does.
     pub fn power_loss(&mut self, now: Ms, out: &mut Outbox) {
         out.emit(EventKind::BrokerPowerLost { broker: self.id });
+        self.view_marks.mark_all();
         for (tp, p) in &mut self.partitions {
             if let Some((from, to)) = p.log.lose_page_cache(now) {
                 out.emit(EventKind::UnflushedTailLost { broker: self.id, tp: tp.clone(), from, to });
@@ -340,6 +348,7 @@ impl Broker {
     /// roles, then registers with the controller (R6.1).
     pub fn start(&mut self, now: Ms, out: &mut Outbox) {
         self.up = true;
+        self.view_marks.mark_all();
         self.down_since = None;
         self.registered = false;
         self.accepting = false;
@@ -369,6 +378,7 @@ impl Broker {
     /// Kills the process at `now`: everything but the logs and the HW checkpoint is gone.
     pub fn crash(&mut self, now: Ms) {
         self.down_since = Some(now);
+        self.view_marks.mark_all();
         self.stopped_cleanly = false;
         self.up = false;
         self.registered = false;
@@ -498,6 +508,7 @@ impl Broker {
     ) -> Option<R> {
         let ctx = ctx!(self, now, tp);
         let p = self.partitions.get_mut(tp)?;
+        self.view_marks.mark(tp);
         let before = p.change_stamp();
         let result = f(p, &ctx);
         let after = p.change_stamp();
@@ -567,6 +578,10 @@ impl Broker {
 
     fn apply_metadata(&mut self, now: Ms, delta: &MetadataDelta, out: &mut Outbox) {
         let (me, shutting_down) = (self.id, self.shutting_down);
+        // The brokers' registrations and the configs feed every partition's context.
+        if !delta.brokers.is_empty() || delta.broker_config.is_some() || !delta.topic_configs.is_empty() {
+            self.view_marks.mark_all();
+        }
         for b in &delta.brokers {
             self.brokers.insert(b.id, *b);
         }
@@ -682,7 +697,11 @@ impl Broker {
     fn run_periodic_tasks(&mut self, now: Ms, out: &mut Outbox) {
         if now >= self.next_isr_check {
             for (tp, p) in &mut self.partitions {
+                let sent = out.sends.len();
                 p.maybe_shrink_isr(&ctx!(self, now, tp), out);
+                if out.sends.len() != sent {
+                    self.view_marks.mark(tp);
+                }
             }
             self.next_isr_check = now + (self.config.replica_lag_time_max_ms / 2).max(1);
         }
@@ -694,8 +713,11 @@ impl Broker {
             self.next_retention_check = now + self.config.log_retention_check_interval_ms.max(1);
         }
         if now >= self.next_flush_check {
-            for p in self.partitions.values_mut() {
-                out.fsyncs += u32::from(p.log.maybe_flush_by_time(now));
+            for (tp, p) in &mut self.partitions {
+                if p.log.maybe_flush_by_time(now) {
+                    out.fsyncs += 1;
+                    self.view_marks.mark(tp);
+                }
             }
             self.next_flush_check = now.saturating_add(self.config.log_flush_scheduler_interval_ms.max(1));
         }

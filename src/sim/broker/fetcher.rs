@@ -67,6 +67,7 @@ impl Broker {
             for fp in &data.to_send {
                 if let Some(p) = self.partitions.get_mut(&fp.tp) {
                     p.note_fetch_sent(self.id, leader, fp.fetch_offset, out);
+                    self.view_marks.mark(&fp.tp);
                 }
             }
             out.send(

@@ -204,6 +204,7 @@ impl Broker {
             && p.mark_idle_in_session(replica, fp, &s.clock)
         {
             s.pending.remove(&fp.tp);
+            self.view_marks.mark(&fp.tp);
         }
     }
 

@@ -193,10 +193,22 @@ impl Run {
 }
 
 /// A replica's batches in offset order, stored as runs.
-#[derive(Clone, Debug, Default)]
+#[derive(Debug, Default)]
 pub struct BatchStore {
     runs: VecDeque<Run>,
     len: usize,
+    /// Sum of the runs' [`Run::heap_bytes`], kept as they change so that
+    /// [`BatchStore::memory_bytes`] (the memory guard asks every second) does not walk them.
+    marks_bytes: usize,
+}
+
+impl Clone for BatchStore {
+    /// A cloned `Vec` may have another capacity: the clone counts its own marks.
+    fn clone(&self) -> Self {
+        let runs = self.runs.clone();
+        let marks_bytes = runs.iter().map(Run::heap_bytes).sum();
+        BatchStore { runs, len: self.len, marks_bytes }
+    }
 }
 
 impl BatchStore {
@@ -217,8 +229,16 @@ impl BatchStore {
 
     /// Appends `b`, which must start at [`BatchStore::next_offset`] (the log checks that).
     pub fn push(&mut self, b: &RecordBatch) {
-        if !self.runs.back_mut().is_some_and(|r| r.try_join(b)) {
-            self.runs.push_back(Run::start(b));
+        let joined = self.runs.back_mut().is_some_and(|r| {
+            let before = r.heap_bytes();
+            let joined = r.try_join(b);
+            self.marks_bytes = self.marks_bytes - before + r.heap_bytes();
+            joined
+        });
+        if !joined {
+            let run = Run::start(b);
+            self.marks_bytes += run.heap_bytes();
+            self.runs.push_back(run);
         }
         self.len += 1;
     }
@@ -253,6 +273,7 @@ impl BatchStore {
                 front.drop_front(n);
                 return;
             }
+            self.marks_bytes -= front.heap_bytes();
             self.runs.pop_front();
         }
     }
@@ -261,12 +282,16 @@ impl BatchStore {
     pub fn truncate_to(&mut self, offset: Offset) {
         let (r, i) = self.position(offset);
         while self.runs.len() > r + 1 {
-            self.len -= self.runs.pop_back().map_or(0, |run| run.len());
+            if let Some(run) = self.runs.pop_back() {
+                self.len -= run.len();
+                self.marks_bytes -= run.heap_bytes();
+            }
         }
         if let Some(run) = self.runs.get_mut(r) {
             self.len -= run.len() - i;
             run.marks.truncate(i);
             if i == 0 {
+                self.marks_bytes -= run.heap_bytes();
                 self.runs.pop_back();
             }
         }
@@ -276,12 +301,14 @@ impl BatchStore {
     pub fn clear(&mut self) {
         self.runs.clear();
         self.len = 0;
+        self.marks_bytes = 0;
     }
 
     /// Bytes it takes on the heap: the runs and their per-batch marks.
     pub fn memory_bytes(&self) -> u64 {
+        debug_assert_eq!(self.marks_bytes, self.runs.iter().map(Run::heap_bytes).sum::<usize>());
         let runs = self.runs.capacity() * std::mem::size_of::<Run>();
-        (runs + self.runs.iter().map(Run::heap_bytes).sum::<usize>()) as u64
+        (runs + self.marks_bytes) as u64
     }
 }
 

@@ -24,6 +24,7 @@ use crate::sim::audit::Ledger;
 use crate::sim::broker::Broker;
 use crate::sim::controller::QuorumController;
 use crate::sim::image::{MetadataImage, TopicImage};
+use crate::sim::loss_cause::LossCause;
 use crate::sim::partition::{Ctx, Partition};
 use crate::sim::protocol::{NodeId, PartitionState};
 use crate::sim::{BrokerId, Epoch, Ms, Offset, TopicPartition};
@@ -307,6 +308,7 @@ struct Sources<'c> {
     found: Vec<Option<&'c Partition>>,
     leader: Option<(&'c Broker, &'c Partition)>,
     acked_lost: u64,
+    loss_cause: Option<&'c LossCause>,
     isr_changes: IsrChanges,
     min_isr: usize,
     /// Its kept truncations (some may be too old to show).
@@ -340,10 +342,12 @@ impl Observer<'_> {
                     let at = ps.replicas.iter().position(|&r| r == l);
                     Some((core, at.and_then(|i| found[i]).or_else(|| core.partition(&ps.tp))?))
                 });
+                let (acked_lost, loss_cause) = lost.seek(&ps.tp).unwrap_or_default();
                 let sources = Sources {
                     found,
                     leader,
-                    acked_lost: lost.seek(&ps.tp).unwrap_or(0),
+                    acked_lost,
+                    loss_cause,
                     isr_changes: isr_changes.seek(&ps.tp).unwrap_or_default(),
                     min_isr: topic.config.effective_min_isr(self.image.broker_config(), ps.replicas.len()),
                     truncations: truncations.seek(&ps.tp).unwrap_or_default(),
@@ -397,6 +401,7 @@ impl Observer<'_> {
             hw_blocked_by: leader_part.and_then(|(p, ctx)| p.hw_blocked_by(ctx)),
             pending_isr: src.leader.and_then(|(_, p)| p.pending_isr()),
             acked_lost: src.acked_lost,
+            loss_cause: src.loss_cause.cloned(),
             leader_recovery_state: ps.leader_recovery,
             isr_shrinks: src.isr_changes.shrinks,
             isr_expands: src.isr_changes.expands,
@@ -544,6 +549,7 @@ fn unchanged(
         hw_blocked_by,
         pending_isr,
         acked_lost,
+        loss_cause,
         leader_recovery_state,
         isr_shrinks,
         isr_expands,
@@ -567,6 +573,7 @@ fn unchanged(
         && *hw_blocked_by == draft.hw_blocked_by
         && *pending_isr == draft.pending_isr
         && *acked_lost == draft.acked_lost
+        && *loss_cause == draft.loss_cause
         && *leader_recovery_state == draft.leader_recovery_state
         && *isr_shrinks == draft.isr_shrinks
         && *isr_expands == draft.isr_expands

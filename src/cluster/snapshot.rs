@@ -464,6 +464,8 @@ pub struct PartitionView {
     pub pending_isr: Option<String>,
     /// Acked records lost in this partition.
     pub acked_lost: u64,
+    /// Why the latest of them were lost (while some are), from the audit ledger.
+    pub loss_cause: Option<crate::sim::loss_cause::LossCause>,
     /// KIP-704 leader recovery state: `Recovering` after an unclean election until the new
     /// leader's first ISR change (`PartitionRegistration.leaderRecoveryState`).
     pub leader_recovery_state: LeaderRecoveryState,

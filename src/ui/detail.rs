@@ -304,10 +304,7 @@ pub fn bar_cells(r: &ReplicaView, width: usize, max: Offset) -> [usize; 4] {
 fn notes(p: &PartitionView, theme: Theme, width: usize, short: bool) -> Vec<Line<'static>> {
     let mut out = Vec::new();
     if p.acked_lost > 0 {
-        out.push(Line::styled(
-            format!(" ⚠ {} acked record(s) lost in this partition", p.acked_lost),
-            theme.alarm(),
-        ));
+        out.extend(loss_note(p, theme, width, short));
     }
     if let Some(why) = &p.hw_blocked_by {
         out.extend(hw_note(why, theme, width));
@@ -380,6 +377,23 @@ pub fn leader_cut_off(p: &PartitionView) -> Option<String> {
          after broker.session.timeout.ms and elects another leader, while broker {leader} still \
          believes it leads"
     ))
+}
+
+/// `⚠ 5 acked records lost: ` and why (the audit ledger's [`LossCause`]), wrapped under
+/// its label; `short` tells the story in its brief form.
+///
+/// [`LossCause`]: crate::sim::loss_cause::LossCause
+fn loss_note(p: &PartitionView, theme: Theme, width: usize, short: bool) -> Vec<Line<'static>> {
+    let noun = if p.acked_lost == 1 { "record" } else { "records" };
+    let label = Span::styled(format!(" ⚠ {} acked {noun} lost", p.acked_lost), theme.alarm());
+    match &p.loss_cause {
+        Some(cause) => {
+            let why = if short { cause.brief() } else { cause.to_string() };
+            let label = Span::styled(format!("{}: ", label.content), theme.alarm());
+            text::hanging(label, &why, theme.normal(), width, 3)
+        }
+        None => vec![Line::from(label)],
+    }
 }
 
 /// Why the HW is stuck, labelled `HW stuck:` unless the reason already starts with "HW"

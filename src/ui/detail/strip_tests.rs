@@ -135,3 +135,46 @@ fn a_truncation_stays_struck_out_for_a_few_seconds() {
     assert!(later.partitions[0].truncations.is_empty());
     assert!(!screen(&draw(&later)).contains("truncated:"));
 }
+
+/// The logs pane of `t-0` drawn `w`×`h`.
+fn draw_sized(snap: &Snapshot, w: u16, h: u16) -> Buffer {
+    let model = Model::new(1.0, Theme::new(false), snap);
+    let mut terminal = Terminal::new(TestBackend::new(w, h)).expect("a test backend");
+    terminal.draw(|frame| render(frame, frame.area(), &model, snap)).expect("a frame");
+    terminal.backend().buffer().clone()
+}
+
+/// After the clean election the pane ties the loss to its cause: acks=1, the leader that
+/// acknowledged, the election that made broker 2 leader without the records; in full when
+/// there is room, in the brief form when there is not.
+#[test]
+fn the_loss_note_says_why_the_records_were_lost() {
+    let mut sim = fc15a();
+    run_until(&mut sim, 18_000);
+    let snap = sim.snapshot();
+    let text = |buf: &Buffer| {
+        let rows: Vec<String> = (0..buf.area.height).map(|y| row(buf, y).trim().to_string()).collect();
+        let from = rows.iter().position(|r| r.starts_with("⚠")).unwrap_or_else(|| panic!("{rows:?}"));
+        rows[from..]
+            .iter()
+            .take_while(|r| !r.starts_with("committed by"))
+            .cloned()
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let roomy = draw_sized(&snap, 100, 12);
+    assert_eq!(
+        text(&roomy),
+        "⚠ 5 acked records lost: leader 1 acknowledged them under acks=1 as soon as it had written them \
+         (leader epoch 0), before broker 2 copied them; leader 1 was fenced and broker 2, whose log lacks \
+         them, won a clean election (leader epoch 1), so broker 1 truncates them when it follows"
+    );
+    let small = draw_sized(&snap, 80, 6);
+    assert_eq!(
+        text(&small),
+        "⚠ 5 acked records lost: acks=1: leader 1 acknowledged them before broker 2 copied them; broker 2 \
+         then won a clean election",
+        "{}",
+        screen(&small)
+    );
+}

@@ -94,11 +94,12 @@ fn marks(snap: &Snapshot, p: &PartitionView, cols: &Columns, theme: Theme) -> Op
     let leader = p.replica_views.iter().find(|r| r.is_leader);
     let mut marks = Vec::new();
     if let Some(l) = leader {
+        // Rank: the HW's glyph wins a shared column, then the LEO's, then the log start's.
+        marks.push(Mark { glyph: 'H', at: p.hw, name: "HW".into(), rank: 0 });
+        marks.push(Mark { glyph: 'E', at: l.leo, name: "LEO".into(), rank: 1 });
         if cols.show_start {
-            marks.push(Mark { glyph: 'S', at: l.log_start, label: format!("S log start {}", l.log_start) });
+            marks.push(Mark { glyph: 'S', at: l.log_start, name: "log start".into(), rank: 2 });
         }
-        marks.push(Mark { glyph: 'E', at: l.leo, label: format!("E LEO {}", l.leo) });
-        marks.push(Mark { glyph: 'H', at: p.hw, label: format!("H HW {}", p.hw) });
     }
     log_marks(snap, p, (cols.bar_at(), cols.bar_w, cols.max), theme, marks)
 }
@@ -516,6 +517,41 @@ mod tests {
         let [_, c, u, m] = bar_cells(&p0.replica_views[2], 40, 1386);
         assert_eq!(c + u + m, 40);
         assert!(m > 5);
+    }
+
+    /// Marks that share a column get one label each column, merged in rank order: the HW and
+    /// LEO at one offset read `HW=LEO n`, close offsets `HW a, LEO b`; apart, each its own.
+    #[test]
+    fn marks_sharing_a_column_stay_readable() {
+        let theme = Theme::new(false);
+        let rows = |hw: Offset, leo: Offset, start: Offset, width: usize| {
+            let mut snap = fixture::snapshot();
+            let p = std::sync::Arc::make_mut(&mut snap.partitions[0]);
+            p.hw = hw;
+            let leader = p.replica_views.iter_mut().find(|r| r.is_leader).expect("a leader");
+            (leader.hw, leader.leo, leader.log_start) = (hw, leo, start);
+            let p = &snap.partitions[0];
+            let (_, cols) = replica_lines(p, theme, width);
+            // `|` keeps the row's leading blanks (insta trims an inline snapshot's indent).
+            format!("|{}", plain(&[marks(&snap, p, &cols, theme).expect("a marks row")]).trim_end())
+        };
+        insta::assert_snapshot!(
+            [
+                rows(1386, 1386, 0, 80),
+                rows(1383, 1386, 0, 60),
+                rows(700, 1386, 0, 80),
+                rows(1386, 1386, 1380, 60),
+                rows(1380, 1386, 0, 200),
+            ]
+            .join("\n"),
+            @r"
+        |                                          H H HW=LEO 1386
+        |                             H H HW 1383, LEO 1386
+        |                         H                E H HW 700  E LEO 1386
+        |                  H H HW=LEO 1386, log start 1380
+        |                                                                                                                                                                 HE H HW 1380  E LEO 1386
+        "
+        );
     }
 
     /// Once retention moved a log start, every replica line names its log start, and the bar

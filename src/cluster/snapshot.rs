@@ -514,6 +514,9 @@ pub struct TruncationView {
     pub count: u64,
     /// Of those, records a producer had been told were written.
     pub acknowledged: u64,
+    /// The lowest and highest of those acknowledged offsets, if any: the pane draws that
+    /// span apart, as acknowledged records lost.
+    pub acknowledged_span: Option<(Offset, Offset)>,
     /// When it happened (sim ms).
     pub at: Ms,
 }

@@ -304,22 +304,30 @@ impl Ledger {
     /// How many records of `removed` (whole batches a replica truncated away, R7.5) from
     /// offset `from` on had been acknowledged: the ledger holds the same payload at the same
     /// offset. Records acknowledged at those offsets with other payloads (the new leader's)
-    /// do not count. Only called on a truncation, so it may walk the partition's entries.
-    pub fn acknowledged_among(&self, tp: &TopicPartition, from: Offset, removed: &[RecordBatch]) -> u64 {
-        let Some(p) = self.partitions.get(tp) else { return 0 };
+    /// do not count. Also returns the lowest and highest such offset, if any. Only called on
+    /// a truncation, so it may walk the partition's entries.
+    pub fn acknowledged_among(
+        &self,
+        tp: &TopicPartition,
+        from: Offset,
+        removed: &[RecordBatch],
+    ) -> (u64, Option<(Offset, Offset)>) {
+        let Some(p) = self.partitions.get(tp) else { return (0, None) };
         let mut count = 0;
+        let mut span: Option<(Offset, Offset)> = None;
         for b in removed {
             let (lo, hi) = (b.base_offset.max(from), b.next_offset());
             for e in p.entries.iter().filter(|e| e.base_offset < hi && e.end() > lo) {
-                let span = lo.max(e.base_offset)..hi.min(e.end());
-                count += span
-                    .filter(|&o| {
-                        b.value_at(o).is_some() && b.value_at(o) == e.values.get((o - e.base_offset) as usize)
-                    })
-                    .count() as u64;
+                let offsets = lo.max(e.base_offset)..hi.min(e.end());
+                for o in offsets.filter(|&o| {
+                    b.value_at(o).is_some() && b.value_at(o) == e.values.get((o - e.base_offset) as usize)
+                }) {
+                    count += 1;
+                    span = Some(span.map_or((o, o), |(a, z)| (a.min(o), z.max(o))));
+                }
             }
         }
-        count
+        (count, span)
     }
 
     /// Records acknowledged in all.

@@ -62,7 +62,7 @@ pub fn render(frame: &mut Frame, area: Rect, model: &Model, snap: &Snapshot) {
         lines.extend(marks);
     }
     if lines.len() < room {
-        lines.push(legend(&cols, theme));
+        lines.push(legend(&cols, p.truncations.iter().any(|t| t.acknowledged > 0), theme));
     }
     frame.render_widget(Paragraph::new(lines).block(block), area);
 }
@@ -246,21 +246,34 @@ fn truncation_line(t: &TruncationView, cols: &Columns, theme: Theme) -> Line<'st
     let end = cols.column(t.from + t.count as Offset).clamp(start + 1, cols.bar_w.max(start + 1));
     let label_style = if t.acknowledged > 0 { theme.alarm() } else { theme.bad() };
     let label = format!("truncated: {} records ({} acknowledged)", t.count, t.acknowledged);
-    let struck = Span::styled(glyph::TRUNCATED.to_string().repeat(end - start), theme.truncated());
+    // The acknowledged ones (acknowledged and now lost) as `✘` in the alarm's style, the
+    // others as `╳`.
+    let acked = t
+        .acknowledged_span
+        .map(|(a, z)| (cols.column(a).max(start), cols.column(z + 1).max(cols.column(a) + 1)));
+    let cells: Vec<(char, Style)> = (start..end)
+        .map(|c| match acked {
+            Some((a, z)) if (a..z.max(a + 1)).contains(&c) => {
+                (glyph::TRUNCATED_ACKED, theme.truncated_acked())
+            }
+            _ => (glyph::TRUNCATED, theme.truncated()),
+        })
+        .collect();
+    let struck = runs(&cells);
     let from = Span::styled(format!(" from offset {}", t.from), theme.muted());
     let before = format!(" ↳ {label} ");
     let blank = cols.bar_at() + start;
     if text::width(&before) <= blank {
         let pad = " ".repeat(blank - text::width(&before));
-        return Line::from(vec![Span::styled(before, label_style), Span::raw(pad), struck, from]);
+        let mut spans = vec![Span::styled(before, label_style), Span::raw(pad)];
+        spans.extend(struck);
+        spans.push(from);
+        return Line::from(spans);
     }
-    Line::from(vec![
-        Span::raw(" ".repeat(blank)),
-        struck,
-        Span::raw(" "),
-        Span::styled(label, label_style),
-        from,
-    ])
+    let mut spans = vec![Span::raw(" ".repeat(blank))];
+    spans.extend(struck);
+    spans.extend([Span::raw(" "), Span::styled(label, label_style), from]);
+    Line::from(spans)
 }
 
 /// `start n` (when shown), `HW n`, `LEO n`.
@@ -409,8 +422,9 @@ fn hw_note(why: &str, theme: Theme, width: usize) -> Vec<Line<'static>> {
 }
 
 /// What the glyphs mean, the latest (at most three) leader epochs in their committed glyph
-/// first: ` committed by epoch █0 ▓1  ▒░▂ above HW  · missing  ╳ truncated  ✔ in ISR  ✗ out`.
-fn legend(cols: &Columns, theme: Theme) -> Line<'static> {
+/// first: ` committed by epoch █0 ▓1  ▒░▂ above HW  · missing  ╳ truncated  ✔ in ISR  ✗ out`,
+/// with `(✘ acked, lost)` after `truncated` while acknowledged records are shown struck out.
+fn legend(cols: &Columns, acked_lost: bool, theme: Theme) -> Line<'static> {
     let mut spans = vec![Span::styled(" committed by epoch", theme.muted())];
     let shown = cols.epochs.len().saturating_sub(glyph::COMMITTED_BY_EPOCH.len());
     for &e in &cols.epochs[shown..] {
@@ -422,9 +436,11 @@ fn legend(cols: &Columns, theme: Theme) -> Line<'static> {
     let above: String = glyph::UNCOMMITTED_BY_EPOCH.iter().collect();
     spans.push(Span::styled(
         format!(
-            "  {above} above HW  {} missing  {} truncated  {} in ISR  {} out",
+            "  {above} above HW  {} missing  {} truncated{}  {} in ISR  {} out",
             glyph::MISSING,
             glyph::TRUNCATED,
+            // Only while such cells are on screen: the legend fits 80 columns otherwise.
+            if acked_lost { format!(" ({} acked, lost)", glyph::TRUNCATED_ACKED) } else { String::new() },
             glyph::IN_ISR,
             glyph::OUT_OF_ISR
         ),

@@ -183,6 +183,7 @@ pub const GLOSSARY: &[(&str, &str)] = &[
          names only those that changed",
     ),
     ("KIP", "Kafka Improvement Proposal: the document a Kafka change is designed in"),
+    ("rec/s", "records per second, on the charts' y axes"),
     ("p50 / p99", "the median and the 99th percentile of produce latency, in sim ms"),
     ("OS", "operating system: its page cache holds written records until they reach the disk"),
 ];

@@ -743,8 +743,18 @@ fn charts_appear_only_on_large_screens_and_name_their_glyphs() {
         assert!(!text.contains("Throughput, records/s"), "charts at {w}×{h}:\n{text}");
     }
     let text = screen(&model_at(200, 60, &snap, false), &snap);
-    for needle in ["Throughput, records/s", "ISR size 2 of 3, lowest 2", "━ HW", "2 LEO 2", "○ p50", "● p99"]
-    {
+    for needle in [
+        "Throughput, records/s",
+        "ISR size 2 of 3 replicas, lowest 2",
+        "━ HW",
+        "2 LEO 2",
+        "○ p50",
+        "● p99",
+        "sim time",
+        "rec/s",
+        "offset",
+        "latency, sim ms",
+    ] {
         assert!(text.contains(needle), "no {needle:?} at 200×60:\n{text}");
     }
 }

@@ -145,7 +145,8 @@ fn the_selected_brokers_replicas_are_marked_in_the_partition_table() {
 #[test]
 fn every_abbreviation_on_screen_is_in_the_glossary() {
     // Short forms a capitals pattern cannot find.
-    const SHORT_FORMS: [&str; 7] = ["Ep", "ctrl", "lag.max", "min.insync", "p50", "p99", "idempotent"];
+    const SHORT_FORMS: [&str; 8] =
+        ["Ep", "ctrl", "lag.max", "min.insync", "p50", "p99", "idempotent", "rec/s"];
     // Capitals that are not abbreviations: the palette grammar's placeholders, and the marks
     // row's `H` and `E` glyphs side by side.
     const NOT_TERMS: [&str; 3] = ["KEY", "VALUE", "HE"];

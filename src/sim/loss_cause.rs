@@ -62,27 +62,27 @@ pub struct LossCause {
 }
 
 impl LossCause {
-    /// The same story in fewer words, for a pane with little room: `acks=1: leader 1
-    /// acknowledged them before broker 2 copied them; broker 2 then won a clean election`.
+    /// The same story in one 80-column line's words, for a pane with little room: `acks=1,
+    /// not yet on broker 2; it won a clean election`.
     pub fn brief(&self) -> String {
         let AckedUnder { acks, leader: n, ref isr, .. } = self.acked;
         let m = self.deciding;
-        let copier = if m == n { "any follower".to_string() } else { format!("broker {m}") };
-        let how = match acks {
-            Acks::Zero => format!("acks=0: leader {n} appended them before {copier} copied them"),
-            Acks::One => format!("acks=1: leader {n} acknowledged them before {copier} copied them"),
-            Acks::All if isr.len() <= 1 => format!("acks=all with an ISR of one: only leader {n} had them"),
-            Acks::All => format!("acks=all with ISR {}", join_ids(isr)),
+        let (how, who) = match acks {
+            Acks::Zero | Acks::One if m == n => (format!("acks={acks}, on no follower"), "it"),
+            Acks::Zero | Acks::One => (format!("acks={acks}, not yet on broker {m}"), "it"),
+            Acks::All if isr.len() <= 1 => (format!("acks=all, ISR only leader {n}"), ""),
+            Acks::All => (format!("acks=all, ISR {}", join_ids(isr)), ""),
         };
         if m == n {
-            return format!("{how}; a power loss took them from its log");
+            return format!("{how}; a power loss took them from leader {n}");
         }
+        let who = if who.is_empty() { format!("broker {m}") } else { who.to_string() };
         let then = match self.election.filter(|e| e.new_leader == m).map(|e| e.kind) {
             Some(ElectionKind::Clean) => "won a clean election",
             Some(ElectionKind::Unclean | ElectionKind::UncleanRequested) => "won an UNCLEAN election",
             _ => "became leader",
         };
-        format!("{how}; broker {m} then {then}")
+        format!("{how}; {who} {then}")
     }
 }
 
@@ -192,16 +192,13 @@ mod tests {
     fn the_brief_form_names_the_setting_and_the_election() {
         assert_eq!(
             cause(Acks::One, &[1, 2], Some(ElectionKind::Clean)).brief(),
-            "acks=1: leader 1 acknowledged them before broker 2 copied them; broker 2 then won a clean election"
+            "acks=1, not yet on broker 2; it won a clean election"
         );
         assert_eq!(
             cause(Acks::All, &[1], Some(ElectionKind::UncleanRequested)).brief(),
-            "acks=all with an ISR of one: only leader 1 had them; broker 2 then won an UNCLEAN election"
+            "acks=all, ISR only leader 1; broker 2 won an UNCLEAN election"
         );
-        assert_eq!(
-            cause(Acks::Zero, &[1, 2], None).brief(),
-            "acks=0: leader 1 appended them before broker 2 copied them; broker 2 then became leader"
-        );
+        assert_eq!(cause(Acks::Zero, &[1, 2], None).brief(), "acks=0, not yet on broker 2; it became leader");
     }
 
     #[test]

@@ -398,8 +398,13 @@ pub fn leader_cut_off(p: &PartitionView) -> Option<String> {
 ///
 /// [`LossCause`]: crate::sim::loss_cause::LossCause
 fn loss_note(p: &PartitionView, theme: Theme, width: usize, short: bool) -> Vec<Line<'static>> {
-    let noun = if p.acked_lost == 1 { "record" } else { "records" };
-    let label = Span::styled(format!(" ⚠ {} acked {noun} lost", p.acked_lost), theme.alarm());
+    // Short: `⚠ 5 acked lost: …`, so the brief story fits one 80-column line.
+    let noun = match (short && p.loss_cause.is_some(), p.acked_lost) {
+        (true, _) => "",
+        (false, 1) => "record ",
+        (false, _) => "records ",
+    };
+    let label = Span::styled(format!(" ⚠ {} acked {noun}lost", p.acked_lost), theme.alarm());
     match &p.loss_cause {
         Some(cause) => {
             let why = if short { cause.brief() } else { cause.to_string() };

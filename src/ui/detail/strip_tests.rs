@@ -186,8 +186,7 @@ fn the_loss_note_says_why_the_records_were_lost() {
     let small = draw_sized(&snap, 80, 6);
     assert_eq!(
         text(&small),
-        "⚠ 5 acked records lost: acks=1: leader 1 acknowledged them before broker 2 copied them; broker 2 \
-         then won a clean election",
+        "⚠ 5 acked lost: acks=1, not yet on broker 2; it won a clean election",
         "{}",
         screen(&small)
     );

@@ -114,6 +114,7 @@ mod tests {
             hw_blocked_by: None,
             pending_isr: None,
             acked_lost: 0,
+            loss_cause: None,
             leader_recovery_state: Default::default(),
             isr_shrinks: 0,
             isr_expands: 0,

@@ -81,6 +81,7 @@ pub(super) fn build_world(spec: &ClusterSpec, local: &LocalSet) -> Result<Rc<Wor
         restart_pending: Default::default(),
         rolling: Default::default(),
         truncations: Default::default(),
+        elections: Default::default(),
         history: Default::default(),
     });
     world.spawn_network(local);

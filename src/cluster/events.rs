@@ -132,13 +132,14 @@ fn window_slot(count: u64, len: usize, index: u64) -> Option<usize> {
 fn merge_losses(line: &EventKind, more: &EventKind) -> Option<EventKind> {
     match (line, more) {
         (
-            EventKind::AckedRecordsLost { tp, count, first_offset, last_offset, leader },
+            EventKind::AckedRecordsLost { tp, count, first_offset, last_offset, leader, cause },
             EventKind::AckedRecordsLost {
                 tp: tp2,
                 count: c2,
                 first_offset: f2,
                 last_offset: l2,
                 leader: ld2,
+                cause: cause2,
             },
         ) if tp == tp2 && leader == ld2 => Some(EventKind::AckedRecordsLost {
             tp: tp.clone(),
@@ -146,6 +147,8 @@ fn merge_losses(line: &EventKind, more: &EventKind) -> Option<EventKind> {
             first_offset: (*first_offset).min(*f2),
             last_offset: (*last_offset).max(*l2),
             leader: *leader,
+            // The lower offsets' cause: the line says why its first records went.
+            cause: if f2 < first_offset { cause2.clone() } else { cause.clone() },
         }),
         _ => None,
     }
@@ -414,6 +417,16 @@ mod tests {
             first_offset: first,
             last_offset: last,
             leader,
+            cause: Box::new(crate::sim::loss_cause::LossCause {
+                acked: crate::sim::loss_cause::AckedUnder {
+                    acks: crate::sim::Acks::One,
+                    leader: 1,
+                    leader_epoch: 0,
+                    isr: std::sync::Arc::from([1]),
+                },
+                deciding: leader,
+                election: None,
+            }),
         }
     }
 

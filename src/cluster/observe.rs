@@ -28,6 +28,7 @@ use crate::sim::audit::Ledger;
 use crate::sim::broker::{Broker, ViewMarks};
 use crate::sim::controller::QuorumController;
 use crate::sim::image::{MetadataImage, TopicImage};
+use crate::sim::loss_cause::LossCause;
 use crate::sim::partition::{Ctx, Partition};
 use crate::sim::protocol::{NodeId, PartitionState};
 use crate::sim::{BrokerId, Epoch, Ms, Offset, TopicPartition};
@@ -353,6 +354,7 @@ struct Sources<'c> {
     found: Vec<Option<&'c Partition>>,
     leader: Option<(&'c Broker, &'c Partition)>,
     acked_lost: u64,
+    loss_cause: Option<&'c LossCause>,
     isr_changes: IsrChanges,
     min_isr: usize,
     /// Its kept truncations (some may be too old to show).
@@ -380,7 +382,7 @@ impl Observer<'_> {
         let mut views = Vec::with_capacity(cached.len());
         for topic in self.image.topics() {
             for ps in &topic.partitions {
-                let acked_lost = lost.seek(&ps.tp).unwrap_or(0);
+                let (acked_lost, loss_cause) = lost.seek(&ps.tp).unwrap_or_default();
                 let changes = isr_changes.seek(&ps.tp).unwrap_or_default();
                 let min_isr = topic.config.effective_min_isr(self.image.broker_config(), ps.replicas.len());
                 let kept = truncations.seek(&ps.tp).unwrap_or_default();
@@ -388,7 +390,8 @@ impl Observer<'_> {
                 let is_marked = marks.all || marked.next_if(|tp| *tp == &ps.tp).is_some();
                 let before = cached.get(views.len()).filter(|c| c.tp == ps.tp);
                 if let Some(view) = before.filter(|c| {
-                    !is_marked && settled(c, ps, acked_lost, changes, min_isr, kept, &self.fencing)
+                    !is_marked
+                        && settled(c, ps, (acked_lost, loss_cause), changes, min_isr, kept, &self.fencing)
                 }) {
                     views.push(view.clone());
                     continue;
@@ -400,8 +403,15 @@ impl Observer<'_> {
                     let at = ps.replicas.iter().position(|&r| r == l);
                     Some((core, at.and_then(|i| found[i]).or_else(|| core.partition(&ps.tp))?))
                 });
-                let sources =
-                    Sources { found, leader, acked_lost, isr_changes: changes, min_isr, truncations: kept };
+                let sources = Sources {
+                    found,
+                    leader,
+                    acked_lost,
+                    loss_cause,
+                    isr_changes: changes,
+                    min_isr,
+                    truncations: kept,
+                };
                 views.push(self.partition_view(ps, cores, &sources, before, &mut drafts));
             }
         }
@@ -450,6 +460,7 @@ impl Observer<'_> {
             hw_blocked_by: leader_part.and_then(|(p, ctx)| p.hw_blocked_by(ctx)),
             pending_isr: src.leader.and_then(|(_, p)| p.pending_isr()),
             acked_lost: src.acked_lost,
+            loss_cause: src.loss_cause.cloned(),
             leader_recovery_state: ps.leader_recovery,
             isr_shrinks: src.isr_changes.shrinks,
             isr_expands: src.isr_changes.expands,
@@ -610,7 +621,7 @@ fn replica_draft(
 fn settled(
     cached: &PartitionView,
     ps: &PartitionState,
-    acked_lost: u64,
+    (acked_lost, loss_cause): (u64, Option<&LossCause>),
     changes: IsrChanges,
     min_isr: usize,
     kept: &[TruncationView],
@@ -627,6 +638,7 @@ fn settled(
         && cached.partition_epoch == ps.partition_epoch
         && cached.leader_recovery_state == ps.leader_recovery
         && cached.acked_lost == acked_lost
+        && cached.loss_cause.as_ref() == loss_cause
         && cached.isr_shrinks == changes.shrinks
         && cached.isr_expands == changes.expands
         && cached.effective_min_isr == min_isr
@@ -663,6 +675,7 @@ fn unchanged(
         hw_blocked_by,
         pending_isr,
         acked_lost,
+        loss_cause,
         leader_recovery_state,
         isr_shrinks,
         isr_expands,
@@ -686,6 +699,7 @@ fn unchanged(
         && *hw_blocked_by == draft.hw_blocked_by
         && *pending_isr == draft.pending_isr
         && *acked_lost == draft.acked_lost
+        && *loss_cause == draft.loss_cause
         && *leader_recovery_state == draft.leader_recovery_state
         && *isr_shrinks == draft.isr_shrinks
         && *isr_expands == draft.isr_expands

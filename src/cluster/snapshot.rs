@@ -501,6 +501,8 @@ pub struct PartitionView {
     pub pending_isr: Option<String>,
     /// Acked records lost in this partition.
     pub acked_lost: u64,
+    /// Why the latest of them were lost (while some are), from the audit ledger.
+    pub loss_cause: Option<crate::sim::loss_cause::LossCause>,
     /// KIP-704 leader recovery state: `Recovering` after an unclean election until the new
     /// leader's first ISR change (`PartitionRegistration.leaderRecoveryState`).
     pub leader_recovery_state: LeaderRecoveryState,
@@ -549,6 +551,9 @@ pub struct TruncationView {
     pub count: u64,
     /// Of those, records a producer had been told were written.
     pub acknowledged: u64,
+    /// The lowest and highest of those acknowledged offsets, if any: the pane draws that
+    /// span apart, as acknowledged records lost.
+    pub acknowledged_span: Option<(Offset, Offset)>,
     /// When it happened (sim ms).
     pub at: Ms,
 }

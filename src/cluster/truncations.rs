@@ -21,11 +21,13 @@ pub(crate) struct Truncations {
 impl Truncations {
     /// Notes `t`, which happened at `now`, counting its acknowledged records in `ledger`.
     pub fn record(&mut self, now: Ms, t: &Truncation, ledger: &Ledger) {
+        let (acknowledged, acknowledged_span) = ledger.acknowledged_among(&t.tp, t.from, &t.removed);
         let view = TruncationView {
             replica: t.broker,
             from: t.from,
             count: t.count,
-            acknowledged: ledger.acknowledged_among(&t.tp, t.from, &t.removed),
+            acknowledged,
+            acknowledged_span,
             at: now,
         };
         let kept = self.by_partition.entry(t.tp.clone()).or_default();

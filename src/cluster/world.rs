@@ -11,7 +11,9 @@ use crate::sim::audit::Ledger;
 use crate::sim::broker::Broker;
 use crate::sim::consumer::ConsumerClient;
 use crate::sim::controller::QuorumController;
+use crate::sim::events::EventKind;
 use crate::sim::image::MetadataImage;
+use crate::sim::loss_cause::Election;
 use crate::sim::producer::ProducerClient;
 use crate::sim::protocol::{Message, NodeId};
 use crate::sim::{BrokerId, Ms, Outbox, SimTime, TopicPartition};
@@ -160,6 +162,9 @@ pub(crate) struct World {
     pub rolling: std::cell::Cell<bool>,
     /// The latest truncations per partition, for the dashboard.
     pub truncations: RefCell<super::truncations::Truncations>,
+    /// Each partition's latest leader change (from the controller's `LeaderChanged` events),
+    /// so a loss can say how the leader that lacks the records came to lead.
+    pub elections: RefCell<BTreeMap<TopicPartition, Election>>,
     /// The charts' samples ([`World::spawn_history`]); shared with the snapshots.
     pub history: RefCell<std::sync::Arc<super::history::History>>,
 }
@@ -270,7 +275,11 @@ impl World {
         }
         let events = &mut out.events;
         for acked in out.acked.drain(..) {
-            self.with_deciding_log(&acked.tp, |pair| self.ledger.borrow_mut().on_acked(&acked, pair, events));
+            let isr = self.isr_of(acked.leader, &acked.tp);
+            let election = self.elections.borrow().get(&acked.tp).copied();
+            self.with_deciding_log(&acked.tp, |pair| {
+                self.ledger.borrow_mut().on_acked(&acked, &isr, pair, election, events)
+            });
         }
         for seen in out.seen.drain(..) {
             self.with_deciding_log(&seen.tp, |pair| {
@@ -289,6 +298,23 @@ impl World {
         }
         let mut log = self.log.borrow_mut();
         for kind in events.drain(..) {
+            if let EventKind::LeaderChanged {
+                tp,
+                old_leader,
+                new_leader: Some(new_leader),
+                leader_epoch,
+                kind,
+                ..
+            } = &kind
+            {
+                let election = Election {
+                    kind: *kind,
+                    old_leader: *old_leader,
+                    new_leader: *new_leader,
+                    leader_epoch: *leader_epoch,
+                };
+                self.elections.borrow_mut().insert(tp.clone(), election);
+            }
             log.push(now, kind);
         }
         out.fsyncs = 0;
@@ -313,13 +339,23 @@ impl World {
         self.with_image(|image| image.partition(tp).and_then(|p| p.leader))
     }
 
-    fn reconcile(&self, tp: &TopicPartition, events: &mut Vec<crate::sim::events::EventKind>) {
+    fn reconcile(&self, tp: &TopicPartition, events: &mut Vec<EventKind>) {
         let Some(leader) = self.leader_of(tp) else { return };
         let Some(core) = self.broker(leader) else { return };
         let core = core.borrow();
         if let Some(p) = core.partition(tp) {
-            self.ledger.borrow_mut().reconcile(tp, leader, &p.log, events);
+            let election = self.elections.borrow().get(tp).copied();
+            self.ledger.borrow_mut().reconcile(tp, leader, election, &p.log, events);
         }
+    }
+
+    /// Broker `broker`'s ISR of `tp` as it leads it (its maximal ISR, the one its HW and so
+    /// `acks=all` wait for: Kafka's `Partition.maybeIncrementLeaderHW`); empty if it has no
+    /// such partition.
+    fn isr_of(&self, broker: BrokerId, tp: &TopicPartition) -> Vec<BrokerId> {
+        let core = self.broker(broker);
+        let core = core.as_ref().map(|b| b.borrow());
+        core.as_ref().and_then(|b| b.partition(tp)).map(|p| p.maximal_isr()).unwrap_or_default()
     }
 
     /// Adds a node to the registry and starts its task. Returns the node.

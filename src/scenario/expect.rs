@@ -591,6 +591,7 @@ mod tests {
             hw_blocked_by: None,
             pending_isr: None,
             acked_lost: 0,
+            loss_cause: None,
             leader_recovery_state: if leader.is_none() {
                 LeaderRecoveryState::Recovering
             } else {

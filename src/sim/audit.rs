@@ -6,10 +6,12 @@
 
 use super::events::EventKind;
 use super::log::PartitionLog;
+use super::loss_cause::{AckedUnder, Election, LossCause};
 use super::producer::VALUES_PER_PRODUCER;
 use super::protocol::{RecordBatch, Values};
 use super::{AckedRecords, BrokerId, Offset, TopicPartition};
 use std::collections::{BTreeMap, VecDeque};
+use std::sync::Arc;
 
 /// One acknowledged batch: `values` at offsets `base_offset..`, of which `lost` are missing
 /// from the deciding log right now.
@@ -20,6 +22,9 @@ struct Entry {
     lost: u32,
     /// The producer whose records these are (its index, from the payload values).
     producer: u32,
+    /// How they were acknowledged (`None` for records a consumer read), to say why they
+    /// were lost if they are.
+    under: Option<AckedUnder>,
 }
 
 /// The producer (index) that wrote payload `value`: values of producer `i` are
@@ -47,12 +52,18 @@ impl PartitionLedger {
     /// Adds `values` at `base_offset..` unless one of the latest entries already holds them
     /// (the same records again), and checks the new entry against `log` when given. Returns
     /// `None` when nothing was added, else what of it `log` lacks.
-    fn add(&mut self, base_offset: Offset, values: &Values, log: Option<&PartitionLog>) -> Option<NewlyLost> {
+    fn add(
+        &mut self,
+        base_offset: Offset,
+        values: &Values,
+        under: Option<AckedUnder>,
+        log: Option<&PartitionLog>,
+    ) -> Option<NewlyLost> {
         let recent = self.entries.range(self.entries.len().saturating_sub(RECENT_ENTRIES)..);
         let again = recent.into_iter().any(|e| e.covers(base_offset, values));
         let (low, _) = values.bounds().filter(|_| !again)?;
         let producer = producer_of(low);
-        self.entries.push_back(Entry { base_offset, values: values.clone(), lost: 0, producer });
+        self.entries.push_back(Entry { base_offset, values: values.clone(), lost: 0, producer, under });
         let mut newly = NewlyLost::default();
         if let Some(log) = log {
             let last = self.entries.len() - 1;
@@ -83,6 +94,7 @@ impl PartitionLedger {
             || last.lost != 0
             || prev.end() != last.base_offset
             || prev.producer != last.producer
+            || prev.under != last.under
         {
             return;
         }
@@ -102,6 +114,10 @@ struct PartitionLedger {
     /// Per producer: the end offset of its latest acknowledged batch and the highest payload
     /// value acknowledged so far, to spot records written after records sent later.
     order: BTreeMap<u32, (Offset, u64)>,
+    /// The ISR of the latest acknowledgement, shared by the entries acknowledged under it.
+    last_isr: Option<Arc<[BrokerId]>>,
+    /// Why its latest loss happened.
+    cause: Option<LossCause>,
 }
 
 /// How many of a partition's latest entries an acknowledgement is compared with to skip a
@@ -180,16 +196,21 @@ impl Gaps {
     }
 }
 
-/// Offsets that became missing in one check: how many, and their span.
+/// Offsets that became missing in one check: how many, their span, and how the first of
+/// them was acknowledged.
 #[derive(Default)]
 struct NewlyLost {
     count: u64,
     first: Option<Offset>,
     last: Option<Offset>,
+    under: Option<AckedUnder>,
 }
 
 impl NewlyLost {
-    fn add(&mut self, count: u32, first: Offset, last: Offset) {
+    fn add(&mut self, count: u32, first: Offset, last: Offset, under: Option<&AckedUnder>) {
+        if self.first.is_none_or(|f| first < f) {
+            self.under = under.cloned().or(self.under.take());
+        }
         self.count += u64::from(count);
         self.first = Some(self.first.map_or(first, |f| f.min(first)));
         self.last = Some(self.last.map_or(last, |l| l.max(last)));
@@ -205,7 +226,7 @@ fn recheck<'a>(entries: impl Iterator<Item = &'a mut Entry>, log: &PartitionLog)
         if now < e.lost {
             restored += u64::from(e.lost - now);
         } else if now > e.lost {
-            newly.add(now - e.lost, first, last);
+            newly.add(now - e.lost, first, last, e.under.as_ref());
         }
         e.lost = now;
     }
@@ -247,10 +268,10 @@ impl Ledger {
         self.partitions.get(tp).map_or(0, |p| p.lost)
     }
 
-    /// Acknowledged records lost per partition, in (topic, partition) order (partitions the
-    /// ledger has seen only).
-    pub fn lost_by_partition(&self) -> impl Iterator<Item = (&TopicPartition, u64)> {
-        self.partitions.iter().map(|(tp, p)| (tp, p.lost))
+    /// Acknowledged records lost per partition and why the latest of them were (while some
+    /// are), in (topic, partition) order (partitions the ledger has seen only).
+    pub fn lost_by_partition(&self) -> impl Iterator<Item = (&TopicPartition, (u64, Option<&LossCause>))> {
+        self.partitions.iter().map(|(tp, p)| (tp, (p.lost, p.cause.as_ref().filter(|_| p.lost > 0))))
     }
 
     /// Records acknowledged twice at different offsets.
@@ -283,22 +304,30 @@ impl Ledger {
     /// How many records of `removed` (whole batches a replica truncated away, R7.5) from
     /// offset `from` on had been acknowledged: the ledger holds the same payload at the same
     /// offset. Records acknowledged at those offsets with other payloads (the new leader's)
-    /// do not count. Only called on a truncation, so it may walk the partition's entries.
-    pub fn acknowledged_among(&self, tp: &TopicPartition, from: Offset, removed: &[RecordBatch]) -> u64 {
-        let Some(p) = self.partitions.get(tp) else { return 0 };
+    /// do not count. Also returns the lowest and highest such offset, if any. Only called on
+    /// a truncation, so it may walk the partition's entries.
+    pub fn acknowledged_among(
+        &self,
+        tp: &TopicPartition,
+        from: Offset,
+        removed: &[RecordBatch],
+    ) -> (u64, Option<(Offset, Offset)>) {
+        let Some(p) = self.partitions.get(tp) else { return (0, None) };
         let mut count = 0;
+        let mut span: Option<(Offset, Offset)> = None;
         for b in removed {
             let (lo, hi) = (b.base_offset.max(from), b.next_offset());
             for e in p.entries.iter().filter(|e| e.base_offset < hi && e.end() > lo) {
-                let span = lo.max(e.base_offset)..hi.min(e.end());
-                count += span
-                    .filter(|&o| {
-                        b.value_at(o).is_some() && b.value_at(o) == e.values.get((o - e.base_offset) as usize)
-                    })
-                    .count() as u64;
+                let offsets = lo.max(e.base_offset)..hi.min(e.end());
+                for o in offsets.filter(|&o| {
+                    b.value_at(o).is_some() && b.value_at(o) == e.values.get((o - e.base_offset) as usize)
+                }) {
+                    count += 1;
+                    span = Some(span.map_or((o, o), |(a, z)| (a.min(o), z.max(o))));
+                }
             }
         }
-        count
+        (count, span)
     }
 
     /// Records acknowledged in all.
@@ -316,14 +345,18 @@ impl Ledger {
         (self.entries() * std::mem::size_of::<Entry>()) as u64
     }
 
-    /// Records an acknowledgement. `leader` is the partition's current leader and its log, if
-    /// it has one: records it does not hold are lost at once (the ack raced a failover).
-    /// Entries wholly below that log's start offset and not lost are retired: retention
-    /// deleted them, so no election can lose them any more.
+    /// Records an acknowledgement. `isr` is the acknowledging leader's ISR then (kept to say
+    /// why the records were lost, if they are). `leader` is the partition's current leader
+    /// and its log, if it has one: records it does not hold are lost at once (the ack raced a
+    /// failover; `election` is the latest leader change seen, to explain it). Entries wholly
+    /// below that log's start offset and not lost are retired: retention deleted them, so no
+    /// election can lose them any more.
     pub fn on_acked(
         &mut self,
         acked: &AckedRecords,
+        isr: &[BrokerId],
         leader: Option<(BrokerId, &PartitionLog)>,
+        election: Option<Election>,
         events: &mut Vec<EventKind>,
     ) {
         if acked.retried
@@ -333,7 +366,14 @@ impl Ledger {
         }
         let p = self.partitions.entry(acked.tp.clone()).or_default();
         let log = leader.map(|(_, log)| log);
-        if let Some(newly) = p.add(acked.base_offset, &acked.values, log) {
+        let isr = match &p.last_isr {
+            Some(last) if **last == *isr => last.clone(),
+            _ => Arc::from(isr),
+        };
+        p.last_isr = Some(isr.clone());
+        let under =
+            AckedUnder { acks: acked.acks, leader: acked.leader, leader_epoch: acked.leader_epoch, isr };
+        if let Some(newly) = p.add(acked.base_offset, &acked.values, Some(under), log) {
             let producer = p.entries.back().map_or(0, |e| e.producer);
             let late = out_of_order(&mut p.order, producer, acked);
             if late > 0 {
@@ -342,7 +382,7 @@ impl Ledger {
             }
             self.acked += acked.values.len() as u64;
             if let Some((leader, _)) = leader {
-                self.report(&acked.tp, leader, newly, events);
+                self.report(&acked.tp, leader, election, newly, events);
             }
         }
         if let (Some(log), Some(p)) = (log, self.partitions.get_mut(&acked.tp)) {
@@ -363,7 +403,7 @@ impl Ledger {
         log: Option<&PartitionLog>,
     ) {
         let p = self.seen.entry((consumer, tp.clone())).or_default();
-        if let Some(newly) = p.add(base_offset, values, log) {
+        if let Some(newly) = p.add(base_offset, values, None, log) {
             p.lost += newly.count;
         }
         if let Some(log) = log {
@@ -387,11 +427,13 @@ impl Ledger {
 
     /// Re-checks a partition against the log of its current leader after an election or a
     /// truncation. Records it no longer holds count as lost; records it holds again (a later
-    /// election went back to a replica that had them) stop counting.
+    /// election went back to a replica that had them) stop counting. `election` is the
+    /// partition's latest leader change seen, to say how the leader came to lead without them.
     pub fn reconcile(
         &mut self,
         tp: &TopicPartition,
         leader: BrokerId,
+        election: Option<Election>,
         log: &PartitionLog,
         events: &mut Vec<EventKind>,
     ) {
@@ -405,7 +447,7 @@ impl Ledger {
         let (restored, newly) = recheck(p.entries.iter_mut(), log);
         p.lost -= restored;
         self.lost -= restored;
-        self.report(tp, leader, newly, events);
+        self.report(tp, leader, election, newly, events);
     }
 
     /// A batch retried without idempotence may already be in the log from its first attempt,
@@ -440,16 +482,24 @@ impl Ledger {
         });
     }
 
+    /// Why the latest acknowledged records of `tp` were lost, while some still are.
+    pub fn loss_cause(&self, tp: &TopicPartition) -> Option<&LossCause> {
+        self.partitions.get(tp).filter(|p| p.lost > 0).and_then(|p| p.cause.as_ref())
+    }
+
     fn report(
         &mut self,
         tp: &TopicPartition,
         leader: BrokerId,
+        election: Option<Election>,
         newly: NewlyLost,
         events: &mut Vec<EventKind>,
     ) {
-        let (Some(first), Some(last)) = (newly.first, newly.last) else { return };
+        let (Some(first), Some(last), Some(acked)) = (newly.first, newly.last, newly.under) else { return };
+        let cause = LossCause { acked, deciding: leader, election };
         if let Some(p) = self.partitions.get_mut(tp) {
             p.lost += newly.count;
+            p.cause = Some(cause.clone());
         }
         self.lost += newly.count;
         events.push(EventKind::AckedRecordsLost {
@@ -458,6 +508,7 @@ impl Ledger {
             first_offset: first,
             last_offset: last,
             leader,
+            cause: Box::new(cause),
         });
     }
 }
@@ -489,6 +540,7 @@ mod tests {
             tp: TopicPartition::new("t", 0),
             base_offset: base,
             leader_epoch: 0,
+            leader: 1,
             values: Values::from_slice(values),
             acks: Acks::One,
             retried: false,
@@ -501,10 +553,10 @@ mod tests {
         let mut ledger = Ledger::new();
         let mut events = Vec::new();
         let old = log_of(&[0, 1, 2, 3, 4, 5, 6], 0);
-        ledger.on_acked(&acked(5, &[5, 6]), Some((1, &old)), &mut events);
+        ledger.on_acked(&acked(5, &[5, 6]), &[1], Some((1, &old)), None, &mut events);
         assert_eq!(ledger.lost(), 0);
         let new_leader = log_of(&[0, 1, 2, 3, 4], 0);
-        ledger.reconcile(&TopicPartition::new("t", 0), 2, &new_leader, &mut events);
+        ledger.reconcile(&TopicPartition::new("t", 0), 2, None, &new_leader, &mut events);
         assert_eq!(ledger.lost(), 2);
         assert!(matches!(
             events.last(),
@@ -512,10 +564,10 @@ mod tests {
         ));
         // The same offsets filled with other records are still a loss.
         let overwritten = log_of(&[0, 1, 2, 3, 4, 50, 60], 1);
-        ledger.reconcile(&TopicPartition::new("t", 0), 2, &overwritten, &mut events);
+        ledger.reconcile(&TopicPartition::new("t", 0), 2, None, &overwritten, &mut events);
         assert_eq!(ledger.lost(), 2);
         // Leadership back on a replica that has them: not lost any more.
-        ledger.reconcile(&TopicPartition::new("t", 0), 1, &old, &mut events);
+        ledger.reconcile(&TopicPartition::new("t", 0), 1, None, &old, &mut events);
         assert_eq!(ledger.lost(), 0);
     }
 
@@ -527,7 +579,7 @@ mod tests {
         let mut events = Vec::new();
         let log = log_of(&[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 10], 0);
         let retry = AckedRecords { retried: true, ..acked(11, &[10]) };
-        ledger.on_acked(&retry, Some((1, &log)), &mut events);
+        ledger.on_acked(&retry, &[1], Some((1, &log)), None, &mut events);
         assert_eq!(ledger.duplicates(), 1);
         assert!(
             events[0].to_string().contains("m10 is in the log at offset 10 and again at 11"),
@@ -540,8 +592,8 @@ mod tests {
     fn the_same_acknowledgement_twice_counts_once() {
         let mut ledger = Ledger::new();
         let mut events = Vec::new();
-        ledger.on_acked(&acked(0, &[7]), None, &mut events);
-        ledger.on_acked(&acked(0, &[7]), None, &mut events);
+        ledger.on_acked(&acked(0, &[7]), &[1], None, None, &mut events);
+        ledger.on_acked(&acked(0, &[7]), &[1], None, None, &mut events);
         assert_eq!((ledger.acked(), ledger.duplicates()), (1, 0));
     }
 
@@ -558,18 +610,18 @@ mod tests {
         let mut ledger = Ledger::new();
         let mut events = Vec::new();
         let log = batch_log(&[10, 13, 16], 0);
-        ledger.on_acked(&acked(0, &[10, 13, 16]), Some((1, &log)), &mut events);
+        ledger.on_acked(&acked(0, &[10, 13, 16]), &[1], Some((1, &log)), None, &mut events);
         assert_eq!((ledger.entries(), ledger.acked(), ledger.lost()), (1, 3, 0));
         // A new leader holds the first record only.
         let mut shorter = batch_log(&[10], 0);
         shorter.append_as_leader(&batch_of(&[99, 98]), 1).unwrap();
-        ledger.reconcile(&TopicPartition::new("t", 0), 2, &shorter, &mut events);
+        ledger.reconcile(&TopicPartition::new("t", 0), 2, None, &shorter, &mut events);
         assert_eq!(ledger.lost(), 2);
         assert!(matches!(
             events.last(),
             Some(EventKind::AckedRecordsLost { count: 2, first_offset: 1, last_offset: 2, .. })
         ));
-        ledger.reconcile(&TopicPartition::new("t", 0), 1, &log, &mut events);
+        ledger.reconcile(&TopicPartition::new("t", 0), 1, None, &log, &mut events);
         assert_eq!(ledger.lost(), 0);
     }
 
@@ -580,10 +632,10 @@ mod tests {
         let mut ledger = Ledger::new();
         let mut events = Vec::new();
         let log = batch_log(&[1, 2, 3], 0);
-        ledger.on_acked(&acked(0, &[1, 2, 3]), Some((1, &log)), &mut events);
+        ledger.on_acked(&acked(0, &[1, 2, 3]), &[1], Some((1, &log)), None, &mut events);
         let mut retained = PartitionLog::new();
         retained.truncate_fully_and_start_at(3);
-        ledger.on_acked(&acked(3, &[4]), Some((1, &retained)), &mut events);
+        ledger.on_acked(&acked(3, &[4]), &[1], Some((1, &retained)), None, &mut events);
         assert_eq!((ledger.lost(), ledger.acked()), (1, 4), "offset 3 is not in the log");
         assert_eq!(ledger.entries(), 1, "the batch at 0..3 is retired");
         assert!(events.iter().all(|e| !matches!(e, EventKind::AckedRecordsLost { first_offset: 0, .. })));
@@ -608,15 +660,15 @@ mod tests {
         let mut log = batch_log(&[0, 3, 6], 0);
         log.append_as_leader(&batch_of(&[9, 12]), 0).unwrap();
         log.append_as_leader(&batch_of(&[15]), 0).unwrap();
-        ledger.on_acked(&acked(0, &[0, 3, 6]), Some((1, &log)), &mut events);
-        ledger.on_acked(&acked(3, &[9, 12]), Some((1, &log)), &mut events);
-        ledger.on_acked(&acked(5, &[15]), Some((1, &log)), &mut events);
-        ledger.on_acked(&acked(3, &[9, 12]), Some((1, &log)), &mut events);
+        ledger.on_acked(&acked(0, &[0, 3, 6]), &[1], Some((1, &log)), None, &mut events);
+        ledger.on_acked(&acked(3, &[9, 12]), &[1], Some((1, &log)), None, &mut events);
+        ledger.on_acked(&acked(5, &[15]), &[1], Some((1, &log)), None, &mut events);
+        ledger.on_acked(&acked(3, &[9, 12]), &[1], Some((1, &log)), None, &mut events);
         assert_eq!((ledger.entries(), ledger.acked(), ledger.lost()), (1, 6, 0));
         let mut shorter = batch_log(&[0, 3, 6], 0);
         shorter.append_as_leader(&batch_of(&[9, 12]), 0).unwrap();
         shorter.append_as_leader(&batch_of(&[99]), 1).unwrap();
-        ledger.reconcile(&TopicPartition::new("t", 0), 2, &shorter, &mut events);
+        ledger.reconcile(&TopicPartition::new("t", 0), 2, None, &shorter, &mut events);
         assert_eq!(ledger.lost(), 1);
         assert!(matches!(
             events.last(),
@@ -630,11 +682,11 @@ mod tests {
     fn records_written_after_later_ones_count_as_reordered() {
         let mut ledger = Ledger::new();
         let mut events = Vec::new();
-        ledger.on_acked(&acked(0, &[3, 4]), None, &mut events);
-        ledger.on_acked(&acked(2, &[1, 2]), None, &mut events);
-        ledger.on_acked(&acked(4, &[5]), None, &mut events);
+        ledger.on_acked(&acked(0, &[3, 4]), &[1], None, None, &mut events);
+        ledger.on_acked(&acked(2, &[1, 2]), &[1], None, None, &mut events);
+        ledger.on_acked(&acked(4, &[5]), &[1], None, None, &mut events);
         let other = VALUES_PER_PRODUCER;
-        ledger.on_acked(&acked(5, &[other]), None, &mut events);
+        ledger.on_acked(&acked(5, &[other]), &[1], None, None, &mut events);
         assert_eq!((ledger.reordered(), ledger.reordered_by(0), ledger.reordered_by(1)), (2, 2, 0));
         assert!(matches!(&events[..], [EventKind::AckedOutOfOrder { producer: 0, count: 2, .. }]));
         assert!(events[0].to_string().starts_with("REORDERED in t-0: 2 record(s) of producer 0"));
@@ -648,14 +700,14 @@ mod tests {
         let mut events = Vec::new();
         let second = VALUES_PER_PRODUCER;
         let old = log_of(&[second, 0, second + 1, 1], 0);
-        ledger.on_acked(&acked(0, &[second]), Some((1, &old)), &mut events);
-        ledger.on_acked(&acked(1, &[0]), Some((1, &old)), &mut events);
-        ledger.on_acked(&acked(2, &[second + 1]), Some((1, &old)), &mut events);
-        ledger.on_acked(&acked(3, &[1]), Some((1, &old)), &mut events);
+        ledger.on_acked(&acked(0, &[second]), &[1], Some((1, &old)), None, &mut events);
+        ledger.on_acked(&acked(1, &[0]), &[1], Some((1, &old)), None, &mut events);
+        ledger.on_acked(&acked(2, &[second + 1]), &[1], Some((1, &old)), None, &mut events);
+        ledger.on_acked(&acked(3, &[1]), &[1], Some((1, &old)), None, &mut events);
         let new_leader = log_of(&[second, 0, second + 1], 0);
-        ledger.reconcile(&TopicPartition::new("t", 0), 2, &new_leader, &mut events);
+        ledger.reconcile(&TopicPartition::new("t", 0), 2, None, &new_leader, &mut events);
         assert_eq!((ledger.lost(), ledger.lost_by(0), ledger.lost_by(1)), (1, 1, 0));
-        ledger.reconcile(&TopicPartition::new("t", 0), 1, &old, &mut events);
+        ledger.reconcile(&TopicPartition::new("t", 0), 1, None, &old, &mut events);
         assert_eq!((ledger.lost(), ledger.lost_by(0)), (0, 0));
     }
 }

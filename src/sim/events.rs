@@ -1,6 +1,7 @@
 //! Every state change of the simulated cluster as typed data. The plain-words text lives in
 //! one place, the `Display` impl below, never at the emit sites.
 
+use super::loss_cause::LossCause;
 use super::protocol::NodeId;
 use super::{BrokerId, Epoch, Ms, Offset, SimTime, TopicPartition, join_ids};
 use crate::kafka::errors::ErrorCode;
@@ -348,6 +349,8 @@ pub enum EventKind {
         last_offset: Offset,
         /// The replica whose log now decides (the new leader).
         leader: BrokerId,
+        /// How they were acknowledged and how `leader` came to lead without them.
+        cause: Box<LossCause>,
     },
     /// Acknowledged records are in the log twice (a retry without idempotence, R5.9).
     DuplicateAcked {
@@ -770,9 +773,9 @@ impl fmt::Display for EventKind {
                 f,
                 "broker {broker} truncated {tp} from LEO {from} to {to}, where its own log stops matching the leader's (the leader's leader epoch {diverging_epoch} ends at {leader_end_offset})",
             ),
-            AckedRecordsLost { tp, count, first_offset, last_offset, leader } => write!(
+            AckedRecordsLost { tp, count, first_offset, last_offset, cause, .. } => write!(
                 f,
-                "{count} ACKED RECORD(S) LOST in {tp} (offsets {first_offset}–{last_offset}): leader {leader}'s log does not have them"
+                "{count} ACKED RECORD(S) LOST in {tp} (offsets {first_offset}–{last_offset}): {cause}"
             ),
             DuplicateAcked { tp, value, first_offset, second_offset, count: 1 } => write!(
                 f,

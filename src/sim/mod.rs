@@ -19,6 +19,7 @@ pub mod group;
 pub mod handling;
 pub mod image;
 pub mod log;
+pub mod loss_cause;
 pub mod partition;
 pub mod partitioner;
 pub mod producer;
@@ -66,6 +67,8 @@ pub struct AckedRecords {
     pub base_offset: Offset,
     /// Leader epoch they were appended in.
     pub leader_epoch: Epoch,
+    /// The leader that acknowledged them (for `acks=0`, the one that appended them).
+    pub leader: BrokerId,
     /// Payload values, one per record, at consecutive offsets.
     pub values: protocol::Values,
     /// The acks setting they were sent with.

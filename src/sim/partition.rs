@@ -676,6 +676,7 @@ impl Partition {
                 tp: self.tp.clone(),
                 base_offset: info.base_offset,
                 leader_epoch: epoch,
+                leader: ctx.me,
                 values: req.batch.values.clone(),
                 acks: Acks::Zero,
                 retried: false,

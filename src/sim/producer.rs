@@ -1027,7 +1027,7 @@ impl ProducerClient {
         }
         match resp.result {
             Ok((base_offset, leader_epoch)) => {
-                let Some(InFlight { batch, .. }) = self.take_in_flight(i, resp.correlation_id) else {
+                let Some(InFlight { batch, leader, .. }) = self.take_in_flight(i, resp.correlation_id) else {
                     return;
                 };
                 self.acked += batch.values.len() as u64;
@@ -1036,6 +1036,7 @@ impl ProducerClient {
                     tp: resp.tp,
                     base_offset,
                     leader_epoch,
+                    leader,
                     retried: batch.retries_done > 0,
                     values: Values::from_slice(&batch.values),
                     acks: batch.acks,
@@ -2035,6 +2036,7 @@ mod tests {
                 tp: tp(0),
                 base_offset: 42,
                 leader_epoch: 3,
+                leader: 1,
                 values: Values::range(0, 3),
                 acks: Acks::All,
                 retried: false,

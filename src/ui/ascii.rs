@@ -30,6 +30,7 @@ pub fn stand_in(symbol: &str) -> &'static str {
         "░" => ";",
         "▂" => ",",
         "╳" => "/",
+        "✘" => "!",
         "·" | "…" => ".",
         "⏸" => "=",
         "µ" => "u",
@@ -83,7 +84,7 @@ mod tests {
         let strips: Vec<char> = glyph::COMMITTED_BY_EPOCH
             .into_iter()
             .chain(glyph::UNCOMMITTED_BY_EPOCH)
-            .chain([glyph::MISSING, glyph::TRUNCATED])
+            .chain([glyph::MISSING, glyph::TRUNCATED, glyph::TRUNCATED_ACKED])
             .collect();
         let mut seen: Vec<&str> = strips.iter().map(|c| stand_in(c.encode_utf8(&mut [0; 4]))).collect();
         seen.sort_unstable();

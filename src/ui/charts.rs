@@ -77,7 +77,7 @@ pub fn render_cluster(frame: &mut Frame, area: Rect, model: &Model, snap: &Snaps
     let now =
         acked.last().map_or(String::new(), |a| format!("· now {} acked/s ", super::brokers::number(*a)));
     let title = format!(" Throughput, records/s {now}");
-    draw(frame, area, theme, &title, h, n, series, Bounds::from_zero());
+    draw(frame, area, theme, &title, h, n, series, (Bounds::from_zero(), "rec/s"));
 }
 
 /// Draws the selected partition's history: its ISR size as a sparkline, then its HW and
@@ -110,8 +110,8 @@ pub fn render_partition(frame: &mut Frame, area: Rect, model: &Model, snap: &Sna
     let hw: Vec<f64> = h.hw.iter().map(|hw| *hw as f64).collect();
     // The HW goes last, so it is drawn over the LEOs it equals.
     series.push(Series { name: "HW".into(), glyph: HW, style: theme.committed(), points: zip(&times, &hw) });
-    let title = " HW and LEO by broker (offsets) ";
-    draw(frame, chart_area, theme, title, &snap.history, h.len(), series, Bounds::fit());
+    let title = " HW and LEO by broker, offset ";
+    draw(frame, chart_area, theme, title, &snap.history, h.len(), series, (Bounds::fit(), "offset"));
 }
 
 /// The ISR size over the partition's samples, one bar per second, scaled to its replicas.
@@ -120,7 +120,7 @@ fn render_isr(frame: &mut Frame, area: Rect, theme: Theme, p: &PartitionView, h:
     let now = h.isr.last().copied().unwrap_or(0);
     let low = h.isr.iter().copied().min().unwrap_or(0);
     let title = format!(
-        " {} · ISR size {now} of {replicas}, lowest {low} in the last {} s ",
+        " {} · ISR size {now} of {replicas} replicas, lowest {low} in the last {} s ",
         p.tp,
         h.len() as u64 * SAMPLE_MS / 1000
     );
@@ -183,7 +183,7 @@ fn render_producer(frame: &mut Frame, area: Rect, theme: Theme, h: &History, i: 
     let acked: Vec<f64> = recent.iter().map(|s| s.acked as f64 * per_s).collect();
     let series =
         vec![Series { name: "acked".into(), glyph: ACKED, style: theme.good(), points: zip(&times, &acked) }];
-    draw(frame, left, theme, " records/s ", h, n, series, Bounds::from_zero());
+    draw(frame, left, theme, " acked, records/s ", h, n, series, (Bounds::from_zero(), "rec/s"));
     let latency = |pick: fn(&crate::sim::producer_latency::LatencySummary) -> Ms| -> Vec<(f64, f64)> {
         times
             .iter()
@@ -195,7 +195,7 @@ fn render_producer(frame: &mut Frame, area: Rect, theme: Theme, h: &History, i: 
         Series { name: "p50".into(), glyph: P50, style: theme.normal(), points: latency(|l| l.p50_ms) },
         Series { name: "p99".into(), glyph: P99, style: theme.warn(), points: latency(|l| l.p99_ms) },
     ];
-    draw(frame, right, theme, " sim ms ", h, n, series, Bounds::from_zero());
+    draw(frame, right, theme, " latency, sim ms ", h, n, series, (Bounds::from_zero(), "ms"));
 }
 
 /// How the y axis is scaled.
@@ -227,7 +227,9 @@ impl Bounds {
 }
 
 /// Draws `series` as lines over the `n` newest sample times of `h`, under a one-row title
-/// that names each series' glyph.
+/// that names each series' glyph; the y axis is scaled by `bounds` and titled with its
+/// quantity's unit (`rec/s`, `offset`, `ms`) between its bottom and top values, the x axis
+/// `sim time` between its first and last times.
 #[allow(clippy::too_many_arguments)]
 fn draw(
     frame: &mut Frame,
@@ -237,7 +239,7 @@ fn draw(
     h: &History,
     n: usize,
     series: Vec<Series>,
-    bounds: Bounds,
+    (bounds, unit): (Bounds, &str),
 ) {
     if n == 0 {
         return empty(frame, area, theme, title, NO_SAMPLES);
@@ -252,11 +254,18 @@ fn draw(
     let x_max = seconds(last).max(seconds(first) + SAMPLE_MS as f64 / 1000.0);
     let x_axis = Axis::default()
         .bounds([seconds(first), x_max])
-        .labels([Span::raw(clock(first)), Span::raw(clock(last))])
+        // The quantity between the two times: a label, which (unlike an axis title) never
+        // covers a point; in a narrow chart the word `sim` alone, so it is never cut.
+        .labels([
+            Span::raw(clock(first)),
+            Span::raw(if area.width >= 60 { "sim time" } else { "sim" }),
+            Span::raw(clock(last)),
+        ])
         .style(theme.muted());
+    // The unit between the bottom and top values: `rec/s`, `offset`, `ms`.
     let y_axis = Axis::default()
         .bounds([y_min, y_max])
-        .labels([Span::raw(y_label(y_min)), Span::raw(y_label(y_max))])
+        .labels([Span::raw(y_label(y_min)), Span::raw(unit.to_string()), Span::raw(y_label(y_max))])
         .style(theme.muted());
     let datasets = series
         .iter()

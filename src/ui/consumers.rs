@@ -100,21 +100,39 @@ pub fn compact_lines(snap: &Snapshot, theme: Theme) -> Vec<Line<'static>> {
         .collect()
 }
 
-/// A mark under the log strips: its glyph, the offset it stands at and its words.
+/// A mark under the log strips: its glyph, the offset it stands at and its name.
 #[derive(Clone, PartialEq, Eq, Debug)]
 pub struct Mark {
     /// One column wide.
     pub glyph: char,
     /// The offset it marks.
     pub at: Offset,
-    /// What it is, e.g. `HW 1380`.
-    pub label: String,
+    /// What it is, e.g. `HW`, `consumer-0`.
+    pub name: String,
+    /// Which mark's glyph a shared column shows and whose name comes first: the lowest.
+    pub rank: u8,
 }
 
+impl Mark {
+    /// `HW 7`, or `consumer-0 @5` for a consumer's position.
+    fn label(&self) -> String {
+        if self.glyph == CONSUMER {
+            format!("{} @{}", self.name, self.at)
+        } else {
+            format!("{} {}", self.name, self.at)
+        }
+    }
+}
+
+/// A consumer's position on the marks row.
+const CONSUMER: char = '▲';
+
 /// Marks under `p`'s log strips, on the strips' scale (`bar_at` columns in, `bar_w` wide,
-/// `max` offsets across): the consumers' positions (`▲`, `c0 @5`) and then `others` (drawn
-/// over a consumer's mark in the same column), and after the row who they are:
-/// `▲ consumer-0 @5  H HW 7`. `None` when there is no mark at all.
+/// `max` offsets across): the consumers' positions (`▲`, `consumer-0 @5`) and `others`, and
+/// after the row, left to right, one label per column that has marks: `▲ consumer-0 @5  H
+/// HW=LEO 7`. Marks sharing a column show the glyph of the lowest rank; their names are
+/// merged, in rank order: `HW=LEO 590` when they stand at the same offset, `HW 588, LEO 590`
+/// when the scale only puts them in the same column. `None` when there is no mark at all.
 pub fn log_marks(
     snap: &Snapshot,
     p: &PartitionView,
@@ -124,7 +142,7 @@ pub fn log_marks(
 ) -> Option<Line<'static>> {
     let consumers = snap.consumers.iter().filter_map(|c| {
         let at = c.position(&p.tp)?;
-        Some(Mark { glyph: '▲', at, label: format!("consumer-{} @{at}", c.view.index) })
+        Some(Mark { glyph: CONSUMER, at, name: format!("consumer-{}", c.view.index), rank: u8::MAX })
     });
     let marks: Vec<Mark> = consumers.chain(others).collect();
     if marks.is_empty() {
@@ -132,17 +150,52 @@ pub fn log_marks(
     }
     let column =
         |o: Offset| ((o.clamp(0, max.max(1)) as f64 / max.max(1) as f64) * bar_w as f64).round() as usize;
-    let mut row: Vec<char> = vec![' '; bar_at + bar_w + 1];
+    let width = bar_at + bar_w + 1;
+    // Marks by column, each column's in rank order (then offset, then name: deterministic).
+    let mut by_column: std::collections::BTreeMap<usize, Vec<&Mark>> = Default::default();
     for m in &marks {
-        let at = (bar_at + column(m.at)).min(row.len() - 1);
-        row[at] = m.glyph;
+        by_column.entry((bar_at + column(m.at)).min(width - 1)).or_default().push(m);
     }
-    let who: Vec<String> = marks.iter().map(|m| m.label.clone()).collect();
+    let mut row: Vec<char> = vec![' '; width];
+    let mut labels = Vec::new();
+    for (&at, group) in &mut by_column {
+        group.sort_by(|a, b| (a.rank, a.at, &a.name).cmp(&(b.rank, b.at, &b.name)));
+        row[at] = group[0].glyph;
+        labels.push(format!("{} {}", group[0].glyph, merged(group)));
+    }
     let row: String = row.into_iter().collect();
     Some(Line::from(vec![
         Span::styled(row.trim_end().to_string(), theme.leader()),
-        Span::styled(format!(" {}", who.join("  ")), theme.muted()),
+        Span::styled(format!(" {}", labels.join("  ")), theme.muted()),
     ]))
+}
+
+/// One label for the marks of one column (in rank order): a lone mark's own label; names
+/// at one offset joined by `=` (`HW=LEO 590`); different offsets apart (`HW 588, LEO 590`).
+fn merged(group: &[&Mark]) -> String {
+    if let [one] = group {
+        return one.label();
+    }
+    let mut offsets: Vec<Offset> = Vec::new();
+    for m in group {
+        if !offsets.contains(&m.at) {
+            offsets.push(m.at);
+        }
+    }
+    let parts: Vec<String> = offsets
+        .iter()
+        .map(|&o| {
+            let at: Vec<&&Mark> = group.iter().filter(|m| m.at == o).collect();
+            match at.as_slice() {
+                [one] => one.label(),
+                many => {
+                    let names: Vec<&str> = many.iter().map(|m| m.name.as_str()).collect();
+                    format!("{} {o}", names.join("="))
+                }
+            }
+        })
+        .collect();
+    parts.join(", ")
 }
 
 #[cfg(test)]
@@ -266,13 +319,13 @@ mod tests {
         let snap = with_consumer(5);
         let p = &snap.partitions[0];
         let line = log_marks(&snap, p, (7, 10, 10), Theme::new(false), Vec::new()).unwrap();
-        assert_eq!(plain(&line), format!("{}▲ consumer-0 @5", " ".repeat(12)));
+        assert_eq!(plain(&line), format!("{}▲ ▲ consumer-0 @5", " ".repeat(12)));
         assert!(log_marks(&snap, &snap.partitions[1], (7, 10, 10), Theme::new(false), Vec::new()).is_none());
-        let hw = Mark { glyph: 'H', at: 5, label: "H HW 5".into() };
+        let hw = Mark { glyph: 'H', at: 5, name: "HW".into(), rank: 0 };
         let line = log_marks(&snap, p, (7, 10, 10), Theme::new(false), vec![hw]).unwrap();
         assert_eq!(
             plain(&line),
-            format!("{}H consumer-0 @5  H HW 5", " ".repeat(12)),
+            format!("{}H H HW=consumer-0 5", " ".repeat(12)),
             "the HW's mark wins its column"
         );
     }

@@ -62,7 +62,7 @@ pub fn render(frame: &mut Frame, area: Rect, model: &Model, snap: &Snapshot) {
         lines.extend(marks);
     }
     if lines.len() < room {
-        lines.push(legend(&cols, theme));
+        lines.push(legend(&cols, p.truncations.iter().any(|t| t.acknowledged > 0), theme));
     }
     frame.render_widget(Paragraph::new(lines).block(block), area);
 }
@@ -94,11 +94,12 @@ fn marks(snap: &Snapshot, p: &PartitionView, cols: &Columns, theme: Theme) -> Op
     let leader = p.replica_views.iter().find(|r| r.is_leader);
     let mut marks = Vec::new();
     if let Some(l) = leader {
+        // Rank: the HW's glyph wins a shared column, then the LEO's, then the log start's.
+        marks.push(Mark { glyph: 'H', at: p.hw, name: "HW".into(), rank: 0 });
+        marks.push(Mark { glyph: 'E', at: l.leo, name: "LEO".into(), rank: 1 });
         if cols.show_start {
-            marks.push(Mark { glyph: 'S', at: l.log_start, label: format!("S log start {}", l.log_start) });
+            marks.push(Mark { glyph: 'S', at: l.log_start, name: "log start".into(), rank: 2 });
         }
-        marks.push(Mark { glyph: 'E', at: l.leo, label: format!("E LEO {}", l.leo) });
-        marks.push(Mark { glyph: 'H', at: p.hw, label: format!("H HW {}", p.hw) });
     }
     log_marks(snap, p, (cols.bar_at(), cols.bar_w, cols.max), theme, marks)
 }
@@ -245,21 +246,34 @@ fn truncation_line(t: &TruncationView, cols: &Columns, theme: Theme) -> Line<'st
     let end = cols.column(t.from + t.count as Offset).clamp(start + 1, cols.bar_w.max(start + 1));
     let label_style = if t.acknowledged > 0 { theme.alarm() } else { theme.bad() };
     let label = format!("truncated: {} records ({} acknowledged)", t.count, t.acknowledged);
-    let struck = Span::styled(glyph::TRUNCATED.to_string().repeat(end - start), theme.truncated());
+    // The acknowledged ones (acknowledged and now lost) as `✘` in the alarm's style, the
+    // others as `╳`.
+    let acked = t
+        .acknowledged_span
+        .map(|(a, z)| (cols.column(a).max(start), cols.column(z + 1).max(cols.column(a) + 1)));
+    let cells: Vec<(char, Style)> = (start..end)
+        .map(|c| match acked {
+            Some((a, z)) if (a..z.max(a + 1)).contains(&c) => {
+                (glyph::TRUNCATED_ACKED, theme.truncated_acked())
+            }
+            _ => (glyph::TRUNCATED, theme.truncated()),
+        })
+        .collect();
+    let struck = runs(&cells);
     let from = Span::styled(format!(" from offset {}", t.from), theme.muted());
     let before = format!(" ↳ {label} ");
     let blank = cols.bar_at() + start;
     if text::width(&before) <= blank {
         let pad = " ".repeat(blank - text::width(&before));
-        return Line::from(vec![Span::styled(before, label_style), Span::raw(pad), struck, from]);
+        let mut spans = vec![Span::styled(before, label_style), Span::raw(pad)];
+        spans.extend(struck);
+        spans.push(from);
+        return Line::from(spans);
     }
-    Line::from(vec![
-        Span::raw(" ".repeat(blank)),
-        struck,
-        Span::raw(" "),
-        Span::styled(label, label_style),
-        from,
-    ])
+    let mut spans = vec![Span::raw(" ".repeat(blank))];
+    spans.extend(struck);
+    spans.extend([Span::raw(" "), Span::styled(label, label_style), from]);
+    Line::from(spans)
 }
 
 /// `start n` (when shown), `HW n`, `LEO n`.
@@ -304,10 +318,7 @@ pub fn bar_cells(r: &ReplicaView, width: usize, max: Offset) -> [usize; 4] {
 fn notes(p: &PartitionView, theme: Theme, width: usize, short: bool) -> Vec<Line<'static>> {
     let mut out = Vec::new();
     if p.acked_lost > 0 {
-        out.push(Line::styled(
-            format!(" ⚠ {} acked record(s) lost in this partition", p.acked_lost),
-            theme.alarm(),
-        ));
+        out.extend(loss_note(p, theme, width, short));
     }
     if let Some(why) = &p.hw_blocked_by {
         out.extend(hw_note(why, theme, width));
@@ -382,6 +393,28 @@ pub fn leader_cut_off(p: &PartitionView) -> Option<String> {
     ))
 }
 
+/// `⚠ 5 acked records lost: ` and why (the audit ledger's [`LossCause`]), wrapped under
+/// its label; `short` tells the story in its brief form.
+///
+/// [`LossCause`]: crate::sim::loss_cause::LossCause
+fn loss_note(p: &PartitionView, theme: Theme, width: usize, short: bool) -> Vec<Line<'static>> {
+    // Short: `⚠ 5 acked lost: …`, so the brief story fits one 80-column line.
+    let noun = match (short && p.loss_cause.is_some(), p.acked_lost) {
+        (true, _) => "",
+        (false, 1) => "record ",
+        (false, _) => "records ",
+    };
+    let label = Span::styled(format!(" ⚠ {} acked {noun}lost", p.acked_lost), theme.alarm());
+    match &p.loss_cause {
+        Some(cause) => {
+            let why = if short { cause.brief() } else { cause.to_string() };
+            let label = Span::styled(format!("{}: ", label.content), theme.alarm());
+            text::hanging(label, &why, theme.normal(), width, 3)
+        }
+        None => vec![Line::from(label)],
+    }
+}
+
 /// Why the HW is stuck, labelled `HW stuck:` unless the reason already starts with "HW"
 /// (`HW frozen: …`, `HW waits for …`).
 fn hw_note(why: &str, theme: Theme, width: usize) -> Vec<Line<'static>> {
@@ -394,8 +427,9 @@ fn hw_note(why: &str, theme: Theme, width: usize) -> Vec<Line<'static>> {
 }
 
 /// What the glyphs mean, the latest (at most three) leader epochs in their committed glyph
-/// first: ` committed by epoch █0 ▓1  ▒░▂ above HW  · missing  ╳ truncated  ✔ in ISR  ✗ out`.
-fn legend(cols: &Columns, theme: Theme) -> Line<'static> {
+/// first: ` committed by epoch █0 ▓1  ▒░▂ above HW  · missing  ╳ truncated  ✔ in ISR  ✗ out`,
+/// with `(✘ acked, lost)` after `truncated` while acknowledged records are shown struck out.
+fn legend(cols: &Columns, acked_lost: bool, theme: Theme) -> Line<'static> {
     let mut spans = vec![Span::styled(" committed by epoch", theme.muted())];
     let shown = cols.epochs.len().saturating_sub(glyph::COMMITTED_BY_EPOCH.len());
     for &e in &cols.epochs[shown..] {
@@ -407,9 +441,11 @@ fn legend(cols: &Columns, theme: Theme) -> Line<'static> {
     let above: String = glyph::UNCOMMITTED_BY_EPOCH.iter().collect();
     spans.push(Span::styled(
         format!(
-            "  {above} above HW  {} missing  {} truncated  {} in ISR  {} out",
+            "  {above} above HW  {} missing  {} truncated{}  {} in ISR  {} out",
             glyph::MISSING,
             glyph::TRUNCATED,
+            // Only while such cells are on screen: the legend fits 80 columns otherwise.
+            if acked_lost { format!(" ({} acked, lost)", glyph::TRUNCATED_ACKED) } else { String::new() },
             glyph::IN_ISR,
             glyph::OUT_OF_ISR
         ),
@@ -502,6 +538,41 @@ mod tests {
         let [_, c, u, m] = bar_cells(&p0.replica_views[2], 40, 1386);
         assert_eq!(c + u + m, 40);
         assert!(m > 5);
+    }
+
+    /// Marks that share a column get one label each column, merged in rank order: the HW and
+    /// LEO at one offset read `HW=LEO n`, close offsets `HW a, LEO b`; apart, each its own.
+    #[test]
+    fn marks_sharing_a_column_stay_readable() {
+        let theme = Theme::new(false);
+        let rows = |hw: Offset, leo: Offset, start: Offset, width: usize| {
+            let mut snap = fixture::snapshot();
+            let p = std::sync::Arc::make_mut(&mut snap.partitions[0]);
+            p.hw = hw;
+            let leader = p.replica_views.iter_mut().find(|r| r.is_leader).expect("a leader");
+            (leader.hw, leader.leo, leader.log_start) = (hw, leo, start);
+            let p = &snap.partitions[0];
+            let (_, cols) = replica_lines(p, theme, width);
+            // `|` keeps the row's leading blanks (insta trims an inline snapshot's indent).
+            format!("|{}", plain(&[marks(&snap, p, &cols, theme).expect("a marks row")]).trim_end())
+        };
+        insta::assert_snapshot!(
+            [
+                rows(1386, 1386, 0, 80),
+                rows(1383, 1386, 0, 60),
+                rows(700, 1386, 0, 80),
+                rows(1386, 1386, 1380, 60),
+                rows(1380, 1386, 0, 200),
+            ]
+            .join("\n"),
+            @r"
+        |                                          H H HW=LEO 1386
+        |                             H H HW 1383, LEO 1386
+        |                         H                E H HW 700  E LEO 1386
+        |                  H H HW=LEO 1386, log start 1380
+        |                                                                                                                                                                 HE H HW 1380  E LEO 1386
+        "
+        );
     }
 
     /// Once retention moved a log start, every replica line names its log start, and the bar

@@ -241,6 +241,7 @@ fn partition(n: u32, epoch: Epoch, health: PartitionHealth, replicas: Vec<R>) ->
         hw_blocked_by: None,
         pending_isr: None,
         acked_lost: 0,
+        loss_cause: None,
         leader_recovery_state: Default::default(),
         isr_shrinks: 0,
         isr_expands: 0,

@@ -148,6 +148,44 @@ pub const GLOSSARY: &[(&str, &str)] = &[
         "when the producer is answered: 0 never, 1 once the leader appended, all once every ISR \
          member has it (refused with NOT_ENOUGH_REPLICAS when the ISR is below min.insync.replicas)",
     ),
+    (
+        "URP",
+        "under-replicated partitions: those whose ISR is smaller than their replica list \
+         (Kafka's UnderReplicatedPartitions metric)",
+    ),
+    (
+        "<minISR",
+        "partitions whose ISR is below min.insync.replicas: acks=all writes are refused and the \
+         HW stays (UnderMinIsrPartitionCount)",
+    ),
+    ("min.insync", "min.insync.replicas: the ISR size below which acks=all writes are refused"),
+    ("lag.max", "replica.lag.time.max.ms: how long a follower may lag before it leaves the ISR"),
+    (
+        "ELR",
+        "eligible leader replicas (KIP-966): a Kafka 4.x option, off here as by default; with it \
+         off, only ISR members win a clean election",
+    ),
+    (
+        "KRaft",
+        "Kafka's own metadata mode, without ZooKeeper: a controller keeps the cluster's metadata \
+         (ctrl 3000 is its node id), fences brokers and elects leaders",
+    ),
+    ("ctrl", "the KRaft controller; the number after it is its node id"),
+    ("Ep", "the partition table's leader epoch column"),
+    (
+        "idempotent",
+        "enable.idempotence: the producer numbers its batches so a retry is written once and in \
+         order; without it (not idempotent) a retry may duplicate or reorder records",
+    ),
+    (
+        "fetch session",
+        "KIP-227 incremental fetch: a leader remembers a follower's partitions, so each fetch \
+         names only those that changed",
+    ),
+    ("KIP", "Kafka Improvement Proposal: the document a Kafka change is designed in"),
+    ("rec/s", "records per second, on the charts' y axes"),
+    ("p50 / p99", "the median and the 99th percentile of produce latency, in sim ms"),
+    ("OS", "operating system: its page cache holds written records until they reach the disk"),
 ];
 
 /// Columns of a glossary meaning: the help box at 80 columns, less the term column.

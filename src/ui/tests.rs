@@ -71,7 +71,23 @@ fn screen_120x30_paused_with_loss() {
     let mut snap = fixture::snapshot();
     snap.acked_lost = 12;
     snap.duplicates = 3;
-    Arc::make_mut(&mut snap.partitions[5]).acked_lost = 12;
+    let p5 = Arc::make_mut(&mut snap.partitions[5]);
+    p5.acked_lost = 12;
+    p5.loss_cause = Some(crate::sim::loss_cause::LossCause {
+        acked: crate::sim::loss_cause::AckedUnder {
+            acks: crate::sim::Acks::One,
+            leader: 2,
+            leader_epoch: 1,
+            isr: Arc::from([2, 0, 1]),
+        },
+        deciding: 0,
+        election: Some(crate::sim::loss_cause::Election {
+            kind: crate::sim::events::ElectionKind::Clean,
+            old_leader: Some(2),
+            new_leader: 0,
+            leader_epoch: 2,
+        }),
+    });
     let mut m = model_at(120, 30, &snap, true);
     keys(&mut m, &snap, &[KeyCode::Char(' '), KeyCode::End]);
     insta::assert_snapshot!(screen(&m, &snap));
@@ -730,8 +746,18 @@ fn charts_appear_only_on_large_screens_and_name_their_glyphs() {
         assert!(!text.contains("Throughput, records/s"), "charts at {w}×{h}:\n{text}");
     }
     let text = screen(&model_at(200, 60, &snap, false), &snap);
-    for needle in ["Throughput, records/s", "ISR size 2 of 3, lowest 2", "━ HW", "2 LEO 2", "○ p50", "● p99"]
-    {
+    for needle in [
+        "Throughput, records/s",
+        "ISR size 2 of 3 replicas, lowest 2",
+        "━ HW",
+        "2 LEO 2",
+        "○ p50",
+        "● p99",
+        "sim time",
+        "rec/s",
+        "offset",
+        "latency, sim ms",
+    ] {
         assert!(text.contains(needle), "no {needle:?} at 200×60:\n{text}");
     }
 }

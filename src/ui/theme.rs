@@ -31,6 +31,8 @@ pub mod glyph {
     pub const UNCOMMITTED_BY_EPOCH: [char; 3] = ['▒', '░', '▂'];
     /// Records a replica truncated away a moment ago (struck out as well).
     pub const TRUNCATED: char = '╳';
+    /// Truncated records that had been acknowledged to a producer: acknowledged and lost.
+    pub const TRUNCATED_ACKED: char = '✘';
     /// Offsets the replica does not have.
     pub const MISSING: char = '·';
     /// Running sim time.
@@ -202,6 +204,11 @@ impl Theme {
     /// Records truncated away: struck out, so they read as gone without colour too.
     pub fn truncated(self) -> Style {
         self.bad().add_modifier(Modifier::CROSSED_OUT)
+    }
+
+    /// Truncated records that had been acknowledged: struck out, in the loss alarm's style.
+    pub fn truncated_acked(self) -> Style {
+        self.alarm().add_modifier(Modifier::CROSSED_OUT)
     }
 }
 

@@ -187,3 +187,64 @@ fn config_edit_in_place() {
         assert!(m.config_edit.is_none() && m.mode == super::app::Mode::Normal);
     }
 }
+
+/// Every abbreviation a view shows is defined in the help's glossary: each view and the help
+/// at every size are walked for acronyms (two or more capitals, e.g. `URP`, `<minISR`, outside
+/// Kafka's UPPER_SNAKE error names) and for the short forms the screens are known to use
+/// (`Ep`, `ctrl`, `lag.max`, …). A new abbreviation without a definition fails here.
+#[test]
+fn every_abbreviation_on_screen_is_in_the_glossary() {
+    // Short forms a capitals pattern cannot find.
+    const SHORT_FORMS: [&str; 8] =
+        ["Ep", "ctrl", "lag.max", "min.insync", "p50", "p99", "idempotent", "rec/s"];
+    // Capitals that are not abbreviations: the palette grammar's placeholders, and the marks
+    // row's `H` and `E` glyphs side by side.
+    const NOT_TERMS: [&str; 3] = ["KEY", "VALUE", "HE"];
+    let defined = |token: &str| {
+        let terms = super::help::GLOSSARY.iter().flat_map(|(term, _)| term.split(" / "));
+        terms.into_iter().any(|t| t == token || token.strip_suffix('s') == Some(t))
+    };
+    let acronym =
+        regex::Regex::new(r"(?:^|[^A-Za-z0-9_])(<?[a-z]*[A-Z]{2,}[a-z]*)(?:$|[^A-Za-z0-9_])").unwrap();
+    let snap = fixture::snapshot();
+    let mut missing = std::collections::BTreeSet::new();
+    let keys = [
+        KeyCode::F(1),
+        KeyCode::F(2),
+        KeyCode::F(3),
+        KeyCode::F(4),
+        KeyCode::F(5),
+        KeyCode::F(6),
+        KeyCode::Char('?'),
+    ];
+    for key in keys {
+        for (w, h) in SIZES {
+            let (_, text) = screen_of(key, w, h, &snap);
+            for line in text.lines() {
+                // Overlapping matches: scan from each match's end less its closing character.
+                let mut at = 0;
+                while let Some(c) = acronym.captures_at(line, at) {
+                    let m = c.get(1).expect("the token");
+                    let token = m.as_str();
+                    // A Kafka error name (or a piece of one a wrapped line cut) is Kafka's word.
+                    let error_name = crate::kafka::errors::ALL.iter().any(|e| e.name().contains(token));
+                    // The tail of a defined term that a popup's border cuts (`│SR` of `ISR`).
+                    let cut_by_border = line[..m.start()].ends_with('│')
+                        && super::help::GLOSSARY
+                            .iter()
+                            .any(|(term, _)| term.split(" / ").any(|t| t.ends_with(token)));
+                    if !NOT_TERMS.contains(&token) && !error_name && !cut_by_border && !defined(token) {
+                        missing.insert(token.to_string());
+                    }
+                    at = m.end();
+                }
+                for form in SHORT_FORMS.iter().chain(&["fetch session"]) {
+                    if line.contains(form) && !defined(form) {
+                        missing.insert(form.to_string());
+                    }
+                }
+            }
+        }
+    }
+    assert!(missing.is_empty(), "on screen but not in the help's glossary: {missing:?}");
+}

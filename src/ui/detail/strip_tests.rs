@@ -14,7 +14,7 @@ use crate::ui::app::Model;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use ratatui::buffer::Buffer;
-use ratatui::style::Modifier;
+use ratatui::style::{Color, Modifier};
 
 /// FC-15a's cluster: brokers 1 and 2, `t-0` on [1, 2], min ISR 1, unclean off,
 /// `replica.lag.time.max.ms=10000`, a producer with acks=1 that sends only on `produce`.
@@ -53,9 +53,9 @@ fn run_until(sim: &mut Sim, until: Ms) {
     sim.advance_to(until);
 }
 
-/// The logs pane of `t-0` drawn 100 columns wide.
+/// The logs pane of `t-0` drawn 100 columns wide, in colour.
 fn draw(snap: &Snapshot) -> Buffer {
-    let model = Model::new(1.0, Theme::new(false), snap);
+    let model = Model::new(1.0, Theme::new(true), snap);
     let mut terminal = Terminal::new(TestBackend::new(100, 9)).expect("a test backend");
     terminal.draw(|frame| render(frame, frame.area(), &model, snap)).expect("a frame");
     terminal.backend().buffer().clone()
@@ -109,7 +109,14 @@ fn a_truncation_stays_struck_out_for_a_few_seconds() {
     let [t] = p.truncations.as_slice() else { panic!("one truncation: {:?}", p.truncations) };
     assert_eq!(
         TruncationView { at: 0, ..*t },
-        TruncationView { replica: 1, from: 5, count: 5, acknowledged: 5, at: 0 },
+        TruncationView {
+            replica: 1,
+            from: 5,
+            count: 5,
+            acknowledged: 5,
+            acknowledged_span: Some((5, 9)),
+            at: 0
+        },
         "m5-m9 went, all five acknowledged"
     );
     let buf = draw(&snap);
@@ -117,10 +124,17 @@ fn a_truncation_stays_struck_out_for_a_few_seconds() {
     let gone = broker_1 + 1;
     let text = row(&buf, gone);
     assert!(text.starts_with(" ↳ truncated: 5 records (5 acknowledged) "), "{}", screen(&buf));
-    assert!(text.trim_end().ends_with("╳ from offset 5"), "{}", screen(&buf));
-    let struck: Vec<_> = cells(&buf, gone, 0).into_iter().filter(|(g, _)| g == "╳").collect();
+    assert!(text.trim_end().ends_with("✘ from offset 5"), "{}", screen(&buf));
+    // All five were acknowledged: `✘`, struck out and bold (the loss alarm), in red.
+    let struck: Vec<_> = (0..buf.area.width).map(|x| &buf[(x, gone)]).filter(|c| c.symbol() == "✘").collect();
     assert!(!struck.is_empty());
-    assert!(struck.iter().all(|(_, m)| m.contains(Modifier::CROSSED_OUT)), "struck out: {struck:?}");
+    assert!(!text.contains('╳'), "no unacknowledged record went: {text}");
+    assert!(
+        struck
+            .iter()
+            .all(|c| c.modifier.contains(Modifier::CROSSED_OUT | Modifier::BOLD) && c.fg == Color::Red),
+        "struck out in the alarm's style: {struck:?}"
+    );
 
     let leader = row_starting(&buf, " 2 L ✔ ");
     let strip: Vec<String> = cells(&buf, leader, 7).into_iter().map(|(g, _)| g).collect();
@@ -134,4 +148,112 @@ fn a_truncation_stays_struck_out_for_a_few_seconds() {
     let later = sim.snapshot();
     assert!(later.partitions[0].truncations.is_empty());
     assert!(!screen(&draw(&later)).contains("truncated:"));
+}
+
+/// The logs pane of `t-0` drawn `w`×`h`.
+fn draw_sized(snap: &Snapshot, w: u16, h: u16) -> Buffer {
+    let model = Model::new(1.0, Theme::new(true), snap);
+    let mut terminal = Terminal::new(TestBackend::new(w, h)).expect("a test backend");
+    terminal.draw(|frame| render(frame, frame.area(), &model, snap)).expect("a frame");
+    terminal.backend().buffer().clone()
+}
+
+/// After the clean election the pane ties the loss to its cause: acks=1, the leader that
+/// acknowledged, the election that made broker 2 leader without the records; in full when
+/// there is room, in the brief form when there is not.
+#[test]
+fn the_loss_note_says_why_the_records_were_lost() {
+    let mut sim = fc15a();
+    run_until(&mut sim, 18_000);
+    let snap = sim.snapshot();
+    let text = |buf: &Buffer| {
+        let rows: Vec<String> = (0..buf.area.height).map(|y| row(buf, y).trim().to_string()).collect();
+        let from = rows.iter().position(|r| r.starts_with("⚠")).unwrap_or_else(|| panic!("{rows:?}"));
+        rows[from..]
+            .iter()
+            .take_while(|r| !r.starts_with("committed by"))
+            .cloned()
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let roomy = draw_sized(&snap, 100, 12);
+    assert_eq!(
+        text(&roomy),
+        "⚠ 5 acked records lost: leader 1 acknowledged them under acks=1 as soon as it had written them \
+         (leader epoch 0), before broker 2 copied them; leader 1 was fenced and broker 2, whose log lacks \
+         them, won a clean election (leader epoch 1), so broker 1 truncates them when it follows"
+    );
+    let small = draw_sized(&snap, 80, 6);
+    assert_eq!(
+        text(&small),
+        "⚠ 5 acked lost: acks=1, not yet on broker 2; it won a clean election",
+        "{}",
+        screen(&small)
+    );
+}
+
+/// Cell styles of the strips' other states on the real run: the leader's id bold; a replica
+/// out of the ISR `✗` in grey; a down replica's note in red; a frozen HW (broker 2 stalled
+/// in the ISR) the leader's records above it in the uncommitted yellow `▒` and the state in
+/// the title.
+#[test]
+fn leader_out_of_isr_down_and_frozen_hw_cells_have_their_styles() {
+    let mut sim = fc15a();
+    run_until(&mut sim, 6_900);
+    let snap = sim.snapshot();
+    let buf = draw(&snap);
+    assert!(row(&buf, 0).contains("HW frozen"), "{}", screen(&buf));
+    let leader = row_starting(&buf, " 1 L ✔ ");
+    assert!(buf[(1, leader)].modifier.contains(Modifier::BOLD), "the leader's id is bold");
+    let above: Vec<_> =
+        (7..buf.area.width).map(|x| &buf[(x, leader)]).filter(|c| c.symbol() == "▒").collect();
+    assert!(!above.is_empty(), "records above the frozen HW: {}", screen(&buf));
+    assert!(above.iter().all(|c| c.fg == Color::Yellow), "{above:?}");
+    let committed = &buf[(7, leader)];
+    assert_eq!((committed.symbol(), committed.fg), ("█", Color::Green), "committed records are green");
+
+    let mut sim = fc15a();
+    run_until(&mut sim, 18_000);
+    let snap = sim.snapshot();
+    let buf = draw(&snap);
+    let out = row_starting(&buf, " 1 F ✗ ");
+    assert_eq!(buf[(5, out)].fg, Color::DarkGray, "out of the ISR: a grey ✗");
+    let text = row(&buf, out);
+    let down = text.find("down").map(|i| text[..i].chars().count() as u16).expect("a down note");
+    assert_eq!(buf[(down, out)].fg, Color::Red, "a down replica's note is red: {text}");
+}
+
+/// A truncation that removed acknowledged and unacknowledged records draws the acknowledged
+/// span `✘` (alarm: bold, red) and the rest `╳` (red), all struck out.
+#[test]
+fn acknowledged_truncated_cells_stand_apart_from_the_others() {
+    let mut sim = fc15a();
+    run_until(&mut sim, 18_000);
+    let mut snap = sim.snapshot();
+    let p = std::sync::Arc::make_mut(&mut snap.partitions[0]);
+    let now = snap.now;
+    p.truncations = vec![TruncationView {
+        replica: 1,
+        from: 0,
+        count: 5,
+        acknowledged: 2,
+        acknowledged_span: Some((3, 4)),
+        at: now,
+    }];
+    let buf = draw(&snap);
+    let gone = row_starting(&buf, " 1 F ") + 1;
+    let cells: Vec<_> = (0..buf.area.width).map(|x| &buf[(x, gone)]).collect();
+    let acked: Vec<_> = cells.iter().filter(|c| c.symbol() == "✘").collect();
+    let other: Vec<_> = cells.iter().filter(|c| c.symbol() == "╳").collect();
+    assert!(!acked.is_empty() && !other.is_empty(), "{}", screen(&buf));
+    assert!(acked.iter().all(|c| c.modifier.contains(Modifier::CROSSED_OUT | Modifier::BOLD)));
+    assert!(
+        other
+            .iter()
+            .all(|c| c.modifier.contains(Modifier::CROSSED_OUT) && !c.modifier.contains(Modifier::BOLD))
+    );
+    let first_acked = cells.iter().position(|c| c.symbol() == "✘").unwrap();
+    let last_other = cells.iter().rposition(|c| c.symbol() == "╳").unwrap();
+    assert!(last_other < first_acked, "offsets 0-2 before 3-4: {}", row(&buf, gone));
+    assert!(screen(&buf).contains("(✘ acked, lost)"), "the legend names it");
 }

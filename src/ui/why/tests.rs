@@ -212,6 +212,7 @@ fn screen_why_200x60() {
         from: 1365,
         count: 9,
         acknowledged: 3,
+        acknowledged_span: Some((1365, 1367)),
         at: crate::ui::fixture::NOW - 2_000,
     }];
     insta::assert_snapshot!(screen(200, 60, &snap, 5));

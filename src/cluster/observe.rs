@@ -154,6 +154,7 @@ pub(crate) fn snapshot(world: &World, cache: &mut ViewCache) -> Snapshot {
             .into_iter()
             .map(|((from, to), faults)| LinkFaultView { from, to, faults })
             .collect(),
+        next_unclean_check_at: world.controller().borrow().next_unclean_check_at(),
     }
 }
 

@@ -65,6 +65,10 @@ pub struct Snapshot {
     /// each link of a node), in (from, to) order; usually empty. Read once per snapshot from
     /// the links that have faults, which the brokers' [`Reach`] is worked out from too.
     pub faulty_links: Vec<LinkFaultView>,
+    /// Sim time (ms) of the KRaft controller's next unclean-election check, while one is
+    /// armed (some partition has no leader; R6.5,
+    /// `QuorumController.maybeScheduleNextElectUncleanLeaders`).
+    pub next_unclean_check_at: Option<Ms>,
 }
 
 /// One direction of a link that has a fault: messages `from → to` are cut, held, delayed or

@@ -65,6 +65,7 @@ pub fn snapshot() -> Snapshot {
         rolling: false,
         history: Arc::new(history()),
         faulty_links: vec![delayed_link()],
+        next_unclean_check_at: None,
     }
 }
 

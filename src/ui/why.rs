@@ -340,9 +340,16 @@ impl Facts<'_> {
                 ""
             }
         );
-        let when = match gone {
-            Some(l) => format!("if broker {l} were lost now"),
-            None => "now".to_string(),
+        let when = match (gone, self.snap.next_unclean_check_at) {
+            (Some(l), _) => format!("if broker {l} were lost now"),
+            // The KRaft controller elects leaderless partitions uncleanly only at its check.
+            (None, Some(at)) if unclean && winner.is_some() => format!(
+                "at the controller's unclean check in {} (unclean.leader.election.interval.ms; at once with \
+                 elect-unclean {})",
+                text::countdown(at.saturating_sub(self.snap.now)),
+                p.tp
+            ),
+            (None, _) => "now".to_string(),
         };
         let verdict = match winner {
             Some(w) if unclean => {

@@ -246,8 +246,9 @@ impl Unit for Set {
             return set_broker(world, key, value, out);
         };
         world.controller().borrow_mut().set_topic_config(world.now(), topic, key, value, out)?;
-        out.emit(config_event(&format!("topic {topic}"), key, value, world, None));
-        Ok(Applied::by(NodeId::Controller))
+        let note = effect_note(key, value, world);
+        out.emit(config_event(&format!("topic {topic}"), key, value, world, note.clone()));
+        Ok(Applied { origin: NodeId::Controller, note })
     }
 }
 
@@ -266,7 +267,7 @@ fn set_broker(world: &Rc<World>, key: &str, value: &str, out: &mut Outbox) -> Re
     let note = match property.update_mode() {
         UpdateMode::Dynamic | UpdateMode::Client => {
             world.controller().borrow_mut().set_broker_config(world.now(), key, value, out)?;
-            None
+            effect_note(key, value, world)
         }
         UpdateMode::BrokerRestart => {
             let ids = world.broker_ids();
@@ -395,11 +396,16 @@ fn set_network(
     Ok(Applied::by(NodeId::Controller))
 }
 
+/// What a dynamic change means beyond "done", for the answer and the event alike: when
+/// leaderless partitions get an unclean leader after `unclean.leader.election.enable=true`.
+fn effect_note(key: &str, value: &str, world: &World) -> Option<String> {
+    (key == "unclean.leader.election.enable" && value == "true").then(|| unclean_note(world))
+}
+
 /// The event for a changed property; `note` (else a word on what the change means now)
 /// follows the value.
 fn config_event(scope: &str, key: &str, value: &str, world: &World, note: Option<String>) -> EventKind {
     let note = note.unwrap_or_else(|| match key {
-        "unclean.leader.election.enable" if value == "true" => unclean_note(world),
         "min.insync.replicas" => {
             "acks=all needs this many in-sync replicas, and the HW waits for them".into()
         }

@@ -172,6 +172,44 @@ fn the_election_list_names_the_fenced_broker_and_the_winner() {
     assert_eq!(sim.snapshot().partitions[i].leader, Some(1), "the controller elected as the panel said");
 }
 
+/// A partition goes offline (its only ISR member crashed while broker 2 was out of the ISR),
+/// then unclean election is turned on: the panel says broker 2 would win at the KRaft
+/// controller's unclean check and when that is, and the controller does elect it then, not
+/// before (R6.5, `QuorumController.maybeScheduleNextElectUncleanLeaders`).
+#[test]
+fn an_offline_partition_says_when_the_unclean_check_elects() {
+    let mut sim = default_sim();
+    sim.advance_to(1_000);
+    apply(&mut sim, "pause-fetch 2");
+    sim.advance_to(50_000);
+    apply(&mut sim, "crash 1");
+    sim.advance_to(62_000);
+    apply(&mut sim, "crash 0");
+    sim.advance_to(74_000);
+    let snap = sim.snapshot();
+    let i = snap.partitions.iter().position(|p| p.leader.is_none()).expect("an offline partition");
+    apply(&mut sim, "set topic test_repli unclean.leader.election.enable=true");
+    sim.advance_to(75_000);
+    let snap = sim.snapshot();
+    let check = snap.next_unclean_check_at.expect("the controller armed its unclean check");
+    assert!(check > snap.now, "the check is ahead: {check} at {}", snap.now);
+    let said = said(&snap, i);
+    let election = statement(&said, "election");
+    let left = text::countdown(check - snap.now);
+    assert!(
+        election.contains(&format!(
+            "at the controller's unclean check in {left} (unclean.leader.election.interval.ms; at once with \
+             elect-unclean {}), broker 2 would lead in an UNCLEAN election",
+            snap.partitions[i].tp
+        )),
+        "{election}"
+    );
+    sim.advance_to(check - 1);
+    assert_eq!(sim.snapshot().partitions[i].leader, None, "no election before the check");
+    sim.advance_to(check + 1_000);
+    assert_eq!(sim.snapshot().partitions[i].leader, Some(2), "elected at the check, as the panel said");
+}
+
 /// Without a partition selected there is nothing to say, and nothing panics.
 #[test]
 fn an_empty_cluster_says_nothing() {

@@ -137,7 +137,16 @@ fn links(snap: &Snapshot, b: &BrokerView) -> String {
     parts.join("; ")
 }
 
+/// `fetch ←1:2 ←2:1`: how many partitions it follows from each leader; a broker that is not
+/// running has no fetcher threads, whatever its assignments.
 fn fetchers(r: &Roles, b: &BrokerView) -> String {
+    let down = matches!(
+        b.status,
+        BrokerStatus::Crashed { .. } | BrokerStatus::Stopped { .. } | BrokerStatus::PoweredOff { .. }
+    );
+    if down {
+        return "no fetchers".into();
+    }
     if r.fetches_from.is_empty() {
         return "no fetchers".into();
     }

@@ -247,7 +247,7 @@ impl Unit for Set {
         };
         world.controller().borrow_mut().set_topic_config(world.now(), topic, key, value, out)?;
         let note = effect_note(key, value, world);
-        out.emit(config_event(&format!("topic {topic}"), key, value, world, note.clone()));
+        out.emit(config_event(&format!("topic {topic}"), key, value, note.clone()));
         Ok(Applied { origin: NodeId::Controller, note })
     }
 }
@@ -284,7 +284,7 @@ fn set_broker(world: &Rc<World>, key: &str, value: &str, out: &mut Outbox) -> Re
         ),
     };
     *world.server_properties.borrow_mut() = stored;
-    out.emit(config_event("broker", key, value, world, note.clone()));
+    out.emit(config_event("broker", key, value, note.clone()));
     Ok(Applied { origin: NodeId::Controller, note })
 }
 
@@ -318,7 +318,7 @@ fn set_one_broker(
         }
     };
     *world.server_properties.borrow_mut() = stored;
-    out.emit(config_event(&format!("broker {broker}"), key, value, world, note.clone()));
+    out.emit(config_event(&format!("broker {broker}"), key, value, note.clone()));
     Ok(Applied { origin: NodeId::Controller, note })
 }
 
@@ -360,7 +360,7 @@ fn set_producers(
     let (first, producer) = &chosen[0];
     producer.borrow_mut().on_tick(now, out);
     let scope = index.map_or("producer".to_string(), |i| format!("producer {i}"));
-    out.emit(config_event(&scope, key, value, world, None));
+    out.emit(config_event(&scope, key, value, None));
     Ok(Applied::by(NodeId::Producer(*first)))
 }
 
@@ -392,7 +392,7 @@ fn set_network(
             "network".to_string()
         }
     };
-    out.emit(config_event(&scope, key, value, world, None));
+    out.emit(config_event(&scope, key, value, None));
     Ok(Applied::by(NodeId::Controller))
 }
 
@@ -404,7 +404,7 @@ fn effect_note(key: &str, value: &str, world: &World) -> Option<String> {
 
 /// The event for a changed property; `note` (else a word on what the change means now)
 /// follows the value.
-fn config_event(scope: &str, key: &str, value: &str, world: &World, note: Option<String>) -> EventKind {
+fn config_event(scope: &str, key: &str, value: &str, note: Option<String>) -> EventKind {
     let note = note.unwrap_or_else(|| match key {
         "min.insync.replicas" => {
             "acks=all needs this many in-sync replicas, and the HW waits for them".into()

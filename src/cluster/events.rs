@@ -424,6 +424,7 @@ mod tests {
                     leader_epoch: 0,
                     isr: std::sync::Arc::from([1]),
                 },
+                also: Vec::new(),
                 deciding: leader,
                 election: None,
             }),

@@ -203,13 +203,19 @@ struct NewlyLost {
     count: u64,
     first: Option<Offset>,
     last: Option<Offset>,
-    under: Option<AckedUnder>,
+    /// Each distinct way the lost batches were acknowledged (leader, `acks`, ISR), with the
+    /// lowest lost offset acknowledged that way.
+    ways: Vec<(Offset, AckedUnder)>,
 }
 
 impl NewlyLost {
     fn add(&mut self, count: u32, first: Offset, last: Offset, under: Option<&AckedUnder>) {
-        if self.first.is_none_or(|f| first < f) {
-            self.under = under.cloned().or(self.under.take());
+        if let Some(u) = under {
+            let same = |w: &AckedUnder| w.leader == u.leader && w.acks == u.acks && w.isr == u.isr;
+            match self.ways.iter_mut().find(|(_, w)| same(w)) {
+                Some(way) => way.0 = way.0.min(first),
+                None => self.ways.push((first, u.clone())),
+            }
         }
         self.count += u64::from(count);
         self.first = Some(self.first.map_or(first, |f| f.min(first)));
@@ -495,8 +501,12 @@ impl Ledger {
         newly: NewlyLost,
         events: &mut Vec<EventKind>,
     ) {
-        let (Some(first), Some(last), Some(acked)) = (newly.first, newly.last, newly.under) else { return };
-        let cause = LossCause { acked, deciding: leader, election };
+        let (Some(first), Some(last)) = (newly.first, newly.last) else { return };
+        let mut ways = newly.ways;
+        ways.sort_by_key(|(offset, _)| *offset);
+        let mut ways = ways.into_iter().map(|(_, w)| w);
+        let Some(acked) = ways.next() else { return };
+        let cause = LossCause { acked, also: ways.collect(), deciding: leader, election };
         if let Some(p) = self.partitions.get_mut(tp) {
             p.lost += newly.count;
             p.cause = Some(cause.clone());

@@ -53,8 +53,11 @@ pub struct Election {
 /// that leader).
 #[derive(Clone, PartialEq, Eq, Debug)]
 pub struct LossCause {
-    /// How the (first) lost batch was acknowledged.
+    /// How the first lost batch was acknowledged.
     pub acked: AckedUnder,
+    /// Other ways later lost batches were acknowledged (another leader, ISR or `acks`), in
+    /// offset order; usually empty. A loss that spans a failover has one per leader.
+    pub also: Vec<AckedUnder>,
     /// The leader whose log now decides and lacks them.
     pub deciding: BrokerId,
     /// The election that made `deciding` leader, if it was the latest one seen.
@@ -91,27 +94,14 @@ impl fmt::Display for LossCause {
     /// broker 2 copied them; leader 1 was fenced and broker 2, whose log lacks them, won a
     /// clean election (leader epoch 1), so broker 1 truncates them when it follows`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let AckedUnder { acks, leader: n, leader_epoch, ref isr } = self.acked;
+        let n = self.acked.leader;
         let m = self.deciding;
-        let copier = if m == n { "any follower".to_string() } else { format!("broker {m}") };
-        match acks {
-            Acks::Zero => write!(
-                f,
-                "leader {n} appended them under acks=0 (leader epoch {leader_epoch}), before {copier} copied them"
-            )?,
-            Acks::One => write!(
-                f,
-                "leader {n} acknowledged them under acks=1 as soon as it had written them (leader epoch \
-                 {leader_epoch}), before {copier} copied them"
-            )?,
-            Acks::All if isr.len() <= 1 => write!(
-                f,
-                "leader {n} acknowledged them under acks=all while its ISR was only itself (an ISR of one \
-                 that min.insync.replicas allowed), so no follower had to have them"
-            )?,
-            Acks::All => {
-                write!(f, "leader {n} acknowledged them under acks=all once ISR {} had them", join_ids(isr))?
-            }
+        write!(f, "{}", acknowledged(&self.acked, "them", m))?;
+        for later in self.also.iter().take(SHOWN_WAYS) {
+            write!(f, "; {}", acknowledged(later, "later ones", m))?;
+        }
+        if let Some(more) = self.also.len().checked_sub(SHOWN_WAYS).filter(|&k| k > 0) {
+            write!(f, "; and {more} more way(s), under other ISRs")?;
         }
         if m == n {
             // Only a power loss takes records from a leader's own log (the unflushed tail).
@@ -150,7 +140,45 @@ impl fmt::Display for LossCause {
             }
             None => write!(f, "; broker {m}, whose log lacks them, leads now")?,
         }
-        write!(f, ", so broker {n} truncates them when it follows")
+        let mut holders: Vec<BrokerId> = Vec::new();
+        for a in std::iter::once(&self.acked).chain(&self.also) {
+            if a.leader != m && !holders.contains(&a.leader) {
+                holders.push(a.leader);
+            }
+        }
+        match holders.as_slice() {
+            [one] => write!(f, ", so broker {one} truncates them when it follows"),
+            many => write!(f, ", so brokers {} truncate them when they follow", join_ids(many)),
+        }
+    }
+}
+
+/// How many of the later ways of acknowledging a loss the text spells out.
+const SHOWN_WAYS: usize = 2;
+
+/// How one way of acknowledging lost records reads: `leader 1 acknowledged them under acks=1
+/// as soon as it had written them (leader epoch 0), before broker 2 copied them`. `what` names
+/// the records (`them`, `later ones`); `deciding` is the leader whose log lacks them.
+fn acknowledged(a: &AckedUnder, what: &str, deciding: BrokerId) -> String {
+    let AckedUnder { acks, leader: n, leader_epoch, ref isr } = *a;
+    let copier = if deciding == n { "any follower".to_string() } else { format!("broker {deciding}") };
+    match acks {
+        Acks::Zero => {
+            format!(
+                "leader {n} appended {what} under acks=0 (leader epoch {leader_epoch}), before {copier} copied them"
+            )
+        }
+        Acks::One => format!(
+            "leader {n} acknowledged {what} under acks=1 as soon as it had written them (leader epoch \
+             {leader_epoch}), before {copier} copied them"
+        ),
+        Acks::All if isr.len() <= 1 => format!(
+            "leader {n} acknowledged {what} under acks=all while its ISR was only itself (an ISR of one \
+             that min.insync.replicas allowed), so no follower had to have them"
+        ),
+        Acks::All => {
+            format!("leader {n} acknowledged {what} under acks=all once ISR {} had them", join_ids(isr))
+        }
     }
 }
 
@@ -161,6 +189,7 @@ mod tests {
     fn cause(acks: Acks, isr: &[BrokerId], kind: Option<ElectionKind>) -> LossCause {
         LossCause {
             acked: AckedUnder { acks, leader: 1, leader_epoch: 0, isr: isr.into() },
+            also: Vec::new(),
             deciding: 2,
             election: kind.map(|kind| Election { kind, old_leader: Some(1), new_leader: 2, leader_epoch: 1 }),
         }
@@ -185,6 +214,23 @@ mod tests {
             cause(Acks::All, &[1, 0], None).to_string(),
             "leader 1 acknowledged them under acks=all once ISR 1,0 had them; broker 2, whose log lacks \
              them, leads now, so broker 1 truncates them when it follows"
+        );
+    }
+
+    /// A loss that spans a failover: leader 1 acknowledged the first records with ISR 1,0,
+    /// then leader 0, alone in the ISR, the later ones; both truncate them under broker 2.
+    #[test]
+    fn a_loss_across_a_failover_names_each_leader() {
+        let mut c = cause(Acks::All, &[1, 0], Some(ElectionKind::UncleanRequested));
+        c.election = c.election.map(|e| Election { old_leader: None, ..e });
+        c.also.push(AckedUnder { acks: Acks::All, leader: 0, leader_epoch: 1, isr: Arc::from([0]) });
+        assert_eq!(
+            c.to_string(),
+            "leader 1 acknowledged them under acks=all once ISR 1,0 had them; leader 0 acknowledged later \
+             ones under acks=all while its ISR was only itself (an ISR of one that min.insync.replicas \
+             allowed), so no follower had to have them; the partition had no leader and broker 2, whose log \
+             lacks them, won an UNCLEAN election from outside the ISR (an operator asked for it, leader epoch \
+             1), so brokers 1,0 truncate them when they follow"
         );
     }
 

@@ -80,6 +80,7 @@ fn screen_120x30_paused_with_loss() {
             leader_epoch: 1,
             isr: Arc::from([2, 0, 1]),
         },
+        also: Vec::new(),
         deciding: 0,
         election: Some(crate::sim::loss_cause::Election {
             kind: crate::sim::events::ElectionKind::Clean,

@@ -26,7 +26,6 @@ use common::{Clock, setup, two_frames};
 
 use criterion::{BatchSize, BenchmarkId, Criterion, criterion_group, criterion_main};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-use isrlab::cluster::handle::Sim;
 use isrlab::cluster::snapshot::Snapshot;
 use isrlab::ui::app::{Model, Msg, update};
 use isrlab::ui::{FRAME, view};
@@ -35,15 +34,6 @@ use ratatui::backend::TestBackend;
 use std::hint::black_box;
 
 const SIZE: (u16, u16) = (200, 50);
-
-/// The large cluster with broker 17 crashed 12 s ago: fenced, out of its 300 partitions' ISRs.
-fn large_with_a_crash() -> Sim {
-    let mut sim = common::large_cluster();
-    common::run(&mut sim, "crash 17");
-    let at = sim.now();
-    sim.advance_to(at + 12_000);
-    sim
-}
 
 fn key(code: KeyCode) -> Msg {
     let shift = if matches!(code, KeyCode::Char(c) if c.is_uppercase()) {
@@ -61,7 +51,7 @@ fn answer(model: &mut Model, terminal: &mut Terminal<TestBackend>, msg: Msg, sna
 }
 
 fn keys(c: &mut Criterion<Clock>) {
-    let (first, second) = two_frames(large_with_a_crash());
+    let (first, second) = two_frames(common::large_with_a_crash());
     let (w, h) = SIZE;
     let mut group = c.benchmark_group(format!("keys 50 brokers, 5000 partitions, {w}x{h}"));
     // Each case alternates two inputs so that the state stays bounded.

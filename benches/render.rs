@@ -109,18 +109,9 @@ fn large_frames(c: &mut Criterion<Clock>) {
     flip_views(c, "render 50 brokers, 5000 partitions", common::large_cluster, &[(200, 50)], &views, "");
 }
 
-/// The large cluster with broker 17 crashed 12 s ago: fenced, out of its 300 partitions' ISRs.
-fn large_with_a_crash() -> Sim {
-    let mut sim = common::large_cluster();
-    common::run(&mut sim, "crash 17");
-    let at = sim.now();
-    sim.advance_to(at + 12_000);
-    sim
-}
-
 fn filtered_frames(c: &mut Criterion<Clock>) {
     let group = "render 50 brokers, 5000 partitions, unhealthy only";
-    flip_views(c, group, large_with_a_crash, &[(200, 50)], &[View::Overview], "U");
+    flip_views(c, group, common::large_with_a_crash, &[(200, 50)], &[View::Overview], "U");
 }
 
 criterion_group! {

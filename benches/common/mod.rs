@@ -155,3 +155,12 @@ impl Measurement for Clock {
         WALL.formatter()
     }
 }
+
+/// The large cluster with broker 17 crashed 12 s ago: fenced, out of its 300 partitions' ISRs.
+pub fn large_with_a_crash() -> Sim {
+    let mut sim = large_cluster();
+    run(&mut sim, "crash 17");
+    let at = sim.now();
+    sim.advance_to(at + 12_000);
+    sim
+}

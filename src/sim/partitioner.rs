@@ -84,6 +84,12 @@ pub trait Queues {
     /// Batches of the partition in the accumulator's deque: re-enqueued ones plus the batches
     /// its waiting records form (Java `Deque<ProducerBatch>.size()`).
     fn queued_batches(&self, i: usize) -> usize;
+    /// The partitions with a leader, in partition order (Java's
+    /// `Cluster.availablePartitionsForTopic`), when the caller keeps them listed; `None` makes
+    /// the partitioner find them from [`Self::leader`].
+    fn with_leader(&self) -> Option<&[usize]> {
+        None
+    }
 }
 
 /// How records fill batches, from the producer config.
@@ -324,8 +330,15 @@ impl Partitioner {
 
 /// Partition number `k` (modulo their count) among those with a leader, in partition order;
 /// among all partitions when none has one (Java's `availablePartitionsForTopic`, falling back
-/// to `partitionsForTopic`). Counts twice instead of collecting, so a record allocates nothing.
+/// to `partitionsForTopic`). From [`Queues::with_leader`] when listed; else counts twice
+/// instead of collecting, so a record allocates nothing.
 fn nth_with_leader(queues: &impl Queues, k: usize) -> usize {
+    if let Some(led) = queues.with_leader() {
+        return match led.len() {
+            0 => k % queues.count(),
+            n => led[k % n],
+        };
+    }
     let led = |i: &usize| queues.leader(*i).is_some();
     match (0..queues.count()).filter(led).count() {
         0 => k % queues.count(),
@@ -518,6 +531,52 @@ mod tests {
         assert_eq!(parts, vec![0, 2, 3, 0, 2, 3]);
         let none = Fake::new(&[None, None], 163);
         assert_eq!((p.choose(&cfg, None, &none), p.choose(&cfg, None, &none)), (0, 1));
+    }
+
+    /// A [`Fake`] that lists its partitions with a leader, as the producer does.
+    struct Listed(Fake, Vec<usize>);
+
+    impl Queues for Listed {
+        fn count(&self) -> usize {
+            self.0.count()
+        }
+        fn leader(&self, i: usize) -> Option<BrokerId> {
+            self.0.leader(i)
+        }
+        fn waiting(&self, i: usize) -> usize {
+            self.0.waiting(i)
+        }
+        fn queued_batches(&self, i: usize) -> usize {
+            self.0.queued_batches(i)
+        }
+        fn with_leader(&self) -> Option<&[usize]> {
+            Some(&self.1)
+        }
+    }
+
+    /// The listed partitions with a leader give the choices that finding them does, for the
+    /// round-robin and the sticky partitioner, with some, all or no partitions led.
+    #[test]
+    fn listed_leaders_choose_as_found_leaders() {
+        let layouts: [&[Option<BrokerId>]; 3] = [
+            &[Some(0), None, Some(2), Some(0), None],
+            &[Some(1), Some(2), Some(0)],
+            &[None, None, None, None],
+        ];
+        for class in [PartitionerClass::RoundRobin, PartitionerClass::BuiltIn] {
+            let cfg =
+                ProducerConfig { partitioner_class: class, batch_size: 161, ..ProducerConfig::default() };
+            for leaders in layouts {
+                let found = Fake::new(leaders, 163);
+                let led = (0..leaders.len()).filter(|&i| leaders[i].is_some()).collect();
+                let listed = Listed(Fake::new(leaders, 163), led);
+                let (mut a, mut b) = (partitioner(9), partitioner(9));
+                let want: Vec<usize> = (0..300).map(|_| a.choose(&cfg, None, &found)).collect();
+                let got: Vec<usize> = (0..300).map(|_| b.choose(&cfg, None, &listed)).collect();
+                assert_eq!(got, want, "{class:?} {leaders:?}");
+                assert!(want.iter().any(|&i| i != want[0]), "the choices move: {want:?}");
+            }
+        }
     }
 
     /// The example of `updatePartitionLoadStats`' comment: queues 0 3 1 give steps 4 1 3.

@@ -322,8 +322,10 @@ pub struct ProducerClient {
     partitions: Vec<PartitionQueue>,
     /// The partitions that hold something, per leader.
     holding: Holding,
-    /// Partitions with no known leader (their count decides the metadata refresh interval).
-    leaderless: usize,
+    /// The partitions with a known leader, in partition order: where keyless records may go
+    /// (Java's `Cluster.availablePartitionsForTopic`); any partition missing from it makes
+    /// metadata refresh sooner.
+    with_leader: Vec<usize>,
     /// Connection state towards each broker.
     conns: ConnectionStates,
     /// What a Metadata request would answer now: leader and leader epoch per partition.
@@ -378,7 +380,7 @@ impl ProducerClient {
             rng,
             partitions: Vec::new(),
             holding: Holding::default(),
-            leaderless: 0,
+            with_leader: Vec::new(),
             conns: ConnectionStates::default(),
             latest: BTreeMap::new(),
             last_refresh: None,
@@ -653,7 +655,11 @@ impl ProducerClient {
             self.unassigned.push_back(record);
             return;
         }
-        let queues = Accumulated { parts: &self.partitions, per_batch: self.config.records_per_batch() };
+        let queues = Accumulated {
+            parts: &self.partitions,
+            with_leader: &self.with_leader,
+            per_batch: self.config.records_per_batch(),
+        };
         let i = self.partitioner.choose(&self.config, record.key_hash, &queues);
         self.partitions[i].waiting.push_back(record);
         self.relist(i);
@@ -670,13 +676,14 @@ impl ProducerClient {
         }
     }
 
-    /// Relists every partition that holds something and recounts those with no leader, after
-    /// leaders changed.
+    /// Relists every partition that holds something and lists those with a leader again,
+    /// after leaders changed.
     fn leaders_changed(&mut self) {
         for i in self.holding.snapshot() {
             self.relist(i);
         }
-        self.leaderless = self.partitions.iter().filter(|p| p.leader.is_none()).count();
+        self.with_leader =
+            (0..self.partitions.len()).filter(|&i| self.partitions[i].leader.is_some()).collect();
     }
 
     /// Fails `count` records that `send()` refused before they reached the accumulator: Kafka's
@@ -726,7 +733,7 @@ impl ProducerClient {
             return Some(last);
         }
         let mut at = last + METADATA_MAX_AGE_MS;
-        if self.leaderless > 0 {
+        if self.with_leader.len() < self.partitions.len() {
             at = at.min(last + self.config.retry_backoff_ms.max(1));
         }
         Some(at)
@@ -837,7 +844,11 @@ impl ProducerClient {
     /// is set, which leaders had batches ready and whether they could take them (connected,
     /// under `max.in.flight.requests.per.connection`).
     fn update_partitioner(&mut self, now: Ms) {
-        let queues = Accumulated { parts: &self.partitions, per_batch: self.config.records_per_batch() };
+        let queues = Accumulated {
+            parts: &self.partitions,
+            with_leader: &self.with_leader,
+            per_batch: self.config.records_per_batch(),
+        };
         self.partitioner.update_load(&self.config, &queues);
         if self.config.partitioner_availability_timeout_ms == 0 {
             return;
@@ -1403,6 +1414,7 @@ impl ProducerClient {
 /// batches of `per_batch` from the front, as [`ProducerClient::form_batch`] takes them.
 struct Accumulated<'a> {
     parts: &'a [PartitionQueue],
+    with_leader: &'a [usize],
     per_batch: usize,
 }
 
@@ -1421,6 +1433,10 @@ impl Queues for Accumulated<'_> {
 
     fn queued_batches(&self, i: usize) -> usize {
         self.parts[i].retries.len() + self.parts[i].waiting.len().div_ceil(self.per_batch.max(1))
+    }
+
+    fn with_leader(&self) -> Option<&[usize]> {
+        Some(self.with_leader)
     }
 }
 
@@ -2532,8 +2548,8 @@ mod tests {
                 proptest::prop_assert_eq!(p.in_flight_requests(), p.in_flight_requests_walk());
                 proptest::prop_assert_eq!(p.next_deadline(), p.next_deadline_walk());
                 proptest::prop_assert_eq!(p.view().pending, p.pending_walk());
-                let leaderless = p.partitions.iter().filter(|q| q.leader.is_none()).count();
-                proptest::prop_assert_eq!(p.leaderless, leaderless);
+                let with_leader: Vec<usize> = (0..p.partitions.len()).filter(|&i| p.partitions[i].leader.is_some()).collect();
+                proptest::prop_assert_eq!(&p.with_leader, &with_leader);
                 let requests = p.in_flight_requests();
                 for t in [now, now + 5, now + 60, now + 2_000] {
                     proptest::prop_assert_eq!(p.drain_plan(t, &requests), p.drain_plan_walk(t));

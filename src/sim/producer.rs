@@ -325,7 +325,7 @@ pub struct ProducerClient {
     /// The partitions with a known leader, in partition order: where keyless records may go
     /// (Java's `Cluster.availablePartitionsForTopic`); any partition missing from it makes
     /// metadata refresh sooner.
-    with_leader: Vec<usize>,
+    with_leader: Arc<[usize]>,
     /// Connection state towards each broker.
     conns: ConnectionStates,
     /// What a Metadata request would answer now: leader and leader epoch per partition.
@@ -380,7 +380,7 @@ impl ProducerClient {
             rng,
             partitions: Vec::new(),
             holding: Holding::default(),
-            with_leader: Vec::new(),
+            with_leader: Arc::from([]),
             conns: ConnectionStates::default(),
             latest: BTreeMap::new(),
             last_refresh: None,
@@ -658,6 +658,7 @@ impl ProducerClient {
         let queues = Accumulated {
             parts: &self.partitions,
             with_leader: &self.with_leader,
+            holding: &self.holding.all,
             per_batch: self.config.records_per_batch(),
         };
         let i = self.partitioner.choose(&self.config, record.key_hash, &queues);
@@ -847,6 +848,7 @@ impl ProducerClient {
         let queues = Accumulated {
             parts: &self.partitions,
             with_leader: &self.with_leader,
+            holding: &self.holding.all,
             per_batch: self.config.records_per_batch(),
         };
         self.partitioner.update_load(&self.config, &queues);
@@ -1414,7 +1416,8 @@ impl ProducerClient {
 /// batches of `per_batch` from the front, as [`ProducerClient::form_batch`] takes them.
 struct Accumulated<'a> {
     parts: &'a [PartitionQueue],
-    with_leader: &'a [usize],
+    with_leader: &'a Arc<[usize]>,
+    holding: &'a BTreeSet<usize>,
     per_batch: usize,
 }
 
@@ -1435,8 +1438,12 @@ impl Queues for Accumulated<'_> {
         self.parts[i].retries.len() + self.parts[i].waiting.len().div_ceil(self.per_batch.max(1))
     }
 
-    fn with_leader(&self) -> Option<&[usize]> {
+    fn with_leader(&self) -> Option<&Arc<[usize]>> {
         Some(self.with_leader)
+    }
+
+    fn holding(&self) -> Vec<usize> {
+        self.holding.iter().copied().collect()
     }
 }
 
@@ -2549,7 +2556,7 @@ mod tests {
                 proptest::prop_assert_eq!(p.next_deadline(), p.next_deadline_walk());
                 proptest::prop_assert_eq!(p.view().pending, p.pending_walk());
                 let with_leader: Vec<usize> = (0..p.partitions.len()).filter(|&i| p.partitions[i].leader.is_some()).collect();
-                proptest::prop_assert_eq!(&p.with_leader, &with_leader);
+                proptest::prop_assert_eq!(&p.with_leader[..], &with_leader[..]);
                 let requests = p.in_flight_requests();
                 for t in [now, now + 5, now + 60, now + 2_000] {
                     proptest::prop_assert_eq!(p.drain_plan(t, &requests), p.drain_plan_walk(t));

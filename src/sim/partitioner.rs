@@ -27,6 +27,7 @@ use crate::config::{PartitionerClass, ProducerConfig, RECORD_BATCH_OVERHEAD};
 use rand::RngExt;
 use rand_chacha::ChaCha8Rng;
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 /// Kafka's `Utils.murmur2`: the 32-bit MurmurHash2 of `data` with seed `0x9747b28c`, as a
 /// Java `int` (keys are hashed with it to pick their partition).
@@ -84,6 +85,17 @@ pub trait Queues {
     /// Batches of the partition in the accumulator's deque: re-enqueued ones plus the batches
     /// its waiting records form (Java `Deque<ProducerBatch>.size()`).
     fn queued_batches(&self, i: usize) -> usize;
+    /// The partitions with a leader, in partition order (Java's
+    /// `Cluster.availablePartitionsForTopic`), when the caller keeps them listed; `None` makes
+    /// the partitioner find them from [`Self::leader`].
+    fn with_leader(&self) -> Option<&Arc<[usize]>> {
+        None
+    }
+    /// Partitions that may have queued batches, in partition order: every partition whose
+    /// [`Self::queued_batches`] is not 0 is among them. By default every partition.
+    fn holding(&self) -> Vec<usize> {
+        (0..self.count()).collect()
+    }
 }
 
 /// How records fill batches, from the producer config.
@@ -131,11 +143,98 @@ struct Sticky {
 }
 
 /// Weights for the next sticky partition (`PartitionLoadStats`): a cumulative frequency table
-/// over `ids`, where a partition with a shorter queue has a larger step.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+/// over `len` slots, one per partition with a leader (less those left out for a slow leader),
+/// where a partition with a shorter queue has a larger step: `max + 1 - size`. Kept sparse,
+/// so that building it costs per partition with batches, not per partition: most slots hold
+/// an empty queue (step `max + 1`), and only slots with a size are stored.
+#[derive(Clone, Debug, PartialEq, Eq)]
 struct LoadStats {
-    cumulative: Vec<u32>,
-    ids: Vec<usize>,
+    /// The partitions with a leader when the stats were made.
+    led: Arc<[usize]>,
+    /// Places in `led` left out (a slow leader's), ascending; slot `k` is the `k`-th place
+    /// not left out.
+    dropped: Vec<usize>,
+    /// Slots with a queue size (not 0), ascending by slot, with the running sum of sizes.
+    sizes: Vec<(usize, u32, u64)>,
+    len: usize,
+    max_plus_1: u64,
+    total: u64,
+}
+
+impl LoadStats {
+    /// `BuiltInPartitioner.updatePartitionLoadStats` over what `RecordAccumulator.partitionReady`
+    /// collected, from `events`: each partition with a leader and queued batches, in partition
+    /// order, with its batch count and whether its leader is too slow. Java fills one slot per
+    /// partition with a leader and takes a slow leader's slot back, so the next partition reuses
+    /// it, queue size included when that one writes none; that is kept. `None` (uniform) when
+    /// no slot is left, or when every partition is in and all queues are equal.
+    fn build(n: usize, led: Arc<[usize]>, events: impl Iterator<Item = (usize, u32, bool)>) -> Option<Self> {
+        let mut dropped: Vec<usize> = Vec::new();
+        let mut sizes: Vec<(usize, u32, u64)> = Vec::new();
+        for (i, batches, slow) in events {
+            let place = led.binary_search(&i).expect("a partition with a leader is listed");
+            let slot = place - dropped.len();
+            match sizes.last_mut() {
+                Some(last) if last.0 == slot => last.1 = batches,
+                _ => sizes.push((slot, batches, 0)),
+            }
+            if slow {
+                dropped.push(place);
+            }
+        }
+        let len = led.len() - dropped.len();
+        sizes.retain(|&(slot, _, _)| slot < len);
+        if len < 1 || n < 2 {
+            return None;
+        }
+        let all_equal = sizes.is_empty() || (sizes.len() == len && sizes.iter().all(|s| s.1 == sizes[0].1));
+        if len == n && all_equal {
+            return None;
+        }
+        let max_plus_1 = u64::from(sizes.iter().map(|s| s.1).max().unwrap_or(0)) + 1;
+        let mut sum = 0u64;
+        for s in &mut sizes {
+            sum += u64::from(s.1);
+            s.2 = sum;
+        }
+        let total = len as u64 * max_plus_1 - sum;
+        Some(LoadStats { led, dropped, sizes, len, max_plus_1, total })
+    }
+
+    /// The cumulative weight up to and including slot `k`.
+    fn cumulative_at(&self, k: usize) -> u64 {
+        let before = self.sizes.partition_point(|&(slot, _, _)| slot <= k);
+        let sum = if before == 0 { 0 } else { self.sizes[before - 1].2 };
+        (k as u64 + 1) * self.max_plus_1 - sum
+    }
+
+    /// The partition in slot `k`.
+    fn id(&self, k: usize) -> usize {
+        let mut place = k;
+        for &d in &self.dropped {
+            if d > place {
+                break;
+            }
+            place += 1;
+        }
+        self.led[place]
+    }
+
+    /// The partition a draw of `random` picks: the first slot whose cumulative weight is above
+    /// `random % total` (`nextPartition`'s binary search).
+    fn pick(&self, random: usize) -> usize {
+        let r = random as u64 % self.total;
+        let (mut lo, mut hi) = (0, self.len);
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            if self.cumulative_at(mid) <= r {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        self.id(lo)
+    }
 }
 
 /// When a leader last had batches ready and when it could last take them
@@ -244,13 +343,7 @@ impl Partitioner {
     fn next_partition(&mut self, queues: &impl Queues) -> usize {
         let random = to_positive(self.rng.random::<i32>()) as usize;
         match &self.load {
-            Some(load) => {
-                let total = *load.cumulative.last().expect("load stats are never empty") as usize;
-                let r = (random % total) as u32;
-                // The first step strictly above r.
-                let k = load.cumulative.partition_point(|&c| c <= r);
-                load.ids[k]
-            }
+            Some(load) => load.pick(random),
             None => nth_with_leader(queues, random),
         }
     }
@@ -279,31 +372,22 @@ impl Partitioner {
             return;
         }
         let timeout = config.partitioner_availability_timeout_ms;
-        // Built as Java fills its arrays: a slot per partition with a leader, taken back when
-        // that leader is too slow (the next partition then reuses the slot).
-        let mut sizes = vec![0u32; n];
-        let mut ids = vec![0usize; n];
-        let mut len = 0usize;
-        for i in 0..n {
-            let leader = queues.leader(i);
-            if leader.is_some() {
-                ids[len] = i;
-                len += 1;
-            }
+        let led: Arc<[usize]> = match queues.with_leader() {
+            Some(led) => led.clone(),
+            None => (0..n).filter(|&i| queues.leader(i).is_some()).collect(),
+        };
+        // Only partitions with a leader and batches write a size or take a slot back.
+        let events = queues.holding().into_iter().filter_map(|i| {
+            let leader = queues.leader(i)?;
             let batches = queues.queued_batches(i);
-            let Some(leader) = leader else { continue };
-            if batches == 0 {
-                continue;
-            }
-            sizes[len - 1] = batches as u32;
-            if timeout > 0
-                && let Some(node) = self.nodes.get(&leader)
-                && node.ready_ms.saturating_sub(node.drain_ms) > timeout
-            {
-                len -= 1;
-            }
-        }
-        self.load = load_stats(&sizes, &ids, len);
+            let slow = timeout > 0
+                && self
+                    .nodes
+                    .get(&leader)
+                    .is_some_and(|node| node.ready_ms.saturating_sub(node.drain_ms) > timeout);
+            (batches > 0).then_some((i, batches as u32, slow))
+        });
+        self.load = LoadStats::build(n, led, events);
     }
 
     /// The sender found `leader` with batches ready at `now`; `can_drain` says whether it could
@@ -324,8 +408,15 @@ impl Partitioner {
 
 /// Partition number `k` (modulo their count) among those with a leader, in partition order;
 /// among all partitions when none has one (Java's `availablePartitionsForTopic`, falling back
-/// to `partitionsForTopic`). Counts twice instead of collecting, so a record allocates nothing.
+/// to `partitionsForTopic`). From [`Queues::with_leader`] when listed; else counts twice
+/// instead of collecting, so a record allocates nothing.
 fn nth_with_leader(queues: &impl Queues, k: usize) -> usize {
+    if let Some(led) = queues.with_leader() {
+        return match led.len() {
+            0 => k % queues.count(),
+            n => led[k % n],
+        };
+    }
     let led = |i: &usize| queues.leader(*i).is_some();
     match (0..queues.count()).filter(led).count() {
         0 => k % queues.count(),
@@ -333,10 +424,65 @@ fn nth_with_leader(queues: &impl Queues, k: usize) -> usize {
     }
 }
 
-/// `BuiltInPartitioner.updatePartitionLoadStats`: from the queue sizes of the first `len`
-/// slots, a cumulative table of `max + 1 - size`; `None` (uniform) when no slot is left, or
-/// when every partition is in and all queues are equal.
-fn load_stats(sizes: &[u32], ids: &[usize], len: usize) -> Option<LoadStats> {
+/// The load stats as Java's arrays hold them (the reference [`LoadStats`] is checked against).
+#[cfg(test)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+struct DenseStats {
+    cumulative: Vec<u32>,
+    ids: Vec<usize>,
+}
+
+#[cfg(test)]
+impl LoadStats {
+    fn dense(&self) -> DenseStats {
+        DenseStats {
+            cumulative: (0..self.len).map(|k| self.cumulative_at(k) as u32).collect(),
+            ids: (0..self.len).map(|k| self.id(k)).collect(),
+        }
+    }
+}
+
+/// `Partitioner::update_load` as Java fills its arrays, over every partition: a slot per
+/// partition with a leader, taken back when that leader is too slow (the next partition then
+/// reuses the slot).
+#[cfg(test)]
+fn dense_load(p: &Partitioner, config: &ProducerConfig, queues: &impl Queues) -> Option<DenseStats> {
+    let n = queues.count();
+    let adaptive = config.partitioner_class == PartitionerClass::BuiltIn && config.partitioner_adaptive;
+    if !adaptive || p.deques < n || n < 2 {
+        return None;
+    }
+    let timeout = config.partitioner_availability_timeout_ms;
+    let mut sizes = vec![0u32; n];
+    let mut ids = vec![0usize; n];
+    let mut len = 0usize;
+    for i in 0..n {
+        let leader = queues.leader(i);
+        if leader.is_some() {
+            ids[len] = i;
+            len += 1;
+        }
+        let batches = queues.queued_batches(i);
+        let Some(leader) = leader else { continue };
+        if batches == 0 {
+            continue;
+        }
+        sizes[len - 1] = batches as u32;
+        if timeout > 0
+            && let Some(node) = p.nodes.get(&leader)
+            && node.ready_ms.saturating_sub(node.drain_ms) > timeout
+        {
+            len -= 1;
+        }
+    }
+    load_stats(&sizes, &ids, len)
+}
+
+/// `BuiltInPartitioner.updatePartitionLoadStats` on Java's arrays: from the queue sizes of the
+/// first `len` slots, a cumulative table of `max + 1 - size`; `None` (uniform) when no slot is
+/// left, or when every partition is in and all queues are equal.
+#[cfg(test)]
+fn load_stats(sizes: &[u32], ids: &[usize], len: usize) -> Option<DenseStats> {
     if len < 1 || sizes.len() < 2 {
         return None;
     }
@@ -351,7 +497,7 @@ fn load_stats(sizes: &[u32], ids: &[usize], len: usize) -> Option<LoadStats> {
         sum += max_plus_1 - s;
         cumulative.push(sum);
     }
-    Some(LoadStats { cumulative, ids: ids[..len].to_vec() })
+    Some(DenseStats { cumulative, ids: ids[..len].to_vec() })
 }
 
 #[cfg(test)]
@@ -520,6 +666,120 @@ mod tests {
         assert_eq!((p.choose(&cfg, None, &none), p.choose(&cfg, None, &none)), (0, 1));
     }
 
+    /// A [`Fake`] that lists its partitions with a leader, as the producer does.
+    struct Listed(Fake, Arc<[usize]>);
+
+    impl Queues for Listed {
+        fn count(&self) -> usize {
+            self.0.count()
+        }
+        fn leader(&self, i: usize) -> Option<BrokerId> {
+            self.0.leader(i)
+        }
+        fn waiting(&self, i: usize) -> usize {
+            self.0.waiting(i)
+        }
+        fn queued_batches(&self, i: usize) -> usize {
+            self.0.queued_batches(i)
+        }
+        fn with_leader(&self) -> Option<&Arc<[usize]>> {
+            Some(&self.1)
+        }
+        /// Only the partitions with batches, as the producer lists them.
+        fn holding(&self) -> Vec<usize> {
+            (0..self.count()).filter(|&i| self.queued_batches(i) > 0).collect()
+        }
+    }
+
+    /// The listed partitions with a leader give the choices that finding them does, for the
+    /// round-robin and the sticky partitioner, with some, all or no partitions led.
+    #[test]
+    fn listed_leaders_choose_as_found_leaders() {
+        let layouts: [&[Option<BrokerId>]; 3] = [
+            &[Some(0), None, Some(2), Some(0), None],
+            &[Some(1), Some(2), Some(0)],
+            &[None, None, None, None],
+        ];
+        for class in [PartitionerClass::RoundRobin, PartitionerClass::BuiltIn] {
+            let cfg =
+                ProducerConfig { partitioner_class: class, batch_size: 161, ..ProducerConfig::default() };
+            for leaders in layouts {
+                let found = Fake::new(leaders, 163);
+                let led = (0..leaders.len()).filter(|&i| leaders[i].is_some()).collect();
+                let listed = Listed(Fake::new(leaders, 163), led);
+                let (mut a, mut b) = (partitioner(9), partitioner(9));
+                let want: Vec<usize> = (0..300).map(|_| a.choose(&cfg, None, &found)).collect();
+                let got: Vec<usize> = (0..300).map(|_| b.choose(&cfg, None, &listed)).collect();
+                assert_eq!(got, want, "{class:?} {leaders:?}");
+                assert!(want.iter().any(|&i| i != want[0]), "the choices move: {want:?}");
+            }
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig {
+            cases: 512,
+            rng_seed: proptest::test_runner::RngSeed::Fixed(20261203),
+            failure_persistence: None,
+            ..Default::default()
+        })]
+
+        /// Whatever the leaders, queue sizes and slow leaders, the sparse load stats built from
+        /// the partitions with batches are the table Java's arrays hold over every partition
+        /// (slot reuse after a slow leader's partition included), and every draw picks the same
+        /// partition.
+        #[test]
+        fn sparse_load_stats_are_javas_arrays(
+            layout in proptest::collection::vec((proptest::option::weighted(0.8, 0i32..4), 0usize..4), 2..12),
+            slow in proptest::collection::vec(proptest::bool::weighted(0.3), 4),
+            timeout in proptest::bool::ANY,
+            draws in proptest::collection::vec(0usize..1 << 31, 20),
+        ) {
+            let cfg = ProducerConfig {
+                partitioner_availability_timeout_ms: if timeout { 100 } else { 0 },
+                ..ProducerConfig::default()
+            };
+            let leaders: Vec<Option<BrokerId>> = layout.iter().map(|&(l, _)| l).collect();
+            let mut found = Fake::new(&leaders, 163);
+            found.retries = layout.iter().map(|&(_, b)| b).collect();
+            let led = (0..leaders.len()).filter(|&i| leaders[i].is_some()).collect();
+            let mut listed = Listed(Fake::new(&leaders, 163), led);
+            listed.0.retries = found.retries.clone();
+            let mut p = partitioner(4);
+            for i in 0..leaders.len() {
+                p.note_deque(i, leaders.len());
+            }
+            for (b, &slow) in slow.iter().enumerate() {
+                p.note_leader(&cfg, b as BrokerId, 0, true);
+                p.note_leader(&cfg, b as BrokerId, if slow { 200 } else { 50 }, false);
+            }
+            let want = dense_load(&p, &cfg, &found);
+            for queues in [&listed as &dyn QueuesDyn, &found] {
+                queues.update(&mut p, &cfg);
+                proptest::prop_assert_eq!(p.load.as_ref().map(LoadStats::dense), want.clone());
+                if let (Some(load), Some(dense)) = (&p.load, &want) {
+                    let total = *dense.cumulative.last().unwrap() as usize;
+                    for &random in &draws {
+                        let r = (random % total) as u32;
+                        let k = dense.cumulative.partition_point(|&c| c <= r);
+                        proptest::prop_assert_eq!(load.pick(random), dense.ids[k]);
+                    }
+                }
+            }
+        }
+    }
+
+    /// `update_load` over either kind of fake (the trait's generic methods need a concrete type).
+    trait QueuesDyn {
+        fn update(&self, p: &mut Partitioner, cfg: &ProducerConfig);
+    }
+
+    impl<Q: Queues> QueuesDyn for Q {
+        fn update(&self, p: &mut Partitioner, cfg: &ProducerConfig) {
+            p.update_load(cfg, self);
+        }
+    }
+
     /// The example of `updatePartitionLoadStats`' comment: queues 0 3 1 give steps 4 1 3.
     #[test]
     fn load_stats_invert_queue_sizes() {
@@ -575,7 +835,7 @@ mod tests {
         assert_eq!(p.load, None, "100 ms is not more than the timeout, and queues are equal");
         p.note_leader(&cfg, 1, 101, false);
         p.update_load(&cfg, &q);
-        assert_eq!(p.load.as_ref().unwrap().ids, vec![0, 2]);
+        assert_eq!(p.load.as_ref().unwrap().dense().ids, vec![0, 2]);
         assert!((0..500).all(|_| p.next_partition(&q) != 1));
         p.note_leader(&cfg, 1, 102, true);
         p.update_load(&cfg, &q);

@@ -182,6 +182,9 @@ struct PartitionQueue {
     run: Option<ErrorRun>,
     /// Errors since the last success, per error code (the runs since then, added up).
     since_ok: BTreeMap<ErrorCode, u64>,
+    /// Where [`Holding`] lists the partition: `None` when it is not listed, `Some(leader)`
+    /// when it is, under that leader (or with no leader).
+    listed: Option<Option<BrokerId>>,
 }
 
 impl PartitionQueue {
@@ -197,7 +200,13 @@ impl PartitionQueue {
             next_sequence: 0,
             run: None,
             since_ok: BTreeMap::new(),
+            listed: None,
         }
+    }
+
+    /// Whether the partition holds a record or a batch: waiting, re-enqueued or in flight.
+    fn holds(&self) -> bool {
+        !self.waiting.is_empty() || !self.retries.is_empty() || !self.in_flight.is_empty()
     }
 
     fn pending(&self) -> u64 {
@@ -226,6 +235,51 @@ struct ErrorRun {
     error: ErrorCode,
     errors: u64,
     records_failed: u64,
+}
+
+/// The partitions that hold a record or a batch (waiting, re-enqueued or in flight), per
+/// leader: the sender's work follows them, not every partition of the topic. Kafka's
+/// `RecordAccumulator.ready` only looks at partitions with a deque of batches, and
+/// `RecordAccumulator.drain` fills one request per node from that node's partitions; a
+/// partition that holds nothing can neither be ready, expire, time out nor be drained. Kept up
+/// to date by [`ProducerClient::relist`] wherever a partition's queues or leader change.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+struct Holding {
+    /// Every partition that holds something, in partition order.
+    all: BTreeSet<usize>,
+    /// Those of them with a known leader, per leader, in partition order.
+    by_leader: BTreeMap<BrokerId, BTreeSet<usize>>,
+}
+
+impl Holding {
+    /// Lists partition `i` as `to` (see [`PartitionQueue::listed`]), given it was listed as
+    /// `from`.
+    fn move_to(&mut self, i: usize, from: Option<Option<BrokerId>>, to: Option<Option<BrokerId>>) {
+        if let Some(Some(l)) = from
+            && let Some(set) = self.by_leader.get_mut(&l)
+        {
+            set.remove(&i);
+            if set.is_empty() {
+                self.by_leader.remove(&l);
+            }
+        }
+        match to {
+            None => {
+                self.all.remove(&i);
+            }
+            Some(leader) => {
+                self.all.insert(i);
+                if let Some(l) = leader {
+                    self.by_leader.entry(l).or_default().insert(i);
+                }
+            }
+        }
+    }
+
+    /// The partitions that hold something, copied (for passes that change them).
+    fn snapshot(&self) -> Vec<usize> {
+        self.all.iter().copied().collect()
+    }
 }
 
 /// Adds `n` to a producer sequence, wrapping past `i32::MAX` to 0 as Kafka's
@@ -266,6 +320,12 @@ pub struct ProducerClient {
     rng: ChaCha8Rng,
     /// Indexed by partition number.
     partitions: Vec<PartitionQueue>,
+    /// The partitions that hold something, per leader.
+    holding: Holding,
+    /// The partitions with a known leader, in partition order: where keyless records may go
+    /// (Java's `Cluster.availablePartitionsForTopic`); any partition missing from it makes
+    /// metadata refresh sooner.
+    with_leader: Arc<[usize]>,
     /// Connection state towards each broker.
     conns: ConnectionStates,
     /// What a Metadata request would answer now: leader and leader epoch per partition.
@@ -319,6 +379,8 @@ impl ProducerClient {
             generation: 0,
             rng,
             partitions: Vec::new(),
+            holding: Holding::default(),
+            with_leader: Arc::from([]),
             conns: ConnectionStates::default(),
             latest: BTreeMap::new(),
             last_refresh: None,
@@ -405,7 +467,8 @@ impl ProducerClient {
         consider(self.metadata_refresh_at());
         consider(self.unassigned.front().map(|r| r.created + dt));
         let requests = self.in_flight_requests();
-        for i in 0..self.partitions.len() {
+        // A partition that holds nothing has no deadline.
+        for &i in &self.holding.all {
             let p = &self.partitions[i];
             consider(p.waiting.front().map(|r| r.created + dt));
             consider(p.batches().map(|b| b.created + dt).min());
@@ -468,6 +531,9 @@ impl ProducerClient {
             p.run = None;
             p.since_ok.clear();
         }
+        for i in self.holding.snapshot() {
+            self.relist(i);
+        }
         self.failed += unsent + unanswered;
         self.base_producer_id = producer_id;
         self.generation = 0;
@@ -492,7 +558,8 @@ impl ProducerClient {
             sent: self.sent,
             acked: self.acked,
             failed: self.failed,
-            pending: self.unassigned.len() as u64 + self.partitions.iter().map(|p| p.pending()).sum::<u64>(),
+            pending: self.unassigned.len() as u64
+                + self.holding.all.iter().map(|&i| self.partitions[i].pending()).sum::<u64>(),
             errors: self.errors.clone(),
             last_error: self.last_error.clone(),
             unreachable: self.unreachable_leaders(),
@@ -588,9 +655,36 @@ impl ProducerClient {
             self.unassigned.push_back(record);
             return;
         }
-        let queues = Accumulated { parts: &self.partitions, per_batch: self.config.records_per_batch() };
+        let queues = Accumulated {
+            parts: &self.partitions,
+            with_leader: &self.with_leader,
+            holding: &self.holding.all,
+            per_batch: self.config.records_per_batch(),
+        };
         let i = self.partitioner.choose(&self.config, record.key_hash, &queues);
         self.partitions[i].waiting.push_back(record);
+        self.relist(i);
+    }
+
+    /// Brings partition `i`'s entry in [`Holding`] up to date with its queues and leader.
+    /// Called after every change to either.
+    fn relist(&mut self, i: usize) {
+        let p = &mut self.partitions[i];
+        let to = p.holds().then_some(p.leader);
+        if to != p.listed {
+            self.holding.move_to(i, p.listed, to);
+            p.listed = to;
+        }
+    }
+
+    /// Relists every partition that holds something and lists those with a leader again,
+    /// after leaders changed.
+    fn leaders_changed(&mut self) {
+        for i in self.holding.snapshot() {
+            self.relist(i);
+        }
+        self.with_leader =
+            (0..self.partitions.len()).filter(|&i| self.partitions[i].leader.is_some()).collect();
     }
 
     /// Fails `count` records that `send()` refused before they reached the accumulator: Kafka's
@@ -619,6 +713,7 @@ impl ProducerClient {
                 p.leader = None;
                 p.leader_epoch = -1;
             }
+            self.leaders_changed();
             self.refresh_wanted = true;
         }
         for state in delta.partitions.iter().filter(|s| s.tp.topic == self.topic) {
@@ -639,7 +734,7 @@ impl ProducerClient {
             return Some(last);
         }
         let mut at = last + METADATA_MAX_AGE_MS;
-        if self.partitions.iter().any(|p| p.leader.is_none()) {
+        if self.with_leader.len() < self.partitions.len() {
             at = at.min(last + self.config.retry_backoff_ms.max(1));
         }
         Some(at)
@@ -671,6 +766,7 @@ impl ProducerClient {
             p.leader = leader;
             p.leader_epoch = epoch;
         }
+        self.leaders_changed();
         if !self.partitions.is_empty() {
             while let Some(record) = self.unassigned.pop_front() {
                 self.append(record);
@@ -705,23 +801,18 @@ impl ProducerClient {
             // Counted once per round, as `NetworkClient.ready` checks a node once before
             // `drainBatchesForOneNode` fills its request.
             let requests = self.in_flight_requests();
-            let leaders: BTreeSet<BrokerId> = (0..self.partitions.len())
-                .filter(|&i| self.drainable(now, i, &requests))
-                .filter_map(|i| self.partitions[i].leader)
-                .collect();
             let mut sent = false;
-            for broker in leaders {
+            for (broker, drained) in self.drain_plan(now, &requests) {
                 if !self.broker_ready(now, broker, out) {
                     continue;
                 }
                 let request = self.next_request;
                 self.next_request += 1;
-                for i in 0..self.partitions.len() {
-                    if self.partitions[i].leader == Some(broker) && self.drainable(now, i, &requests) {
-                        let batch = self.take_batch(i);
-                        self.send_batch(now, i, batch, request, out);
-                        sent = true;
-                    }
+                for i in drained {
+                    let batch = self.take_batch(i);
+                    self.send_batch(now, i, batch, request, out);
+                    self.relist(i);
+                    sent = true;
                 }
             }
             if !sent {
@@ -730,20 +821,43 @@ impl ProducerClient {
         }
     }
 
+    /// What one round of [`Self::drain`] sends: each leader with a drainable partition, in
+    /// broker order, with its drainable partitions in partition order. Sending to one leader
+    /// changes only its own partitions, so the plan made up front is what checking each leader
+    /// in turn would find.
+    fn drain_plan(&self, now: Ms, requests: &RequestCounts) -> Vec<(BrokerId, Vec<usize>)> {
+        self.holding
+            .by_leader
+            .iter()
+            .map(|(&broker, parts)| {
+                (
+                    broker,
+                    parts.iter().copied().filter(|&i| self.drainable(now, i, requests)).collect::<Vec<_>>(),
+                )
+            })
+            .filter(|(_, drained)| !drained.is_empty())
+            .collect()
+    }
+
     /// What the sender's `RecordAccumulator.ready` pass tells the partitioner
     /// (`partitionReady`, then `Sender.sendProducerData`'s `updateNodeLatencyStats`): the
     /// queue sizes for adaptive partitioning, and, when `partitioner.availability.timeout.ms`
     /// is set, which leaders had batches ready and whether they could take them (connected,
     /// under `max.in.flight.requests.per.connection`).
     fn update_partitioner(&mut self, now: Ms) {
-        let queues = Accumulated { parts: &self.partitions, per_batch: self.config.records_per_batch() };
+        let queues = Accumulated {
+            parts: &self.partitions,
+            with_leader: &self.with_leader,
+            holding: &self.holding.all,
+            per_batch: self.config.records_per_batch(),
+        };
         self.partitioner.update_load(&self.config, &queues);
         if self.config.partitioner_availability_timeout_ms == 0 {
             return;
         }
         let requests = self.in_flight_requests();
         let max = self.config.max_in_flight.max(1) as usize;
-        let ready: BTreeSet<BrokerId> = (0..self.partitions.len())
+        let ready: BTreeSet<BrokerId> = (self.holding.all.iter().copied())
             .filter(|&i| {
                 let p = &self.partitions[i];
                 let muted = self.config.max_in_flight <= 1 && !p.in_flight.is_empty();
@@ -811,8 +925,10 @@ impl ProducerClient {
         // A request spanning several partitions is listed under each: sort and dedup the
         // (leader, request) pairs, then count runs. A Vec, not ordered sets: this runs on
         // every tick (`next_deadline`), and a producer has few requests in flight.
-        let mut requests: Vec<(BrokerId, u64)> =
-            self.partitions.iter().flat_map(|p| &p.in_flight).map(|f| (f.leader, f.request)).collect();
+        let mut requests: Vec<(BrokerId, u64)> = (self.holding.all.iter())
+            .flat_map(|&i| &self.partitions[i].in_flight)
+            .map(|f| (f.leader, f.request))
+            .collect();
         requests.sort_unstable();
         requests.dedup();
         let mut counts: Vec<(BrokerId, usize)> = Vec::new();
@@ -854,10 +970,8 @@ impl ProducerClient {
     /// with a request unanswered after `request.timeout.ms` plus [`CLIENT_TIMEOUT_MARGIN_MS`]
     /// is disconnected, and every request in flight to it fails with `REQUEST_TIMED_OUT`.
     fn time_out_requests(&mut self, now: Ms, out: &mut Outbox) {
-        let brokers: BTreeSet<BrokerId> = self
-            .partitions
-            .iter()
-            .flat_map(|p| &p.in_flight)
+        let brokers: BTreeSet<BrokerId> = (self.holding.all.iter())
+            .flat_map(|&i| &self.partitions[i].in_flight)
             .filter(|f| f.timeout_at <= now)
             .map(|f| f.leader)
             .collect();
@@ -900,8 +1014,9 @@ impl ProducerClient {
         self.refresh_wanted = true;
         // Oldest request first, as `NetworkClient.processDisconnection` completes them.
         let mut lost: Vec<(u64, usize)> = Vec::new();
-        for (i, p) in self.partitions.iter().enumerate() {
-            lost.extend(p.in_flight.iter().filter(|f| f.leader == broker).map(|f| (f.correlation_id, i)));
+        for &i in &self.holding.all {
+            let in_flight = &self.partitions[i].in_flight;
+            lost.extend(in_flight.iter().filter(|f| f.leader == broker).map(|f| (f.correlation_id, i)));
         }
         lost.sort_unstable();
         for (correlation_id, i) in lost {
@@ -977,6 +1092,7 @@ impl ProducerClient {
             // Defensive: keep the batch until a leader is known.
             let retry = Retry { retry_at: now, sent_epoch: p.leader_epoch, batch };
             self.partitions[i].retries.push_front(retry);
+            self.relist(i);
             return;
         };
         let correlation_id = self.next_correlation_id;
@@ -1010,14 +1126,17 @@ impl ProducerClient {
 
     /// The partition with the batch in flight under `correlation_id`.
     fn find_in_flight(&self, correlation_id: u64) -> Option<usize> {
-        self.partitions.iter().position(|p| p.in_flight.iter().any(|f| f.correlation_id == correlation_id))
+        (self.holding.all.iter().copied())
+            .find(|&i| self.partitions[i].in_flight.iter().any(|f| f.correlation_id == correlation_id))
     }
 
     /// Takes partition `i`'s batch in flight under `correlation_id` out of the in-flight list.
     fn take_in_flight(&mut self, i: usize, correlation_id: u64) -> Option<InFlight> {
         let p = &mut self.partitions[i];
         let k = p.in_flight.iter().position(|f| f.correlation_id == correlation_id)?;
-        Some(p.in_flight.remove(k))
+        let taken = p.in_flight.remove(k);
+        self.relist(i);
+        Some(taken)
     }
 
     fn on_response(&mut self, now: Ms, resp: ProduceResponse, out: &mut Outbox) {
@@ -1129,6 +1248,7 @@ impl ProducerClient {
         } else {
             retries.push_front(retry);
         }
+        self.relist(i);
     }
 
     /// Backoff before retry number `retry` (1-based): `retry.backoff.ms · 2^(retry-1)` capped
@@ -1205,10 +1325,12 @@ impl ProducerClient {
         let max = self.max_batch_records();
         let current = self.producer_id();
         let mut bump = false;
-        for i in 0..self.partitions.len() {
+        // Only a partition that holds something can expire; in partition order, as the events go.
+        for i in self.holding.snapshot() {
             let p = &mut self.partitions[i];
             let mut expired: Vec<(u64, Ms, String)> = Vec::new();
-            // Split only where something expired: this runs for every partition on every tick.
+            // Split only where something expired: this runs for every partition that holds
+            // something, on every tick.
             let (gone, kept): (Vec<InFlight>, Vec<InFlight>) =
                 match p.in_flight.iter().any(|f| f.batch.created + dt <= now) {
                     true => {
@@ -1251,6 +1373,7 @@ impl ProducerClient {
                 };
                 expired.push((n as u64, created, why));
             }
+            self.relist(i);
             for (n, created, why) in expired {
                 let tp = &self.partitions[i].tp;
                 let detail = format!(
@@ -1294,6 +1417,8 @@ impl ProducerClient {
 /// batches of `per_batch` from the front, as [`ProducerClient::form_batch`] takes them.
 struct Accumulated<'a> {
     parts: &'a [PartitionQueue],
+    with_leader: &'a Arc<[usize]>,
+    holding: &'a BTreeSet<usize>,
     per_batch: usize,
 }
 
@@ -1312,6 +1437,14 @@ impl Queues for Accumulated<'_> {
 
     fn queued_batches(&self, i: usize) -> usize {
         self.parts[i].retries.len() + self.parts[i].waiting.len().div_ceil(self.per_batch.max(1))
+    }
+
+    fn with_leader(&self) -> Option<&Arc<[usize]>> {
+        Some(self.with_leader)
+    }
+
+    fn holding(&self) -> Vec<usize> {
+        self.holding.iter().copied().collect()
     }
 }
 
@@ -1356,12 +1489,99 @@ pub struct ProducerView {
 
 /// Requests not answered yet per broker ([`ProducerClient::in_flight_requests`]), sorted by
 /// broker.
+#[derive(Debug, PartialEq, Eq)]
 struct RequestCounts(Vec<(BrokerId, usize)>);
 
 impl RequestCounts {
     /// How many requests to `broker` await an answer.
     fn of(&self, broker: BrokerId) -> usize {
         self.0.binary_search_by_key(&broker, |&(b, _)| b).map_or(0, |k| self.0[k].1)
+    }
+}
+
+/// The sender's decisions made by walking every partition, as the producer did before
+/// [`Holding`]: the reference the index is checked against (a missed [`ProducerClient::relist`]
+/// shows as a difference).
+#[cfg(test)]
+impl ProducerClient {
+    /// [`Holding`] rebuilt from every partition's queues and leader.
+    fn holding_walk(&self) -> Holding {
+        let mut h = Holding::default();
+        for (i, p) in self.partitions.iter().enumerate() {
+            h.move_to(i, None, p.holds().then_some(p.leader));
+        }
+        h
+    }
+
+    fn in_flight_requests_walk(&self) -> RequestCounts {
+        let mut requests: Vec<(BrokerId, u64)> =
+            self.partitions.iter().flat_map(|p| &p.in_flight).map(|f| (f.leader, f.request)).collect();
+        requests.sort_unstable();
+        requests.dedup();
+        let mut counts: Vec<(BrokerId, usize)> = Vec::new();
+        for (broker, _) in requests {
+            match counts.last_mut() {
+                Some((b, n)) if *b == broker => *n += 1,
+                _ => counts.push((broker, 1)),
+            }
+        }
+        RequestCounts(counts)
+    }
+
+    /// [`Self::next_deadline`] over every partition.
+    fn next_deadline_walk(&self) -> Option<Ms> {
+        let dt = self.config.delivery_timeout_ms;
+        let mut next = self.generation_due();
+        let mut consider = |t: Option<Ms>| {
+            if let Some(t) = t {
+                next = Some(next.map_or(t, |n: Ms| n.min(t)));
+            }
+        };
+        let last = self.last_refresh;
+        consider(last.map(|last| match self.refresh_wanted {
+            true => last,
+            false if self.partitions.iter().any(|p| p.leader.is_none()) => {
+                (last + METADATA_MAX_AGE_MS).min(last + self.config.retry_backoff_ms.max(1))
+            }
+            false => last + METADATA_MAX_AGE_MS,
+        }));
+        consider(self.unassigned.front().map(|r| r.created + dt));
+        let requests = self.in_flight_requests_walk();
+        for i in 0..self.partitions.len() {
+            let p = &self.partitions[i];
+            consider(p.waiting.front().map(|r| r.created + dt));
+            consider(p.batches().map(|b| b.created + dt).min());
+            consider(p.in_flight.iter().map(|f| f.timeout_at).min());
+            if !self.held_back(i, &requests) {
+                consider(self.sendable_at(i, self.retry_ready_at(i)));
+                consider(self.sendable_at(i, self.batch_ready_at(i)));
+            }
+        }
+        consider(self.conns.next_setup_timeout());
+        next
+    }
+
+    /// [`Self::drain_plan`] over every partition: the leaders with a drainable partition, then
+    /// for each the drainable partitions it leads.
+    fn drain_plan_walk(&self, now: Ms) -> Vec<(BrokerId, Vec<usize>)> {
+        let requests = self.in_flight_requests_walk();
+        let leaders: BTreeSet<BrokerId> = (0..self.partitions.len())
+            .filter(|&i| self.drainable(now, i, &requests))
+            .filter_map(|i| self.partitions[i].leader)
+            .collect();
+        leaders
+            .into_iter()
+            .map(|b| {
+                let led = (0..self.partitions.len())
+                    .filter(|&i| self.partitions[i].leader == Some(b) && self.drainable(now, i, &requests));
+                (b, led.collect())
+            })
+            .collect()
+    }
+
+    /// [`ProducerView::pending`] over every partition.
+    fn pending_walk(&self) -> u64 {
+        self.unassigned.len() as u64 + self.partitions.iter().map(|p| p.pending()).sum::<u64>()
     }
 }
 
@@ -2201,5 +2421,149 @@ mod tests {
         let next = requests(&mut out).remove(0).1;
         assert_eq!((next.batch.producer_id, next.batch.base_sequence), (1005, 0));
         assert_eq!(p.producer_id(), 1005);
+    }
+
+    /// One step of [`the_index_decides_as_a_walk_over_every_partition`].
+    #[derive(Clone, Debug)]
+    enum Step {
+        /// Time passes by this many ms, then the producer ticks.
+        Tick(u8),
+        /// The producer ticks at its next deadline, if any, within this many ms.
+        Deadline(u16),
+        /// `produce` of that many records, with key `k{n}` or none.
+        Produce(u8, Option<u8>),
+        /// Metadata: leader of each partition (`None` for 3), epoch raised or not; fewer
+        /// partitions than the topic has leave the rest as they are.
+        Metadata(Vec<u8>, bool),
+        /// The request at this place among those unanswered gets an answer: `None` success,
+        /// else the error at this place in [`ERRORS`].
+        Answer(u8, Option<u8>),
+        /// Broker `b`'s connection handshake is answered.
+        Connected(u8),
+        /// Broker `b` refuses or drops the connection.
+        Disconnected(u8),
+        /// A config change: max in flight, acks, idempotence, linger, adaptive, availability
+        /// timeout, round robin.
+        Config(u8, u8, bool, u8, bool, bool, bool),
+        Restart,
+        DeleteTopic,
+    }
+
+    const ERRORS: &[ErrorCode] = &[
+        ErrorCode::NotLeaderOrFollower,
+        ErrorCode::NotEnoughReplicas,
+        ErrorCode::OutOfOrderSequenceNumber,
+        ErrorCode::RequestTimedOut,
+        ErrorCode::InvalidRequiredAcks,
+    ];
+
+    fn step() -> impl proptest::strategy::Strategy<Value = Step> {
+        use proptest::prelude::*;
+        prop_oneof![
+            4 => any::<u8>().prop_map(Step::Tick),
+            4 => (0u16..2_000).prop_map(Step::Deadline),
+            4 => (0u8..40, proptest::option::of(0u8..8)).prop_map(|(n, k)| Step::Produce(n, k)),
+            1 => (proptest::collection::vec(0u8..4, 1..8), any::<bool>()).prop_map(|(l, e)| Step::Metadata(l, e)),
+            5 => (any::<u8>(), proptest::option::weighted(0.3, 0u8..5)).prop_map(|(i, e)| Step::Answer(i, e)),
+            2 => (0u8..3).prop_map(Step::Connected),
+            1 => (0u8..3).prop_map(Step::Disconnected),
+            1 => (1u8..4, 0u8..3, any::<bool>(), 0u8..3, any::<bool>(), any::<bool>(), proptest::bool::weighted(0.2))
+                .prop_map(|(m, a, i, l, ad, av, rr)| Step::Config(m, a, i, l, ad, av, rr)),
+            1 => Just(Step::Restart),
+            1 => Just(Step::DeleteTopic),
+        ]
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig {
+            cases: 256,
+            rng_seed: proptest::test_runner::RngSeed::Fixed(20261202),
+            failure_persistence: None,
+            ..Default::default()
+        })]
+
+        /// Whatever happens (records, metadata and leader moves, answers and errors, lost
+        /// connections, config changes, restarts, a deleted topic), the index of partitions
+        /// that hold something matches one rebuilt from every partition, and the deadline, the
+        /// in-flight counts, the pending count and what a drain would send at several instants
+        /// are what a walk over every partition decides.
+        #[test]
+        fn the_index_decides_as_a_walk_over_every_partition(steps in proptest::collection::vec(step(), 1..120)) {
+            let cfg = ProducerConfig { delivery_timeout_ms: 3_000, request_timeout_ms: 500, linger_ms: 5, batch_size: 300, ..config() };
+            let (mut p, mut out) = with_leaders(cfg, &[Some(0), Some(1), Some(2), Some(0)], 0);
+            let (mut now, mut epoch) = (0 as Ms, 0 as Epoch);
+            let mut unanswered: Vec<ProduceRequest> = Vec::new();
+            for step in steps {
+                match step {
+                    Step::Tick(dt) => {
+                        now += Ms::from(dt);
+                        p.on_tick(now, &mut out);
+                    }
+                    Step::Deadline(within) => {
+                        if let Some(t) = p.next_deadline().filter(|&t| t <= now + Ms::from(within)) {
+                            now = now.max(t);
+                            p.on_tick(now, &mut out);
+                        }
+                    }
+                    Step::Produce(n, key) => p.enqueue_with_key(now, u64::from(n), key.map(|k| format!("k{k}")).as_deref()),
+                    Step::Metadata(leaders, bump) => {
+                        epoch += Epoch::from(bump);
+                        let leaders: Vec<Option<BrokerId>> =
+                            leaders.iter().map(|&b| (b < 3).then_some(BrokerId::from(b))).collect();
+                        p.handle(now, metadata(&leaders, epoch), &mut out);
+                    }
+                    Step::Answer(k, e) => {
+                        if !unanswered.is_empty() {
+                            let r = unanswered.remove(usize::from(k) % unanswered.len());
+                            let m = match e {
+                                None => ok(&r, 0, epoch),
+                                Some(e) => err(&r, ERRORS[usize::from(e)], ""),
+                            };
+                            p.handle(now, m, &mut out);
+                        }
+                    }
+                    Step::Connected(b) => {
+                        p.handle(now, Message::Connected { peer: NodeId::Broker(BrokerId::from(b)) }, &mut out)
+                    }
+                    Step::Disconnected(b) => {
+                        let peer = NodeId::Broker(BrokerId::from(b));
+                        p.handle(now, Message::Disconnected { peer, correlation_id: 0 }, &mut out)
+                    }
+                    Step::Config(m, a, idempotence, l, adaptive, availability, rr) => {
+                        let config = ProducerConfig {
+                            max_in_flight: u32::from(m) * 2 - 1,
+                            acks: [Acks::Zero, Acks::One, Acks::All][usize::from(a)],
+                            enable_idempotence: idempotence,
+                            linger_ms: [0, 5, 50][usize::from(l)],
+                            partitioner_adaptive: adaptive,
+                            partitioner_availability_timeout_ms: if availability { 20 } else { 0 },
+                            partitioner_class: if rr { PartitionerClass::RoundRobin } else { PartitionerClass::BuiltIn },
+                            ..p.config.clone()
+                        };
+                        p.set_config(now, config);
+                    }
+                    Step::Restart => p.restart(now, 100 + now as i64, &mut out),
+                    Step::DeleteTopic => {
+                        let delta = MetadataDelta { deleted_topics: vec![Arc::from(TOPIC)], ..Default::default() };
+                        p.handle(now, Message::Metadata(delta), &mut out);
+                    }
+                }
+                for (_, m) in mem::take(&mut out.sends) {
+                    if let Message::Produce(r) = m && r.acks != Acks::Zero {
+                        unanswered.push(r);
+                    }
+                }
+                proptest::prop_assert_eq!(&p.holding, &p.holding_walk());
+                proptest::prop_assert_eq!(p.in_flight_requests(), p.in_flight_requests_walk());
+                proptest::prop_assert_eq!(p.next_deadline(), p.next_deadline_walk());
+                proptest::prop_assert_eq!(p.view().pending, p.pending_walk());
+                let with_leader: Vec<usize> = (0..p.partitions.len()).filter(|&i| p.partitions[i].leader.is_some()).collect();
+                proptest::prop_assert_eq!(&p.with_leader[..], &with_leader[..]);
+                let requests = p.in_flight_requests();
+                for t in [now, now + 5, now + 60, now + 2_000] {
+                    proptest::prop_assert_eq!(p.drain_plan(t, &requests), p.drain_plan_walk(t));
+                }
+            }
+        }
     }
 }

@@ -148,7 +148,13 @@ pub(super) fn filter_config(model: &mut Model, line: &str) -> Result<(), String>
     if line.is_empty() {
         model.say(StatusKind::Info, "the config view shows every property");
     } else {
-        model.say(StatusKind::Info, format!("{shown} properties hold `{line}` · / changes the filter"));
+        model.say(
+            StatusKind::Info,
+            format!(
+                "{shown} {} `{line}` · / changes the filter",
+                if shown == 1 { "property holds" } else { "properties hold" }
+            ),
+        );
     }
     Ok(())
 }

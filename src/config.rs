@@ -1642,7 +1642,7 @@ impl ProducerConfig {
         if p.scope != Scope::Producer {
             return Err(scope_error(p, "on the producer"));
         }
-        let v = p.parse(text)?;
+        let v = p.parse(text).map_err(|e| self.with_floor(e))?;
         match (p.name, v) {
             ("acks", Value::Acks(a)) => self.acks = a,
             ("enable.idempotence", v) => {
@@ -1677,6 +1677,26 @@ impl ProducerConfig {
             (other, _) => unreachable!("registry entry {other} has no producer field"),
         }
         Ok(())
+    }
+
+    /// `e` with the real lower bound where another property raises it: `delivery.timeout.ms`
+    /// must be at least `linger.ms + request.timeout.ms` (Kafka's
+    /// `KafkaProducer.configureDeliveryTimeout`), so a bad value's message names that floor
+    /// instead of the bare parse range.
+    fn with_floor(&self, e: ConfigError) -> ConfigError {
+        match e {
+            ConfigError::InvalidValue { name: "delivery.timeout.ms", value, .. } => {
+                let floor = self.linger_ms + self.request_timeout_ms;
+                ConfigError::InvalidValue {
+                    name: "delivery.timeout.ms",
+                    value,
+                    expected: format!(
+                        "an integer from {floor} (linger.ms + request.timeout.ms) to {MAX_INT}"
+                    ),
+                }
+            }
+            other => other,
+        }
     }
 
     /// Checks the combinations Kafka's `ProducerConfig` refuses (R5.7, R5.8). Errors:
@@ -1907,6 +1927,8 @@ mod tests {
         p.set("enable.idempotence", "true").unwrap();
         assert!(p.validate().unwrap_err().to_string().starts_with("Must set acks to all"));
         let mut p = ProducerConfig::default();
+        let soon = p.set("delivery.timeout.ms", "soon").unwrap_err().to_string();
+        assert!(soon.contains("an integer from 30005 (linger.ms + request.timeout.ms)"), "{soon}");
         p.set("delivery.timeout.ms", "1").unwrap();
         assert!(p.validate().unwrap_err().to_string().contains("linger.ms + request.timeout.ms"));
         let mut b = BrokerConfig::default();

@@ -15,7 +15,9 @@ use std::path::{Path, PathBuf};
 
 /// isrlab: a live Kafka replication lab in the terminal.
 #[derive(Parser, Debug, Clone)]
-#[command(name = "isrlab", version, about, long_about = None)]
+// Negative numbers reach the value parsers, so `--speed -1` and `--seed -5` get their range
+// errors instead of "unexpected argument".
+#[command(name = "isrlab", version, about, long_about = None, allow_negative_numbers = true)]
 pub struct Cli {
     /// What to do; without one, the dashboard opens.
     #[command(subcommand)]
@@ -25,7 +27,7 @@ pub struct Cli {
     pub scenario: Option<PathBuf>,
     /// Master seed; the same seed and commands give the same run. Random when not given
     /// (a scenario file's own seed wins over random, this flag over both).
-    #[arg(long, value_name = "N", global = true)]
+    #[arg(long, value_name = "N", value_parser = parse_seed, global = true)]
     pub seed: Option<u64>,
     /// Number of brokers, ids 0..N-1 (default 3, at most 100).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=MAX_BROKERS as i64), global = true)]
@@ -68,12 +70,14 @@ pub struct Cli {
 pub enum Mode {
     /// Run a scenario headless: prints events and ✓/✗ per expectation; exit code 0 when all
     /// hold, 1 when one fails, 2 when the file is invalid.
+    #[command(allow_negative_numbers = true)]
     Run {
         /// The scenario file.
         #[arg(value_name = "FILE.toml")]
         file: PathBuf,
     },
     /// Run the cluster headless to `--at` and print `kafka-topics.sh --describe` output.
+    #[command(allow_negative_numbers = true)]
     Describe {
         /// Sim time to stop at, e.g. `5s`, `1500ms`, `2m` (default: a scenario's end, else 5s).
         // Hyphen values reach the parser, so `-1s` gets its "negative" error.
@@ -154,6 +158,12 @@ pub fn parse_setting(text: &str) -> Result<Setting, String> {
     };
     checks::check_setting(key, value)?;
     Ok(Setting { key: key.to_string(), value: value.to_string() })
+}
+
+/// Parses a seed, a whole number from 0 to 18446744073709551615. Errors: the problem in words.
+pub fn parse_seed(text: &str) -> Result<u64, String> {
+    text.parse::<u64>()
+        .map_err(|_| format!("`{text}` is not a seed: give a whole number from 0 to {}", u64::MAX))
 }
 
 /// Parses a sim speed, 0.01 to 100 (sim ms per wall ms). Errors: the problem in words.

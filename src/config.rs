@@ -101,19 +101,21 @@ const fn long(min: i64, max: i64) -> Kind {
 
 /// Every property isrlab understands.
 pub static PROPERTIES: &[Property] = &[
+    // Rule book R4.1.
     Property {
         name: "replica.lag.time.max.ms",
         scope: Scope::Broker,
         default: "30000",
         kind: long(1, MAX_INT),
-        doc: "a follower not caught up for this long leaves the ISR (R4.1)",
+        doc: "a follower not caught up for this long leaves the ISR",
     },
+    // Rule book R2.4.
     Property {
         name: "replica.fetch.wait.max.ms",
         scope: Scope::Broker,
         default: "500",
         kind: long(0, MAX_INT),
-        doc: "how long a leader parks an empty follower fetch (R2.4)",
+        doc: "how long a leader parks an empty follower fetch",
     },
     Property {
         name: "replica.fetch.max.bytes",
@@ -178,61 +180,69 @@ pub static PROPERTIES: &[Property] = &[
         kind: long(0, MAX_INT),
         doc: "how many incremental fetch sessions (KIP-227) a leader caches; 0 = every fetch lists every partition",
     },
+    // Rule book R3.11.
     Property {
         name: "replica.high.watermark.checkpoint.interval.ms",
         scope: Scope::Broker,
         default: "5000",
         kind: long(1, MAX_INT),
-        doc: "how often each broker writes its HWs to disk (R3.11)",
+        doc: "how often each broker writes its HWs to disk",
     },
+    // Rule book R6.1.
     Property {
         name: "broker.heartbeat.interval.ms",
         scope: Scope::Broker,
         default: "2000",
         kind: long(1, MAX_INT),
-        doc: "brokers heartbeat the KRaft controller this often (R6.1)",
+        doc: "brokers heartbeat the KRaft controller this often",
     },
+    // Rule book R6.1.
     Property {
         name: "broker.session.timeout.ms",
         scope: Scope::Broker,
         default: "9000",
         kind: long(1, MAX_INT),
-        doc: "the controller fences a broker silent for this long (R6.1)",
+        doc: "the controller fences a broker silent for this long",
     },
+    // Rule book R5.4, R3.3.
     Property {
         name: "min.insync.replicas",
         scope: Scope::BrokerAndTopic,
         default: "1",
         kind: long(1, MAX_INT),
-        doc: "acks=all needs an ISR at least this big; the HW waits for it too (R5.4, R3.3)",
+        doc: "acks=all needs an ISR at least this big; the HW waits for it too",
     },
+    // Rule book R6.5.
     Property {
         name: "unclean.leader.election.enable",
         scope: Scope::BrokerAndTopic,
         default: "false",
         kind: Kind::Bool,
-        doc: "let a replica outside the ISR lead when no ISR member is alive (R6.5)",
+        doc: "let a replica outside the ISR lead when no ISR member is alive",
     },
+    // Rule book R6.5.
     Property {
         name: "unclean.leader.election.interval.ms",
         scope: Scope::Broker,
         default: "300000",
         kind: long(1, MAX_INT),
-        doc: "how often the KRaft controller retries unclean elections (R6.5)",
+        doc: "how often the KRaft controller retries unclean elections",
     },
+    // Rule book R6.7.
     Property {
         name: "auto.leader.rebalance.enable",
         scope: Scope::Broker,
         default: "true",
         kind: Kind::Bool,
-        doc: "move leadership back to preferred replicas periodically (R6.7)",
+        doc: "move leadership back to preferred replicas periodically",
     },
+    // Rule book R6.7.
     Property {
         name: "leader.imbalance.check.interval.seconds",
         scope: Scope::Broker,
         default: "300",
         kind: long(1, MAX_INT),
-        doc: "how often the controller checks for leader imbalance (R6.7)",
+        doc: "how often the controller checks for leader imbalance",
     },
     Property {
         name: "offsets.topic.num.partitions",
@@ -500,19 +510,21 @@ pub static PROPERTIES: &[Property] = &[
         kind: Kind::Choice(&["range,cooperative-sticky", "range", "roundrobin", "cooperative-sticky"]),
         doc: "the assignors a group member offers, in order; cooperative-sticky alone runs the cooperative protocol",
     },
+    // Rule book R5.2-R5.4.
     Property {
         name: "acks",
         scope: Scope::Producer,
         default: "all",
         kind: Kind::Acks,
-        doc: "how many replicas must have a record before the producer hears success (R5.2-R5.4)",
+        doc: "how many replicas must have a record before the producer hears success",
     },
+    // Rule book R5.8.
     Property {
         name: "enable.idempotence",
         scope: Scope::Producer,
         default: "true",
         kind: Kind::Bool,
-        doc: "producer id and sequence numbers let the leader drop retried duplicates (R5.8)",
+        doc: "producer id and sequence numbers let the leader drop retried duplicates",
     },
     Property {
         name: "retries",
@@ -528,12 +540,13 @@ pub static PROPERTIES: &[Property] = &[
         kind: long(1, MAX_INT),
         doc: "a record not acknowledged within this fails with a TimeoutException",
     },
+    // Rule book R5.4.
     Property {
         name: "request.timeout.ms",
         scope: Scope::Producer,
         default: "30000",
         kind: long(1, MAX_INT),
-        doc: "how long the leader may park an acks=all request (R5.4)",
+        doc: "how long the leader may park an acks=all request",
     },
     Property {
         name: "retry.backoff.ms",
@@ -1629,7 +1642,7 @@ impl ProducerConfig {
         if p.scope != Scope::Producer {
             return Err(scope_error(p, "on the producer"));
         }
-        let v = p.parse(text)?;
+        let v = p.parse(text).map_err(|e| self.with_floor(e))?;
         match (p.name, v) {
             ("acks", Value::Acks(a)) => self.acks = a,
             ("enable.idempotence", v) => {
@@ -1664,6 +1677,26 @@ impl ProducerConfig {
             (other, _) => unreachable!("registry entry {other} has no producer field"),
         }
         Ok(())
+    }
+
+    /// `e` with the real lower bound where another property raises it: `delivery.timeout.ms`
+    /// must be at least `linger.ms + request.timeout.ms` (Kafka's
+    /// `KafkaProducer.configureDeliveryTimeout`), so a bad value's message names that floor
+    /// instead of the bare parse range.
+    fn with_floor(&self, e: ConfigError) -> ConfigError {
+        match e {
+            ConfigError::InvalidValue { name: "delivery.timeout.ms", value, .. } => {
+                let floor = self.linger_ms + self.request_timeout_ms;
+                ConfigError::InvalidValue {
+                    name: "delivery.timeout.ms",
+                    value,
+                    expected: format!(
+                        "an integer from {floor} (linger.ms + request.timeout.ms) to {MAX_INT}"
+                    ),
+                }
+            }
+            other => other,
+        }
     }
 
     /// Checks the combinations Kafka's `ProducerConfig` refuses (R5.7, R5.8). Errors:
@@ -1756,6 +1789,16 @@ mod tests {
             Kind::ReplicaList => "*".to_string(),
             Kind::Choice(words) => words.iter().find(|w| **w != p.default).unwrap_or(&p.default).to_string(),
             Kind::Class(names) => names[0].to_string(),
+        }
+    }
+
+    /// The meanings are user-facing: they speak of what the user sees, never of the rule
+    /// book's internal numbers (`R4.1`), which live in the comments beside each entry.
+    #[test]
+    fn no_meaning_cites_a_rule_book_number() {
+        let rule = regex::Regex::new(r"\bR[0-9]+\.[0-9]").unwrap();
+        for p in PROPERTIES {
+            assert!(!rule.is_match(p.doc), "{}: {}", p.name, p.doc);
         }
     }
 
@@ -1884,6 +1927,8 @@ mod tests {
         p.set("enable.idempotence", "true").unwrap();
         assert!(p.validate().unwrap_err().to_string().starts_with("Must set acks to all"));
         let mut p = ProducerConfig::default();
+        let soon = p.set("delivery.timeout.ms", "soon").unwrap_err().to_string();
+        assert!(soon.contains("an integer from 30005 (linger.ms + request.timeout.ms)"), "{soon}");
         p.set("delivery.timeout.ms", "1").unwrap();
         assert!(p.validate().unwrap_err().to_string().contains("linger.ms + request.timeout.ms"));
         let mut b = BrokerConfig::default();

@@ -130,16 +130,17 @@ fn user_config(cli: &Cli) -> Result<user_config::Loaded> {
 /// `isrlab` and `isrlab --scenario FILE`: the live dashboard.
 fn dashboard(cli: &Cli) -> Result<isrlab::ui::Exit> {
     use std::io::IsTerminal;
+    let loaded = user_config(cli)?;
+    let mut cli = cli.clone();
+    cli.with_user_config(&loaded.config);
+    // The flags and the scenario file are checked first: their mistake is the one to report.
+    let (spec, timeline, scenario) = start(&cli)?;
     if !std::io::stdin().is_terminal() || !std::io::stdout().is_terminal() {
         return Err(CliError::Invalid(
             "the dashboard needs a terminal (stdin and stdout are not both a TTY); for output into a file or pipe use `isrlab run FILE` or `isrlab describe`".into(),
         )
         .into());
     }
-    let loaded = user_config(cli)?;
-    let mut cli = cli.clone();
-    cli.with_user_config(&loaded.config);
-    let (spec, timeline, scenario) = start(&cli)?;
     let seed = spec.seed;
     let commands = timeline.into_iter().map(|a| (a.at, a.command)).collect();
     let live = LiveSim::spawn(spec, commands, scenario)

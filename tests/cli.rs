@@ -62,3 +62,25 @@ fn a_negative_describe_time_gets_the_duration_error_not_a_flag_error() {
     let err = stderr(&out);
     assert!(err.contains("`-1s` is negative"), "{err}");
 }
+
+#[test]
+fn a_negative_speed_or_seed_says_what_is_allowed() {
+    let o = isrlab(&["describe", "--speed", "-1"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("`-1` is not a speed from 0.01 to 100"), "{}", stderr(&o));
+    let o = isrlab(&["--seed", "-5"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("`-5` is not a seed: give a whole number from 0 to"), "{}", stderr(&o));
+}
+
+/// Without a terminal, the dashboard still reports a mistake in the flags or the scenario
+/// file first (stdin here is not a terminal).
+#[test]
+fn without_a_terminal_the_real_mistake_is_reported_first() {
+    let o = isrlab(&["--topic", "foo:3:5"]);
+    assert!(stderr(&o).contains("INVALID_REPLICATION_FACTOR"), "{}", stderr(&o));
+    assert!(!stderr(&o).contains("needs a terminal"), "{}", stderr(&o));
+    let o = isrlab(&["--scenario", "no-such-file.toml"]);
+    assert!(stderr(&o).contains("no-such-file.toml: cannot read"), "{}", stderr(&o));
+    assert!(!stderr(&o).contains("needs a terminal"), "{}", stderr(&o));
+}

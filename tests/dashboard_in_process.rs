@@ -697,7 +697,7 @@ fn enter_edits_a_property_in_its_row_and_enter_applies_it() {
         row.starts_with("▸delivery.timeout.ms") && row.contains("120000") && row.contains("Esc cancel"),
         "{row}"
     );
-    assert!(editing.contains("1 properties hold `delivery.timeout`"), "the status line stays:\n{editing}");
+    assert!(editing.contains("1 property holds `delivery.timeout`"), "the status line stays:\n{editing}");
     assert!((0..40).all(|r| !editing.line(r).starts_with(':')), "no palette line:\n{editing}");
     for _ in 0..6 {
         app.press_key(KeyCode::Backspace);
@@ -773,6 +773,37 @@ fn a_refused_value_shows_the_reason_in_the_row_and_keeps_the_edit_open() {
     app.press_key(KeyCode::Enter);
     assert_eq!(app.snap.producers[0].config.delivery_timeout_ms, 90_000);
     assert!(app.model.config_edit.is_none());
+}
+
+/// An empty value says so (not "is not KEY=VALUE"), and each refused attempt replaces the
+/// last one's reason in the status line: after the cluster refuses `1000`, a line the parser
+/// refuses (`30000 extra`) shows its own reason there.
+#[test]
+fn each_refused_edit_replaces_the_last_reason() {
+    let mut app = App::start(120, 40);
+    app.press_key(KeyCode::F(6));
+    app.press("/delivery.timeout");
+    app.press_key(KeyCode::Enter);
+    app.press_key(KeyCode::Enter);
+    for _ in 0..6 {
+        app.press_key(KeyCode::Backspace);
+    }
+    app.press_key(KeyCode::Enter);
+    let why = app.model.prompt.error().expect("a reason").to_string();
+    assert!(why.contains("is empty") && !why.contains("KEY=VALUE"), "{why}");
+    app.press("1000");
+    app.press_key(KeyCode::Enter);
+    app.run_for(100);
+    let refused = app.model.prompt.error().expect("the cluster's reason").to_string();
+    for _ in 0..4 {
+        app.press_key(KeyCode::Backspace);
+    }
+    app.press("30000 extra");
+    app.press_key(KeyCode::Enter);
+    let parse = app.model.prompt.error().expect("the parser's reason").to_string();
+    assert_ne!(parse, refused);
+    let status = format!("{:?}", app.model.status);
+    assert!(status.contains("extra") && !status.contains(&refused), "{status}");
 }
 
 /// The broker view's fetch-session lines of the selected broker (`←L (N partitions): …`).

@@ -379,9 +379,18 @@ fn producer(table: &Spanned<Table>, topics: &[TopicSpec]) -> Res<ProducerSpec> {
     };
     let name = match topic.get_ref() {
         Value::String(s) if topics.iter().any(|t| t.name == *s) => s.clone(),
-        _ => {
-            let names: Vec<&str> = topics.iter().map(|t| t.name.as_str()).collect();
-            return err(topic.span(), format!("expected the name of a [[topic]] ({})", names.join(", ")));
+        other => {
+            let names: Vec<String> = topics.iter().map(|t| format!("`{}`", t.name)).collect();
+            let what = match other {
+                Value::String(s) => format!("the producer's topic `{s}` is not defined"),
+                _ => "a producer's `topic` is the name of a [[topic]], in quotes".to_string(),
+            };
+            let known = match names.len() {
+                0 => "the file defines no [[topic]]".to_string(),
+                1 => format!("the file's only [[topic]] is {}", names[0]),
+                _ => format!("the file's [[topic]] tables define {}", names.join(", ")),
+            };
+            return err(topic.span(), format!("{what}: {known}"));
         }
     };
     let mut config = ProducerConfig::default();
@@ -632,6 +641,17 @@ mod tests {
         assert_eq!(s.timeline[0].refused.as_deref(), Some("INVALID_REPLICATION_FACTOR"));
         let named = format!("{HEAD}{refused}[[expect]]\ntime = \"2s\"\npartition = \"big-0\"\nhw = 0\n");
         assert!(parse("f", &named).unwrap_err().to_string().contains("unknown topic `big`"));
+    }
+
+    /// A producer's unknown topic names the topics the file does define.
+    #[test]
+    fn an_unknown_producer_topic_names_the_defined_topics() {
+        let text = HEAD.replace("[[producer]]\ntopic = \"t\"", "[[producer]]\ntopic = \"orders\"");
+        let e = parse("f", &text).unwrap_err().to_string();
+        assert!(
+            e.contains("the producer's topic `orders` is not defined: the file's only [[topic]] is `t`"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -124,8 +124,55 @@ fn pending_on(snap: &Snapshot, p: &Property) -> Vec<crate::sim::BrokerId> {
     snap.brokers.iter().filter(|b| b.restart_pending.iter().any(|n| n == p.name)).map(|b| b.id).collect()
 }
 
-/// Column widths: name, value, default, scope, mode; the meaning takes the rest (when wide).
-const COLS: [usize; 4] = [12, 12, 12, 13];
+/// How a value is written in the list: Java's `Long.MAX_VALUE` (the default of the
+/// replication throttles, `LEADER_REPLICATION_THROTTLED_RATE_DEFAULT` in Kafka's
+/// `QuotaConfig`) as `Long.MAX`, so no number is ever cut; the meaning pane gives it exactly.
+pub fn shown(value: &str) -> String {
+    if value == LONG_MAX { "Long.MAX".to_string() } else { value.to_string() }
+}
+
+/// `Long.MAX_VALUE` as text.
+const LONG_MAX: &str = "9223372036854775807";
+
+/// Narrower than this, the scope column gives way (the meaning pane names the scope).
+const SCOPE_FROM: usize = 100;
+
+/// The scope column's width.
+const SCOPE_W: usize = 12;
+
+/// The columns' widths for `width`: name, value, default, scope (0 when it gives way), mode
+/// and meaning (0 when there is no room). Value, default and mode are as wide as their
+/// longest visible cell, so a number is never cut; the name takes what is left.
+fn widths(width: usize, cells: &[[String; 3]]) -> [usize; 6] {
+    let widest =
+        |i: usize, head: &str| cells.iter().map(|c| text::width(&c[i])).chain([text::width(head)]).max();
+    let value_w = widest(0, "Value").unwrap_or(5).min(20);
+    let default_w = widest(1, "Default").unwrap_or(7).min(20);
+    let mode_w = widest(2, "Takes effect").unwrap_or(12).min(24);
+    let scope_w = if width >= SCOPE_FROM { SCOPE_W } else { 0 };
+    let fixed = value_w + default_w + mode_w + scope_w + usize::from(scope_w > 0) + 4;
+    let name_w = width.saturating_sub(fixed).clamp(16, 46);
+    let doc_w = width.saturating_sub(name_w + fixed + 1);
+    let doc_w = if doc_w >= 20 { doc_w } else { 0 };
+    [name_w, value_w, default_w, scope_w, mode_w, doc_w]
+}
+
+/// The value column's text: the current value, or `null` where the property has none (the
+/// one spelling for "unset", as Kafka's `kafka-configs.sh --describe` writes it).
+fn value_cell(model: &Model, snap: &Snapshot, p: &Property) -> String {
+    current(model, snap, p).map_or_else(|| "null".to_string(), |v| shown(&v))
+}
+
+/// The mode column's text: how a change takes effect, or the brokers still waiting for a
+/// restart to take it.
+fn mode_cell(snap: &Snapshot, p: &Property) -> String {
+    let pending = pending_on(snap, p);
+    if pending.is_empty() {
+        mode_name(p).to_string()
+    } else {
+        format!("restart pending {}", join_ids(&pending))
+    }
+}
 
 /// Draws the view in `area`: the list (visible rows only) and the selected property's
 /// meaning in full under it.
@@ -151,34 +198,36 @@ pub fn render(frame: &mut Frame, area: Rect, model: &Model, snap: &Snapshot) {
         Block::new().borders(Borders::TOP).title(Span::styled(text::truncate(&title, width), theme.title()));
     let inner = block.inner(list);
     let height = usize::from(inner.height);
-    let name_w = width.saturating_sub(COLS.iter().sum::<usize>() + 6).clamp(16, 46);
-    let doc_w = width.saturating_sub(name_w + COLS.iter().sum::<usize>() + 7);
-    let mut lines = Vec::with_capacity(height);
-    let head = row_text(["Property", "Value", "Default", "Scope", "Takes effect"], name_w, doc_w, "Meaning");
-    lines.push(Line::styled(text::truncate(&head, width), theme.muted()));
     let visible = height.saturating_sub(1).max(1);
     let offset = (selected + 1).saturating_sub(visible);
+    let shown_rows: Vec<(usize, &Property, [String; 3])> = rows
+        .iter()
+        .enumerate()
+        .skip(offset)
+        .take(visible)
+        .map(|(i, p)| (i, *p, [value_cell(model, snap, p), shown(p.default), mode_cell(snap, p)]))
+        .collect();
+    let cells: Vec<[String; 3]> = shown_rows.iter().map(|r| r.2.clone()).collect();
+    let w = widths(width, &cells);
+    let mut lines = Vec::with_capacity(height);
+    let head = row_text(["Property", "Value", "Default", "Scope", "Takes effect"], w, "Meaning");
+    lines.push(Line::styled(text::truncate(&head, width), theme.muted()));
     let editing = model.mode == Mode::Prompt(Ask::ConfigValue);
-    for (i, p) in rows.iter().enumerate().skip(offset).take(visible) {
-        if editing && i == selected {
+    for (i, p, [value, default, mode]) in &shown_rows {
+        if editing && *i == selected {
             let y = inner.y + u16::try_from(lines.len()).unwrap_or(0);
-            let x = inner.x + u16::try_from(name_w + 2).unwrap_or(0);
-            lines.push(edit_row(frame, (x, y), model, p, name_w, width));
+            let x = inner.x + u16::try_from(w[0] + 2).unwrap_or(0);
+            lines.push(edit_row(frame, (x, y), model, p, w, width));
             continue;
         }
-        let value = current(model, snap, p).unwrap_or_else(|| "—".into());
-        let pending = pending_on(snap, p);
-        let mode = if pending.is_empty() {
-            mode_name(p).to_string()
-        } else {
-            format!("restart pending {}", join_ids(&pending))
-        };
-        let marker = if i == selected { "▸" } else { " " };
-        let cells = [p.name, &value, p.default, scope_name(p.scope), &mode];
-        let text = format!("{marker}{}", &row_text(cells, name_w, doc_w, p.doc)[1..]);
-        let style = if i == selected {
+        let marker = if *i == selected { "▸" } else { " " };
+        let text = format!(
+            "{marker}{}",
+            &row_text([p.name, value, default, scope_name(p.scope), mode], w, p.doc)[1..]
+        );
+        let style = if *i == selected {
             theme.selected()
-        } else if value != p.default && value != "—" {
+        } else if *value != *default && value != "null" {
             theme.title()
         } else {
             theme.normal()
@@ -197,11 +246,12 @@ fn edit_row(
     at: (u16, u16),
     model: &Model,
     p: &Property,
-    name_w: usize,
+    w: [usize; 6],
     width: usize,
 ) -> Line<'static> {
     let theme = model.theme;
-    let field_w = COLS[0] + 1 + COLS[1];
+    let name_w = w[0];
+    let field_w = (w[1] + 1 + w[2]).max(24);
     let (mut spans, cursor) = super::palette::field(&model.prompt, field_w, theme);
     let used: usize = spans.iter().map(Span::width).sum();
     spans.insert(0, Span::styled(format!("▸{:<name_w$} ", text::truncate(p.name, name_w)), theme.selected()));
@@ -209,29 +259,33 @@ fn edit_row(
     let room = width.saturating_sub(name_w + 3 + field_w);
     match model.prompt.error() {
         Some(e) => spans.push(Span::styled(text::truncate(&format!("✖ {e}"), room), theme.bad())),
-        None => spans.push(Span::styled(
-            text::truncate(&format!("default {} · Enter apply  Esc cancel", p.default), room),
-            theme.muted(),
-        )),
+        None => {
+            // The hint gives way whole: the meaning pane says what Enter and Esc do.
+            let full = format!("default {} · Enter apply  Esc cancel", shown(p.default));
+            let hint =
+                if text::width(&full) <= room { full } else { format!("default {}", shown(p.default)) };
+            spans.push(Span::styled(text::truncate(&hint, room), theme.muted()));
+        }
     }
     let (x, y) = at;
     frame.set_cursor_position(ratatui::layout::Position::new(x.saturating_add(cursor), y));
     Line::from(spans)
 }
 
-/// One row: the cells cut to their columns, then the meaning when there is room.
-fn row_text(cells: [&str; 5], name_w: usize, doc_w: usize, doc: &str) -> String {
+/// One row: the cells cut to their columns (the scope only when it has a column), then the
+/// meaning when there is room.
+fn row_text(cells: [&str; 5], w: [usize; 6], doc: &str) -> String {
     let [name, value, default, scope, mode] = cells;
+    let [name_w, value_w, default_w, scope_w, mode_w, doc_w] = w;
     let fit = |s: &str, w: usize| format!("{:<w$}", text::truncate(s, w));
-    let mut out = format!(
-        " {} {} {} {} {}",
-        fit(name, name_w),
-        fit(value, COLS[0]),
-        fit(default, COLS[1]),
-        fit(scope, COLS[2]),
-        fit(mode, COLS[3])
-    );
-    if doc_w >= 20 {
+    let mut out = format!(" {} {} {}", fit(name, name_w), fit(value, value_w), fit(default, default_w));
+    if scope_w > 0 {
+        out.push(' ');
+        out.push_str(&fit(scope, scope_w));
+    }
+    out.push(' ');
+    out.push_str(&fit(mode, mode_w));
+    if doc_w > 0 {
         out.push(' ');
         out.push_str(&text::truncate(doc, doc_w));
     }
@@ -247,6 +301,9 @@ fn meaning_lines(model: &Model, snap: &Snapshot, p: &Property, width: usize) -> 
         UpdateMode::ControllerRestart => "static: the controller takes it at its next start",
         UpdateMode::Client => "the producer uses it for its next batches",
     };
+    let scope = scope_name(p.scope);
+    let long_max = p.default == LONG_MAX || current(model, snap, p).as_deref() == Some(LONG_MAX);
+    let exact = if long_max { format!(" (Long.MAX = {LONG_MAX})") } else { String::new() };
     let edit = model.config_edit.as_ref().filter(|_| model.mode == Mode::Prompt(Ask::ConfigValue));
     let line = match (edit, set_line(model, snap, p)) {
         (Some(e), _) => match model.prompt.error() {
@@ -258,8 +315,8 @@ fn meaning_lines(model: &Model, snap: &Snapshot, p: &Property, width: usize) -> 
                 model.prompt.input()
             ),
         },
-        (None, Ok(set)) => format!("{}: {} · {how} · Enter: :{set}", p.name, p.doc),
-        (None, Err(why)) => format!("{}: {} · {why}", p.name, p.doc),
+        (None, Ok(set)) => format!("{}{exact}: {} · {scope} · {how} · Enter: :{set}", p.name, p.doc),
+        (None, Err(why)) => format!("{}{exact}: {} · {scope} · {why}", p.name, p.doc),
     };
     text::wrap_at_most(&format!(" {line}"), width.max(1), 4)
         .into_iter()

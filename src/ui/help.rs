@@ -116,6 +116,11 @@ pub fn lines(theme: Theme) -> Vec<Line<'static>> {
 // R6.1 (BrokerHeartbeatManager, broker.session.timeout.ms) and R2.8 (KIP-320
 // FENCED_LEADER_EPOCH); acks R5.2–R5.4 (NOT_ENOUGH_REPLICAS).
 pub const GLOSSARY: &[(&str, &str)] = &[
+    (
+        "Long.MAX",
+        "Java's Long.MAX_VALUE, 9223372036854775807: Kafka's default for a limit that is off \
+         (the replication throttles); the config view writes it so",
+    ),
     ("LEO", "log end offset: the offset the next record appended to this replica's log will get"),
     (
         "HW",

@@ -127,6 +127,32 @@ fn arrows_select_brokers_in_the_broker_view_and_properties_in_the_config_view() 
     assert_eq!(m.config_selected, 0);
 }
 
+/// At 80 columns the config view gives way by whole columns (the scope goes to the meaning
+/// pane): no number is cut, Long.MAX_VALUE reads `Long.MAX` with its exact value in the
+/// meaning pane, and an unset value is spelled `null` like its default.
+#[test]
+fn the_config_view_at_80_columns_cuts_no_number() {
+    let snap = fixture::snapshot();
+    let (_, text) = screen_of(KeyCode::F(6), 80, 24, &snap);
+    assert!(!text.contains('—'), "{text}");
+    let row = text.lines().find(|l| l.contains("leader.replication.throttled.rate")).expect("the row");
+    assert!(row.contains("Long.MAX Long.MAX"), "{row}");
+    assert!(!row.contains('…'), "{row}");
+    let cut = regex::Regex::new(r"[0-9]…").unwrap();
+    for line in text.lines().filter(|l| l.contains("replica.")) {
+        assert!(!cut.is_match(line), "a cut number: {line}");
+    }
+    let mut m = Model::new(1.0, Theme::new(false), &snap);
+    update(&mut m, Msg::Resize(80, 24), &snap);
+    for k in [KeyCode::F(6), KeyCode::Down, KeyCode::Down, KeyCode::Down, KeyCode::Down] {
+        update(&mut m, Msg::Key(KeyEvent::new(k, KeyModifiers::NONE)), &snap);
+    }
+    let mut terminal = Terminal::new(TestBackend::new(80, 24)).unwrap();
+    terminal.draw(|f| view::view(&m, &snap, f)).unwrap();
+    let text = terminal.backend().to_string();
+    assert!(text.contains("Long.MAX = 9223372036854775807"), "the exact value in the meaning pane:\n{text}");
+}
+
 /// Selecting broker 1 marks its id, bold and underlined (no colour needed), in the Replicas,
 /// ISR and LEO cells of the overview's partition rows, and no other id.
 #[test]
@@ -202,7 +228,10 @@ fn every_abbreviation_on_screen_is_in_the_glossary() {
     const NOT_TERMS: [&str; 3] = ["KEY", "VALUE", "HE"];
     let defined = |token: &str| {
         let terms = super::help::GLOSSARY.iter().flat_map(|(term, _)| term.split(" / "));
-        terms.into_iter().any(|t| t == token || token.strip_suffix('s') == Some(t))
+        // `MAX` of `Long.MAX`: the regex below sees only the part after the dot.
+        terms
+            .into_iter()
+            .any(|t| t == token || token.strip_suffix('s') == Some(t) || t.ends_with(&format!(".{token}")))
     };
     let acronym =
         regex::Regex::new(r"(?:^|[^A-Za-z0-9_])(<?[a-z]*[A-Z]{2,}[a-z]*)(?:$|[^A-Za-z0-9_])").unwrap();

@@ -104,7 +104,13 @@ pub(super) fn apply_config_edit(model: &mut Model, snap: &Snapshot) -> Vec<Effec
         return Vec::new();
     };
     let value = model.prompt.input().trim().to_string();
-    match super::run_line(model, &format!("{}{value}", edit.head), snap) {
+    let line = if value.is_empty() {
+        let default = crate::config::lookup(edit.name).map_or("", |p| p.default);
+        Err(format!("the value of {} is empty: type one (its default is {default})", edit.name))
+    } else {
+        super::run_line(model, &format!("{}{value}", edit.head), snap)
+    };
+    match line {
         Ok(cmd) => {
             edit.sent = Some((cmd.clone(), value));
             model.config_edit = Some(edit);
@@ -114,6 +120,9 @@ pub(super) fn apply_config_edit(model: &mut Model, snap: &Snapshot) -> Vec<Effec
         }
         Err(why) => {
             model.config_edit = Some(edit);
+            // Each attempt replaces the last one's reason, in the status line too (an
+            // earlier refusal by the cluster would otherwise stay there).
+            model.say(StatusKind::Error, why.clone());
             model.prompt.set_error(Some(why));
             Vec::new()
         }
@@ -148,7 +157,13 @@ pub(super) fn filter_config(model: &mut Model, line: &str) -> Result<(), String>
     if line.is_empty() {
         model.say(StatusKind::Info, "the config view shows every property");
     } else {
-        model.say(StatusKind::Info, format!("{shown} properties hold `{line}` · / changes the filter"));
+        model.say(
+            StatusKind::Info,
+            format!(
+                "{shown} {} `{line}` · / changes the filter",
+                if shown == 1 { "property holds" } else { "properties hold" }
+            ),
+        );
     }
     Ok(())
 }

@@ -499,6 +499,13 @@ fn on_key(model: &mut Model, ev: KeyEvent, snap: &Snapshot) -> Vec<Effect> {
     if ev.kind == KeyEventKind::Release {
         return Vec::new();
     }
+    if ev.code == KeyCode::Esc && ev.modifiers.contains(KeyModifiers::ALT) {
+        // Two Esc bytes read together (tmux's `send-keys Escape Escape`) are two presses.
+        let esc = KeyEvent::new(KeyCode::Esc, ev.modifiers - KeyModifiers::ALT);
+        let mut effects = on_key(model, esc, snap);
+        effects.extend(on_key(model, esc, snap));
+        return effects;
+    }
     let ev = without_alt(ev);
     let reset_armed = std::mem::take(&mut model.reset_armed);
     let ev = match model.mode {
@@ -515,6 +522,11 @@ fn on_key(model: &mut Model, ev: KeyEvent, snap: &Snapshot) -> Vec<Effect> {
     match model.mode {
         Mode::Normal if keymap::lookup(keymap::BINDINGS, &ev) == Some(Action::Reset) => {
             reset(model, reset_armed, snap)
+        }
+        // The key after a first `R` only answers the question: it does not also act.
+        _ if reset_armed => {
+            model.say(StatusKind::Info, "restart cancelled: this run goes on (R asks again)");
+            Vec::new()
         }
         Mode::Events => match keymap::lookup(keymap::EVENTS_BINDINGS, &ev) {
             Some(action) => event_keys::on_events(model, action, snap),
@@ -628,6 +640,13 @@ fn perform(model: &mut Model, action: Action, snap: &Snapshot) -> Vec<Effect> {
         }
         Action::ToggleImportant => {
             model.events_important = !model.events_important;
+            // Replaces any earlier word on what the pane shows ("every event again").
+            let text = if model.events_important {
+                "the Events pane shows the important events only · f: every event"
+            } else {
+                "the Events pane shows every event · f: the important ones only"
+            };
+            model.say(StatusKind::Info, text);
             Vec::new()
         }
         Action::FocusEvents => {
@@ -674,7 +693,7 @@ fn reset(model: &mut Model, armed: bool, snap: &Snapshot) -> Vec<Effect> {
     model.reset_armed = true;
     let text = format!(
         "R again restarts from 0 (the same cluster, seed {} and startup settings, \
-         every counter cleared); any other key keeps this run",
+         every counter cleared); any other key cancels",
         snap.seed
     );
     model.say(StatusKind::Info, text);
@@ -885,7 +904,11 @@ fn change_rate(model: &mut Model, up: bool, snap: &Snapshot) -> Vec<Effect> {
 
 fn change_speed(model: &mut Model, up: bool) -> Vec<Effect> {
     match next_step(SPEED_STEPS, model.speed, up) {
-        Some(v) => model.speed = v,
+        // Replaces a "fastest/slowest speed" note, which the step just made untrue.
+        Some(v) => {
+            model.speed = v;
+            model.say(StatusKind::Info, format!("speed {} · < slower, > faster", super::text::speed(v)));
+        }
         None => {
             let bound = if up { "fastest" } else { "slowest" };
             model.say(StatusKind::Info, format!("{} is the {bound} speed", super::text::speed(model.speed)));

@@ -700,14 +700,29 @@ fn reset(model: &mut Model, armed: bool, snap: &Snapshot) -> Vec<Effect> {
     Vec::new()
 }
 
-/// After [`Effect::Reset`]: the view follows the new run from its start.
+/// After [`Effect::Reset`]: the view follows the new run from its start. The selected
+/// partition stays selected by name when the new run has it (topics created at runtime are
+/// gone, so its row index may name another partition), else the first row is. A fresh run
+/// has no search hits to step through, so the search ends; the Events filter is the
+/// teacher's choice of what to watch, so it is kept, and the status line says so.
 fn restarted(model: &mut Model, result: Result<(), String>, snap: &Snapshot) {
     match result {
         Ok(()) => {
             model.events_anchor = None;
             model.actual_speed = None;
-            let text =
+            model.events_search = None;
+            let same =
+                model.selected_tp.as_ref().and_then(|tp| snap.partitions.iter().position(|p| p.tp == *tp));
+            model.selected_partition = same.unwrap_or(0);
+            model.partition_offset = 0;
+            let mut text =
                 format!("restarted from 0 with seed {}: counters cleared, startup settings", snap.seed);
+            if !model.events_filter.is_empty() {
+                text.push_str(&format!(
+                    "; the Events filter ({}) is kept (e then c clears it)",
+                    model.events_filter.describe()
+                ));
+            }
             model.say(StatusKind::Done, text);
         }
         Err(why) => model.say(StatusKind::Error, format!("cannot restart: {why}")),

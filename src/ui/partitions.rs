@@ -206,8 +206,8 @@ pub fn render(frame: &mut Frame, area: Rect, model: &Model, snap: &Snapshot, wid
         area
     };
     if shown.rows.is_empty() {
-        let hint =
-            " no partition matches: F changes the filter, U and B turn theirs off, i shows internal topics";
+        // Short enough for 80 columns.
+        let hint = " no partition matches · F edits the filter · U, B and i toggle theirs";
         let hint = text::truncate(hint, usize::from(area.width));
         frame.render_widget(Paragraph::new(Line::styled(hint, theme.muted())), area);
         return;

@@ -444,6 +444,11 @@ pub fn update(model: &mut Model, msg: Msg, snap: &Snapshot) -> Vec<Effect> {
                 Ok(answer) => {
                     match answer.note {
                         None => model.say(StatusKind::Done, command.to_string()),
+                        // Kafka answered with an error code (`ELECTION_NOT_NEEDED`): nothing
+                        // was done, so a notice mark rather than a check mark.
+                        Some(note) if is_error_code_note(&note) => {
+                            model.say(StatusKind::Info, format!("{NOTICE} {command}: {note}"))
+                        }
                         Some(note) => model.say(StatusKind::Done, format!("{command}: {note}")),
                     }
                     view_keys::edit_applied(model, &command);
@@ -461,6 +466,18 @@ pub fn update(model: &mut Model, msg: Msg, snap: &Snapshot) -> Vec<Effect> {
         return model.refuse(ended_text(snap));
     }
     effects
+}
+
+/// The mark of a notice that a command was taken but changed nothing (`i` with `--ascii`).
+pub const NOTICE: &str = "ℹ";
+
+/// Whether `note` starts with a Kafka error code (`ELECTION_NOT_NEEDED: …`), as an answer
+/// that needed no change does (`LeaderElectionCommand` prints the code of a partition whose
+/// election was not needed).
+fn is_error_code_note(note: &str) -> bool {
+    note.split_once(':').is_some_and(|(code, _)| {
+        code.len() > 3 && code.contains('_') && code.chars().all(|c| c.is_ascii_uppercase() || c == '_')
+    })
 }
 
 /// Why commands are refused once the scenario reached its end: the same words the sim uses.

@@ -548,9 +548,13 @@ fn internal_topics_are_hidden_once_a_consumer_group_creates_them_at_80x24() {
         "the group made its topic"
     );
     let screen = app.screen();
-    assert!(screen.contains("Partitions · 6 of 56 · 50 internal hidden (i shows)"), "{screen}");
     // At 80×24 with a consumer the table gives rows to the producer line (it never gives
-    // way), so not every partition fits; the rows shown are the user's topic from its first.
+    // way), so not every partition fits, and the title counts the row out of view; the rows
+    // shown are the user's topic from its first.
+    assert!(
+        screen.contains("Partitions · 6 of 56 · 1 more below · 50 internal hidden (i shows)"),
+        "{screen}"
+    );
     assert!(screen.contains("▸test_repli-0 "), "the table opens on the user's topic:\n{screen}");
     let internal_rows = |screen: &Screen| {
         (0..screen.lines.len())
@@ -924,4 +928,125 @@ fn events_start_with_the_story_and_f_shows_the_plumbing_too() {
     let all = texts(&app);
     assert!(has(&all, "fetch session") && has(&all, "starts fetching"), "{all:#?}");
     assert!(all.len() > story.len());
+}
+
+/// The dashboard on its own simulation thread ([`LiveSim`], which `R R` can restart), as in
+/// `r_twice_restarts_the_real_sim_from_zero_with_every_counter_cleared`.
+struct Live {
+    live: isrlab::cluster::handle::LiveSim,
+    model: Model,
+    pacer: Pacer,
+    snap: Arc<Snapshot>,
+}
+
+impl Live {
+    fn start() -> Live {
+        let live = isrlab::cluster::handle::LiveSim::spawn(ClusterSpec::default_run(42), Vec::new(), None)
+            .expect("the default run starts");
+        let snap = live.latest();
+        let mut model = Model::new(1.0, Theme::new(false), &snap);
+        update(&mut model, Msg::Resize(100, 30), &snap);
+        Live { live, model, pacer: Pacer::new(snap.now_us), snap }
+    }
+
+    fn key(&mut self, code: KeyCode) {
+        let key = Msg::Key(KeyEvent::new(code, KeyModifiers::NONE));
+        assert!(!handle_input(key, &mut self.model, &self.live, &mut self.pacer, &mut self.snap));
+    }
+
+    fn press(&mut self, keys: &str) {
+        keys.chars().for_each(|c| self.key(KeyCode::Char(c)));
+    }
+
+    fn run_to(&mut self, ms: Ms) {
+        self.live.advance_to(SimTime::from_ms(ms));
+        self.live.next_event(0);
+        self.snap = self.live.latest();
+        update(&mut self.model, Msg::Snapshot, &self.snap);
+    }
+}
+
+/// `R R` after `:create-topic t3 3 3` (whose rows sort before test_repli's): the new run has
+/// no t3, and the partition selected before the reset stays selected by name, not by row.
+#[test]
+fn r_twice_keeps_the_selected_partition_by_name() {
+    let mut app = Live::start();
+    app.press(":create-topic t3 3 3");
+    app.key(KeyCode::Enter);
+    app.run_to(2_000);
+    let at = app.snap.partitions.iter().position(|p| p.tp.to_string() == "test_repli-0").unwrap();
+    assert!(at > 0, "t3's rows come first");
+    while app.model.partition(&app.snap).is_some_and(|p| p.tp.to_string() != "test_repli-0") {
+        app.press("j");
+    }
+    app.press("RR");
+    assert_eq!(app.snap.now_us, SimTime::ZERO);
+    assert_eq!(app.model.partition(&app.snap).unwrap().tp.to_string(), "test_repli-0");
+}
+
+/// A reset is a fresh run: the events search ends (its hits are gone), and the filter the
+/// teacher set is kept and named in the status line.
+#[test]
+fn r_twice_ends_the_events_search_and_says_the_filter_is_kept() {
+    let mut app = Live::start();
+    app.run_to(5_000);
+    app.model.events_search = Some("broker".into());
+    app.press("eF");
+    app.model.prompt.edit(isrlab::ui::keymap::PaletteAction::Clear);
+    app.press("broker 1");
+    app.key(KeyCode::Enter);
+    app.key(KeyCode::Esc);
+    assert_eq!(app.model.events_filter.broker, Some(1));
+    app.press("RR");
+    assert_eq!(app.snap.now_us, SimTime::ZERO);
+    assert_eq!(app.model.events_search, None);
+    let status = &app.model.status.as_ref().unwrap().text;
+    assert!(status.contains("the Events filter (broker 1) is kept"), "{status}");
+}
+
+/// With a table filter the title line counts the rows out of view, as the lag column's
+/// title does without one: `2` `B` shows 6 of 6 but 80×24 has room for fewer.
+#[test]
+fn a_filtered_table_counts_the_rows_out_of_view_in_its_title() {
+    let mut app = App::start(80, 24);
+    app.press("2B");
+    let screen = app.screen();
+    let title = screen.lines.iter().map(|l| l.concat()).find(|l| l.contains("Partitions ·")).unwrap();
+    let body = Table::read(&screen).map_or(0, |t| t.rows.len());
+    assert!(body < 6, "the screen has room for fewer than 6 rows\n{screen}");
+    assert!(title.contains(&format!("6 of 6 · {} more below", 6 - body)), "{title}\n{screen}");
+}
+
+/// `F` refuses a broker or a topic the cluster lacks, in the prompt, which stays open.
+#[test]
+fn the_table_filter_refuses_an_unknown_broker_or_topic() {
+    let mut app = App::start(100, 30);
+    for (line, error) in [("broker 99", "no broker 99 (brokers: 0–2)"), ("topic nope", "no topic `nope`")] {
+        app.press("F");
+        app.model.prompt.edit(isrlab::ui::keymap::PaletteAction::Clear);
+        app.press(line);
+        app.press_key(KeyCode::Enter);
+        assert!(app.model.prompt.error().is_some_and(|e| e.contains(error)), "{line}");
+        assert!(matches!(app.model.mode, isrlab::ui::app::Mode::Prompt(_)), "the prompt stays open");
+        assert!(!app.model.table_filter.narrows(), "a refused filter changes nothing");
+        app.press_key(KeyCode::Esc);
+    }
+    app.press("F");
+    app.model.prompt.edit(isrlab::ui::keymap::PaletteAction::Clear);
+    app.press("topic test_repli broker 2");
+    app.press_key(KeyCode::Enter);
+    assert!(app.model.table_filter.narrows());
+}
+
+/// `elect-preferred` on a cluster whose preferred leaders lead: Kafka answers
+/// `ELECTION_NOT_NEEDED`, nothing was done, so the status line has a notice mark, not ✔.
+#[test]
+fn an_election_not_needed_is_a_notice_not_a_check_mark() {
+    let mut app = App::start(100, 30);
+    app.run_for(3_000);
+    app.press(":elect-preferred test_repli");
+    app.press_key(KeyCode::Enter);
+    let status = app.model.status.clone().unwrap();
+    assert!(status.text.contains("ELECTION_NOT_NEEDED"), "{status:?}");
+    assert!(status.text.starts_with("ℹ elect-preferred"), "{status:?}");
 }

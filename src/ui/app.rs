@@ -444,6 +444,11 @@ pub fn update(model: &mut Model, msg: Msg, snap: &Snapshot) -> Vec<Effect> {
                 Ok(answer) => {
                     match answer.note {
                         None => model.say(StatusKind::Done, command.to_string()),
+                        // Kafka answered with an error code (`ELECTION_NOT_NEEDED`): nothing
+                        // was done, so a notice mark rather than a check mark.
+                        Some(note) if is_error_code_note(&note) => {
+                            model.say(StatusKind::Info, format!("{NOTICE} {command}: {note}"))
+                        }
                         Some(note) => model.say(StatusKind::Done, format!("{command}: {note}")),
                     }
                     view_keys::edit_applied(model, &command);
@@ -461,6 +466,18 @@ pub fn update(model: &mut Model, msg: Msg, snap: &Snapshot) -> Vec<Effect> {
         return model.refuse(ended_text(snap));
     }
     effects
+}
+
+/// The mark of a notice that a command was taken but changed nothing (`i` with `--ascii`).
+pub const NOTICE: &str = "ℹ";
+
+/// Whether `note` starts with a Kafka error code (`ELECTION_NOT_NEEDED: …`), as an answer
+/// that needed no change does (`LeaderElectionCommand` prints the code of a partition whose
+/// election was not needed).
+fn is_error_code_note(note: &str) -> bool {
+    note.split_once(':').is_some_and(|(code, _)| {
+        code.len() > 3 && code.contains('_') && code.chars().all(|c| c.is_ascii_uppercase() || c == '_')
+    })
 }
 
 /// Why commands are refused once the scenario reached its end: the same words the sim uses.
@@ -499,6 +516,13 @@ fn on_key(model: &mut Model, ev: KeyEvent, snap: &Snapshot) -> Vec<Effect> {
     if ev.kind == KeyEventKind::Release {
         return Vec::new();
     }
+    if ev.code == KeyCode::Esc && ev.modifiers.contains(KeyModifiers::ALT) {
+        // Two Esc bytes read together (tmux's `send-keys Escape Escape`) are two presses.
+        let esc = KeyEvent::new(KeyCode::Esc, ev.modifiers - KeyModifiers::ALT);
+        let mut effects = on_key(model, esc, snap);
+        effects.extend(on_key(model, esc, snap));
+        return effects;
+    }
     let ev = without_alt(ev);
     let reset_armed = std::mem::take(&mut model.reset_armed);
     let ev = match model.mode {
@@ -515,6 +539,11 @@ fn on_key(model: &mut Model, ev: KeyEvent, snap: &Snapshot) -> Vec<Effect> {
     match model.mode {
         Mode::Normal if keymap::lookup(keymap::BINDINGS, &ev) == Some(Action::Reset) => {
             reset(model, reset_armed, snap)
+        }
+        // The key after a first `R` only answers the question: it does not also act.
+        _ if reset_armed => {
+            model.say(StatusKind::Info, "restart cancelled: this run goes on (R asks again)");
+            Vec::new()
         }
         Mode::Events => match keymap::lookup(keymap::EVENTS_BINDINGS, &ev) {
             Some(action) => event_keys::on_events(model, action, snap),
@@ -628,6 +657,13 @@ fn perform(model: &mut Model, action: Action, snap: &Snapshot) -> Vec<Effect> {
         }
         Action::ToggleImportant => {
             model.events_important = !model.events_important;
+            // Replaces any earlier word on what the pane shows ("every event again").
+            let text = if model.events_important {
+                "the Events pane shows the important events only · f: every event"
+            } else {
+                "the Events pane shows every event · f: the important ones only"
+            };
+            model.say(StatusKind::Info, text);
             Vec::new()
         }
         Action::FocusEvents => {
@@ -674,21 +710,36 @@ fn reset(model: &mut Model, armed: bool, snap: &Snapshot) -> Vec<Effect> {
     model.reset_armed = true;
     let text = format!(
         "R again restarts from 0 (the same cluster, seed {} and startup settings, \
-         every counter cleared); any other key keeps this run",
+         every counter cleared); any other key cancels",
         snap.seed
     );
     model.say(StatusKind::Info, text);
     Vec::new()
 }
 
-/// After [`Effect::Reset`]: the view follows the new run from its start.
+/// After [`Effect::Reset`]: the view follows the new run from its start. The selected
+/// partition stays selected by name when the new run has it (topics created at runtime are
+/// gone, so its row index may name another partition), else the first row is. A fresh run
+/// has no search hits to step through, so the search ends; the Events filter is the
+/// teacher's choice of what to watch, so it is kept, and the status line says so.
 fn restarted(model: &mut Model, result: Result<(), String>, snap: &Snapshot) {
     match result {
         Ok(()) => {
             model.events_anchor = None;
             model.actual_speed = None;
-            let text =
+            model.events_search = None;
+            let same =
+                model.selected_tp.as_ref().and_then(|tp| snap.partitions.iter().position(|p| p.tp == *tp));
+            model.selected_partition = same.unwrap_or(0);
+            model.partition_offset = 0;
+            let mut text =
                 format!("restarted from 0 with seed {}: counters cleared, startup settings", snap.seed);
+            if !model.events_filter.is_empty() {
+                text.push_str(&format!(
+                    "; the Events filter ({}) is kept (e then c clears it)",
+                    model.events_filter.describe()
+                ));
+            }
             model.say(StatusKind::Done, text);
         }
         Err(why) => model.say(StatusKind::Error, format!("cannot restart: {why}")),
@@ -885,7 +936,11 @@ fn change_rate(model: &mut Model, up: bool, snap: &Snapshot) -> Vec<Effect> {
 
 fn change_speed(model: &mut Model, up: bool) -> Vec<Effect> {
     match next_step(SPEED_STEPS, model.speed, up) {
-        Some(v) => model.speed = v,
+        // Replaces a "fastest/slowest speed" note, which the step just made untrue.
+        Some(v) => {
+            model.speed = v;
+            model.say(StatusKind::Info, format!("speed {} · < slower, > faster", super::text::speed(v)));
+        }
         None => {
             let bound = if up { "fastest" } else { "slowest" };
             model.say(StatusKind::Info, format!("{} is the {bound} speed", super::text::speed(model.speed)));

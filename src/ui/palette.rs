@@ -175,6 +175,9 @@ pub fn render(frame: &mut Frame, area: Rect, palette: &Palette, theme: Theme) {
         let lead = if i == 0 { " ✖ " } else { "   " };
         lines.push(Line::styled(format!("{lead}{part}"), theme.bad()));
     }
+    // Every cell of the area is written, so nothing of a longer line drawn there before
+    // (the status line, an earlier prompt) is left after the text.
+    frame.render_widget(ratatui::widgets::Clear, area);
     frame.render_widget(Paragraph::new(lines), area);
     let lead = u16::try_from(text::width(palette.prefix())).unwrap_or(1);
     let x = area.x.saturating_add(lead).saturating_add(at);

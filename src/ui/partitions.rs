@@ -153,18 +153,34 @@ pub fn title_rows(model: &Model, snap: &Snapshot) -> u16 {
     u16::from(model.table_filter.narrows() || !shown.is_all())
 }
 
-/// The title line's text: what narrows the table, `N of M`, and the hidden internal
-/// partitions.
-fn title(model: &Model, shown: &Shown) -> String {
+/// The title line's text: what narrows the table, `N of M`, the rows out of view (`above`
+/// and `below` the window, so a filtered table never hides rows silently), and the hidden
+/// internal partitions.
+fn title(model: &Model, shown: &Shown, above: usize, below: usize) -> String {
     let mut parts = vec!["Partitions".to_string()];
     if model.table_filter.narrows() {
         parts.push(model.table_filter.describe());
     }
     parts.push(format!("{} of {}", group(shown.rows.len() as u64), group(shown.total as u64)));
+    match (above, below) {
+        (0, 0) => {}
+        (0, b) => parts.push(format!("{b} more below")),
+        (a, 0) => parts.push(format!("{a} more above")),
+        (a, b) => parts.push(format!("{a} above, {b} below")),
+    }
     if shown.internal_hidden > 0 {
         parts.push(format!("{} internal hidden (i shows)", group(shown.internal_hidden as u64)));
     }
     format!(" {} ", parts.join(" · "))
+}
+
+/// The shown rows above and below the window the table body has in `area` (its header row
+/// included).
+fn out_of_view(model: &Model, shown: &Shown, area: Rect) -> (usize, usize) {
+    let rows = usize::from(area.height.saturating_sub(1)).max(1);
+    let offset = model.visible_offset(rows, shown);
+    let end = (offset + rows).min(shown.rows.len());
+    (offset.min(end), shown.rows.len() - end)
 }
 
 /// Draws the table in `area` (title and header rows included). `wide` allows the long lag
@@ -177,19 +193,21 @@ pub fn render(frame: &mut Frame, area: Rect, model: &Model, snap: &Snapshot, wid
         return;
     }
     let shown = model.shown(snap);
-    let area = if title_rows(model, snap) > 0 {
-        let width = usize::from(area.width).saturating_sub(2);
-        let text = text::truncate(&title(model, &shown), width);
-        let block = Block::new().borders(Borders::TOP).title(Span::styled(text, theme.title()));
+    let titled = title_rows(model, snap) > 0;
+    let area = if titled {
+        let block = Block::new().borders(Borders::TOP);
         let inner = block.inner(area);
-        frame.render_widget(block, area);
+        let (above, below) = out_of_view(model, &shown, inner);
+        let width = usize::from(area.width).saturating_sub(2);
+        let text = text::truncate(&title(model, &shown, above, below), width);
+        frame.render_widget(block.title(Span::styled(text, theme.title())), area);
         inner
     } else {
         area
     };
     if shown.rows.is_empty() {
-        let hint =
-            " no partition matches: F changes the filter, U and B turn theirs off, i shows internal topics";
+        // Short enough for 80 columns.
+        let hint = " no partition matches · F edits the filter · U, B and i toggle theirs";
         let hint = text::truncate(hint, usize::from(area.width));
         frame.render_widget(Paragraph::new(Line::styled(hint, theme.muted())), area);
         return;
@@ -208,7 +226,7 @@ pub fn render(frame: &mut Frame, area: Rect, model: &Model, snap: &Snapshot, wid
     // when the lag column gave way.
     let note_at = sized.lag_index().or_else(|| sized.index_of("LEO by replica"));
     let (widths, mut body, mut titles) = sized.finish(&slice, theme, forms);
-    if let Some(at) = note_at.filter(|_| title_rows(model, snap) == 0) {
+    if let Some(at) = note_at.filter(|_| !titled) {
         note_rows_out_of_view(&mut titles[at], widths[at], offset, shown.rows.len() - end);
     }
     super::highlight::mark_rows(&mut body, &titles, model.selected_broker);

@@ -260,7 +260,9 @@ pub fn table_rows(model: &Model, snap: &Snapshot) -> usize {
     // The overview's table, whichever view is shown: the selection keeps its place there.
     let overview = Heights { view: View::Overview, ..heights(model, snap, w) };
     let table = plan(Rect::new(0, 0, w, h), snap, overview).table;
-    usize::from(table.height.saturating_sub(1)).max(1)
+    // The header row, and the title line a filter adds.
+    let chrome = 1 + super::partitions::title_rows(model, snap);
+    usize::from(table.height.saturating_sub(chrome)).max(1)
 }
 
 /// Where the Events pane is on the model's screen, if it fits.

@@ -55,8 +55,8 @@ pub(super) fn scroll(model: &mut Model, snap: &Snapshot, by: isize) -> Vec<Effec
         match events::older_by(snap, anchor, lens, by.unsigned_abs()) {
             Some(index) => model.events_anchor = Some(index),
             None => {
-                let kept = snap.recent_events.len();
-                let text = format!("the Events pane is at the oldest event kept (the last {kept} are kept)");
+                let text =
+                    format!("the Events pane is at the oldest event shown; {}", before_oldest(snap, lens));
                 model.say(StatusKind::Info, text);
             }
         }
@@ -201,8 +201,27 @@ fn go_to(model: &mut Model, line: &str, snap: &Snapshot) -> Result<(), String> {
             Ok(())
         }
         Err(first) => Err(format!(
-            "the oldest event shown is at {}; older ones are no longer kept",
-            format_stamp(first, !first.is_whole_ms())
+            "the oldest event shown is at {}; {}",
+            format_stamp(first, !first.is_whole_ms()),
+            before_oldest(snap, model.events_lens())
         )),
+    }
+}
+
+/// Why no event older than the oldest shown one is there: the pane's filter hides the older
+/// events kept, or the log's ring dropped them (it keeps the newest ones only), or both, or
+/// there is none (it is the run's first event).
+fn before_oldest(snap: &Snapshot, lens: events::Lens<'_>) -> String {
+    let dropped = snap.event_count.saturating_sub(snap.recent_events.len() as u64);
+    let hidden = snap.recent_events.iter().take_while(|e| !lens.keeps(&e.kind)).count();
+    let kept = snap.recent_events.len();
+    match (hidden, dropped) {
+        (0, 0) => "no event is older".to_string(),
+        (h, 0) => format!("{h} older ones are hidden by the pane's filter (f, c show them)"),
+        (0, d) => format!("{d} older ones are no longer kept (the newest {kept} are)"),
+        (h, d) => format!(
+            "{h} older ones are hidden by the pane's filter (f, c show them) and {d} are no longer \
+             kept (the newest {kept} are)"
+        ),
     }
 }

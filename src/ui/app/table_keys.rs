@@ -50,10 +50,22 @@ pub(super) fn step_broker(model: &mut Model, snap: &Snapshot, forward: bool) -> 
     Vec::new()
 }
 
-/// The `F` prompt's line: the typed filter replaces the old one; a bad one is explained
-/// under the line and changes nothing.
+/// The `F` prompt's line: the typed filter replaces the old one; a bad one, or one naming a
+/// broker or topic the cluster lacks (a typo would show an empty table), is explained under
+/// the line and changes nothing.
 pub(super) fn filter(model: &mut Model, line: &str, snap: &Snapshot) -> Result<(), String> {
-    model.table_filter = PartitionFilter::parse(line, model.table_filter.internal)?;
+    let filter = PartitionFilter::parse(line, model.table_filter.internal)?;
+    if let Some(id) = filter.broker.filter(|id| !snap.brokers.iter().any(|b| b.id == *id)) {
+        return Err(format!("no broker {id} (brokers: {})", broker_ids(snap)));
+    }
+    if let Some(topic) =
+        filter.topic.as_deref().filter(|t| !snap.partitions.iter().any(|p| *p.tp.topic == **t))
+    {
+        let names: Vec<&str> = snap.topics.iter().map(|t| &*t.name).collect();
+        let more = if names.len() > 5 { ", …" } else { "" };
+        return Err(format!("no topic `{topic}` (topics: {}{more})", names[..names.len().min(5)].join(", ")));
+    }
+    model.table_filter = filter;
     say_shown(model, snap);
     Ok(())
 }

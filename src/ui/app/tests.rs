@@ -507,7 +507,11 @@ fn scrolling_stops_at_the_oldest_kept_event() {
     m.status = None;
     typed(&mut m, &snap, "[");
     assert_eq!(m.events_anchor, Some(9));
-    assert!(m.status.as_ref().is_some_and(|s| s.text.contains("oldest event kept (the last 12")));
+    assert!(
+        m.status
+            .as_ref()
+            .is_some_and(|s| s.text.contains("9 older ones are no longer kept (the newest 12 are)"))
+    );
 
     // Once the anchored events age out, the pane shows the oldest kept one.
     let later = arrived(&snap, 20, 12);
@@ -867,4 +871,74 @@ fn the_rows_follow_a_new_snapshot_and_the_header_counts_ignore_the_filter() {
     let shown = m.shown(&healed).rows.len();
     assert!(shown < 300 && shown > 0, "{shown}");
     assert_eq!(snap.health_counts().under_replicated, 303, "the header counts every partition");
+}
+
+#[test]
+fn f_replaces_the_word_that_every_event_is_shown() {
+    let (mut m, snap) = model();
+    typed(&mut m, &snap, "ec");
+    assert!(m.status.as_ref().unwrap().text.contains("every event again"));
+    typed(&mut m, &snap, "f");
+    assert!(m.events_important);
+    let text = &m.status.as_ref().unwrap().text;
+    assert!(text.contains("important events only"), "{text}");
+}
+
+#[test]
+fn a_speed_step_down_from_the_fastest_replaces_the_fastest_note() {
+    let (mut m, snap) = model();
+    typed(&mut m, &snap, &">".repeat(15));
+    assert!(m.status.as_ref().unwrap().text.contains("fastest"));
+    typed(&mut m, &snap, "<");
+    assert_eq!(m.speed, 50.0);
+    let text = &m.status.as_ref().unwrap().text;
+    assert!(!text.contains("fastest") && text.contains("speed 50×"), "{text}");
+}
+
+#[test]
+fn a_key_after_one_r_only_cancels_the_restart() {
+    let (mut m, snap) = model();
+    typed(&mut m, &snap, "R");
+    assert!(typed(&mut m, &snap, " ").is_empty());
+    assert!(!m.paused, "space answered the question and did not also pause");
+    let text = &m.status.as_ref().unwrap().text;
+    assert!(text.contains("restart cancelled") && !text.contains("R again"), "{text}");
+    typed(&mut m, &snap, " ");
+    assert!(m.paused, "the next space pauses");
+}
+
+#[test]
+fn two_esc_bytes_read_together_are_two_esc_presses() {
+    let (mut m, snap) = model();
+    typed(&mut m, &snap, "e/");
+    assert_eq!(m.mode, Mode::Prompt(Ask::Search));
+    update(&mut m, Msg::Key(KeyEvent::new(KeyCode::Esc, KeyModifiers::ALT)), &snap);
+    assert_eq!(m.mode, Mode::Normal, "the first Esc closes the prompt, the second leaves the pane");
+    assert!(typed(&mut m, &snap, "R").is_empty());
+    assert!(m.reset_armed, "R reaches the dashboard");
+}
+
+#[test]
+fn going_before_the_oldest_shown_event_says_why_nothing_is_older() {
+    let (mut m, mut snap) = model();
+    m.events_important = true;
+    let oldest_kept = snap.recent_events.iter().position(|e| events::is_important(&e.kind)).unwrap();
+    assert!(oldest_kept > 0, "the fixture's first event is not important");
+    snap.event_count = snap.recent_events.len() as u64;
+    typed(&mut m, &snap, "eg0");
+    press(&mut m, &snap, KeyCode::Enter);
+    let error = m.prompt.error().unwrap().to_string();
+    assert!(!error.contains("no longer kept"), "nothing was dropped: {error}");
+    assert!(error.contains(&format!("{oldest_kept} older ones are hidden by the pane's filter")), "{error}");
+    press(&mut m, &snap, KeyCode::Esc);
+    press(&mut m, &snap, KeyCode::Home);
+    press(&mut m, &snap, KeyCode::Up);
+    let text = m.status.as_ref().unwrap().text.clone();
+    assert!(!text.contains("are kept)"), "{text}");
+    assert!(text.contains("hidden by the pane's filter"), "{text}");
+    snap.event_count += 7;
+    m.events_important = false;
+    press(&mut m, &snap, KeyCode::Up);
+    let text = m.status.as_ref().unwrap().text.clone();
+    assert!(text.contains("7 older ones are no longer kept"), "{text}");
 }

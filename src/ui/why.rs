@@ -73,8 +73,41 @@ pub fn render(frame: &mut Frame, area: Rect, model: &Model, snap: &Snapshot) {
     };
     let block = Block::new().borders(Borders::TOP).title(Span::styled(title, theme.title()));
     let inner = block.inner(area);
-    let lines = wrapped(model, snap, usize::from(inner.width));
+    let lines = fitted(model, snap, usize::from(inner.width), usize::from(inner.height));
     frame.render_widget(Paragraph::new(lines).block(block), area);
+}
+
+/// [`wrapped`] cut to `height` rows: when it does not fit, the last line kept ends with `…`
+/// if its statement goes on, and the bottom row names what was cut (`↓ 9 more lines:
+/// election, 0, 1, 2`), so a cut never passes for the end of the panel.
+fn fitted(model: &Model, snap: &Snapshot, width: usize, height: usize) -> Vec<Line<'static>> {
+    let mut lines = Vec::new();
+    // (label, first row) of every statement.
+    let mut starts = Vec::new();
+    for e in entries(model, snap) {
+        starts.push((e.label.trim().to_string(), lines.len()));
+        let label = Span::styled(format!(" {}: ", e.label), e.style);
+        lines.extend(text::hanging(label, &e.body, model.theme.normal(), width, INDENT));
+    }
+    if lines.len() <= height || height == 0 {
+        return lines;
+    }
+    let keep = height - 1;
+    let hidden = lines.len() - keep;
+    let continues = keep > 0 && !starts.iter().any(|&(_, row)| row == keep);
+    lines.truncate(keep);
+    if let Some(last) = lines.last_mut().filter(|_| continues) {
+        let mut spans = text::truncate_spans(std::mem::take(&mut last.spans), width.saturating_sub(1));
+        if !spans.last().is_some_and(|s| s.content.ends_with('…')) {
+            spans.push(Span::raw("…"));
+        }
+        last.spans = spans;
+    }
+    let cut: Vec<&str> = starts.iter().filter(|&&(_, row)| row >= keep).map(|(l, _)| l.as_str()).collect();
+    let what = if cut.is_empty() { String::new() } else { format!(": {}", cut.join(", ")) };
+    let marker = format!(" ↓ {hidden} more lines{what}");
+    lines.push(Line::from(Span::styled(text::truncate(&marker, width), model.theme.muted())));
+    lines
 }
 
 /// Every statement, in the panel's order: HW, acks, ISR timers, election.
@@ -394,7 +427,7 @@ impl Facts<'_> {
                 "{when}, broker {w} {would} lead: the first live ISR member in replica order ({setting})"
             ),
             None if gone.is_some() => {
-                format!("{when}, no replica could lead ({setting}): the partition goes offline")
+                format!("{when}, no replica could lead ({setting}): the partition {would} go offline")
             }
             None => format!(
                 "{when}, no replica can lead ({setting}): it stays offline until an ISR member is unfenced"

@@ -591,7 +591,7 @@ mod tests {
     }
 
     /// Marks that share a column get one label each column, merged in rank order: the HW and
-    /// LEO at one offset read `HW=LEO n`, close offsets `HW a, LEO b`; apart, each its own.
+    /// LEO at one offset read `H: HW=LEO n`, close offsets `HW a, LEO b`; apart, each its own.
     #[test]
     fn marks_sharing_a_column_stay_readable() {
         let theme = Theme::new(false);
@@ -616,11 +616,11 @@ mod tests {
             ]
             .join("\n"),
             @r"
-        |                                          H H HW=LEO 1386
-        |                             H H HW 1383, LEO 1386
-        |                         H                E H HW 700  E LEO 1386
-        |                  H H HW=LEO 1386, log start 1380
-        |                                                                                                                                                                 HE H HW 1380  E LEO 1386
+        |                                          H   H: HW=LEO 1386
+        |                             H   H: HW 1383, LEO 1386
+        |                         H                E   H: HW 700  E: LEO 1386
+        |                  H   H: HW=LEO 1386, log start 1380
+        |                                                                                                                                                                 HE   H: HW 1380  E: LEO 1386
         "
         );
     }

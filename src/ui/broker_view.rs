@@ -140,11 +140,7 @@ fn links(snap: &Snapshot, b: &BrokerView) -> String {
 /// `fetch ←1:2 ←2:1`: how many partitions it follows from each leader; a broker that is not
 /// running has no fetcher threads, whatever its assignments.
 fn fetchers(r: &Roles, b: &BrokerView) -> String {
-    let down = matches!(
-        b.status,
-        BrokerStatus::Crashed { .. } | BrokerStatus::Stopped { .. } | BrokerStatus::PoweredOff { .. }
-    );
-    if down {
+    if is_down(b) {
         return "no fetchers".into();
     }
     if r.fetches_from.is_empty() {
@@ -164,6 +160,14 @@ fn reset_reason(why: ResetReason) -> String {
         ResetReason::ClosedByLeader => "closed by the leader".into(),
         ResetReason::NoSlot => "leader's session cache full".into(),
     }
+}
+
+/// A crashed, stopped or powered-off process: it runs no fetchers at all.
+fn is_down(b: &BrokerView) -> bool {
+    matches!(
+        b.status,
+        BrokerStatus::Crashed { .. } | BrokerStatus::Stopped { .. } | BrokerStatus::PoweredOff { .. }
+    )
 }
 
 /// One fetcher's session: `←1 (2 partitions): session 1 epoch 1377, leader has it · new
@@ -195,7 +199,8 @@ fn session_line(f: &FetchSessionView, now: Ms) -> String {
         .reset
         .map(|r| format!(" · {} {} ago", reset_reason(r.why), text::duration(now.saturating_sub(r.at))))
         .unwrap_or_default();
-    format!(" ←{} ({} partitions): {session}{reset}", f.leader, f.members)
+    let noun = if f.members == 1 { "partition" } else { "partitions" };
+    format!(" ←{} ({} {noun}): {session}{reset}", f.leader, f.members)
 }
 
 /// Draws the view: the broker table on top (the selected broker's row marked `▸` and
@@ -233,7 +238,7 @@ pub fn render(frame: &mut Frame, area: Rect, model: &Model, snap: &Snapshot) {
             let mark = if Some(i) == selected { "▸" } else { " " };
             let row = if width >= usize::from(super::view::WIDE) {
                 format!(
-                    "{mark}{:<3}{:<15}{:<17}{:<30}leads {:<4} follows {:<4} {}  {}",
+                    "{mark}{:<3}{:<14} {:<16} {:<29} leads {:<4} follows {:<4} {}  {}",
                     b.id,
                     process(b, snap.now),
                     registration(b),
@@ -249,7 +254,7 @@ pub fn render(frame: &mut Frame, area: Rect, model: &Model, snap: &Snapshot) {
                 let reg = registration(b);
                 let reg = reg.split(" ep").next().unwrap_or_default();
                 format!(
-                    "{mark}{:<3}{:<12}{:<9}{:<31}L {:<3} F {:<3}{}",
+                    "{mark}{:<3}{:<12} {:<8} {:<30} L {:<3} F {:<3}{}",
                     b.id,
                     process(b, snap.now),
                     reg,
@@ -296,7 +301,13 @@ fn detail_lines(
         b.id,
         process(b, snap.now),
         registration(b),
-        if b.fetch_paused { "fetchers paused (p)" } else { "fetchers running" }
+        if is_down(b) {
+            "no fetchers (down)"
+        } else if b.fetch_paused {
+            "fetchers paused (p)"
+        } else {
+            "fetchers running"
+        }
     );
     out.push(head);
     // Two lines' worth of names at most (a name is at least 3 columns with its space).
@@ -392,5 +403,54 @@ mod tests {
             line(view(4, 9, Some((9, 3)), ResetReason::ClosedByLeader))
                 .ends_with("closed by the leader 12s ago")
         );
+    }
+}
+
+#[cfg(test)]
+mod words {
+    use super::*;
+    use crate::cluster::snapshot::{BrokerView, Reach};
+
+    /// A one-partition session says `partition`, not `partitions`.
+    #[test]
+    fn one_partition_is_singular() {
+        let v = FetchSessionView {
+            leader: 1,
+            members: 1,
+            session_id: 0,
+            epoch: 0,
+            partitions: 1,
+            reset: None,
+            at_leader: None,
+        };
+        assert!(session_line(&v, 0).starts_with(" ←1 (1 partition): "), "{}", session_line(&v, 0));
+    }
+
+    /// A crashed broker runs no fetchers, and its detail line says so.
+    #[test]
+    fn a_crashed_broker_runs_no_fetchers() {
+        let b = BrokerView {
+            id: 2,
+            status: BrokerStatus::Crashed { since: 0 },
+            fenced: true,
+            in_controlled_shutdown: false,
+            broker_epoch: 1,
+            leader_count: 0,
+            fetch_paused: false,
+            last_heartbeat: 0,
+            restart_pending: Vec::new(),
+            reach: Reach::Controller,
+            fenced_in: None,
+            replica_lag_time_max_ms: 30_000,
+            fetch_sessions: Vec::new(),
+        };
+        let snap = Snapshot { brokers: vec![b.clone()], ..Snapshot::default() };
+        let model = Model::new(1.0, super::super::theme::Theme::new(false), &snap);
+        let head: String = detail_lines(&model, &snap, &b, &Roles::default(), 80)[0]
+            .spans
+            .iter()
+            .map(|s| s.content.as_ref())
+            .collect();
+        assert!(head.contains("no fetchers (down)") && !head.contains("running"), "{head}");
     }
 }

@@ -235,7 +235,8 @@ fn broker_chunk(model: &Model, b: &BrokerView, now: Ms, form: Form) -> Chunk {
         ]
     } else {
         let leads = if form == Form::Long {
-            format!(" leads {}", b.leader_count)
+            // A separator: the state may end in a word (`crashed 16s, fenced`).
+            format!(", leads {}", b.leader_count)
         } else {
             format!(" L{}", b.leader_count)
         };

@@ -18,6 +18,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Axis, Block, Borders, Chart, Dataset, GraphType, Paragraph, Sparkline};
 
 use super::app::Model;
+use super::text;
 use super::theme::Theme;
 use crate::cluster::history::{History, PartitionHistory, Ring, SAMPLE_MS};
 use crate::cluster::snapshot::{PartitionView, Snapshot};
@@ -75,7 +76,8 @@ pub fn render_cluster(frame: &mut Frame, area: Rect, model: &Model, snap: &Snaps
         Series { name: "acked".into(), glyph: ACKED, style: theme.good(), points: zip(&times, &acked) },
     ];
     let now =
-        acked.last().map_or(String::new(), |a| format!("· now {} acked/s ", super::brokers::number(*a)));
+        acked.last().map_or(String::new(), |a| format!("(now {} acked/s) ", super::brokers::number(*a)));
+    // No `·` separator here: it is the produced series' glyph in the legend.
     let title = format!(" Throughput, records/s {now}");
     draw(frame, area, theme, &title, h, n, series, (Bounds::from_zero(), "rec/s"));
 }
@@ -97,7 +99,8 @@ pub fn render_partition(frame: &mut Frame, area: Rect, model: &Model, snap: &Sna
         .leo
         .iter()
         .map(|(broker, leos)| Series {
-            name: format!("LEO {broker}"),
+            // `b0 LEO`, not `LEO 0`: a bare digit reads as a y-axis label.
+            name: format!("b{broker} LEO"),
             glyph: broker_glyph(*broker),
             style: theme.uncommitted(),
             points: times
@@ -119,11 +122,8 @@ fn render_isr(frame: &mut Frame, area: Rect, theme: Theme, p: &PartitionView, h:
     let replicas = p.replicas.len().max(1) as u64;
     let now = h.isr.last().copied().unwrap_or(0);
     let low = h.isr.iter().copied().min().unwrap_or(0);
-    let title = format!(
-        " {} · ISR size {now} of {replicas} replicas, lowest {low} in the last {} s ",
-        p.tp,
-        h.len() as u64 * SAMPLE_MS / 1000
-    );
+    let title =
+        isr_title(&p.tp.to_string(), now, replicas, low, h.len() as u64 * SAMPLE_MS / 1000, area.width);
     let block = Block::new().borders(Borders::TOP).title(Span::styled(title, theme.title()));
     let inner = block.inner(area);
     frame.render_widget(block, area);
@@ -136,6 +136,34 @@ fn render_isr(frame: &mut Frame, area: Rect, theme: Theme, p: &PartitionView, h:
     let shown = &values[values.len().saturating_sub(usize::from(bars.width))..];
     let style = if now as u64 >= replicas { theme.good() } else { theme.warn() };
     frame.render_widget(Sparkline::default().data(shown).max(replicas).style(style), bars);
+}
+
+/// The ISR chart's title, the longest of its forms that fits `width` columns: the words
+/// shorten before a number or its unit is ever cut (`lowest 2 in the last 29 s` keeps its
+/// `s` when the seconds reach two digits).
+fn isr_title(tp: &str, now: u16, replicas: u64, low: u16, secs: u64, width: u16) -> String {
+    let forms = [
+        format!(" {tp} · ISR size {now} of {replicas} replicas, lowest {low} in the last {secs} s "),
+        format!(" {tp} · ISR {now} of {replicas}, lowest {low} in {secs} s "),
+        format!(" ISR {now} of {replicas}, lowest {low} in {secs} s "),
+        format!(" ISR {now}/{replicas}, min {low}/{secs}s "),
+    ];
+    let last = forms[forms.len() - 1].clone();
+    forms.into_iter().find(|t| text::width(t) <= usize::from(width)).unwrap_or(last)
+}
+
+/// The latency part of a producer's title. With no acks in the newest sample the last
+/// known percentiles are old, and the title says so rather than quote them as current.
+fn latency_words(ring: &Ring<crate::cluster::history::ProducerSample>) -> String {
+    let Some(l) = ring.iter().rev().find_map(|s| s.latency) else {
+        return "no record acknowledged lately".into();
+    };
+    let figures = format!("p50 {} ms, p99 {} ms", l.p50_ms, l.p99_ms);
+    if ring.last().is_some_and(|s| s.acked == 0) {
+        format!("no acks in the last second (before: {figures})")
+    } else {
+        format!("latency {figures}")
+    }
 }
 
 /// Draws each producer's acknowledged records/s and its p50 and p99 latency, one row of two
@@ -165,10 +193,7 @@ fn render_producer(frame: &mut Frame, area: Rect, theme: Theme, h: &History, i: 
     let ring = &h.producers[i];
     let per_s = 1000.0 / SAMPLE_MS as f64;
     let latest = ring.last().copied().unwrap_or_default();
-    let latency =
-        ring.iter().rev().find_map(|s| s.latency).map_or("no record acknowledged lately".into(), |l| {
-            format!("latency p50 {} ms, p99 {} ms", l.p50_ms, l.p99_ms)
-        });
+    let latency = latency_words(ring);
     let title = format!(
         " producer {i} · {} acked/s · {latency} {note}",
         super::brokers::number(latest.acked as f64 * per_s)
@@ -358,5 +383,34 @@ mod tests {
         assert_eq!(window(&ring, 100), 100 - Y_LABEL_W - 2);
         assert_eq!(window(&ring, 10), MIN_WINDOW);
         assert_eq!(window(&Ring::<u8>::new(5), 100), 0);
+    }
+}
+
+#[cfg(test)]
+mod title_tests {
+    use super::*;
+    use crate::cluster::history::ProducerSample;
+
+    /// The ISR title shortens its words, never a number's unit: at the width where the long
+    /// form lost its ` s`, a shorter form keeps `29 s` whole.
+    #[test]
+    fn the_isr_title_never_cuts_the_seconds_unit() {
+        let long = isr_title("test_repli-0", 2, 3, 2, 29, 80);
+        assert_eq!(long, " test_repli-0 · ISR size 2 of 3 replicas, lowest 2 in the last 29 s ");
+        let w = u16::try_from(text::width(&long) - 1).unwrap();
+        let short = isr_title("test_repli-0", 2, 3, 2, 29, w);
+        assert!(short.ends_with("29 s ") && text::width(&short) <= usize::from(w), "{short}");
+    }
+
+    /// With no acks in the newest sample, the title does not quote old latencies as current.
+    #[test]
+    fn no_acks_means_no_current_latency() {
+        use crate::sim::producer_latency::LatencySummary;
+        let mut ring = Ring::new(4);
+        let l = LatencySummary { records: 100, p50_ms: 8, p99_ms: 8 };
+        ring.push(ProducerSample { acked: 100, latency: Some(l) });
+        assert_eq!(latency_words(&ring), "latency p50 8 ms, p99 8 ms");
+        ring.push(ProducerSample { acked: 0, latency: None });
+        assert_eq!(latency_words(&ring), "no acks in the last second (before: p50 8 ms, p99 8 ms)");
     }
 }

@@ -129,7 +129,7 @@ const CONSUMER: char = '▲';
 
 /// Marks under `p`'s log strips, on the strips' scale (`bar_at` columns in, `bar_w` wide,
 /// `max` offsets across): the consumers' positions (`▲`, `consumer-0 @5`) and `others`, and
-/// after the row, left to right, one label per column that has marks: `▲ consumer-0 @5  H
+/// after the row, left to right, one label per column that has marks: `▲: consumer-0 @5  H:
 /// HW=LEO 7`. Marks sharing a column show the glyph of the lowest rank; their names are
 /// merged, in rank order: `HW=LEO 590` when they stand at the same offset, `HW 588, LEO 590`
 /// when the scale only puts them in the same column. `None` when there is no mark at all.
@@ -161,12 +161,13 @@ pub fn log_marks(
     for (&at, group) in &mut by_column {
         group.sort_by(|a, b| (a.rank, a.at, &a.name).cmp(&(b.rank, b.at, &b.name)));
         row[at] = group[0].glyph;
-        labels.push(format!("{} {}", group[0].glyph, merged(group)));
+        // `H: HW=LEO 7`, a key: `H HW=LEO` right after the row's `H` read as a doubled glyph.
+        labels.push(format!("{}: {}", group[0].glyph, merged(group)));
     }
     let row: String = row.into_iter().collect();
     Some(Line::from(vec![
         Span::styled(row.trim_end().to_string(), theme.leader()),
-        Span::styled(format!(" {}", labels.join("  ")), theme.muted()),
+        Span::styled(format!("   {}", labels.join("  ")), theme.muted()),
     ]))
 }
 
@@ -319,13 +320,13 @@ mod tests {
         let snap = with_consumer(5);
         let p = &snap.partitions[0];
         let line = log_marks(&snap, p, (7, 10, 10), Theme::new(false), Vec::new()).unwrap();
-        assert_eq!(plain(&line), format!("{}▲ ▲ consumer-0 @5", " ".repeat(12)));
+        assert_eq!(plain(&line), format!("{}▲   ▲: consumer-0 @5", " ".repeat(12)));
         assert!(log_marks(&snap, &snap.partitions[1], (7, 10, 10), Theme::new(false), Vec::new()).is_none());
         let hw = Mark { glyph: 'H', at: 5, name: "HW".into(), rank: 0 };
         let line = log_marks(&snap, p, (7, 10, 10), Theme::new(false), vec![hw]).unwrap();
         assert_eq!(
             plain(&line),
-            format!("{}H H HW=consumer-0 5", " ".repeat(12)),
+            format!("{}H   H: HW=consumer-0 5", " ".repeat(12)),
             "the HW's mark wins its column"
         );
     }

@@ -62,7 +62,12 @@ pub fn render(frame: &mut Frame, area: Rect, model: &Model, snap: &Snapshot) {
         lines.extend(marks);
     }
     if lines.len() < room {
-        lines.push(legend(&cols, p.truncations.iter().any(|t| t.acknowledged > 0), theme));
+        lines.push(legend(
+            &cols,
+            p.truncations.iter().any(|t| t.acknowledged > 0),
+            theme,
+            usize::from(inner.width),
+        ));
     }
     frame.render_widget(Paragraph::new(lines).block(block), area);
 }
@@ -126,7 +131,11 @@ fn replica_lines(p: &PartitionView, theme: Theme, width: usize) -> (Vec<Line<'st
     for r in &p.replica_views {
         lines.push(replica_line(r, theme, &cols));
         let gone = p.truncations.iter().filter(|t| t.replica == r.broker);
-        lines.extend(gone.map(|t| truncation_line(t, &cols, theme)));
+        lines.extend(gone.map(|t| {
+            let line = truncation_line(t, &cols, theme);
+            // Cut text ends with `…` (`from off` alone would read as an offset).
+            Line::from(text::truncate_spans(line.spans, width))
+        }));
     }
     (lines, cols)
 }
@@ -429,7 +438,7 @@ fn hw_note(why: &str, theme: Theme, width: usize) -> Vec<Line<'static>> {
 /// What the glyphs mean, the latest (at most three) leader epochs in their committed glyph
 /// first: ` committed by epoch █0 ▓1  ▒░▂ above HW  · missing  ╳ truncated  ✔ in ISR  ✗ out`,
 /// with `(✘ acked, lost)` after `truncated` while acknowledged records are shown struck out.
-fn legend(cols: &Columns, acked_lost: bool, theme: Theme) -> Line<'static> {
+fn legend(cols: &Columns, acked_lost: bool, theme: Theme, width: usize) -> Line<'static> {
     let mut spans = vec![Span::styled(" committed by epoch", theme.muted())];
     let shown = cols.epochs.len().saturating_sub(glyph::COMMITTED_BY_EPOCH.len());
     for &e in &cols.epochs[shown..] {
@@ -439,18 +448,27 @@ fn legend(cols: &Columns, acked_lost: bool, theme: Theme) -> Line<'static> {
         spans.push(Span::styled(e.to_string(), theme.muted()));
     }
     let above: String = glyph::UNCOMMITTED_BY_EPOCH.iter().collect();
-    spans.push(Span::styled(
+    let entries = [
+        format!("  {above} above HW"),
+        format!("  {} missing", glyph::MISSING),
         format!(
-            "  {above} above HW  {} missing  {} truncated{}  {} in ISR  {} out",
-            glyph::MISSING,
+            "  {} truncated{}",
             glyph::TRUNCATED,
             // Only while such cells are on screen: the legend fits 80 columns otherwise.
-            if acked_lost { format!(" ({} acked, lost)", glyph::TRUNCATED_ACKED) } else { String::new() },
-            glyph::IN_ISR,
-            glyph::OUT_OF_ISR
+            if acked_lost { format!(" ({} acked, lost)", glyph::TRUNCATED_ACKED) } else { String::new() }
         ),
-        theme.muted(),
-    ));
+        format!("  {} in ISR", glyph::IN_ISR),
+        format!("  {} out", glyph::OUT_OF_ISR),
+    ];
+    // Too narrow for all: the entries give way whole, from the right, never `✗` without `out`.
+    let mut used: usize = spans.iter().map(|s| text::width(&s.content)).sum();
+    for entry in entries {
+        used += text::width(&entry);
+        if used > width {
+            break;
+        }
+        spans.push(Span::styled(entry, theme.muted()));
+    }
     Line::from(spans)
 }
 
@@ -462,6 +480,38 @@ mod tests {
 
     fn plain(lines: &[Line]) -> String {
         lines.iter().flat_map(|l| l.spans.iter().map(|s| s.content.to_string())).collect()
+    }
+
+    /// A cut truncation row ends with `…` (not `from off`), and a narrow legend drops whole
+    /// entries (never `✗` without `out`); neither is wider than the pane.
+    #[test]
+    fn cut_rows_end_with_an_ellipsis_and_the_legend_gives_way_whole() {
+        let theme = Theme::new(false);
+        let mut snap = fixture::snapshot();
+        let p = std::sync::Arc::make_mut(&mut snap.partitions[0]);
+        let leo = p.replica_views.iter().map(|r| r.leo).max().unwrap_or(0);
+        let follower = p.replica_views.iter().find(|r| !r.is_leader).expect("a follower").broker;
+        p.truncations = vec![crate::cluster::snapshot::TruncationView {
+            replica: follower,
+            from: leo - 408,
+            count: 408,
+            acknowledged: 408,
+            acknowledged_span: Some((leo - 408, leo - 1)),
+            at: fixture::NOW,
+        }];
+        let p = &snap.partitions[0];
+        for width in [60, 70, 80] {
+            let (lines, cols) = replica_lines(p, theme, width);
+            let gone = lines.iter().map(|l| plain(std::slice::from_ref(l))).find(|l| l.contains("truncated"));
+            let gone = gone.expect("a truncation row");
+            assert!(text::width(&gone) <= width, "{width}: {gone}");
+            let whole = gone.trim_end().ends_with(&format!("from offset {}", leo - 408));
+            assert!(whole || gone.ends_with('…'), "{width}: {gone}");
+            let legend = plain(&[legend(&cols, true, theme, width)]);
+            assert!(text::width(&legend) <= width, "{width}: {legend}");
+            let ends = ["above HW", "missing", "(✘ acked, lost)", "in ISR", "out"];
+            assert!(ends.iter().any(|e| legend.ends_with(e)), "{width}: {legend}");
+        }
     }
 
     /// At 80 columns with room for one note, the title and the unreachable leader's note are
@@ -541,7 +591,7 @@ mod tests {
     }
 
     /// Marks that share a column get one label each column, merged in rank order: the HW and
-    /// LEO at one offset read `HW=LEO n`, close offsets `HW a, LEO b`; apart, each its own.
+    /// LEO at one offset read `H: HW=LEO n`, close offsets `HW a, LEO b`; apart, each its own.
     #[test]
     fn marks_sharing_a_column_stay_readable() {
         let theme = Theme::new(false);
@@ -566,11 +616,11 @@ mod tests {
             ]
             .join("\n"),
             @r"
-        |                                          H H HW=LEO 1386
-        |                             H H HW 1383, LEO 1386
-        |                         H                E H HW 700  E LEO 1386
-        |                  H H HW=LEO 1386, log start 1380
-        |                                                                                                                                                                 HE H HW 1380  E LEO 1386
+        |                                          H   H: HW=LEO 1386
+        |                             H   H: HW 1383, LEO 1386
+        |                         H                E   H: HW 700  E: LEO 1386
+        |                  H   H: HW=LEO 1386, log start 1380
+        |                                                                                                                                                                 HE   H: HW 1380  E: LEO 1386
         "
         );
     }

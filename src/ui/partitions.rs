@@ -241,15 +241,17 @@ pub fn render(frame: &mut Frame, area: Rect, model: &Model, snap: &Snapshot, wid
 }
 
 /// Without a title line, the table says in its lag column's title how many rows lie above
-/// and below the window (`Lag / ISR timer · 1 more below`), so rows cut by a small terminal are
+/// and below the window (`Lag / ISR timer · ↓1 more rows`), so rows cut by a small terminal are
 /// never silently missing; in a column too narrow for both, the note alone, or its short
 /// form (`2↑ 3↓`), so no count is ever cut.
 fn note_rows_out_of_view(title: &mut Line<'static>, width: usize, above: usize, below: usize) {
     let (note, short) = match (above, below) {
         (0, 0) => return,
-        (0, b) => (format!("{b} more below"), format!("{b}↓")),
-        (a, 0) => (format!("{a} more above"), format!("{a}↑")),
-        (a, b) => (format!("{a} above, {b} below"), format!("{a}↑ {b}↓")),
+        // The arrow first and `rows` named, so the count never reads as the title of the
+        // column to its left (`LEO by replica 4982 more below`).
+        (0, b) => (format!("↓{b} more rows"), format!("↓{b}")),
+        (a, 0) => (format!("↑{a} more rows"), format!("↑{a}")),
+        (a, b) => (format!("↑{a} ↓{b} more rows"), format!("↑{a} ↓{b}")),
     };
     let own: String = title.spans.iter().map(|s| s.content.as_ref()).collect();
     let full = format!("{own} · {note}");
@@ -582,10 +584,11 @@ mod tests {
     #[test]
     fn rows_out_of_view_are_counted_in_the_lag_title() {
         assert_eq!(noted(40, 0, 0), "Lag / ISR timer");
-        assert_eq!(noted(40, 0, 1), "Lag / ISR timer · 1 more below");
-        assert_eq!(noted(40, 2, 0), "Lag / ISR timer · 2 more above");
-        assert_eq!(noted(16, 0, 3), "3 more below", "a narrow column keeps the note");
-        assert_eq!(noted(16, 2, 3), "2 above, 3 below");
+        assert_eq!(noted(40, 0, 1), "Lag / ISR timer · ↓1 more rows");
+        assert_eq!(noted(40, 2, 0), "Lag / ISR timer · ↑2 more rows");
+        assert_eq!(noted(16, 0, 3), "↓3 more rows", "a narrow column keeps the note");
+        assert_eq!(noted(17, 2, 3), "↑2 ↓3 more rows");
+        assert_eq!(noted(6, 0, 4982), "↓4982", "the short form keeps the count whole");
     }
 
     fn words(line: &Line<'static>) -> String {
@@ -639,8 +642,8 @@ mod tests {
 
     #[test]
     fn the_out_of_view_note_keeps_its_counts_in_a_narrow_column() {
-        assert_eq!(noted(8, 0, 3), "3↓");
-        assert_eq!(noted(8, 12, 30), "12↑ 30↓");
+        assert_eq!(noted(8, 0, 3), "↓3");
+        assert_eq!(noted(8, 12, 30), "↑12 ↓30");
         assert_eq!(lag_title(8), "Lag/ISR");
         assert_eq!(lag_title(16), "Lag / ISR timer");
     }

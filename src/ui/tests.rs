@@ -749,9 +749,9 @@ fn charts_appear_only_on_large_screens_and_name_their_glyphs() {
     let text = screen(&model_at(200, 60, &snap, false), &snap);
     for needle in [
         "Throughput, records/s",
-        "ISR size 2 of 3 replicas, lowest 2",
+        "ISR 2 of 3, lowest 2 in 60 s",
         "━ HW",
-        "2 LEO 2",
+        "2 b2 LEO",
         "○ p50",
         "● p99",
         "sim time",

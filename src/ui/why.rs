@@ -73,8 +73,41 @@ pub fn render(frame: &mut Frame, area: Rect, model: &Model, snap: &Snapshot) {
     };
     let block = Block::new().borders(Borders::TOP).title(Span::styled(title, theme.title()));
     let inner = block.inner(area);
-    let lines = wrapped(model, snap, usize::from(inner.width));
+    let lines = fitted(model, snap, usize::from(inner.width), usize::from(inner.height));
     frame.render_widget(Paragraph::new(lines).block(block), area);
+}
+
+/// [`wrapped`] cut to `height` rows: when it does not fit, the last line kept ends with `…`
+/// if its statement goes on, and the bottom row names what was cut (`↓ 9 more lines:
+/// election, 0, 1, 2`), so a cut never passes for the end of the panel.
+fn fitted(model: &Model, snap: &Snapshot, width: usize, height: usize) -> Vec<Line<'static>> {
+    let mut lines = Vec::new();
+    // (label, first row) of every statement.
+    let mut starts = Vec::new();
+    for e in entries(model, snap) {
+        starts.push((e.label.trim().to_string(), lines.len()));
+        let label = Span::styled(format!(" {}: ", e.label), e.style);
+        lines.extend(text::hanging(label, &e.body, model.theme.normal(), width, INDENT));
+    }
+    if lines.len() <= height || height == 0 {
+        return lines;
+    }
+    let keep = height - 1;
+    let hidden = lines.len() - keep;
+    let continues = keep > 0 && !starts.iter().any(|&(_, row)| row == keep);
+    lines.truncate(keep);
+    if let Some(last) = lines.last_mut().filter(|_| continues) {
+        let mut spans = text::truncate_spans(std::mem::take(&mut last.spans), width.saturating_sub(1));
+        if !spans.last().is_some_and(|s| s.content.ends_with('…')) {
+            spans.push(Span::raw("…"));
+        }
+        last.spans = spans;
+    }
+    let cut: Vec<&str> = starts.iter().filter(|&&(_, row)| row >= keep).map(|(l, _)| l.as_str()).collect();
+    let what = if cut.is_empty() { String::new() } else { format!(": {}", cut.join(", ")) };
+    let marker = format!(" ↓ {hidden} more lines{what}");
+    lines.push(Line::from(Span::styled(text::truncate(&marker, width), model.theme.muted())));
+    lines
 }
 
 /// Every statement, in the panel's order: HW, acks, ISR timers, election.
@@ -294,6 +327,17 @@ impl Facts<'_> {
             ));
         }
         let behind = r.lag.filter(|&l| l > 0).map_or(String::new(), |l| format!(", {l} behind"));
+        if let Some(unheard) = self.unheard(r.broker) {
+            return Some(Entry::new(
+                label,
+                self.theme.bad(),
+                format!(
+                    "{unheard}: still in the ISR{behind}, it leaves it when the controller fences it in {} \
+                     (a fenced broker is removed from every ISR)",
+                    text::countdown(self.broker(r.broker).and_then(|b| b.fenced_in).unwrap_or(0))
+                ),
+            ));
+        }
         let (Some(left), Some(ago)) = (r.isr_expiry_in, r.caught_up_ago) else {
             return Some(Entry::new(
                 label,
@@ -321,6 +365,19 @@ impl Facts<'_> {
         ))
     }
 
+    /// How broker `id` stands while the controller does not hear from it and has not fenced
+    /// it yet (`None` when it is heard or already fenced): `is crashed`, `is frozen`, `cannot
+    /// reach the controller`. Its session times out in [`BrokerView::fenced_in`]; the controller
+    /// then fences it and removes it from every ISR and leadership at once
+    /// (`ReplicationControlManager.handleBrokerFenced`), sooner than any ISR lag timer.
+    fn unheard(&self, id: BrokerId) -> Option<String> {
+        let b = self.broker(id).filter(|b| !b.fenced && b.fenced_in.is_some())?;
+        Some(match b.state() {
+            BrokerState::Running | BrokerState::ShuttingDown => "cannot reach the controller".to_string(),
+            s => format!("is {s}"),
+        })
+    }
+
     /// Who could win an election now, by the controller's own rule ([`elect_any`],
     /// `PartitionChangeBuilder.electLeader` with ELR off; `ReplicationControlManager` runs it
     /// when the leader is fenced or shuts down): with a leader, the election its loss would
@@ -340,8 +397,16 @@ impl Facts<'_> {
                 ""
             }
         );
+        // A leader the controller does not hear from will be fenced: its election is coming.
+        let would = if gone.is_some_and(|l| self.unheard(l).is_some()) { "will" } else { "would" };
         let when = match (gone, self.snap.next_unclean_check_at) {
-            (Some(l), _) => format!("if broker {l} were lost now"),
+            (Some(l), _) => match self.unheard(l) {
+                Some(unheard) => format!(
+                    "broker {l} {unheard}; when the controller fences it in {}",
+                    text::countdown(self.broker(l).and_then(|b| b.fenced_in).unwrap_or(0))
+                ),
+                None => format!("if broker {l} were lost now"),
+            },
             // The KRaft controller elects leaderless partitions uncleanly only at its check.
             (None, Some(at)) if unclean && winner.is_some() => format!(
                 "at the controller's unclean check in {} (unclean.leader.election.interval.ms; at once with \
@@ -354,15 +419,15 @@ impl Facts<'_> {
         let verdict = match winner {
             Some(w) if unclean => {
                 format!(
-                    "{when}, broker {w} would lead in an UNCLEAN election ({setting}): no ISR member can lead, \
+                    "{when}, broker {w} {would} lead in an UNCLEAN election ({setting}): no ISR member can lead, \
                          so records only the others had are lost"
                 )
             }
             Some(w) => format!(
-                "{when}, broker {w} would lead: the first live ISR member in replica order ({setting})"
+                "{when}, broker {w} {would} lead: the first live ISR member in replica order ({setting})"
             ),
             None if gone.is_some() => {
-                format!("{when}, no replica could lead ({setting}): the partition would go offline")
+                format!("{when}, no replica could lead ({setting}): the partition {would} go offline")
             }
             None => format!(
                 "{when}, no replica can lead ({setting}): it stays offline until an ISR member is unfenced"

@@ -255,3 +255,42 @@ fn screen_why_200x60() {
     }];
     insta::assert_snapshot!(screen(200, 60, &snap, 5));
 }
+
+/// Broker 2 crashed 2 s ago and is not fenced yet: the panel says it is down and leaves the
+/// ISR when the controller fences it (not a lag countdown, not "caught up lately"); on a
+/// partition it leads, it names the broker the controller will elect then. The sim agrees:
+/// once the countdown runs out, broker 2 is out of that ISR and the named broker leads.
+#[test]
+fn a_crashed_unfenced_broker_leaves_the_isr_when_fenced() {
+    let mut sim = default_sim();
+    sim.advance_to(2_000);
+    apply(&mut sim, "crash 2");
+    sim.advance_to(4_000);
+    let snap = sim.snapshot();
+    let fenced_in =
+        snap.brokers.iter().find(|b| b.id == 2).and_then(|b| b.fenced_in).expect("not fenced yet");
+    let left = text::countdown(fenced_in);
+    let follows = led_by_0_with(&snap, 2);
+    let said_f = said(&snap, follows);
+    let timer = statement(&said_f, "broker 2");
+    assert!(
+        timer.starts_with(&format!(
+            " broker 2: is crashed: still in the ISR, it leaves it when the controller fences it in {left}"
+        )),
+        "{timer}"
+    );
+    let leads = snap.partitions.iter().position(|p| p.leader == Some(2)).expect("broker 2 leads one");
+    let said_l = said(&snap, leads);
+    let election = statement(&said_l, "election");
+    let next = snap.partitions[leads].isr.iter().copied().find(|&r| r != 2).expect("another ISR member");
+    assert!(
+        election.starts_with(&format!(
+            " election: broker 2 is crashed; when the controller fences it in {left}, broker {next} will lead"
+        )),
+        "{election}"
+    );
+    sim.advance_to(4_000 + fenced_in + 500);
+    let after = sim.snapshot();
+    assert!(!after.partitions[follows].isr.contains(&2), "{:?}", after.partitions[follows].isr);
+    assert_eq!(after.partitions[leads].leader, Some(next), "the controller elected as the panel said");
+}

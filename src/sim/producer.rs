@@ -469,17 +469,30 @@ impl ProducerClient {
         let requests = self.in_flight_requests();
         // A partition that holds nothing has no deadline.
         for &i in &self.holding.all {
-            let p = &self.partitions[i];
-            consider(p.waiting.front().map(|r| r.created + dt));
-            consider(p.batches().map(|b| b.created + dt).min());
-            consider(p.in_flight.iter().map(|f| f.timeout_at).min());
-            if !self.held_back(i, &requests) {
-                consider(self.sendable_at(i, self.retry_ready_at(i)));
-                consider(self.sendable_at(i, self.batch_ready_at(i)));
-            }
+            consider(self.partition_deadline(i, &requests));
         }
         consider(self.conns.next_setup_timeout());
         next
+    }
+
+    /// Partition `i`'s earliest deadline (ms): its oldest record's or batch's
+    /// `delivery.timeout.ms`, its earliest request timeout, and, unless the in-flight limit
+    /// holds it back, when a retry or a batch can be sent.
+    fn partition_deadline(&self, i: usize, requests: &RequestCounts) -> Option<Ms> {
+        let dt = self.config.delivery_timeout_ms;
+        let p = &self.partitions[i];
+        let sendable = (!self.held_back(i, requests)).then(|| {
+            [self.sendable_at(i, self.retry_ready_at(i)), self.sendable_at(i, self.batch_ready_at(i))]
+        });
+        [
+            p.waiting.front().map(|r| r.created + dt),
+            p.batches().map(|b| b.created + dt).min(),
+            p.in_flight.iter().map(|f| f.timeout_at).min(),
+        ]
+        .into_iter()
+        .chain(sendable.into_iter().flatten())
+        .flatten()
+        .min()
     }
 
     /// The `produce T N` command: hands `count` keyless records to the producer at `now`. They
@@ -1548,14 +1561,7 @@ impl ProducerClient {
         consider(self.unassigned.front().map(|r| r.created + dt));
         let requests = self.in_flight_requests_walk();
         for i in 0..self.partitions.len() {
-            let p = &self.partitions[i];
-            consider(p.waiting.front().map(|r| r.created + dt));
-            consider(p.batches().map(|b| b.created + dt).min());
-            consider(p.in_flight.iter().map(|f| f.timeout_at).min());
-            if !self.held_back(i, &requests) {
-                consider(self.sendable_at(i, self.retry_ready_at(i)));
-                consider(self.sendable_at(i, self.batch_ready_at(i)));
-            }
+            consider(self.partition_deadline(i, &requests));
         }
         consider(self.conns.next_setup_timeout());
         next

@@ -688,17 +688,31 @@ fn config_row(screen: &Screen, name: &str) -> String {
         .unwrap_or_else(|| panic!("no row for {name}:\n{screen}"))
 }
 
+/// The dashboard at 120×40 in the config view, with `delivery.timeout.ms`'s row editor open
+/// on its current value (F6, `/delivery.timeout`, Enter to keep the filter, Enter to edit).
+fn editing_delivery_timeout() -> App {
+    let mut app = App::start(120, 40);
+    app.press_key(KeyCode::F(6));
+    app.press("/delivery.timeout");
+    app.press_key(KeyCode::Enter);
+    app.press_key(KeyCode::Enter);
+    app
+}
+
+/// Erases the editor's prefilled `120000`.
+fn clear_value(app: &mut App) {
+    for _ in 0.."120000".len() {
+        app.press_key(KeyCode::Backspace);
+    }
+}
+
 /// The config view edits in place: Enter opens an editor in the selected row's value cell
 /// holding the current value (the palette stays closed, the status line stays), and Enter
 /// there runs the `set` line through the palette's check and the real sim, which applies it:
 /// the row shows the new value before the default.
 #[test]
 fn enter_edits_a_property_in_its_row_and_enter_applies_it() {
-    let mut app = App::start(120, 40);
-    app.press_key(KeyCode::F(6));
-    app.press("/delivery.timeout");
-    app.press_key(KeyCode::Enter);
-    app.press_key(KeyCode::Enter);
+    let mut app = editing_delivery_timeout();
     assert_eq!(app.model.prompt.input(), "120000", "prefilled with the current value");
     let editing = app.screen();
     let row = config_row(&editing, "delivery.timeout.ms");
@@ -708,9 +722,7 @@ fn enter_edits_a_property_in_its_row_and_enter_applies_it() {
     );
     assert!(editing.contains("1 property holds `delivery.timeout`"), "the status line stays:\n{editing}");
     assert!((0..40).all(|r| !editing.line(r).starts_with(':')), "no palette line:\n{editing}");
-    for _ in 0..6 {
-        app.press_key(KeyCode::Backspace);
-    }
+    clear_value(&mut app);
     app.press("60000");
     app.press_key(KeyCode::Enter);
     assert_eq!(app.snap.producers[0].config.delivery_timeout_ms, 60_000, "{:?}", app.model.status);
@@ -728,11 +740,7 @@ fn enter_edits_a_property_in_its_row_and_enter_applies_it() {
 /// Esc in the row's editor leaves the property as it was, whatever was typed.
 #[test]
 fn esc_cancels_an_edit_in_the_config_view() {
-    let mut app = App::start(120, 40);
-    app.press_key(KeyCode::F(6));
-    app.press("/delivery.timeout");
-    app.press_key(KeyCode::Enter);
-    app.press_key(KeyCode::Enter);
+    let mut app = editing_delivery_timeout();
     app.press("999");
     app.press_key(KeyCode::Esc);
     app.run_for(100);
@@ -747,14 +755,8 @@ fn esc_cancels_an_edit_in_the_config_view() {
 /// applies.
 #[test]
 fn a_refused_value_shows_the_reason_in_the_row_and_keeps_the_edit_open() {
-    let mut app = App::start(120, 40);
-    app.press_key(KeyCode::F(6));
-    app.press("/delivery.timeout");
-    app.press_key(KeyCode::Enter);
-    app.press_key(KeyCode::Enter);
-    for _ in 0..6 {
-        app.press_key(KeyCode::Backspace);
-    }
+    let mut app = editing_delivery_timeout();
+    clear_value(&mut app);
     app.press("soon");
     app.press_key(KeyCode::Enter);
     let why = app.model.prompt.error().expect("the cluster's reason").to_string();
@@ -789,14 +791,8 @@ fn a_refused_value_shows_the_reason_in_the_row_and_keeps_the_edit_open() {
 /// refuses (`30000 extra`) shows its own reason there.
 #[test]
 fn each_refused_edit_replaces_the_last_reason() {
-    let mut app = App::start(120, 40);
-    app.press_key(KeyCode::F(6));
-    app.press("/delivery.timeout");
-    app.press_key(KeyCode::Enter);
-    app.press_key(KeyCode::Enter);
-    for _ in 0..6 {
-        app.press_key(KeyCode::Backspace);
-    }
+    let mut app = editing_delivery_timeout();
+    clear_value(&mut app);
     app.press_key(KeyCode::Enter);
     let why = app.model.prompt.error().expect("a reason").to_string();
     assert!(why.contains("is empty") && !why.contains("KEY=VALUE"), "{why}");

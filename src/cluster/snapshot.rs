@@ -285,6 +285,28 @@ pub struct BrokerView {
     pub fetch_sessions: Vec<FetchSessionView>,
 }
 
+#[cfg(test)]
+impl BrokerView {
+    /// A broker for unit tests: `id` in `status`, `fenced` or not, epoch 1, nothing else set.
+    pub(crate) fn for_test(id: BrokerId, status: BrokerStatus, fenced: bool) -> BrokerView {
+        BrokerView {
+            id,
+            status,
+            fenced,
+            in_controlled_shutdown: false,
+            broker_epoch: 1,
+            leader_count: 0,
+            fetch_paused: false,
+            last_heartbeat: 0,
+            restart_pending: Vec::new(),
+            reach: Reach::default(),
+            fenced_in: None,
+            replica_lag_time_max_ms: 30_000,
+            fetch_sessions: Vec::new(),
+        }
+    }
+}
+
 /// One follower fetcher's incremental fetch session (KIP-227) as both ends track it: the
 /// follower's `FetchSessionHandler` and the leader's `FetchSession` in its
 /// `FetchSessionCache`.

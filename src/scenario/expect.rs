@@ -638,21 +638,7 @@ mod tests {
     }
 
     fn broker(id: BrokerId, status: BrokerStatus, fenced: bool) -> BrokerView {
-        BrokerView {
-            id,
-            status,
-            fenced,
-            in_controlled_shutdown: false,
-            broker_epoch: 1,
-            leader_count: 0,
-            fetch_paused: false,
-            last_heartbeat: 0,
-            restart_pending: Vec::new(),
-            reach: Default::default(),
-            fenced_in: None,
-            replica_lag_time_max_ms: 30_000,
-            fetch_sessions: Vec::new(),
-        }
+        BrokerView::for_test(id, status, fenced)
     }
 
     fn tp(n: u32) -> TopicPartition {

@@ -430,19 +430,8 @@ mod words {
     #[test]
     fn a_crashed_broker_runs_no_fetchers() {
         let b = BrokerView {
-            id: 2,
-            status: BrokerStatus::Crashed { since: 0 },
-            fenced: true,
-            in_controlled_shutdown: false,
-            broker_epoch: 1,
-            leader_count: 0,
-            fetch_paused: false,
-            last_heartbeat: 0,
-            restart_pending: Vec::new(),
             reach: Reach::Controller,
-            fenced_in: None,
-            replica_lag_time_max_ms: 30_000,
-            fetch_sessions: Vec::new(),
+            ..BrokerView::for_test(2, BrokerStatus::Crashed { since: 0 }, true)
         };
         let snap = Snapshot { brokers: vec![b.clone()], ..Snapshot::default() };
         let model = Model::new(1.0, super::super::theme::Theme::new(false), &snap);

@@ -202,6 +202,9 @@ impl Cli {
             if let Some((_, t)) = repeated {
                 return Err(CliError::Invalid(format!("--topic `{}` is given twice", t.name)));
             }
+            if crate::kafka::is_internal(&first.name) {
+                return Err(CliError::Invalid(internal_producer_topic(&first.name)));
+            }
             spec.topics = self.topics.iter().map(topic_spec).collect();
             spec.producers.iter_mut().for_each(|p| p.topic = first.name.clone());
         }
@@ -246,6 +249,17 @@ impl Cli {
             (_, s) => Ok(s.as_deref()),
         }
     }
+}
+
+/// Why an internal topic cannot be the first `--topic`: the default producer would write to it,
+/// and every batch would fail (`ReplicaManager.appendToLocalLog` refuses a client's append to an
+/// internal topic with INVALID_TOPIC_EXCEPTION, which the producer does not retry). Creating it
+/// is fine (`ControllerApis.createTopics` refuses only `__cluster_metadata`), so it may come
+/// later in the list.
+fn internal_producer_topic(name: &str) -> String {
+    format!(
+        "--topic `{name}`: the producer writes to the first --topic, and Kafka refuses a client's records for an internal topic (INVALID_TOPIC_EXCEPTION, not retried); name another topic first (an internal topic later in the list is created as given)"
+    )
 }
 
 fn topic_spec(t: &TopicArg) -> TopicSpec {
@@ -409,6 +423,28 @@ mod tests {
         assert_eq!(spec.producers[0].topic, "orders");
         assert_eq!(spec.producers[0].config.acks, Acks::One);
         assert_eq!(spec.broker_config.min_insync_replicas, 2);
+    }
+
+    /// An internal topic may be created (`ControllerApis.createTopics` refuses only
+    /// `__cluster_metadata`), but not as the producer's topic: Kafka would refuse every batch.
+    #[test]
+    fn internal_topics_are_created_but_not_as_the_producers_topic() {
+        let first = parse(&["--topic", "__consumer_offsets:3:3"]).unwrap().cluster_spec(1).unwrap_err();
+        assert!(first.to_string().contains("INVALID_TOPIC_EXCEPTION"), "{first}");
+        let later = parse(&["--topic", "t:1:3", "--topic", "__consumer_offsets:3:3"])
+            .unwrap()
+            .cluster_spec(1)
+            .unwrap();
+        assert_eq!(
+            (later.topics[1].name.as_str(), later.producers[0].topic.as_str()),
+            ("__consumer_offsets", "t")
+        );
+        let metadata = parse(&["--topic", "__cluster_metadata:1:1"]).unwrap_err().to_string();
+        assert!(
+            metadata
+                .contains("INVALID_REQUEST: Creation of internal topic __cluster_metadata is prohibited."),
+            "{metadata}"
+        );
     }
 
     #[test]

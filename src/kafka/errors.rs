@@ -28,6 +28,12 @@ pub enum ErrorCode {
     /// 16: the broker is not the coordinator of this group (`NotCoordinatorException`,
     /// retriable: the client looks the coordinator up again).
     NotCoordinator,
+    /// 17: an operation on an invalid topic (`InvalidTopicException`, not retriable: an
+    /// `InvalidConfigurationException`, no `RetriableException`). A client's produce to an
+    /// internal topic gets it ("Cannot append to internal topic": `ReplicaManager.appendToLocalLog`
+    /// with `internalTopicsAllowed` false, which `KafkaApis.handleProduceRequest` passes for
+    /// every client id but the admin client's).
+    InvalidTopicException,
     /// 19: acks=all with ISR smaller than min ISR; nothing appended (retriable).
     NotEnoughReplicas,
     /// 20: appended, but ISR below min ISR at completion (retriable).
@@ -113,6 +119,7 @@ impl ErrorCode {
             NetworkException => 13,
             CoordinatorNotAvailable => 15,
             NotCoordinator => 16,
+            InvalidTopicException => 17,
             NotEnoughReplicas => 19,
             NotEnoughReplicasAfterAppend => 20,
             InvalidRequiredAcks => 21,
@@ -158,6 +165,7 @@ impl ErrorCode {
             NetworkException => "NETWORK_EXCEPTION",
             CoordinatorNotAvailable => "COORDINATOR_NOT_AVAILABLE",
             NotCoordinator => "NOT_COORDINATOR",
+            InvalidTopicException => "INVALID_TOPIC_EXCEPTION",
             NotEnoughReplicas => "NOT_ENOUGH_REPLICAS",
             NotEnoughReplicasAfterAppend => "NOT_ENOUGH_REPLICAS_AFTER_APPEND",
             InvalidRequiredAcks => "INVALID_REQUIRED_ACKS",
@@ -226,6 +234,7 @@ pub const ALL: &[ErrorCode] = &[
     ErrorCode::NetworkException,
     ErrorCode::CoordinatorNotAvailable,
     ErrorCode::NotCoordinator,
+    ErrorCode::InvalidTopicException,
     ErrorCode::NotEnoughReplicas,
     ErrorCode::NotEnoughReplicasAfterAppend,
     ErrorCode::InvalidRequiredAcks,

@@ -119,6 +119,17 @@ impl fmt::Display for TopicPartition {
     }
 }
 
+/// Kafka's internal topics (`org.apache.kafka.common.internals.Topic.isInternal`: the group
+/// coordinator's, the transaction coordinator's and the share-group state topics). Only the
+/// brokers' own coordinators write to them: a client's produce is refused
+/// (`ReplicaManager.appendToLocalLog`).
+pub const INTERNAL_TOPICS: [&str; 3] = ["__consumer_offsets", "__transaction_state", "__share_group_state"];
+
+/// Whether `topic` is one of Kafka's internal topics ([`INTERNAL_TOPICS`]).
+pub fn is_internal(topic: &str) -> bool {
+    INTERNAL_TOPICS.contains(&topic)
+}
+
 /// The producer `acks` setting (rule book R5.1–R5.4).
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
 pub enum Acks {

@@ -27,10 +27,11 @@ pub fn check_replication_factor(rf: u32, brokers: usize) -> Result<(), String> {
     create_topic::check_replication_factor(rf, brokers).map_err(|e| e.to_string())
 }
 
-/// Kafka's topic name rule: 1 to 249 characters from `[a-zA-Z0-9._-]`, not `.` or `..`.
-/// Errors: Kafka's `InvalidTopicException` message.
+/// Kafka's topic name rule: 1 to 249 characters from `[a-zA-Z0-9._-]`, not `.` or `..`, and
+/// not `__cluster_metadata` ([`create_topic::check_topic_name`]). Errors: Kafka's
+/// `InvalidTopicException` message, or `INVALID_REQUEST` for `__cluster_metadata`.
 pub fn check_topic_name(name: &str) -> Result<(), String> {
-    assignment::validate_topic_name(name).map_err(|e| e.to_string())
+    create_topic::check_topic_name(name).map_err(|e| e.to_string())
 }
 
 /// Sets a broker-level, producer or consumer property on `spec`, routed by the registry's

@@ -13,6 +13,7 @@ use super::quota::ReplicationQuotas;
 use super::{BrokerId, Ms, Offset, Outbox, TopicPartition};
 use crate::config::{BrokerConfig, TopicConfig};
 use crate::kafka::errors::ErrorCode;
+use crate::kafka::is_internal;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
@@ -469,9 +470,24 @@ impl Broker {
             Message::FetchResponse(resp) => self.on_fetch_response(now, resp, out),
             Message::Produce(req) => {
                 let _span = tracing::debug_span!("partition", tp = %req.tp).entered();
-                if self.touch(now, &req.tp, |p, ctx| p.on_produce(ctx, &req, out)).is_none() {
-                    let known = self.topic_configs.contains_key(&req.tp.topic);
-                    reject_produce(&req, known, from, out);
+                let known = self.topic_configs.contains_key(&req.tp.topic);
+                if known && is_internal(&req.tp.topic) {
+                    // `ReplicaManager.appendToLocalLog` refuses a client's append to an internal
+                    // topic before it looks for the partition, leader or not (the coordinators'
+                    // own appends do not come this way). Its "Cannot append to internal topic"
+                    // goes to the broker's log only (`hasCustomErrorMessage = false`): the
+                    // response carries the bare error code.
+                    reject_produce(&req, ErrorCode::InvalidTopicException, String::new(), from, out);
+                } else if self.touch(now, &req.tp, |p, ctx| p.on_produce(ctx, &req, out)).is_none() {
+                    // `ReplicaManager.getPartitionOrError`: a partition this broker does not host
+                    // is NOT_LEADER_OR_FOLLOWER while its metadata knows the topic, else
+                    // UNKNOWN_TOPIC_OR_PARTITION (a deleted topic).
+                    let (error, message) = if known {
+                        (ErrorCode::NotLeaderOrFollower, "this broker hosts no replica of the partition")
+                    } else {
+                        (ErrorCode::UnknownTopicOrPartition, "this broker's metadata has no such topic")
+                    };
+                    reject_produce(&req, error, message.into(), from, out);
                 }
             }
             Message::Disconnected { peer: NodeId::Broker(leader), correlation_id } => {
@@ -770,25 +786,25 @@ impl Broker {
     }
 }
 
-fn reject_produce(req: &super::protocol::ProduceRequest, known_topic: bool, from: NodeId, out: &mut Outbox) {
+/// Answers a produce the broker refuses with `error` and its `message` (no answer for acks=0,
+/// R5.2).
+fn reject_produce(
+    req: &super::protocol::ProduceRequest,
+    error: ErrorCode,
+    message: String,
+    from: NodeId,
+    out: &mut Outbox,
+) {
     if req.acks == super::Acks::Zero {
         return;
     }
-    // `ReplicaManager.getPartitionOrError`: a partition this broker does not host is
-    // NOT_LEADER_OR_FOLLOWER while its metadata knows the topic, else UNKNOWN_TOPIC_OR_PARTITION
-    // (a deleted topic).
-    let (error, message) = if known_topic {
-        (ErrorCode::NotLeaderOrFollower, "this broker hosts no replica of the partition")
-    } else {
-        (ErrorCode::UnknownTopicOrPartition, "this broker's metadata has no such topic")
-    };
     out.send(
         from,
         Message::ProduceResponse(super::protocol::ProduceResponse {
             correlation_id: req.correlation_id,
             tp: req.tp.clone(),
             result: Err(error),
-            error_message: message.into(),
+            error_message: message,
         }),
     );
 }
@@ -981,6 +997,46 @@ mod tests {
         b.handle(30, NodeId::Controller, Message::Metadata(deleted), &mut Outbox::default());
         assert_eq!(b.partitions().count(), 0);
         assert_eq!(answer(&mut b, 1), Some(ErrorCode::UnknownTopicOrPartition));
+    }
+
+    /// `ReplicaManager.appendToLocalLog` with `internalTopicsAllowed = false` (every client's
+    /// produce): an append to `__consumer_offsets` is INVALID_TOPIC_EXCEPTION without an error
+    /// message, at its leader (nothing is written) and at a broker that is not its leader alike,
+    /// while an ordinary topic's produce at the same leader is written.
+    #[test]
+    fn a_client_produce_to_an_internal_topic_is_invalid_topic_exception() {
+        let offsets = |p: u32| {
+            let mut s = state(p, &[0, 1], Some(0), (0, 0));
+            s.tp = TopicPartition::new(OFFSETS_TOPIC, p);
+            s
+        };
+        let image = MetadataDelta {
+            brokers: vec![reg(0), reg(1)],
+            partitions: vec![offsets(0), state(0, &[0, 1], Some(0), (0, 0))],
+            topic_configs: vec![
+                (Arc::from(OFFSETS_TOPIC), TopicConfig::default()),
+                (Arc::from("foo"), TopicConfig::default()),
+            ],
+            ..Default::default()
+        };
+        let answer = |b: &mut Broker, tp: TopicPartition| {
+            let mut out = Outbox::default();
+            b.handle(20, NodeId::Producer(0), produce(tp), &mut out);
+            out.sends.iter().find_map(|(_, m)| match m {
+                Message::ProduceResponse(r) => Some((r.result, r.error_message.clone())),
+                _ => None,
+            })
+        };
+        let internal = TopicPartition::new(OFFSETS_TOPIC, 0);
+        let mut leader = Broker::new(0, BrokerConfig::default());
+        leader.start_bootstrapped(0, 1, &image, &mut Outbox::default());
+        let refused = Some((Err(ErrorCode::InvalidTopicException), String::new()));
+        assert_eq!(answer(&mut leader, internal.clone()), refused);
+        assert_eq!(leader.partition(&internal).unwrap().log.leo(), 0, "nothing is written");
+        assert_eq!(answer(&mut leader, TopicPartition::new("foo", 0)), Some((Ok((0, 0)), String::new())));
+        let mut follower = Broker::new(1, BrokerConfig::default());
+        follower.start_bootstrapped(0, 1, &image, &mut Outbox::default());
+        assert_eq!(answer(&mut follower, internal), refused, "checked before leadership");
     }
 
     /// KIP-227: after the full fetch, an incremental fetch lists nothing while nothing

@@ -301,6 +301,9 @@ fn explain(error: ErrorCode) -> &'static str {
         ErrorCode::UnknownTopicOrPartition => "the broker does not host this partition",
         ErrorCode::OutOfOrderSequenceNumber => "the leader saw a gap in the producer's sequence numbers",
         ErrorCode::InvalidRequiredAcks => "acks must be 0, 1 or all",
+        ErrorCode::InvalidTopicException => {
+            "the topic is internal: Kafka takes no client's records for it (only its own coordinators write there); the error is not retriable, so the batch fails"
+        }
         _ => "the broker refused the batch",
     }
 }

@@ -15,16 +15,8 @@ use std::sync::Arc;
 use super::event_filter::contains_ignoring_case;
 use super::partitions::health_word;
 use crate::cluster::snapshot::{PartitionHealth, PartitionView, Snapshot};
+use crate::kafka::is_internal;
 use crate::sim::BrokerId;
-
-/// Kafka's internal topics (`org.apache.kafka.common.internals.Topic.isInternal`: the group
-/// coordinator's, the transaction coordinator's and the share-group state topics).
-pub const INTERNAL_TOPICS: [&str; 3] = ["__consumer_offsets", "__transaction_state", "__share_group_state"];
-
-/// Whether `topic` is one of Kafka's internal topics ([`INTERNAL_TOPICS`]).
-pub fn is_internal(topic: &str) -> bool {
-    INTERNAL_TOPICS.contains(&topic)
-}
 
 /// The table's filter: a partition is shown when it passes every part that is set.
 #[derive(Clone, PartialEq, Eq, Debug, Default)]

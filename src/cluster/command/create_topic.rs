@@ -23,6 +23,20 @@ use std::rc::Rc;
 /// client may create.
 pub const CLUSTER_METADATA_TOPIC: &str = "__cluster_metadata";
 
+/// Whether the controller takes `name` for a new topic: `__cluster_metadata` is
+/// `INVALID_REQUEST` (`ControllerApis.createTopics`), then Kafka's name rule
+/// (`Topic.validate`: `INVALID_TOPIC_EXCEPTION`). Shared by `create-topic`, `--topic` and a
+/// scenario's `[[topic]]`, which all stand for a CreateTopics request.
+pub fn check_topic_name(name: &str) -> Result<(), SimError> {
+    if name == CLUSTER_METADATA_TOPIC {
+        return Err(SimError::Api(
+            ErrorCode::InvalidRequest,
+            format!("Creation of internal topic {CLUSTER_METADATA_TOPIC} is prohibited."),
+        ));
+    }
+    validate_topic_name(name)
+}
+
 /// `create-topic T P RF`.
 #[derive(Clone, PartialEq, Eq, Debug)]
 pub struct CreateTopic {
@@ -66,13 +80,7 @@ impl Unit for CreateTopic {
     /// Errors: `INVALID_REQUEST` for `__cluster_metadata`, `INVALID_TOPIC_EXCEPTION`,
     /// `TOPIC_ALREADY_EXISTS`, `INVALID_REPLICATION_FACTOR`, `INVALID_PARTITIONS`.
     fn validate(&self, cluster: &dyn Catalog) -> Result<(), SimError> {
-        if self.name == CLUSTER_METADATA_TOPIC {
-            return Err(SimError::Api(
-                ErrorCode::InvalidRequest,
-                format!("Creation of internal topic {CLUSTER_METADATA_TOPIC} is prohibited."),
-            ));
-        }
-        validate_topic_name(&self.name)?;
+        check_topic_name(&self.name)?;
         if cluster.partition_count(&self.name).is_some() {
             return Err(SimError::TopicExists(self.name.clone()));
         }

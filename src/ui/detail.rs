@@ -373,16 +373,26 @@ fn leader_unreachable(p: &PartitionView, short: bool) -> Option<String> {
         return None;
     }
     let word = super::partitions::unreachable_word(why);
+    // The last ISR member stays in the ISR when fenced (`PartitionChangeBuilder.build` applies no
+    // empty ISR with ELR off): no clean election can follow.
+    let last = p.isr == [leader];
     if short {
+        let then =
+            if last { "the ISR's last member, it stays; no clean successor" } else { "then elects another" };
         return Some(format!(
-            "{leader} is {word}: the controller fences it in {}, then elects another",
+            "{leader} is {word}: the controller fences it in {}, {then}",
             text::countdown(fenced_in)
         ));
     }
+    let then = if last {
+        "; as the ISR's last member it stays in the ISR, and the partition is left without a leader unless \
+         unclean.leader.election.enable lets another replica lead"
+    } else {
+        ", then elects another leader"
+    };
     Some(format!(
-        "broker {leader} is {}, but the controller still counts it as the leader: it fences it in {} \
-         (broker.session.timeout.ms after the last heartbeat it received), then elects another leader",
-        super::partitions::unreachable_word(why),
+        "broker {leader} is {word}, but the controller still counts it as the leader: it fences it in {} \
+         (broker.session.timeout.ms after the last heartbeat it received){then}",
         text::countdown(fenced_in)
     ))
 }
@@ -547,6 +557,26 @@ mod tests {
             roomy.iter().any(|l| l.starts_with(" Leader unreachable: broker 1 is down, but the controller"));
         assert!(full, "{roomy:?}");
         assert!(title(&snap.partitions[1], 30).ends_with("… "), "cut as a last resort");
+    }
+
+    /// An unreachable leader that is its ISR's only member: no election follows its fencing,
+    /// as `PartitionChangeBuilder.build` (ELR off) keeps the last member in the ISR.
+    #[test]
+    fn an_unreachable_sole_isr_leader_has_no_successor() {
+        let mut p = (*fixture::snapshot().partitions[1]).clone();
+        p.health = PartitionHealth::LeaderUnreachable { fenced_in: 7_000, why: Unreachable::Down };
+        p.leader = Some(1);
+        p.isr = vec![1, 2];
+        assert!(leader_unreachable(&p, true).unwrap().ends_with("then elects another"));
+        p.isr = vec![1];
+        let short = leader_unreachable(&p, true).unwrap();
+        assert_eq!(
+            short,
+            "1 is down: the controller fences it in 7s, the ISR's last member, it stays; no clean successor"
+        );
+        let full = leader_unreachable(&p, false).unwrap();
+        assert!(full.contains("as the ISR's last member it stays in the ISR"), "{full}");
+        assert!(!full.contains("elects another"), "{full}");
     }
 
     #[test]

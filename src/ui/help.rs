@@ -146,7 +146,8 @@ pub const GLOSSARY: &[(&str, &str)] = &[
     (
         "fencing",
         "the controller fences a broker whose heartbeats stopped for broker.session.timeout.ms: \
-         it leaves every ISR and cannot lead until it is back and caught up (unfenced)",
+         it leaves every ISR it is not the last member of and cannot lead until it is back and \
+         caught up (unfenced)",
     ),
     (
         "acks",

@@ -20,7 +20,7 @@ use crate::cluster::snapshot::{
 };
 use crate::config::ProducerConfig;
 use crate::sim::controller::elect_any;
-use crate::sim::{Acks, BrokerId, join_ids};
+use crate::sim::{Acks, BrokerId, Ms, join_ids};
 
 /// Continuation lines are indented this far (under the start of the label's text).
 const INDENT: usize = 3;
@@ -328,15 +328,19 @@ impl Facts<'_> {
         }
         let behind = r.lag.filter(|&l| l > 0).map_or(String::new(), |l| format!(", {l} behind"));
         if let Some(unheard) = self.unheard(r.broker) {
-            return Some(Entry::new(
-                label,
-                self.theme.bad(),
+            let left = text::countdown(self.fenced_in(r.broker).unwrap_or(0));
+            let body = if self.last_isr_member_when_fenced(r.broker) {
                 format!(
-                    "{unheard}: still in the ISR{behind}, it leaves it when the controller fences it in {} \
-                     (a fenced broker is removed from every ISR)",
-                    text::countdown(self.broker(r.broker).and_then(|b| b.fenced_in).unwrap_or(0))
-                ),
-            ));
+                    "{unheard}: still in the ISR{behind}; the other members are fenced first, so when the \
+                     controller fences it in {left} it is the last ISR member and stays, with no leader"
+                )
+            } else {
+                format!(
+                    "{unheard}: still in the ISR{behind}, it leaves it when the controller fences it in {left} \
+                     (a fenced broker leaves every ISR it is not the last member of)"
+                )
+            };
+            return Some(Entry::new(label, self.theme.bad(), body));
         }
         let (Some(left), Some(ago)) = (r.isr_expiry_in, r.caught_up_ago) else {
             return Some(Entry::new(
@@ -363,6 +367,25 @@ impl Facts<'_> {
                 text::duration(lag_ms + half),
             ),
         ))
+    }
+
+    /// In how many ms the controller fences broker `id` (`None`: heard, or fenced already).
+    fn fenced_in(&self, id: BrokerId) -> Option<Ms> {
+        self.broker(id).filter(|b| !b.fenced).and_then(|b| b.fenced_in)
+    }
+
+    /// Whether broker `id`, an ISR member the controller will fence, is by then the ISR's last
+    /// member: every other member is fenced before it (oldest heartbeat first, then lower id, as
+    /// the controller fences). `handleBrokerFenced` takes the fenced broker out of each ISR, but
+    /// `PartitionChangeBuilder.build` (ELR off) does not apply an empty target ISR: the last
+    /// member stays, and the partition is left without a leader.
+    fn last_isr_member_when_fenced(&self, id: BrokerId) -> bool {
+        let Some(mine) = self.fenced_in(id) else { return false };
+        self.p
+            .isr
+            .iter()
+            .filter(|&&r| r != id)
+            .all(|&r| self.fenced_in(r).is_some_and(|t| (t, r) < (mine, id)))
     }
 
     /// How broker `id` stands while the controller does not hear from it and has not fenced
@@ -427,7 +450,13 @@ impl Facts<'_> {
                 "{when}, broker {w} {would} lead: the first live ISR member in replica order ({setting})"
             ),
             None if gone.is_some() => {
-                format!("{when}, no replica could lead ({setting}): the partition {would} go offline")
+                let kept = match gone {
+                    Some(l) if p.isr == [l] => {
+                        format!(", with broker {l} left in its ISR (the last member stays, leader none)")
+                    }
+                    _ => String::new(),
+                };
+                format!("{when}, no replica could lead ({setting}): the partition {would} go offline{kept}")
             }
             None => format!(
                 "{when}, no replica can lead ({setting}): it stays offline until an ISR member is unfenced"
@@ -450,9 +479,14 @@ impl Facts<'_> {
         let state = b.map(BrokerView::state);
         if Some(r) == self.p.leader {
             let body = match state.filter(|s| *s != BrokerState::Running) {
-                Some(s) => {
+                Some(s) if winner.is_some() => {
                     format!("leads now, but it is {s}: another is elected once the controller fences it")
                 }
+                Some(s) if self.p.isr == [r] => format!(
+                    "leads now, but it is {s}: once the controller fences it, it stays in the ISR as its last \
+                     member, and the partition has no leader"
+                ),
+                Some(s) => format!("leads now, but it is {s}: once the controller fences it, none can lead"),
                 None => "leads now".to_string(),
             };
             return Entry::new(label, self.theme.leader(), body);

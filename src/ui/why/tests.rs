@@ -294,3 +294,67 @@ fn a_crashed_unfenced_broker_leaves_the_isr_when_fenced() {
     assert!(!after.partitions[follows].isr.contains(&2), "{:?}", after.partitions[follows].isr);
     assert_eq!(after.partitions[leads].leader, Some(next), "the controller elected as the panel said");
 }
+
+/// The last ISR member is not removed when fenced (`PartitionChangeBuilder.build` with ELR off
+/// applies no empty ISR). Broker 2 is fenced first; then broker 0 (the leader) and broker 1
+/// crash, 0 first: the panel says broker 1 will be the last ISR member and stay. The sim
+/// agrees: broker 0's fencing hands the lead to broker 1 (down, but unfenced yet), and broker
+/// 1's own fencing leaves the ISR [1] with no leader.
+#[test]
+fn a_follower_fenced_last_stays_in_the_isr() {
+    let mut sim = default_sim();
+    sim.advance_to(2_000);
+    apply(&mut sim, "crash 2");
+    sim.advance_to(14_000);
+    apply(&mut sim, "crash 0");
+    sim.advance_to(16_500);
+    apply(&mut sim, "crash 1");
+    sim.advance_to(18_000);
+    let snap = sim.snapshot();
+    let index =
+        snap.partitions.iter().position(|p| p.leader == Some(0) && p.isr == [0, 1]).expect("led by 0");
+    let fenced_in =
+        snap.brokers.iter().find(|b| b.id == 1).and_then(|b| b.fenced_in).expect("not fenced yet");
+    let said_f = said(&snap, index);
+    let timer = statement(&said_f, "broker 1");
+    let left = text::countdown(fenced_in);
+    assert!(
+        timer.contains(&format!(
+            "when the controller fences it in {left} it is the last ISR member and stays"
+        )),
+        "{timer}"
+    );
+    sim.advance_to(18_000 + fenced_in + 500);
+    let after = &sim.snapshot().partitions[index];
+    assert_eq!((after.isr.as_slice(), after.leader), (&[1][..], None));
+}
+
+/// A leader that is its partition's only ISR member and is down: the panel says no replica
+/// can lead once it is fenced and that it stays in the ISR; the sim keeps ISR [0], leader none.
+#[test]
+fn a_sole_isr_leader_stays_in_the_isr_when_fenced() {
+    let mut sim = default_sim();
+    sim.advance_to(2_000);
+    apply(&mut sim, "crash 2");
+    apply(&mut sim, "crash 1");
+    sim.advance_to(14_000);
+    apply(&mut sim, "crash 0");
+    sim.advance_to(15_000);
+    let snap = sim.snapshot();
+    let index = snap.partitions.iter().position(|p| p.leader == Some(0) && p.isr == [0]).expect("ISR [0]");
+    let said_l = said(&snap, index);
+    let election = statement(&said_l, "election");
+    assert!(
+        election.contains("no replica could lead (unclean.leader.election.enable=false): the partition will go offline, with broker 0 left in its ISR"),
+        "{election}"
+    );
+    let leader = statement(&said_l, "  0");
+    assert!(
+        leader.contains("it stays in the ISR as its last member, and the partition has no leader"),
+        "{leader}"
+    );
+    assert!(!said_l.iter().any(|l| l.contains("another is elected")), "{said_l:#?}");
+    sim.advance_to(30_000);
+    let after = &sim.snapshot().partitions[index];
+    assert_eq!((after.isr.as_slice(), after.leader), (&[0][..], None));
+}

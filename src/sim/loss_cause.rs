@@ -4,17 +4,24 @@
 //! loss note both print this one text.
 //!
 //! The three ways Kafka loses acknowledged records, each a path in its source:
-//! - `acks=1` (or 0): `Partition.appendRecordsToLeader` answers once the leader has appended,
+//! - `acks=1` (or 0): `ReplicaManager.appendRecords` answers as soon as
+//!   `Partition.appendRecordsToLeader` has appended to the leader's log, since it parks a
+//!   `DelayedProduce` only for `acks=-1` (`ReplicaManager.delayedProduceRequestRequired`),
 //!   before any follower fetched; a clean election (`PartitionChangeBuilder.electLeader`, the
 //!   first live ISR member) may then pick a follower still in the ISR that had not fetched them.
-//! - `acks=all` with an ISR of one: `DelayedProduce` waits only for the HW, which the leader
-//!   alone moves when it is the whole ISR (`Partition.maybeIncrementLeaderHW`), and
+//! - `acks=all` with an ISR of one: `DelayedProduce.tryComplete` asks
+//!   `Partition.checkEnoughReplicasReachOffset`, which waits only for the HW to pass the batch;
+//!   `Partition.maybeIncrementLeaderHW` (the lowest LEO over the maximal ISR, and over caught-up
+//!   followers about to join it) lets the leader alone move it when it is the whole ISR, and
 //!   `min.insync.replicas=1` lets that ISR take writes.
 //! - an unclean election (`unclean.leader.election.enable`, or `kafka-leader-election.sh
 //!   --election-type unclean`): a replica outside the ISR leads with whatever it has.
 //!
-//! The old leader then truncates the records when it follows the new one
-//! (`AbstractFetcherThread` truncation by leader epoch, `Partition.truncateTo`).
+//! The old leader then truncates the records when it follows the new one: the new leader's
+//! fetch response names the diverging epoch (KIP-320 truncation on fetch, answered from its
+//! leader-epoch cache), and the follower's `AbstractFetcherThread.truncateOnFetchResponse`
+//! truncates through `ReplicaFetcherThread.truncate` → `Partition.truncateTo` →
+//! `UnifiedLog.truncateTo`.
 
 use super::events::ElectionKind;
 use super::{Acks, BrokerId, Epoch, join_ids};

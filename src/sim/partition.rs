@@ -106,7 +106,9 @@ enum IsrChange {
     },
 }
 
-/// An acks=all produce parked until the HW passes it (Kafka's `DelayedProduce`, R5.4).
+/// An acks=all produce parked until the HW passes it (Kafka's `DelayedProduce`, R5.4: its
+/// `tryComplete` asks `Partition.checkEnoughReplicasReachOffset`, its `onExpiration` leaves
+/// REQUEST_TIMED_OUT).
 #[derive(Clone, Debug)]
 struct DelayedProduce {
     producer: u32,
@@ -667,9 +669,10 @@ impl Partition {
             out.fsyncs += 1;
         }
         // After every append, a duplicate included, the leader recomputes its HW and completes
-        // the parked produces it satisfies (Kafka's `Partition.appendRecordsToLeader` →
-        // `maybeIncrementLeaderHW`, then `ReplicaManager` completes the purgatory), before it
-        // decides whether this request must wait.
+        // the parked produces it satisfies (Kafka's `Partition.appendRecordsToLeader` calls
+        // `maybeIncrementLeaderHW` after every append, and a raised HW makes
+        // `ReplicaManager.addCompletePurgatoryAction` complete the partition's delayed
+        // requests), before it decides whether this request must wait.
         self.maybe_increment_hw(ctx, out);
         match req.acks {
             Acks::Zero if !info.duplicate => out.acked.push(AckedRecords {

@@ -230,8 +230,9 @@ impl Facts<'_> {
         self.snap.semantics.strict_min_isr && self.p.isr.len() < self.p.effective_min_isr
     }
 
-    /// acks=all: refused below min ISR (`Partition.appendRecordsToLeader`, R5.3), else
-    /// appended and parked until the HW passes it (`DelayedProduce`, R5.4).
+    /// acks=all: refused below min ISR (`Partition.appendRecordsToLeader`, R5.4), else
+    /// appended and parked until the HW passes it (`DelayedProduce.tryComplete` →
+    /// `Partition.checkEnoughReplicasReachOffset`, R5.4).
     fn acks_all(&self, config: &ProducerConfig) -> (String, Style) {
         let p = self.p;
         let (isr, min) = (join_ids(&p.isr), p.effective_min_isr);

@@ -1097,3 +1097,34 @@ fn the_loss_note_is_in_full_where_the_screen_has_room() {
         );
     }
 }
+
+/// At 80×24 the Events pane has four rows, too few for a loss event in full: it keeps the
+/// cause in brief and says where the whole text is, and the events view (F5) shows it whole.
+#[test]
+fn a_loss_event_keeps_its_cause_at_80x24_and_f5_shows_it_whole() {
+    // The Events pane's text, its wrapped lines joined.
+    let pane = |screen: &Screen| {
+        let rows: Vec<String> = (0..screen.lines.len()).map(|r| screen.line(r)).collect();
+        let start = rows.iter().position(|l| l.starts_with(" Events")).expect("an Events pane");
+        let text: Vec<String> = rows[start + 1..]
+            .iter()
+            .take_while(|l| l.starts_with(" 00:") || l.starts_with("   "))
+            .cloned()
+            .collect();
+        text.join(" ").split_whitespace().collect::<Vec<_>>().join(" ")
+    };
+    let mut app = loss_story(80, 24);
+    let screen = app.screen();
+    let words = pane(&screen);
+    assert!(words.contains("LOST in test_repli-2"), "{screen}");
+    assert!(words.contains("acks=1, not yet on broker 1; it won a clean election (F5: in full)"), "{screen}");
+    let loss = &words[words.find("LOST in").expect("the loss event")..];
+    assert!(!loss.contains('…'), "the loss event is cut: {screen}");
+    app.press_key(KeyCode::F(5));
+    let whole = app.screen();
+    let words = pane(&whole);
+    assert!(
+        words.contains("won a clean election (leader epoch 1), so broker 0 truncates them when it follows"),
+        "{whole}"
+    );
+}

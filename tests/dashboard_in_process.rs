@@ -1051,3 +1051,80 @@ fn an_election_not_needed_is_a_notice_not_a_check_mark() {
     assert!(status.text.contains("ELECTION_NOT_NEEDED"), "{status:?}");
     assert!(status.text.starts_with("ℹ elect-preferred"), "{status:?}");
 }
+
+/// README's data-loss recipe (as in `story_80x24_acknowledged_records_lost`) on a
+/// `cols`×`rows` terminal, with the partition that lost records (test_repli-2) selected.
+fn loss_story(cols: u16, rows: u16) -> App {
+    let mut app = App::start(cols, rows);
+    app.run_for(1_000);
+    for (keys, wait) in [("aa", 100), ("1p2p", 3_000), ("0x", 12_000)] {
+        app.press(keys);
+        app.run_for(wait);
+    }
+    app.press_key(KeyCode::Down);
+    app.press_key(KeyCode::Down);
+    app
+}
+
+/// The rows of the logs pane: from its title to the next pane's title (or the end).
+fn logs_pane(screen: &Screen, rows: u16) -> String {
+    let lines: Vec<String> = (0..usize::from(rows)).map(|r| screen.line(r)).collect();
+    let from = lines.iter().position(|l| l.contains(" logs · leader ")).unwrap_or_else(|| panic!("{screen}"));
+    let end = lines[from + 1..]
+        .iter()
+        .position(|l| l.contains(" Why · ") || l.contains(" Events · ") || l.contains(" Clients "))
+        .map_or(lines.len(), |n| from + 1 + n);
+    lines[from..end].join("\n")
+}
+
+/// Where the logs pane can give the loss note its rows (the overview at 200×60, the
+/// partition view at 120×40 and 200×60), it says why in full, never in the brief form.
+#[test]
+fn the_loss_note_is_in_full_where_the_screen_has_room() {
+    for (cols, rows, view) in [(200, 60, 1), (200, 60, 2), (120, 40, 2)] {
+        let mut app = loss_story(cols, rows);
+        app.press_key(KeyCode::F(view));
+        let screen = app.screen();
+        let logs = logs_pane(&screen, rows);
+        assert!(logs.contains("test_repli-2 logs"), "{cols}×{rows} F{view}:\n{screen}");
+        assert!(
+            logs.contains("acked records lost: leader 0 acknowledged them"),
+            "{cols}×{rows} F{view}:\n{logs}"
+        );
+        assert!(
+            logs.contains("so broker 0 truncates them when it follows"),
+            "{cols}×{rows} F{view}:\n{logs}"
+        );
+    }
+}
+
+/// At 80×24 the Events pane has four rows, too few for a loss event in full: it keeps the
+/// cause in brief and says where the whole text is, and the events view (F5) shows it whole.
+#[test]
+fn a_loss_event_keeps_its_cause_at_80x24_and_f5_shows_it_whole() {
+    // The Events pane's text, its wrapped lines joined.
+    let pane = |screen: &Screen| {
+        let rows: Vec<String> = (0..screen.lines.len()).map(|r| screen.line(r)).collect();
+        let start = rows.iter().position(|l| l.starts_with(" Events")).expect("an Events pane");
+        let text: Vec<String> = rows[start + 1..]
+            .iter()
+            .take_while(|l| l.starts_with(" 00:") || l.starts_with("   "))
+            .cloned()
+            .collect();
+        text.join(" ").split_whitespace().collect::<Vec<_>>().join(" ")
+    };
+    let mut app = loss_story(80, 24);
+    let screen = app.screen();
+    let words = pane(&screen);
+    assert!(words.contains("LOST in test_repli-2"), "{screen}");
+    assert!(words.contains("acks=1, not yet on broker 1; it won a clean election (F5: in full)"), "{screen}");
+    let loss = &words[words.find("LOST in").expect("the loss event")..];
+    assert!(!loss.contains('…'), "the loss event is cut: {screen}");
+    app.press_key(KeyCode::F(5));
+    let whole = app.screen();
+    let words = pane(&whole);
+    assert!(
+        words.contains("won a clean election (leader epoch 1), so broker 0 truncates them when it follows"),
+        "{whole}"
+    );
+}

@@ -591,6 +591,22 @@ fn who(b: Option<BrokerId>) -> String {
     b.map_or_else(|| "none".to_string(), |b| b.to_string())
 }
 
+impl EventKind {
+    /// The event in fewer words, for a pane too short for its full text, keeping what
+    /// matters most: for acknowledged records lost, the partition, the offsets and the
+    /// cause in brief ([`LossCause::brief`]: `acks=1, not yet on broker 1; it won a clean
+    /// election`). `None` for events whose text is short already.
+    pub fn brief(&self) -> Option<String> {
+        match self {
+            EventKind::AckedRecordsLost { tp, count, first_offset, last_offset, cause, .. } => Some(format!(
+                "{count} ACKED RECORD(S) LOST in {tp} (offsets {first_offset}–{last_offset}): {}",
+                cause.brief()
+            )),
+            _ => None,
+        }
+    }
+}
+
 impl fmt::Display for EventKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         use EventKind::*;

@@ -137,6 +137,20 @@ fn links(snap: &Snapshot, b: &BrokerView) -> String {
     parts.join("; ")
 }
 
+/// How many link directions into or out of broker `b` are faulty: `1 bad link`,
+/// `isolated`, for a row with no room for [`links`].
+fn faulty_links(snap: &Snapshot, b: &BrokerView) -> String {
+    if b.reach == crate::cluster::snapshot::Reach::Isolated {
+        return "isolated".into();
+    }
+    let me = NodeId::Broker(b.id);
+    match snap.faulty_links.iter().filter(|l| l.from == me || l.to == me).count() {
+        0 => "links clear".into(),
+        1 => "1 bad link".into(),
+        n => format!("{n} bad links"),
+    }
+}
+
 /// `fetch ←1:2 ←2:1`: how many partitions it follows from each leader; a broker that is not
 /// running has no fetcher threads, whatever its assignments.
 fn fetchers(r: &Roles, b: &BrokerView) -> String {
@@ -212,11 +226,12 @@ pub fn render(frame: &mut Frame, area: Rect, model: &Model, snap: &Snapshot) {
     let roles = all_roles(snap);
     let none = Roles::default();
     let role = |id: BrokerId| roles.get(&id).unwrap_or(&none);
-    let detail = selected
-        .map(|i| detail_lines(model, snap, &snap.brokers[i], role(snap.brokers[i].id), width))
-        .unwrap_or_default();
     // The table keeps a row per broker (up to half the height); the details get the rest.
     let table_h = u16::try_from(snap.brokers.len() + 1).unwrap_or(u16::MAX).min(area.height / 2);
+    let room = usize::from(area.height.saturating_sub(table_h).saturating_sub(1));
+    let detail = selected
+        .map(|i| detail_lines(model, snap, &snap.brokers[i], role(snap.brokers[i].id), (width, room)))
+        .unwrap_or_default();
     let detail_h =
         u16::try_from(detail.len() + 1).unwrap_or(u16::MAX).min(area.height.saturating_sub(table_h));
     let [table, below] = Layout::vertical([Constraint::Fill(1), Constraint::Length(detail_h)]).areas(area);
@@ -251,18 +266,23 @@ pub fn render(frame: &mut Frame, area: Rect, model: &Model, snap: &Snapshot) {
             } else {
                 // 80 columns: the timers and the counts first; the epoch, fetchers and links
                 // are in the selected broker's lines below.
+                // Links too long for the row are counted; the selected broker's lines below
+                // name them.
                 let reg = registration(b);
                 let reg = reg.split(" ep").next().unwrap_or_default();
-                format!(
-                    "{mark}{:<3}{:<12} {:<8} {:<30} L {:<3} F {:<3}{}",
-                    b.id,
-                    process(b, snap.now),
-                    reg,
-                    heartbeat(b, snap),
-                    r.leads,
-                    r.follows,
-                    links(snap, b)
-                )
+                let row = |links: &str| {
+                    format!(
+                        "{mark}{:<3}{:<12} {:<8} {:<30} L {:<3} F {:<3}{links}",
+                        b.id,
+                        process(b, snap.now),
+                        reg,
+                        heartbeat(b, snap),
+                        r.leads,
+                        r.follows,
+                    )
+                };
+                let full = row(&links(snap, b));
+                if text::width(&full) <= width { full } else { row(&faulty_links(snap, b)) }
             };
             let style = if Some(i) == selected {
                 theme.selected()
@@ -279,10 +299,84 @@ pub fn render(frame: &mut Frame, area: Rect, model: &Model, snap: &Snapshot) {
     frame.render_widget(Paragraph::new(detail).block(block), below);
 }
 
-/// Names of the partitions in `names`, as many as fit on `lines` lines of `width`.
-fn list(label: String, names: Vec<String>, width: usize, lines: usize) -> Vec<String> {
-    let body = if names.is_empty() { "none".to_string() } else { names.join(" ") };
-    text::wrap_at_most(&format!(" {label}: {body}"), width, lines)
+/// ` label: a b c` on at most `max_lines` lines of `width` columns, each name whole, the
+/// lines after the first indented under the label. When every name fits, the lines share
+/// them evenly (no name left alone under a full line); otherwise as many as fit, then
+/// `+N more` (`total` counts every name; `names` may hold only the first ones).
+fn list(label: &str, names: &[String], total: usize, width: usize, max_lines: usize) -> Vec<String> {
+    let head = format!(" {label}:");
+    if total == 0 {
+        return vec![format!("{head} none")];
+    }
+    let fits = |rows: &[String]| rows.iter().all(|r| text::width(r) <= width);
+    if names.len() == total {
+        for k in 1..=max_lines.min(total) {
+            for extras_first in [true, false] {
+                let rows = spread(&head, names, k, extras_first);
+                if fits(&rows) {
+                    return rows;
+                }
+            }
+        }
+    }
+    if names.len() == total {
+        let items: Vec<&str> = names.iter().map(String::as_str).collect();
+        let rows = greedy(&head, &items, width);
+        if rows.len() <= max_lines && fits(&rows) {
+            return rows;
+        }
+    }
+    // Cut: the most names that fit with `+N more` after them.
+    let with_more = |m: usize| {
+        let more = format!("+{} more", total - m);
+        let items: Vec<&str> = names[..m].iter().map(String::as_str).chain([more.as_str()]).collect();
+        greedy(&head, &items, width)
+    };
+    let mut shown = 0;
+    while shown < names.len().min(total - 1) {
+        let rows = with_more(shown + 1);
+        if rows.len() > max_lines || !fits(&rows) {
+            break;
+        }
+        shown += 1;
+    }
+    with_more(shown).into_iter().take(max_lines.max(1)).map(|r| text::truncate(&r, width)).collect()
+}
+
+/// The indent of a list's lines after the first.
+const LIST_INDENT: &str = "   ";
+
+/// `names` on `k` lines after `head`, as evenly as they go: the lines differ by one name at
+/// most, the longer ones first or last.
+fn spread(head: &str, names: &[String], k: usize, extras_first: bool) -> Vec<String> {
+    let (per, extra) = (names.len() / k, names.len() % k);
+    let mut rest = names;
+    (0..k)
+        .map(|i| {
+            let longer = if extras_first { i < extra } else { i >= k - extra };
+            let (line, tail) = rest.split_at(per + usize::from(longer));
+            rest = tail;
+            let lead = if i == 0 { head } else { LIST_INDENT };
+            format!("{lead} {}", line.join(" "))
+        })
+        .collect()
+}
+
+/// `items` after `head`, each line filled before the next starts (an item longer than a
+/// line gets a line of its own).
+fn greedy(head: &str, items: &[&str], width: usize) -> Vec<String> {
+    let mut rows = vec![head.to_string()];
+    for item in items {
+        let last = rows.last_mut().expect("a first row");
+        let bare = last.as_str() == head || last.as_str() == LIST_INDENT;
+        if bare || text::width(last) + 1 + text::width(item) <= width {
+            last.push(' ');
+            last.push_str(item);
+        } else {
+            rows.push(format!("{LIST_INDENT} {item}"));
+        }
+    }
+    rows
 }
 
 /// The selected broker in full: what it leads and follows (✔ in the ISR, ✗ out), its
@@ -292,9 +386,16 @@ fn detail_lines(
     snap: &Snapshot,
     b: &BrokerView,
     r: &Roles,
-    width: usize,
+    (width, room): (usize, usize),
 ) -> Vec<Line<'static>> {
     let theme = model.theme;
+    // Lines wrapped to the pane, each after one space; the lists come wrapped already.
+    let wrap = |l: &str| -> Vec<String> {
+        text::wrap(l.trim_start(), width.saturating_sub(1).max(1))
+            .into_iter()
+            .map(|l| format!(" {l}"))
+            .collect()
+    };
     let mut out: Vec<String> = Vec::new();
     let head = format!(
         " broker {} · {} · {} · {}",
@@ -309,9 +410,10 @@ fn detail_lines(
             "fetchers running"
         }
     );
-    out.push(head);
-    // Two lines' worth of names at most (a name is at least 3 columns with its space).
-    let shown = width / 2;
+    out.extend(wrap(&head));
+    // Two lines' worth of names at most (a name is at least 3 columns with its space), and
+    // one more to tell whether all of them fit.
+    let shown = width * 2 / 3 + 1;
     let leads: Vec<String> = snap
         .partitions
         .iter()
@@ -319,7 +421,7 @@ fn detail_lines(
         .take(shown)
         .map(|p| p.tp.to_string())
         .collect();
-    out.extend(list(format!("leads {}", r.leads), leads, width, 2));
+    out.extend(list(&format!("leads {}", r.leads), &leads, r.leads, width, 2));
     let follows: Vec<String> = snap
         .partitions
         .iter()
@@ -327,29 +429,46 @@ fn detail_lines(
         .take(shown)
         .map(|p| format!("{}{}", p.tp, if p.isr.contains(&b.id) { "✔" } else { "✗" }))
         .collect();
-    out.extend(list(format!("follows {} (✔ in ISR, ✗ out)", r.follows), follows, width, 2));
+    out.extend(list(&format!("follows {} (✔ in ISR, ✗ out)", r.follows), &follows, r.follows, width, 2));
     let c = &snap.broker_config;
-    out.push(format!(
+    let mut more: Vec<String> = Vec::new();
+    more.push(format!(
         " heartbeat: {} · broker.heartbeat.interval.ms={} broker.session.timeout.ms={}",
         heartbeat(b, snap),
         c.broker_heartbeat_interval_ms,
         c.broker_session_timeout_ms
     ));
     let link_text = links(snap, b);
-    out.push(format!(" links: {}", link_text.strip_prefix("links ").unwrap_or(&link_text)));
+    more.push(format!(" links: {}", link_text.strip_prefix("links ").unwrap_or(&link_text)));
     if !b.restart_pending.is_empty() {
-        out.push(format!(" restart pending: {}", b.restart_pending.join(", ")));
+        more.push(format!(" restart pending: {}", b.restart_pending.join(", ")));
     }
     if b.fetch_sessions.is_empty() {
         let why = if b.status == BrokerStatus::Up { "" } else { " while down (sessions live in memory)" };
-        out.push(format!(" fetch sessions: none{why}"));
+        more.push(format!(" fetch sessions: none{why}"));
     }
-    out.extend(b.fetch_sessions.iter().map(|f| session_line(f, snap.now)));
-    out.into_iter()
-        .flat_map(|l| text::wrap(l.trim_start(), width.saturating_sub(1).max(1)))
-        .map(|l| format!(" {l}"))
-        .map(|l| Line::styled(l, theme.normal()))
-        .collect()
+    out.extend(more.iter().flat_map(|l| wrap(l)));
+    // One fetcher a line as long as they fit; the ones after that counted on the last row.
+    let sessions: Vec<Vec<String>> =
+        b.fetch_sessions.iter().map(|f| wrap(&session_line(f, snap.now))).collect();
+    let all: usize = sessions.iter().map(Vec::len).sum();
+    let left = room.saturating_sub(out.len());
+    if all <= left {
+        out.extend(sessions.into_iter().flatten());
+    } else {
+        let mut kept = 0;
+        for s in &sessions {
+            if out.len() + s.len() + 1 > room {
+                break;
+            }
+            out.extend(s.iter().cloned());
+            kept += 1;
+        }
+        let rest: Vec<String> = b.fetch_sessions[kept..].iter().map(|f| format!("←{}", f.leader)).collect();
+        let line = format!(" +{} more fetch sessions: {}", rest.len(), rest.join(" "));
+        out.push(text::truncate(&line, width));
+    }
+    out.into_iter().map(|l| Line::styled(l, theme.normal())).collect()
 }
 
 #[cfg(test)]
@@ -435,11 +554,81 @@ mod words {
         };
         let snap = Snapshot { brokers: vec![b.clone()], ..Snapshot::default() };
         let model = Model::new(1.0, super::super::theme::Theme::new(false), &snap);
-        let head: String = detail_lines(&model, &snap, &b, &Roles::default(), 80)[0]
+        let head: String = detail_lines(&model, &snap, &b, &Roles::default(), (80, 20))[0]
             .spans
             .iter()
             .map(|s| s.content.as_ref())
             .collect();
         assert!(head.contains("no fetchers (down)") && !head.contains("running"), "{head}");
+    }
+}
+
+#[cfg(test)]
+mod lists {
+    use super::*;
+    use crate::cluster::snapshot::Reach;
+
+    fn names(n: usize) -> Vec<String> {
+        (0..n).map(|i| format!("test_repli-{i}✔")).collect()
+    }
+
+    /// Four names where three fit beside the label: two lines of two, not three and one.
+    #[test]
+    fn a_list_shares_its_names_evenly_between_its_lines() {
+        let rows = list("follows 4 (✔ in ISR, ✗ out)", &names(4), 4, 80, 2);
+        assert_eq!(
+            rows,
+            [" follows 4 (✔ in ISR, ✗ out): test_repli-0✔ test_repli-1✔", "    test_repli-2✔ test_repli-3✔"]
+        );
+        // Seven on three lines 50 columns wide: 2, 2, 3 (the label leaves room for two).
+        let rows = list("leads 7", &names(7), 7, 50, 3);
+        let counts: Vec<usize> = rows.iter().map(|r| r.matches("test_repli").count()).collect();
+        assert_eq!(counts, [2, 2, 3], "{rows:?}");
+        assert_eq!(list("leads 0", &[], 0, 80, 2), [" leads 0: none"]);
+    }
+
+    /// More names than two lines hold: as many as fit, then `+N more`, within the width.
+    #[test]
+    fn a_list_too_long_for_its_lines_ends_in_n_more() {
+        let rows = list("follows 200 (✔ in ISR, ✗ out)", &names(12), 200, 80, 2);
+        assert_eq!(rows.len(), 2, "{rows:?}");
+        assert!(rows.iter().all(|r| text::width(r) <= 80), "{rows:?}");
+        let shown = rows.iter().map(|r| r.matches("test_repli").count()).sum::<usize>();
+        assert!(rows[1].ends_with(&format!("+{} more", 200 - shown)), "{rows:?}");
+        assert!(shown >= 6, "{rows:?}");
+    }
+
+    /// A broker with more fetchers than rows: the sessions that fit, then one line counting
+    /// the others by leader.
+    #[test]
+    fn fetch_sessions_that_do_not_fit_are_counted() {
+        let session = |leader| FetchSessionView {
+            leader,
+            members: 2,
+            session_id: 7,
+            epoch: 3,
+            partitions: 2,
+            reset: None,
+            at_leader: None,
+        };
+        let b = BrokerView {
+            reach: Reach::Controller,
+            fetch_sessions: (1..=12).map(session).collect(),
+            ..BrokerView::for_test(0, BrokerStatus::Up, false)
+        };
+        let snap = Snapshot { brokers: vec![b.clone()], ..Snapshot::default() };
+        let model = Model::new(1.0, super::super::theme::Theme::new(false), &snap);
+        let text: Vec<String> = detail_lines(&model, &snap, &b, &Roles::default(), (120, 9))
+            .iter()
+            .map(|l| l.spans.iter().map(|s| s.content.as_ref()).collect())
+            .collect();
+        assert_eq!(text.len(), 9, "{text:#?}");
+        let kept = text.iter().filter(|l| l.trim_start().starts_with('←')).count();
+        let last = text.last().expect("a last line");
+        assert!(
+            last.starts_with(&format!(" +{} more fetch sessions: ←{}", 12 - kept, kept + 1)),
+            "{text:#?}"
+        );
+        assert!(last.ends_with("←12"), "{text:#?}");
     }
 }

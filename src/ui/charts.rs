@@ -44,15 +44,60 @@ const PRODUCER_MIN_ROWS: u16 = 6;
 /// One series of a chart: its points, glyph, style and name (for the title's legend).
 struct Series {
     name: String,
+    /// The name in a legend short of room (`None`: the name itself); the LEO series take
+    /// their glyphs alone but the last (`0 1 2 LEO`), as the glyph is the broker's digit.
+    short: Option<&'static str>,
     glyph: char,
     style: Style,
     points: Vec<(f64, f64)>,
 }
 
 impl Series {
-    fn legend(&self) -> Vec<Span<'static>> {
-        vec![Span::styled(format!("{} ", self.glyph), self.style), Span::raw(format!("{}  ", self.name))]
+    /// `glyph name` in the legend; with `short`, the short name (and one space after a bare
+    /// glyph, so `0 1 2 LEO` groups).
+    fn legend(&self, short: bool) -> Vec<Span<'static>> {
+        let name = match (short, self.short) {
+            (true, Some(s)) => s,
+            _ => self.name.as_str(),
+        };
+        let gap = if name.is_empty() { "" } else { "  " };
+        vec![Span::styled(format!("{} ", self.glyph), self.style), Span::raw(format!("{name}{gap}"))]
     }
+}
+
+/// A chart's title line: the first of `titles` (the longest first) with its series'
+/// legend, in the first form that fits `width` columns: full names, then short names, then
+/// the last title with short names, then as many legend entries as fit and `+N` for the
+/// others; only a title that fits nowhere is cut (`…`).
+fn title_line(titles: &[&str], series: &[Series], theme: Theme, width: usize) -> Line<'static> {
+    let room = width.saturating_sub(1);
+    let line = |title: &str, entries: &[Series], short: bool, more: usize| {
+        let mut spans = vec![Span::styled(title.to_string(), theme.title())];
+        spans.extend(entries.iter().flat_map(|s| s.legend(short)));
+        if more > 0 {
+            spans.push(Span::raw(format!("+{more} ")));
+        }
+        spans
+    };
+    // The spaces after the last entry may fall off the edge.
+    let fits = |spans: &[Span]| {
+        let all: String = spans.iter().map(|s| s.content.as_ref()).collect();
+        text::width(all.trim_end()) <= room
+    };
+    let (first, last) = (titles.first().copied().unwrap_or(""), titles.last().copied().unwrap_or(""));
+    for (title, short) in [(first, false), (first, true), (last, true)] {
+        let spans = line(title, series, short, 0);
+        if fits(&spans) {
+            return Line::from(spans);
+        }
+    }
+    for k in (0..series.len()).rev() {
+        let spans = line(last, &series[..k], true, series.len() - k);
+        if fits(&spans) {
+            return Line::from(spans);
+        }
+    }
+    Line::from(text::truncate_spans(line(last, &[], true, 0), room))
 }
 
 /// Draws cluster throughput: records/s produced and acknowledged over the last samples
@@ -69,17 +114,25 @@ pub fn render_cluster(frame: &mut Frame, area: Rect, model: &Model, snap: &Snaps
     let series = vec![
         Series {
             name: "produced".into(),
+            short: None,
             glyph: PRODUCED,
             style: theme.muted(),
             points: zip(&times, &produced),
         },
-        Series { name: "acked".into(), glyph: ACKED, style: theme.good(), points: zip(&times, &acked) },
+        Series {
+            name: "acked".into(),
+            short: None,
+            glyph: ACKED,
+            style: theme.good(),
+            points: zip(&times, &acked),
+        },
     ];
     let now =
         acked.last().map_or(String::new(), |a| format!("(now {} acked/s) ", super::brokers::number(*a)));
     // No `·` separator here: it is the produced series' glyph in the legend.
     let title = format!(" Throughput, records/s {now}");
-    draw(frame, area, theme, &title, h, n, series, (Bounds::from_zero(), "rec/s"));
+    let titles = [title.as_str(), " Throughput, records/s "];
+    draw(frame, area, theme, &titles, h, n, series, (Bounds::from_zero(), "rec/s"));
 }
 
 /// Draws the selected partition's history: its ISR size as a sparkline, then its HW and
@@ -95,12 +148,15 @@ pub fn render_partition(frame: &mut Frame, area: Rect, model: &Model, snap: &Sna
     let [isr_area, chart_area] = Layout::vertical([Constraint::Length(3), Constraint::Fill(1)]).areas(area);
     render_isr(frame, isr_area, theme, p, h);
     let times: Vec<f64> = snap.history.times(h.len()).map(seconds).collect();
+    let brokers = h.leo.len();
     let mut series: Vec<Series> = h
         .leo
         .iter()
-        .map(|(broker, leos)| Series {
+        .enumerate()
+        .map(|(i, (broker, leos))| Series {
             // `b0 LEO`, not `LEO 0`: a bare digit reads as a y-axis label.
             name: format!("b{broker} LEO"),
+            short: Some(if i + 1 == brokers { "LEO" } else { "" }),
             glyph: broker_glyph(*broker),
             style: theme.uncommitted(),
             points: times
@@ -112,9 +168,15 @@ pub fn render_partition(frame: &mut Frame, area: Rect, model: &Model, snap: &Sna
         .collect();
     let hw: Vec<f64> = h.hw.iter().map(|hw| *hw as f64).collect();
     // The HW goes last, so it is drawn over the LEOs it equals.
-    series.push(Series { name: "HW".into(), glyph: HW, style: theme.committed(), points: zip(&times, &hw) });
-    let title = " HW and LEO by broker, offset ";
-    draw(frame, chart_area, theme, title, &snap.history, h.len(), series, (Bounds::fit(), "offset"));
+    series.push(Series {
+        name: "HW".into(),
+        short: None,
+        glyph: HW,
+        style: theme.committed(),
+        points: zip(&times, &hw),
+    });
+    let titles = [" HW and LEO by broker, offset ", " HW, LEO "];
+    draw(frame, chart_area, theme, &titles, &snap.history, h.len(), series, (Bounds::fit(), "offset"));
 }
 
 /// The ISR size over the partition's samples, one bar per second, scaled to its replicas.
@@ -206,9 +268,23 @@ fn render_producer(frame: &mut Frame, area: Rect, theme: Theme, h: &History, i: 
     let times: Vec<f64> = h.times(n).map(seconds).collect();
     let recent: Vec<_> = ring.iter().skip(ring.len() - n).collect();
     let acked: Vec<f64> = recent.iter().map(|s| s.acked as f64 * per_s).collect();
-    let series =
-        vec![Series { name: "acked".into(), glyph: ACKED, style: theme.good(), points: zip(&times, &acked) }];
-    draw(frame, left, theme, " acked, records/s ", h, n, series, (Bounds::from_zero(), "rec/s"));
+    let series = vec![Series {
+        name: "acked".into(),
+        short: None,
+        glyph: ACKED,
+        style: theme.good(),
+        points: zip(&times, &acked),
+    }];
+    draw(
+        frame,
+        left,
+        theme,
+        &[" acked, records/s ", " acked/s "],
+        h,
+        n,
+        series,
+        (Bounds::from_zero(), "rec/s"),
+    );
     let latency = |pick: fn(&crate::sim::producer_latency::LatencySummary) -> Ms| -> Vec<(f64, f64)> {
         times
             .iter()
@@ -217,10 +293,22 @@ fn render_producer(frame: &mut Frame, area: Rect, theme: Theme, h: &History, i: 
             .collect()
     };
     let series = vec![
-        Series { name: "p50".into(), glyph: P50, style: theme.normal(), points: latency(|l| l.p50_ms) },
-        Series { name: "p99".into(), glyph: P99, style: theme.warn(), points: latency(|l| l.p99_ms) },
+        Series {
+            name: "p50".into(),
+            short: None,
+            glyph: P50,
+            style: theme.normal(),
+            points: latency(|l| l.p50_ms),
+        },
+        Series {
+            name: "p99".into(),
+            short: None,
+            glyph: P99,
+            style: theme.warn(),
+            points: latency(|l| l.p99_ms),
+        },
     ];
-    draw(frame, right, theme, " latency, sim ms ", h, n, series, (Bounds::from_zero(), "ms"));
+    draw(frame, right, theme, &[" latency, sim ms ", " ms "], h, n, series, (Bounds::from_zero(), "ms"));
 }
 
 /// How the y axis is scaled.
@@ -252,7 +340,7 @@ impl Bounds {
 }
 
 /// Draws `series` as lines over the `n` newest sample times of `h`, under a one-row title
-/// that names each series' glyph; the y axis is scaled by `bounds` and titled with its
+/// that names each series' glyph (the first of `titles` that fits, see [`title_line`]); the y axis is scaled by `bounds` and titled with its
 /// quantity's unit (`rec/s`, `offset`, `ms`) between its bottom and top values, the x axis
 /// `sim time` between its first and last times.
 #[allow(clippy::too_many_arguments)]
@@ -260,18 +348,17 @@ fn draw(
     frame: &mut Frame,
     area: Rect,
     theme: Theme,
-    title: &str,
+    titles: &[&str],
     h: &History,
     n: usize,
     series: Vec<Series>,
     (bounds, unit): (Bounds, &str),
 ) {
     if n == 0 {
-        return empty(frame, area, theme, title, NO_SAMPLES);
+        return empty(frame, area, theme, titles.first().copied().unwrap_or(""), NO_SAMPLES);
     }
-    let mut spans = vec![Span::styled(title.to_string(), theme.title())];
-    spans.extend(series.iter().flat_map(Series::legend));
-    let block = Block::new().borders(Borders::TOP).title(Line::from(spans));
+    let title = title_line(titles, &series, theme, usize::from(area.width));
+    let block = Block::new().borders(Borders::TOP).title(title);
     let (y_min, y_max) = bounds.of(&series);
     let first = h.times(n).next().unwrap_or(0);
     let last = h.last_at.unwrap_or(0);
@@ -360,6 +447,34 @@ fn y_label(v: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The LEO chart's legend at the widths the layouts give it: in full where it fits,
+    /// then the brokers' digits grouped (`0 1 2 LEO`), then a shorter title, then `+N`.
+    #[test]
+    fn the_leo_legend_shortens_to_fit_its_chart() {
+        let theme = Theme::new(false);
+        let leo = |i: usize, n: usize| Series {
+            name: format!("b{i} LEO"),
+            short: Some(if i + 1 == n { "LEO" } else { "" }),
+            glyph: broker_glyph(i as BrokerId),
+            style: theme.normal(),
+            points: Vec::new(),
+        };
+        let hw =
+            Series { name: "HW".into(), short: None, glyph: HW, style: theme.normal(), points: Vec::new() };
+        let series: Vec<Series> = (0..3).map(|i| leo(i, 3)).chain([hw]).collect();
+        let titles = [" HW and LEO by broker, offset ", " HW, LEO "];
+        let at = |w: usize| -> String {
+            title_line(&titles, &series, theme, w).spans.iter().map(|s| s.content.as_ref()).collect()
+        };
+        assert_eq!(at(66).trim_end(), " HW and LEO by broker, offset 0 b0 LEO  1 b1 LEO  2 b2 LEO  ━ HW");
+        assert_eq!(at(53).trim_end(), " HW and LEO by broker, offset 0 1 2 LEO  ━ HW");
+        assert_eq!(at(30).trim_end(), " HW, LEO 0 1 2 LEO  ━ HW");
+        assert_eq!(at(20).trim_end(), " HW, LEO 0 1 +2");
+        for w in [12, 20, 30, 53, 66, 100] {
+            assert!(text::width(at(w).trim_end()) < w, "{w}: {}", at(w));
+        }
+    }
 
     #[test]
     fn axis_labels_fit_their_width() {

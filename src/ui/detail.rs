@@ -31,6 +31,15 @@ pub fn height_needed(snap: &Snapshot) -> u16 {
     u16::try_from(rf).unwrap_or(u16::MAX).saturating_add(2)
 }
 
+/// Rows the selected partition's notes (loss, HW, reassignment, ISR change, leader) take in
+/// full in a pane `width` columns wide; 0 without a partition. The layouts give the pane
+/// the rows beyond [`height_needed`]'s one note line where they have them, so the long form
+/// shows whenever it fits (issue 9).
+pub fn notes_rows(model: &Model, snap: &Snapshot, width: u16) -> u16 {
+    let Some(p) = model.partition(snap) else { return 0 };
+    u16::try_from(notes(p, model.theme, usize::from(width), false).len()).unwrap_or(u16::MAX)
+}
+
 /// Draws the pane for the selected partition.
 pub fn render(frame: &mut Frame, area: Rect, model: &Model, snap: &Snapshot) {
     let theme = model.theme;

@@ -37,11 +37,21 @@ pub fn render(frame: &mut Frame, area: Rect, model: &Model, snap: &Snapshot) {
         let text = format!(" none of the {kept} events kept pass the filter (f and F change it)");
         vec![Line::styled(text::truncate(&text, width), theme.muted())]
     } else {
-        let mut lines = fitting_lines(&shown, theme, width, height);
-        mark_hit(&mut lines, &shown, model.events_search.as_deref(), theme, width);
+        let more = whole_elsewhere(model);
+        let mut lines = fitting_lines(&shown, theme, width, height, more.as_deref());
+        mark_hit(&mut lines, &shown, model.events_search.as_deref(), theme, (width, height), more.as_deref());
         lines
     };
     frame.render_widget(Paragraph::new(lines).block(block), area);
+}
+
+/// Where an event cut short in this pane reads whole: `F5: in full` outside the events
+/// view (whose pane has the screen's rows); `None` in it.
+fn whole_elsewhere(model: &Model) -> Option<String> {
+    if model.view == super::app::View::Events {
+        return None;
+    }
+    keymap::label_of(Action::ShowEvents).map(|key| format!("{key}: in full"))
 }
 
 /// Shows the bottom event's stamp reversed when it holds the searched text: the hit that
@@ -51,13 +61,14 @@ fn mark_hit(
     shown: &[(&ClusterEvent, bool)],
     needle: Option<&str>,
     theme: Theme,
-    width: usize,
+    (width, height): (usize, usize),
+    more: Option<&str>,
 ) {
     let (Some(needle), Some((ev, fine))) = (needle, shown.last()) else { return };
     if !contains_ignoring_case(&ev.kind.to_string(), needle) {
         return;
     }
-    let rows = event_lines(ev, *fine, theme, width).len().min(lines.len());
+    let rows = lines_within(ev, *fine, theme, width, height, more).len().min(lines.len());
     let first = lines.len() - rows;
     if let Some(stamp) = lines.get_mut(first).and_then(|l| l.spans.first_mut()) {
         stamp.style = theme.selected();
@@ -360,27 +371,21 @@ pub fn page_len(events: &[(&ClusterEvent, bool)], width: usize, height: usize) -
 }
 
 /// The newest events whose wrapped lines fit in `height` rows, in time order, each stamped
-/// with microseconds when its flag says so. The oldest one shown may be cut short (marked
-/// `…`) to use the rows that are left.
+/// with microseconds when its flag says so. The oldest one shown may be cut short to use the
+/// rows that are left (see [`lines_within`]; `more` says where it reads whole).
 pub fn fitting_lines(
     events: &[(&ClusterEvent, bool)],
     theme: Theme,
     width: usize,
     height: usize,
+    more: Option<&str>,
 ) -> Vec<Line<'static>> {
     let mut picked: Vec<Vec<Line<'static>>> = Vec::new();
     let mut used = 0;
     for (ev, fine) in events.iter().rev() {
-        let mut lines = event_lines(ev, *fine, theme, width);
         let left = height.saturating_sub(used);
-        if lines.len() > left {
-            if left > 0 {
-                lines.truncate(left);
-                if let Some(last) = lines.last_mut() {
-                    last.push_span(Span::styled("…", theme.muted()));
-                }
-                picked.push(lines);
-            }
+        let lines = lines_within(ev, *fine, theme, width, left, more);
+        if lines.is_empty() {
             break;
         }
         used += lines.len();
@@ -389,13 +394,50 @@ pub fn fitting_lines(
     picked.into_iter().rev().flatten().collect()
 }
 
+/// One event's lines in at most `rows` rows: whole when they fit; else its brief form
+/// ([`EventKind::brief`]: a loss keeps its cause) followed by `more` (where it reads whole),
+/// when that fits; else its text cut, ending in `…`.
+fn lines_within(
+    ev: &ClusterEvent,
+    fine: bool,
+    theme: Theme,
+    width: usize,
+    rows: usize,
+    more: Option<&str>,
+) -> Vec<Line<'static>> {
+    let mut lines = event_lines(ev, fine, theme, width);
+    if lines.len() <= rows {
+        return lines;
+    }
+    if let Some(brief) = ev.kind.brief() {
+        let brief = match more {
+            Some(more) => format!("{brief} ({more})"),
+            None => brief,
+        };
+        let short = text_lines(&brief, ev, fine, theme, width);
+        if short.len() <= rows {
+            return short;
+        }
+    }
+    lines.truncate(rows);
+    if let Some(last) = lines.last_mut() {
+        last.push_span(Span::styled("…", theme.muted()));
+    }
+    lines
+}
+
 /// One event's lines: its stamp (with µs when `fine`), then its text wrapped beside it.
 fn event_lines(ev: &ClusterEvent, fine: bool, theme: Theme, width: usize) -> Vec<Line<'static>> {
+    text_lines(&ev.kind.to_string(), ev, fine, theme, width)
+}
+
+/// `body` as the lines of event `ev`: its stamp, then the text wrapped beside it in the
+/// event's style.
+fn text_lines(body: &str, ev: &ClusterEvent, fine: bool, theme: Theme, width: usize) -> Vec<Line<'static>> {
     let style = style_of(&ev.kind, theme);
-    let body = ev.kind.to_string();
     let first = format!(" {}", format_stamp(ev.at, fine));
     let stamp_width = first.len();
-    let wrapped = text::wrap(&body, width.saturating_sub(stamp_width + 2).max(10));
+    let wrapped = text::wrap(body, width.saturating_sub(stamp_width + 2).max(10));
     wrapped
         .into_iter()
         .enumerate()
@@ -442,7 +484,7 @@ mod tests {
 
     fn stamps(snap: &Snapshot, anchor: Option<u64>, important: bool) -> Vec<String> {
         let shown = stamped_events(snap, anchor, important);
-        let lines = fitting_lines(&shown, Theme::new(false), 120, 20);
+        let lines = fitting_lines(&shown, Theme::new(false), 120, 20, None);
         // A wrapped event's further lines have no stamp.
         lines.iter().map(|l| l.spans[0].content.trim().to_string()).filter(|s| !s.is_empty()).collect()
     }
@@ -476,7 +518,7 @@ mod tests {
             (1_500, EventKind::BrokerCrashed { broker: 1 }),
         ]);
         let shown = stamped_events(&s, None, false);
-        let lines = fitting_lines(&shown, Theme::new(false), 40, 10);
+        let lines = fitting_lines(&shown, Theme::new(false), 40, 10, None);
         let text: Vec<String> =
             lines.iter().map(|l| l.spans.iter().map(|s| s.content.as_ref()).collect()).collect();
         assert_eq!(

@@ -49,6 +49,10 @@ pub struct Heights {
     pub why: u16,
     /// The partition table: its title line, header row and the rows the filter shows.
     pub table: u16,
+    /// The rows the selected partition's notes take in full beyond the one note line
+    /// [`detail::height_needed`] counts, at the width the shown view gives the logs pane (0
+    /// in the narrow overview, where the notes keep their brief form).
+    pub notes: u16,
     /// The view shown.
     pub view: View,
 }
@@ -110,8 +114,14 @@ pub fn plan(area: Rect, snap: &Snapshot, heights: Heights) -> Plan {
     }
     let rest = avail - table_h;
     let (lower_h, detail_h, clients_h) = if wide {
-        // One more row for the strips' marks (HW, LEO, consumers) where there is room.
-        let lower = (detail_need + 1).max(clients_need).min(rest.saturating_sub(EVENTS_MIN));
+        // One more row for the strips' marks (HW, LEO, consumers) where there is room, and
+        // the notes in full (a loss story takes two or three lines) up to half the rows below
+        // the table: the event log and the why panel keep the rest.
+        // Rows that cannot show the notes in full go to the events instead.
+        let base = (detail_need + 1).max(clients_need);
+        let full = (detail_need + 1 + heights.notes).max(clients_need);
+        let lower = if full <= base.max(rest / 2) { full } else { base };
+        let lower = lower.min(rest.saturating_sub(EVENTS_MIN));
         let lower = if lower < 2 { 0 } else { lower };
         (lower, lower, lower)
     } else {
@@ -125,7 +135,7 @@ pub fn plan(area: Rect, snap: &Snapshot, heights: Heights) -> Plan {
     let [table, lower, charts, events] =
         Layout::vertical([Length(table_h), Length(lower_h), Length(charts_h), Fill(1)]).areas(middle);
     let (detail, clients) = if wide && lower_h > 0 {
-        let [d, c] = Layout::horizontal([Constraint::Percentage(58), Fill(1)]).spacing(1).areas(lower);
+        let [d, c] = wide_split(lower);
         (Some(d), Some(c))
     } else {
         let [d, c] = Layout::vertical([Length(detail_h), Length(clients_h)]).areas(lower);
@@ -182,9 +192,11 @@ fn plan_view(area: Rect, snap: &Snapshot, heights: Heights) -> Plan {
         View::Brokers | View::Config | View::Overview => plan.body = Some(middle),
         View::Events => plan.events = Some(middle),
         View::Partition => {
-            // The strips first (with their marks row), then the why panel (beside the chart
-            // when wide), the events below with at least EVENTS_MIN rows.
-            let detail_h = (detail::height_needed(snap) + 1).min(middle.height / 2).max(2);
+            // The strips first (with their marks row and their notes in full), then the why
+            // panel (beside the chart when wide), the events below with at least EVENTS_MIN rows.
+            let base = detail::height_needed(snap) + 1;
+            let full = base + heights.notes;
+            let detail_h = if full <= middle.height / 2 { full } else { base.min(middle.height / 2) }.max(2);
             let rest = middle.height - detail_h;
             let events_h = (rest / 3).max(EVENTS_MIN).min(rest);
             let [d, mid, e] = Layout::vertical([Length(detail_h), Fill(1), Length(events_h)]).areas(middle);
@@ -285,7 +297,24 @@ pub fn heights(model: &Model, snap: &Snapshot, width: u16) -> Heights {
     let strip = u16::try_from(brokers::strip_lines(model, snap, width).len()).unwrap_or(1);
     let why = if width >= WIDE { why::height_needed(model, snap, why_width(width)) } else { 0 };
     let table = partitions::height_needed(model, snap);
-    Heights { strip, status, why, table, view: model.view }
+    let detail_width = match model.view {
+        View::Partition => width,
+        _ if width >= WIDE => wide_detail_width(width),
+        _ => 0,
+    };
+    let notes =
+        if detail_width == 0 { 0 } else { detail::notes_rows(model, snap, detail_width).saturating_sub(1) };
+    Heights { strip, status, why, table, notes, view: model.view }
+}
+
+/// The wide overview's logs and clients panes side by side in `lower`.
+fn wide_split(lower: Rect) -> [Rect; 2] {
+    Layout::horizontal([Constraint::Percentage(58), Constraint::Fill(1)]).spacing(1).areas(lower)
+}
+
+/// The logs pane's width in the wide overview, beside the clients pane (see [`plan`]).
+fn wide_detail_width(width: u16) -> u16 {
+    wide_split(Rect::new(0, 0, width, 1))[0].width
 }
 
 /// Draws the dashboard; with `--ascii`, in ASCII only.

@@ -1,6 +1,8 @@
-//! `elect-preferred [T | T-P]` and `elect-unclean T-P`: leader elections an operator asks
+//! `elect-preferred [T | T-P]` and `elect-unclean T | T-P`: leader elections an operator asks
 //! for, as `kafka-leader-election.sh --election-type preferred|unclean` does through the
-//! controller's `ElectLeaders` (`ReplicationControlManager.electLeaders`), at once.
+//! controller's `ElectLeaders` (`ReplicationControlManager.electLeaders`), at once. An unclean
+//! election of a whole topic elects its leaderless partitions; the others answer
+//! `ELECTION_NOT_NEEDED` (`electLeader` elects unclean only where there is no leader).
 //!
 //! As `LeaderElectionCommand` reports them: the partitions elected, those that needed no
 //! election ("Valid replica already elected"), and the errors. `ELECTION_NOT_NEEDED` is no
@@ -33,7 +35,7 @@ pub enum Partitions {
     Either(String, u32),
 }
 
-/// `elect-preferred [T | T-P]` or `elect-unclean T-P`.
+/// `elect-preferred [T | T-P]` or `elect-unclean T | T-P`.
 #[derive(Clone, PartialEq, Eq, Debug)]
 pub struct Elect {
     /// Preferred or unclean.
@@ -68,15 +70,15 @@ pub fn resolve(cluster: &dyn Catalog, partitions: &Partitions) -> Result<Partiti
     }
 }
 
-/// `elect-preferred --topic T [--partition P]`, as `kafka-leader-election.sh` spells it,
-/// after `--topic` was read.
-fn explicit(words: &mut Words<'_>) -> Result<Partitions, ParseError> {
+/// `--topic T [--partition P]`, as `kafka-leader-election.sh` spells it, after `--topic` was
+/// read; `verb` is the command, for the usage.
+fn explicit(verb: &str, words: &mut Words<'_>) -> Result<Partitions, ParseError> {
     let topic = words.word("topic after --topic")?.to_string();
     match words.next() {
         None => Ok(Partitions::Topic(topic)),
         Some("--partition") => Ok(Partitions::One(topic, words.number("partition number")?)),
         Some(w) => Err(super::words::parse_error(format!(
-            "unexpected `{w}`; usage: elect-preferred --topic T [--partition P]"
+            "unexpected `{w}`; usage: {verb} --topic T [--partition P]"
         ))),
     }
 }
@@ -131,20 +133,26 @@ fn answer(election: ElectionType, results: &ElectionResults) -> Result<Option<St
 impl Unit for Elect {
     const VERBS: &'static [&'static str] = &["elect-preferred", "elect-unclean"];
     const USAGE: &'static [&'static str] =
-        &["elect-preferred [T | T-P | --topic T [--partition P]]", "elect-unclean T-P"];
+        &["elect-preferred [T | T-P | --topic T [--partition P]]", "elect-unclean T | T-P | --topic T [--partition P]"];
 
+    /// Errors: `elect-unclean` without a topic or partition (`kafka-leader-election.sh` too
+    /// wants one named, and an unclean election of everything is rarely meant).
     fn parse(verb: &str, words: &mut Words<'_>) -> Result<Self, ParseError> {
-        if verb == "elect-unclean" {
-            words.usage(Self::USAGE[1]);
-            let (topic, p) = words.partition()?;
-            return Ok(Elect { election: ElectionType::Unclean, partitions: Partitions::One(topic, p) });
-        }
+        let election =
+            if verb == "elect-unclean" { ElectionType::Unclean } else { ElectionType::Preferred };
+        words.usage(if election == ElectionType::Unclean { Self::USAGE[1] } else { Self::USAGE[0] });
         let partitions = match words.next() {
+            None if election == ElectionType::Unclean => {
+                return Err(super::words::parse_error(format!(
+                    "elect-unclean needs a topic or a partition; usage: {}",
+                    Self::USAGE[1]
+                )));
+            }
             None => Partitions::All,
-            Some("--topic") => explicit(words)?,
+            Some("--topic") => explicit(verb, words)?,
             Some(w) => partitions_of(w),
         };
-        Ok(Elect { election: ElectionType::Preferred, partitions })
+        Ok(Elect { election, partitions })
     }
 
     fn validate(&self, cluster: &dyn Catalog) -> Result<(), SimError> {
@@ -188,10 +196,8 @@ impl fmt::Display for Elect {
                 write!(f, "{verb} --topic {t}")
             }
             Partitions::Topic(t) => write!(f, "{verb} {t}"),
-            Partitions::One(t, p) if self.election == ElectionType::Preferred => {
-                write!(f, "{verb} --topic {t} --partition {p}")
-            }
-            Partitions::One(t, p) | Partitions::Either(t, p) => write!(f, "{verb} {t}-{p}"),
+            Partitions::One(t, p) => write!(f, "{verb} --topic {t} --partition {p}"),
+            Partitions::Either(t, p) => write!(f, "{verb} {t}-{p}"),
         }
     }
 }

@@ -14,7 +14,7 @@
 //! roll [--no-wait]
 //! freeze N [MS] | thaw N
 //! bounce B | power-loss B [B…] | slow-disk B MS
-//! elect-preferred [T | T-P | --topic T [--partition P]] | elect-unclean T-P
+//! elect-preferred [T | T-P | --topic T [--partition P]] | elect-unclean T | T-P | --topic T [--partition P]
 //! reassign T-P R,R,R [--throttle MB/s] | reassign T-P --cancel
 //! add-partitions T N | delete-topic T
 //! ```
@@ -228,7 +228,7 @@ commands! {
     /// Every fsync on a broker takes longer (`slow-disk B MS`).
     SlowDisk(slow_disk::SlowDisk),
     /// A leader election an operator asks for (`elect-preferred [T | T-P | --topic T]`,
-    /// `elect-unclean T-P`).
+    /// `elect-unclean T | T-P | --topic T [--partition P]`).
     Elect(elect::Elect),
     /// Move a partition's replicas, or cancel the move (`reassign T-P R,R,R [--throttle
     /// MB/s]`, `reassign T-P --cancel`).
@@ -316,6 +316,8 @@ mod tests {
             "elect-preferred --topic logs-2024",
             "elect-preferred --topic logs --partition 2024",
             "elect-unclean my-topic-0",
+            "elect-unclean t",
+            "elect-unclean --topic logs --partition 2024",
             "reassign t-0 1,2,3",
             "reassign t-0 1,2,3 --throttle 2",
             "reassign t-0 --cancel",
@@ -359,7 +361,7 @@ mod tests {
         assert!(Command::parse("power-loss 1 1").unwrap_err().message.contains("named twice"));
         assert!(Command::parse("slow-disk 1").unwrap_err().message.contains("missing fsync delay"));
         assert!(Command::parse("thaw 1 500").unwrap_err().message.contains("unexpected `500`"));
-        assert!(Command::parse("elect-unclean t").unwrap_err().message.contains("not a partition T-P"));
+        assert!(Command::parse("elect-unclean").unwrap_err().message.contains("needs a topic or a partition"));
         assert!(Command::parse("reassign t-0").unwrap_err().message.contains("missing replica list"));
         assert!(
             Command::parse("reassign t-0 1,2 --throttle").unwrap_err().message.contains("missing throttle")

@@ -33,7 +33,13 @@ pub fn status_lines(model: &Model, snap: &Snapshot, width: u16) -> Vec<Line<'sta
     };
     let (head, body) = glyph_and_body(status);
     let indent = 1 + text::width(head);
-    let parts = fitted(body, room.saturating_sub(indent - 1));
+    let width = room.saturating_sub(indent - 1);
+    // A refusal keeps its reason; an answer that was done keeps what was done.
+    let parts = if status.kind == StatusKind::Error {
+        fitted(body, width)
+    } else {
+        text::wrap_at_most(body, width, STATUS_MAX_LINES)
+    };
     parts
         .into_iter()
         .enumerate()
@@ -44,7 +50,7 @@ pub fn status_lines(model: &Model, snap: &Snapshot, width: u16) -> Vec<Line<'sta
         .collect()
 }
 
-/// `body` wrapped to `width` in at most [`STATUS_MAX_LINES`] lines. An answer too long for
+/// A refusal's `body` wrapped to `width` in at most [`STATUS_MAX_LINES`] lines. One too long for
 /// them (`set producer delivery.timeout.ms=<a long value>: invalid value …: expected …`)
 /// shortens its echo of the command (before the first `: `, to `…`) so that the reason stays
 /// whole (↑ in the palette brings the command back), breaking inside words if it must; only

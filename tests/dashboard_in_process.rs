@@ -1138,7 +1138,7 @@ fn no_palette_text_stays_behind_after_it_closes_and_the_terminal_resizes() {
     let mut app = App::start(80, 24);
     app.run_for(1_000);
     let mut terminal = Terminal::new(TestBackend::new(80, 24)).expect("a test backend");
-    let mut draw = |app: &App, terminal: &mut Terminal<TestBackend>| {
+    let draw = |app: &App, terminal: &mut Terminal<TestBackend>| {
         terminal.draw(|frame| view::view(&app.model, &app.snap, frame)).expect("a frame");
         Screen::of_buffer(terminal.backend().buffer()).to_string()
     };

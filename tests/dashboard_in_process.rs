@@ -1128,3 +1128,38 @@ fn a_loss_event_keeps_its_cause_at_80x24_and_f5_shows_it_whole() {
         "{whole}"
     );
 }
+
+/// Issue 9's stale prompt line, tried the way a terminal sees it: one terminal whose cells
+/// only change where ratatui's diff writes. The palette with a long line, a refusal under
+/// it, a success, Esc and two resizes leave nothing of the palette behind, cell for cell the
+/// same as a fresh draw of the same state.
+#[test]
+fn no_palette_text_stays_behind_after_it_closes_and_the_terminal_resizes() {
+    let mut app = App::start(80, 24);
+    app.run_for(1_000);
+    let mut terminal = Terminal::new(TestBackend::new(80, 24)).expect("a test backend");
+    let draw = |app: &App, terminal: &mut Terminal<TestBackend>| {
+        terminal.draw(|frame| view::view(&app.model, &app.snap, frame)).expect("a frame");
+        Screen::of_buffer(terminal.backend().buffer()).to_string()
+    };
+    app.press(":frobnicate the cluster with a very long command line that does not parse at all");
+    app.press_key(KeyCode::Enter);
+    let refused = draw(&app, &mut terminal);
+    assert!(refused.contains("unknown command"), "{refused}");
+    app.press_key(KeyCode::Esc);
+    app.press(":set producer delivery.timeout.ms=60000");
+    app.press_key(KeyCode::Enter);
+    draw(&app, &mut terminal);
+    app.press(":a long line typed and then given up with Esc, long enough to wrap if it could");
+    draw(&app, &mut terminal);
+    app.press_key(KeyCode::Esc);
+    for (cols, rows) in [(80, 24), (120, 40), (80, 24)] {
+        update(&mut app.model, Msg::Resize(cols, rows), &app.snap);
+        terminal.backend_mut().resize(cols, rows);
+        let seen = draw(&app, &mut terminal);
+        assert_eq!(seen, app.screen().to_string(), "{cols}×{rows}: cells differ from a fresh frame");
+        for gone in ["frobnicate", "given up", "Enter run", "unknown command"] {
+            assert!(!seen.contains(gone), "{cols}×{rows}: `{gone}` stayed:\n{seen}");
+        }
+    }
+}

@@ -318,8 +318,9 @@ fn meaning_lines(model: &Model, snap: &Snapshot, p: &Property, width: usize) -> 
         (None, Ok(set)) => format!("{}{exact}: {} · {scope} · {how} · Enter: :{set}", p.name, p.doc),
         (None, Err(why)) => format!("{}{exact}: {} · {scope} · {why}", p.name, p.doc),
     };
-    text::wrap_at_most(&format!(" {line}"), width.max(1), 4)
+    // Each line after one space, as in the other panes (the wrap drops a leading space).
+    text::wrap_at_most(&line, width.saturating_sub(1).max(1), 4)
         .into_iter()
-        .map(|l| Line::styled(l, theme.muted()))
+        .map(|l| Line::styled(format!(" {l}"), theme.muted()))
         .collect()
 }

@@ -33,7 +33,13 @@ pub fn status_lines(model: &Model, snap: &Snapshot, width: u16) -> Vec<Line<'sta
     };
     let (head, body) = glyph_and_body(status);
     let indent = 1 + text::width(head);
-    let parts = text::wrap_at_most(body, room.saturating_sub(indent - 1), STATUS_MAX_LINES);
+    let width = room.saturating_sub(indent - 1);
+    // A refusal keeps its reason; an answer that was done keeps what was done.
+    let parts = if status.kind == StatusKind::Error {
+        fitted(body, width)
+    } else {
+        text::wrap_at_most(body, width, STATUS_MAX_LINES)
+    };
     parts
         .into_iter()
         .enumerate()
@@ -42,6 +48,32 @@ pub fn status_lines(model: &Model, snap: &Snapshot, width: u16) -> Vec<Line<'sta
             Line::styled(format!("{lead}{part}"), style)
         })
         .collect()
+}
+
+/// A refusal's `body` wrapped to `width` in at most [`STATUS_MAX_LINES`] lines. One too long for
+/// them (`set producer delivery.timeout.ms=<a long value>: invalid value …: expected …`)
+/// shortens its echo of the command (before the first `: `, to `…`) so that the reason stays
+/// whole (↑ in the palette brings the command back), breaking inside words if it must; only
+/// a reason longer than the lines is cut at its end with `…`.
+fn fitted(body: &str, width: usize) -> Vec<String> {
+    let width = width.max(1);
+    let mut forms = vec![body.to_string()];
+    if let Some((echo, reason)) = body.split_once(": ") {
+        forms.extend(
+            (1..text::width(echo)).rev().step_by(4).map(|n| format!("{}: {reason}", text::truncate(echo, n))),
+        );
+    }
+    let wrapped = forms.iter().map(|s| text::wrap(s, width)).chain(forms.iter().map(|s| hard_wrap(s, width)));
+    wrapped
+        .into_iter()
+        .find(|lines| lines.len() <= STATUS_MAX_LINES)
+        .unwrap_or_else(|| text::wrap_at_most(body, width, STATUS_MAX_LINES))
+}
+
+/// `s` in lines of exactly `width` characters (the last shorter), words broken anywhere.
+fn hard_wrap(s: &str, width: usize) -> Vec<String> {
+    let chars: Vec<char> = s.chars().collect();
+    chars.chunks(width).map(|c| c.iter().collect::<String>().trim_start().to_string()).collect()
 }
 
 /// Splits `✖ text` into `✖ ` and `text`; info messages have no glyph.

@@ -821,3 +821,29 @@ fn the_header_keeps_time_clock_and_losses_whole_at_80_columns() {
     let usual = header(&m, &snap);
     assert!(usual.contains("seed 42") && usual.contains("URP 6 <minISR 1"), "{usual}");
 }
+
+/// A refusal too long for the three status lines at 80 columns (a long value echoed in the
+/// command) shortens the echo, never the reason.
+#[test]
+fn a_long_refusal_keeps_its_reason_and_shortens_the_echo_80x24() {
+    let snap = fixture::snapshot();
+    let mut m = model_at(80, 24, &snap, false);
+    let value = "x_long_value_long_value_long_value_long_value_long_value_long";
+    let why = format!(
+        "invalid value `{value}` for `delivery.timeout.ms`: expected an integer from 30005 \
+         (linger.ms + request.timeout.ms) to 2147483647"
+    );
+    use super::app::{Status, StatusKind};
+    m.status =
+        Some(Status::new(StatusKind::Error, format!("set producer delivery.timeout.ms={value}: {why}")));
+    let lines: Vec<String> = crate::ui::footer::status_lines(&m, &snap, 80)
+        .iter()
+        .map(|l| l.spans.iter().map(|s| s.content.as_ref()).collect())
+        .collect();
+    assert!(lines.len() <= crate::ui::footer::STATUS_MAX_LINES, "{lines:#?}");
+    let words = lines.iter().map(|l| l.trim()).collect::<Vec<_>>().join(" ");
+    assert!(words.starts_with("✖ set producer"), "{words}");
+    assert!(words.ends_with("(linger.ms + request.timeout.ms) to 2147483647"), "{words}");
+    assert!(words.contains("…: invalid value"), "{words}");
+    insta::assert_snapshot!(lines.join("\n"));
+}

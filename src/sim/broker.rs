@@ -810,6 +810,7 @@ mod tests {
         epochs: (i32, i32),
     ) -> PartitionState {
         PartitionState {
+            topic_id: crate::sim::TopicId::from_bits(7),
             tp: TopicPartition::new("foo", partition),
             replicas: vec![0, 1],
             isr: isr.to_vec(),

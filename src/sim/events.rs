@@ -3,7 +3,7 @@
 
 use super::loss_cause::LossCause;
 use super::protocol::NodeId;
-use super::{BrokerId, Epoch, Ms, Offset, SimTime, TopicPartition, join_ids};
+use super::{BrokerId, Epoch, Ms, Offset, SimTime, TopicId, TopicPartition, join_ids};
 use crate::kafka::errors::ErrorCode;
 use std::fmt;
 
@@ -130,6 +130,8 @@ pub enum EventKind {
     TopicCreated {
         /// Topic name.
         topic: String,
+        /// The id the controller drew for it (KIP-516).
+        topic_id: TopicId,
         /// Replica list per partition.
         assignment: Vec<Vec<BrokerId>>,
     },
@@ -595,11 +597,11 @@ impl fmt::Display for EventKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         use EventKind::*;
         match self {
-            TopicCreated { topic, assignment } => {
+            TopicCreated { topic, topic_id, assignment } => {
                 let lists: Vec<String> = assignment.iter().map(|r| format!("[{}]", join_ids(r))).collect();
                 let n = assignment.len();
                 let noun = if n == 1 { "partition" } else { "partitions" };
-                write!(f, "topic {topic} created with {n} {noun}: {}", lists.join(" "))
+                write!(f, "topic {topic} created with {n} {noun}: {}, topic ID {topic_id}", lists.join(" "))
             }
             ReassignmentStarted { tp, adding, removing, throttle } => {
                 write!(

@@ -1132,6 +1132,7 @@ mod tests {
         partition_epoch: Epoch,
     ) -> PartitionState {
         PartitionState {
+            topic_id: crate::sim::TopicId::from_bits(7),
             tp: TopicPartition::new("t", 0),
             replicas: vec![1, 2, 3],
             isr: isr.to_vec(),

@@ -5,7 +5,7 @@
 use super::fetch_session::FetchMetadata;
 use super::group::messages::{GroupRequest, GroupResponse};
 use super::spec::TopicSpec;
-use super::{Acks, BrokerId, Epoch, Ms, Offset, TopicPartition};
+use super::{Acks, BrokerId, Epoch, Ms, Offset, TopicId, TopicPartition};
 use crate::config::{BrokerConfig, TopicConfig};
 use crate::kafka::errors::ErrorCode;
 use std::sync::Arc;
@@ -294,6 +294,9 @@ pub enum LeaderRecoveryState {
 pub struct PartitionState {
     /// The partition.
     pub tp: TopicPartition,
+    /// Its topic's id (KIP-516; KRaft's `PartitionRecord.topicId`): a broker checks its log's
+    /// id against it, and its fetches name the partition by it.
+    pub topic_id: TopicId,
     /// Assigned replicas in order; position 0 is the preferred leader.
     pub replicas: Vec<BrokerId>,
     /// Committed ISR.
@@ -318,9 +321,15 @@ impl PartitionState {
     /// A new partition as topic or partition creation registers it
     /// (`ReplicationControlManager.createTopic` / `createPartitions`): leader = the first ISR
     /// member (`None` for an empty ISR), both epochs 0, RECOVERED, no reassignment.
-    pub fn created(tp: TopicPartition, replicas: Vec<BrokerId>, isr: Vec<BrokerId>) -> Self {
+    pub fn created(
+        tp: TopicPartition,
+        topic_id: TopicId,
+        replicas: Vec<BrokerId>,
+        isr: Vec<BrokerId>,
+    ) -> Self {
         PartitionState {
             tp,
+            topic_id,
             replicas,
             leader: isr.first().copied(),
             isr,

@@ -199,6 +199,7 @@ mod tests {
         MetadataDelta {
             brokers: vec![reg(0), reg(1), reg(2)],
             partitions: vec![PartitionState {
+                topic_id: crate::sim::TopicId::from_bits(7),
                 tp: tp(),
                 replicas: vec![0, 1, 2],
                 isr: vec![0, 1],

@@ -82,22 +82,28 @@ pub const CONTROLLER_ID: i32 = 3000;
 /// topic in the metadata log, every Fetch (v13+) and every log's `partition.metadata` file
 /// carries it. Shown as Kafka prints it (`Uuid.toString`): the 16 bytes, most significant
 /// first, in URL-safe base64 without padding (22 characters), e.g. `pT2xQ0cLRyuM9bV1YwJk3A`.
-/// Ordered as Kafka compares them (unsigned, most significant half first).
+/// Ordered as Kafka compares them (unsigned, most significant half first). Kept as Kafka's two
+/// `long` halves, so it is aligned like a `u64` and does not widen the messages holding it.
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Default)]
-pub struct TopicId(u128);
+pub struct TopicId([u64; 2]);
 
 impl TopicId {
     /// The null id (`Uuid.ZERO_UUID`): a fetch without a topic id, or a log whose
     /// `partition.metadata` was never written. Never drawn for a topic.
-    pub const ZERO: TopicId = TopicId(0);
+    pub const ZERO: TopicId = TopicId([0, 0]);
 
     /// The id of `__cluster_metadata` in KRaft (`Uuid.METADATA_TOPIC_ID`, `ONE_UUID`). Never
     /// drawn for a topic.
-    pub const METADATA_TOPIC_ID: TopicId = TopicId(1);
+    pub const METADATA_TOPIC_ID: TopicId = TopicId([0, 1]);
 
     /// The id with these 128 bits.
     pub const fn from_bits(bits: u128) -> Self {
-        TopicId(bits)
+        TopicId([(bits >> 64) as u64, bits as u64])
+    }
+
+    /// Its 128 bits.
+    pub const fn bits(self) -> u128 {
+        ((self.0[0] as u128) << 64) | self.0[1] as u128
     }
 
     /// A random id from `rng`, as `Uuid.randomUuid` makes one: a version 4, variant 2 UUID,
@@ -109,7 +115,7 @@ impl TopicId {
             // Version 4 in bits 76..80, variant 0b10 in bits 62..64 (as java.util.UUID sets).
             bits = (bits & !(0xf << 76)) | (0x4 << 76);
             bits = (bits & !(0x3 << 62)) | (0x2 << 62);
-            let id = TopicId(bits);
+            let id = TopicId::from_bits(bits);
             if id != TopicId::ZERO && id != TopicId::METADATA_TOPIC_ID && !id.to_string().starts_with('-') {
                 return id;
             }
@@ -125,14 +131,14 @@ impl TopicId {
         let bytes: [u8; 16] = bytes.try_into().map_err(|b: Vec<u8>| {
             format!("`{text}` decoded as {} bytes, not the 16 of a topic id", b.len())
         })?;
-        Ok(TopicId(u128::from_be_bytes(bytes)))
+        Ok(TopicId::from_bits(u128::from_be_bytes(bytes)))
     }
 }
 
 impl fmt::Display for TopicId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         use base64::Engine;
-        f.write_str(&base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(self.0.to_be_bytes()))
+        f.write_str(&base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(self.bits().to_be_bytes()))
     }
 }
 
@@ -322,8 +328,8 @@ mod tests {
             let text = id.to_string();
             assert_eq!(text.len(), 22);
             assert!(!text.starts_with('-'));
-            assert_eq!((id.0 >> 76) & 0xf, 4, "version 4");
-            assert_eq!((id.0 >> 62) & 0x3, 2, "variant 2");
+            assert_eq!((id.bits() >> 76) & 0xf, 4, "version 4");
+            assert_eq!((id.bits() >> 62) & 0x3, 2, "variant 2");
         }
     }
 

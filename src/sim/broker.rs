@@ -10,7 +10,7 @@ use super::log::PartitionLog;
 use super::partition::{ChangeStamp, Ctx, Partition};
 use super::protocol::{BrokerRegistration, FetchRequest, Message, MetadataDelta, NodeId};
 use super::quota::ReplicationQuotas;
-use super::{BrokerId, Ms, Offset, Outbox, TopicPartition};
+use super::{BrokerId, Ms, Offset, Outbox, TopicId, TopicIdPartition, TopicPartition};
 use crate::config::{BrokerConfig, TopicConfig};
 use crate::kafka::errors::ErrorCode;
 use std::collections::{BTreeMap, BTreeSet};
@@ -67,8 +67,9 @@ struct Purgatory {
     by_partition: BTreeMap<TopicPartition, BTreeSet<(ParkKey, usize)>>,
     /// The parked incremental fetch of each session.
     by_session: BTreeMap<u32, ParkKey>,
-    /// Partitions changed on this broker since parked fetches and sessions last looked.
-    changed: BTreeSet<TopicPartition>,
+    /// Partitions changed on this broker since parked fetches and sessions last looked, with
+    /// their topic id (the sessions' key; kept here, as the partition may be deleted by then).
+    changed: BTreeMap<TopicPartition, TopicId>,
 }
 
 /// A broker process and the state it keeps on disk across crashes (its logs and the HW
@@ -84,6 +85,9 @@ pub struct Broker {
     shutting_down: bool,
     config: BrokerConfig,
     topic_configs: BTreeMap<Arc<str>, TopicConfig>,
+    /// The topic ids in its metadata and their names (Kafka's `MetadataCache.topicIdsToNames`):
+    /// a fetch naming an id not here is answered UNKNOWN_TOPIC_ID.
+    topic_names: BTreeMap<TopicId, Arc<str>>,
     brokers: BTreeMap<BrokerId, BrokerRegistration>,
     partitions: BTreeMap<TopicPartition, Partition>,
     /// When each partition's next timer (parked produce, fetch backoff) fires, in time order.
@@ -179,6 +183,7 @@ impl Broker {
             accepting: false,
             shutting_down: false,
             topic_configs: BTreeMap::new(),
+            topic_names: BTreeMap::new(),
             brokers: BTreeMap::new(),
             partitions: BTreeMap::new(),
             partition_deadlines: BTreeSet::new(),
@@ -513,11 +518,12 @@ impl Broker {
         let result = f(p, &ctx);
         let after = p.change_stamp();
         let next = p.next_deadline();
+        let topic_id = p.topic_id;
         if self.partition_timers.get(tp).copied() != next {
             self.set_partition_timer(tp, next);
         }
         if before != after {
-            self.changed(tp, before, after);
+            self.changed(tp, topic_id, before, after);
         }
         Some(result)
     }
@@ -535,10 +541,10 @@ impl Broker {
 
     /// `tp` changed: the leader side looks at it again, and the fetchers it left or joined
     /// take note.
-    fn changed(&mut self, tp: &TopicPartition, before: ChangeStamp, after: ChangeStamp) {
+    fn changed(&mut self, tp: &TopicPartition, topic_id: TopicId, before: ChangeStamp, after: ChangeStamp) {
         self.groups.note_changed(tp);
-        if !self.purgatory.changed.contains(tp) {
-            self.purgatory.changed.insert(tp.clone());
+        if !self.purgatory.changed.contains_key(tp) {
+            self.purgatory.changed.insert(tp.clone(), topic_id);
         }
         if before.fetching_from != after.fetching_from
             && let Some(old) = before.fetching_from
@@ -599,12 +605,23 @@ impl Broker {
             let gone: Vec<TopicPartition> = self.partitions.range(range).map(|(tp, _)| tp.clone()).collect();
             gone.iter().for_each(|tp| self.delete_replica(now, tp, out));
             self.topic_configs.remove(name);
+            self.topic_names.retain(|_, n| n != name);
             if &**name == OFFSETS_TOPIC {
                 self.offsets_topic_deleted(now, out);
             }
         }
         for ps in &delta.partitions {
             self.groups.note_partition(ps);
+            self.topic_names.entry(ps.topic_id).or_insert_with(|| ps.tp.topic.clone());
+            // A log of the same name under another topic id is not this partition's: its
+            // topic was deleted and created again while this broker missed the deletion.
+            // Kafka's `Partition.checkOrSetTopicId` refuses to reuse it; the log is stray.
+            if let Some(p) = self.partitions.get(&ps.tp)
+                && p.topic_id != ps.topic_id
+            {
+                let stray = p.topic_id;
+                self.delete_stray(now, &ps.tp, stray, out);
+            }
             if !ps.replicas.contains(&self.id) {
                 if self.partitions.contains_key(&ps.tp) {
                     self.delete_replica(now, &ps.tp, out);
@@ -613,6 +630,7 @@ impl Broker {
             }
             if !self.partitions.contains_key(&ps.tp) {
                 let mut p = Partition::new(ps.tp.clone(), PartitionLog::new());
+                p.topic_id = ps.topic_id;
                 let topic = self.topic_configs.get(&ps.tp.topic).unwrap_or(&NO_OVERRIDES);
                 p.log.configure(topic.log_config(&self.config));
                 self.partitions.insert(ps.tp.clone(), p);
@@ -632,13 +650,34 @@ impl Broker {
         }
     }
 
-    /// Deletes the replicas of topics the full `image` no longer has (deleted while this broker
-    /// was down): Kafka's stray replica detection at startup (`LogManager.findStrayReplicas`).
+    /// Deletes the logs whose topic id and partition the full `image` does not have (their
+    /// topic was deleted while this broker was down, perhaps created again under the same
+    /// name with a new id), or whose id was never written: Kafka's stray replica detection
+    /// at startup (`BrokerMetadataPublisher` → `LogManager.isStrayKraftReplica`, by topic id
+    /// since KIP-516). A log whose partition no longer lists this broker goes when the image's
+    /// partition records are applied, as for a running broker.
     fn delete_strays(&mut self, now: Ms, image: &MetadataDelta, out: &mut Outbox) {
-        let known: BTreeSet<&Arc<str>> = image.topic_configs.iter().map(|(t, _)| t).collect();
-        let strays: Vec<TopicPartition> =
-            self.partitions.keys().filter(|tp| !known.contains(&tp.topic)).cloned().collect();
-        strays.iter().for_each(|tp| self.delete_replica(now, tp, out));
+        let known: BTreeSet<TopicIdPartition> = image
+            .partitions
+            .iter()
+            .map(|ps| TopicIdPartition { topic_id: ps.topic_id, partition: ps.tp.partition })
+            .collect();
+        let strays: Vec<(TopicPartition, TopicId)> = self
+            .partitions
+            .iter()
+            .filter(|(tp, p)| {
+                p.topic_id == TopicId::ZERO
+                    || !known.contains(&TopicIdPartition { topic_id: p.topic_id, partition: tp.partition })
+            })
+            .map(|(tp, p)| (tp.clone(), p.topic_id))
+            .collect();
+        strays.iter().for_each(|(tp, id)| self.delete_stray(now, tp, *id, out));
+    }
+
+    /// Deletes the stray log of `tp`, whose topic id `stray` the metadata does not have.
+    fn delete_stray(&mut self, now: Ms, tp: &TopicPartition, stray: TopicId, out: &mut Outbox) {
+        self.remove_replica(now, tp, out);
+        out.emit(EventKind::ReplicaDeleted { broker: self.id, tp: tp.clone(), stray: Some(stray) });
     }
 
     /// Stops this broker's replica of `tp` and deletes it with its log: the replica left the
@@ -646,11 +685,16 @@ impl Broker {
     /// (`ReplicaManager.applyDelta` → `stopPartitions` with `deletePartition`). Emits
     /// `ReplicaDeleted`.
     fn delete_replica(&mut self, now: Ms, tp: &TopicPartition, out: &mut Outbox) {
+        self.remove_replica(now, tp, out);
+        out.emit(EventKind::ReplicaDeleted { broker: self.id, tp: tp.clone(), stray: None });
+    }
+
+    /// Stops this broker's replica of `tp` and removes it with its log and HW checkpoint.
+    fn remove_replica(&mut self, now: Ms, tp: &TopicPartition, out: &mut Outbox) {
         self.touch(now, tp, |p, _| p.stop_replica(out));
         self.set_partition_timer(tp, None);
         self.partitions.remove(tp);
         self.hw_checkpoint.remove(tp);
-        out.emit(EventKind::ReplicaDeleted { broker: self.id, tp: tp.clone() });
     }
 
     /// Gives the logs of `topic` its effective retention and segment settings.

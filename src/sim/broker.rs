@@ -612,7 +612,12 @@ impl Broker {
         }
         for ps in &delta.partitions {
             self.groups.note_partition(ps);
-            self.topic_names.entry(ps.topic_id).or_insert_with(|| ps.tp.topic.clone());
+            if !self.topic_names.contains_key(&ps.topic_id) {
+                // One id per name, as the metadata cache holds them: a new id replaces the
+                // old one of the same name.
+                self.topic_names.retain(|_, name| *name != ps.tp.topic);
+                self.topic_names.insert(ps.topic_id, ps.tp.topic.clone());
+            }
             // A log of the same name under another topic id is not this partition's: its
             // topic was deleted and created again while this broker missed the deletion.
             // Kafka's `Partition.checkOrSetTopicId` refuses to reuse it; the log is stray.
@@ -841,7 +846,7 @@ fn reject_produce(req: &super::protocol::ProduceRequest, known_topic: bool, from
 mod tests {
     use super::*;
     use crate::sim::fetch_session::FetchMetadata;
-    use crate::sim::protocol::PartitionState;
+    use crate::sim::protocol::{FetchPartition, PartitionState};
 
     fn registrations(out: &Outbox) -> usize {
         out.sends.iter().filter(|(_, m)| matches!(m, Message::RegisterBroker { .. })).count()
@@ -987,6 +992,73 @@ mod tests {
                 max_timestamp: 0,
             },
         })
+    }
+
+    /// KIP-516 on a running broker that missed a topic's deletion: a partition record of the
+    /// same name under a new topic id makes its log stray (`Partition.checkOrSetTopicId`
+    /// refuses to reuse it); the replica starts empty under the new id, and a fetch that still
+    /// names the old id is UNKNOWN_TOPIC_ID, one with the new id is served.
+    #[test]
+    fn a_partition_record_under_a_new_topic_id_replaces_the_stray_log() {
+        let (old, new) = (crate::sim::TopicId::from_bits(7), crate::sim::TopicId::from_bits(8));
+        let mut b = Broker::new(0, BrokerConfig::default());
+        let image = MetadataDelta {
+            brokers: vec![reg(0), reg(1)],
+            partitions: vec![state(0, &[0, 1], Some(0), (0, 0))],
+            ..Default::default()
+        };
+        b.start_bootstrapped(0, 1, &image, &mut Outbox::default());
+        let foo0 = TopicPartition::new("foo", 0);
+        b.handle(10, NodeId::Producer(0), produce(foo0.clone()), &mut Outbox::default());
+        assert_eq!(b.partition(&foo0).map(|p| (p.topic_id, p.log.leo())), Some((old, 1)));
+        let recreated = PartitionState { topic_id: new, ..state(0, &[0, 1], Some(0), (0, 0)) };
+        let mut out = Outbox::default();
+        b.handle(
+            20,
+            NodeId::Controller,
+            Message::Metadata(MetadataDelta { partitions: vec![recreated], ..Default::default() }),
+            &mut out,
+        );
+        assert!(
+            out.events.iter().any(
+                |e| matches!(e, EventKind::ReplicaDeleted { broker: 0, stray: Some(id), .. } if *id == old)
+            ),
+            "{:?}",
+            out.events
+        );
+        assert_eq!(b.partition(&foo0).map(|p| (p.topic_id, p.log.leo())), Some((new, 0)));
+        let fetch = |topic_id| {
+            let fp = FetchPartition {
+                tp: foo0.clone(),
+                topic_id,
+                current_leader_epoch: 0,
+                fetch_offset: 0,
+                last_fetched_epoch: None,
+                log_start_offset: 0,
+            };
+            Message::Fetch(FetchRequest {
+                correlation_id: 1,
+                replica: 1,
+                broker_epoch: 1,
+                max_wait_ms: 0,
+                min_bytes: 1,
+                partition_max_bytes: 1 << 20,
+                max_bytes: 1 << 20,
+                session: FetchMetadata { session_id: 0, epoch: crate::sim::fetch_session::FINAL_EPOCH },
+                partitions: vec![fp],
+                forgotten: Vec::new(),
+            })
+        };
+        let answer = |b: &mut Broker, topic_id| {
+            let mut out = Outbox::default();
+            b.handle(30, NodeId::Broker(1), fetch(topic_id), &mut out);
+            out.sends.into_iter().find_map(|(_, m)| match m {
+                Message::FetchResponse(r) => Some(r.partitions[0].result.clone().err()),
+                _ => None,
+            })
+        };
+        assert_eq!(answer(&mut b, old), Some(Some(ErrorCode::UnknownTopicId)));
+        assert_eq!(answer(&mut b, new), Some(None));
     }
 
     /// `ReplicaManager.applyDelta` and `getPartitionOrError`: a replica the metadata moves

@@ -71,11 +71,11 @@ impl Broker {
         self.brokers.get(&req.replica).is_some_and(|reg| reg.broker_epoch > req.broker_epoch)
     }
 
-    /// Kafka's topic id checks on one partition of a fetch: an id this broker's metadata does
-    /// not know is UNKNOWN_TOPIC_ID (`KafkaApis.handleFetchRequest`, where
-    /// `FetchSession`'s partitions whose id resolves to no name are answered so: the topic was
-    /// deleted, perhaps created again under its name with a new id), and a known id that is
-    /// not the one of this broker's log of the partition is INCONSISTENT_TOPIC_ID
+    /// Kafka's topic id checks on one partition of a fetch. An id this broker's metadata does
+    /// not know is UNKNOWN_TOPIC_ID: `KafkaApis.handleFetchRequest` resolves each id to a
+    /// name first and answers so for the ids that resolve to none (the topic was deleted,
+    /// perhaps created again under its name with a new id). A known id that is not the one of
+    /// this broker's log of the partition is INCONSISTENT_TOPIC_ID
     /// (`ReplicaManager.readFromLog`, `hasConsistentTopicId`). A fetch without an id
     /// ([`TopicId::ZERO`], a consumer's, as Fetch v12 names topics) is not checked. The usual
     /// case costs one integer compare: the log is there with the fetch's id.

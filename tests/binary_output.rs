@@ -157,3 +157,24 @@ fn describe_plays_a_timeline_with_a_command_kafka_refuses() {
     assert!(out.contains("Topic: late\t"), "the topic created after the refused one:\n{out}");
     assert!(!out.contains("Topic: big\t"), "{out}");
 }
+
+/// KIP-516: the describe output at the end of a run shows the id of the topic as it is now,
+/// the one drawn when it was created again, not the deleted topic's
+/// (`tests/scenarios/tid-03-recreated-topic-new-id.toml` pins both ids from its seed).
+#[test]
+fn describe_after_delete_and_create_shows_the_new_topic_id() {
+    let out = isrlab()
+        .args(["run", "tests/scenarios/tid-03-recreated-topic-new-id.toml"])
+        .output()
+        .expect("the binary runs");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8_lossy(&out.stdout);
+    let describe: Vec<&str> = text.lines().filter(|l| l.starts_with("Topic: t\t")).collect();
+    assert_eq!(describe.len(), 1, "{text}");
+    assert!(
+        describe[0].starts_with("Topic: t\tTopicId: clvE3bLSTli40e_rqXKDuQ\tPartitionCount: 2"),
+        "{}",
+        describe[0]
+    );
+    assert!(!text.contains("TopicId: z5zO_BagQF-ZZUHxpeKNAw"), "the deleted topic's id is not shown");
+}

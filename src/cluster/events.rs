@@ -72,7 +72,8 @@ pub fn level(kind: &EventKind) -> Level {
         | BrokerPowerLost { .. }
         | UnflushedTailLost { .. }
         | ConsumerTruncationDetected { .. }
-        | ConsumerPartitionStopped { .. } => Level::WARN,
+        | ConsumerPartitionStopped { .. }
+        | FetchTopicIdRefused { .. } => Level::WARN,
         LeaderChanged { kind: ElectionKind::Unclean | ElectionKind::UncleanRequested, .. }
         | LeaderChanged { new_leader: None, .. } => Level::WARN,
         TopicCreated { .. }

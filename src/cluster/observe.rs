@@ -110,7 +110,7 @@ pub(crate) fn snapshot(world: &World, cache: &mut ViewCache) -> Snapshot {
             view
         })
         .collect();
-    let topics = o.image.topics().map(|t| topic_view(world.seed, t, &broker_config)).collect();
+    let topics = o.image.topics().map(|t| topic_view(t, &broker_config)).collect();
     let ledger = world.ledger.borrow();
     let producers = world
         .producers()
@@ -240,11 +240,11 @@ fn consumer_status(view: ConsumerView, partitions: &[Arc<PartitionView>], ledger
     ConsumerStatus { seen_erased: ledger.seen_erased(view.index), view, lags }
 }
 
-fn topic_view(seed: u64, t: &TopicImage, broker_config: &BrokerConfig) -> TopicView {
+fn topic_view(t: &TopicImage, broker_config: &BrokerConfig) -> TopicView {
     let rf = t.replication_factor();
     TopicView {
         name: t.name.to_string(),
-        topic_id: topic_id(seed, &t.name),
+        topic_id: t.id.to_string(),
         partitions: t.partition_count(),
         replication_factor: rf,
         config_overrides: t.config.overrides(),
@@ -756,16 +756,4 @@ fn same_replica(c: &ReplicaView, d: &ReplicaView, epochs: &[(Epoch, Offset)]) ->
         && *lag == d.lag
         && *isr_expiry_in == d.isr_expiry_in
         && *caught_up_ago == d.caught_up_ago
-}
-
-/// A stable 22-character base64url id per (seed, topic), shaped like Kafka's topic ids.
-fn topic_id(seed: u64, name: &str) -> String {
-    use rand::{RngExt, SeedableRng};
-    const ALPHABET: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-    let mut h = seed ^ 0x9e37_79b9_7f4a_7c15;
-    for b in name.bytes() {
-        h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
-    }
-    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(h);
-    (0..22).map(|_| ALPHABET[rng.random_range(0..ALPHABET.len())] as char).collect()
 }

@@ -376,7 +376,8 @@ impl BrokerView {
 pub struct TopicView {
     /// Name.
     pub name: String,
-    /// Stable id shown like Kafka's base64 topic id.
+    /// Its topic id (KIP-516) as Kafka prints it (base64url, 22 characters): the one the
+    /// controller drew when it created the topic.
     pub topic_id: String,
     /// Partition count.
     pub partitions: u32,

@@ -298,6 +298,10 @@ impl World {
         }
         let mut log = self.log.borrow_mut();
         for kind in events.drain(..) {
+            if let EventKind::TopicDeleted { topic } = &kind {
+                self.ledger.borrow_mut().forget_topic(topic);
+                self.elections.borrow_mut().retain(|tp, _| &*tp.topic != topic.as_str());
+            }
             if let EventKind::LeaderChanged {
                 tp,
                 old_leader,

@@ -103,6 +103,14 @@ pub enum ErrorCode {
     /// Client-side `org.apache.kafka.common.errors.TimeoutException`: a batch expired after
     /// `delivery.timeout.ms`. It has no wire code.
     DeliveryTimeout,
+    /// 100: a Fetch (v13+) names a topic id the broker's metadata does not know
+    /// (`UnknownTopicIdException`, retriable): the topic was deleted, or the broker has not
+    /// heard of it yet (`KafkaApis.handleFetchRequest`).
+    UnknownTopicId,
+    /// 103: the topic id in a Fetch or its session does not match the id of the broker's log
+    /// of that partition (`InconsistentTopicIdException`, retriable;
+    /// `ReplicaManager.readFromLog`).
+    InconsistentTopicId,
 }
 
 impl ErrorCode {
@@ -145,7 +153,9 @@ impl ErrorCode {
             ElectionNotNeeded => 84,
             NoReassignmentInProgress => 85,
             InvalidUpdateVersion => 95,
+            UnknownTopicId => 100,
             DuplicateBrokerRegistration => 101,
+            InconsistentTopicId => 103,
             IneligibleReplica => 107,
             NewLeaderElected => 108,
             DeliveryTimeout => -1,
@@ -195,6 +205,8 @@ impl ErrorCode {
             IneligibleReplica => "INELIGIBLE_REPLICA",
             NewLeaderElected => "NEW_LEADER_ELECTED",
             DeliveryTimeout => "TIMEOUT",
+            UnknownTopicId => "UNKNOWN_TOPIC_ID",
+            InconsistentTopicId => "INCONSISTENT_TOPIC_ID",
         }
     }
 
@@ -264,6 +276,8 @@ pub const ALL: &[ErrorCode] = &[
     ErrorCode::IneligibleReplica,
     ErrorCode::NewLeaderElected,
     ErrorCode::DeliveryTimeout,
+    ErrorCode::UnknownTopicId,
+    ErrorCode::InconsistentTopicId,
 ];
 
 impl fmt::Display for ErrorCode {

@@ -76,6 +76,85 @@ pub type Epoch = i32;
 /// Node id of the single KRaft controller in isolated mode. It is never a broker id.
 pub const CONTROLLER_ID: i32 = 3000;
 
+/// A topic's id (KIP-516), Kafka's `org.apache.kafka.common.Uuid`: 128 bits, drawn at random
+/// by the controller when the topic is created (`ReplicationControlManager.createTopic`), so a
+/// topic deleted and created again under the same name gets a new one. Every record about the
+/// topic in the metadata log, every Fetch (v13+) and every log's `partition.metadata` file
+/// carries it. Shown as Kafka prints it (`Uuid.toString`): the 16 bytes, most significant
+/// first, in URL-safe base64 without padding (22 characters), e.g. `pT2xQ0cLRyuM9bV1YwJk3A`.
+/// Ordered as Kafka compares them (unsigned, most significant half first). Kept as Kafka's two
+/// `long` halves, so it is aligned like a `u64` and does not widen the messages holding it.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Default)]
+pub struct TopicId([u64; 2]);
+
+impl TopicId {
+    /// The null id (`Uuid.ZERO_UUID`): a fetch without a topic id, or a log whose
+    /// `partition.metadata` was never written. Never drawn for a topic.
+    pub const ZERO: TopicId = TopicId([0, 0]);
+
+    /// The id of `__cluster_metadata` in KRaft (`Uuid.METADATA_TOPIC_ID`, `ONE_UUID`). Never
+    /// drawn for a topic.
+    pub const METADATA_TOPIC_ID: TopicId = TopicId([0, 1]);
+
+    /// The id with these 128 bits.
+    pub const fn from_bits(bits: u128) -> Self {
+        TopicId([(bits >> 64) as u64, bits as u64])
+    }
+
+    /// Its 128 bits.
+    pub const fn bits(self) -> u128 {
+        ((self.0[0] as u128) << 64) | self.0[1] as u128
+    }
+
+    /// A random id from `rng`, as `Uuid.randomUuid` makes one: a version 4, variant 2 UUID,
+    /// drawn again while it is reserved (zero or one) or its text would start with `-`.
+    pub fn random(rng: &mut impl rand::Rng) -> Self {
+        use rand::RngExt;
+        loop {
+            let mut bits: u128 = rng.random();
+            // Version 4 in bits 76..80, variant 0b10 in bits 62..64 (as java.util.UUID sets).
+            bits = (bits & !(0xf << 76)) | (0x4 << 76);
+            bits = (bits & !(0x3 << 62)) | (0x2 << 62);
+            let id = TopicId::from_bits(bits);
+            if id != TopicId::ZERO && id != TopicId::METADATA_TOPIC_ID && !id.to_string().starts_with('-') {
+                return id;
+            }
+        }
+    }
+
+    /// Parses Kafka's text form (`Uuid.fromString`). Errors: not base64url of 16 bytes.
+    pub fn parse(text: &str) -> Result<Self, String> {
+        use base64::Engine;
+        let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD
+            .decode(text)
+            .map_err(|e| format!("`{text}` is not a base64 topic id: {e}"))?;
+        let bytes: [u8; 16] = bytes.try_into().map_err(|b: Vec<u8>| {
+            format!("`{text}` decoded as {} bytes, not the 16 of a topic id", b.len())
+        })?;
+        Ok(TopicId::from_bits(u128::from_be_bytes(bytes)))
+    }
+}
+
+impl fmt::Display for TopicId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        use base64::Engine;
+        f.write_str(&base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(self.bits().to_be_bytes()))
+    }
+}
+
+/// A topic id plus partition number (Kafka's `TopicIdPartition`, without the name it also
+/// carries): the key of a fetch session's partitions on both ends (`FetchSession`'s
+/// `CachedPartition`s, `FetchSessionHandler`'s session), `Copy`, compared as two integers.
+/// A partition of a deleted topic and the one of the topic re-created under its name are
+/// different keys.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug)]
+pub struct TopicIdPartition {
+    /// The topic's id.
+    pub topic_id: TopicId,
+    /// Partition index, from 0.
+    pub partition: u32,
+}
+
 /// A topic name plus partition number, displayed as Kafka does: `test_repli-3`. Ordered by
 /// topic name, then partition number.
 #[derive(Clone, PartialEq, Eq, Hash, Debug)]
@@ -241,6 +320,27 @@ mod tests {
                 assert_eq!(x.cmp(y), by_fields, "{x} vs {y}");
                 assert_eq!(x.cmp(y), i.cmp(&j), "{x} vs {y}");
             }
+        }
+    }
+
+    #[test]
+    fn topic_ids_print_as_kafka_does_and_parse_back() {
+        use rand::SeedableRng;
+        // Kafka's Uuid(0x1234567890abcdef, 0x1234567890abcdef).toString().
+        let id = TopicId::from_bits(0x1234_5678_90ab_cdef_1234_5678_90ab_cdef);
+        assert_eq!(id.to_string(), "EjRWeJCrze8SNFZ4kKvN7w");
+        assert_eq!(TopicId::parse("EjRWeJCrze8SNFZ4kKvN7w"), Ok(id));
+        assert_eq!(TopicId::ZERO.to_string(), "AAAAAAAAAAAAAAAAAAAAAA");
+        assert!(TopicId::parse("short").is_err());
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(1);
+        let (a, b) = (TopicId::random(&mut rng), TopicId::random(&mut rng));
+        assert_ne!(a, b);
+        for id in [a, b] {
+            let text = id.to_string();
+            assert_eq!(text.len(), 22);
+            assert!(!text.starts_with('-'));
+            assert_eq!((id.bits() >> 76) & 0xf, 4, "version 4");
+            assert_eq!((id.bits() >> 62) & 0x3, 2, "variant 2");
         }
     }
 

@@ -140,6 +140,11 @@ pub struct Ledger {
     /// Acknowledged records written after a record of the same producer that was sent later
     /// (see [`Ledger::reordered`]), per producer index.
     reordered: BTreeMap<u32, u64>,
+    /// Acknowledged records lost in topics deleted since, per producer index, and records
+    /// erased under a consumer in them, per consumer index: still counted, no longer checked
+    /// ([`Ledger::forget_topic`]).
+    deleted_lost: BTreeMap<u32, u64>,
+    deleted_seen_erased: BTreeMap<u32, u64>,
 }
 
 /// The records of `e` that `log` does not hold: how many, and the first and last such
@@ -264,6 +269,30 @@ impl Ledger {
         Self::default()
     }
 
+    /// Stops checking `topic`, which was deleted (`kafka-topics.sh --delete`): its records
+    /// went by the admin's will, not lost. Its partitions leave the ledger, so a topic created
+    /// again under the same name (a new topic, with a new topic id, KIP-516) is checked from
+    /// scratch instead of against the old topic's acknowledgements. Records already lost or
+    /// erased before the deletion stay counted (in [`Ledger::lost`], [`Ledger::lost_by`] and
+    /// [`Ledger::seen_erased`]).
+    pub fn forget_topic(&mut self, topic: &str) {
+        let gone: Vec<TopicPartition> =
+            self.partitions.keys().filter(|tp| &*tp.topic == topic).cloned().collect();
+        for tp in gone {
+            let Some(p) = self.partitions.remove(&tp) else { continue };
+            for e in p.entries.iter().filter(|e| e.lost > 0) {
+                *self.deleted_lost.entry(e.producer).or_default() += u64::from(e.lost);
+            }
+        }
+        let seen: Vec<(u32, TopicPartition)> =
+            self.seen.keys().filter(|(_, tp)| &*tp.topic == topic).cloned().collect();
+        for key in seen {
+            if let Some(p) = self.seen.remove(&key) {
+                *self.deleted_seen_erased.entry(key.0).or_default() += p.lost;
+            }
+        }
+    }
+
     /// Acknowledged records that the deciding log no longer holds, cluster-wide.
     pub fn lost(&self) -> u64 {
         self.lost
@@ -289,7 +318,8 @@ impl Ledger {
     /// entries (lost records are never retired).
     pub fn lost_by(&self, producer: u32) -> u64 {
         let entries = self.partitions.values().flat_map(|p| &p.entries);
-        entries.filter(|e| e.producer == producer).map(|e| u64::from(e.lost)).sum()
+        let deleted = self.deleted_lost.get(&producer).copied().unwrap_or(0);
+        deleted + entries.filter(|e| e.producer == producer).map(|e| u64::from(e.lost)).sum::<u64>()
     }
 
     /// Acknowledged records that sit in their partition's log after a record of the same
@@ -419,16 +449,19 @@ impl Ledger {
 
     /// Records consumer `consumer` read that were erased afterwards, in all partitions.
     pub fn seen_erased(&self, consumer: u32) -> u64 {
-        self.seen
-            .range((consumer, TopicPartition::new("", 0))..)
-            .take_while(|((c, _), _)| *c == consumer)
-            .map(|(_, p)| p.lost)
-            .sum()
+        let deleted = self.deleted_seen_erased.get(&consumer).copied().unwrap_or(0);
+        deleted
+            + self
+                .seen
+                .range((consumer, TopicPartition::new("", 0))..)
+                .take_while(|((c, _), _)| *c == consumer)
+                .map(|(_, p)| p.lost)
+                .sum::<u64>()
     }
 
     /// Records any consumer read that were erased afterwards.
     pub fn seen_erased_total(&self) -> u64 {
-        self.seen.values().map(|p| p.lost).sum()
+        self.deleted_seen_erased.values().sum::<u64>() + self.seen.values().map(|p| p.lost).sum::<u64>()
     }
 
     /// Re-checks a partition against the log of its current leader after an election or a
@@ -555,6 +588,26 @@ mod tests {
             acks: Acks::One,
             retried: false,
         }
+    }
+
+    /// A deleted topic's records are not lost: a topic created again under the name (a new
+    /// topic id, KIP-516) is checked on its own, while a loss from before the deletion stays.
+    #[test]
+    fn a_deleted_topic_is_forgotten_and_its_old_losses_stay_counted() {
+        let tp = TopicPartition::new("t", 0);
+        let mut ledger = Ledger::new();
+        let mut events = Vec::new();
+        let old = log_of(&[0, 1, 2, 3, 4, 5, 6], 0);
+        ledger.on_acked(&acked(0, &[0, 1, 2, 3, 4, 5, 6]), &[1], Some((1, &old)), None, &mut events);
+        ledger.reconcile(&tp, 2, None, &log_of(&[0, 1, 2, 3, 4], 0), &mut events);
+        assert_eq!((ledger.lost(), ledger.lost_by(0)), (2, 2));
+        ledger.forget_topic("t");
+        let recreated = log_of(&[900], 0);
+        ledger.reconcile(&tp, 2, None, &recreated, &mut events);
+        assert_eq!((ledger.lost(), ledger.lost_by(0), ledger.lost_in(&tp)), (2, 2, 0), "nothing new lost");
+        ledger.on_acked(&acked(0, &[900]), &[2], Some((2, &recreated)), None, &mut events);
+        ledger.reconcile(&tp, 2, None, &recreated, &mut events);
+        assert_eq!(ledger.lost(), 2);
     }
 
     /// S3: offsets 5, 6 acked with acks=1 on broker 1; broker 2 leads without them.

@@ -10,7 +10,7 @@ use super::log::PartitionLog;
 use super::partition::{ChangeStamp, Ctx, Partition};
 use super::protocol::{BrokerRegistration, FetchRequest, Message, MetadataDelta, NodeId};
 use super::quota::ReplicationQuotas;
-use super::{BrokerId, Ms, Offset, Outbox, TopicPartition};
+use super::{BrokerId, Ms, Offset, Outbox, TopicId, TopicIdPartition, TopicPartition};
 use crate::config::{BrokerConfig, TopicConfig};
 use crate::kafka::errors::ErrorCode;
 use crate::kafka::is_internal;
@@ -68,8 +68,9 @@ struct Purgatory {
     by_partition: BTreeMap<TopicPartition, BTreeSet<(ParkKey, usize)>>,
     /// The parked incremental fetch of each session.
     by_session: BTreeMap<u32, ParkKey>,
-    /// Partitions changed on this broker since parked fetches and sessions last looked.
-    changed: BTreeSet<TopicPartition>,
+    /// Partitions changed on this broker since parked fetches and sessions last looked, with
+    /// their topic id (the sessions' key; kept here, as the partition may be deleted by then).
+    changed: BTreeMap<TopicPartition, TopicId>,
 }
 
 /// A broker process and the state it keeps on disk across crashes (its logs and the HW
@@ -85,6 +86,9 @@ pub struct Broker {
     shutting_down: bool,
     config: BrokerConfig,
     topic_configs: BTreeMap<Arc<str>, TopicConfig>,
+    /// The topic ids in its metadata and their names (Kafka's `MetadataCache.topicIdsToNames`):
+    /// a fetch naming an id not here is answered UNKNOWN_TOPIC_ID.
+    topic_names: BTreeMap<TopicId, Arc<str>>,
     brokers: BTreeMap<BrokerId, BrokerRegistration>,
     partitions: BTreeMap<TopicPartition, Partition>,
     /// When each partition's next timer (parked produce, fetch backoff) fires, in time order.
@@ -180,6 +184,7 @@ impl Broker {
             accepting: false,
             shutting_down: false,
             topic_configs: BTreeMap::new(),
+            topic_names: BTreeMap::new(),
             brokers: BTreeMap::new(),
             partitions: BTreeMap::new(),
             partition_deadlines: BTreeSet::new(),
@@ -529,11 +534,12 @@ impl Broker {
         let result = f(p, &ctx);
         let after = p.change_stamp();
         let next = p.next_deadline();
+        let topic_id = p.topic_id;
         if self.partition_timers.get(tp).copied() != next {
             self.set_partition_timer(tp, next);
         }
         if before != after {
-            self.changed(tp, before, after);
+            self.changed(tp, topic_id, before, after);
         }
         Some(result)
     }
@@ -551,10 +557,10 @@ impl Broker {
 
     /// `tp` changed: the leader side looks at it again, and the fetchers it left or joined
     /// take note.
-    fn changed(&mut self, tp: &TopicPartition, before: ChangeStamp, after: ChangeStamp) {
+    fn changed(&mut self, tp: &TopicPartition, topic_id: TopicId, before: ChangeStamp, after: ChangeStamp) {
         self.groups.note_changed(tp);
-        if !self.purgatory.changed.contains(tp) {
-            self.purgatory.changed.insert(tp.clone());
+        if !self.purgatory.changed.contains_key(tp) {
+            self.purgatory.changed.insert(tp.clone(), topic_id);
         }
         if before.fetching_from != after.fetching_from
             && let Some(old) = before.fetching_from
@@ -615,12 +621,28 @@ impl Broker {
             let gone: Vec<TopicPartition> = self.partitions.range(range).map(|(tp, _)| tp.clone()).collect();
             gone.iter().for_each(|tp| self.delete_replica(now, tp, out));
             self.topic_configs.remove(name);
+            self.topic_names.retain(|_, n| n != name);
             if &**name == OFFSETS_TOPIC {
                 self.offsets_topic_deleted(now, out);
             }
         }
         for ps in &delta.partitions {
             self.groups.note_partition(ps);
+            if !self.topic_names.contains_key(&ps.topic_id) {
+                // One id per name, as the metadata cache holds them: a new id replaces the
+                // old one of the same name.
+                self.topic_names.retain(|_, name| *name != ps.tp.topic);
+                self.topic_names.insert(ps.topic_id, ps.tp.topic.clone());
+            }
+            // A log of the same name under another topic id is not this partition's: its
+            // topic was deleted and created again while this broker missed the deletion.
+            // Kafka's `Partition.checkOrSetTopicId` refuses to reuse it; the log is stray.
+            if let Some(p) = self.partitions.get(&ps.tp)
+                && p.topic_id != ps.topic_id
+            {
+                let stray = p.topic_id;
+                self.delete_stray(now, &ps.tp, stray, out);
+            }
             if !ps.replicas.contains(&self.id) {
                 if self.partitions.contains_key(&ps.tp) {
                     self.delete_replica(now, &ps.tp, out);
@@ -629,6 +651,7 @@ impl Broker {
             }
             if !self.partitions.contains_key(&ps.tp) {
                 let mut p = Partition::new(ps.tp.clone(), PartitionLog::new());
+                p.topic_id = ps.topic_id;
                 let topic = self.topic_configs.get(&ps.tp.topic).unwrap_or(&NO_OVERRIDES);
                 p.log.configure(topic.log_config(&self.config));
                 self.partitions.insert(ps.tp.clone(), p);
@@ -648,13 +671,34 @@ impl Broker {
         }
     }
 
-    /// Deletes the replicas of topics the full `image` no longer has (deleted while this broker
-    /// was down): Kafka's stray replica detection at startup (`LogManager.findStrayReplicas`).
+    /// Deletes the logs whose topic id and partition the full `image` does not have (their
+    /// topic was deleted while this broker was down, perhaps created again under the same
+    /// name with a new id), or whose id was never written: Kafka's stray replica detection
+    /// at startup (`BrokerMetadataPublisher` → `LogManager.isStrayKraftReplica`, by topic id
+    /// since KIP-516). A log whose partition no longer lists this broker goes when the image's
+    /// partition records are applied, as for a running broker.
     fn delete_strays(&mut self, now: Ms, image: &MetadataDelta, out: &mut Outbox) {
-        let known: BTreeSet<&Arc<str>> = image.topic_configs.iter().map(|(t, _)| t).collect();
-        let strays: Vec<TopicPartition> =
-            self.partitions.keys().filter(|tp| !known.contains(&tp.topic)).cloned().collect();
-        strays.iter().for_each(|tp| self.delete_replica(now, tp, out));
+        let known: BTreeSet<TopicIdPartition> = image
+            .partitions
+            .iter()
+            .map(|ps| TopicIdPartition { topic_id: ps.topic_id, partition: ps.tp.partition })
+            .collect();
+        let strays: Vec<(TopicPartition, TopicId)> = self
+            .partitions
+            .iter()
+            .filter(|(tp, p)| {
+                p.topic_id == TopicId::ZERO
+                    || !known.contains(&TopicIdPartition { topic_id: p.topic_id, partition: tp.partition })
+            })
+            .map(|(tp, p)| (tp.clone(), p.topic_id))
+            .collect();
+        strays.iter().for_each(|(tp, id)| self.delete_stray(now, tp, *id, out));
+    }
+
+    /// Deletes the stray log of `tp`, whose topic id `stray` the metadata does not have.
+    fn delete_stray(&mut self, now: Ms, tp: &TopicPartition, stray: TopicId, out: &mut Outbox) {
+        self.remove_replica(now, tp, out);
+        out.emit(EventKind::ReplicaDeleted { broker: self.id, tp: tp.clone(), stray: Some(stray) });
     }
 
     /// Stops this broker's replica of `tp` and deletes it with its log: the replica left the
@@ -662,11 +706,16 @@ impl Broker {
     /// (`ReplicaManager.applyDelta` → `stopPartitions` with `deletePartition`). Emits
     /// `ReplicaDeleted`.
     fn delete_replica(&mut self, now: Ms, tp: &TopicPartition, out: &mut Outbox) {
+        self.remove_replica(now, tp, out);
+        out.emit(EventKind::ReplicaDeleted { broker: self.id, tp: tp.clone(), stray: None });
+    }
+
+    /// Stops this broker's replica of `tp` and removes it with its log and HW checkpoint.
+    fn remove_replica(&mut self, now: Ms, tp: &TopicPartition, out: &mut Outbox) {
         self.touch(now, tp, |p, _| p.stop_replica(out));
         self.set_partition_timer(tp, None);
         self.partitions.remove(tp);
         self.hw_checkpoint.remove(tp);
-        out.emit(EventKind::ReplicaDeleted { broker: self.id, tp: tp.clone() });
     }
 
     /// Gives the logs of `topic` its effective retention and segment settings.
@@ -813,7 +862,7 @@ fn reject_produce(
 mod tests {
     use super::*;
     use crate::sim::fetch_session::FetchMetadata;
-    use crate::sim::protocol::PartitionState;
+    use crate::sim::protocol::{FetchPartition, PartitionState};
 
     fn registrations(out: &Outbox) -> usize {
         out.sends.iter().filter(|(_, m)| matches!(m, Message::RegisterBroker { .. })).count()
@@ -826,6 +875,7 @@ mod tests {
         epochs: (i32, i32),
     ) -> PartitionState {
         PartitionState {
+            topic_id: crate::sim::TopicId::from_bits(7),
             tp: TopicPartition::new("foo", partition),
             replicas: vec![0, 1],
             isr: isr.to_vec(),
@@ -958,6 +1008,73 @@ mod tests {
                 max_timestamp: 0,
             },
         })
+    }
+
+    /// KIP-516 on a running broker that missed a topic's deletion: a partition record of the
+    /// same name under a new topic id makes its log stray (`Partition.checkOrSetTopicId`
+    /// refuses to reuse it); the replica starts empty under the new id, and a fetch that still
+    /// names the old id is UNKNOWN_TOPIC_ID, one with the new id is served.
+    #[test]
+    fn a_partition_record_under_a_new_topic_id_replaces_the_stray_log() {
+        let (old, new) = (crate::sim::TopicId::from_bits(7), crate::sim::TopicId::from_bits(8));
+        let mut b = Broker::new(0, BrokerConfig::default());
+        let image = MetadataDelta {
+            brokers: vec![reg(0), reg(1)],
+            partitions: vec![state(0, &[0, 1], Some(0), (0, 0))],
+            ..Default::default()
+        };
+        b.start_bootstrapped(0, 1, &image, &mut Outbox::default());
+        let foo0 = TopicPartition::new("foo", 0);
+        b.handle(10, NodeId::Producer(0), produce(foo0.clone()), &mut Outbox::default());
+        assert_eq!(b.partition(&foo0).map(|p| (p.topic_id, p.log.leo())), Some((old, 1)));
+        let recreated = PartitionState { topic_id: new, ..state(0, &[0, 1], Some(0), (0, 0)) };
+        let mut out = Outbox::default();
+        b.handle(
+            20,
+            NodeId::Controller,
+            Message::Metadata(MetadataDelta { partitions: vec![recreated], ..Default::default() }),
+            &mut out,
+        );
+        assert!(
+            out.events.iter().any(
+                |e| matches!(e, EventKind::ReplicaDeleted { broker: 0, stray: Some(id), .. } if *id == old)
+            ),
+            "{:?}",
+            out.events
+        );
+        assert_eq!(b.partition(&foo0).map(|p| (p.topic_id, p.log.leo())), Some((new, 0)));
+        let fetch = |topic_id| {
+            let fp = FetchPartition {
+                tp: foo0.clone(),
+                topic_id,
+                current_leader_epoch: 0,
+                fetch_offset: 0,
+                last_fetched_epoch: None,
+                log_start_offset: 0,
+            };
+            Message::Fetch(FetchRequest {
+                correlation_id: 1,
+                replica: 1,
+                broker_epoch: 1,
+                max_wait_ms: 0,
+                min_bytes: 1,
+                partition_max_bytes: 1 << 20,
+                max_bytes: 1 << 20,
+                session: FetchMetadata { session_id: 0, epoch: crate::sim::fetch_session::FINAL_EPOCH },
+                partitions: vec![fp],
+                forgotten: Vec::new(),
+            })
+        };
+        let answer = |b: &mut Broker, topic_id| {
+            let mut out = Outbox::default();
+            b.handle(30, NodeId::Broker(1), fetch(topic_id), &mut out);
+            out.sends.into_iter().find_map(|(_, m)| match m {
+                Message::FetchResponse(r) => Some(r.partitions[0].result.clone().err()),
+                _ => None,
+            })
+        };
+        assert_eq!(answer(&mut b, old), Some(Some(ErrorCode::UnknownTopicId)));
+        assert_eq!(answer(&mut b, new), Some(None));
     }
 
     /// `ReplicaManager.applyDelta` and `getPartitionOrError`: a replica the metadata moves

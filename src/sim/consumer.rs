@@ -539,6 +539,7 @@ impl ConsumerClient {
             let (Some((leader, epoch)), Some(pos)) = (self.leader(&a.tp), a.position) else { continue };
             by_leader.entry(leader).or_default().push(FetchPartition {
                 tp: a.tp.clone(),
+                topic_id: crate::sim::TopicId::ZERO,
                 current_leader_epoch: epoch,
                 fetch_offset: pos.offset,
                 last_fetched_epoch: None,

@@ -33,7 +33,7 @@ use super::image::MetadataImage;
 use super::protocol::{
     BrokerRegistration, IsrMember, LeaderRecoveryState, Message, MetadataDelta, NodeId, PartitionState,
 };
-use super::{BrokerId, Epoch, Ms, Outbox, TopicPartition};
+use super::{BrokerId, Epoch, Ms, Outbox, TopicId, TopicPartition};
 use crate::config::{BrokerConfig, ConfigError, TopicConfig};
 use crate::kafka::errors::ErrorCode;
 use crate::sim::error::SimError;
@@ -104,6 +104,8 @@ impl BrokerInfo {
 pub struct TopicInfo {
     /// Topic name.
     pub name: Arc<str>,
+    /// Topic id (KIP-516), drawn when it was created.
+    pub id: TopicId,
     /// Replication factor (length of every replica list).
     pub replication_factor: u32,
     /// Topic-level config overrides.
@@ -439,6 +441,9 @@ pub struct QuorumController {
     topics: BTreeMap<Arc<str>, TopicInfo>,
     clients: Vec<NodeId>,
     rng: ChaCha8Rng,
+    /// Draws topic ids: its own stream of the seeded generator, so ids never shift replica
+    /// placement (which `rng` feeds) from what it was before topics had ids.
+    topic_ids: ChaCha8Rng,
     unclean_check: Option<DeferredRun>,
     rebalance: Option<DeferredRun>,
     pending: MetadataDelta,
@@ -457,6 +462,8 @@ impl QuorumController {
     /// broker config. `rng` feeds replica placement only (R1.6).
     pub fn new(config: BrokerConfig, broker_ids: &[BrokerId], rng: ChaCha8Rng) -> Self {
         let config_for_image = config.clone();
+        let mut topic_ids = rng.clone();
+        topic_ids.set_stream(rng.get_stream().wrapping_add(1));
         QuorumController {
             config,
             brokers: broker_ids.iter().map(|&id| (id, BrokerInfo::unregistered(id))).collect(),
@@ -464,6 +471,7 @@ impl QuorumController {
             topics: BTreeMap::new(),
             clients: Vec::new(),
             rng,
+            topic_ids,
             unclean_check: None,
             rebalance: None,
             pending: MetadataDelta::default(),
@@ -623,6 +631,13 @@ impl QuorumController {
         let rf = spec.replication_factor;
         let assignment = assignment::assign(&spec.placement, &infos, spec.partitions, rf, &mut self.rng)?;
         let name: Arc<str> = Arc::from(spec.name.as_str());
+        // A new random id for every topic created (`ReplicationControlManager.createTopic`
+        // draws `Uuid.randomUuid()` until it is unused), so a name deleted and created again
+        // gets another one.
+        let mut id = TopicId::random(&mut self.topic_ids);
+        while self.topics.values().any(|t| t.id == id) {
+            id = TopicId::random(&mut self.topic_ids);
+        }
         let mut partitions = Vec::with_capacity(assignment.len());
         for (i, replicas) in assignment.iter().enumerate() {
             let isr: Vec<BrokerId> = replicas.iter().copied().filter(|&r| self.is_active(r)).collect();
@@ -638,12 +653,14 @@ impl QuorumController {
             }
             partitions.push(PartitionState::created(
                 TopicPartition::new(name.clone(), i as u32),
+                id,
                 replicas.clone(),
                 isr,
             ));
         }
         let topic = TopicInfo {
             name: name.clone(),
+            id,
             replication_factor: assignment.first().map_or(rf, |r| r.len() as u32),
             config: spec.config.clone(),
             partitions,
@@ -651,7 +668,7 @@ impl QuorumController {
         self.pending.topic_configs.push((name.clone(), topic.config.clone()));
         self.pending.partitions.extend(topic.partitions.iter().cloned());
         self.topics.insert(name, topic);
-        out.emit(EventKind::TopicCreated { topic: spec.name.clone(), assignment });
+        out.emit(EventKind::TopicCreated { topic: spec.name.clone(), topic_id: id, assignment });
         self.after_write(now);
         self.flush(out);
         Ok(())
@@ -1823,6 +1840,32 @@ mod tests {
     }
 
     #[test]
+    fn every_created_topic_gets_a_new_id_even_under_a_deleted_name() {
+        let mut c = cluster(&[1, 2, 3]);
+        let mut out = Outbox::default();
+        c.create_topic(0, &spec("t", 2, 3, Placement::Kafka), &mut out).unwrap();
+        let first = c.topic("t").unwrap().id;
+        c.create_partitions(1, "t", 3, &mut out).unwrap();
+        let t = c.topic("t").unwrap();
+        assert!(t.partitions.iter().all(|p| p.topic_id == first), "added partitions keep the topic's id");
+        assert_ne!(first, TopicId::ZERO);
+        c.delete_topic(2, "t", &mut out).unwrap();
+        c.create_topic(3, &spec("t", 1, 3, Placement::Kafka), &mut out).unwrap();
+        let second = c.topic("t").unwrap().id;
+        assert_ne!(first, second, "ReplicationControlManager.createTopic draws a new id");
+        assert!(c.full_image().partitions.iter().all(|p| p.topic_id == second));
+        let ids: Vec<String> = out
+            .events
+            .iter()
+            .filter_map(|e| match e {
+                EventKind::TopicCreated { topic_id, .. } => Some(topic_id.to_string()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(ids, [first.to_string(), second.to_string()]);
+    }
+
+    #[test]
     fn create_topic_initial_state_and_errors_s1() {
         let mut c = cluster(&[1, 2, 3]);
         let mut out = Outbox::default();
@@ -1834,7 +1877,7 @@ mod tests {
             assert_eq!((p.leader, p.leader_epoch, p.partition_epoch), (Some(want[0]), 0, 0));
         }
         assert!(
-            matches!(&out.events[0], EventKind::TopicCreated { topic, assignment } if topic == "t" && assignment.len() == 4)
+            matches!(&out.events[0], EventKind::TopicCreated { topic, assignment, .. } if topic == "t" && assignment.len() == 4)
         );
         assert_eq!(out.sends.len(), 4, "metadata to 3 brokers and the client");
         assert_eq!(c.topic("t").unwrap().replication_factor, 3);

@@ -3,7 +3,7 @@
 
 use super::loss_cause::LossCause;
 use super::protocol::NodeId;
-use super::{BrokerId, Epoch, Ms, Offset, SimTime, TopicPartition, join_ids};
+use super::{BrokerId, Epoch, Ms, Offset, SimTime, TopicId, TopicPartition, join_ids};
 use crate::kafka::errors::ErrorCode;
 use std::fmt;
 
@@ -130,6 +130,8 @@ pub enum EventKind {
     TopicCreated {
         /// Topic name.
         topic: String,
+        /// The id the controller drew for it (KIP-516).
+        topic_id: TopicId,
         /// Replica list per partition.
         assignment: Vec<Vec<BrokerId>>,
     },
@@ -198,6 +200,11 @@ pub enum EventKind {
         broker: BrokerId,
         /// The partition.
         tp: TopicPartition,
+        /// `Some(id)` for a stray log: its topic id (from its `partition.metadata`) is not in
+        /// the metadata, as when its topic was deleted, and perhaps created again under the
+        /// same name with a new id, while the broker was away (KIP-516;
+        /// `LogManager.isStrayKraftReplica`).
+        stray: Option<TopicId>,
     },
     /// A broker process started and registered with the controller.
     BrokerRegistered {
@@ -483,6 +490,24 @@ pub enum EventKind {
         /// The error.
         error: ErrorCode,
     },
+    /// A leader answered a follower's fetch of a partition with a topic id error (KIP-516):
+    /// UNKNOWN_TOPIC_ID (the leader's metadata has no topic with the id the follower named:
+    /// it was deleted, perhaps created again under the same name) or INCONSISTENT_TOPIC_ID
+    /// (the leader's log of the partition has another id). Nothing is applied to the
+    /// follower's log; it backs off `replica.fetch.backoff.ms` (`AbstractFetcherThread`'s
+    /// `partitionsWithError`). Said once per run of such answers.
+    FetchTopicIdRefused {
+        /// The follower.
+        broker: BrokerId,
+        /// The leader that answered.
+        leader: BrokerId,
+        /// The partition, by the name the follower knows.
+        tp: TopicPartition,
+        /// The topic id the follower named.
+        topic_id: TopicId,
+        /// UNKNOWN_TOPIC_ID or INCONSISTENT_TOPIC_ID.
+        error: ErrorCode,
+    },
     /// A follower that started behind the leader's HW reached it: its LEO is at least the HW
     /// the leader last sent (the leader may then add it to the ISR, R4.6).
     FollowerCaughtUp {
@@ -611,11 +636,11 @@ impl fmt::Display for EventKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         use EventKind::*;
         match self {
-            TopicCreated { topic, assignment } => {
+            TopicCreated { topic, topic_id, assignment } => {
                 let lists: Vec<String> = assignment.iter().map(|r| format!("[{}]", join_ids(r))).collect();
                 let n = assignment.len();
                 let noun = if n == 1 { "partition" } else { "partitions" };
-                write!(f, "topic {topic} created with {n} {noun}: {}", lists.join(" "))
+                write!(f, "topic {topic} created with {n} {noun}: {}, topic ID {topic_id}", lists.join(" "))
             }
             ReassignmentStarted { tp, adding, removing, throttle } => {
                 write!(
@@ -661,9 +686,13 @@ impl fmt::Display for EventKind {
                 write!(f, "topic {topic} grew from {from} to {to} partitions: {}", lists.join(" "))
             }
             TopicDeleted { topic } => write!(f, "topic {topic} deleted"),
-            ReplicaDeleted { broker, tp } => {
+            ReplicaDeleted { broker, tp, stray: None } => {
                 write!(f, "broker {broker} stopped its replica of {tp} and deleted its log")
             }
+            ReplicaDeleted { broker, tp, stray: Some(id) } => write!(
+                f,
+                "broker {broker} deleted its stray log of {tp}: its topic ID {id} is no longer in the metadata (the topic was deleted while the broker was away), so the replica starts empty"
+            ),
             BrokerRegistered { broker, broker_epoch } => {
                 write!(
                     f,
@@ -865,6 +894,18 @@ impl fmt::Display for EventKind {
                 f,
                 "leader {leader} refused broker {broker}'s fetch session {session_id} with {error}; it starts over with a full fetch"
             ),
+            FetchTopicIdRefused { broker, leader, tp, topic_id, error } => {
+                let why = match error {
+                    ErrorCode::UnknownTopicId => {
+                        format!("leader {leader}'s metadata has no topic with that id (it was deleted)")
+                    }
+                    _ => format!("leader {leader}'s log of {tp} belongs to another topic id"),
+                };
+                write!(
+                    f,
+                    "broker {broker}'s fetch of {tp} (topic ID {topic_id}) answered {error}: {why}; nothing is applied to its log and it retries after replica.fetch.backoff.ms"
+                )
+            }
             FollowerCaughtUp { broker, tp, leader, leo, leader_hw } => write!(
                 f,
                 "broker {broker} caught up on {tp}: its LEO {leo} reached leader {leader}'s HW {leader_hw}"

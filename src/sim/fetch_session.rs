@@ -16,7 +16,7 @@
 //! `SessionErrorContext` kinds as [`FetchContext`]).
 
 use super::protocol::{FetchPartition, FetchedPartition};
-use super::{BrokerId, Ms, Offset, TopicPartition};
+use super::{BrokerId, Ms, Offset, TopicIdPartition, TopicPartition};
 use crate::kafka::errors::ErrorCode;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
@@ -83,8 +83,8 @@ pub struct FetchRequestData {
     /// Partitions listed in the request: all of them for a full fetch, else the added and
     /// altered ones.
     pub to_send: Vec<FetchPartition>,
-    /// Partitions the session drops (incremental fetches only).
-    pub to_forget: Vec<TopicPartition>,
+    /// Partitions the session drops (incremental fetches only), by topic id.
+    pub to_forget: Vec<TopicIdPartition>,
     /// Session id and epoch to send.
     pub metadata: FetchMetadata,
     /// How many partitions the session holds after this request.
@@ -101,7 +101,10 @@ impl FetchRequestData {
 
 /// A follower fetcher's side of its session with one leader (Kafka's `FetchSessionHandler`).
 /// It remembers what the leader caches for each partition, and which partitions may have
-/// changed since the last request, so building an incremental fetch costs only those.
+/// changed since the last request, so building an incremental fetch costs only those. Keyed by
+/// name, as Kafka's `sessionPartitions` are; each entry carries its topic id, and a partition
+/// whose id changed (its topic was deleted and created again) is forgotten under the old id
+/// and added under the new one (`Builder.build`'s `replaced`).
 #[derive(Clone, Debug, Default)]
 pub struct FetchSessionHandler {
     next: FetchMetadata,
@@ -202,13 +205,16 @@ impl FetchSessionHandler {
         for tp in std::mem::take(&mut self.dirty) {
             match (self.session.get(&tp), wanted(&tp)) {
                 (Some(prev), Some(fp)) if *prev == fp => {}
-                (_, Some(fp)) => {
+                (prev, Some(fp)) => {
+                    if let Some(prev) = prev.filter(|p| p.topic_id != fp.topic_id) {
+                        data.to_forget.push(prev.key());
+                    }
                     self.session.insert(tp, fp.clone());
                     data.to_send.push(fp);
                 }
-                (Some(_), None) => {
+                (Some(prev), None) => {
+                    data.to_forget.push(prev.key());
                     self.session.remove(&tp);
-                    data.to_forget.push(tp);
                 }
                 (None, None) => {}
             }
@@ -333,12 +339,14 @@ pub struct FetchSession {
     pub replica: BrokerId,
     /// The epoch the next incremental fetch must carry.
     pub epoch: i32,
-    /// Cached partitions.
-    pub partitions: BTreeMap<TopicPartition, CachedPartition>,
+    /// Cached partitions, by topic id and partition (`FetchSession.partitionMap`, keyed by
+    /// `TopicIdPartition`): a deleted topic's partition and the one of the topic created again
+    /// under its name are different entries.
+    pub partitions: BTreeMap<TopicIdPartition, CachedPartition>,
     /// Partitions the next fetch must look at: added or changed by the follower, changed on
     /// this broker since, or not idle (see `Partition::idle_follower`). The others are idle:
     /// nothing to read, nothing to say.
-    pub pending: BTreeSet<TopicPartition>,
+    pub pending: BTreeSet<TopicIdPartition>,
     /// When it was created (ms).
     pub created_ms: Ms,
     /// When it was last used (ms).
@@ -379,7 +387,7 @@ pub enum FetchContext {
 #[derive(Clone, Debug, Default)]
 pub struct FetchSessionCache {
     sessions: BTreeMap<u32, FetchSession>,
-    by_partition: BTreeMap<TopicPartition, BTreeSet<u32>>,
+    by_partition: BTreeMap<TopicIdPartition, BTreeSet<u32>>,
     next_id: u32,
 }
 
@@ -411,8 +419,8 @@ impl FetchSessionCache {
     }
 
     /// The sessions that cache `tp`.
-    pub fn sessions_with(&self, tp: &TopicPartition) -> impl Iterator<Item = u32> + '_ {
-        self.by_partition.get(tp).into_iter().flatten().copied()
+    pub fn sessions_with(&self, tp: TopicIdPartition) -> impl Iterator<Item = u32> + '_ {
+        self.by_partition.get(&tp).into_iter().flatten().copied()
     }
 
     /// Decides how to serve a fetch from `replica` and applies its session changes
@@ -426,7 +434,7 @@ impl FetchSessionCache {
         now: Ms,
         metadata: FetchMetadata,
         partitions: &[FetchPartition],
-        forgotten: &[TopicPartition],
+        forgotten: &[TopicIdPartition],
     ) -> (FetchContext, Vec<TopicPartition>) {
         if metadata.is_full() {
             if metadata.session_id != INVALID_SESSION_ID {
@@ -444,21 +452,24 @@ impl FetchSessionCache {
             return (FetchContext::Error(ErrorCode::InvalidFetchSessionEpoch), Vec::new());
         }
         let mut added = Vec::new();
-        for fp in partitions {
-            session.pending.insert(fp.tp.clone());
-            match session.partitions.get_mut(&fp.tp) {
-                Some(c) => c.request = fp.clone(),
-                None => {
-                    session.partitions.insert(fp.tp.clone(), CachedPartition::new(fp.clone()));
-                    self.by_partition.entry(fp.tp.clone()).or_default().insert(id);
-                    added.push(fp.tp.clone());
-                }
+        // Forgotten first: a partition replaced under a new topic id is forgotten under the old
+        // one in the same request (`IncrementalFetchContext` removes, then adds).
+        for key in forgotten {
+            session.pending.remove(key);
+            if session.partitions.remove(key).is_some() {
+                unindex(&mut self.by_partition, *key, id);
             }
         }
-        for tp in forgotten {
-            session.pending.remove(tp);
-            if session.partitions.remove(tp).is_some() {
-                unindex(&mut self.by_partition, tp, id);
+        for fp in partitions {
+            let key = fp.key();
+            session.pending.insert(key);
+            match session.partitions.get_mut(&key) {
+                Some(c) => c.request = fp.clone(),
+                None => {
+                    session.partitions.insert(key, CachedPartition::new(fp.clone()));
+                    self.by_partition.entry(key).or_default().insert(id);
+                    added.push(fp.tp.clone());
+                }
             }
         }
         if session.partitions.is_empty() {
@@ -493,10 +504,10 @@ impl FetchSessionCache {
         for (fp, r) in partitions.iter().zip(results) {
             let mut c = CachedPartition::new(fp.clone());
             c.must_respond(r);
-            cached.insert(fp.tp.clone(), c);
-            self.by_partition.entry(fp.tp.clone()).or_default().insert(id);
+            cached.insert(fp.key(), c);
+            self.by_partition.entry(fp.key()).or_default().insert(id);
         }
-        let pending = cached.keys().cloned().collect();
+        let pending = cached.keys().copied().collect();
         let mut session = FetchSession {
             id,
             replica,
@@ -539,18 +550,18 @@ impl FetchSessionCache {
     /// Drops a session.
     pub fn remove(&mut self, id: u32) -> Option<FetchSession> {
         let session = self.sessions.remove(&id)?;
-        for tp in session.partitions.keys() {
-            unindex(&mut self.by_partition, tp, id);
+        for &key in session.partitions.keys() {
+            unindex(&mut self.by_partition, key, id);
         }
         Some(session)
     }
 }
 
-fn unindex(index: &mut BTreeMap<TopicPartition, BTreeSet<u32>>, tp: &TopicPartition, id: u32) {
-    if let Some(ids) = index.get_mut(tp) {
+fn unindex(index: &mut BTreeMap<TopicIdPartition, BTreeSet<u32>>, key: TopicIdPartition, id: u32) {
+    if let Some(ids) = index.get_mut(&key) {
         ids.remove(&id);
         if ids.is_empty() {
-            index.remove(tp);
+            index.remove(&key);
         }
     }
 }
@@ -558,11 +569,19 @@ fn unindex(index: &mut BTreeMap<TopicPartition, BTreeSet<u32>>, tp: &TopicPartit
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::sim::TopicId;
     use crate::sim::protocol::FetchedData;
+
+    const ID: TopicId = TopicId::from_bits(7);
+
+    fn key(partition: u32) -> TopicIdPartition {
+        TopicIdPartition { topic_id: ID, partition }
+    }
 
     fn fp(p: u32, offset: Offset) -> FetchPartition {
         FetchPartition {
             tp: TopicPartition::new("t", p),
+            topic_id: ID,
             current_leader_epoch: 0,
             fetch_offset: offset,
             last_fetched_epoch: None,
@@ -573,6 +592,7 @@ mod tests {
     fn ok(p: u32, hw: Offset) -> FetchedPartition {
         FetchedPartition {
             tp: TopicPartition::new("t", p),
+            topic_id: ID,
             result: Ok(FetchedData {
                 high_watermark: hw,
                 log_start_offset: 0,
@@ -606,7 +626,7 @@ mod tests {
         });
         let sent: Vec<u32> = inc.to_send.iter().map(|f| f.tp.partition).collect();
         assert_eq!(sent, vec![1, 3]);
-        assert_eq!(inc.to_forget, vec![TopicPartition::new("t", 2)]);
+        assert_eq!(inc.to_forget, vec![key(2)]);
         assert_eq!((inc.metadata.epoch, inc.session_len), (2, 3));
     }
 
@@ -680,20 +700,45 @@ mod tests {
         let m = FetchMetadata::new_incremental(id);
         let (context, added) = cache.new_context(1, m, &[fp(0, 0), fp(2, 0)], &[]);
         assert_eq!((context, added), (FetchContext::Incremental(id), vec![TopicPartition::new("t", 2)]));
-        assert_eq!(cache.sessions_with(&TopicPartition::new("t", 2)).collect::<Vec<_>>(), vec![id]);
+        assert_eq!(cache.sessions_with(key(2)).collect::<Vec<_>>(), vec![id]);
         let s = cache.get_mut(id).unwrap();
         assert_eq!(s.epoch, 2);
-        let c = s.partitions.get_mut(&TopicPartition::new("t", 0)).unwrap();
+        let c = s.partitions.get_mut(&key(0)).unwrap();
         assert!(!c.must_respond(&ok(0, 0)), "nothing new");
         assert!(c.must_respond(&ok(0, 4)), "the HW moved");
-        let err =
-            FetchedPartition { tp: TopicPartition::new("t", 0), result: Err(ErrorCode::NotLeaderOrFollower) };
+        let err = FetchedPartition { result: Err(ErrorCode::NotLeaderOrFollower), ..ok(0, 0) };
         assert!(c.must_respond(&err) && c.high_watermark == -1);
         // Forgetting every partition closes the session.
-        let all: Vec<TopicPartition> = (0..3).map(|p| TopicPartition::new("t", p)).collect();
+        let all: Vec<TopicIdPartition> = (0..3).map(key).collect();
         let m = m.next_incremental();
         assert_eq!(cache.new_context(2, m, &[], &all).0, FetchContext::Sessionless);
-        assert!(cache.is_empty() && cache.sessions_with(&all[0]).next().is_none());
+        assert!(cache.is_empty() && cache.sessions_with(all[0]).next().is_none());
+    }
+
+    /// KIP-516: a partition whose topic was deleted and created again under its name is a
+    /// new session entry. The follower forgets the old id and adds the new one in one
+    /// incremental fetch (`FetchSessionHandler.Builder.build`'s `replaced`); the leader drops
+    /// the old entry and caches the new one (`FetchSession` keyed by `TopicIdPartition`).
+    #[test]
+    fn a_recreated_topic_replaces_its_partitions_in_the_session_by_id() {
+        let new_id = TopicId::from_bits(8);
+        let renewed = |p, offset| FetchPartition { topic_id: new_id, ..fp(p, offset) };
+        let mut h = FetchSessionHandler::default();
+        let full = h.build_full(0, vec![fp(0, 40), fp(1, 40)]);
+        let mut cache = FetchSessionCache::default();
+        let id = cache.maybe_create(0, 1, 1000, &full.to_send, &[ok(0, 40), ok(1, 40)]);
+        h.handle_response(0, None, id);
+        h.mark(&TopicPartition::new("t", 0));
+        let inc = h.build_incremental(|_| Some(renewed(0, 0)));
+        assert_eq!(inc.to_forget, vec![key(0)]);
+        assert_eq!(inc.to_send, vec![renewed(0, 0)]);
+        assert_eq!(inc.session_len, 2);
+        let (context, added) = cache.new_context(1, inc.metadata, &inc.to_send, &inc.to_forget);
+        assert_eq!((context, added), (FetchContext::Incremental(id), vec![TopicPartition::new("t", 0)]));
+        let s = cache.get(id).unwrap();
+        let keys: Vec<TopicIdPartition> = s.partitions.keys().copied().collect();
+        assert_eq!(keys, vec![key(1), TopicIdPartition { topic_id: new_id, partition: 0 }]);
+        assert_eq!(cache.sessions_with(key(0)).count(), 0, "the old id is gone from the index");
     }
 
     /// `FetchSessionCacheTest.testSessionCache` / `testPrivilegedSessionHandling`: no room

@@ -7,7 +7,7 @@
 //! what the cluster has committed, never the controller's in-progress bookkeeping.
 
 use super::protocol::{BrokerRegistration, MetadataDelta, PartitionState};
-use super::{BrokerId, TopicPartition};
+use super::{BrokerId, TopicId, TopicPartition};
 use crate::config::{BrokerConfig, TopicConfig};
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -17,6 +17,8 @@ use std::sync::Arc;
 pub struct TopicImage {
     /// Topic name.
     pub name: Arc<str>,
+    /// Topic id (KIP-516; `TopicImage.id`), from its partitions' records.
+    pub id: TopicId,
     /// Topic-level config overrides.
     pub config: TopicConfig,
     /// Partition states, indexed by partition number.
@@ -69,6 +71,7 @@ impl MetadataImage {
         }
         for ps in &delta.partitions {
             let topic = self.topic_mut(&ps.tp.topic);
+            topic.id = ps.topic_id;
             let i = ps.tp.partition as usize;
             if i < topic.partitions.len() {
                 topic.partitions[i] = ps.clone();
@@ -81,6 +84,7 @@ impl MetadataImage {
     fn topic_mut(&mut self, name: &Arc<str>) -> &mut TopicImage {
         self.topics.entry(name.clone()).or_insert_with(|| TopicImage {
             name: name.clone(),
+            id: TopicId::ZERO,
             config: TopicConfig::default(),
             partitions: Vec::new(),
         })
@@ -129,6 +133,7 @@ mod tests {
 
     fn state(topic: &Arc<str>, p: u32, isr: &[BrokerId], leader: Option<BrokerId>) -> PartitionState {
         PartitionState {
+            topic_id: crate::sim::TopicId::from_bits(7),
             tp: TopicPartition::new(topic.clone(), p),
             replicas: vec![0, 1, 2],
             isr: isr.to_vec(),

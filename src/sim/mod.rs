@@ -30,8 +30,8 @@ pub mod segments;
 pub mod spec;
 
 pub use crate::kafka::{
-    Acks, BrokerId, CONTROLLER_ID, Epoch, Ms, Offset, SimTime, TopicPartition, fine_stamps, format_instant,
-    format_stamp, format_time, join_ids,
+    Acks, BrokerId, CONTROLLER_ID, Epoch, Ms, Offset, SimTime, TopicId, TopicIdPartition, TopicPartition,
+    fine_stamps, format_instant, format_stamp, format_time, join_ids,
 };
 
 /// What a sans-IO component wants done after handling an input: messages to send and events

@@ -10,7 +10,9 @@ use super::protocol::{
     BrokerRegistration, FetchPartition, FetchedData, FetchedPartition, IsrMember, LeaderRecoveryState,
     Message, NodeId, PartitionState, ProduceRequest, ProduceResponse,
 };
-use super::{AckedRecords, Acks, BrokerId, Epoch, Ms, Offset, Outbox, TopicPartition, Truncation, join_ids};
+use super::{
+    AckedRecords, Acks, BrokerId, Epoch, Ms, Offset, Outbox, TopicId, TopicPartition, Truncation, join_ids,
+};
 use crate::config::{BrokerConfig, TopicConfig};
 use crate::kafka::errors::ErrorCode;
 use std::collections::BTreeMap;
@@ -146,6 +148,12 @@ enum Role {
 pub struct Partition {
     /// The partition.
     pub tp: TopicPartition,
+    /// The topic id its log belongs to: Kafka's `partition.metadata` file, written when the
+    /// log is created from a `PartitionRecord` (`Partition.checkOrSetTopicId`,
+    /// `PartitionMetadataFile`), so it survives a crash with the log. A broker that comes back
+    /// after its topic was deleted and created again under the same name tells its stale log
+    /// from the new topic by it ([`TopicId::ZERO`] until set).
+    pub topic_id: TopicId,
     /// The replica's log (what survives a crash).
     pub log: PartitionLog,
     state: Option<PartitionState>,
@@ -166,6 +174,9 @@ pub struct Partition {
     /// How many Fetch requests its broker sent listing this partition (a full fetch lists
     /// every partition, an incremental one only those added or changed, KIP-227).
     fetch_requests: u64,
+    /// The topic id error its leader answered last (UNKNOWN_TOPIC_ID or
+    /// INCONSISTENT_TOPIC_ID), so [`EventKind::FetchTopicIdRefused`] is said once per run.
+    topic_id_refused: Option<ErrorCode>,
 }
 
 /// What a replica's fetches depend on, on either side: compared before and after its broker
@@ -202,6 +213,7 @@ impl Partition {
     pub fn new(tp: TopicPartition, log: PartitionLog) -> Self {
         Self {
             tp,
+            topic_id: TopicId::ZERO,
             log,
             state: None,
             role: Role::Unknown,
@@ -210,6 +222,7 @@ impl Partition {
             fetch_lag: None,
             fetch_announced: true,
             fetch_requests: 0,
+            topic_id_refused: None,
         }
     }
 
@@ -799,7 +812,7 @@ impl Partition {
             }
             Ok(self.fetched(None, self.log.read(fp.fetch_offset, ctx.config.replica_fetch_max_bytes)))
         });
-        FetchedPartition { tp: self.tp.clone(), result }
+        FetchedPartition { tp: self.tp.clone(), topic_id: fp.topic_id, result }
     }
 
     /// Whether a parked fetch at `fetch_offset` can complete: data past it exists, or this
@@ -902,6 +915,7 @@ impl Partition {
             leader,
             FetchPartition {
                 tp: self.tp.clone(),
+                topic_id: self.topic_id,
                 current_leader_epoch: self.leader_epoch(),
                 fetch_offset: self.log.leo(),
                 last_fetched_epoch: self.log.latest_epoch(),
@@ -924,8 +938,22 @@ impl Partition {
         }
         let data = match result {
             Ok(d) => d,
+            Err(e @ (ErrorCode::UnknownTopicId | ErrorCode::InconsistentTopicId)) => {
+                if self.topic_id_refused != Some(*e) {
+                    self.topic_id_refused = Some(*e);
+                    out.emit(EventKind::FetchTopicIdRefused {
+                        broker: ctx.me,
+                        leader: from,
+                        tp: self.tp.clone(),
+                        topic_id: self.topic_id,
+                        error: *e,
+                    });
+                }
+                return self.back_off(ctx);
+            }
             Err(_) => return self.back_off(ctx),
         };
+        self.topic_id_refused = None;
         if data.diverging_epoch.is_none() && data.log_start_offset > self.log.leo() {
             // The leader's retention deleted everything up to its log start, beyond this LEO
             // (a replica down for longer than retention.ms). Kafka's leader answers
@@ -1135,6 +1163,7 @@ mod tests {
         partition_epoch: Epoch,
     ) -> PartitionState {
         PartitionState {
+            topic_id: crate::sim::TopicId::from_bits(7),
             tp: TopicPartition::new("t", 0),
             replicas: vec![1, 2, 3],
             isr: isr.to_vec(),
@@ -1182,6 +1211,7 @@ mod tests {
     ) -> (FetchedData, Outbox) {
         let mut out = Outbox::default();
         let fp = FetchPartition {
+            topic_id: TopicId::ZERO,
             tp: p.tp.clone(),
             current_leader_epoch: 0,
             fetch_offset: offset,
@@ -1328,6 +1358,7 @@ mod tests {
         assert_eq!(p.log.hw(), 0);
         assert!(p.hw_blocked_by(&f.ctx(2, 11)).unwrap().contains("first fetch"));
         let fp = FetchPartition {
+            topic_id: TopicId::ZERO,
             tp: p.tp.clone(),
             current_leader_epoch: 1,
             fetch_offset: 5,
@@ -1483,6 +1514,7 @@ mod tests {
         assert_eq!(p.list_offset(0, OffsetSpec::Earliest), Err(ErrorCode::FencedLeaderEpoch));
         let tp = p.tp.clone();
         let at = |fetch_offset, current_leader_epoch| FetchPartition {
+            topic_id: TopicId::ZERO,
             tp: tp.clone(),
             current_leader_epoch,
             fetch_offset,
@@ -1505,6 +1537,7 @@ mod tests {
 
     fn fetch_as(p: &mut Partition, f: &Fixture, replica: BrokerId, offset: Offset) {
         let fp = FetchPartition {
+            topic_id: TopicId::ZERO,
             tp: p.tp.clone(),
             current_leader_epoch: 1,
             fetch_offset: offset,

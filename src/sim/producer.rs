@@ -1650,6 +1650,7 @@ mod tests {
                 .iter()
                 .enumerate()
                 .map(|(i, &leader)| PartitionState {
+                    topic_id: crate::sim::TopicId::from_bits(7),
                     tp: tp(i as u32),
                     replicas: vec![0, 1, 2],
                     isr: vec![0, 1, 2],

@@ -5,7 +5,7 @@
 use super::fetch_session::FetchMetadata;
 use super::group::messages::{GroupRequest, GroupResponse};
 use super::spec::TopicSpec;
-use super::{Acks, BrokerId, Epoch, Ms, Offset, TopicPartition};
+use super::{Acks, BrokerId, Epoch, Ms, Offset, TopicId, TopicIdPartition, TopicPartition};
 use crate::config::{BrokerConfig, TopicConfig};
 use crate::kafka::errors::ErrorCode;
 use std::sync::Arc;
@@ -294,6 +294,9 @@ pub enum LeaderRecoveryState {
 pub struct PartitionState {
     /// The partition.
     pub tp: TopicPartition,
+    /// Its topic's id (KIP-516; KRaft's `PartitionRecord.topicId`): a broker checks its log's
+    /// id against it, and its fetches name the partition by it.
+    pub topic_id: TopicId,
     /// Assigned replicas in order; position 0 is the preferred leader.
     pub replicas: Vec<BrokerId>,
     /// Committed ISR.
@@ -318,9 +321,15 @@ impl PartitionState {
     /// A new partition as topic or partition creation registers it
     /// (`ReplicationControlManager.createTopic` / `createPartitions`): leader = the first ISR
     /// member (`None` for an empty ISR), both epochs 0, RECOVERED, no reassignment.
-    pub fn created(tp: TopicPartition, replicas: Vec<BrokerId>, isr: Vec<BrokerId>) -> Self {
+    pub fn created(
+        tp: TopicPartition,
+        topic_id: TopicId,
+        replicas: Vec<BrokerId>,
+        isr: Vec<BrokerId>,
+    ) -> Self {
         PartitionState {
             tp,
+            topic_id,
             replicas,
             leader: isr.first().copied(),
             isr,
@@ -390,8 +399,12 @@ pub struct EpochEndOffset {
 /// One partition inside a follower's Fetch request (R2.3).
 #[derive(Clone, PartialEq, Eq, Debug)]
 pub struct FetchPartition {
-    /// The partition.
+    /// The partition (its name is for events and the follower's own bookkeeping; the leader
+    /// finds the partition by `topic_id`).
     pub tp: TopicPartition,
+    /// Its topic's id as the fetching replica knows it (Fetch v13+, KIP-516). A consumer's
+    /// fetch carries [`TopicId::ZERO`]: it names topics, as Fetch v12 and older do.
+    pub topic_id: TopicId,
     /// The leader epoch the follower believes is current (KIP-320).
     pub current_leader_epoch: Epoch,
     /// The follower's LEO.
@@ -400,6 +413,13 @@ pub struct FetchPartition {
     pub last_fetched_epoch: Option<Epoch>,
     /// The follower's log start offset.
     pub log_start_offset: Offset,
+}
+
+impl FetchPartition {
+    /// The key of this partition in a fetch session (`TopicIdPartition`).
+    pub fn key(&self) -> TopicIdPartition {
+        TopicIdPartition { topic_id: self.topic_id, partition: self.tp.partition }
+    }
 }
 
 /// A follower's Fetch request to one leader (one per fetcher loop, R2.5).
@@ -425,8 +445,9 @@ pub struct FetchRequest {
     pub session: FetchMetadata,
     /// The partitions listed.
     pub partitions: Vec<FetchPartition>,
-    /// Partitions an incremental fetch drops from its session (`ForgottenTopicsData`).
-    pub forgotten: Vec<TopicPartition>,
+    /// Partitions an incremental fetch drops from its session (`ForgottenTopicsData`, by
+    /// topic id since Fetch v13).
+    pub forgotten: Vec<TopicIdPartition>,
 }
 
 /// Data or an error for one partition of a Fetch response.
@@ -434,8 +455,17 @@ pub struct FetchRequest {
 pub struct FetchedPartition {
     /// The partition.
     pub tp: TopicPartition,
+    /// The topic id the fetch named it by, echoed (Fetch v13+ answers by topic id).
+    pub topic_id: TopicId,
     /// Records and watermarks, or the partition-level error.
     pub result: Result<FetchedData, ErrorCode>,
+}
+
+impl FetchedPartition {
+    /// The key of this partition in a fetch session (`TopicIdPartition`).
+    pub fn key(&self) -> TopicIdPartition {
+        TopicIdPartition { topic_id: self.topic_id, partition: self.tp.partition }
+    }
 }
 
 /// What a leader returns for one partition.

@@ -86,9 +86,10 @@ impl Category {
             ReplicasReordered { .. } | ThrottlesCleared { .. } => Category::Admin,
             ConfigChanged { .. } | Roll(_) => Category::Admin,
             FollowerStopped { .. } | FollowerStarted { .. } => Category::Fetch,
-            FetchSessionCreated { .. } | FetchSessionPartitionsAdded { .. } | FetchSessionRefused { .. } => {
-                Category::Fetch
-            }
+            FetchSessionCreated { .. }
+            | FetchSessionPartitionsAdded { .. }
+            | FetchSessionRefused { .. }
+            | FetchTopicIdRefused { .. } => Category::Fetch,
         }
     }
 }
@@ -225,7 +226,7 @@ impl Subjects {
             | ReassignmentCancelled { tp, replicas }
             | ReplicasReordered { tp, replicas, .. } => on(tp, replicas.clone()),
             ThrottlesCleared { brokers, .. } => Subjects { brokers: brokers.clone(), ..Subjects::default() },
-            ReplicaDeleted { broker, tp }
+            ReplicaDeleted { broker, tp, .. }
             | UnflushedTailLost { broker, tp, .. }
             | Truncated { broker, tp, .. }
             | FollowerStopped { broker, tp, .. } => on(tp, vec![*broker]),
@@ -273,6 +274,7 @@ impl Subjects {
             FetchSessionRefused { broker, leader, .. } => {
                 Subjects { brokers: vec![*broker, *leader], ..Subjects::default() }
             }
+            FetchTopicIdRefused { broker, leader, tp, .. } => on(tp, vec![*broker, *leader]),
             Roll(step) => match step {
                 RollStep::Stopping(b)
                 | RollStep::Restarted(b)

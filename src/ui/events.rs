@@ -173,6 +173,7 @@ pub fn is_important(kind: &EventKind) -> bool {
         TopicCreated { .. } | PartitionsAdded { .. } | TopicDeleted { .. } | ReplicaDeleted { .. } => false,
         FollowerStopped { .. } | FollowerStarted { .. } | ConfigChanged { .. } => false,
         FetchSessionCreated { .. } | FetchSessionPartitionsAdded { .. } | FetchSessionRefused { .. } => false,
+        FetchTopicIdRefused { .. } => true,
     }
 }
 

@@ -32,6 +32,9 @@ pub const TOPIC: &str = "test_repli";
 
 const NOT_ENOUGH: &str = "The size of the current ISR [1] is insufficient to satisfy the min.isr requirement of 2 for partition test_repli-4";
 
+/// The fixture topic's id.
+const FIXTURE_TOPIC_ID: &str = "pT2xQ0cLRyuM9bV1YwJk3A";
+
 /// The whole fixture.
 pub fn snapshot() -> Snapshot {
     Snapshot {
@@ -42,7 +45,7 @@ pub fn snapshot() -> Snapshot {
         brokers: brokers(),
         topics: vec![TopicView {
             name: TOPIC.into(),
-            topic_id: "pT2xQ0cLRyuM9bV1YwJk3A".into(),
+            topic_id: FIXTURE_TOPIC_ID.into(),
             partitions: 6,
             replication_factor: 3,
             config_overrides: vec!["min.insync.replicas=2".into()],
@@ -338,7 +341,14 @@ fn events() -> Vec<ClusterEvent> {
     let assignment = (0..6).map(|i| (0..3).map(|j| (i + j) % 3).collect()).collect();
     let lagging = ShrinkCause::Lagging { behind_ms: 30_000, limit_ms: 30_000 };
     vec![
-        at(0, EventKind::TopicCreated { topic: TOPIC.into(), assignment }),
+        at(
+            0,
+            EventKind::TopicCreated {
+                topic: TOPIC.into(),
+                topic_id: crate::sim::TopicId::parse(FIXTURE_TOPIC_ID).expect("a valid id"),
+                assignment,
+            },
+        ),
         at(
             0,
             EventKind::ConfigChanged {

@@ -295,6 +295,7 @@ mod tests {
         epoch: i32,
     ) -> PartitionState {
         PartitionState {
+            topic_id: crate::sim::TopicId::from_bits(7),
             tp: TopicPartition::new(OFFSETS_TOPIC, partition),
             replicas: vec![0, 1],
             isr: isr.to_vec(),

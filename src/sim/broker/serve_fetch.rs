@@ -14,7 +14,7 @@ use crate::sim::protocol::{
     CONSUMER_REPLICA_ID, FetchPartition, FetchRequest, FetchResponse, FetchedData, FetchedPartition, Message,
     NodeId,
 };
-use crate::sim::{BrokerId, Ms, Outbox};
+use crate::sim::{BrokerId, Ms, Outbox, TopicId, TopicIdPartition};
 
 /// Whether a partition's result lets a fetch answer at once whatever its size: a diverging
 /// epoch, an error, or a log start beyond the fetch offset (`DelayedFetch.tryComplete`).
@@ -71,6 +71,26 @@ impl Broker {
         self.brokers.get(&req.replica).is_some_and(|reg| reg.broker_epoch > req.broker_epoch)
     }
 
+    /// Kafka's topic id checks on one partition of a fetch. An id this broker's metadata does
+    /// not know is UNKNOWN_TOPIC_ID: `KafkaApis.handleFetchRequest` resolves each id to a
+    /// name first and answers so for the ids that resolve to none (the topic was deleted,
+    /// perhaps created again under its name with a new id). A known id that is not the one of
+    /// this broker's log of the partition is INCONSISTENT_TOPIC_ID
+    /// (`ReplicaManager.readFromLog`, `hasConsistentTopicId`). A fetch without an id
+    /// ([`TopicId::ZERO`], a consumer's, as Fetch v12 names topics) is not checked. The usual
+    /// case costs one integer compare: the log is there with the fetch's id.
+    fn check_topic_id(&self, fp: &FetchPartition) -> Result<(), ErrorCode> {
+        if fp.topic_id == TopicId::ZERO {
+            return Ok(());
+        }
+        match self.partitions.get(&fp.tp) {
+            Some(p) if p.topic_id == fp.topic_id => Ok(()),
+            _ if !self.topic_names.contains_key(&fp.topic_id) => Err(ErrorCode::UnknownTopicId),
+            Some(_) => Err(ErrorCode::InconsistentTopicId),
+            None => Ok(()),
+        }
+    }
+
     /// Reads one partition for a follower fetch (R2.6–R2.8, R7.6), without the records the
     /// leader replication throttle holds back ([`super::throttle`]).
     fn read_for_follower(
@@ -86,12 +106,16 @@ impl Broker {
         if replica == CONSUMER_REPLICA_ID {
             return self.read_for_consumer(req, fp);
         }
+        if let Err(e) = self.check_topic_id(fp) {
+            return FetchedPartition { tp: fp.tp.clone(), topic_id: fp.topic_id, result: Err(e) };
+        }
         let result = match stale {
             true => None,
             false => self.touch(now, &fp.tp, |p, ctx| p.on_follower_fetch(ctx, replica, epoch, fp, out)),
         };
         let mut fetched = FetchedPartition {
             tp: fp.tp.clone(),
+            topic_id: fp.topic_id,
             result: result.unwrap_or(Err(ErrorCode::NotLeaderOrFollower)),
         };
         self.throttle_read(now, replica, &mut fetched);
@@ -101,11 +125,11 @@ impl Broker {
     /// A consumer's read of one partition: records below the HW only (R3.8,
     /// `Partition.fetchRecords` with `FetchIsolation.HIGH_WATERMARK`).
     fn read_for_consumer(&self, req: &FetchRequest, fp: &FetchPartition) -> FetchedPartition {
-        let result = match self.partitions.get(&fp.tp) {
+        let result = self.check_topic_id(fp).and_then(|()| match self.partitions.get(&fp.tp) {
             Some(p) => p.read_for_consumer(fp, req.partition_max_bytes),
             None => Err(ErrorCode::NotLeaderOrFollower),
-        };
-        FetchedPartition { tp: fp.tp.clone(), result }
+        });
+        FetchedPartition { tp: fp.tp.clone(), topic_id: fp.topic_id, result }
     }
 
     /// A full or sessionless fetch: every listed partition is read and answered.
@@ -191,19 +215,19 @@ impl Broker {
     /// The request data the session caches for its pending partitions.
     fn session_requests(&self, id: u32) -> Vec<FetchPartition> {
         let Some(s) = self.purgatory.sessions.get(id) else { return Vec::new() };
-        s.pending.iter().filter_map(|tp| s.partitions.get(tp)).map(|c| c.request.clone()).collect()
+        s.pending.iter().filter_map(|key| s.partitions.get(key)).map(|c| c.request.clone()).collect()
     }
 
     /// A partition read with nothing to say whose follower is caught up and in the ISR
     /// leaves the session's pending set.
     fn maybe_idle(&mut self, id: u32, replica: BrokerId, fp: &FetchPartition, r: &FetchedPartition) {
         let Some(s) = self.purgatory.sessions.get_mut(id) else { return };
-        let quiet = s.partitions.get(&fp.tp).is_some_and(|c| !c.would_respond(r));
+        let quiet = s.partitions.get(&fp.key()).is_some_and(|c| !c.would_respond(r));
         if quiet
             && let Some(p) = self.partitions.get_mut(&fp.tp)
             && p.mark_idle_in_session(replica, fp, &s.clock)
         {
-            s.pending.remove(&fp.tp);
+            s.pending.remove(&fp.key());
             self.view_marks.mark(&fp.tp);
         }
     }
@@ -232,7 +256,7 @@ impl Broker {
         };
         let included = results
             .into_iter()
-            .filter(|r| s.partitions.get_mut(&r.tp).is_some_and(|c| c.must_respond(r)))
+            .filter(|r| s.partitions.get_mut(&r.key()).is_some_and(|c| c.must_respond(r)))
             .collect();
         self.send_fetch_response(now, to, req, None, id, included, out);
     }
@@ -279,9 +303,12 @@ impl Broker {
             if replica == CONSUMER_REPLICA_ID {
                 return b.read_for_consumer(&pf.request, fp);
             }
-            let mut r = match b.partitions.get(&fp.tp) {
-                Some(p) => p.read_for_parked(&b.ctx_for(now, &fp.tp), replica, fp),
-                None => FetchedPartition { tp: fp.tp.clone(), result: Err(ErrorCode::NotLeaderOrFollower) },
+            let result = b
+                .check_topic_id(fp)
+                .and_then(|()| b.partitions.get(&fp.tp).ok_or(ErrorCode::NotLeaderOrFollower));
+            let mut r = match result {
+                Ok(p) => p.read_for_parked(&b.ctx_for(now, &fp.tp), replica, fp),
+                Err(e) => FetchedPartition { tp: fp.tp.clone(), topic_id: fp.topic_id, result: Err(e) },
             };
             b.throttle_read(now, replica, &mut r);
             r
@@ -319,12 +346,13 @@ impl Broker {
     pub(super) fn process_changes(&mut self, now: Ms, out: &mut Outbox) {
         let changed = std::mem::take(&mut self.purgatory.changed);
         let mut ready = std::collections::BTreeSet::new();
-        for tp in &changed {
-            let ids: Vec<u32> = self.purgatory.sessions.sessions_with(tp).collect();
+        for (tp, &topic_id) in &changed {
+            let key = TopicIdPartition { topic_id, partition: tp.partition };
+            let ids: Vec<u32> = self.purgatory.sessions.sessions_with(key).collect();
             for id in ids {
                 let Some(s) = self.purgatory.sessions.get_mut(id) else { continue };
-                s.pending.insert(tp.clone());
-                let fp = s.partitions.get(tp).map(|c| c.request.clone());
+                s.pending.insert(key);
+                let fp = s.partitions.get(&key).map(|c| c.request.clone());
                 if let (Some(&key), Some(fp)) = (self.purgatory.by_session.get(&id), fp)
                     && self.parked_fetch_ready(now, key, &fp)
                 {

@@ -199,6 +199,7 @@ mod tests {
         MetadataDelta {
             brokers: vec![reg(0), reg(1), reg(2)],
             partitions: vec![PartitionState {
+                topic_id: crate::sim::TopicId::from_bits(7),
                 tp: tp(),
                 replicas: vec![0, 1, 2],
                 isr: vec![0, 1],
@@ -244,6 +245,7 @@ mod tests {
     fn fetch(leader: &mut Broker, now: Ms, replica: BrokerId, offset: i64, out: &mut Outbox) {
         let fp = crate::sim::protocol::FetchPartition {
             tp: tp(),
+            topic_id: crate::sim::TopicId::from_bits(7),
             current_leader_epoch: 0,
             fetch_offset: offset,
             last_fetched_epoch: (offset > 0).then_some(0),
@@ -352,7 +354,14 @@ mod tests {
         else {
             panic!("the forgetting fetch")
         };
-        assert!(forget.partitions.is_empty() && forget.forgotten == vec![tp()]);
+        assert!(
+            forget.partitions.is_empty()
+                && forget.forgotten
+                    == vec![crate::sim::TopicIdPartition {
+                        topic_id: crate::sim::TopicId::from_bits(7),
+                        partition: 0
+                    }]
+        );
         let mut reply = Outbox::default();
         leader.handle(13, NodeId::Broker(2), Message::Fetch(forget), &mut reply);
         let resp = reply.sends.into_iter().map(|(_, m)| m).find(|m| matches!(m, Message::FetchResponse(_)));

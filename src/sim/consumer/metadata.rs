@@ -109,6 +109,7 @@ mod tests {
 
     fn state(topic: &str, partition: u32, leader: BrokerId) -> PartitionState {
         PartitionState {
+            topic_id: crate::sim::TopicId::from_bits(7),
             tp: TopicPartition::new(topic, partition),
             replicas: vec![leader],
             isr: vec![leader],

@@ -119,6 +119,7 @@ fn image(epoch: Epoch) -> MetadataDelta {
             in_controlled_shutdown: false,
         }],
         partitions: vec![PartitionState {
+            topic_id: crate::sim::TopicId::from_bits(7),
             tp: tp(),
             replicas: vec![0, 1],
             isr: vec![0],

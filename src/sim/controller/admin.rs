@@ -453,7 +453,7 @@ impl QuorumController {
         let current = t.partition_count();
         check_partition_increase(topic, current, count)?;
         let rf = t.partitions.first().map_or(t.replication_factor, |p| p.replicas.len() as u32);
-        let name = t.name.clone();
+        let (name, topic_id) = (t.name.clone(), t.id);
         let infos: Vec<_> = self.brokers.values().copied().collect();
         let lists = assignment::assign(&Placement::Kafka, &infos, count - current, rf, &mut self.rng)?;
         let mut added = Vec::with_capacity(lists.len());
@@ -465,7 +465,7 @@ impl QuorumController {
                 )));
             }
             let tp = TopicPartition::new(name.clone(), current + i as u32);
-            added.push(PartitionState::created(tp, replicas.clone(), isr));
+            added.push(PartitionState::created(tp, topic_id, replicas.clone(), isr));
         }
         self.pending.partitions.extend(added.iter().cloned());
         if let Some(t) = self.topics.get_mut(topic) {

@@ -34,7 +34,10 @@ pub fn render(frame: &mut Frame, area: Rect, model: &Model, snap: &Snapshot) {
     let (width, height) = (usize::from(inner.width), usize::from(inner.height));
     let lines = if shown.is_empty() && !lens.shows_all() && !snap.recent_events.is_empty() {
         let kept = snap.recent_events.len();
-        let text = format!(" none of the {kept} events kept pass the filter (f and F change it)");
+        let text = match kept {
+            1 => " the one event kept does not pass the filter (f and F change it)".to_string(),
+            _ => format!(" none of the {kept} events kept pass the filter (f and F change it)"),
+        };
         vec![Line::styled(text::truncate(&text, width), theme.muted())]
     } else {
         let more = whole_elsewhere(model);

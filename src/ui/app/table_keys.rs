@@ -86,7 +86,9 @@ fn say_shown(model: &mut Model, snap: &Snapshot) {
 fn shown_text(model: &Model, snap: &Snapshot) -> String {
     let shown = model.shown(snap);
     let filter = &model.table_filter;
-    let count = format!("{} of {} partitions", group(shown.rows.len() as u64), group(shown.total as u64));
+    let total = shown.total as u64;
+    let noun = crate::ui::text::noun(total, "partition", "partitions");
+    let count = format!("{} of {} {noun}", group(shown.rows.len() as u64), group(total));
     if filter.narrows() {
         format!("table: {} · {count} · F edits", filter.describe())
     } else if filter.internal {

@@ -404,7 +404,7 @@ mod tests {
         let fixed = parse(&[
             "--brokers",
             "2",
-            example.split_whitespace().nth(0).unwrap(),
+            example.split_whitespace().next().unwrap(),
             example.split_whitespace().nth(1).unwrap(),
         ]);
         assert!(fixed.unwrap().cluster_spec(1).is_ok(), "the hint's example works: {example}");

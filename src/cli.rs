@@ -214,7 +214,10 @@ impl Cli {
             // `--brokers 2` alone failed with no hint, the default topic having RF 3).
             let brokers = spec.brokers.len();
             checks::check_replication_factor(t.replication_factor, brokers).map_err(|kafka| {
-                let example = format!("{}:{}:{}", t.name, t.partitions, brokers.min(t.replication_factor as usize));
+                if (t.replication_factor as usize) <= brokers {
+                    return CliError::Invalid(kafka);
+                }
+                let example = format!("{}:{}:{brokers}", t.name, t.partitions);
                 CliError::Invalid(format!(
                     "{kafka}\n  hint: topic {} has replication factor {}; pass --topic NAME:PARTITIONS:RF with RF ≤ {brokers} (the broker count), e.g. --topic {example}",
                     t.name, t.replication_factor

@@ -99,7 +99,10 @@ pub fn lines(theme: Theme) -> Vec<Line<'static>> {
     )));
     out.push(Line::raw("  L / F in the logs pane: that replica is the leader / a follower"));
     out.push(Line::raw("  N behind: records a follower still lacks (the leader's LEO minus its LEO)"));
-    out.push(Line::raw("  out in 16s (⏱16s): time until the lag rule removes a follower from the ISR"));
+    out.push(Line::raw(
+        "  out in 16s (⏱16s): time until the lag rule removes a follower from the ISR; up to \
+         1.5× lag.max, as the leader checks every half of it (see ⏱ in the glossary)",
+    ));
     out.push(Line::raw("  lag.max=20s*: stored, reaches each broker at its next start (restart pending)"));
     out.push(Line::raw("  State, worst first: OFFLINE no leader"));
     out.push(Line::raw("    leader down, fenced in 7s: the controller fences that leader in 7s"));
@@ -114,7 +117,10 @@ pub fn lines(theme: Theme) -> Vec<Line<'static>> {
 // (Partition.maybeShrinkIsr / maybeExpandIsr, replica.lag.time.max.ms); leader epoch R6.8, R7.4
 // (KIP-101); partition epoch R6.9 (KRaft partitionEpoch, INVALID_UPDATE_VERSION); fencing
 // R6.1 (BrokerHeartbeatManager, broker.session.timeout.ms) and R2.8 (KIP-320
-// FENCED_LEADER_EPOCH); acks R5.2–R5.4 (NOT_ENOUGH_REPLICAS).
+// FENCED_LEADER_EPOCH); acks R5.2–R5.4 (NOT_ENOUGH_REPLICAS); clean and unclean election
+// (PartitionChangeBuilder.electLeader, unclean.leader.election.enable); truncation (KIP-101,
+// Partition.truncateTo); the ⏱ timer (ReplicaManager.startup schedules maybeShrinkIsr every
+// replica.lag.time.max.ms / 2, Partition.getOutOfSyncReplicas counts from lastCaughtUpTimeMs).
 pub const GLOSSARY: &[(&str, &str)] = &[
     ("LEO", "log end offset: the offset the next record appended to this replica's log will get"),
     (

@@ -210,8 +210,19 @@ impl Cli {
         }
         for t in &mut spec.topics {
             t.placement = placement.clone();
-            checks::check_replication_factor(t.replication_factor, spec.brokers.len())
-                .map_err(CliError::Invalid)?;
+            // Kafka's words first, then how to get a topic the brokers can hold (issue 9:
+            // `--brokers 2` alone failed with no hint, the default topic having RF 3).
+            let brokers = spec.brokers.len();
+            checks::check_replication_factor(t.replication_factor, brokers).map_err(|kafka| {
+                if (t.replication_factor as usize) <= brokers {
+                    return CliError::Invalid(kafka);
+                }
+                let example = format!("{}:{}:{brokers}", t.name, t.partitions);
+                CliError::Invalid(format!(
+                    "{kafka}\n  hint: topic {} has replication factor {}; pass --topic NAME:PARTITIONS:RF with RF ≤ {brokers} (the broker count), e.g. --topic {example}",
+                    t.name, t.replication_factor
+                ))
+            })?;
         }
         self.apply_sets(&mut spec)?;
         Ok(spec)
@@ -377,6 +388,31 @@ mod tests {
         assert!(partitions.contains("at most 10000 partitions per topic, not 10001"), "{partitions}");
     }
 
+    /// Issue 9: `--brokers 2` under the default topic (RF 3) keeps Kafka's error first and says
+    /// what to pass.
+    #[test]
+    fn too_few_brokers_for_the_topic_gets_a_hint_after_kafkas_error() {
+        let err = parse(&["--brokers", "2"]).unwrap().cluster_spec(1).unwrap_err().to_string();
+        assert!(
+            err.starts_with("INVALID_REPLICATION_FACTOR: Unable to replicate the partition 3 time(s)"),
+            "{err}"
+        );
+        assert!(
+            err.contains(
+                "hint: topic test_repli has replication factor 3; pass --topic NAME:PARTITIONS:RF with RF ≤ 2"
+            ),
+            "{err}"
+        );
+        let example = err.rsplit("e.g. ").next().unwrap();
+        let fixed = parse(&[
+            "--brokers",
+            "2",
+            example.split_whitespace().next().unwrap(),
+            example.split_whitespace().nth(1).unwrap(),
+        ]);
+        assert!(fixed.unwrap().cluster_spec(1).is_ok(), "the hint's example works: {example}");
+    }
+
     #[test]
     fn run_takes_a_file_and_global_flags_after_it() {
         let cli = parse(&["run", "s.toml", "--seed", "5", "--set", "acks=1"]).unwrap();
@@ -451,7 +487,7 @@ mod tests {
     fn replication_factor_above_broker_count_is_kafkas_error() {
         let err = parse(&["--brokers", "2"]).unwrap().cluster_spec(1).unwrap_err().to_string();
         assert_eq!(
-            err,
+            err.lines().next().unwrap(),
             "INVALID_REPLICATION_FACTOR: Unable to replicate the partition 3 time(s): The target replication factor of 3 cannot be reached because only 2 broker(s) are registered."
         );
         assert!(parse(&["--topic", "t:1:4"]).unwrap().cluster_spec(1).is_err());

@@ -38,7 +38,16 @@ fn a_replication_factor_above_the_broker_count_prints_kafkas_message() {
         "{}",
         stderr(&o)
     );
-    assert_eq!(stderr(&o).lines().count(), 1, "one plain line, no backtrace");
+    // Issue 9: Kafka's line, then one hint line (and no backtrace).
+    let err = stderr(&o);
+    let lines: Vec<&str> = err.lines().collect();
+    assert_eq!(lines.len(), 2, "Kafka's line and the hint, no backtrace: {lines:?}");
+    assert!(
+        lines[1].starts_with(
+            "  hint: topic test_repli has replication factor 3; pass --topic NAME:PARTITIONS:RF with RF ≤ 2"
+        ),
+        "{lines:?}"
+    );
 }
 
 #[test]

@@ -210,6 +210,60 @@ impl ErrorCode {
         }
     }
 
+    /// What the error says, in plain words, for the help's glossary (one line each; the
+    /// help adds whether the client retries it, [`ErrorCode::is_retriable`]). Meanings follow
+    /// the exception each code maps to in Kafka's `Errors.java`.
+    pub fn meaning(self) -> &'static str {
+        use ErrorCode::*;
+        match self {
+            OffsetOutOfRange => "a fetch asked for an offset below the log start or above the LEO",
+            UnknownTopicOrPartition => "the broker hosts no such topic or partition (yet, or any more)",
+            LeaderNotAvailable => "the partition has no leader right now (an election is due)",
+            NotLeaderOrFollower => "sent to a broker that no longer leads the partition: refresh metadata",
+            RequestTimedOut => "acks=all: the ISR did not copy the batch within request.timeout.ms",
+            MessageTooLarge => "a record larger than max.request.size or message.max.bytes",
+            NetworkException => "the connection broke before the answer came back",
+            CoordinatorNotAvailable => {
+                "the group coordinator is not ready (its offsets partition lacks a leader)"
+            }
+            NotCoordinator => "this broker is not the group's coordinator: look it up again",
+            InvalidTopicException => "a client wrote to an internal or badly named topic",
+            NotEnoughReplicas => "acks=all refused: ISR below min.insync.replicas, nothing appended",
+            NotEnoughReplicasAfterAppend => {
+                "appended, but the ISR fell below min.insync.replicas before the ack"
+            }
+            InvalidRequiredAcks => "acks was not 0, 1 or all",
+            IllegalGeneration => "a group request from an older generation: the member rejoins",
+            InconsistentGroupProtocol => "the member's assignors share none with the group's",
+            UnknownMemberId => "the group does not know this member: it rejoins with a new id",
+            InvalidSessionTimeout => "session.timeout.ms outside the broker's allowed range",
+            RebalanceInProgress => "the group is rebalancing: the member rejoins",
+            InvalidPartitions => "a partition count that is not an increase",
+            InvalidReplicationFactor => "more replicas asked for than there are brokers",
+            InvalidReplicaAssignment => "a replica list names an unknown broker or one twice",
+            NotController => "sent to a node that is not the active controller",
+            InvalidRequest => "a request the controller refuses as malformed or forbidden",
+            OutOfOrderSequenceNumber => "idempotent producer: a batch's sequence skips ahead of the broker's",
+            FetchSessionIdNotFound => {
+                "the leader does not have this fetch session (it restarted): fetch in full"
+            }
+            InvalidFetchSessionEpoch => "a fetch session's epoch is out of step: fetch in full",
+            FencedLeaderEpoch => "the request carries an older leader epoch than the leader's",
+            UnknownLeaderEpoch => "the request carries a newer leader epoch than the broker knows",
+            OffsetNotAvailable => "a new leader's HW has not reached its epoch's start yet",
+            MemberIdRequired => "a first JoinGroup: the coordinator hands out an id to join with",
+            PreferredLeaderNotAvailable => "the preferred replica is down or out of the ISR",
+            EligibleLeadersNotAvailable => "an unclean election found no live replica to lead",
+            ElectionNotNeeded => "the partition already has the leader the election would pick",
+            NoReassignmentInProgress => "a cancel with no reassignment under way",
+            InvalidUpdateVersion => "an ISR change made against an older partition epoch",
+            DuplicateBrokerRegistration => "a broker id whose previous run still has a live session",
+            IneligibleReplica => "an ISR change names a fenced or shutting-down replica",
+            NewLeaderElected => "the ISR change went through and moved the leadership elsewhere",
+            DeliveryTimeout => "the producer gave up on a batch after delivery.timeout.ms",
+        }
+    }
+
     /// Looks an error up by its Kafka name (as scenario `errors` tables write it).
     pub fn from_name(name: &str) -> Option<Self> {
         ALL.iter().copied().find(|e| e.name() == name)

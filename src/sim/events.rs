@@ -630,6 +630,18 @@ impl EventKind {
             _ => None,
         }
     }
+
+    /// [`EventKind::brief`] without the offsets, for a pane with fewer rows still: the
+    /// count, the partition and the cause in brief (`102 ACKED RECORD(S) LOST in t-2: acks=1,
+    /// not yet on broker 1; it won a clean election`).
+    pub fn briefer(&self) -> Option<String> {
+        match self {
+            EventKind::AckedRecordsLost { tp, count, cause, .. } => {
+                Some(format!("{count} ACKED RECORD(S) LOST in {tp}: {}", cause.brief()))
+            }
+            _ => None,
+        }
+    }
 }
 
 impl fmt::Display for EventKind {

@@ -23,6 +23,7 @@ use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
 use super::event_filter::EventFilter;
 use super::events::Lens;
+use super::filter_names::{self, broker_ids};
 use super::keymap::{self, Action, HelpAction, PaletteAction};
 use super::palette::Palette;
 use super::partition_filter::{PartitionFilter, RowCache, Shown};
@@ -35,7 +36,7 @@ use crate::cluster::command::set::Set;
 use crate::cluster::command::shutdown::Shutdown;
 use crate::cluster::command::{Answer, Command};
 use crate::cluster::snapshot::{PartitionView, ProducerView, Snapshot, TopicView};
-use crate::sim::{Acks, BrokerId, Ms, SimTime, format_instant, format_stamp, join_ids};
+use crate::sim::{Acks, BrokerId, Ms, SimTime, format_instant, format_stamp};
 
 /// Producer rates the `+`/`-` keys step through (records per second).
 pub const RATE_STEPS: &[f64] =
@@ -753,28 +754,19 @@ fn scenario_ended(model: &mut Model, snap: &Snapshot) -> Vec<Effect> {
     Vec::new()
 }
 
-/// Selects broker `id`; an id the cluster lacks selects nothing, so the next `x` cannot
-/// hit the broker selected before.
+/// Selects broker `id`. An id the cluster lacks is refused and the selection stays (issue 9:
+/// a mistyped digit should not lose the broker the user picked); the refusal names the
+/// broker still selected, so the next `x` hits no broker the user does not expect.
 fn select_broker(model: &mut Model, id: BrokerId, snap: &Snapshot) -> Vec<Effect> {
-    if snap.brokers.iter().any(|b| b.id == id) {
-        model.selected_broker = Some(id);
-        return Vec::new();
-    }
-    model.selected_broker = None;
-    model.refuse(format!("no broker {id} (brokers: {}); no broker is selected now", broker_ids(snap)))
-}
-
-/// The cluster's broker ids for a message: `0–2` when they run without gaps, else `0,2,5`.
-fn broker_ids(snap: &Snapshot) -> String {
-    let mut ids: Vec<BrokerId> = snap.brokers.iter().map(|b| b.id).collect();
-    ids.sort_unstable();
-    ids.dedup();
-    // Sorted and distinct, so `w[0] + 1` cannot overflow.
-    let gapless = ids.windows(2).all(|w| w[0] + 1 == w[1]);
-    match (ids.first(), ids.last()) {
-        (Some(lo), Some(hi)) if ids.len() >= 3 && gapless => format!("{lo}–{hi}"),
-        _ if ids.is_empty() => "none".to_string(),
-        _ => join_ids(&ids),
+    match filter_names::broker(snap, id) {
+        Ok(()) => {
+            model.selected_broker = Some(id);
+            Vec::new()
+        }
+        Err(why) => match model.selected_broker {
+            Some(kept) => model.refuse(format!("{why}; broker {kept} stays selected")),
+            None => model.refuse(why),
+        },
     }
 }
 

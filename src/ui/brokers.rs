@@ -181,7 +181,8 @@ fn needs_attention(b: &BrokerView) -> bool {
 
 /// `50 brokers: 48 up, 1 crashed, 1 stopped`, the states in the README's order.
 fn counts_chunk(snap: &Snapshot, theme: Theme) -> Chunk {
-    let mut spans = vec![Span::raw(format!(" {} brokers:", snap.brokers.len()))];
+    let n = snap.brokers.len();
+    let mut spans = vec![Span::raw(format!(" {n} {}:", super::text::noun(n as u64, "broker", "brokers")))];
     for state in BrokerState::ALL {
         let count = snap.brokers.iter().filter(|b| b.state() == state).count();
         if count == 0 {

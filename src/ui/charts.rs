@@ -205,7 +205,10 @@ fn render_isr(frame: &mut Frame, area: Rect, theme: Theme, p: &PartitionView, h:
 /// `s` when the seconds reach two digits).
 fn isr_title(tp: &str, now: u16, replicas: u64, low: u16, secs: u64, width: u16) -> String {
     let forms = [
-        format!(" {tp} · ISR size {now} of {replicas} replicas, lowest {low} in the last {secs} s "),
+        format!(
+            " {tp} · ISR size {now} of {replicas} {}, lowest {low} in the last {secs} s ",
+            super::text::noun(replicas, "replica", "replicas")
+        ),
         format!(" {tp} · ISR {now} of {replicas}, lowest {low} in {secs} s "),
         format!(" ISR {now} of {replicas}, lowest {low} in {secs} s "),
         format!(" ISR {now}/{replicas}, min {low}/{secs}s "),

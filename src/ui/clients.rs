@@ -111,6 +111,12 @@ fn compact_title(snap: &Snapshot, theme: Theme, hidden: usize, width: usize) -> 
 /// `· errors: A 3, B 40 ` in `room` columns: the leading whole entries that fit, then
 /// `+N more` for the rest, so no count is cut mid-number.
 fn whole_errors(list: &[String], room: usize) -> String {
+    format!("{} ", whole_list("· errors: ", list, room.saturating_sub(1)))
+}
+
+/// `head` and the leading entries of `list` that fit whole in `room` columns, then `+N more`
+/// for the rest; just the count when not even that fits.
+fn whole_list(head: &str, list: &[String], room: usize) -> String {
     (0..=list.len())
         .rev()
         .map(|n| {
@@ -119,10 +125,10 @@ fn whole_errors(list: &[String], room: usize) -> String {
             if more > 0 {
                 shown.push(format!("+{more} more"));
             }
-            format!("· errors: {} ", shown.join(", "))
+            format!("{head}{}", shown.join(", "))
         })
         .find(|t| text::width(t) <= room)
-        .unwrap_or_else(|| format!("· errors: {} ", list.len()))
+        .unwrap_or_else(|| format!("{head}{}", list.len()))
 }
 
 /// A producer's name: `▸` and reversed when it is the selected one, else a space.
@@ -159,7 +165,7 @@ fn full_lines(p: &ProducerView, selected: bool, theme: Theme, width: usize) -> V
     let fits = text::width(&name(true)) + 3 + text::width(&settings(p)) <= width;
     let head =
         Line::from(vec![name_span(name(fits), selected, theme), Span::raw("  "), Span::raw(settings(p))]);
-    let mut lines = vec![head, Line::from(counts(p, theme)), errors_line(p, theme)];
+    let mut lines = vec![head, Line::from(counts(p, theme)), errors_line(p, theme, width)];
     lines.extend(last_error_lines(p, theme, width));
     lines
 }
@@ -188,14 +194,19 @@ fn compact_line(p: &ProducerView, selected: bool, theme: Theme, width: usize) ->
         .unwrap_or_else(|| line(None))
 }
 
-fn errors_line(p: &ProducerView, theme: Theme) -> Line<'static> {
+/// ` errors: A 3, B 40` in `width` columns, with the unreachable brokers after it: the
+/// errors that do not fit give way whole (`+N more`), so no count is cut (issue 9: at 80
+/// columns the last error's count was cut off).
+fn errors_line(p: &ProducerView, theme: Theme, width: usize) -> Line<'static> {
+    let unreachable = unreachable_span(p, theme);
     let mut spans = if p.errors.is_empty() {
         vec![Span::styled(" errors: none", theme.muted())]
     } else {
         let list: Vec<String> = p.errors.iter().map(|(name, n)| format!("{name} {n}")).collect();
-        vec![Span::styled(format!(" errors: {}", list.join(", ")), theme.bad())]
+        let room = width.saturating_sub(unreachable.as_ref().map_or(0, Span::width));
+        vec![Span::styled(whole_list(" errors: ", &list, room), theme.bad())]
     };
-    spans.extend(unreachable_span(p, theme));
+    spans.extend(unreachable);
     Line::from(spans)
 }
 
@@ -326,12 +337,15 @@ mod tests {
     fn the_errors_line_names_unreachable_brokers() {
         let mut p = fixture::snapshot().producers.remove(0);
         let theme = Theme::new(false);
-        assert!(!text(&errors_line(&p, theme)).contains("unreachable"));
+        assert!(!text(&errors_line(&p, theme, 120)).contains("unreachable"));
         p.unreachable = vec![0];
-        assert_eq!(text(&errors_line(&p, theme)), " errors: NOT_ENOUGH_REPLICAS 37  · broker 0 unreachable");
+        assert_eq!(
+            text(&errors_line(&p, theme, 120)),
+            " errors: NOT_ENOUGH_REPLICAS 37  · broker 0 unreachable"
+        );
         p.errors.clear();
         p.unreachable = vec![0, 2];
-        assert_eq!(text(&errors_line(&p, theme)), " errors: none  · brokers 0,2 unreachable");
+        assert_eq!(text(&errors_line(&p, theme, 120)), " errors: none  · brokers 0,2 unreachable");
     }
 
     #[test]
@@ -348,6 +362,28 @@ mod tests {
         assert!(!line.contains("idempotent"), "the settings gave way first: {line}");
         (p.sent, p.acked, p.failed, p.pending) = (12, 12, 0, 0);
         assert!(text(&compact_line(&p, false, theme, 80)).contains("not idempotent"));
+    }
+
+    /// Issue 9: at 80 columns the full form's errors line gives way by whole entries.
+    #[test]
+    fn the_errors_line_never_cuts_a_count() {
+        let mut p = fixture::snapshot().producers[0].clone();
+        let theme = Theme::new(false);
+        p.errors = [
+            ("NETWORK_EXCEPTION", 3),
+            ("NOT_LEADER_OR_FOLLOWER", 5),
+            ("OUT_OF_ORDER_SEQUENCE_NUMBER", 1),
+            ("REQUEST_TIMED_OUT", 12),
+        ]
+        .into_iter()
+        .map(|(name, n)| (name.into(), n))
+        .collect();
+        let line = text(&errors_line(&p, theme, 80));
+        assert!(line.chars().count() <= 80, "{line}");
+        assert_eq!(line, " errors: NETWORK_EXCEPTION 3, NOT_LEADER_OR_FOLLOWER 5, +2 more");
+        assert!(line.ends_with(" more"), "{line}");
+        assert!(!line.contains("REQUEST_TIMED_OUT"), "the last entry gave way whole: {line}");
+        assert!(text(&errors_line(&p, theme, 200)).ends_with("REQUEST_TIMED_OUT 12"));
     }
 
     #[test]

@@ -263,7 +263,12 @@ fn truncation_line(t: &TruncationView, cols: &Columns, theme: Theme) -> Line<'st
     let start = cols.column(t.from).min(cols.bar_w.saturating_sub(1));
     let end = cols.column(t.from + t.count as Offset).clamp(start + 1, cols.bar_w.max(start + 1));
     let label_style = if t.acknowledged > 0 { theme.alarm() } else { theme.bad() };
-    let label = format!("truncated: {} records ({} acknowledged)", t.count, t.acknowledged);
+    let label = format!(
+        "truncated: {} {} ({} acknowledged)",
+        t.count,
+        super::text::noun(t.count, "record", "records"),
+        t.acknowledged
+    );
     // The acknowledged ones (acknowledged and now lost) as `✘` in the alarm's style, the
     // others as `╳`.
     let acked = t

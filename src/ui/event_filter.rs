@@ -2,6 +2,8 @@
 //! partition, broker and client, typed as words (`broker 2 election`, `partition
 //! test_repli-0`, `producer 0`), and the `/` search over the shown events' text.
 
+use super::filter_names;
+use crate::cluster::snapshot::Snapshot;
 use crate::sim::BrokerId;
 use crate::sim::events::{EventKind, RollStep};
 use crate::sim::protocol::NodeId;
@@ -122,6 +124,9 @@ pub static NO_FILTER: EventFilter = EventFilter { kind: None, partition: None, b
 /// How to write a filter, for the prompt's errors and the help.
 pub const FILTER_SYNTAX: &str = "words: a kind (loss election isr fencing fault client group admin fetch), partition P or topic T, broker B, producer N, consumer N; empty clears";
 
+/// The words that take a value.
+const KEYWORDS: [&str; 6] = ["kind", "partition", "topic", "broker", "producer", "consumer"];
+
 impl EventFilter {
     /// Parses the filter prompt's line. Errors: an unknown word or a missing or bad value,
     /// in words; nothing is changed then.
@@ -136,6 +141,11 @@ impl EventFilter {
                 continue;
             }
             let key = word.to_ascii_lowercase();
+            // A word that is neither a kind nor a keyword is a typo (`lsos`): say so before
+            // asking it for a value it was never meant to take.
+            if !KEYWORDS.contains(&key.as_str()) {
+                return Err(format!("unknown word `{word}` ({FILTER_SYNTAX})"));
+            }
             let value = rest.next().ok_or_else(|| format!("`{word}` needs a value ({FILTER_SYNTAX})"))?;
             let number = || value.parse::<u32>().map_err(|_| format!("`{word} {value}`: not a number"));
             match key.as_str() {
@@ -152,10 +162,37 @@ impl EventFilter {
                 }
                 "producer" => filter.client = Some(Client::Producer(number()?)),
                 "consumer" => filter.client = Some(Client::Consumer(number()?)),
-                _ => return Err(format!("unknown `{word}` ({FILTER_SYNTAX})")),
+                _ => unreachable!("every keyword is matched above"),
             }
         }
         Ok(filter)
+    }
+
+    /// Each broker, topic, partition and client the filter names is in the cluster (the
+    /// same checks as the partition table's filter, [`filter_names`]), or at least one kept
+    /// event is about it (a deleted topic's events, say). Error: the first name that is
+    /// neither, with the names the cluster has.
+    pub fn check_names(&self, snap: &Snapshot) -> Result<(), String> {
+        let about = |part: EventFilter| snap.recent_events.iter().any(|ev| part.keeps(&ev.kind));
+        let known = |check: Result<(), String>, part: EventFilter| match check {
+            Err(_) if about(part) => Ok(()),
+            other => other,
+        };
+        if let Some(b) = self.broker {
+            known(filter_names::broker(snap, b), EventFilter { broker: Some(b), ..EventFilter::default() })?;
+        }
+        if let Some(p) = &self.partition {
+            let part = EventFilter { partition: Some(p.clone()), ..EventFilter::default() };
+            known(filter_names::topic_or_partition(snap, p), part)?;
+        }
+        if let Some(c) = self.client {
+            let check = match c {
+                Client::Producer(n) => filter_names::producer(snap, n),
+                Client::Consumer(n) => filter_names::consumer(snap, n),
+            };
+            known(check, EventFilter { client: Some(c), ..EventFilter::default() })?;
+        }
+        Ok(())
     }
 
     /// No part is set.
@@ -318,7 +355,10 @@ mod tests {
         assert!(EventFilter::parse("broker").unwrap_err().contains("needs a value"));
         assert!(EventFilter::parse("broker -1").unwrap_err().contains("not a broker id"));
         assert!(EventFilter::parse("kind weather").unwrap_err().contains("no kind `weather`"));
-        assert!(EventFilter::parse("colour red").unwrap_err().contains("unknown `colour`"));
+        assert!(EventFilter::parse("colour red").unwrap_err().contains("unknown word `colour`"));
+        let typo = EventFilter::parse("lsos").unwrap_err();
+        assert!(typo.starts_with("unknown word `lsos`") && typo.contains("loss election isr"), "{typo}");
+        assert!(!typo.contains("needs a value"), "{typo}");
     }
 
     #[test]

@@ -34,7 +34,10 @@ pub fn render(frame: &mut Frame, area: Rect, model: &Model, snap: &Snapshot) {
     let (width, height) = (usize::from(inner.width), usize::from(inner.height));
     let lines = if shown.is_empty() && !lens.shows_all() && !snap.recent_events.is_empty() {
         let kept = snap.recent_events.len();
-        let text = format!(" none of the {kept} events kept pass the filter (f and F change it)");
+        let text = match kept {
+            1 => " the one event kept does not pass the filter (f and F change it)".to_string(),
+            _ => format!(" none of the {kept} events kept pass the filter (f and F change it)"),
+        };
         vec![Line::styled(text::truncate(&text, width), theme.muted())]
     } else {
         let more = whole_elsewhere(model);
@@ -395,9 +398,12 @@ pub fn fitting_lines(
     picked.into_iter().rev().flatten().collect()
 }
 
-/// One event's lines in at most `rows` rows: whole when they fit; else its brief form
-/// ([`EventKind::brief`]: a loss keeps its cause) followed by `more` (where it reads whole),
-/// when that fits; else its text cut, ending in `…`.
+/// One event's lines in at most `rows` rows: whole when they fit; else, for a loss, its
+/// brief form ([`EventKind::brief`], then [`EventKind::briefer`] without the offsets: a loss
+/// keeps its cause) followed by `more` (where it reads whole), and when even that is too long
+/// for the rows, the briefer form cut at a word with `…` and `more` still after it, so a loss
+/// always says where it reads whole (issue 9: a 3-row status line left the loss cut with no
+/// pointer); any other event, its text cut, ending in `…`.
 fn lines_within(
     ev: &ClusterEvent,
     fine: bool,
@@ -410,13 +416,15 @@ fn lines_within(
     if lines.len() <= rows {
         return lines;
     }
-    if let Some(brief) = ev.kind.brief() {
-        let brief = match more {
-            Some(more) => format!("{brief} ({more})"),
-            None => brief,
-        };
-        let short = text_lines(&brief, ev, fine, theme, width);
-        if short.len() <= rows {
+    if rows > 0
+        && let (Some(brief), Some(briefer)) = (ev.kind.brief(), ev.kind.briefer())
+    {
+        let pointer = more.map(|m| format!(" ({m})")).unwrap_or_default();
+        let fits = |body: &str| Some(text_lines(body, ev, fine, theme, width)).filter(|l| l.len() <= rows);
+        let words: Vec<&str> = briefer.split(' ').collect();
+        let cut = (1..words.len()).rev().map(|n| format!("{}…{pointer}", words[..n].join(" ")));
+        let tiers = [format!("{brief}{pointer}"), format!("{briefer}{pointer}")].into_iter().chain(cut);
+        if let Some(short) = tiers.into_iter().find_map(|body| fits(&body)) {
             return short;
         }
     }
@@ -510,6 +518,50 @@ mod tests {
         assert_eq!(stamps(&s, Some(2), false), ["00:01:23.400", "00:01:23.400", "00:01:23.401.000"]);
         // The important filter hides the fetcher note: broker 2's millisecond is plain again.
         assert_eq!(stamps(&s, None, true), ["00:01:23.400", "00:01:23.400", "00:01:23.401", "00:01:23.402"]);
+    }
+
+    /// Issue 9: however few rows the status line leaves, down to one, a loss keeps its
+    /// headline and says where it reads whole; with rows to spare it keeps its cause.
+    #[test]
+    fn a_cut_loss_keeps_its_headline_and_its_pointer_in_any_number_of_rows() {
+        use crate::sim::loss_cause::{AckedUnder, Election, LossCause};
+        let cause = LossCause {
+            acked: AckedUnder {
+                acks: crate::sim::Acks::All,
+                leader: 0,
+                leader_epoch: 0,
+                isr: Arc::from([0, 1]),
+            },
+            also: Vec::new(),
+            deciding: 2,
+            election: Some(Election {
+                kind: ElectionKind::Unclean,
+                old_leader: Some(0),
+                new_leader: 2,
+                leader_epoch: 1,
+            }),
+        };
+        let lost = EventKind::AckedRecordsLost {
+            tp: crate::sim::TopicPartition::new("test_repli", 2),
+            count: 102,
+            first_offset: 0,
+            last_offset: 101,
+            leader: 2,
+            cause: Box::new(cause),
+        };
+        let s = snap(&[(1_000, lost)]);
+        let shown = stamped_events(&s, None, false);
+        for rows in 1..=3 {
+            let lines = fitting_lines(&shown, Theme::new(false), 80, rows, Some("F5: in full"));
+            let text: String =
+                lines.iter().flat_map(|l| l.spans.iter().map(|s| s.content.to_string())).collect();
+            assert!(lines.len() <= rows && !lines.is_empty(), "{rows} rows: {text}");
+            assert!(text.contains("102 ACKED RECORD(S) LOST in test_repli-2"), "{rows} rows: {text}");
+            assert!(text.trim_end().ends_with("(F5: in full)"), "{rows} rows: {text}");
+            if rows >= 2 {
+                assert!(text.contains("won an UNCLEAN election"), "{rows} rows: {text}");
+            }
+        }
     }
 
     #[test]

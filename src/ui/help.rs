@@ -99,7 +99,10 @@ pub fn lines(theme: Theme) -> Vec<Line<'static>> {
     )));
     out.push(Line::raw("  L / F in the logs pane: that replica is the leader / a follower"));
     out.push(Line::raw("  N behind: records a follower still lacks (the leader's LEO minus its LEO)"));
-    out.push(Line::raw("  out in 16s (⏱16s): time until the lag rule removes a follower from the ISR"));
+    out.push(Line::raw(
+        "  out in 16s (⏱16s): time until the lag rule removes a follower from the ISR; up to \
+         1.5× lag.max, as the leader checks every half of it (see ⏱ in the glossary)",
+    ));
     out.push(Line::raw("  lag.max=20s*: stored, reaches each broker at its next start (restart pending)"));
     out.push(Line::raw("  State, worst first: OFFLINE no leader"));
     out.push(Line::raw("    leader down, fenced in 7s: the controller fences that leader in 7s"));
@@ -114,13 +117,11 @@ pub fn lines(theme: Theme) -> Vec<Line<'static>> {
 // (Partition.maybeShrinkIsr / maybeExpandIsr, replica.lag.time.max.ms); leader epoch R6.8, R7.4
 // (KIP-101); partition epoch R6.9 (KRaft partitionEpoch, INVALID_UPDATE_VERSION); fencing
 // R6.1 (BrokerHeartbeatManager, broker.session.timeout.ms) and R2.8 (KIP-320
-// FENCED_LEADER_EPOCH); acks R5.2–R5.4 (NOT_ENOUGH_REPLICAS).
+// FENCED_LEADER_EPOCH); acks R5.2–R5.4 (NOT_ENOUGH_REPLICAS); clean and unclean election
+// (PartitionChangeBuilder.electLeader, unclean.leader.election.enable); truncation (KIP-101,
+// Partition.truncateTo); the ⏱ timer (ReplicaManager.startup schedules maybeShrinkIsr every
+// replica.lag.time.max.ms / 2, Partition.getOutOfSyncReplicas counts from lastCaughtUpTimeMs).
 pub const GLOSSARY: &[(&str, &str)] = &[
-    (
-        "Long.MAX",
-        "Java's Long.MAX_VALUE, 9223372036854775807: Kafka's default for a limit that is off \
-         (the replication throttles); the config view writes it so",
-    ),
     ("LEO", "log end offset: the offset the next record appended to this replica's log will get"),
     (
         "HW",
@@ -153,6 +154,27 @@ pub const GLOSSARY: &[(&str, &str)] = &[
         "acks",
         "when the producer is answered: 0 never, 1 once the leader appended, all once every ISR \
          member has it (refused with NOT_ENOUGH_REPLICAS when the ISR is below min.insync.replicas)",
+    ),
+    (
+        "clean election",
+        "a new leader chosen from the ISR: it has every committed record, so no acknowledged \
+         acks=all write is lost",
+    ),
+    (
+        "unclean election",
+        "a new leader from outside the ISR (unclean.leader.election.enable or elect-unclean): \
+         records it lacks are lost, even acknowledged ones",
+    ),
+    (
+        "truncation",
+        "a follower of a new leader cuts its log back to where their leader epochs agree, \
+         removing records the new leader lacks (the log strips strike them out)",
+    ),
+    ("L / F", "a replica's role on its log strip and detail line: L the leader, F a follower"),
+    (
+        "⏱",
+        "a follower's time left in the ISR: the leader checks every half of \
+         replica.lag.time.max.ms and counts from its last catch-up, so it can reach 1.5× lag.max",
     ),
     (
         "URP",
@@ -192,12 +214,18 @@ pub const GLOSSARY: &[(&str, &str)] = &[
     ("rec/s", "records per second, on the charts' y axes"),
     ("p50 / p99", "the median and the 99th percentile of produce latency, in sim ms"),
     ("OS", "operating system: its page cache holds written records until they reach the disk"),
+    (
+        "Long.MAX",
+        "Java's Long.MAX_VALUE, 9223372036854775807: Kafka's default for a limit that is off \
+         (the replication throttles); the config view writes it so",
+    ),
 ];
 
 /// Columns of a glossary meaning: the help box at 80 columns, less the term column.
 const MEANING_W: usize = 56;
 
-/// The glossary section: each term, then its meaning wrapped beside it.
+/// The glossary section: each term, then its meaning wrapped beside it; then every Kafka
+/// error code the screens can show, with whether the client retries it.
 fn glossary(theme: Theme, out: &mut Vec<Line<'static>>) {
     out.push(Line::styled("Glossary", theme.title()));
     for (term, meaning) in GLOSSARY {
@@ -207,6 +235,36 @@ fn glossary(theme: Theme, out: &mut Vec<Line<'static>>) {
         }
     }
     out.push(Line::raw(""));
+    out.push(Line::styled("Kafka error codes (retriable: the client tries again)", theme.title()));
+    for (name, meaning) in error_lines() {
+        let text = format!("{name} {meaning}");
+        for (i, part) in super::text::wrap(&text, MEANING_W + 16).into_iter().enumerate() {
+            let line = match part.strip_prefix(name.as_str()).filter(|_| i == 0) {
+                Some(rest) => vec![
+                    Span::raw("  "),
+                    Span::styled(name.clone(), theme.key()),
+                    Span::raw(rest.to_string()),
+                ],
+                None => vec![Span::raw(format!("    {part}"))],
+            };
+            out.push(Line::from(line));
+        }
+    }
+    out.push(Line::raw(""));
+}
+
+/// Each Kafka error code with its meaning and whether the client retries it, in code order:
+/// every code the simulation answers with, so whichever a screen shows is explained.
+pub fn error_lines() -> Vec<(String, String)> {
+    let mut codes = crate::kafka::errors::ALL.to_vec();
+    codes.sort_by_key(|e| e.code());
+    codes
+        .into_iter()
+        .map(|e| {
+            let how = if e.is_retriable() { "retriable" } else { "not retriable" };
+            (e.name().to_string(), format!("{} ({how})", e.meaning()))
+        })
+        .collect()
 }
 
 /// How many lines the help has on a screen `screen_width` columns wide (long lines wrap).
@@ -300,6 +358,17 @@ mod tests {
 
     /// At 80 columns every line fits the box: long ones wrap under the text after the key
     /// column, and nothing is lost.
+    /// Issue 9: the glossary opens with the core terms, not with `Long.MAX`.
+    #[test]
+    fn the_glossary_opens_with_the_core_terms() {
+        let terms: Vec<&str> = GLOSSARY.iter().map(|(t, _)| *t).collect();
+        assert_eq!(terms[..4], ["LEO", "HW", "ISR", "leader epoch"]);
+        for term in ["clean election", "unclean election", "truncation", "L / F", "⏱"] {
+            assert!(terms.contains(&term), "{term}");
+        }
+        assert!(terms.iter().position(|t| *t == "Long.MAX") > terms.iter().position(|t| *t == "fencing"));
+    }
+
     #[test]
     fn long_lines_wrap_inside_the_box_at_80_columns() {
         let width = text_width(80);

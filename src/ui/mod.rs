@@ -17,6 +17,7 @@ pub mod consumers;
 pub mod detail;
 pub mod event_filter;
 pub mod events;
+pub mod filter_names;
 pub mod fixture;
 pub mod footer;
 pub mod header;

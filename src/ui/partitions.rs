@@ -241,16 +241,17 @@ pub fn render(frame: &mut Frame, area: Rect, model: &Model, snap: &Snapshot, wid
 }
 
 /// Without a title line, the table says in its lag column's title how many rows lie above
-/// and below the window (`Lag / ISR timer · ↓1 more rows`), so rows cut by a small terminal are
+/// and below the window (`Lag / ISR timer · ↓1 more row`), so rows cut by a small terminal are
 /// never silently missing; in a column too narrow for both, the note alone, or its short
 /// form (`2↑ 3↓`), so no count is ever cut.
 fn note_rows_out_of_view(title: &mut Line<'static>, width: usize, above: usize, below: usize) {
+    let rows = |n: usize| text::noun(n as u64, "row", "rows");
     let (note, short) = match (above, below) {
         (0, 0) => return,
         // The arrow first and `rows` named, so the count never reads as the title of the
         // column to its left (`LEO by replica 4982 more below`).
-        (0, b) => (format!("↓{b} more rows"), format!("↓{b}")),
-        (a, 0) => (format!("↑{a} more rows"), format!("↑{a}")),
+        (0, b) => (format!("↓{b} more {}", rows(b)), format!("↓{b}")),
+        (a, 0) => (format!("↑{a} more {}", rows(a)), format!("↑{a}")),
         (a, b) => (format!("↑{a} ↓{b} more rows"), format!("↑{a} ↓{b}")),
     };
     let own: String = title.spans.iter().map(|s| s.content.as_ref()).collect();
@@ -584,7 +585,7 @@ mod tests {
     #[test]
     fn rows_out_of_view_are_counted_in_the_lag_title() {
         assert_eq!(noted(40, 0, 0), "Lag / ISR timer");
-        assert_eq!(noted(40, 0, 1), "Lag / ISR timer · ↓1 more rows");
+        assert_eq!(noted(40, 0, 1), "Lag / ISR timer · ↓1 more row");
         assert_eq!(noted(40, 2, 0), "Lag / ISR timer · ↑2 more rows");
         assert_eq!(noted(16, 0, 3), "↓3 more rows", "a narrow column keeps the note");
         assert_eq!(noted(17, 2, 3), "↑2 ↓3 more rows");

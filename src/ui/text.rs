@@ -6,6 +6,11 @@ use ratatui::text::{Line, Span};
 
 use crate::sim::Ms;
 
+/// `one` for a count of 1, else `many`: `1 more row`, `3 more rows` (issue 9: "↓1 more rows").
+pub fn noun(n: u64, one: &'static str, many: &'static str) -> &'static str {
+    if n == 1 { one } else { many }
+}
+
 /// A sim speed as the header shows it: `1×`, `0.5×`, `20×`.
 pub fn speed(s: f64) -> String {
     if (s - s.round()).abs() < 1e-9 {

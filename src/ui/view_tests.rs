@@ -217,7 +217,8 @@ fn config_edit_in_place() {
 /// Every abbreviation a view shows is defined in the help's glossary: each view and the help
 /// at every size are walked for acronyms (two or more capitals, e.g. `URP`, `<minISR`, outside
 /// Kafka's UPPER_SNAKE error names) and for the short forms the screens are known to use
-/// (`Ep`, `ctrl`, `lag.max`, …). A new abbreviation without a definition fails here.
+/// (`Ep`, `ctrl`, `lag.max`, …). A new abbreviation without a definition fails here, and so
+/// does a Kafka error code shown on screen without its line in the glossary.
 #[test]
 fn every_abbreviation_on_screen_is_in_the_glossary() {
     // Short forms a capitals pattern cannot find.
@@ -236,6 +237,8 @@ fn every_abbreviation_on_screen_is_in_the_glossary() {
     let acronym =
         regex::Regex::new(r"(?:^|[^A-Za-z0-9_])(<?[a-z]*[A-Z]{2,}[a-z]*)(?:$|[^A-Za-z0-9_])").unwrap();
     let snap = fixture::snapshot();
+    let help = help_text();
+    let explained = |name: &str| glossary_explains(&help, name);
     let mut missing = std::collections::BTreeSet::new();
     let keys = [
         KeyCode::F(1),
@@ -267,6 +270,13 @@ fn every_abbreviation_on_screen_is_in_the_glossary() {
                     }
                     at = m.end();
                 }
+                for e in crate::kafka::errors::ALL {
+                    let on_screen = regex::Regex::new(&format!(r"(?:^|[^A-Z_]){}(?:$|[^A-Z_])", e.name()))
+                        .expect("an error name is a plain word");
+                    if on_screen.is_match(line) && !explained(e.name()) {
+                        missing.insert(e.name().to_string());
+                    }
+                }
                 for form in SHORT_FORMS.iter().chain(&["fetch session"]) {
                     if line.contains(form) && !defined(form) {
                         missing.insert(form.to_string());
@@ -276,4 +286,43 @@ fn every_abbreviation_on_screen_is_in_the_glossary() {
         }
     }
     assert!(missing.is_empty(), "on screen but not in the help's glossary: {missing:?}");
+}
+
+/// The help's lines as text.
+fn help_text() -> Vec<String> {
+    super::help::lines(Theme::new(false))
+        .iter()
+        .map(|l| l.spans.iter().map(|s| s.content.as_ref()).collect())
+        .collect()
+}
+
+/// Whether the help's glossary has a line for error code `name`, as drawn.
+fn glossary_explains(help: &[String], name: &str) -> bool {
+    help.iter().any(|l| l.starts_with(&format!("  {name} ")))
+}
+
+/// Issue 9: each Kafka error code a producer can count, shown alone in the clients view at
+/// 80×24, has its line in the help's glossary, saying whether it is retried.
+#[test]
+fn every_error_code_a_client_shows_is_explained_in_the_glossary() {
+    let help = help_text();
+    let mut missing = Vec::new();
+    for e in crate::kafka::errors::ALL {
+        let mut snap = fixture::snapshot();
+        snap.producers[0].errors = [(e.name().to_string(), 3)].into_iter().collect();
+        let (_, text) = screen_of(KeyCode::F(4), 80, 24, &snap);
+        assert!(text.contains(&format!("{} 3", e.name())), "{} not on screen:\n{text}", e.name());
+        let line = help.iter().find(|l| l.starts_with(&format!("  {} ", e.name())));
+        match line {
+            Some(l)
+                if l.contains("retriable")
+                    || help
+                        .iter()
+                        .skip_while(|x| *x != l)
+                        .nth(1)
+                        .is_some_and(|n| n.contains("retriable")) => {}
+            _ => missing.push(e.name()),
+        }
+    }
+    assert!(missing.is_empty(), "shown but not in the glossary: {missing:?}");
 }

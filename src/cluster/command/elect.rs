@@ -132,14 +132,15 @@ fn answer(election: ElectionType, results: &ElectionResults) -> Result<Option<St
 
 impl Unit for Elect {
     const VERBS: &'static [&'static str] = &["elect-preferred", "elect-unclean"];
-    const USAGE: &'static [&'static str] =
-        &["elect-preferred [T | T-P | --topic T [--partition P]]", "elect-unclean T | T-P | --topic T [--partition P]"];
+    const USAGE: &'static [&'static str] = &[
+        "elect-preferred [T | T-P | --topic T [--partition P]]",
+        "elect-unclean T | T-P | --topic T [--partition P]",
+    ];
 
     /// Errors: `elect-unclean` without a topic or partition (`kafka-leader-election.sh` too
     /// wants one named, and an unclean election of everything is rarely meant).
     fn parse(verb: &str, words: &mut Words<'_>) -> Result<Self, ParseError> {
-        let election =
-            if verb == "elect-unclean" { ElectionType::Unclean } else { ElectionType::Preferred };
+        let election = if verb == "elect-unclean" { ElectionType::Unclean } else { ElectionType::Preferred };
         words.usage(if election == ElectionType::Unclean { Self::USAGE[1] } else { Self::USAGE[0] });
         let partitions = match words.next() {
             None if election == ElectionType::Unclean => {

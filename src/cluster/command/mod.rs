@@ -361,7 +361,9 @@ mod tests {
         assert!(Command::parse("power-loss 1 1").unwrap_err().message.contains("named twice"));
         assert!(Command::parse("slow-disk 1").unwrap_err().message.contains("missing fsync delay"));
         assert!(Command::parse("thaw 1 500").unwrap_err().message.contains("unexpected `500`"));
-        assert!(Command::parse("elect-unclean").unwrap_err().message.contains("needs a topic or a partition"));
+        assert!(
+            Command::parse("elect-unclean").unwrap_err().message.contains("needs a topic or a partition")
+        );
         assert!(Command::parse("reassign t-0").unwrap_err().message.contains("missing replica list"));
         assert!(
             Command::parse("reassign t-0 1,2 --throttle").unwrap_err().message.contains("missing throttle")

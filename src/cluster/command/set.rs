@@ -429,12 +429,14 @@ fn unclean_note(world: &World) -> String {
     let controller = controller.borrow();
     let interval = controller.broker_config().unclean_leader_election_interval_ms;
     match controller.next_unclean_check_at() {
+        // Short enough for the status line's three rows at 80 columns with the echoed
+        // command before it (issue 9), the check's time first.
         Some(at) => format!(
-            "leaderless partitions get a leader at the controller's unclean check at {} (armed unclean.leader.election.interval.ms={interval} after a partition went leaderless) or when a replica's broker is unfenced",
+            "leaderless partitions get a leader at the controller's unclean check at {} or at a replica's unfencing",
             format_time(at)
         ),
         None => format!(
-            "no partition is leaderless now; one that loses its leader gets one at the controller's unclean check unclean.leader.election.interval.ms={interval} later, or when a replica's broker is unfenced"
+            "no partition is leaderless; one that loses its leader gets one at the unclean check {interval} ms later (unclean.leader.election.interval.ms) or at a replica's unfencing"
         ),
     }
 }

@@ -102,7 +102,7 @@ pub(super) fn on_prompt(model: &mut Model, ask: Ask, action: PaletteAction, snap
             let line = model.prompt.input().trim().to_string();
             let answer = match ask {
                 Ask::Search => search(model, &line, snap),
-                Ask::Filter => filter(model, &line),
+                Ask::Filter => filter(model, &line, snap),
                 Ask::GoTo => go_to(model, &line, snap),
                 Ask::TableFilter => super::table_keys::filter(model, &line, snap),
                 Ask::Broker => super::table_keys::pick_broker(model, &line, snap),
@@ -179,9 +179,13 @@ fn show(model: &mut Model, snap: &Snapshot, index: u64) {
     model.events_anchor = (Some(index) != newest).then_some(index);
 }
 
-/// `F`: the typed filter replaces the old one; a bad one is explained and changes nothing.
-fn filter(model: &mut Model, line: &str) -> Result<(), String> {
-    model.events_filter = EventFilter::parse(line)?;
+/// `F`: the typed filter replaces the old one; a bad one, or one naming a broker, topic,
+/// partition or client the cluster lacks (a typo would show an empty pane), is explained
+/// and changes nothing.
+fn filter(model: &mut Model, line: &str, snap: &Snapshot) -> Result<(), String> {
+    let filter = EventFilter::parse(line)?;
+    filter.check_names(snap)?;
+    model.events_filter = filter;
     let text = if model.events_filter.is_empty() {
         "the filter is cleared".to_string()
     } else {

@@ -7,6 +7,7 @@ use super::{Effect, Model, StatusKind, broker_ids, select_broker};
 use crate::cluster::snapshot::Snapshot;
 use crate::sim::BrokerId;
 use crate::sim::events::group;
+use crate::ui::filter_names;
 use crate::ui::partition_filter::PartitionFilter;
 
 /// `U`: only the partitions whose state is not `ok`, or every partition again.
@@ -55,15 +56,11 @@ pub(super) fn step_broker(model: &mut Model, snap: &Snapshot, forward: bool) -> 
 /// the line and changes nothing.
 pub(super) fn filter(model: &mut Model, line: &str, snap: &Snapshot) -> Result<(), String> {
     let filter = PartitionFilter::parse(line, model.table_filter.internal)?;
-    if let Some(id) = filter.broker.filter(|id| !snap.brokers.iter().any(|b| b.id == *id)) {
-        return Err(format!("no broker {id} (brokers: {})", broker_ids(snap)));
+    if let Some(id) = filter.broker {
+        filter_names::broker(snap, id)?;
     }
-    if let Some(topic) =
-        filter.topic.as_deref().filter(|t| !snap.partitions.iter().any(|p| *p.tp.topic == **t))
-    {
-        let names: Vec<&str> = snap.topics.iter().map(|t| &*t.name).collect();
-        let more = if names.len() > 5 { ", …" } else { "" };
-        return Err(format!("no topic `{topic}` (topics: {}{more})", names[..names.len().min(5)].join(", ")));
+    if let Some(topic) = filter.topic.as_deref() {
+        filter_names::topic(snap, topic)?;
     }
     model.table_filter = filter;
     say_shown(model, snap);
@@ -74,9 +71,7 @@ pub(super) fn filter(model: &mut Model, line: &str, snap: &Snapshot) -> Result<(
 /// the line.
 pub(super) fn pick_broker(model: &mut Model, line: &str, snap: &Snapshot) -> Result<(), String> {
     let id = line.trim().parse::<BrokerId>().map_err(|_| format!("`{line}` is not a broker id"))?;
-    if !snap.brokers.iter().any(|b| b.id == id) {
-        return Err(format!("no broker {id} (brokers: {})", broker_ids(snap)));
-    }
+    filter_names::broker(snap, id)?;
     select_broker(model, id, snap);
     Ok(())
 }
@@ -91,7 +86,9 @@ fn say_shown(model: &mut Model, snap: &Snapshot) {
 fn shown_text(model: &Model, snap: &Snapshot) -> String {
     let shown = model.shown(snap);
     let filter = &model.table_filter;
-    let count = format!("{} of {} partitions", group(shown.rows.len() as u64), group(shown.total as u64));
+    let total = shown.total as u64;
+    let noun = crate::ui::text::noun(total, "partition", "partitions");
+    let count = format!("{} of {} {noun}", group(shown.rows.len() as u64), group(total));
     if filter.narrows() {
         format!("table: {} · {count} · F edits", filter.describe())
     } else if filter.internal {

@@ -39,26 +39,28 @@ fn broker_keys_act_on_the_selected_broker() {
 #[test]
 fn an_unknown_broker_is_refused_in_the_status_line() {
     let (mut m, snap) = model();
+    m.selected_broker = None;
     assert_eq!(typed(&mut m, &snap, "7"), vec![]);
     assert_eq!(m.selected_broker, None);
     let status = m.status.clone().unwrap();
-    assert_eq!(
-        (status.kind, status.text.as_str()),
-        (StatusKind::Error, "✖ no broker 7 (brokers: 0–2); no broker is selected now")
-    );
+    assert_eq!((status.kind, status.text.as_str()), (StatusKind::Error, "✖ no broker 7 (brokers: 0–2)"));
 }
 
+/// Issue 9: a mistyped digit keeps the broker selected (it used to select none), and the
+/// refusal says which one stays, so the next broker key hits the broker the status line names.
 #[test]
-fn after_an_unknown_broker_no_broker_key_acts() {
+fn after_an_unknown_broker_the_selection_stays_and_is_named() {
     let (mut m, snap) = model();
     assert_eq!(typed(&mut m, &snap, "2"), vec![]);
     assert_eq!(typed(&mut m, &snap, "5"), vec![]);
-    for key in ["x", "s", "r", "p"] {
-        assert_eq!(typed(&mut m, &snap, key), vec![], "{key} must not hit broker 2");
-        let status = m.status.clone().unwrap();
-        assert_eq!((status.kind, status.text.as_str()), (StatusKind::Error, "✖ select a broker first: 0–2"));
-    }
-    assert_eq!(typed(&mut m, &snap, "1x"), apply("crash 1"), "a real id arms the keys again");
+    assert_eq!(m.selected_broker, Some(2));
+    let status = m.status.clone().unwrap();
+    assert_eq!(
+        (status.kind, status.text.as_str()),
+        (StatusKind::Error, "✖ no broker 5 (brokers: 0–2); broker 2 stays selected")
+    );
+    assert_eq!(typed(&mut m, &snap, "x"), apply("crash 2"));
+    assert_eq!(typed(&mut m, &snap, "1x"), apply("crash 1"));
 
     let mut gaps = snap.clone();
     gaps.brokers.remove(1);
@@ -646,12 +648,39 @@ fn the_filter_prompt_keeps_one_broker_or_kind_and_refuses_unknown_words() {
     press(&mut m, &snap, KeyCode::Char('u'));
     line(&mut m, &snap, "");
     assert!(
-        m.prompt.error().unwrap().contains("unknown `2u`") || m.prompt.error().unwrap().contains("broker 2u")
+        m.prompt.error().unwrap().contains("unknown word `2u`")
+            || m.prompt.error().unwrap().contains("broker 2u")
     );
     assert_eq!(m.events_filter.broker, Some(2), "a refused filter changes nothing");
     press(&mut m, &snap, KeyCode::Esc);
     typed(&mut m, &snap, "c");
     assert!(m.events_filter.is_empty());
+}
+
+/// Issue 9: `election broker 99` used to pass and show "none of the events pass the filter";
+/// names the cluster lacks are refused as the partition table's filter refuses them.
+#[test]
+fn the_events_filter_refuses_brokers_topics_partitions_and_clients_the_cluster_lacks() {
+    let (mut m, snap) = model();
+    typed(&mut m, &snap, "e");
+    let topic = snap.partitions[0].tp.topic.to_string();
+    for (words, why) in [
+        ("election broker 99".to_string(), "no broker 99 (brokers: 0–2)".to_string()),
+        ("topic nosuch".to_string(), "no topic or partition `nosuch`".to_string()),
+        (format!("partition {topic}-99"), format!("no partition {topic}-99")),
+        ("producer 9".to_string(), "no producer 9 (producers: ".to_string()),
+        ("lsos".to_string(), "unknown word `lsos` (words: a kind (loss election".to_string()),
+    ] {
+        typed(&mut m, &snap, "F");
+        line(&mut m, &snap, &words);
+        let error = m.prompt.error().unwrap_or_default().to_string();
+        assert!(error.starts_with(&why), "{words}: {error}");
+        assert!(m.events_filter.is_empty(), "{words}: a refused filter changes nothing");
+        press(&mut m, &snap, KeyCode::Esc);
+    }
+    typed(&mut m, &snap, "F");
+    line(&mut m, &snap, "election broker 2");
+    assert_eq!(m.events_filter.broker, Some(2));
 }
 
 #[test]

@@ -261,6 +261,8 @@ impl ErrorCode {
             IneligibleReplica => "an ISR change names a fenced or shutting-down replica",
             NewLeaderElected => "the ISR change went through and moved the leadership elsewhere",
             DeliveryTimeout => "the producer gave up on a batch after delivery.timeout.ms",
+            UnknownTopicId => "a fetch names a topic id the broker does not know (deleted, or not yet seen)",
+            InconsistentTopicId => "a fetch's topic id differs from the one the partition's log has",
         }
     }
 

@@ -427,8 +427,10 @@ pub fn update(model: &mut Model, msg: Msg, snap: &Snapshot) -> Vec<Effect> {
             Vec::new()
         }
         Msg::Measured(actual) => {
+            // Every frame tick: only the header's "actual N×" changes, nothing the table's
+            // rows, selection or layout depend on, so the layout is not worked out again.
             model.actual_speed = shown_speed(model, actual, snap);
-            Vec::new()
+            return Vec::new();
         }
         Msg::SimEnded => model.refuse("the simulation stopped; press q to quit"),
         Msg::SteppedToEvent { events_before, found } => {

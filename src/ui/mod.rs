@@ -22,6 +22,7 @@ pub mod footer;
 pub mod header;
 pub mod help;
 pub mod highlight;
+pub mod input;
 pub mod keymap;
 pub mod lag;
 pub mod meter;
@@ -42,14 +43,14 @@ mod view_tests;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use crossterm::event::{DisableMouseCapture, EnableMouseCapture, Event, EventStream};
+use crossterm::event::{DisableMouseCapture, EnableMouseCapture, Event};
 use crossterm::terminal::{BeginSynchronizedUpdate, EndSynchronizedUpdate};
 use crossterm::{execute, queue};
-use futures::StreamExt;
 use ratatui::DefaultTerminal;
 use tokio::time::MissedTickBehavior;
 
 use self::app::{Effect, Model, Msg, update};
+use self::input::Input;
 use self::meter::SpeedMeter;
 use self::pacer::Pacer;
 use self::theme::Theme;
@@ -244,7 +245,17 @@ pub fn run_dashboard(live: LiveSim, speed: f64, look: Look) -> color_eyre::Resul
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
     // `ratatui::init` installs a panic hook that restores the terminal before the report;
     // ours first stops mouse reporting, which ratatui does not know it started.
-    let mut terminal = ratatui::try_init().inspect_err(|_| ratatui::restore())?;
+    // A fixed viewport, resized on the terminal's resize events, so that a frame does not
+    // ask the terminal for its size (ratatui's full-screen viewport opens `/dev/tty` and
+    // asks on every draw).
+    let mut terminal = crossterm::terminal::size()
+        .and_then(|(w, h)| {
+            let viewport = ratatui::Viewport::Fixed(ratatui::layout::Rect::new(0, 0, w, h));
+            let terminal = ratatui::try_init_with_options(ratatui::TerminalOptions { viewport })?;
+            execute!(std::io::stdout(), crossterm::terminal::EnterAlternateScreen)?;
+            Ok(terminal)
+        })
+        .inspect_err(|_| ratatui::restore())?;
     let restore_hook = std::panic::take_hook();
     std::panic::set_hook(Box::new(move |info| {
         let _ = execute!(std::io::stdout(), DisableMouseCapture);
@@ -287,14 +298,12 @@ impl Stop {
     /// Resolves when any of the signals arrives, with how the dashboard should end.
     #[cfg(unix)]
     async fn requested(&mut self) -> Exit {
-        let waits = self.signals.iter_mut().map(|(s, exit)| {
-            let exit = *exit;
-            Box::pin(async move {
-                s.recv().await;
-                exit
-            })
-        });
-        futures::future::select_all(waits).await.0
+        // Polled on every turn of the event loop: no future is built or boxed per turn.
+        std::future::poll_fn(|cx| {
+            let mut arrived = self.signals.iter_mut().filter_map(|(s, exit)| s.poll_recv(cx).is_ready().then_some(*exit));
+            arrived.next().map_or(std::task::Poll::Pending, std::task::Poll::Ready)
+        })
+        .await
     }
 
     #[cfg(not(unix))]
@@ -347,7 +356,7 @@ async fn event_loop(
     let size = terminal.size()?;
     update(&mut model, Msg::Resize(size.width, size.height), &snap);
     let mut pacer = Pacer::new(snap.now_us);
-    let mut keys = EventStream::new();
+    let mut keys = Input::start()?;
     let mut ticks = tokio::time::interval(FRAME);
     ticks.set_missed_tick_behavior(MissedTickBehavior::Skip);
     let mut clock = WallClock::start();
@@ -364,7 +373,11 @@ async fn event_loop(
                     Some(event) => match event? {
                         Event::Key(key) => Msg::Key(key),
                         Event::Mouse(mouse) => Msg::Mouse(mouse),
-                        Event::Resize(w, h) => Msg::Resize(w, h),
+                        Event::Resize(w, h) => {
+                            // The viewport is fixed (no size query per frame): it follows here.
+                            terminal.resize(ratatui::layout::Rect::new(0, 0, w, h))?;
+                            Msg::Resize(w, h)
+                        }
                         _ => continue,
                     },
                 };
@@ -381,25 +394,49 @@ async fn event_loop(
             }
             // Paused with nothing to draw, the dashboard sleeps until input or a snapshot.
             _ = ticks.tick(), if !model.paused || dirty => {
+                // The snapshot the last tick's grant produced, if it came: read here rather
+                // than woken for, so a frame costs one wake-up, not two.
+                if sim_alive {
+                    dirty |= take_snapshot(snapshots.has_changed(), &mut snapshots, &mut model, live, &mut pacer, &mut snap, &mut sim_alive);
+                }
                 dirty |= on_tick(&mut model, live, &mut pacer, &mut clock, &mut meter, &snap, sim_alive);
                 if dirty {
                     draw(terminal, &model, &snap)?;
                     dirty = false;
                 }
             }
-            changed = snapshots.changed(), if sim_alive => {
-                match changed {
-                    Ok(()) => {
-                        snap = snapshots.borrow_and_update().clone();
-                        on_snapshot(&mut model, live, &mut pacer, &snap);
-                    }
-                    Err(_) => {
-                        sim_alive = false;
-                        update(&mut model, Msg::SimEnded, &snap);
-                    }
-                }
-                dirty = true;
+            // Woken by a snapshot only when something waits for it: a grant beyond the
+            // lead (fast speeds refill at once), or a step while paused (no ticks run).
+            changed = snapshots.changed(), if sim_alive && (model.paused || pacer.waiting()) => {
+                let changed = changed.map(|()| true);
+                dirty |= take_snapshot(changed, &mut snapshots, &mut model, live, &mut pacer, &mut snap, &mut sim_alive);
             }
+        }
+    }
+}
+
+/// Takes in a new snapshot (`Ok(true)`), or the end of the sim (`Err`): tells the model and
+/// grants more sim time if the pacer's lead allows it. Returns whether anything changed.
+fn take_snapshot(
+    changed: Result<bool, tokio::sync::watch::error::RecvError>,
+    snapshots: &mut tokio::sync::watch::Receiver<Arc<Snapshot>>,
+    model: &mut Model,
+    live: &LiveSim,
+    pacer: &mut Pacer,
+    snap: &mut Arc<Snapshot>,
+    sim_alive: &mut bool,
+) -> bool {
+    match changed {
+        Ok(false) => false,
+        Ok(true) => {
+            *snap = snapshots.borrow_and_update().clone();
+            on_snapshot(model, live, pacer, snap);
+            true
+        }
+        Err(_) => {
+            *sim_alive = false;
+            update(model, Msg::SimEnded, snap);
+            true
         }
     }
 }

@@ -251,6 +251,8 @@ pub struct Model {
     pub keys: keymap::KeyOverrides,
     /// The user asked to quit.
     pub quit: bool,
+    /// The charts' last drawings, copied while their samples are unchanged.
+    pub charts: super::charts::Drawings,
 }
 
 /// Something that happened, fed to [`update`].
@@ -328,6 +330,7 @@ impl Model {
             actual_speed: None,
             status: None,
             palette: Palette::default(),
+            charts: Default::default(),
             help_scroll: 0,
             events_anchor: None,
             events_important: true,

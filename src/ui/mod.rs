@@ -28,6 +28,7 @@ pub mod lag;
 pub mod meter;
 pub mod pacer;
 pub mod palette;
+pub mod pane_memo;
 pub mod partition_filter;
 pub mod partitions;
 pub mod text;

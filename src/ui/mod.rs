@@ -47,7 +47,6 @@ use std::time::{Duration, Instant};
 use crossterm::event::{DisableMouseCapture, EnableMouseCapture, Event};
 use crossterm::terminal::{BeginSynchronizedUpdate, EndSynchronizedUpdate};
 use crossterm::{execute, queue};
-use ratatui::DefaultTerminal;
 use tokio::time::MissedTickBehavior;
 
 use self::app::{Effect, Model, Msg, update};
@@ -244,24 +243,15 @@ pub struct Look {
 /// on Ctrl-C, on a signal and on a panic; mouse reporting is switched off with it.
 pub fn run_dashboard(live: LiveSim, speed: f64, look: Look) -> color_eyre::Result<Exit> {
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
-    // `ratatui::init` installs a panic hook that restores the terminal before the report;
-    // ours first stops mouse reporting, which ratatui does not know it started.
-    // A fixed viewport, resized on the terminal's resize events, so that a frame does not
-    // ask the terminal for its size (ratatui's full-screen viewport opens `/dev/tty` and
-    // asks on every draw).
-    let mut terminal = crossterm::terminal::size()
-        .and_then(|(w, h)| {
-            let viewport = ratatui::Viewport::Fixed(ratatui::layout::Rect::new(0, 0, w, h));
-            let terminal = ratatui::try_init_with_options(ratatui::TerminalOptions { viewport })?;
-            execute!(std::io::stdout(), crossterm::terminal::EnterAlternateScreen)?;
-            Ok(terminal)
-        })
-        .inspect_err(|_| ratatui::restore())?;
-    let restore_hook = std::panic::take_hook();
+    // The panic hook restores the terminal (as `ratatui::init`'s does) before the report,
+    // and first stops mouse reporting.
+    let previous_hook = std::panic::take_hook();
     std::panic::set_hook(Box::new(move |info| {
         let _ = execute!(std::io::stdout(), DisableMouseCapture);
-        restore_hook(info);
+        ratatui::restore();
+        previous_hook(info);
     }));
+    let mut terminal = open_terminal().inspect_err(|_| ratatui::restore())?;
     let result = match execute!(std::io::stdout(), EnableMouseCapture) {
         Ok(()) => runtime.block_on(event_loop(&mut terminal, &live, speed, look)),
         Err(e) => Err(e.into()),
@@ -269,6 +259,22 @@ pub fn run_dashboard(live: LiveSim, speed: f64, look: Look) -> color_eyre::Resul
     let _ = execute!(std::io::stdout(), DisableMouseCapture);
     ratatui::restore();
     result
+}
+
+/// The dashboard's terminal: crossterm on a buffered stdout.
+type Term = ratatui::Terminal<ratatui::backend::CrosstermBackend<std::io::BufWriter<std::io::Stdout>>>;
+
+/// Raw mode, the alternate screen and a terminal to draw on. The viewport is fixed at the
+/// terminal's size and follows its resize events, so a frame does not ask the terminal for
+/// its size (ratatui's full-screen viewport opens `/dev/tty` and asks on every draw). Stdout
+/// is buffered beyond its 1 KiB line buffer, so a frame is one write, not one per KiB.
+fn open_terminal() -> std::io::Result<Term> {
+    let (w, h) = crossterm::terminal::size()?;
+    crossterm::terminal::enable_raw_mode()?;
+    execute!(std::io::stdout(), crossterm::terminal::EnterAlternateScreen)?;
+    let backend = ratatui::backend::CrosstermBackend::new(std::io::BufWriter::with_capacity(1 << 16, std::io::stdout()));
+    let viewport = ratatui::Viewport::Fixed(ratatui::layout::Rect::new(0, 0, w, h));
+    ratatui::Terminal::with_options(backend, ratatui::TerminalOptions { viewport })
 }
 
 /// Signals that end the dashboard the way `q` does, so the terminal is restored even when the
@@ -342,7 +348,7 @@ impl WallClock {
 }
 
 async fn event_loop(
-    terminal: &mut DefaultTerminal,
+    terminal: &mut Term,
     live: &LiveSim,
     speed: f64,
     look: Look,
@@ -470,7 +476,7 @@ fn on_tick(
 }
 
 /// Draws one frame inside a synchronized update, so the terminal never shows half of it.
-fn draw(terminal: &mut DefaultTerminal, model: &Model, snap: &Snapshot) -> color_eyre::Result<()> {
+fn draw(terminal: &mut Term, model: &Model, snap: &Snapshot) -> color_eyre::Result<()> {
     queue!(terminal.backend_mut(), BeginSynchronizedUpdate)?;
     terminal.draw(|frame| view::view(model, snap, frame))?;
     execute!(terminal.backend_mut(), EndSynchronizedUpdate)?;

@@ -1057,7 +1057,8 @@ fn an_election_not_needed_is_a_notice_not_a_check_mark() {
 /// equal the frame a model without any kept drawing gives: a memo that missed a change would
 /// show the old chart. Returns the frame.
 fn drawn_as_fresh(app: &App, terminal: &mut Terminal<TestBackend>, what: &str) -> Screen {
-    let kept = terminal.draw(|frame| view::view(&app.model, &app.snap, frame)).expect("a frame").buffer.clone();
+    let kept =
+        terminal.draw(|frame| view::view(&app.model, &app.snap, frame)).expect("a frame").buffer.clone();
     let mut fresh = app.model.clone();
     fresh.charts = Default::default();
     let (cols, rows) = app.model.screen;
@@ -1090,7 +1091,11 @@ fn memoized_frames_equal_fresh_ones() {
     assert!(frames_that_changed > 30, "new snapshots show: {frames_that_changed} of 40 frames changed");
     app.press_key(KeyCode::Down);
     let moved = drawn_as_fresh(&app, &mut terminal, "after Down");
-    assert!(moved.contains("test_repli-1 · ISR"), "the partition chart follows the key:\n{}", dump(&moved, 60));
+    assert!(
+        moved.contains("test_repli-1 · ISR"),
+        "the partition chart follows the key:\n{}",
+        dump(&moved, 60)
+    );
     app.press("2x");
     let mut countdowns = Vec::new();
     for s in 0..12 {

@@ -48,9 +48,12 @@ const PRODUCER_MIN_ROWS: u16 = 6;
 #[derive(Clone, Debug, Default)]
 pub struct Drawings {
     cluster: PaneMemo<(Same<History>, Theme)>,
-    partition: PaneMemo<(Same<History>, Theme, Option<(TopicPartition, usize)>)>,
+    partition: PaneMemo<(Same<History>, Theme, Option<Selected>)>,
     producers: PaneMemo<(Same<History>, Theme)>,
 }
+
+/// The selected partition and its replica count, as the partition's chart shows them.
+type Selected = (TopicPartition, usize);
 
 /// One series of a chart: its points, glyph, style and name (for the title's legend).
 struct Series {
@@ -70,7 +73,10 @@ impl Series {
 /// (as many seconds as the plot has columns, at least 30, at most the ring's ten minutes).
 pub fn render_cluster(frame: &mut Frame, area: Rect, model: &Model, snap: &Snapshot) {
     let key = (Same(snap.history.clone()), model.theme);
-    model.charts.cluster.draw(frame, area, key, |frame| draw_cluster(frame, area, model.theme, &snap.history));
+    model
+        .charts
+        .cluster
+        .draw(frame, area, key, |frame| draw_cluster(frame, area, model.theme, &snap.history));
 }
 
 fn draw_cluster(frame: &mut Frame, area: Rect, theme: Theme, h: &History) {
@@ -101,7 +107,10 @@ fn draw_cluster(frame: &mut Frame, area: Rect, theme: Theme, h: &History) {
 pub fn render_partition(frame: &mut Frame, area: Rect, model: &Model, snap: &Snapshot) {
     let p = model.partition(snap);
     let key = (Same(snap.history.clone()), model.theme, p.map(|p| (p.tp.clone(), p.replicas.len())));
-    model.charts.partition.draw(frame, area, key, |frame| draw_partition(frame, area, model.theme, p, &snap.history));
+    model
+        .charts
+        .partition
+        .draw(frame, area, key, |frame| draw_partition(frame, area, model.theme, p, &snap.history));
 }
 
 fn draw_partition(frame: &mut Frame, area: Rect, theme: Theme, p: Option<&PartitionView>, history: &History) {
@@ -189,7 +198,10 @@ fn latency_words(ring: &Ring<crate::cluster::history::ProducerSample>) -> String
 /// charts per producer, as many producers as have [`PRODUCER_MIN_ROWS`] rows.
 pub fn render_producers(frame: &mut Frame, area: Rect, model: &Model, snap: &Snapshot) {
     let key = (Same(snap.history.clone()), model.theme);
-    model.charts.producers.draw(frame, area, key, |frame| draw_producers(frame, area, model.theme, &snap.history));
+    model
+        .charts
+        .producers
+        .draw(frame, area, key, |frame| draw_producers(frame, area, model.theme, &snap.history));
 }
 
 fn draw_producers(frame: &mut Frame, area: Rect, theme: Theme, h: &History) {

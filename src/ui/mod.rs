@@ -272,7 +272,10 @@ fn open_terminal() -> std::io::Result<Term> {
     let (w, h) = crossterm::terminal::size()?;
     crossterm::terminal::enable_raw_mode()?;
     execute!(std::io::stdout(), crossterm::terminal::EnterAlternateScreen)?;
-    let backend = ratatui::backend::CrosstermBackend::new(std::io::BufWriter::with_capacity(1 << 16, std::io::stdout()));
+    let backend = ratatui::backend::CrosstermBackend::new(std::io::BufWriter::with_capacity(
+        1 << 16,
+        std::io::stdout(),
+    ));
     let viewport = ratatui::Viewport::Fixed(ratatui::layout::Rect::new(0, 0, w, h));
     ratatui::Terminal::with_options(backend, ratatui::TerminalOptions { viewport })
 }
@@ -307,7 +310,8 @@ impl Stop {
     async fn requested(&mut self) -> Exit {
         // Polled on every turn of the event loop: no future is built or boxed per turn.
         std::future::poll_fn(|cx| {
-            let mut arrived = self.signals.iter_mut().filter_map(|(s, exit)| s.poll_recv(cx).is_ready().then_some(*exit));
+            let mut arrived =
+                self.signals.iter_mut().filter_map(|(s, exit)| s.poll_recv(cx).is_ready().then_some(*exit));
             arrived.next().map_or(std::task::Poll::Pending, std::task::Poll::Ready)
         })
         .await
@@ -347,12 +351,7 @@ impl WallClock {
     }
 }
 
-async fn event_loop(
-    terminal: &mut Term,
-    live: &LiveSim,
-    speed: f64,
-    look: Look,
-) -> color_eyre::Result<Exit> {
+async fn event_loop(terminal: &mut Term, live: &LiveSim, speed: f64, look: Look) -> color_eyre::Result<Exit> {
     let mut snapshots = live.watch();
     let mut snap: Arc<Snapshot> = snapshots.borrow_and_update().clone();
     let mut model = Model::new(speed, look.theme, &snap);

@@ -1195,3 +1195,66 @@ fn the_answer_to_u_fits_the_status_lines_at_80_columns() {
     assert!(text.contains("unclean check at 00:0"), "{screen}");
     assert!(text.contains("unfencing") && !text.contains('…'), "cut:\n{screen}");
 }
+
+/// Draws the dashboard's frame with `app`'s model, whose charts keep their last drawings
+/// across frames (`terminal` too keeps its buffers, as the live one does), and requires it to
+/// equal the frame a model without any kept drawing gives: a memo that missed a change would
+/// show the old chart. Returns the frame.
+fn drawn_as_fresh(app: &App, terminal: &mut Terminal<TestBackend>, what: &str) -> Screen {
+    let kept =
+        terminal.draw(|frame| view::view(&app.model, &app.snap, frame)).expect("a frame").buffer.clone();
+    let mut fresh = app.model.clone();
+    fresh.charts = Default::default();
+    let (cols, rows) = app.model.screen;
+    let mut scratch = Terminal::new(TestBackend::new(cols, rows)).expect("a test backend");
+    scratch.draw(|frame| view::view(&fresh, &app.snap, frame)).expect("a frame");
+    let fresh = scratch.backend().buffer();
+    assert_eq!(&kept, fresh, "{what}: the kept drawings differ from a fresh frame");
+    Screen::of_buffer(fresh)
+}
+
+/// The charts are copied from their last drawing while their samples are unchanged (the why
+/// panel's height too is worked out once per frame): through new snapshots every 33 ms of
+/// sim time (one new sample a second), a key that selects another partition, a crash and its
+/// fencing countdown, the other views and a resize, every frame equals one drawn from
+/// scratch, and each of those changes shows.
+#[test]
+fn memoized_frames_equal_fresh_ones() {
+    let mut app = App::start(200, 60);
+    let mut terminal = Terminal::new(TestBackend::new(200, 60)).expect("a test backend");
+    app.run_for(2_500);
+    let mut last = drawn_as_fresh(&app, &mut terminal, "at 2.5 s");
+    assert!(last.contains("Throughput"), "the charts row is shown at 200×60:\n{}", dump(&last, 60));
+    let mut frames_that_changed = 0;
+    for n in 0..40 {
+        app.run_for(33);
+        let now = drawn_as_fresh(&app, &mut terminal, &format!("frame {n}"));
+        frames_that_changed += usize::from(now.lines != last.lines);
+        last = now;
+    }
+    assert!(frames_that_changed > 30, "new snapshots show: {frames_that_changed} of 40 frames changed");
+    app.press_key(KeyCode::Down);
+    let moved = drawn_as_fresh(&app, &mut terminal, "after Down");
+    assert!(
+        moved.contains("test_repli-1 · ISR"),
+        "the partition chart follows the key:\n{}",
+        dump(&moved, 60)
+    );
+    app.press("2x");
+    let mut countdowns = Vec::new();
+    for s in 0..12 {
+        app.run_for(1_000);
+        let screen = drawn_as_fresh(&app, &mut terminal, &format!("{s} s after the crash"));
+        countdowns.extend(fencing_countdown(&dump(&screen, 60)));
+    }
+    countdowns.dedup();
+    assert!(countdowns.len() >= 3, "the fencing countdown ticks on screen: {countdowns:?}");
+    for view in ["partition view", "brokers view", "clients view"] {
+        app.press_key(KeyCode::Tab);
+        app.run_for(1_000);
+        drawn_as_fresh(&app, &mut terminal, view);
+    }
+    update(&mut app.model, Msg::Resize(120, 40), &app.snap);
+    let mut smaller = Terminal::new(TestBackend::new(120, 40)).expect("a test backend");
+    drawn_as_fresh(&app, &mut smaller, "at 120×40");
+}

@@ -252,6 +252,8 @@ pub struct Model {
     pub keys: keymap::KeyOverrides,
     /// The user asked to quit.
     pub quit: bool,
+    /// The charts' last drawings, copied while their samples are unchanged.
+    pub charts: super::charts::Drawings,
 }
 
 /// Something that happened, fed to [`update`].
@@ -329,6 +331,7 @@ impl Model {
             actual_speed: None,
             status: None,
             palette: Palette::default(),
+            charts: Default::default(),
             help_scroll: 0,
             events_anchor: None,
             events_important: true,
@@ -428,8 +431,10 @@ pub fn update(model: &mut Model, msg: Msg, snap: &Snapshot) -> Vec<Effect> {
             Vec::new()
         }
         Msg::Measured(actual) => {
+            // Every frame tick: only the header's "actual N×" changes, nothing the table's
+            // rows, selection or layout depend on, so the layout is not worked out again.
             model.actual_speed = shown_speed(model, actual, snap);
-            Vec::new()
+            return Vec::new();
         }
         Msg::SimEnded => model.refuse("the simulation stopped; press q to quit"),
         Msg::SteppedToEvent { events_before, found } => {

@@ -18,11 +18,12 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Axis, Block, Borders, Chart, Dataset, GraphType, Paragraph, Sparkline};
 
 use super::app::Model;
+use super::pane_memo::{PaneMemo, Same};
 use super::text;
 use super::theme::Theme;
 use crate::cluster::history::{History, PartitionHistory, Ring, SAMPLE_MS};
 use crate::cluster::snapshot::{PartitionView, Snapshot};
-use crate::sim::{BrokerId, Ms};
+use crate::sim::{BrokerId, Ms, TopicPartition};
 
 /// Width of the y axis labels (columns), so the plots of stacked charts line up.
 const Y_LABEL_W: usize = 6;
@@ -40,6 +41,19 @@ const P50: char = '○';
 const P99: char = '●';
 /// Below this many rows a producer's charts are not drawn.
 const PRODUCER_MIN_ROWS: u16 = 6;
+
+/// The charts' last drawings ([`PaneMemo`]), keyed by the samples they show (a new sample
+/// is a new `History`), the theme and, for the partition's chart, the selected partition and
+/// its replica count.
+#[derive(Clone, Debug, Default)]
+pub struct Drawings {
+    cluster: PaneMemo<(Same<History>, Theme)>,
+    partition: PaneMemo<(Same<History>, Theme, Option<Selected>)>,
+    producers: PaneMemo<(Same<History>, Theme)>,
+}
+
+/// The selected partition and its replica count, as the partition's chart shows them.
+type Selected = (TopicPartition, usize);
 
 /// One series of a chart: its points, glyph, style and name (for the title's legend).
 struct Series {
@@ -103,8 +117,14 @@ fn title_line(titles: &[&str], series: &[Series], theme: Theme, width: usize) ->
 /// Draws cluster throughput: records/s produced and acknowledged over the last samples
 /// (as many seconds as the plot has columns, at least 30, at most the ring's ten minutes).
 pub fn render_cluster(frame: &mut Frame, area: Rect, model: &Model, snap: &Snapshot) {
-    let theme = model.theme;
-    let h = &snap.history;
+    let key = (Same(snap.history.clone()), model.theme);
+    model
+        .charts
+        .cluster
+        .draw(frame, area, key, |frame| draw_cluster(frame, area, model.theme, &snap.history));
+}
+
+fn draw_cluster(frame: &mut Frame, area: Rect, theme: Theme, h: &History) {
     let n = window(&h.cluster, area.width);
     let times: Vec<f64> = h.times(n).map(seconds).collect();
     let recent = h.cluster.iter().skip(h.cluster.len() - n);
@@ -138,16 +158,24 @@ pub fn render_cluster(frame: &mut Frame, area: Rect, model: &Model, snap: &Snaps
 /// Draws the selected partition's history: its ISR size as a sparkline, then its HW and
 /// each replica's LEO over its last 60 s.
 pub fn render_partition(frame: &mut Frame, area: Rect, model: &Model, snap: &Snapshot) {
-    let theme = model.theme;
-    let Some(p) = model.partition(snap) else {
+    let p = model.partition(snap);
+    let key = (Same(snap.history.clone()), model.theme, p.map(|p| (p.tp.clone(), p.replicas.len())));
+    model
+        .charts
+        .partition
+        .draw(frame, area, key, |frame| draw_partition(frame, area, model.theme, p, &snap.history));
+}
+
+fn draw_partition(frame: &mut Frame, area: Rect, theme: Theme, p: Option<&PartitionView>, history: &History) {
+    let Some(p) = p else {
         return empty(frame, area, theme, " Partition history ", "no partition");
     };
-    let Some(h) = snap.history.partition(&p.tp).filter(|h| !h.is_empty()) else {
+    let Some(h) = history.partition(&p.tp).filter(|h| !h.is_empty()) else {
         return empty(frame, area, theme, &format!(" {} history ", p.tp), NO_SAMPLES);
     };
     let [isr_area, chart_area] = Layout::vertical([Constraint::Length(3), Constraint::Fill(1)]).areas(area);
     render_isr(frame, isr_area, theme, p, h);
-    let times: Vec<f64> = snap.history.times(h.len()).map(seconds).collect();
+    let times: Vec<f64> = history.times(h.len()).map(seconds).collect();
     let brokers = h.leo.len();
     let mut series: Vec<Series> = h
         .leo
@@ -176,7 +204,7 @@ pub fn render_partition(frame: &mut Frame, area: Rect, model: &Model, snap: &Sna
         points: zip(&times, &hw),
     });
     let titles = [" HW and LEO by broker, offset ", " HW, LEO "];
-    draw(frame, chart_area, theme, &titles, &snap.history, h.len(), series, (Bounds::fit(), "offset"));
+    draw(frame, chart_area, theme, &titles, history, h.len(), series, (Bounds::fit(), "offset"));
 }
 
 /// The ISR size over the partition's samples, one bar per second, scaled to its replicas.
@@ -234,8 +262,14 @@ fn latency_words(ring: &Ring<crate::cluster::history::ProducerSample>) -> String
 /// Draws each producer's acknowledged records/s and its p50 and p99 latency, one row of two
 /// charts per producer, as many producers as have [`PRODUCER_MIN_ROWS`] rows.
 pub fn render_producers(frame: &mut Frame, area: Rect, model: &Model, snap: &Snapshot) {
-    let theme = model.theme;
-    let h = &snap.history;
+    let key = (Same(snap.history.clone()), model.theme);
+    model
+        .charts
+        .producers
+        .draw(frame, area, key, |frame| draw_producers(frame, area, model.theme, &snap.history));
+}
+
+fn draw_producers(frame: &mut Frame, area: Rect, theme: Theme, h: &History) {
     if h.producers.is_empty() {
         return empty(frame, area, theme, " Producers ", "no producer samples yet");
     }

@@ -23,11 +23,13 @@ pub mod footer;
 pub mod header;
 pub mod help;
 pub mod highlight;
+pub mod input;
 pub mod keymap;
 pub mod lag;
 pub mod meter;
 pub mod pacer;
 pub mod palette;
+pub mod pane_memo;
 pub mod partition_filter;
 pub mod partitions;
 pub mod text;
@@ -43,14 +45,13 @@ mod view_tests;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use crossterm::event::{DisableMouseCapture, EnableMouseCapture, Event, EventStream};
+use crossterm::event::{DisableMouseCapture, EnableMouseCapture, Event};
 use crossterm::terminal::{BeginSynchronizedUpdate, EndSynchronizedUpdate};
 use crossterm::{execute, queue};
-use futures::StreamExt;
-use ratatui::DefaultTerminal;
 use tokio::time::MissedTickBehavior;
 
 use self::app::{Effect, Model, Msg, update};
+use self::input::Input;
 use self::meter::SpeedMeter;
 use self::pacer::Pacer;
 use self::theme::Theme;
@@ -243,14 +244,15 @@ pub struct Look {
 /// on Ctrl-C, on a signal and on a panic; mouse reporting is switched off with it.
 pub fn run_dashboard(live: LiveSim, speed: f64, look: Look) -> color_eyre::Result<Exit> {
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
-    // `ratatui::init` installs a panic hook that restores the terminal before the report;
-    // ours first stops mouse reporting, which ratatui does not know it started.
-    let mut terminal = ratatui::try_init().inspect_err(|_| ratatui::restore())?;
-    let restore_hook = std::panic::take_hook();
+    // The panic hook restores the terminal (as `ratatui::init`'s does) before the report,
+    // and first stops mouse reporting.
+    let previous_hook = std::panic::take_hook();
     std::panic::set_hook(Box::new(move |info| {
         let _ = execute!(std::io::stdout(), DisableMouseCapture);
-        restore_hook(info);
+        ratatui::restore();
+        previous_hook(info);
     }));
+    let mut terminal = open_terminal().inspect_err(|_| ratatui::restore())?;
     let result = match execute!(std::io::stdout(), EnableMouseCapture) {
         Ok(()) => runtime.block_on(event_loop(&mut terminal, &live, speed, look)),
         Err(e) => Err(e.into()),
@@ -258,6 +260,25 @@ pub fn run_dashboard(live: LiveSim, speed: f64, look: Look) -> color_eyre::Resul
     let _ = execute!(std::io::stdout(), DisableMouseCapture);
     ratatui::restore();
     result
+}
+
+/// The dashboard's terminal: crossterm on a buffered stdout.
+type Term = ratatui::Terminal<ratatui::backend::CrosstermBackend<std::io::BufWriter<std::io::Stdout>>>;
+
+/// Raw mode, the alternate screen and a terminal to draw on. The viewport is fixed at the
+/// terminal's size and follows its resize events, so a frame does not ask the terminal for
+/// its size (ratatui's full-screen viewport opens `/dev/tty` and asks on every draw). Stdout
+/// is buffered beyond its 1 KiB line buffer, so a frame is one write, not one per KiB.
+fn open_terminal() -> std::io::Result<Term> {
+    let (w, h) = crossterm::terminal::size()?;
+    crossterm::terminal::enable_raw_mode()?;
+    execute!(std::io::stdout(), crossterm::terminal::EnterAlternateScreen)?;
+    let backend = ratatui::backend::CrosstermBackend::new(std::io::BufWriter::with_capacity(
+        1 << 16,
+        std::io::stdout(),
+    ));
+    let viewport = ratatui::Viewport::Fixed(ratatui::layout::Rect::new(0, 0, w, h));
+    ratatui::Terminal::with_options(backend, ratatui::TerminalOptions { viewport })
 }
 
 /// Signals that end the dashboard the way `q` does, so the terminal is restored even when the
@@ -288,14 +309,13 @@ impl Stop {
     /// Resolves when any of the signals arrives, with how the dashboard should end.
     #[cfg(unix)]
     async fn requested(&mut self) -> Exit {
-        let waits = self.signals.iter_mut().map(|(s, exit)| {
-            let exit = *exit;
-            Box::pin(async move {
-                s.recv().await;
-                exit
-            })
-        });
-        futures::future::select_all(waits).await.0
+        // Polled on every turn of the event loop: no future is built or boxed per turn.
+        std::future::poll_fn(|cx| {
+            let mut arrived =
+                self.signals.iter_mut().filter_map(|(s, exit)| s.poll_recv(cx).is_ready().then_some(*exit));
+            arrived.next().map_or(std::task::Poll::Pending, std::task::Poll::Ready)
+        })
+        .await
     }
 
     #[cfg(not(unix))]
@@ -332,12 +352,7 @@ impl WallClock {
     }
 }
 
-async fn event_loop(
-    terminal: &mut DefaultTerminal,
-    live: &LiveSim,
-    speed: f64,
-    look: Look,
-) -> color_eyre::Result<Exit> {
+async fn event_loop(terminal: &mut Term, live: &LiveSim, speed: f64, look: Look) -> color_eyre::Result<Exit> {
     let mut snapshots = live.watch();
     let mut snap: Arc<Snapshot> = snapshots.borrow_and_update().clone();
     let mut model = Model::new(speed, look.theme, &snap);
@@ -348,7 +363,7 @@ async fn event_loop(
     let size = terminal.size()?;
     update(&mut model, Msg::Resize(size.width, size.height), &snap);
     let mut pacer = Pacer::new(snap.now_us);
-    let mut keys = EventStream::new();
+    let mut keys = Input::start()?;
     let mut ticks = tokio::time::interval(FRAME);
     ticks.set_missed_tick_behavior(MissedTickBehavior::Skip);
     let mut clock = WallClock::start();
@@ -365,7 +380,11 @@ async fn event_loop(
                     Some(event) => match event? {
                         Event::Key(key) => Msg::Key(key),
                         Event::Mouse(mouse) => Msg::Mouse(mouse),
-                        Event::Resize(w, h) => Msg::Resize(w, h),
+                        Event::Resize(w, h) => {
+                            // The viewport is fixed (no size query per frame): it follows here.
+                            terminal.resize(ratatui::layout::Rect::new(0, 0, w, h))?;
+                            Msg::Resize(w, h)
+                        }
                         _ => continue,
                     },
                 };
@@ -382,25 +401,49 @@ async fn event_loop(
             }
             // Paused with nothing to draw, the dashboard sleeps until input or a snapshot.
             _ = ticks.tick(), if !model.paused || dirty => {
+                // The snapshot the last tick's grant produced, if it came: read here rather
+                // than woken for, so a frame costs one wake-up, not two.
+                if sim_alive {
+                    dirty |= take_snapshot(snapshots.has_changed(), &mut snapshots, &mut model, live, &mut pacer, &mut snap, &mut sim_alive);
+                }
                 dirty |= on_tick(&mut model, live, &mut pacer, &mut clock, &mut meter, &snap, sim_alive);
                 if dirty {
                     draw(terminal, &model, &snap)?;
                     dirty = false;
                 }
             }
-            changed = snapshots.changed(), if sim_alive => {
-                match changed {
-                    Ok(()) => {
-                        snap = snapshots.borrow_and_update().clone();
-                        on_snapshot(&mut model, live, &mut pacer, &snap);
-                    }
-                    Err(_) => {
-                        sim_alive = false;
-                        update(&mut model, Msg::SimEnded, &snap);
-                    }
-                }
-                dirty = true;
+            // Woken by a snapshot only when something waits for it: a grant beyond the
+            // lead (fast speeds refill at once), or a step while paused (no ticks run).
+            changed = snapshots.changed(), if sim_alive && (model.paused || pacer.waiting()) => {
+                let changed = changed.map(|()| true);
+                dirty |= take_snapshot(changed, &mut snapshots, &mut model, live, &mut pacer, &mut snap, &mut sim_alive);
             }
+        }
+    }
+}
+
+/// Takes in a new snapshot (`Ok(true)`), or the end of the sim (`Err`): tells the model and
+/// grants more sim time if the pacer's lead allows it. Returns whether anything changed.
+fn take_snapshot(
+    changed: Result<bool, tokio::sync::watch::error::RecvError>,
+    snapshots: &mut tokio::sync::watch::Receiver<Arc<Snapshot>>,
+    model: &mut Model,
+    live: &LiveSim,
+    pacer: &mut Pacer,
+    snap: &mut Arc<Snapshot>,
+    sim_alive: &mut bool,
+) -> bool {
+    match changed {
+        Ok(false) => false,
+        Ok(true) => {
+            *snap = snapshots.borrow_and_update().clone();
+            on_snapshot(model, live, pacer, snap);
+            true
+        }
+        Err(_) => {
+            *sim_alive = false;
+            update(model, Msg::SimEnded, snap);
+            true
         }
     }
 }
@@ -433,7 +476,7 @@ fn on_tick(
 }
 
 /// Draws one frame inside a synchronized update, so the terminal never shows half of it.
-fn draw(terminal: &mut DefaultTerminal, model: &Model, snap: &Snapshot) -> color_eyre::Result<()> {
+fn draw(terminal: &mut Term, model: &Model, snap: &Snapshot) -> color_eyre::Result<()> {
     queue!(terminal.backend_mut(), BeginSynchronizedUpdate)?;
     terminal.draw(|frame| view::view(model, snap, frame))?;
     execute!(terminal.backend_mut(), EndSynchronizedUpdate)?;

@@ -69,6 +69,12 @@ impl Pacer {
         self.grant(sim_now)
     }
 
+    /// More sim time is wanted than the lead let [`Pacer::tick`] grant: the next snapshot
+    /// should be taken in at once, so that [`Pacer::refill`] grants the rest.
+    pub fn waiting(&self) -> bool {
+        self.wanted > self.granted.as_micros()
+    }
+
     /// A new snapshot arrived: grant more of the wanted time if the lead allows it.
     pub fn refill(&mut self, sim_now: SimTime) -> Option<SimTime> {
         self.grant(sim_now)

@@ -26,6 +26,7 @@ use crate::sim::{Acks, BrokerId, Ms, join_ids};
 const INDENT: usize = 3;
 
 /// One statement: a short label (`HW`, `acks=1`, `broker 2`) and what is true, in words.
+#[derive(PartialEq)]
 struct Entry {
     label: String,
     style: Style,
@@ -60,8 +61,30 @@ pub fn wrapped(model: &Model, snap: &Snapshot, width: usize) -> Vec<Line<'static
 
 /// Rows the panel wants in an area `width` columns wide: its title and every wrapped line.
 pub fn height_needed(model: &Model, snap: &Snapshot, width: u16) -> u16 {
-    let rows = wrapped(model, snap, usize::from(width)).len();
+    let entries = entries(model, snap);
+    let rows = LAST_HEIGHT.with_borrow_mut(|last| match last {
+        Some((w, said, rows)) if *w == width && *said == entries => *rows,
+        _ => {
+            let rows = entries
+                .iter()
+                .map(|e| {
+                    let label = Span::raw(format!(" {}: ", e.label));
+                    text::hanging(label, &e.body, Style::default(), usize::from(width), INDENT).len()
+                })
+                .sum();
+            *last = Some((width, entries, rows));
+            rows
+        }
+    });
     u16::try_from(rows).unwrap_or(u16::MAX).saturating_add(1)
+}
+
+thread_local! {
+    /// The last [`height_needed`]: its width, the statements and their wrapped rows. The
+    /// layout asks for the height two or three times a frame (the model keeps the selection
+    /// in view, then the view lays the panes out) with the same statements; wrapping them
+    /// once is enough. A pure memo: the answer is the same with or without it.
+    static LAST_HEIGHT: std::cell::RefCell<Option<(u16, Vec<Entry>, usize)>> = const { std::cell::RefCell::new(None) };
 }
 
 /// Draws the panel; lines that do not fit are cut at the bottom (the election list last).

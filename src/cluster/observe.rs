@@ -39,7 +39,7 @@ use std::sync::Arc;
 
 /// The partition views of the last snapshot, kept so that the next one rebuilds only the
 /// partitions whose view changed and shares the others (issue 7: a 5 000-partition snapshot
-/// 30 times a second). An unchanged partition costs a few comparisons and no allocation.
+/// every frame). An unchanged partition costs a few comparisons and no allocation.
 /// `ViewCache::default()` is a scratch cache: it looks at every partition and leaves the
 /// brokers' marks alone; [`ViewCache::following`] takes the marks and looks only at what they
 /// and the views' clocks name. Only one cache per world may follow (taking marks clears

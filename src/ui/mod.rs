@@ -60,8 +60,11 @@ use crate::cluster::handle::{LiveSim, Sim, SimError};
 use crate::cluster::snapshot::Snapshot;
 use crate::sim::{Ms, SimTime};
 
-/// Time between frame ticks: at most 30 redraws a second.
-pub const FRAME: Duration = Duration::from_millis(33);
+/// Time between frame ticks: at most 20 redraws a second, plus one per key (drawn at once).
+/// 20 rather than 30: at 1× the default cluster changes every frame, so each tick draws, and
+/// 33 ms ticks cost 3.6–4.0 % of a core against issue 9's 3 % (50 ms: 2.5–2.7 %, README
+/// "Live CPU of the default cluster at 1×").
+pub const FRAME: Duration = Duration::from_millis(50);
 
 /// What the dashboard needs from a running simulation. [`LiveSim`] runs it on its own thread;
 /// [`Sim`] runs it in the caller's thread, so a test can press keys against the real
@@ -389,6 +392,7 @@ async fn event_loop(terminal: &mut Term, live: &LiveSim, speed: f64, look: Look)
                     },
                 };
                 let exit = if is_ctrl_c(&msg) { Exit::Interrupted } else { Exit::Quit };
+                let key = matches!(msg, Msg::Key(_));
                 let was_paused = model.paused;
                 if handle_input(msg, &mut model, live, &mut pacer, &mut snap) {
                     return Ok(exit);
@@ -397,7 +401,14 @@ async fn event_loop(terminal: &mut Term, live: &LiveSim, speed: f64, look: Look)
                     // The paused time earns no sim time: the next tick counts from now.
                     clock.lap();
                 }
-                dirty = true;
+                // A key is answered at once, not at the next tick; mouse motion and resizes,
+                // which can come in floods, wait for the tick.
+                if key {
+                    draw(terminal, &model, &snap)?;
+                    dirty = false;
+                } else {
+                    dirty = true;
+                }
             }
             // Paused with nothing to draw, the dashboard sleeps until input or a snapshot.
             _ = ticks.tick(), if !model.paused || dirty => {

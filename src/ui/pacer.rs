@@ -7,8 +7,8 @@
 //! run at most one wall second (× speed) beyond that, so a sim that cannot keep up is not
 //! buried under a growing backlog: the screen then runs slower than asked, honestly.
 //!
-//! Sim time is granted in microseconds, so slow motion is smooth: at 0.01× a 33 ms frame
-//! grants 330 µs. The arithmetic is exact integers: the speed is read in millionths and the
+//! Sim time is granted in microseconds, so slow motion is smooth: at 0.01× a 50 ms frame
+//! grants 500 µs. The arithmetic is exact integers: the speed is read in millionths and the
 //! part of a microsecond a tick earns is carried to the next, so over any run the wanted time
 //! is wall time × speed to the microsecond (no drift, no lost fractions). Plain arithmetic:
 //! the caller reads the wall clock, so this is tested without one.

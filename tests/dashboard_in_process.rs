@@ -1164,6 +1164,19 @@ fn no_palette_text_stays_behind_after_it_closes_and_the_terminal_resizes() {
     }
 }
 
+/// The screen, and the three status rows from the one that starts with the `✔` of a done
+/// command, joined by newlines.
+fn status_rows(app: &App) -> (Screen, String) {
+    let screen = app.screen();
+    let rows: Vec<String> = (0..screen.lines.len())
+        .map(|r| screen.line(r))
+        .skip_while(|l| !l.starts_with(" ✔"))
+        .take(3)
+        .collect();
+    let text = rows.join("\n");
+    (screen, text)
+}
+
 /// Issue 9: the answer to `u` (with no partition leaderless, and once one is) fits the status
 /// line's three rows at 80 columns, whole, and keeps the time of the controller's next
 /// unclean check.
@@ -1172,26 +1185,14 @@ fn the_answer_to_u_fits_the_status_lines_at_80_columns() {
     let mut app = App::start(80, 24);
     app.run_for(1_000);
     app.press("u");
-    let screen = app.screen();
-    let status: Vec<String> = (0..screen.lines.len())
-        .map(|r| screen.line(r))
-        .skip_while(|l| !l.starts_with(" ✔"))
-        .take(3)
-        .collect();
-    let text = status.join("\n");
+    let (screen, text) = status_rows(&app);
     assert!(text.contains("unclean.leader.election.enable=true"), "{screen}");
     assert!(text.contains("unfencing") && !text.contains('…'), "cut:\n{screen}");
     // Every broker down: the partitions are leaderless and the answer names the check's time.
     app.press("0x1x2x");
     app.run_for(15_000);
     app.press("uu");
-    let screen = app.screen();
-    let status: Vec<String> = (0..screen.lines.len())
-        .map(|r| screen.line(r))
-        .skip_while(|l| !l.starts_with(" ✔"))
-        .take(3)
-        .collect();
-    let text = status.join("\n");
+    let (screen, text) = status_rows(&app);
     assert!(text.contains("unclean check at 00:0"), "{screen}");
     assert!(text.contains("unfencing") && !text.contains('…'), "cut:\n{screen}");
 }

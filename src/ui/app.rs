@@ -564,7 +564,7 @@ fn on_key(model: &mut Model, ev: KeyEvent, snap: &Snapshot) -> Vec<Effect> {
                 Vec::new()
             }
         },
-        Mode::Normal => match keymap::lookup(keymap::BINDINGS, &ev) {
+        Mode::Normal => match keymap::lookup_in(model.view, &ev) {
             Some(action) => perform(model, action, snap),
             None => Vec::new(),
         },
@@ -677,6 +677,7 @@ fn perform(model: &mut Model, action: Action, snap: &Snapshot) -> Vec<Effect> {
             Vec::new()
         }
         Action::SearchEvents => event_keys::open_prompt(model, Ask::Search),
+        Action::FilterEvents => event_keys::open_prompt(model, Ask::Filter),
         Action::Reset => reset(model, false, snap),
         Action::OpenPalette => {
             model.mode = Mode::Palette;

@@ -971,3 +971,28 @@ fn going_before_the_oldest_shown_event_says_why_nothing_is_older() {
     let text = m.status.as_ref().unwrap().text.clone();
     assert!(text.contains("7 older ones are no longer kept"), "{text}");
 }
+
+/// Issue 9: `F` in the events view filtered the partition table, unseen there, and emptied
+/// it for the overview. There it types the Events pane's filter; elsewhere the table's.
+#[test]
+fn f_in_the_events_view_filters_the_events_and_the_table_elsewhere() {
+    let (mut m, snap) = model();
+    press(&mut m, &snap, KeyCode::F(5));
+    typed(&mut m, &snap, "F");
+    assert_eq!(m.mode, Mode::Prompt(Ask::Filter), "the events' own filter prompt");
+    line(&mut m, &snap, "broker 2");
+    assert_eq!(m.events_filter.broker, Some(2));
+    assert!(!m.table_filter.narrows(), "the table's filter is untouched");
+    assert_eq!(m.mode, Mode::Events, "as after e then F, the events keep the keys");
+    press(&mut m, &snap, KeyCode::Esc);
+    typed(&mut m, &snap, "/");
+    assert_eq!(m.mode, Mode::Prompt(Ask::Search), "/ searches the events there too");
+    press(&mut m, &snap, KeyCode::Esc);
+    press(&mut m, &snap, KeyCode::Esc);
+    for view in [KeyCode::F(1), KeyCode::F(2)] {
+        press(&mut m, &snap, view);
+        typed(&mut m, &snap, "F");
+        assert_eq!(m.mode, Mode::Prompt(Ask::TableFilter), "{view:?}: the table's filter");
+        press(&mut m, &snap, KeyCode::Esc);
+    }
+}

@@ -228,6 +228,9 @@ pub struct Model {
     pub status: Option<Status>,
     /// The command palette's line and history.
     pub palette: Palette,
+    /// The command the palette last sent and its line, until the cluster answers: a
+    /// refusal opens the palette again on that line, as a parse error keeps it open.
+    pub palette_sent: Option<(Command, String)>,
     /// First line of the help overlay shown.
     pub help_scroll: usize,
     /// The Events pane is scrolled back: the run-wide index (0 = the first event ever) of
@@ -331,6 +334,7 @@ impl Model {
             actual_speed: None,
             status: None,
             palette: Palette::default(),
+            palette_sent: None,
             charts: Default::default(),
             help_scroll: 0,
             events_anchor: None,
@@ -458,10 +462,12 @@ pub fn update(model: &mut Model, msg: Msg, snap: &Snapshot) -> Vec<Effect> {
                         Some(note) => model.say(StatusKind::Done, format!("{command}: {note}")),
                     }
                     view_keys::edit_applied(model, &command);
+                    model.palette_sent.take_if(|(sent, _)| *sent == command);
                 }
                 Err(why) => {
                     model.say(StatusKind::Error, format!("{command}: {why}"));
                     view_keys::keep_refused_edit(model, &command, &why);
+                    reopen_refused_line(model, &command, &why);
                 }
             }
             Vec::new()
@@ -1001,8 +1007,22 @@ fn on_palette(model: &mut Model, action: PaletteAction, snap: &Snapshot) -> Vec<
     }
 }
 
+/// A command the palette sent and the cluster refused (`crash 7`): the palette opens again on
+/// its line with the reason, as for a line that does not parse, so every refusal of a typed
+/// line can be fixed in place. Not when other keys took over meanwhile (a prompt, the help).
+fn reopen_refused_line(model: &mut Model, command: &Command, why: &str) {
+    let Some((sent, line)) = model.palette_sent.take() else { return };
+    if sent == *command && model.mode == Mode::Normal {
+        model.palette.reopen_refused(&line, format!("{command}: {why}"));
+        model.mode = Mode::Palette;
+    } else if sent != *command {
+        model.palette_sent = Some((sent, line));
+    }
+}
+
 /// Enter in the palette: a valid line runs and closes it; a bad one stays open, editable,
-/// with the reason shown under it, as does any line once the scenario reached its end.
+/// with the reason shown under it, as does any line once the scenario reached its end. The
+/// reason goes once the line is edited, and a `:` typed first starts a fresh line.
 fn submit(model: &mut Model, snap: &Snapshot) -> Vec<Effect> {
     model.palette.edit(PaletteAction::Submit);
     let line = model.palette.input().trim().to_string();
@@ -1014,6 +1034,7 @@ fn submit(model: &mut Model, snap: &Snapshot) -> Vec<Effect> {
         Ok(cmd) => {
             model.palette.set_error(None);
             model.mode = Mode::Normal;
+            model.palette_sent = Some((cmd.clone(), line));
             vec![Effect::Apply(cmd)]
         }
         Err(why) => {

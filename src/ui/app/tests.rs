@@ -236,7 +236,7 @@ fn verdicts_show_in_the_status_line() {
         (status.kind, status.text.as_str()),
         (StatusKind::Error, "✖ crash 2: broker 2 is already down")
     );
-    update(&mut m, Msg::Verdict { command, result: Ok(Default::default()) }, &snap);
+    update(&mut m, Msg::Verdict { command, result: Ok(Answer { note: None }) }, &snap);
     assert_eq!(m.status.unwrap().text, "✔ crash 2");
 }
 
@@ -309,7 +309,7 @@ fn ctrl_c_quits_from_every_mode() {
 }
 
 #[test]
-fn a_bad_palette_line_keeps_its_reason_until_the_next_enter() {
+fn a_bad_palette_line_keeps_its_reason_until_it_is_edited() {
     let (mut m, snap) = model();
     for line in ["crsh 2", "crash", "set producer acks = 1"] {
         typed(&mut m, &snap, ":");
@@ -317,8 +317,10 @@ fn a_bad_palette_line_keeps_its_reason_until_the_next_enter() {
         assert_eq!(press(&mut m, &snap, KeyCode::Enter), vec![]);
         assert_eq!(m.mode, Mode::Palette);
         assert!(m.palette.error().is_some_and(|e| !e.is_empty()), "{line}: no reason");
+        press(&mut m, &snap, KeyCode::Left);
+        assert!(m.palette.error().is_some(), "{line}: a cursor move keeps the reason");
         typed(&mut m, &snap, "x");
-        assert!(m.palette.error().is_some(), "{line}: the reason stays while editing");
+        assert_eq!(m.palette.error(), None, "{line}: the reason goes once the line is edited");
         press(&mut m, &snap, KeyCode::Esc);
         typed(&mut m, &snap, ":");
         assert_eq!(m.palette.error(), None, "{line}: a fresh palette starts clean");
@@ -995,4 +997,48 @@ fn f_in_the_events_view_filters_the_events_and_the_table_elsewhere() {
         assert_eq!(m.mode, Mode::Prompt(Ask::TableFilter), "{view:?}: the table's filter");
         press(&mut m, &snap, KeyCode::Esc);
     }
+}
+
+/// Issue 9: after `:crsh 2` Enter, typing `:` and a new command appended it to the old line
+/// (`:crsh 2:crash 2`) under the stale "unknown command `crsh`". A `:` as the first key
+/// after a refusal starts a fresh line; a `:` later is typed as any key.
+#[test]
+fn a_colon_after_a_refused_line_starts_a_fresh_one() {
+    let (mut m, snap) = model();
+    typed(&mut m, &snap, ":crsh 2");
+    press(&mut m, &snap, KeyCode::Enter);
+    assert!(m.palette.error().unwrap().contains("crsh"));
+    typed(&mut m, &snap, ":crash 2");
+    assert_eq!(m.palette.input(), "crash 2");
+    assert_eq!(m.palette.error(), None);
+    assert_eq!(press(&mut m, &snap, KeyCode::Enter), apply("crash 2"));
+    typed(&mut m, &snap, ":crash");
+    press(&mut m, &snap, KeyCode::Enter);
+    typed(&mut m, &snap, " :");
+    assert_eq!(m.palette.input(), "crash :", "only the first key after a refusal");
+}
+
+/// A command the cluster refuses (`crash 7` where no broker 7 is) opens the palette again on
+/// its line with the reason, as a line that does not parse keeps it open.
+#[test]
+fn a_line_the_cluster_refuses_opens_the_palette_again_to_fix_it() {
+    let (mut m, snap) = model();
+    typed(&mut m, &snap, ":crash 7");
+    let sent = press(&mut m, &snap, KeyCode::Enter);
+    assert_eq!(sent, apply("crash 7"));
+    assert_eq!(m.mode, Mode::Normal);
+    let command = Command::parse("crash 7").unwrap();
+    update(&mut m, Msg::Verdict { command, result: Err("no broker 7".into()) }, &snap);
+    assert_eq!(m.mode, Mode::Palette);
+    assert_eq!(m.palette.input(), "crash 7");
+    assert!(m.palette.error().unwrap().contains("no broker 7"));
+    press(&mut m, &snap, KeyCode::Backspace);
+    assert_eq!(m.palette.error(), None);
+    typed(&mut m, &snap, "2");
+    assert_eq!(press(&mut m, &snap, KeyCode::Enter), apply("crash 2"));
+    // The same refusal for a key's command (x) leaves the keys where they are.
+    let command = Command::parse("crash 2").unwrap();
+    update(&mut m, Msg::Verdict { command: command.clone(), result: Ok(Answer { note: None }) }, &snap);
+    update(&mut m, Msg::Verdict { command, result: Err("already crashed".into()) }, &snap);
+    assert_eq!(m.mode, Mode::Normal);
 }

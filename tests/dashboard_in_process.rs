@@ -1287,3 +1287,16 @@ fn f_in_the_events_view_filters_the_events_not_the_table() {
     assert!(table.has_all_partitions(), "the table lost partitions:\n{}", dump(&screen, 50));
     assert!(screen.line(49).contains("F filter ") && !screen.line(49).contains("filter events"));
 }
+
+/// Issue 9: F7, F12, `z` and `~` gave no feedback. The status line says the key does
+/// nothing, as a notice, in any view.
+#[test]
+fn a_key_that_does_nothing_says_so_on_the_screen() {
+    let mut app = App::start(120, 40);
+    app.run_for(1_000);
+    app.press_key(KeyCode::F(7));
+    assert!(app.screen().contains("`F7` does nothing here; ? lists the keys"), "{}", dump(&app.screen(), 40));
+    app.press_key(KeyCode::F(5));
+    app.press("~");
+    assert!(app.screen().contains("`~` does nothing here"), "{}", dump(&app.screen(), 40));
+}

@@ -224,8 +224,11 @@ pub struct Model {
     /// The speed sim time really runs at (rounded), when clearly below [`Model::speed`]:
     /// the simulation cannot keep up.
     pub actual_speed: Option<f64>,
-    /// The status line.
+    /// The status line; it ages out ([`super::status_age`]).
     pub status: Option<Status>,
+    /// Counts the messages [`Model::say`] has shown, so the same words said again are a
+    /// new message that starts aging anew.
+    pub status_serial: u64,
     /// The command palette's line and history.
     pub palette: Palette,
     /// The command the palette last sent and its line, until the cluster answers: a
@@ -333,6 +336,7 @@ impl Model {
             speed,
             actual_speed: None,
             status: None,
+            status_serial: 0,
             palette: Palette::default(),
             palette_sent: None,
             charts: Default::default(),
@@ -411,6 +415,7 @@ impl Model {
     /// Shows `text` in the status line.
     pub fn say(&mut self, kind: StatusKind, text: impl Into<String>) {
         self.status = Some(Status::new(kind, text));
+        self.status_serial += 1;
     }
 
     fn refuse(&mut self, text: impl Into<String>) -> Vec<Effect> {
@@ -559,7 +564,7 @@ fn on_key(model: &mut Model, ev: KeyEvent, snap: &Snapshot) -> Vec<Effect> {
         }
         Mode::Events => match keymap::lookup(keymap::EVENTS_BINDINGS, &ev) {
             Some(action) => event_keys::on_events(model, action, snap),
-            None => Vec::new(),
+            None => unbound(model, &ev),
         },
         Mode::Prompt(ask) => match keymap::lookup(keymap::PALETTE_BINDINGS, &ev) {
             Some(action) => event_keys::on_prompt(model, ask, action, snap),
@@ -572,7 +577,7 @@ fn on_key(model: &mut Model, ev: KeyEvent, snap: &Snapshot) -> Vec<Effect> {
         },
         Mode::Normal => match keymap::lookup_in(model.view, &ev) {
             Some(action) => perform(model, action, snap),
-            None => Vec::new(),
+            None => unbound(model, &ev),
         },
         Mode::Palette => match keymap::lookup(keymap::PALETTE_BINDINGS, &ev) {
             Some(action) => on_palette(model, action, snap),
@@ -588,6 +593,14 @@ fn on_key(model: &mut Model, ev: KeyEvent, snap: &Snapshot) -> Vec<Effect> {
             None => Vec::new(),
         },
     }
+}
+
+/// A key the live table does not bind: a short notice (not an error: nothing was refused).
+fn unbound(model: &mut Model, ev: &KeyEvent) -> Vec<Effect> {
+    if let Some(text) = keymap::unbound_text(ev) {
+        model.say(StatusKind::Info, text);
+    }
+    Vec::new()
 }
 
 /// What the old key of a moved action says when pressed.

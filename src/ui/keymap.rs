@@ -1005,6 +1005,22 @@ pub fn label_of(action: Action) -> Option<&'static str> {
     BINDINGS.iter().find(|b| b.action == action).map(|b| b.label)
 }
 
+/// How the key of `ev` is written in a notice: `z`, `~`, `F7`, `Ctrl-X`.
+pub fn key_name(ev: &KeyEvent) -> String {
+    let key = Key { code: ev.code, ctrl: ev.modifiers.contains(KeyModifiers::CONTROL) };
+    overrides::key_text(key)
+}
+
+/// The notice for a key no table binds in the mode shown (issue 9: such keys used to do
+/// nothing without a word); `None` for keys a terminal sends alone (Shift, Caps Lock, media
+/// keys), which are not presses the user means.
+pub fn unbound_text(ev: &KeyEvent) -> Option<String> {
+    if matches!(ev.code, KeyCode::Modifier(_) | KeyCode::Media(_) | KeyCode::Null | KeyCode::CapsLock) {
+        return None;
+    }
+    Some(format!("`{}` does nothing here; ? lists the keys", key_name(ev)))
+}
+
 /// The footer entries of a table as `(keys, text)` pairs, in table order.
 pub fn footer_hints<A>(table: &[Binding<A>]) -> impl Iterator<Item = (&'static str, &'static str)> + '_ {
     table.iter().filter_map(|b| b.footer.map(|f| (b.label, f)))

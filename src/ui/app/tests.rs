@@ -1042,3 +1042,27 @@ fn a_line_the_cluster_refuses_opens_the_palette_again_to_fix_it() {
     update(&mut m, Msg::Verdict { command, result: Err("already crashed".into()) }, &snap);
     assert_eq!(m.mode, Mode::Normal);
 }
+
+/// Issue 9: `z`, `~`, F7 and F12 did nothing without a word. They say so, as a notice.
+#[test]
+fn a_key_that_does_nothing_says_so_as_a_notice() {
+    let (mut m, snap) = model();
+    for (code, name) in [
+        (KeyCode::Char('z'), "`z`"),
+        (KeyCode::Char('~'), "`~`"),
+        (KeyCode::F(7), "`F7`"),
+        (KeyCode::F(12), "`F12`"),
+    ] {
+        assert_eq!(press(&mut m, &snap, code), vec![]);
+        let status = m.status.clone().expect("a notice");
+        assert_eq!(status.kind, StatusKind::Info, "{status:?}");
+        assert_eq!(status.text, format!("{name} does nothing here; ? lists the keys"));
+    }
+    typed(&mut m, &snap, "e");
+    typed(&mut m, &snap, "z");
+    assert!(m.status.as_ref().unwrap().text.starts_with("`z` does nothing here"), "in the Events pane too");
+    let shift = KeyCode::Modifier(crossterm::event::ModifierKeyCode::LeftShift);
+    m.status = None;
+    press(&mut m, &snap, shift);
+    assert_eq!(m.status, None, "a lone Shift is no key press");
+}

@@ -617,11 +617,11 @@ fn moved_key_text(keys: &keymap::KeyOverrides, ev: &KeyEvent) -> String {
 /// A terminal sends Esc and the key after it as two bytes; read together (a quick Esc, then
 /// `:`; tmux's `send-keys Escape :`) they arrive as Alt and the key. No table binds Alt, so
 /// such a key is taken as the key alone: otherwise a command typed after it would fall
-/// through, letter by letter, to the dashboard's keys.
+/// through, letter by letter, to the dashboard's keys. The same holds for a function or
+/// arrow key after a quick Esc (tmux's `send-keys Escape F5` arrives as Alt-F5, which would
+/// otherwise be a key that does nothing).
 fn without_alt(mut ev: KeyEvent) -> KeyEvent {
-    if matches!(ev.code, KeyCode::Char(_)) {
-        ev.modifiers.remove(KeyModifiers::ALT);
-    }
+    ev.modifiers.remove(KeyModifiers::ALT);
     ev
 }
 

@@ -1066,3 +1066,12 @@ fn a_key_that_does_nothing_says_so_as_a_notice() {
     press(&mut m, &snap, shift);
     assert_eq!(m.status, None, "a lone Shift is no key press");
 }
+
+/// A quick Esc then F5 arrives as Alt-F5: it shows the events view, not "does nothing".
+#[test]
+fn an_alt_function_key_from_a_quick_escape_is_the_key_alone() {
+    let (mut m, snap) = model();
+    update(&mut m, Msg::Key(KeyEvent::new(KeyCode::F(5), KeyModifiers::ALT)), &snap);
+    assert_eq!(m.view, View::Events);
+    assert_eq!(m.status, None);
+}

@@ -1259,3 +1259,45 @@ fn memoized_frames_equal_fresh_ones() {
     let mut smaller = Terminal::new(TestBackend::new(120, 40)).expect("a test backend");
     drawn_as_fresh(&app, &mut smaller, "at 120×40");
 }
+
+/// Issue 9's newcomer: F5, `F`, `broker 2 election` Enter emptied the overview's partition
+/// table. In the events view `F` filters the events (and the footer says so); back in the
+/// overview every partition is still listed and `F` is the table's filter again.
+#[test]
+fn f_in_the_events_view_filters_the_events_not_the_table() {
+    let mut app = App::start(240, 50);
+    app.run_for(1_000);
+    app.press("2x");
+    app.run_for(15_000);
+    app.press_key(KeyCode::F(5));
+    let screen = app.screen();
+    assert!(screen.line(49).contains("F filter events"), "the footer:\n{}", dump(&screen, 50));
+    app.press("F");
+    app.press("broker 2 election");
+    app.press_key(KeyCode::Enter);
+    let screen = app.screen();
+    assert!(
+        screen.contains("only election broker 2"),
+        "the events' title names the filter:\n{}",
+        dump(&screen, 50)
+    );
+    app.press_key(KeyCode::Esc);
+    app.press_key(KeyCode::F(1));
+    let screen = app.screen();
+    let table = Table::read(&screen).unwrap_or_else(|| panic!("no partition table:\n{}", dump(&screen, 50)));
+    assert!(table.has_all_partitions(), "the table lost partitions:\n{}", dump(&screen, 50));
+    assert!(screen.line(49).contains("F filter ") && !screen.line(49).contains("filter events"));
+}
+
+/// Issue 9: F7, F12, `z` and `~` gave no feedback. The status line says the key does
+/// nothing, as a notice, in any view.
+#[test]
+fn a_key_that_does_nothing_says_so_on_the_screen() {
+    let mut app = App::start(120, 40);
+    app.run_for(1_000);
+    app.press_key(KeyCode::F(7));
+    assert!(app.screen().contains("`F7` does nothing here; ? lists the keys"), "{}", dump(&app.screen(), 40));
+    app.press_key(KeyCode::F(5));
+    app.press("~");
+    assert!(app.screen().contains("`~` does nothing here"), "{}", dump(&app.screen(), 40));
+}

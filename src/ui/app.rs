@@ -224,10 +224,16 @@ pub struct Model {
     /// The speed sim time really runs at (rounded), when clearly below [`Model::speed`]:
     /// the simulation cannot keep up.
     pub actual_speed: Option<f64>,
-    /// The status line.
+    /// The status line; it ages out ([`super::status_age`]).
     pub status: Option<Status>,
+    /// Counts the messages [`Model::say`] has shown, so the same words said again are a
+    /// new message that starts aging anew.
+    pub status_serial: u64,
     /// The command palette's line and history.
     pub palette: Palette,
+    /// The command the palette last sent and its line, until the cluster answers: a
+    /// refusal opens the palette again on that line, as a parse error keeps it open.
+    pub palette_sent: Option<(Command, String)>,
     /// First line of the help overlay shown.
     pub help_scroll: usize,
     /// The Events pane is scrolled back: the run-wide index (0 = the first event ever) of
@@ -330,7 +336,9 @@ impl Model {
             speed,
             actual_speed: None,
             status: None,
+            status_serial: 0,
             palette: Palette::default(),
+            palette_sent: None,
             charts: Default::default(),
             help_scroll: 0,
             events_anchor: None,
@@ -407,6 +415,7 @@ impl Model {
     /// Shows `text` in the status line.
     pub fn say(&mut self, kind: StatusKind, text: impl Into<String>) {
         self.status = Some(Status::new(kind, text));
+        self.status_serial += 1;
     }
 
     fn refuse(&mut self, text: impl Into<String>) -> Vec<Effect> {
@@ -458,10 +467,12 @@ pub fn update(model: &mut Model, msg: Msg, snap: &Snapshot) -> Vec<Effect> {
                         Some(note) => model.say(StatusKind::Done, format!("{command}: {note}")),
                     }
                     view_keys::edit_applied(model, &command);
+                    model.palette_sent.take_if(|(sent, _)| *sent == command);
                 }
                 Err(why) => {
                     model.say(StatusKind::Error, format!("{command}: {why}"));
                     view_keys::keep_refused_edit(model, &command, &why);
+                    reopen_refused_line(model, &command, &why);
                 }
             }
             Vec::new()
@@ -553,7 +564,7 @@ fn on_key(model: &mut Model, ev: KeyEvent, snap: &Snapshot) -> Vec<Effect> {
         }
         Mode::Events => match keymap::lookup(keymap::EVENTS_BINDINGS, &ev) {
             Some(action) => event_keys::on_events(model, action, snap),
-            None => Vec::new(),
+            None => unbound(model, &ev),
         },
         Mode::Prompt(ask) => match keymap::lookup(keymap::PALETTE_BINDINGS, &ev) {
             Some(action) => event_keys::on_prompt(model, ask, action, snap),
@@ -564,9 +575,9 @@ fn on_key(model: &mut Model, ev: KeyEvent, snap: &Snapshot) -> Vec<Effect> {
                 Vec::new()
             }
         },
-        Mode::Normal => match keymap::lookup(keymap::BINDINGS, &ev) {
+        Mode::Normal => match keymap::lookup_in(model.view, &ev) {
             Some(action) => perform(model, action, snap),
-            None => Vec::new(),
+            None => unbound(model, &ev),
         },
         Mode::Palette => match keymap::lookup(keymap::PALETTE_BINDINGS, &ev) {
             Some(action) => on_palette(model, action, snap),
@@ -584,6 +595,14 @@ fn on_key(model: &mut Model, ev: KeyEvent, snap: &Snapshot) -> Vec<Effect> {
     }
 }
 
+/// A key the live table does not bind: a short notice (not an error: nothing was refused).
+fn unbound(model: &mut Model, ev: &KeyEvent) -> Vec<Effect> {
+    if let Some(text) = keymap::unbound_text(ev) {
+        model.say(StatusKind::Info, text);
+    }
+    Vec::new()
+}
+
 /// What the old key of a moved action says when pressed.
 fn moved_key_text(keys: &keymap::KeyOverrides, ev: &KeyEvent) -> String {
     let action = keymap::lookup(keymap::BINDINGS, ev);
@@ -598,11 +617,11 @@ fn moved_key_text(keys: &keymap::KeyOverrides, ev: &KeyEvent) -> String {
 /// A terminal sends Esc and the key after it as two bytes; read together (a quick Esc, then
 /// `:`; tmux's `send-keys Escape :`) they arrive as Alt and the key. No table binds Alt, so
 /// such a key is taken as the key alone: otherwise a command typed after it would fall
-/// through, letter by letter, to the dashboard's keys.
+/// through, letter by letter, to the dashboard's keys. The same holds for a function or
+/// arrow key after a quick Esc (tmux's `send-keys Escape F5` arrives as Alt-F5, which would
+/// otherwise be a key that does nothing).
 fn without_alt(mut ev: KeyEvent) -> KeyEvent {
-    if matches!(ev.code, KeyCode::Char(_)) {
-        ev.modifiers.remove(KeyModifiers::ALT);
-    }
+    ev.modifiers.remove(KeyModifiers::ALT);
     ev
 }
 
@@ -677,6 +696,7 @@ fn perform(model: &mut Model, action: Action, snap: &Snapshot) -> Vec<Effect> {
             Vec::new()
         }
         Action::SearchEvents => event_keys::open_prompt(model, Ask::Search),
+        Action::FilterEvents => event_keys::open_prompt(model, Ask::Filter),
         Action::Reset => reset(model, false, snap),
         Action::OpenPalette => {
             model.mode = Mode::Palette;
@@ -1000,8 +1020,22 @@ fn on_palette(model: &mut Model, action: PaletteAction, snap: &Snapshot) -> Vec<
     }
 }
 
+/// A command the palette sent and the cluster refused (`crash 7`): the palette opens again on
+/// its line with the reason, as for a line that does not parse, so every refusal of a typed
+/// line can be fixed in place. Not when other keys took over meanwhile (a prompt, the help).
+fn reopen_refused_line(model: &mut Model, command: &Command, why: &str) {
+    let Some((sent, line)) = model.palette_sent.take() else { return };
+    if sent == *command && model.mode == Mode::Normal {
+        model.palette.reopen_refused(&line, format!("{command}: {why}"));
+        model.mode = Mode::Palette;
+    } else if sent != *command {
+        model.palette_sent = Some((sent, line));
+    }
+}
+
 /// Enter in the palette: a valid line runs and closes it; a bad one stays open, editable,
-/// with the reason shown under it, as does any line once the scenario reached its end.
+/// with the reason shown under it, as does any line once the scenario reached its end. The
+/// reason goes once the line is edited, and a `:` typed first starts a fresh line.
 fn submit(model: &mut Model, snap: &Snapshot) -> Vec<Effect> {
     model.palette.edit(PaletteAction::Submit);
     let line = model.palette.input().trim().to_string();
@@ -1013,6 +1047,7 @@ fn submit(model: &mut Model, snap: &Snapshot) -> Vec<Effect> {
         Ok(cmd) => {
             model.palette.set_error(None);
             model.mode = Mode::Normal;
+            model.palette_sent = Some((cmd.clone(), line));
             vec![Effect::Apply(cmd)]
         }
         Err(why) => {

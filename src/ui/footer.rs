@@ -108,7 +108,9 @@ pub fn render(frame: &mut Frame, area: Rect, model: &Model) {
             .filter_map(|b| {
                 let label =
                     model.keys.label(b).map_or(std::borrow::Cow::Borrowed(b.label), std::borrow::Cow::Owned);
-                b.footer.map(|f| (label, f))
+                // A key the shown view gives its own meaning says that one.
+                let shown = keymap::view_binding(model.view, b.action).map_or(b, |v| &v.binding);
+                shown.footer.map(|f| (label, f))
             })
             .collect(),
         Mode::Palette | Mode::Prompt(_) => {

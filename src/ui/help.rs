@@ -32,6 +32,9 @@ fn dashboard_keys(theme: Theme, out: &mut Vec<Line<'static>>) {
         for b in keymap::BINDINGS.iter().filter(|b| b.action.group() == group) {
             out.push(binding_line(b, theme));
         }
+        for v in keymap::VIEW_BINDINGS.iter().filter(|v| v.binding.action.group() == group) {
+            out.push(binding_line(&v.binding, theme));
+        }
         if group == Group::Partitions {
             let syntax = format!("  F {TABLE_FILTER_SYNTAX}");
             for part in super::text::wrap(&syntax, MEANING_W + 12) {
@@ -393,7 +396,7 @@ mod tests {
         assert!(order.windows(2).all(|w| w[0] < w[1]), "{order:?}");
         let quit = &text[order[5]..];
         assert!(quit.iter().any(|l| l.contains("Ctrl-C") && l.contains("quit")));
-        for b in keymap::BINDINGS {
+        for b in keymap::BINDINGS.iter().chain(keymap::VIEW_BINDINGS.iter().map(|v| &v.binding)) {
             assert!(text.iter().any(|l| l.contains(b.help)), "{} missing", b.label);
         }
         assert!(text.iter().any(|l| l.contains("up L4: broker 1") && l.contains("leads 4 partitions")));

@@ -6,6 +6,7 @@
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
 use crate::sim::BrokerId;
+use crate::ui::app::View;
 
 mod overrides;
 pub use overrides::{KeyOverrides, action_name};
@@ -75,6 +76,8 @@ pub enum Action {
     FocusEvents,
     /// Search the events' text (gives the keys to the Events pane).
     SearchEvents,
+    /// Type the Events pane's filter (`F` in the events view, see [`VIEW_BINDINGS`]).
+    FilterEvents,
     /// Restart the same cluster, seed and startup settings from time 0 (asks first).
     Reset,
     /// Open the command palette.
@@ -182,9 +185,8 @@ impl Action {
             ToggleUnhealthy | ToggleInternal | FilterPartitions | FilterSelectedBroker => Group::Partitions,
             CycleAcks | NextProducer | MinIsrDown | MinIsrUp | ToggleUnclean | LagLimitDown | LagLimitUp
             | RateDown | RateUp => Group::Settings,
-            EventsOlder | EventsNewer | EventsFollow | ToggleImportant | FocusEvents | SearchEvents => {
-                Group::Events
-            }
+            EventsOlder | EventsNewer | EventsFollow | ToggleImportant | FocusEvents | SearchEvents
+            | FilterEvents => Group::Events,
             Reset => Group::Time,
             OpenPalette => Group::Palette,
             ToggleHelp | Quit => Group::Quit,
@@ -635,6 +637,51 @@ pub static BINDINGS: &[Binding<Action>] = &[
     },
 ];
 
+/// A dashboard binding that one view gives its own meaning: its keys are those of the
+/// binding of [`ViewBinding::replaces`] (moved with it by `config.toml [keys]`), and in
+/// [`ViewBinding::view`] the footer and dispatch use this binding instead.
+#[derive(Debug)]
+pub struct ViewBinding {
+    /// The view it applies in.
+    pub view: View,
+    /// The action of [`BINDINGS`] it stands in for there.
+    pub replaces: Action,
+    /// What the footer and the help say, and the action. Its `keys` are the replaced
+    /// binding's, for the help.
+    pub binding: Binding<Action>,
+}
+
+/// The keys that mean something else in one view. Issue 9: `F` in the events view filtered
+/// the partition table nobody could see there; it filters the events instead.
+pub static VIEW_BINDINGS: &[ViewBinding] = &[ViewBinding {
+    view: View::Events,
+    replaces: Action::FilterPartitions,
+    binding: Binding {
+        keys: &[ch('F')],
+        label: "F",
+        footer: Some("filter events"),
+        help: "events view (F5): filter the events by kind, partition, broker, client (then Enter)",
+        action: Action::FilterEvents,
+    },
+}];
+
+/// The dashboard's action for a key event in `view`: [`BINDINGS`]' action, or the one
+/// [`VIEW_BINDINGS`] gives it in that view.
+pub fn lookup_in(view: View, ev: &KeyEvent) -> Option<Action> {
+    let action = lookup(BINDINGS, ev)?;
+    Some(in_view(view, action))
+}
+
+/// `action` as `view` takes it ([`VIEW_BINDINGS`]).
+pub fn in_view(view: View, action: Action) -> Action {
+    view_binding(view, action).map_or(action, |v| v.binding.action)
+}
+
+/// The binding `view` puts in place of the [`BINDINGS`] binding of `action`, if any.
+pub fn view_binding(view: View, action: Action) -> Option<&'static ViewBinding> {
+    VIEW_BINDINGS.iter().find(|v| v.view == view && v.replaces == action)
+}
+
 /// The Events pane's keys (while it has them).
 pub static EVENTS_BINDINGS: &[Binding<EventsAction>] = &[
     Binding {
@@ -956,6 +1003,22 @@ impl Resolve for HelpAction {
 /// no binding has that action.
 pub fn label_of(action: Action) -> Option<&'static str> {
     BINDINGS.iter().find(|b| b.action == action).map(|b| b.label)
+}
+
+/// How the key of `ev` is written in a notice: `z`, `~`, `F7`, `Ctrl-X`.
+pub fn key_name(ev: &KeyEvent) -> String {
+    let key = Key { code: ev.code, ctrl: ev.modifiers.contains(KeyModifiers::CONTROL) };
+    overrides::key_text(key)
+}
+
+/// The notice for a key no table binds in the mode shown (issue 9: such keys used to do
+/// nothing without a word); `None` for keys a terminal sends alone (Shift, Caps Lock, media
+/// keys), which are not presses the user means.
+pub fn unbound_text(ev: &KeyEvent) -> Option<String> {
+    if matches!(ev.code, KeyCode::Modifier(_) | KeyCode::Media(_) | KeyCode::Null | KeyCode::CapsLock) {
+        return None;
+    }
+    Some(format!("`{}` does nothing here; ? lists the keys", key_name(ev)))
 }
 
 /// The footer entries of a table as `(keys, text)` pairs, in table order.

@@ -32,6 +32,7 @@ pub mod palette;
 pub mod pane_memo;
 pub mod partition_filter;
 pub mod partitions;
+pub mod status_age;
 pub mod text;
 pub mod theme;
 pub mod view;
@@ -373,10 +374,18 @@ async fn event_loop(terminal: &mut Term, live: &LiveSim, speed: f64, look: Look)
     let mut meter = SpeedMeter::default();
     let (mut dirty, mut sim_alive) = (true, true);
     let mut stop = Stop::listen()?;
+    let mut status_age = status_age::StatusAge::default();
     loop {
+        // The status line ages out; once the sim is gone its last word stays.
+        let status_due = status_age.remaining(&model, clock.since_start()).filter(|_| sim_alive);
         tokio::select! {
             biased;
             exit = stop.requested() => return Ok(exit),
+            _ = tokio::time::sleep(status_due.unwrap_or_default()), if status_due.is_some() => {
+                if status_age.expire(&mut model, clock.since_start()) {
+                    draw(terminal, &model, &snap)?;
+                }
+            }
             event = keys.next() => {
                 let msg = match event {
                     None => return Ok(Exit::Quit),

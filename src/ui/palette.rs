@@ -25,9 +25,12 @@ pub struct Palette {
     browsing: Option<usize>,
     /// The line typed before browsing started.
     draft: String,
-    /// Why the last submitted line was refused; shown under the line until the next
-    /// submit or until the palette closes.
+    /// Why the last submitted line was refused; shown under the line until the line is
+    /// edited, the next submit, or the palette closes.
     error: Option<String>,
+    /// No key was pressed since the refusal: a `:` now starts a fresh line (the user is
+    /// typing a new command, not fixing this one).
+    just_refused: bool,
     /// What the line starts with: `:` for commands (the default), e.g. `/` for a search.
     prefix: &'static str,
 }
@@ -58,9 +61,18 @@ impl Palette {
         self.error.as_deref()
     }
 
-    /// Records (or clears) why the submitted line was refused.
+    /// Records (or clears) why the submitted line was refused. The reason goes as soon as
+    /// the line is edited, so it never describes a line that is no longer there.
     pub fn set_error(&mut self, error: Option<String>) {
+        self.just_refused = error.is_some();
         self.error = error;
+    }
+
+    /// Opens the palette again on a refused `line` with the reason under it, to fix it.
+    pub fn reopen_refused(&mut self, line: &str, why: String) {
+        self.open();
+        self.set_line(line.to_string());
+        self.set_error(Some(why));
     }
 
     /// The current line.
@@ -78,8 +90,15 @@ impl Palette {
         &self.history
     }
 
-    /// Types a character at the cursor.
+    /// Types a character at the cursor; the line changed, so a refusal's reason goes. A `:`
+    /// as the first key after a refusal starts a fresh, empty line instead.
     pub fn insert(&mut self, c: char) {
+        let fresh = std::mem::take(&mut self.just_refused) && c == ':' && self.prefix() == ":";
+        self.error = None;
+        if fresh {
+            self.set_line(String::new());
+            return;
+        }
         let at = self.byte_index(self.cursor);
         self.input.insert(at, c);
         self.cursor += 1;
@@ -99,6 +118,18 @@ impl Palette {
     /// Applies an editing action (submit and cancel only reset browsing; the model decides
     /// what they mean).
     pub fn edit(&mut self, action: PaletteAction) {
+        self.just_refused = false;
+        let before = self.input.len();
+        self.edit_line(action);
+        // Cursor moves keep the reason; anything that changed the line drops it.
+        if self.input.len() != before
+            || matches!(action, PaletteAction::HistoryPrev | PaletteAction::HistoryNext)
+        {
+            self.error = None;
+        }
+    }
+
+    fn edit_line(&mut self, action: PaletteAction) {
         let len = self.input.chars().count();
         match action {
             PaletteAction::Left => self.cursor = self.cursor.saturating_sub(1),

@@ -236,7 +236,7 @@ fn verdicts_show_in_the_status_line() {
         (status.kind, status.text.as_str()),
         (StatusKind::Error, "✖ crash 2: broker 2 is already down")
     );
-    update(&mut m, Msg::Verdict { command, result: Ok(Default::default()) }, &snap);
+    update(&mut m, Msg::Verdict { command, result: Ok(Answer { note: None }) }, &snap);
     assert_eq!(m.status.unwrap().text, "✔ crash 2");
 }
 
@@ -309,7 +309,7 @@ fn ctrl_c_quits_from_every_mode() {
 }
 
 #[test]
-fn a_bad_palette_line_keeps_its_reason_until_the_next_enter() {
+fn a_bad_palette_line_keeps_its_reason_until_it_is_edited() {
     let (mut m, snap) = model();
     for line in ["crsh 2", "crash", "set producer acks = 1"] {
         typed(&mut m, &snap, ":");
@@ -317,8 +317,10 @@ fn a_bad_palette_line_keeps_its_reason_until_the_next_enter() {
         assert_eq!(press(&mut m, &snap, KeyCode::Enter), vec![]);
         assert_eq!(m.mode, Mode::Palette);
         assert!(m.palette.error().is_some_and(|e| !e.is_empty()), "{line}: no reason");
+        press(&mut m, &snap, KeyCode::Left);
+        assert!(m.palette.error().is_some(), "{line}: a cursor move keeps the reason");
         typed(&mut m, &snap, "x");
-        assert!(m.palette.error().is_some(), "{line}: the reason stays while editing");
+        assert_eq!(m.palette.error(), None, "{line}: the reason goes once the line is edited");
         press(&mut m, &snap, KeyCode::Esc);
         typed(&mut m, &snap, ":");
         assert_eq!(m.palette.error(), None, "{line}: a fresh palette starts clean");
@@ -970,4 +972,106 @@ fn going_before_the_oldest_shown_event_says_why_nothing_is_older() {
     press(&mut m, &snap, KeyCode::Up);
     let text = m.status.as_ref().unwrap().text.clone();
     assert!(text.contains("7 older ones are no longer kept"), "{text}");
+}
+
+/// Issue 9: `F` in the events view filtered the partition table, unseen there, and emptied
+/// it for the overview. There it types the Events pane's filter; elsewhere the table's.
+#[test]
+fn f_in_the_events_view_filters_the_events_and_the_table_elsewhere() {
+    let (mut m, snap) = model();
+    press(&mut m, &snap, KeyCode::F(5));
+    typed(&mut m, &snap, "F");
+    assert_eq!(m.mode, Mode::Prompt(Ask::Filter), "the events' own filter prompt");
+    line(&mut m, &snap, "broker 2");
+    assert_eq!(m.events_filter.broker, Some(2));
+    assert!(!m.table_filter.narrows(), "the table's filter is untouched");
+    assert_eq!(m.mode, Mode::Events, "as after e then F, the events keep the keys");
+    press(&mut m, &snap, KeyCode::Esc);
+    typed(&mut m, &snap, "/");
+    assert_eq!(m.mode, Mode::Prompt(Ask::Search), "/ searches the events there too");
+    press(&mut m, &snap, KeyCode::Esc);
+    press(&mut m, &snap, KeyCode::Esc);
+    for view in [KeyCode::F(1), KeyCode::F(2)] {
+        press(&mut m, &snap, view);
+        typed(&mut m, &snap, "F");
+        assert_eq!(m.mode, Mode::Prompt(Ask::TableFilter), "{view:?}: the table's filter");
+        press(&mut m, &snap, KeyCode::Esc);
+    }
+}
+
+/// Issue 9: after `:crsh 2` Enter, typing `:` and a new command appended it to the old line
+/// (`:crsh 2:crash 2`) under the stale "unknown command `crsh`". A `:` as the first key
+/// after a refusal starts a fresh line; a `:` later is typed as any key.
+#[test]
+fn a_colon_after_a_refused_line_starts_a_fresh_one() {
+    let (mut m, snap) = model();
+    typed(&mut m, &snap, ":crsh 2");
+    press(&mut m, &snap, KeyCode::Enter);
+    assert!(m.palette.error().unwrap().contains("crsh"));
+    typed(&mut m, &snap, ":crash 2");
+    assert_eq!(m.palette.input(), "crash 2");
+    assert_eq!(m.palette.error(), None);
+    assert_eq!(press(&mut m, &snap, KeyCode::Enter), apply("crash 2"));
+    typed(&mut m, &snap, ":crash");
+    press(&mut m, &snap, KeyCode::Enter);
+    typed(&mut m, &snap, " :");
+    assert_eq!(m.palette.input(), "crash :", "only the first key after a refusal");
+}
+
+/// A command the cluster refuses (`crash 7` where no broker 7 is) opens the palette again on
+/// its line with the reason, as a line that does not parse keeps it open.
+#[test]
+fn a_line_the_cluster_refuses_opens_the_palette_again_to_fix_it() {
+    let (mut m, snap) = model();
+    typed(&mut m, &snap, ":crash 7");
+    let sent = press(&mut m, &snap, KeyCode::Enter);
+    assert_eq!(sent, apply("crash 7"));
+    assert_eq!(m.mode, Mode::Normal);
+    let command = Command::parse("crash 7").unwrap();
+    update(&mut m, Msg::Verdict { command, result: Err("no broker 7".into()) }, &snap);
+    assert_eq!(m.mode, Mode::Palette);
+    assert_eq!(m.palette.input(), "crash 7");
+    assert!(m.palette.error().unwrap().contains("no broker 7"));
+    press(&mut m, &snap, KeyCode::Backspace);
+    assert_eq!(m.palette.error(), None);
+    typed(&mut m, &snap, "2");
+    assert_eq!(press(&mut m, &snap, KeyCode::Enter), apply("crash 2"));
+    // The same refusal for a key's command (x) leaves the keys where they are.
+    let command = Command::parse("crash 2").unwrap();
+    update(&mut m, Msg::Verdict { command: command.clone(), result: Ok(Answer { note: None }) }, &snap);
+    update(&mut m, Msg::Verdict { command, result: Err("already crashed".into()) }, &snap);
+    assert_eq!(m.mode, Mode::Normal);
+}
+
+/// Issue 9: `z`, `~`, F7 and F12 did nothing without a word. They say so, as a notice.
+#[test]
+fn a_key_that_does_nothing_says_so_as_a_notice() {
+    let (mut m, snap) = model();
+    for (code, name) in [
+        (KeyCode::Char('z'), "`z`"),
+        (KeyCode::Char('~'), "`~`"),
+        (KeyCode::F(7), "`F7`"),
+        (KeyCode::F(12), "`F12`"),
+    ] {
+        assert_eq!(press(&mut m, &snap, code), vec![]);
+        let status = m.status.clone().expect("a notice");
+        assert_eq!(status.kind, StatusKind::Info, "{status:?}");
+        assert_eq!(status.text, format!("{name} does nothing here; ? lists the keys"));
+    }
+    typed(&mut m, &snap, "e");
+    typed(&mut m, &snap, "z");
+    assert!(m.status.as_ref().unwrap().text.starts_with("`z` does nothing here"), "in the Events pane too");
+    let shift = KeyCode::Modifier(crossterm::event::ModifierKeyCode::LeftShift);
+    m.status = None;
+    press(&mut m, &snap, shift);
+    assert_eq!(m.status, None, "a lone Shift is no key press");
+}
+
+/// A quick Esc then F5 arrives as Alt-F5: it shows the events view, not "does nothing".
+#[test]
+fn an_alt_function_key_from_a_quick_escape_is_the_key_alone() {
+    let (mut m, snap) = model();
+    update(&mut m, Msg::Key(KeyEvent::new(KeyCode::F(5), KeyModifiers::ALT)), &snap);
+    assert_eq!(m.view, View::Events);
+    assert_eq!(m.status, None);
 }

@@ -154,8 +154,12 @@ fn replica_lines(
         lines.push(replica_line(r, &note(p, r, paused, long), theme, &cols));
         let gone = p.truncations.iter().filter(|t| t.replica == r.broker);
         lines.extend(gone.map(|t| {
-            let line = truncation_line(t, &cols, theme);
-            // Cut text ends with `…` (`from off` alone would read as an offset).
+            let mut line = truncation_line(t, &cols, theme);
+            // Where the row has no room for `from offset N`, it goes whole rather than end in
+            // `from offset …` (issue 9); other cut text ends with `…`.
+            if line.width() > width {
+                line.spans.pop();
+            }
             Line::from(text::truncate_spans(line.spans, width))
         }));
     }
@@ -636,7 +640,10 @@ mod tests {
             let gone = gone.expect("a truncation row");
             assert!(text::width(&gone) <= width, "{width}: {gone}");
             let whole = gone.trim_end().ends_with(&format!("from offset {}", leo - 408));
-            assert!(whole || gone.ends_with('…'), "{width}: {gone}");
+            // Without room for `from offset N` it goes whole (never `from offset …`).
+            let labelled = gone.trim_end().ends_with("(408 acknowledged)");
+            assert!(whole || labelled || gone.ends_with('…'), "{width}: {gone}");
+            assert!(!gone.contains("from offset …") && !gone.contains("from off…"), "{width}: {gone}");
             let legend = plain(&[legend(&cols, true, theme, width)]);
             assert!(text::width(&legend) <= width, "{width}: {legend}");
             let ends = ["above HW", "missing", "(✘ acked, lost)", "in ISR", "out"];

@@ -22,7 +22,7 @@ use crate::cluster::snapshot::{
     PartitionHealth, PartitionView, Reach, ReplicaView, Snapshot, TruncationView, Unreachable,
 };
 use crate::sim::events::group;
-use crate::sim::{Epoch, Offset, join_ids};
+use crate::sim::{BrokerId, Epoch, Offset, join_ids};
 use ratatui::style::Style;
 
 /// Rows this pane wants: title, one per replica of the widest partition, one note line.
@@ -37,7 +37,13 @@ pub fn height_needed(snap: &Snapshot) -> u16 {
 /// shows whenever it fits (issue 9).
 pub fn notes_rows(model: &Model, snap: &Snapshot, width: u16) -> u16 {
     let Some(p) = model.partition(snap) else { return 0 };
-    u16::try_from(notes(p, model.theme, usize::from(width), false).len()).unwrap_or(u16::MAX)
+    let paused = paused(snap);
+    u16::try_from(notes(p, &paused, model.theme, usize::from(width), false).len()).unwrap_or(u16::MAX)
+}
+
+/// The brokers whose follower fetchers the user paused (`p`, `pause-fetch`).
+fn paused(snap: &Snapshot) -> Vec<BrokerId> {
+    snap.brokers.iter().filter(|b| b.fetch_paused).map(|b| b.id).collect()
 }
 
 /// Draws the pane for the selected partition.
@@ -51,12 +57,13 @@ pub fn render(frame: &mut Frame, area: Rect, model: &Model, snap: &Snapshot) {
     let title = title(p, usize::from(area.width));
     let block = Block::new().borders(Borders::TOP).title(Span::styled(title, theme.title()));
     let inner = block.inner(area);
-    let (mut lines, cols) = replica_lines(p, theme, usize::from(inner.width));
+    let paused = paused(snap);
+    let (mut lines, cols) = replica_lines(p, &paused, theme, usize::from(inner.width));
     let room = usize::from(inner.height);
     // The notes in full when they fit under the strips, else in their short words.
-    let mut notes = notes(p, theme, usize::from(inner.width), false);
+    let mut notes = notes(p, &paused, theme, usize::from(inner.width), false);
     if lines.len() + notes.len() > room {
-        notes = self::notes(p, theme, usize::from(inner.width), true);
+        notes = self::notes(p, &paused, theme, usize::from(inner.width), true);
     }
     let consumers = snap.consumers.iter().any(|c| c.position(&p.tp).is_some());
     // Each row already says its HW and LEO, so without consumers the marks row comes only
@@ -118,14 +125,20 @@ fn marks(snap: &Snapshot, p: &PartitionView, cols: &Columns, theme: Theme) -> Op
     log_marks(snap, p, (cols.bar_at(), cols.bar_w, cols.max), theme, marks)
 }
 
-/// One line per replica, and how they are laid out (where the strips are).
-fn replica_lines(p: &PartitionView, theme: Theme, width: usize) -> (Vec<Line<'static>>, Columns) {
+/// One line per replica, and how they are laid out (where the strips are); `paused` lists
+/// the brokers whose fetchers the user paused.
+fn replica_lines(
+    p: &PartitionView,
+    paused: &[BrokerId],
+    theme: Theme,
+    width: usize,
+) -> (Vec<Line<'static>>, Columns) {
     let max_leo = p.replica_views.iter().map(|r| r.leo).max().unwrap_or(0).max(1);
     let num_w = max_leo.to_string().len();
     let long = width >= 70;
     // The log start appears once retention (or a reset follower) moved it on some replica.
     let show_start = p.replica_views.iter().any(|r| r.log_start > 0);
-    let note_w = p.replica_views.iter().map(|r| note(r, long).chars().count()).max().unwrap_or(0);
+    let note_w = p.replica_views.iter().map(|r| note(p, r, paused, long).chars().count()).max().unwrap_or(0);
     let id_w = p.replica_views.iter().map(|r| r.broker.to_string().len()).max().unwrap_or(1);
     // " 0 L ✔ " (wider for ids from 10 on) + bar + " HW n LEO n " + note
     let fixed = id_w + 6 + 1 + 3 + num_w + 5 + num_w + 1 + note_w;
@@ -135,14 +148,18 @@ fn replica_lines(p: &PartitionView, theme: Theme, width: usize) -> (Vec<Line<'st
         p.replica_views.iter().flat_map(|r| r.epoch_cache.iter().map(|&(e, _)| e)).collect();
     epochs.sort_unstable();
     epochs.dedup();
-    let cols = Columns { bar_w, max: max_leo, num_w, long, show_start, id_w, epochs };
+    let cols = Columns { bar_w, max: max_leo, num_w, show_start, id_w, epochs };
     let mut lines = Vec::new();
     for r in &p.replica_views {
-        lines.push(replica_line(r, theme, &cols));
+        lines.push(replica_line(r, &note(p, r, paused, long), theme, &cols));
         let gone = p.truncations.iter().filter(|t| t.replica == r.broker);
         lines.extend(gone.map(|t| {
-            let line = truncation_line(t, &cols, theme);
-            // Cut text ends with `…` (`from off` alone would read as an offset).
+            let mut line = truncation_line(t, &cols, theme);
+            // Where the row has no room for `from offset N`, it goes whole rather than end in
+            // `from offset …` (issue 9); other cut text ends with `…`.
+            if line.width() > width {
+                line.spans.pop();
+            }
             Line::from(text::truncate_spans(line.spans, width))
         }));
     }
@@ -154,7 +171,6 @@ struct Columns {
     bar_w: usize,
     max: Offset,
     num_w: usize,
-    long: bool,
     show_start: bool,
     /// Characters of the widest broker id.
     id_w: usize,
@@ -182,7 +198,7 @@ impl Columns {
     }
 }
 
-fn replica_line(r: &ReplicaView, theme: Theme, cols: &Columns) -> Line<'static> {
+fn replica_line(r: &ReplicaView, note: &str, theme: Theme, cols: &Columns) -> Line<'static> {
     let role = if r.is_leader { "L" } else { "F" };
     let (isr_glyph, isr_style) =
         if r.in_isr { (glyph::IN_ISR, theme.good()) } else { (glyph::OUT_OF_ISR, theme.muted()) };
@@ -198,7 +214,7 @@ fn replica_line(r: &ReplicaView, theme: Theme, cols: &Columns) -> Line<'static> 
     spans.extend(runs(&record_cells(r, cols, theme)));
     spans.push(Span::styled(glyph::MISSING.to_string().repeat(missing), theme.muted()));
     spans.push(Span::styled(offsets(r, cols), theme.normal()));
-    spans.push(Span::styled(note(r, cols.long), note_style));
+    spans.push(Span::styled(note.to_string(), note_style));
     Line::from(spans)
 }
 
@@ -306,13 +322,34 @@ fn offsets(r: &ReplicaView, cols: &Columns) -> String {
     format!("{start} HW {:>w$} LEO {:>w$} ", r.hw, r.leo)
 }
 
-/// The replica's role or trouble in words.
-fn note(r: &ReplicaView, long: bool) -> String {
+/// The replica's role or trouble in words. A follower reads `in sync` only when it has
+/// caught up with a live leader and fetches: ISR membership is the `✔`, and a follower the
+/// controller still counts in the ISR can be far behind a leader that crashed before it was
+/// fenced (issue 9). Otherwise it says how far behind the leader's log it is (the leader's
+/// own view while it runs, else its log on disk), that its fetching is paused (`paused`
+/// lists those brokers) and that the leader is down or missing.
+fn note(p: &PartitionView, r: &ReplicaView, paused: &[BrokerId], long: bool) -> String {
+    let leader = p.replica_views.iter().find(|l| l.is_leader);
     if r.is_leader {
-        return "leader".to_string();
+        return if r.online { "leader" } else { "leader, down" }.to_string();
     }
     let form = if long { Form::Long } else { Form::Short };
-    follower_state(r, form).unwrap_or_else(|| "in sync".to_string())
+    let mut parts: Vec<String> = follower_state(r, form).into_iter().collect();
+    if r.online {
+        let said_behind = r.lag.is_some_and(|l| l > 0);
+        if let Some(l) = leader.filter(|l| !said_behind && l.leo > r.leo) {
+            parts.insert(0, format!("{} behind", l.leo - r.leo));
+        }
+        if paused.contains(&r.broker) {
+            parts.push("fetch paused".to_string());
+        }
+        match leader {
+            None => parts.push("no leader".to_string()),
+            Some(l) if !l.online => parts.push("leader down".to_string()),
+            Some(_) => {}
+        }
+    }
+    if parts.is_empty() { "in sync".to_string() } else { parts.join(if long { ", " } else { " " }) }
 }
 
 /// Cell counts of the bar: before the log start, committed, uncommitted, missing. Any
@@ -338,13 +375,19 @@ pub fn bar_cells(r: &ReplicaView, width: usize, max: Offset) -> [usize; 4] {
 
 /// The notes under the strips; `short` says the leader's trouble in fewer words, for a
 /// pane with little room.
-fn notes(p: &PartitionView, theme: Theme, width: usize, short: bool) -> Vec<Line<'static>> {
+fn notes(
+    p: &PartitionView,
+    paused: &[BrokerId],
+    theme: Theme,
+    width: usize,
+    short: bool,
+) -> Vec<Line<'static>> {
     let mut out = Vec::new();
     if p.acked_lost > 0 {
         out.extend(loss_note(p, theme, width, short));
     }
-    if let Some(why) = &p.hw_blocked_by {
-        out.extend(hw_note(why, theme, width));
+    if let Some(why) = hw_waits_for_paused(p, paused).or_else(|| p.hw_blocked_by.clone()) {
+        out.extend(hw_note(&why, theme, width));
     }
     if let Some(text) = reassignment(p) {
         let label = Span::styled(" Reassignment: ", theme.warn());
@@ -448,6 +491,24 @@ fn loss_note(p: &PartitionView, theme: Theme, width: usize, short: bool) -> Vec<
     }
 }
 
+/// The HW held back by an ISR member whose fetching the user paused (`paused`), in words:
+/// it will not fetch, so the HW waits until it is resumed or the leader drops it from the
+/// ISR after `replica.lag.time.max.ms` (`Partition.maybeShrinkIsr`); `None` otherwise (a
+/// frozen HW keeps its own reason).
+pub fn hw_waits_for_paused(p: &PartitionView, paused: &[BrokerId]) -> Option<String> {
+    let h = p.hw_held_by.filter(|h| paused.contains(&h.broker))?;
+    if p.hw_blocked_by.as_deref().is_some_and(|w| w.starts_with("HW frozen")) {
+        return None;
+    }
+    let b = h.broker;
+    Some(match h.leo {
+        None => format!(
+            "HW waits for broker {b}'s first fetch from the new leader, but broker {b}'s fetching is paused"
+        ),
+        Some(l) => format!("HW waits for broker {b} (LEO {l}), whose fetching is paused"),
+    })
+}
+
 /// Why the HW is stuck, labelled `HW stuck:` unless the reason already starts with "HW"
 /// (`HW frozen: …`, `HW waits for …`).
 fn hw_note(why: &str, theme: Theme, width: usize) -> Vec<Line<'static>> {
@@ -506,6 +567,55 @@ mod tests {
         lines.iter().flat_map(|l| l.spans.iter().map(|s| s.content.to_string())).collect()
     }
 
+    /// issue 9: a follower still in the ISR, behind a leader that crashed before it was
+    /// fenced and with its fetching paused, says all three, never `in sync`; the same follower
+    /// caught up with a live leader is `in sync`.
+    #[test]
+    fn in_sync_means_caught_up_with_a_live_leader() {
+        let mut snap = fixture::snapshot();
+        let p = std::sync::Arc::make_mut(&mut snap.partitions[0]);
+        let leader_leo = p.replica_views.iter().find(|r| r.is_leader).expect("a leader").leo;
+        let f = p.replica_views.iter().position(|r| !r.is_leader && r.in_isr).expect("an ISR follower");
+        p.replica_views[f].leo = leader_leo;
+        p.replica_views[f].lag = Some(0);
+        p.replica_views[f].isr_expiry_in = None;
+        let caught_up = p.replica_views[f].clone();
+        assert_eq!(note(p, &caught_up, &[], true), "in sync");
+        let b = caught_up.broker;
+        assert_eq!(note(p, &caught_up, &[b], true), "fetch paused");
+        // The leader crashes: its bookkeeping is gone, its log on disk is 396 records ahead.
+        p.replica_views[f].leo = leader_leo - 396;
+        p.replica_views[f].lag = None;
+        for r in p.replica_views.iter_mut().filter(|r| r.is_leader) {
+            r.online = false;
+        }
+        let behind = p.replica_views[f].clone();
+        assert_eq!(note(p, &behind, &[b], true), "396 behind, fetch paused, leader down");
+        assert_eq!(note(p, &behind, &[], false), "396 behind leader down");
+        let leader = p.replica_views.iter().find(|r| r.is_leader).expect("a leader").clone();
+        assert_eq!(note(p, &leader, &[], true), "leader, down");
+    }
+
+    /// issue 9: the HW waiting for a member whose fetching is paused says so, in the first
+    /// fetch's case and the known-LEO one; a member that fetches keeps the sim's words.
+    #[test]
+    fn the_hw_waiting_for_a_paused_member_says_it_is_paused() {
+        let snap = fixture::snapshot();
+        let mut p = (*snap.partitions[0]).clone();
+        p.hw_blocked_by = Some("HW waits for broker 1's first fetch from the new leader".into());
+        p.hw_held_by = Some(crate::cluster::snapshot::HwHold { broker: 1, leo: None });
+        assert_eq!(hw_waits_for_paused(&p, &[2]), None);
+        let text = hw_waits_for_paused(&p, &[1]).expect("paused");
+        assert!(text.ends_with("but broker 1's fetching is paused"), "{text}");
+        p.hw_held_by = Some(crate::cluster::snapshot::HwHold { broker: 1, leo: Some(689) });
+        assert_eq!(
+            hw_waits_for_paused(&p, &[1]).as_deref(),
+            Some("HW waits for broker 1 (LEO 689), whose fetching is paused")
+        );
+        let shown = plain(&notes(&p, &[1], Theme::new(false), 80, false));
+        assert!(shown.contains("whose fetching is paused"), "{shown}");
+    }
+
     /// A cut truncation row ends with `…` (not `from off`), and a narrow legend drops whole
     /// entries (never `✗` without `out`); neither is wider than the pane.
     #[test]
@@ -525,12 +635,15 @@ mod tests {
         }];
         let p = &snap.partitions[0];
         for width in [60, 70, 80] {
-            let (lines, cols) = replica_lines(p, theme, width);
+            let (lines, cols) = replica_lines(p, &[], theme, width);
             let gone = lines.iter().map(|l| plain(std::slice::from_ref(l))).find(|l| l.contains("truncated"));
             let gone = gone.expect("a truncation row");
             assert!(text::width(&gone) <= width, "{width}: {gone}");
             let whole = gone.trim_end().ends_with(&format!("from offset {}", leo - 408));
-            assert!(whole || gone.ends_with('…'), "{width}: {gone}");
+            // Without room for `from offset N` it goes whole (never `from offset …`).
+            let labelled = gone.trim_end().ends_with("(408 acknowledged)");
+            assert!(whole || labelled || gone.ends_with('…'), "{width}: {gone}");
+            assert!(!gone.contains("from offset …") && !gone.contains("from off…"), "{width}: {gone}");
             let legend = plain(&[legend(&cols, true, theme, width)]);
             assert!(text::width(&legend) <= width, "{width}: {legend}");
             let ends = ["above HW", "missing", "(✘ acked, lost)", "in ISR", "out"];
@@ -646,7 +759,7 @@ mod tests {
             let leader = p.replica_views.iter_mut().find(|r| r.is_leader).expect("a leader");
             (leader.hw, leader.leo, leader.log_start) = (hw, leo, start);
             let p = &snap.partitions[0];
-            let (_, cols) = replica_lines(p, theme, width);
+            let (_, cols) = replica_lines(p, &[], theme, width);
             // `|` keeps the row's leading blanks (insta trims an inline snapshot's indent).
             format!("|{}", plain(&[marks(&snap, p, &cols, theme).expect("a marks row")]).trim_end())
         };
@@ -676,10 +789,10 @@ mod tests {
         let mut snap = fixture::snapshot();
         let theme = Theme::new(false);
         let p0 = snap.partitions[0].clone();
-        assert!(!plain(&replica_lines(&p0, theme, 100).0).contains("start"));
+        assert!(!plain(&replica_lines(&p0, &[], theme, 100).0).contains("start"));
         std::sync::Arc::make_mut(&mut snap.partitions[0]).replica_views[0].log_start = 700;
         let p0 = &snap.partitions[0];
-        let (lines, _) = replica_lines(p0, theme, 100);
+        let (lines, _) = replica_lines(p0, &[], theme, 100);
         let first = plain(&lines[..1]);
         assert!(first.contains(" start  700 HW "), "{first}");
         assert!(plain(&lines[1..2]).contains(" start    0 HW "));

@@ -49,10 +49,12 @@ pub fn render(frame: &mut Frame, area: Rect, model: &Model, snap: &Snapshot) {
 }
 
 /// Where an event cut short in this pane reads whole: `F5: in full` outside the events
-/// view (whose pane has the screen's rows); `None` in it.
+/// view; in it (whose pane has the screen's rows, so only the oldest event shown can be cut,
+/// an older loss among them), `[/]: scroll back for it whole`: scrolled back, it comes down
+/// the pane and reads whole (issue 9).
 fn whole_elsewhere(model: &Model) -> Option<String> {
     if model.view == super::app::View::Events {
-        return None;
+        return keymap::label_of(Action::EventsOlder).map(|key| format!("{key}: scroll back for it whole"));
     }
     keymap::label_of(Action::ShowEvents).map(|key| format!("{key}: in full"))
 }
@@ -562,6 +564,17 @@ mod tests {
                 assert!(text.contains("won an UNCLEAN election"), "{rows} rows: {text}");
             }
         }
+    }
+
+    /// Issue 9: a loss cut short says where it reads whole in every view: F5 outside the
+    /// events view, scrolling back in it (an older loss at the top of the events view).
+    #[test]
+    fn a_cut_loss_says_how_to_read_it_whole_in_the_events_view_too() {
+        let snap = crate::ui::fixture::snapshot();
+        let mut model = Model::new(1.0, Theme::new(false), &snap);
+        assert_eq!(whole_elsewhere(&model).as_deref(), Some("F5: in full"));
+        model.view = super::super::app::View::Events;
+        assert_eq!(whole_elsewhere(&model).as_deref(), Some("[/]: scroll back for it whole"));
     }
 
     #[test]

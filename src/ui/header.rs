@@ -1,6 +1,7 @@
 //! The header line: `isrlab [view]  seed 42  t=00:01:23.4  ▶ 1×  <semantics>   acked lost: N`.
 //! The partition counts (under-replicated, under min ISR, offline) and the loss counter are
-//! right-aligned and always shown; the semantics text gives way first.
+//! right-aligned and always shown; the semantics text gives way first, and never shows
+//! where the seed (how a run is replayed) has no room (issue 9).
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -16,7 +17,7 @@ use crate::sim::{format_stamp, format_time};
 /// Draws the header.
 pub fn render(frame: &mut Frame, area: Rect, model: &Model, snap: &Snapshot) {
     let theme = model.theme;
-    let (mut left, right) = essentials(model, snap, usize::from(area.width));
+    let (mut left, right, seed_shown) = essentials(model, snap, usize::from(area.width));
     let right_w = right.width() as u16;
     let [left_area, right_area] =
         Layout::horizontal([Constraint::Fill(1), Constraint::Length(right_w + 1)]).areas(area);
@@ -28,7 +29,8 @@ pub fn render(frame: &mut Frame, area: Rect, model: &Model, snap: &Snapshot) {
         let spans = scenario_name(&scenario.name, room(&left), theme);
         left.extend(spans);
     }
-    if let Some(semantics) = semantics_in(&snap.semantics.to_string(), room(&left)) {
+    // The seed matters more than the semantics: no semantics where the seed gave way.
+    if let Some(semantics) = semantics_in(&snap.semantics.to_string(), room(&left)).filter(|_| seed_shown) {
         left.push(Span::raw("  "));
         left.push(Span::styled(semantics, theme.muted()));
     }
@@ -96,12 +98,13 @@ fn clock(model: &Model, snap: &Snapshot, terse: bool) -> Span<'static> {
 
 /// The left part (name, seed, sim time, clock) and the right-aligned part (partition counts,
 /// loss counters) in the richest forms that fit `width` columns. The time, the clock and the
-/// loss counters always show; the rest gives way in this order: the zero counts, the seed
-/// (printed again on exit) where that keeps the other counts, the other counts (the seed
-/// comes back when they are gone), the loss counters' long labels, the word
-/// "actual" before the speed sim time really runs at, then the name; a playing scenario
-/// keeps at least [`MIN_ROOM`] columns of its name.
-fn essentials(model: &Model, snap: &Snapshot, width: usize) -> (Vec<Span<'static>>, Line<'static>) {
+/// loss counters always show; the rest gives way in this order: the zero counts, the loss
+/// counters' long labels where that keeps the seed, the seed (printed again on exit) where
+/// that keeps the other counts, the other counts (the seed comes back when they are gone),
+/// the word "actual" before the speed sim time really runs at, then the name; a playing
+/// scenario keeps at least [`MIN_ROOM`] columns of its name. The third value says whether
+/// the seed is in the left part.
+fn essentials(model: &Model, snap: &Snapshot, width: usize) -> (Vec<Span<'static>>, Line<'static>, bool) {
     let theme = model.theme;
     let left = |seed: bool, terse: u8| {
         let mut spans = Vec::new();
@@ -127,6 +130,7 @@ fn essentials(model: &Model, snap: &Snapshot, width: usize) -> (Vec<Span<'static
     let tries = [
         (true, Some(true), false, 0),
         (true, Some(false), false, 0),
+        (true, Some(false), true, 0),
         (false, Some(false), false, 0),
         (true, None, false, 0),
         (false, None, false, 0),
@@ -134,14 +138,14 @@ fn essentials(model: &Model, snap: &Snapshot, width: usize) -> (Vec<Span<'static
         (false, None, true, 1),
         (false, None, true, 2),
     ];
-    let mut chosen = (Vec::new(), Line::default());
+    let mut chosen = (Vec::new(), Line::default(), false);
     for (seed, zeros, short, terse) in tries {
         let left = left(seed, terse);
         let counts = zeros.map_or_else(Vec::new, |zeros| counts(theme, snap, zeros));
         let right = Line::from(counts.into_iter().chain(loss(theme, snap, short).spans).collect::<Vec<_>>());
         let used: usize = left.iter().map(Span::width).sum();
         let fits = used + keep + 1 + right.width() <= width;
-        chosen = (left, right);
+        chosen = (left, right, seed);
         if fits {
             break;
         }
@@ -232,6 +236,8 @@ mod tests {
                 let digits = seed.to_string();
                 let shown = line.contains(&format!("seed {digits} "));
                 assert!(shown || !line.contains("seed"), "the seed is cut: {line}");
+                // issue 9: the semantics never takes the seed's place.
+                assert!(shown || !line.contains("KRaft"), "the semantics without the seed: {line}");
                 assert_eq!(line.chars().count(), 80);
             }
         }
@@ -246,5 +252,6 @@ mod tests {
         let behind = header_at(u64::MAX, 99, 80, Some(0.5));
         assert!(behind.contains("0.5×)") && behind.trim_end().ends_with("acked lost: 99"), "{behind}");
         assert!(!behind.contains("seed") || behind.contains(&format!("seed {} ", u64::MAX)), "{behind}");
+        assert!(behind.contains("seed") || !behind.contains("KRaft"), "{behind}");
     }
 }

@@ -203,6 +203,26 @@ pub const GLOSSARY: &[(&str, &str)] = &[
     ),
     ("ctrl", "the KRaft controller; the number after it is its node id"),
     ("Ep", "the partition table's leader epoch column"),
+    ("Ldr", "the partition table's leader column at 80 columns: the broker that leads it"),
+    ("p0 / c0", "producer 0 / consumer 0: clients are numbered in the order they were added"),
+    (
+        "hb",
+        "heartbeat, in the broker view: how long ago the controller last heard from the broker, \
+         then when broker.session.timeout.ms fences it",
+    ),
+    (
+        "ep",
+        "broker epoch, in the broker view (ep 1): the controller gives a broker a new one each \
+         time it registers, so it can tell a restarted broker from its old self",
+    ),
+    (
+        "fence in Ns",
+        "short state: the leader is down, frozen or cut off and the controller fences it in N \
+         seconds (broker.session.timeout.ms), then elects another",
+    ),
+    ("HW waits N", "short state: the HW waits for ISR member N, which has not fetched the leader's records"),
+    ("HW <minISR", "short state: the ISR is below min.insync.replicas, so the HW is frozen"),
+    ("reassign", "short state: a reassignment (KIP-455) is moving the partition's replicas"),
     (
         "idempotent",
         "enable.idempotence: the producer numbers its batches so a retry is written once and in \

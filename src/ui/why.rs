@@ -197,6 +197,16 @@ impl Facts<'_> {
         }
         match p.hw_held_by {
             Some(h) => {
+                // A paused member fetches nothing until `resume-fetch` or until the leader
+                // drops it after replica.lag.time.max.ms (`Partition.maybeShrinkIsr`).
+                let paused = if self.broker(h.broker).is_some_and(|b| b.fetch_paused) {
+                    format!(
+                        "; broker {}'s fetching is paused, so it waits until resumed or dropped from the ISR",
+                        h.broker
+                    )
+                } else {
+                    String::new()
+                };
                 let body = match h.leo {
                     Some(leo) => format!(
                         "{}, held back by broker {}: its LEO {leo} is {} record(s) behind the leader's LEO {} \
@@ -212,7 +222,7 @@ impl Facts<'_> {
                         p.hw, h.broker, p.leader_epoch
                     ),
                 };
-                Entry::new(label, self.theme.warn(), body)
+                Entry::new(label, self.theme.warn(), body + &paused)
             }
             None => Entry::new(
                 label,

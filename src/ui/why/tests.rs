@@ -75,6 +75,7 @@ fn a_lagging_isr_member_holds_the_hw_back() {
         leader_leo - leo
     );
     assert!(hw.starts_with(&format!(" {want}")), "{hw}\nwant {want}");
+    assert!(hw.contains("broker 2's fetching is paused"), "{hw}");
     let all = statement(&said, "acks=all");
     assert!(all.contains(&format!("now waiting for broker 2 ({} behind)", leader_leo - leo)), "{all}");
 }

@@ -564,7 +564,15 @@ fn on_key(model: &mut Model, ev: KeyEvent, snap: &Snapshot) -> Vec<Effect> {
         }
         Mode::Events => match keymap::lookup(keymap::EVENTS_BINDINGS, &ev) {
             Some(action) => event_keys::on_events(model, action, snap),
-            None => unbound(model, &ev),
+            None => match keymap::lookup_in(model.view, &ev).filter(|a| leaves_events(*a)) {
+                // The view keys, the palette and the help work wherever the keys are: the
+                // pane gives them back first.
+                Some(action) => {
+                    model.mode = Mode::Normal;
+                    perform(model, action, snap)
+                }
+                None => unbound(model, &ev),
+            },
         },
         Mode::Prompt(ask) => match keymap::lookup(keymap::PALETTE_BINDINGS, &ev) {
             Some(action) => event_keys::on_prompt(model, ask, action, snap),
@@ -593,6 +601,25 @@ fn on_key(model: &mut Model, ev: KeyEvent, snap: &Snapshot) -> Vec<Effect> {
             None => Vec::new(),
         },
     }
+}
+
+/// Whether `action`, bound outside the Events pane, also works while the pane has the keys:
+/// switching views, the command palette and the help.
+fn leaves_events(action: Action) -> bool {
+    use Action::*;
+    matches!(
+        action,
+        NextView
+            | PrevView
+            | ShowOverview
+            | ShowPartition
+            | ShowBrokers
+            | ShowClients
+            | ShowEvents
+            | ShowConfig
+            | OpenPalette
+            | ToggleHelp
+    )
 }
 
 /// A key the live table does not bind: a short notice (not an error: nothing was refused).

@@ -1067,6 +1067,25 @@ fn a_key_that_does_nothing_says_so_as_a_notice() {
     assert_eq!(m.status, None, "a lone Shift is no key press");
 }
 
+/// While the Events pane has the keys (the events view, or `e`), the view keys, the palette
+/// and the help still work: a newcomer in F5 pressed F1 and `:` and got "does nothing", then
+/// typed a command into the pane's own keys (its space paused the sim).
+#[test]
+fn view_keys_and_the_palette_work_while_the_events_pane_has_the_keys() {
+    let (mut m, snap) = model();
+    typed(&mut m, &snap, "e");
+    assert_eq!(m.mode, Mode::Events);
+    press(&mut m, &snap, KeyCode::F(1));
+    assert_eq!((m.mode, m.view), (Mode::Normal, View::Overview));
+    typed(&mut m, &snap, "e");
+    typed(&mut m, &snap, ":");
+    assert_eq!(m.mode, Mode::Palette, "`:` opens the palette from the Events pane");
+    press(&mut m, &snap, KeyCode::Esc);
+    typed(&mut m, &snap, "e");
+    press(&mut m, &snap, KeyCode::F(3));
+    assert_eq!((m.mode, m.view), (Mode::Normal, View::Brokers));
+}
+
 /// A quick Esc then F5 arrives as Alt-F5: it shows the events view, not "does nothing".
 #[test]
 fn an_alt_function_key_from_a_quick_escape_is_the_key_alone() {

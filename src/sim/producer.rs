@@ -938,23 +938,13 @@ impl ProducerClient {
     /// Requests not answered yet, per broker (Java `InFlightRequests.count(node)`), counted
     /// in one pass over what is in flight (per partition it would cost partitions²).
     fn in_flight_requests(&self) -> RequestCounts {
-        // A request spanning several partitions is listed under each: sort and dedup the
-        // (leader, request) pairs, then count runs. A Vec, not ordered sets: this runs on
-        // every tick (`next_deadline`), and a producer has few requests in flight.
-        let mut requests: Vec<(BrokerId, u64)> = (self.holding.all.iter())
+        // A Vec, not ordered sets: this runs on every tick (`next_deadline`), and a producer
+        // has few requests in flight.
+        let requests = (self.holding.all.iter())
             .flat_map(|&i| &self.partitions[i].in_flight)
             .map(|f| (f.leader, f.request))
             .collect();
-        requests.sort_unstable();
-        requests.dedup();
-        let mut counts: Vec<(BrokerId, usize)> = Vec::new();
-        for (broker, _) in requests {
-            match counts.last_mut() {
-                Some((b, n)) if *b == broker => *n += 1,
-                _ => counts.push((broker, 1)),
-            }
-        }
-        RequestCounts(counts)
+        RequestCounts::of_pairs(requests)
     }
 
     /// The next batch of partition `i` (callers checked [`Self::drainable`]): its first
@@ -1509,6 +1499,21 @@ pub struct ProducerView {
 struct RequestCounts(Vec<(BrokerId, usize)>);
 
 impl RequestCounts {
+    /// The counts of `requests`, (leader, request id) pairs in any order, a request listed
+    /// once per partition it spans: sorted and deduplicated, then counted in runs.
+    fn of_pairs(mut requests: Vec<(BrokerId, u64)>) -> Self {
+        requests.sort_unstable();
+        requests.dedup();
+        let mut counts: Vec<(BrokerId, usize)> = Vec::new();
+        for (broker, _) in requests {
+            match counts.last_mut() {
+                Some((b, n)) if *b == broker => *n += 1,
+                _ => counts.push((broker, 1)),
+            }
+        }
+        RequestCounts(counts)
+    }
+
     /// How many requests to `broker` await an answer.
     fn of(&self, broker: BrokerId) -> usize {
         self.0.binary_search_by_key(&broker, |&(b, _)| b).map_or(0, |k| self.0[k].1)
@@ -1530,18 +1535,9 @@ impl ProducerClient {
     }
 
     fn in_flight_requests_walk(&self) -> RequestCounts {
-        let mut requests: Vec<(BrokerId, u64)> =
+        let requests =
             self.partitions.iter().flat_map(|p| &p.in_flight).map(|f| (f.leader, f.request)).collect();
-        requests.sort_unstable();
-        requests.dedup();
-        let mut counts: Vec<(BrokerId, usize)> = Vec::new();
-        for (broker, _) in requests {
-            match counts.last_mut() {
-                Some((b, n)) if *b == broker => *n += 1,
-                _ => counts.push((broker, 1)),
-            }
-        }
-        RequestCounts(counts)
+        RequestCounts::of_pairs(requests)
     }
 
     /// [`Self::next_deadline`] over every partition.

@@ -36,6 +36,48 @@ pub enum Scope {
     Lab,
 }
 
+impl Scope {
+    /// Every scope, in the order the reference lists them.
+    pub const ALL: [Scope; 6] =
+        [Scope::Broker, Scope::BrokerAndTopic, Scope::Topic, Scope::Producer, Scope::Consumer, Scope::Lab];
+
+    /// The scope in one word, as the config view writes it: `broker`, `broker+topic`, ...
+    pub fn name(self) -> &'static str {
+        match self {
+            Scope::Broker => "broker",
+            Scope::BrokerAndTopic => "broker+topic",
+            Scope::Topic => "topic",
+            Scope::Producer => "producer",
+            Scope::Consumer => "consumer",
+            Scope::Lab => "lab",
+        }
+    }
+
+    /// Where a property of this scope is set, in a sentence.
+    pub fn about(self) -> &'static str {
+        match self {
+            Scope::Broker => {
+                "Broker properties, cluster-wide (as `kafka-configs.sh --entity-type brokers --entity-default` sets them): `--set`, `set KEY=VALUE`, a scenario's `[cluster.config]`; `set broker B KEY=VALUE` sets one broker's own value."
+            }
+            Scope::BrokerAndTopic => {
+                "Broker defaults a topic may override under the same name: `--set` and `set KEY=VALUE` set the default, `set topic T KEY=VALUE` and a scenario's `[topic.config]` the topic's own value."
+            }
+            Scope::Topic => {
+                "Topic properties whose broker default has another name (`retention.ms` and `log.retention.ms`): `set topic T KEY=VALUE`, a scenario's `[topic.config]`."
+            }
+            Scope::Producer => {
+                "Producer client properties: `--set`, `set producer [P] KEY=VALUE`, a scenario's `[[producer]]` tables."
+            }
+            Scope::Consumer => {
+                "Consumer client properties: `add-consumer T KEY=VALUE…`, a scenario's `[[consumer]]` tables."
+            }
+            Scope::Lab => {
+                "isrlab's own properties, not Kafka's: the simulated network (`net.*`; `set link A B` for one link) and the brokers' processing times (`set broker B` for one broker)."
+            }
+        }
+    }
+}
+
 /// The value type and bounds of a property.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum Kind {
@@ -66,6 +108,22 @@ pub enum Kind {
     /// A Java class name from a fixed set, or empty / `null` for none (Kafka's `Type.CLASS`
     /// with a `null` default, e.g. `partitioner.class`).
     Class(&'static [&'static str]),
+}
+
+impl Kind {
+    /// The values it accepts, in words: `an integer from 1 to 2147483647`, `true or false`.
+    pub fn accepts(self) -> String {
+        match self {
+            Kind::Long { min, max } => format!("an integer from {min} to {max}"),
+            Kind::Bool => "true or false".into(),
+            Kind::Acks => "0, 1, all or -1".into(),
+            Kind::Rate => "a number of records per second from 0 to 100000".into(),
+            Kind::Decimal { min, max } => format!("a number from {min} to {max}"),
+            Kind::ReplicaList => "`*` (every replica) or a list of PARTITION:BROKER pairs, e.g. 0:1,1:2".into(),
+            Kind::Choice(words) => words.join(", "),
+            Kind::Class(names) => format!("{}, or empty or null for none", names.join(" or ")),
+        }
+    }
 }
 
 /// One configuration property known to isrlab.
@@ -791,6 +849,39 @@ pub enum UpdateMode {
     Client,
 }
 
+impl UpdateMode {
+    /// The mode in a word or two, as the config view's column writes it.
+    pub fn name(self) -> &'static str {
+        match self {
+            UpdateMode::Dynamic => "dynamic",
+            UpdateMode::BrokerRestart => "static",
+            UpdateMode::ControllerRestart => "static (ctrl)",
+            UpdateMode::Client => "client",
+        }
+    }
+
+    /// How a change takes effect, in a few words.
+    pub fn meaning(self) -> &'static str {
+        match self {
+            UpdateMode::Dynamic => "changes at once",
+            UpdateMode::BrokerRestart => "static: each broker takes it at its next start (:roll)",
+            UpdateMode::ControllerRestart => "static: the controller takes it at its next start",
+            UpdateMode::Client => "the producer uses it for its next batches",
+        }
+    }
+}
+
+impl Property {
+    /// How a change of this property takes effect, in a few words: its [`UpdateMode`]'s
+    /// meaning, except that a consumer reads its properties when it starts.
+    pub fn takes_effect(&self) -> &'static str {
+        match (self.update_mode(), self.scope) {
+            (UpdateMode::Client, Scope::Consumer) => "a consumer reads it when it starts",
+            (mode, _) => mode.meaning(),
+        }
+    }
+}
+
 /// Broker-scope properties the KRaft controller reads (its `QuorumController` and
 /// `BrokerHeartbeatManager` take them from the controller's own `KafkaConfig` at start).
 const READ_BY_CONTROLLER: &[&str] = &[
@@ -871,31 +962,31 @@ impl Property {
         match self.kind {
             Kind::Long { min, max } => match text.parse::<i64>() {
                 Ok(v) if (min..=max).contains(&v) => Ok(Value::Long(v)),
-                _ => Err(bad(format!("an integer from {min} to {max}"))),
+                _ => Err(bad(self.kind.accepts())),
             },
             Kind::Bool => match text {
                 "true" => Ok(Value::Bool(true)),
                 "false" => Ok(Value::Bool(false)),
-                _ => Err(bad("true or false".into())),
+                _ => Err(bad(self.kind.accepts())),
             },
             Kind::Acks => match text {
                 "0" => Ok(Value::Acks(Acks::Zero)),
                 "1" => Ok(Value::Acks(Acks::One)),
                 "all" | "-1" => Ok(Value::Acks(Acks::All)),
-                _ => Err(bad("0, 1, all or -1".into())),
+                _ => Err(bad(self.kind.accepts())),
             },
             Kind::Rate => match text.parse::<f64>() {
                 Ok(v) if v.is_finite() && (0.0..=100_000.0).contains(&v) => Ok(Value::Rate(v)),
-                _ => Err(bad("a number of records per second from 0 to 100000".into())),
+                _ => Err(bad(self.kind.accepts())),
             },
             Kind::Decimal { min, max } => match text.parse::<f64>() {
                 Ok(v) if v.is_finite() && (min as f64..=max as f64).contains(&v) => Ok(Value::Decimal(v)),
-                _ => Err(bad(format!("a number from {min} to {max}"))),
+                _ => Err(bad(self.kind.accepts())),
             },
             Kind::ReplicaList => ThrottledReplicas::parse(text).map(Value::Replicas).map_err(bad),
             Kind::Choice(words) => match words.iter().find(|w| **w == text) {
                 Some(w) => Ok(Value::Choice(w)),
-                None => Err(bad(words.join(", "))),
+                None => Err(bad(self.kind.accepts())),
             },
             Kind::Class(names) => match names.iter().find(|n| **n == text) {
                 _ if text.is_empty() || text == "null" => Ok(Value::Class(None)),

@@ -15,7 +15,7 @@ use super::text;
 use crate::cluster::command::Command;
 use crate::cluster::command::set::Set;
 use crate::cluster::snapshot::Snapshot;
-use crate::config::{PROPERTIES, Property, Scope, UpdateMode};
+use crate::config::{PROPERTIES, Property, Scope};
 use crate::sim::join_ids;
 
 /// The properties the view's filter keeps, in registry order: those whose name, scope or
@@ -40,24 +40,12 @@ pub fn page_rows(model: &Model) -> usize {
 
 /// The scope as the view writes it.
 pub fn scope_name(scope: Scope) -> &'static str {
-    match scope {
-        Scope::Broker => "broker",
-        Scope::BrokerAndTopic => "broker+topic",
-        Scope::Topic => "topic",
-        Scope::Producer => "producer",
-        Scope::Consumer => "consumer",
-        Scope::Lab => "lab",
-    }
+    scope.name()
 }
 
 /// How a change takes effect, in a few words.
 fn mode_name(p: &Property) -> &'static str {
-    match p.update_mode() {
-        UpdateMode::Dynamic => "dynamic",
-        UpdateMode::BrokerRestart => "static",
-        UpdateMode::ControllerRestart => "static (ctrl)",
-        UpdateMode::Client => "client",
-    }
+    p.update_mode().name()
 }
 
 /// The value the property has now, as `set` takes it, or `None` where the snapshot holds
@@ -295,12 +283,7 @@ fn row_text(cells: [&str; 5], w: [usize; 6], doc: &str) -> String {
 /// The selected property's name, scope and meaning in full, word-wrapped (at most 4 lines).
 fn meaning_lines(model: &Model, snap: &Snapshot, p: &Property, width: usize) -> Vec<Line<'static>> {
     let theme = model.theme;
-    let how = match p.update_mode() {
-        UpdateMode::Dynamic => "changes at once",
-        UpdateMode::BrokerRestart => "static: each broker takes it at its next start (:roll)",
-        UpdateMode::ControllerRestart => "static: the controller takes it at its next start",
-        UpdateMode::Client => "the producer uses it for its next batches",
-    };
+    let how = p.takes_effect();
     let scope = scope_name(p.scope);
     let long_max = p.default == LONG_MAX || current(model, snap, p).as_deref() == Some(LONG_MAX);
     let exact = if long_max { format!(" (Long.MAX = {LONG_MAX})") } else { String::new() };

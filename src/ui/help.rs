@@ -43,7 +43,7 @@ fn dashboard_keys(theme: Theme, out: &mut Vec<Line<'static>>) {
         }
         out.push(Line::raw(""));
         if group == Group::Events {
-            section("In the event log (after e or /)", keymap::EVENTS_BINDINGS, theme, out);
+            section(keymap::EVENTS_TITLE, keymap::EVENTS_BINDINGS, theme, out);
             out.pop();
             let syntax = format!("  filter {FILTER_SYNTAX}");
             for part in super::text::wrap(&syntax, MEANING_W + 12) {
@@ -53,7 +53,7 @@ fn dashboard_keys(theme: Theme, out: &mut Vec<Line<'static>>) {
         }
         if group == Group::Palette {
             grammar(theme, out);
-            section("In the palette", keymap::PALETTE_BINDINGS, theme, out);
+            section(keymap::PALETTE_TITLE, keymap::PALETTE_BINDINGS, theme, out);
         }
     }
 }
@@ -76,7 +76,7 @@ pub fn lines(theme: Theme) -> Vec<Line<'static>> {
     let mut out = Vec::new();
     glossary(theme, &mut out);
     dashboard_keys(theme, &mut out);
-    section("In this help", keymap::HELP_BINDINGS, theme, &mut out);
+    section(keymap::HELP_TITLE, keymap::HELP_BINDINGS, theme, &mut out);
     out.push(Line::styled("Glyphs", theme.title()));
     out.push(Line::raw(format!(
         "  {} up  {} crashed/down  {} stopped  {} shutting down  {} in ISR  {} not in ISR",
@@ -412,7 +412,7 @@ mod tests {
     fn sections_follow_the_help_order_and_list_every_key() {
         let text = plain();
         let at = |title: &str| text.iter().position(|l| l == title).unwrap_or_else(|| panic!("{title}"));
-        let order: Vec<usize> = Group::ALL.iter().map(|g| at(g.title())).collect();
+        let order: Vec<usize> = Group::ALL.iter().map(|g| at(&g.title())).collect();
         assert!(order.windows(2).all(|w| w[0] < w[1]), "{order:?}");
         let quit = &text[order[5]..];
         assert!(quit.iter().any(|l| l.contains("Ctrl-C") && l.contains("quit")));

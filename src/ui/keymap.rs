@@ -9,7 +9,7 @@ use crate::sim::BrokerId;
 use crate::ui::app::View;
 
 mod overrides;
-pub use overrides::{KeyOverrides, action_name};
+pub use overrides::{KeyOverrides, action_name, config_names};
 
 /// What a key asks for in the normal (dashboard) mode.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -155,22 +155,47 @@ impl Group {
         Group::Quit,
     ];
 
-    /// The help's section title.
-    pub fn title(self) -> &'static str {
+    /// The section's name, e.g. `Brokers`.
+    pub fn name(self) -> &'static str {
         match self {
             Group::Time => "Sim time",
-            Group::Brokers => "Brokers (keys act on the selected broker ▸)",
+            Group::Brokers => "Brokers",
             Group::Partitions => "Partitions",
-            Group::Settings => {
-                "Settings (acks and rate act on the selected producer ▸, min.insync and unclean on the selected partition's topic)"
-            }
+            Group::Settings => "Settings",
             Group::Events => "Events pane",
             Group::Palette => "Command palette",
             Group::Quit => "Help and quit",
-            Group::Views => "Views (the header names the one shown)",
+            Group::Views => "Views",
+        }
+    }
+
+    /// What the section's keys act on, when the name alone does not say.
+    pub fn note(self) -> Option<&'static str> {
+        match self {
+            Group::Brokers => Some("keys act on the selected broker ▸"),
+            Group::Settings => Some(
+                "acks and rate act on the selected producer ▸, min.insync and unclean on the selected partition's topic",
+            ),
+            Group::Views => Some("the header names the one shown"),
+            Group::Time | Group::Partitions | Group::Events | Group::Palette | Group::Quit => None,
+        }
+    }
+
+    /// The help's section title: the name, then the note in brackets.
+    pub fn title(self) -> String {
+        match self.note() {
+            Some(note) => format!("{} ({note})", self.name()),
+            None => self.name().to_string(),
         }
     }
 }
+
+/// The help's title over [`EVENTS_BINDINGS`].
+pub const EVENTS_TITLE: &str = "In the event log (after e or /)";
+/// The help's title over [`PALETTE_BINDINGS`].
+pub const PALETTE_TITLE: &str = "In the palette";
+/// The help's title over [`HELP_BINDINGS`].
+pub const HELP_TITLE: &str = "In this help";
 
 impl Action {
     /// The help section the action is listed in.

@@ -101,16 +101,33 @@ pub fn action_name(action: Action) -> String {
 /// Every action a key can be moved to, with its table key: each half of a paired binding.
 /// Broker selection by digit is not movable.
 fn movable() -> impl Iterator<Item = (Action, Key)> {
-    BINDINGS.iter().filter(|b| !matches!(b.action, Action::SelectBroker(_))).flat_map(|b| {
-        let count = b.keys.len();
-        (0..count).map(move |i| (b.action.resolve(i, count, &key_event(b.keys[i])), b.keys[i]))
-    })
+    BINDINGS.iter().flat_map(movable_keys)
+}
+
+/// The actions of binding `b` a `[keys]` entry can move, each with its table key, in key
+/// order; none for broker selection by digit.
+fn movable_keys(b: &Binding<Action>) -> impl Iterator<Item = (Action, Key)> + '_ {
+    let count = if matches!(b.action, Action::SelectBroker(_)) { 0 } else { b.keys.len() };
+    (0..count).map(move |i| (b.action.resolve(i, count, &key_event(b.keys[i])), b.keys[i]))
+}
+
+/// The names `config.toml [keys]` knows binding `b`'s actions by, each once, in key order:
+/// `["min-isr-down", "min-isr-up"]` for `m/M`; empty for broker selection by digit, which
+/// cannot move.
+pub fn config_names(b: &Binding<Action>) -> Vec<String> {
+    let mut names: Vec<String> = Vec::new();
+    for (action, _) in movable_keys(b) {
+        let name = action_name(action);
+        if !names.contains(&name) {
+            names.push(name);
+        }
+    }
+    names
 }
 
 fn action_names() -> impl Iterator<Item = String> {
     let mut names: Vec<String> = Vec::new();
-    for (a, _) in movable() {
-        let name = action_name(a);
+    for name in BINDINGS.iter().flat_map(config_names) {
         if !names.contains(&name) {
             names.push(name);
         }

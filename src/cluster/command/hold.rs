@@ -28,6 +28,10 @@ impl Unit for Hold {
     const VERBS: &'static [&'static str] = &["hold", "release"];
     const USAGE: &'static [&'static str] = &["hold A B", "release A B"];
 
+    const ABOUT: &'static str = "Messages from A to B wait on the link until `release A B`, then go on in the order they were sent, as a stalled TCP connection whose buffers fill and then drain. Nothing is lost; B only sees them late, and the sender's timeouts may fire meanwhile. B's messages to A are not affected.";
+    const KAFKA: Option<&'static str> = None;
+    const EXAMPLES: &'static [&'static str] = &["hold 0 controller", "release 0 controller"];
+
     fn parse(verb: &str, words: &mut Words<'_>) -> Result<Self, ParseError> {
         let held = verb == "hold";
         words.usage(if held { Self::USAGE[0] } else { Self::USAGE[1] });

@@ -26,6 +26,10 @@ impl Unit for Isolate {
     const VERBS: &'static [&'static str] = &["isolate", "heal-all"];
     const USAGE: &'static [&'static str] = &["isolate B", "heal-all"];
 
+    const ABOUT: &'static str = "`isolate B` cuts broker B off from every other broker and the controller; its clients still reach it, as when they sit on its side of the partition. An isolated leader is the textbook zombie: it is fenced and replaced after `broker.session.timeout.ms`, but still takes `acks=1` writes until the partition heals, and then truncates them away. `heal-all` puts every link back to normal.";
+    const KAFKA: Option<&'static str> = None;
+    const EXAMPLES: &'static [&'static str] = &["isolate 2", "heal-all"];
+
     fn parse(verb: &str, words: &mut Words<'_>) -> Result<Self, ParseError> {
         if verb == "heal-all" {
             return Ok(Isolate(None));

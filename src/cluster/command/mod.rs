@@ -84,6 +84,21 @@ pub struct ParseError {
     pub message: String,
 }
 
+/// One command as the commands reference describes it: the texts of its unit.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct CommandDoc {
+    /// The verbs it answers to, e.g. `["cut", "cut-oneway", "heal"]`.
+    pub verbs: &'static [&'static str],
+    /// One usage line per form.
+    pub usage: &'static [&'static str],
+    /// What it does, in plain words (Markdown).
+    pub about: &'static str,
+    /// The Kafka tool, API or behaviour it follows, if any.
+    pub kafka: Option<&'static str>,
+    /// Example lines, each one valid.
+    pub examples: &'static [&'static str],
+}
+
 /// The cluster's answer to an accepted command.
 #[derive(Clone, PartialEq, Eq, Debug, Default)]
 pub struct Answer {
@@ -119,6 +134,14 @@ pub(crate) trait Unit: Sized + fmt::Display {
     const VERBS: &'static [&'static str];
     /// One usage line per form, e.g. `crash B`.
     const USAGE: &'static [&'static str];
+    /// What the command does, in plain words, for the commands reference (Markdown: `code`
+    /// spans allowed).
+    const ABOUT: &'static str;
+    /// The Kafka tool, API or behaviour the command follows, e.g. `kafka-topics.sh --create`;
+    /// `None` for a fault of isrlab's own world that Kafka has no word for.
+    const KAFKA: Option<&'static str>;
+    /// Example lines; each parses and reads back as written, and every verb has one.
+    const EXAMPLES: &'static [&'static str];
     /// Reads the words after `verb`. Errors: what is missing or malformed, with the usage.
     fn parse(verb: &str, words: &mut Words<'_>) -> Result<Self, ParseError>;
     /// Checks the command against `cluster`; what `cluster` does not know (a broker's state
@@ -146,6 +169,17 @@ macro_rules! commands {
         })*
 
         impl Command {
+            /// Every command's reference entry, in grammar order.
+            pub fn reference() -> Vec<CommandDoc> {
+                vec![$(CommandDoc {
+                    verbs: <$unit as Unit>::VERBS,
+                    usage: <$unit as Unit>::USAGE,
+                    about: <$unit as Unit>::ABOUT,
+                    kafka: <$unit as Unit>::KAFKA,
+                    examples: <$unit as Unit>::EXAMPLES,
+                },)*]
+            }
+
             /// The grammar, one line per form, for help texts and error messages.
             pub fn usage() -> Vec<&'static str> {
                 let mut lines = Vec::new();
@@ -371,6 +405,25 @@ mod tests {
         assert!(
             Command::parse("add-partitions t x").unwrap_err().message.contains("not a valid partition count")
         );
+    }
+
+    /// The reference's examples are real lines: each parses and reads back as written, and
+    /// every verb of every command has one.
+    #[test]
+    fn every_example_parses_and_every_verb_has_one() {
+        let reference = Command::reference();
+        assert_eq!(reference.iter().map(|d| d.usage.len()).sum::<usize>(), Command::usage().len());
+        for doc in &reference {
+            for example in doc.examples {
+                let cmd = Command::parse(example).unwrap_or_else(|e| panic!("`{example}`: {e}"));
+                assert_eq!(cmd.to_string(), *example);
+            }
+            for verb in doc.verbs {
+                let shown = doc.examples.iter().any(|e| e.split_whitespace().next() == Some(*verb));
+                assert!(shown, "no example of `{verb}`");
+            }
+            assert!(!doc.about.is_empty(), "{:?} says nothing", doc.verbs);
+        }
     }
 
     #[test]

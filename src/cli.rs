@@ -89,6 +89,26 @@ pub enum Mode {
         #[arg(long)]
         zk: bool,
     },
+    /// Write the manual's reference pages (keys, commands, configuration, command line),
+    /// generated from the tables the program runs on. For the project's own checkout, so
+    /// hidden from the help.
+    #[command(hide = true)]
+    Docs {
+        /// The directory to write into.
+        #[arg(long, value_name = "DIR", default_value = "docs/src/reference")]
+        out: PathBuf,
+    },
+}
+
+impl Cli {
+    /// Whether the command line opens the dashboard (no subcommand), rather than running
+    /// without a terminal and ending with an exit code.
+    pub fn opens_dashboard(&self) -> bool {
+        match self.mode {
+            None => true,
+            Some(Mode::Run { .. } | Mode::Describe { .. } | Mode::Docs { .. }) => false,
+        }
+    }
 }
 
 /// `--placement` values.

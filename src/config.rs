@@ -69,10 +69,10 @@ impl Scope {
                 "Producer client properties: `--set`, `set producer [P] KEY=VALUE`, a scenario's `[[producer]]` tables."
             }
             Scope::Consumer => {
-                "Consumer client properties: `add-consumer T KEY=VALUE…`, a scenario's `[[consumer]]` tables."
+                "Consumer client properties: `add-consumer T KEY=VALUE…`, a scenario's `[[consumer]]` tables, or `--set` for every consumer a scenario starts with."
             }
             Scope::Lab => {
-                "isrlab's own properties, not Kafka's: the simulated network (`net.*`; `set link A B` for one link) and the brokers' processing times (`set broker B` for one broker)."
+                "isrlab's own properties, not Kafka's: the simulated network (`net.*`: `--set` and `set KEY=VALUE` for every link, `set link A B` for one) and the brokers' processing times (`set broker B` for one broker)."
             }
         }
     }
@@ -119,7 +119,9 @@ impl Kind {
             Kind::Acks => "0, 1, all or -1".into(),
             Kind::Rate => "a number of records per second from 0 to 100000".into(),
             Kind::Decimal { min, max } => format!("a number from {min} to {max}"),
-            Kind::ReplicaList => "`*` (every replica) or a list of PARTITION:BROKER pairs, e.g. 0:1,1:2".into(),
+            Kind::ReplicaList => {
+                "`*` (every replica) or a list of PARTITION:BROKER pairs, e.g. 0:1,1:2".into()
+            }
             Kind::Choice(words) => words.join(", "),
             Kind::Class(names) => format!("{}, or empty or null for none", names.join(" or ")),
         }
@@ -850,6 +852,10 @@ pub enum UpdateMode {
 }
 
 impl UpdateMode {
+    /// Every mode, in the order the reference explains them.
+    pub const ALL: [UpdateMode; 4] =
+        [UpdateMode::Dynamic, UpdateMode::BrokerRestart, UpdateMode::ControllerRestart, UpdateMode::Client];
+
     /// The mode in a word or two, as the config view's column writes it.
     pub fn name(self) -> &'static str {
         match self {

@@ -1,15 +1,13 @@
 //! The `isrlab` binary: parses the command line and dispatches to the dashboard, a headless
-//! scenario run or `describe`. The only place where randomness comes from the OS: a run
+//! scenario run, `describe` or `docs` (the reference pages). The only place where randomness comes from the OS: a run
 //! without `--seed` (and without a seed in its scenario file) gets a random seed, always shown.
 
 use clap::Parser;
 use color_eyre::eyre::{Result, WrapErr};
 use isrlab::cli::{Cli, CliError, ClosedPipeTolerant, Mode};
 use isrlab::cluster::handle::LiveSim;
-use isrlab::cluster::snapshot::ScenarioInfo;
-use isrlab::cluster::spec::ClusterSpec;
 use isrlab::describe::{describe, zk_partition_states};
-use isrlab::scenario::Action;
+use isrlab::launch::{self, Start};
 use isrlab::scenario::runner::{self, EXIT_INVALID, RunError};
 use isrlab::sim::{SimTime, format_instant};
 use isrlab::ui::Look;
@@ -33,6 +31,7 @@ fn main() -> ExitCode {
     match &cli.mode {
         Some(Mode::Run { file }) => run_headless(&cli, file),
         Some(Mode::Describe { at, zk }) => report(describe_at(&cli, *at, *zk)),
+        Some(Mode::Docs { out }) => report(write_docs(out)),
         None => match dashboard(&cli) {
             Ok(exit) => ExitCode::from(exit.code()),
             Err(e) => report(Err(e)),
@@ -84,25 +83,20 @@ fn run_headless(cli: &Cli, file: &Path) -> ExitCode {
     }
 }
 
-/// What a run starts from: cluster, timeline and, for a scenario, its name and end.
-type Start = (ClusterSpec, Vec<Action>, Option<ScenarioInfo>);
-
-/// The cluster and timeline of `--scenario FILE`, or of the flags.
-fn start(cli: &Cli) -> Result<Start> {
-    match cli.scenario_file()? {
-        Some(file) => {
-            let scenario = cli.load_scenario(file, rand::random())?;
-            let info = ScenarioInfo { name: scenario.name.clone(), end: scenario.end };
-            Ok((scenario.spec, scenario.timeline, Some(info)))
-        }
-        None => Ok((cli.cluster_spec(cli.seed.unwrap_or_else(rand::random))?, Vec::new(), None)),
+/// `isrlab docs [--out DIR]`: write the reference pages, one line per page.
+fn write_docs(out: &Path) -> Result<()> {
+    let written = isrlab::docs::write(out).wrap_err("cannot write the reference pages")?;
+    for w in written {
+        let what = if w.changed { "written" } else { "unchanged" };
+        println!("{}: {what}", w.path.display());
     }
+    Ok(())
 }
 
 /// `isrlab describe`: run headless to `--at` (default: the scenario's end, else 5 s) and print
 /// `kafka-topics.sh --describe`.
 fn describe_at(cli: &Cli, at: Option<SimTime>, zk: bool) -> Result<()> {
-    let (spec, timeline, scenario) = start(cli)?;
+    let Start { spec, timeline, scenario } = launch::start(cli, rand::random())?;
     let at = at.or(scenario.map(|s| s.end)).unwrap_or(SimTime::from_ms(5_000));
     let seed = spec.seed;
     let snap = runner::run_to(spec, &timeline, at).map_err(|e| CliError::Invalid(e.to_string()))?;
@@ -115,26 +109,12 @@ fn describe_at(cli: &Cli, at: Option<SimTime>, zk: bool) -> Result<()> {
     }
 }
 
-/// The user's config file: `--config FILE` (which must exist), else the default path if
-/// there is a file there.
-fn user_config(cli: &Cli) -> Result<user_config::Loaded> {
-    match &cli.config {
-        Some(path) if !path.is_file() => {
-            Err(CliError::Invalid(format!("--config {}: no such file", path.display())).into())
-        }
-        Some(path) => Ok(user_config::load(path)),
-        None => Ok(user_config::default_path().map(|p| user_config::load(&p)).unwrap_or_default()),
-    }
-}
-
 /// `isrlab` and `isrlab --scenario FILE`: the live dashboard.
 fn dashboard(cli: &Cli) -> Result<isrlab::ui::Exit> {
     use std::io::IsTerminal;
-    let loaded = user_config(cli)?;
-    let mut cli = cli.clone();
-    cli.with_user_config(&loaded.config);
     // The flags and the scenario file are checked first: their mistake is the one to report.
-    let (spec, timeline, scenario) = start(&cli)?;
+    let launch::Dashboard { cli, start: Start { spec, timeline, scenario }, config: loaded } =
+        launch::dashboard(cli, user_config::default_path(), rand::random())?;
     if !std::io::stdin().is_terminal() || !std::io::stdout().is_terminal() {
         return Err(CliError::Invalid(
             "the dashboard needs a terminal (stdin and stdout are not both a TTY); for output into a file or pipe use `isrlab run FILE` or `isrlab describe`".into(),

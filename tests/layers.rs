@@ -3,6 +3,7 @@
 //! ```text
 //! kafka (shared vocabulary) < config < sim (sans-IO core) < cluster (runtime)
 //!   < describe < scenario < ui < logging < cli < user_config (the user's file fills the flags)
+//!   < launch (everything before the terminal) < docs (the reference pages, from every table)
 //! ```
 //!
 //! This test reads every source file and fails on a `crate::…` path that names a higher layer,
@@ -12,8 +13,20 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 /// Layers, lowest first. A module may use its own layer and every layer before it.
-const LAYERS: &[&str] =
-    &["kafka", "config", "sim", "cluster", "describe", "scenario", "ui", "logging", "cli", "user_config"];
+const LAYERS: &[&str] = &[
+    "kafka",
+    "config",
+    "sim",
+    "cluster",
+    "describe",
+    "scenario",
+    "ui",
+    "logging",
+    "cli",
+    "user_config",
+    "launch",
+    "docs",
+];
 
 fn rank(module: &str) -> Option<usize> {
     LAYERS.iter().position(|l| *l == module)

@@ -9,7 +9,7 @@ use crate::sim::BrokerId;
 use crate::ui::app::View;
 
 mod overrides;
-pub use overrides::{KeyOverrides, action_name, config_names};
+pub use overrides::{KeyOverrides, action_name, config_names, key_text};
 
 /// What a key asks for in the normal (dashboard) mode.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]

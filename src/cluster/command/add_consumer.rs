@@ -42,8 +42,11 @@ impl Unit for AddConsumer {
     const USAGE: &'static [&'static str] = &["add-consumer T[,T…] [group=G] [KEY=VALUE…]"];
 
     const ABOUT: &'static str = "Start a consumer of the topics T (several, comma-separated). With `group=G` it joins consumer group G, and the group's coordinator assigns it partitions; without a group it is assigned every partition of its topics. Further `KEY=VALUE` words are consumer properties, such as `auto.offset.reset=earliest` or `fetch.min.bytes=1024`; a property Kafka's consumer would refuse is refused here.";
-    const KAFKA: Option<&'static str> = Some("a `KafkaConsumer` that subscribes with a `group.id`, or is assigned every partition without one");
-    const EXAMPLES: &'static [&'static str] = &["add-consumer test_repli", "add-consumer test_repli group=readers auto.offset.reset=earliest"];
+    const KAFKA: Option<&'static str> = Some(
+        "a `KafkaConsumer` that subscribes with a `group.id`, or is assigned every partition without one",
+    );
+    const EXAMPLES: &'static [&'static str] =
+        &["add-consumer test_repli", "add-consumer test_repli group=readers auto.offset.reset=earliest"];
 
     fn parse(_verb: &str, words: &mut Words<'_>) -> Result<Self, ParseError> {
         let topics: Vec<String> = words.word("topic")?.split(',').map(str::to_string).collect();

@@ -25,7 +25,8 @@ impl Unit for AddPartitions {
     const USAGE: &'static [&'static str] = &["add-partitions T N"];
 
     const ABOUT: &'static str = "Grow topic T to N partitions. N is the new total, not the number to add, and it must be larger than the current count. The new partitions get replicas as a new topic's partitions do.";
-    const KAFKA: Option<&'static str> = Some("`kafka-topics.sh --alter --partitions N`, through the controller's `CreatePartitions`");
+    const KAFKA: Option<&'static str> =
+        Some("`kafka-topics.sh --alter --partitions N`, through the controller's `CreatePartitions`");
     const EXAMPLES: &'static [&'static str] = &["add-partitions test_repli 12"];
 
     fn parse(_verb: &str, words: &mut Words<'_>) -> Result<Self, ParseError> {

@@ -21,7 +21,9 @@ impl Unit for Bounce {
     const USAGE: &'static [&'static str] = &["bounce B"];
 
     const ABOUT: &'static str = "Crash broker B and start it again at once. Its page cache survives (the operating system keeps it, unlike `power-loss`), so it comes back with its whole log. The controller refuses its registration while the old run's session lasts (`broker.session.timeout.ms`), then lets it in and unfences it once it has caught up on metadata.";
-    const KAFKA: Option<&'static str> = Some("`kill -9` followed by a service manager's restart; the controller answers `DUPLICATE_BROKER_REGISTRATION` while the old session lives");
+    const KAFKA: Option<&'static str> = Some(
+        "`kill -9` followed by a service manager's restart; the controller answers `DUPLICATE_BROKER_REGISTRATION` while the old session lives",
+    );
     const EXAMPLES: &'static [&'static str] = &["bounce 2"];
 
     fn parse(_verb: &str, words: &mut Words<'_>) -> Result<Self, ParseError> {

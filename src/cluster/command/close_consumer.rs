@@ -23,7 +23,7 @@ impl Unit for CloseConsumer {
 
     /// `consumer-C`, the consumer's one name, or its bare index `C`.
     const ABOUT: &'static str = "Consumer C closes. In a group with auto-commit it commits its positions first, then gives its partitions up and leaves the group, so the group rebalances at once instead of after `session.timeout.ms`. The bare index works too: `close-consumer 0` is `close-consumer consumer-0`.";
-    const KAFKA: Option<&'static str> = Some("`KafkaConsumer.close()`: a last commit, then `LeaveGroup`");
+    const KAFKA: Option<&'static str> = Some("`KafkaConsumer.close()`, a last commit and then `LeaveGroup`");
     const EXAMPLES: &'static [&'static str] = &["close-consumer consumer-0"];
 
     fn parse(_verb: &str, words: &mut Words<'_>) -> Result<Self, ParseError> {

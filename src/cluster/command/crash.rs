@@ -20,7 +20,9 @@ impl Unit for Crash {
     const USAGE: &'static [&'static str] = &["crash B"];
 
     const ABOUT: &'static str = "Kill broker B's process without warning. Its log stays on disk. The controller notices only when its heartbeats stop: after `broker.session.timeout.ms` it fences the broker and elects new leaders for the partitions it led.";
-    const KAFKA: Option<&'static str> = Some("a broker killed with `kill -9`: no controlled shutdown, so the controller learns of it by heartbeat timeout");
+    const KAFKA: Option<&'static str> = Some(
+        "a broker killed with `kill -9`, with no controlled shutdown, so the controller learns of it only by the heartbeat timeout",
+    );
     const EXAMPLES: &'static [&'static str] = &["crash 2"];
 
     fn parse(_verb: &str, words: &mut Words<'_>) -> Result<Self, ParseError> {

@@ -71,7 +71,8 @@ impl Unit for CreateTopic {
     const USAGE: &'static [&'static str] = &["create-topic T P RF"];
 
     const ABOUT: &'static str = "Create topic T with P partitions and replication factor RF, placed on the brokers as the controller places a new topic. A refusal carries Kafka's error name and message, checked in Kafka's order: the name, whether it exists, the replication factor, the partition count, enough registered brokers.";
-    const KAFKA: Option<&'static str> = Some("`kafka-topics.sh --create`, through the controller's `CreateTopics`");
+    const KAFKA: Option<&'static str> =
+        Some("`kafka-topics.sh --create`, through the controller's `CreateTopics`");
     const EXAMPLES: &'static [&'static str] = &["create-topic orders 3 2"];
 
     fn parse(_verb: &str, words: &mut Words<'_>) -> Result<Self, ParseError> {

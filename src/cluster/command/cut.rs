@@ -47,8 +47,11 @@ impl Unit for Cut {
     const USAGE: &'static [&'static str] = &["cut A B", "cut-oneway A B", "heal A B"];
 
     const ABOUT: &'static str = "A network partition between nodes A and B (a broker id or `controller`). `cut A B` drops every message between them both ways, including those already on their way; `cut-oneway A B` drops only A's messages to B; `heal A B` puts the link back to normal both ways, lifting cuts, holds, delays and loss. A request over a cut link gets no answer, so the sender's own timeout fails it.";
-    const KAFKA: Option<&'static str> = Some("a TCP connection that carries nothing: `replica.socket.timeout.ms` fails a follower's fetch, `request.timeout.ms` a producer's request, `broker.session.timeout.ms` fences a broker the controller no longer hears");
-    const EXAMPLES: &'static [&'static str] = &["cut 1 controller", "cut-oneway controller 2", "heal 1 controller"];
+    const KAFKA: Option<&'static str> = Some(
+        "a TCP connection that carries nothing; `replica.socket.timeout.ms` fails a follower's fetch, `request.timeout.ms` a producer's request, `broker.session.timeout.ms` fences a broker the controller no longer hears",
+    );
+    const EXAMPLES: &'static [&'static str] =
+        &["cut 1 controller", "cut-oneway controller 2", "heal 1 controller"];
 
     fn parse(verb: &str, words: &mut Words<'_>) -> Result<Self, ParseError> {
         let (kind, usage) = match verb {

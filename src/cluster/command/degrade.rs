@@ -48,7 +48,9 @@ impl Unit for Degrade {
     const USAGE: &'static [&'static str] = &["delay A B MS", "loss A B PERCENT"];
 
     const ABOUT: &'static str = "A slow or lossy link between A and B, both ways. `delay A B MS` adds MS milliseconds to every message's trip; `loss A B PERCENT` loses that share of segments, which TCP sends again after its retransmission timeout, so messages arrive late but never out of order or not at all. `0` puts the link's delay or loss back to none.";
-    const KAFKA: Option<&'static str> = Some("TCP retransmission: a lost segment is resent after at least 200 ms on Linux (`TCP_RTO_MIN`), doubling each time");
+    const KAFKA: Option<&'static str> = Some(
+        "TCP retransmission, which resends a lost segment after at least 200 ms on Linux (`TCP_RTO_MIN`), doubling the wait each time",
+    );
     const EXAMPLES: &'static [&'static str] = &["delay 0 1 30", "loss 1 2 5"];
 
     fn parse(verb: &str, words: &mut Words<'_>) -> Result<Self, ParseError> {

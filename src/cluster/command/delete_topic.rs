@@ -24,7 +24,8 @@ impl Unit for DeleteTopic {
     const USAGE: &'static [&'static str] = &["delete-topic T"];
 
     const ABOUT: &'static str = "Delete topic T. Brokers delete its replicas. Producers still writing to it get `UNKNOWN_TOPIC_OR_PARTITION` and retry until `delivery.timeout.ms`.";
-    const KAFKA: Option<&'static str> = Some("`kafka-topics.sh --delete`, through the controller's `DeleteTopics`");
+    const KAFKA: Option<&'static str> =
+        Some("`kafka-topics.sh --delete`, through the controller's `DeleteTopics`");
     const EXAMPLES: &'static [&'static str] = &["delete-topic orders"];
 
     fn parse(_verb: &str, words: &mut Words<'_>) -> Result<Self, ParseError> {

@@ -140,8 +140,15 @@ impl Unit for Elect {
     /// Errors: `elect-unclean` without a topic or partition (`kafka-leader-election.sh` too
     /// wants one named, and an unclean election of everything is rarely meant).
     const ABOUT: &'static str = "A leader election an operator asks for, at once. `elect-preferred` moves leadership back to each partition's preferred replica (the first in its replica list) where that replica is alive and in the ISR: for every partition, one topic, or one partition. `elect-unclean` elects a leader for leaderless partitions from any live replica, in the ISR or not, whatever `unclean.leader.election.enable` says, so acknowledged records can be lost. Partitions that need no election answer `ELECTION_NOT_NEEDED`, which is no failure. `--topic T --partition P` names a topic called like a partition (`logs-2024`) without doubt.";
-    const KAFKA: Option<&'static str> = Some("`kafka-leader-election.sh --election-type preferred|unclean`, through the controller's `ElectLeaders`");
-    const EXAMPLES: &'static [&'static str] = &["elect-preferred", "elect-preferred test_repli-0", "elect-unclean test_repli", "elect-unclean --topic logs --partition 2024"];
+    const KAFKA: Option<&'static str> = Some(
+        "`kafka-leader-election.sh --election-type preferred|unclean`, through the controller's `ElectLeaders`",
+    );
+    const EXAMPLES: &'static [&'static str] = &[
+        "elect-preferred",
+        "elect-preferred test_repli-0",
+        "elect-unclean test_repli",
+        "elect-unclean --topic logs --partition 2024",
+    ];
 
     fn parse(verb: &str, words: &mut Words<'_>) -> Result<Self, ParseError> {
         let election = if verb == "elect-unclean" { ElectionType::Unclean } else { ElectionType::Preferred };

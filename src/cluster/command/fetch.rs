@@ -25,7 +25,9 @@ impl Unit for Fetch {
     const USAGE: &'static [&'static str] = &["pause-fetch B", "resume-fetch B"];
 
     const ABOUT: &'static str = "Stop or resume broker B's follower fetchers while it keeps heartbeating: the silent follower. It stays registered and unfenced, so the controller sees nothing wrong, but it falls behind until `replica.lag.time.max.ms` removes it from the ISRs it is in.";
-    const KAFKA: Option<&'static str> = Some("a follower whose fetcher threads stalled: only the leader's lag rule (`replica.lag.time.max.ms`) notices it");
+    const KAFKA: Option<&'static str> = Some(
+        "a follower whose fetcher threads stalled, which only the leader's lag rule (`replica.lag.time.max.ms`) notices",
+    );
     const EXAMPLES: &'static [&'static str] = &["pause-fetch 2", "resume-fetch 2"];
 
     fn parse(verb: &str, words: &mut Words<'_>) -> Result<Self, ParseError> {

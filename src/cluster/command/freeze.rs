@@ -44,7 +44,9 @@ impl Unit for Freeze {
     const USAGE: &'static [&'static str] = &["freeze N [MS]", "thaw N"];
 
     const ABOUT: &'static str = "Pause process N (a broker id, `controller` or `consumer-C`), as a long garbage-collection pause or a stopped virtual machine does; with MS it thaws by itself after MS ms. A frozen process sends no heartbeats, answers nothing and its timers do not fire; what is sent to it waits. When it thaws it reads what waited, its overdue timers fire, and it finds that time has moved on: a leader frozen past `broker.session.timeout.ms` has been replaced but still believes it leads until it reads the news (a zombie leader).";
-    const KAFKA: Option<&'static str> = Some("a JVM stopped by a long GC pause: the controller fences a broker past `broker.session.timeout.ms`, a group coordinator removes a consumer past `session.timeout.ms`");
+    const KAFKA: Option<&'static str> = Some(
+        "a JVM stopped by a long GC pause; the controller fences a broker past `broker.session.timeout.ms`, a group coordinator removes a consumer past `session.timeout.ms`",
+    );
     const EXAMPLES: &'static [&'static str] = &["freeze 1", "freeze controller 12000", "thaw 1"];
 
     fn parse(verb: &str, words: &mut Words<'_>) -> Result<Self, ParseError> {

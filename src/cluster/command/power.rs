@@ -23,7 +23,9 @@ impl Unit for PowerLoss {
     const USAGE: &'static [&'static str] = &["power-loss B [B…]"];
 
     const ABOUT: &'static str = "The hosts of the given brokers lose power at once; several at once is a rack or data-centre power cut. Each broker dies as in `crash`, and each log keeps only what had reached the disk: what Kafka flushed (`flush.messages`, `flush.ms`, a clean shutdown) or the operating system wrote back. Kafka's defaults never flush, so `acks=all` records acknowledged a moment before a cut that takes every replica are gone. `restart B` brings a broker back from what is left.";
-    const KAFKA: Option<&'static str> = Some("Kafka leaves flushing to the operating system by default: `acks=all` means in the page cache of every ISR member, not on disk");
+    const KAFKA: Option<&'static str> = Some(
+        "flushing is left to the operating system by default, so `acks=all` means in the page cache of every ISR member, not on disk",
+    );
     const EXAMPLES: &'static [&'static str] = &["power-loss 1", "power-loss 0 1 2"];
 
     fn parse(_verb: &str, words: &mut Words<'_>) -> Result<Self, ParseError> {

@@ -35,7 +35,9 @@ impl Unit for Produce {
     const USAGE: &'static [&'static str] = &["produce T N [key=K]"];
 
     const ABOUT: &'static str = "Hand N records to the producer of topic T now, on top of its rate. A topic that no producer writes to gets one with `rate=0`, which sends only what `produce` hands it. Without a key the records are keyless and the sticky partitioner places them; with `key=K` every record has key K and goes to that key's partition.";
-    const KAFKA: Option<&'static str> = Some("the built-in partitioner: a key's partition is `toPositive(murmur2(key)) % partitions`");
+    const KAFKA: Option<&'static str> = Some(
+        "the built-in partitioner, which sends a key to partition `toPositive(murmur2(key)) % partitions`",
+    );
     const EXAMPLES: &'static [&'static str] = &["produce test_repli 100", "produce test_repli 5 key=user-1"];
 
     fn parse(_verb: &str, words: &mut Words<'_>) -> Result<Self, ParseError> {

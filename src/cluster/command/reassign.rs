@@ -79,8 +79,11 @@ impl Unit for Reassign {
         &["reassign T-P R,R,R [--throttle MB/s]", "reassign T-P --cancel", "reassign --verify [T-P]"];
 
     const ABOUT: &'static str = "Move partition T-P to the replicas R,R,R, or cancel or check a move. The new replicas copy the log over the network, join the ISR, and then the removed ones leave; the leader moves if it is removed. `--throttle` limits the copy to that many MB/s (1 MB = 1 000 000 bytes) and, as with Kafka's tool, the throttle outlives the move: `--verify` reports each move and removes the throttles once none is running, `--cancel` stops the move and removes them.";
-    const KAFKA: Option<&'static str> = Some("`kafka-reassign-partitions.sh --execute`, `--cancel` and `--verify`, through the controller's `AlterPartitionReassignments` (KIP-455)");
-    const EXAMPLES: &'static [&'static str] = &["reassign test_repli-0 1,2,0 --throttle 2", "reassign test_repli-0 --cancel", "reassign --verify"];
+    const KAFKA: Option<&'static str> = Some(
+        "`kafka-reassign-partitions.sh --execute`, `--cancel` and `--verify`, through the controller's `AlterPartitionReassignments` (KIP-455)",
+    );
+    const EXAMPLES: &'static [&'static str] =
+        &["reassign test_repli-0 1,2,0 --throttle 2", "reassign test_repli-0 --cancel", "reassign --verify"];
 
     fn parse(_verb: &str, words: &mut Words<'_>) -> Result<Self, ParseError> {
         if words.peek() == Some("--verify") {

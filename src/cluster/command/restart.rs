@@ -20,7 +20,9 @@ impl Unit for Restart {
     const USAGE: &'static [&'static str] = &["restart B"];
 
     const ABOUT: &'static str = "Start a crashed or stopped broker's process again. It registers with the controller, catches up on metadata, is unfenced, and rejoins ISRs as its followers catch up.";
-    const KAFKA: Option<&'static str> = Some("a broker starting: it registers with a new broker epoch and stays fenced until it has caught up on the metadata log");
+    const KAFKA: Option<&'static str> = Some(
+        "a starting broker registers with a new broker epoch and stays fenced until it has caught up on the metadata log",
+    );
     const EXAMPLES: &'static [&'static str] = &["restart 2"];
 
     fn parse(_verb: &str, words: &mut Words<'_>) -> Result<Self, ParseError> {

@@ -28,7 +28,9 @@ impl Unit for RestartProducer {
     const USAGE: &'static [&'static str] = &["restart-producer P"];
 
     const ABOUT: &'static str = "Producer P's application restarts without calling `close()` (a crash, a redeploy): a new producer starts with the same config and gets a new producer id, its sequences starting again at 0. The records the old instance had not sent, or had no answer for, are abandoned: they are never acknowledged.";
-    const KAFKA: Option<&'static str> = Some("a new `KafkaProducer`: `InitProducerId` without a `transactional.id` gives a new producer id with epoch 0");
+    const KAFKA: Option<&'static str> = Some(
+        "a new `KafkaProducer`, whose `InitProducerId` without a `transactional.id` gets a new producer id with epoch 0",
+    );
     const EXAMPLES: &'static [&'static str] = &["restart-producer 0"];
 
     fn parse(_verb: &str, words: &mut Words<'_>) -> Result<Self, ParseError> {

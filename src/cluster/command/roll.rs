@@ -34,7 +34,8 @@ impl Unit for Roll {
     const USAGE: &'static [&'static str] = &["roll [--no-wait]"];
 
     const ABOUT: &'static str = "A rolling restart, one broker at a time in id order, as an operator applies a static config change: a controlled shutdown, then a start, which reads the static properties. `roll` waits before the next broker until the restarted one is unfenced and back in the ISR of every partition it replicates, so `acks=all` with `min.insync.replicas=2` keeps producing through the roll on replication factor 3. `roll --no-wait` moves on as soon as the process runs again: the classic too-fast rolling restart, with `NOT_ENOUGH_REPLICAS` and offline partitions.";
-    const KAFKA: Option<&'static str> = Some("an operator's rolling restart after editing `server.properties`");
+    const KAFKA: Option<&'static str> =
+        Some("an operator's rolling restart after editing `server.properties`");
     const EXAMPLES: &'static [&'static str] = &["roll", "roll --no-wait"];
 
     fn parse(_verb: &str, words: &mut Words<'_>) -> Result<Self, ParseError> {

@@ -138,8 +138,17 @@ impl Unit for Set {
     ];
 
     const ABOUT: &'static str = "Change a property, checked by the config registry (its name, its scope, its value) as `--set` and a scenario's `config` tables are; see the configuration reference. `set KEY=VALUE` is routed by the property's scope: a producer property to every producer, a lab one to every link, the rest to the cluster-wide broker config. `set topic T` sets topic T's own value; `set producer P` producer P's alone (its index, from 0), without P every producer's; `set link A B` a lab property of one link (both ways); `set broker B` broker B's own value, over the cluster-wide one. A dynamic property changes at once; a static one waits for each broker's next start (`roll`).";
-    const KAFKA: Option<&'static str> = Some("`kafka-configs.sh --alter`: `--entity-default --entity-type brokers`, `--entity-type brokers --entity-name B`, `--entity-type topics --entity-name T`");
-    const EXAMPLES: &'static [&'static str] = &["set min.insync.replicas=2", "set topic test_repli unclean.leader.election.enable=true", "set producer acks=1", "set producer 0 rate=500", "set link 0 1 net.latency.ms=5", "set broker 1 leader.replication.throttled.rate=100000"];
+    const KAFKA: Option<&'static str> = Some(
+        "`kafka-configs.sh --alter` with `--entity-default --entity-type brokers`, `--entity-type brokers --entity-name B` or `--entity-type topics --entity-name T`",
+    );
+    const EXAMPLES: &'static [&'static str] = &[
+        "set min.insync.replicas=2",
+        "set topic test_repli unclean.leader.election.enable=true",
+        "set producer acks=1",
+        "set producer 0 rate=500",
+        "set link 0 1 net.latency.ms=5",
+        "set broker 1 leader.replication.throttled.rate=100000",
+    ];
 
     fn parse(_verb: &str, words: &mut Words<'_>) -> Result<Self, ParseError> {
         match words.next() {

@@ -20,7 +20,9 @@ impl Unit for Shutdown {
     const USAGE: &'static [&'static str] = &["shutdown B"];
 
     const ABOUT: &'static str = "A controlled shutdown of broker B: it asks the controller to move its leaderships away and to take it out of the ISRs, waits until it may stop, then exits. Its log stays on disk. Unlike `crash`, no acknowledged record is lost when the followers were caught up.";
-    const KAFKA: Option<&'static str> = Some("controlled shutdown (`controlled.shutdown.enable`): the broker asks the controller through its heartbeat and stops once its leaderships have moved");
+    const KAFKA: Option<&'static str> = Some(
+        "a controlled shutdown (`controlled.shutdown.enable`), which the broker asks for through its heartbeat and which ends once its leaderships have moved",
+    );
     const EXAMPLES: &'static [&'static str] = &["shutdown 1"];
 
     fn parse(_verb: &str, words: &mut Words<'_>) -> Result<Self, ParseError> {

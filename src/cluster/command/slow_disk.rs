@@ -30,7 +30,9 @@ impl Unit for SlowDisk {
     const USAGE: &'static [&'static str] = &["slow-disk B MS"];
 
     const ABOUT: &'static str = "Every fsync on broker B takes MS milliseconds longer; `0` makes the disk healthy again. An fsync happens only when `flush.messages` or `flush.ms` asks for one, and the broker answers nothing until it is done, so with `flush.messages=1` produce latency and the HW slow by MS per append. With Kafka's defaults (no fsync) a slow disk changes nothing.";
-    const KAFKA: Option<&'static str> = Some("Kafka flushes on the thread that appended (`UnifiedLog.append`), so a slow fsync holds the request");
+    const KAFKA: Option<&'static str> = Some(
+        "a flush runs on the thread that appended (`UnifiedLog.append`), so a slow fsync holds up the request",
+    );
     const EXAMPLES: &'static [&'static str] = &["slow-disk 1 20", "slow-disk 1 0"];
 
     fn parse(_verb: &str, words: &mut Words<'_>) -> Result<Self, ParseError> {

@@ -172,7 +172,7 @@ fn parse_key(text: &str) -> Option<Key> {
 }
 
 /// How a key is written: `x`, `space`, `F7`, `Ctrl-U` (the config file's spelling).
-pub(super) fn key_text(key: Key) -> String {
+pub fn key_text(key: Key) -> String {
     let base = match key.code {
         KeyCode::Char(' ') => "space".to_string(),
         KeyCode::Char(c) => c.to_string(),

@@ -72,7 +72,8 @@ mod tests {
             assert!(page.contains(&format!("| `{}` | `{}` |", p.name, p.default)), "{}", p.name);
         }
         assert!(page.contains("- `static`: each broker takes it at its next start (:roll)\n"), "{page}");
-        let client = "- `client`: the producer uses it for its next batches; a consumer reads it when it starts\n";
+        let client =
+            "- `client`: the producer uses it for its next batches; a consumer reads it when it starts\n";
         assert!(page.contains(client), "{page}");
     }
 

@@ -280,6 +280,12 @@ impl Cli {
             (_, s) => Ok(s.as_deref()),
         }
     }
+
+    /// The scenario [`Cli::scenario_file`] names, loaded as [`Cli::load_scenario`] does;
+    /// `None` for the default cluster. Errors: those of both.
+    pub fn scenario(&self, fallback_seed: u64) -> Result<Option<Scenario>, CliError> {
+        self.scenario_file()?.map(|file| self.load_scenario(file, fallback_seed)).transpose()
+    }
 }
 
 /// Why an internal topic cannot be the first `--topic`: the default producer would write to it,

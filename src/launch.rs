@@ -26,9 +26,8 @@ pub struct Start {
 /// seed when neither `--seed` nor the scenario file gives one. Errors: an invalid scenario
 /// file, flags that do not fit together, an impossible cluster.
 pub fn start(cli: &Cli, fallback_seed: u64) -> Result<Start, CliError> {
-    match cli.scenario_file()? {
-        Some(file) => {
-            let scenario = cli.load_scenario(file, fallback_seed)?;
+    match cli.scenario(fallback_seed)? {
+        Some(scenario) => {
             let info = ScenarioInfo { name: scenario.name.clone(), end: scenario.end };
             Ok(Start { spec: scenario.spec, timeline: scenario.timeline, scenario: Some(info) })
         }

@@ -154,14 +154,16 @@ fn parse(args: &[String]) -> Result<Option<Cli>, String> {
 /// timeline. A config file that gives warnings counts as a problem here: a manual's example
 /// should not need them.
 pub fn validate(cli: &Cli) -> Result<(), String> {
-    match &cli.mode {
-        None => {
-            let ready = isrlab::launch::dashboard(cli, None, 0).map_err(|e| e.to_string())?;
-            if !ready.config.warnings.is_empty() {
-                return Err(format!("the config file gives warnings: {}", ready.config.warnings.join("; ")));
-            }
-            isrlab::cluster::handle::Sim::new(ready.start.spec).map(|_| ()).map_err(|e| e.to_string())
+    if cli.opens_dashboard() {
+        let ready = isrlab::launch::dashboard(cli, None, 0).map_err(|e| e.to_string())?;
+        if !ready.config.warnings.is_empty() {
+            return Err(format!("the config file gives warnings: {}", ready.config.warnings.join("; ")));
         }
+        return isrlab::cluster::handle::Sim::new(ready.start.spec).map(|_| ()).map_err(|e| e.to_string());
+    }
+    match &cli.mode {
+        // The dashboard was validated above.
+        None => Ok(()),
         Some(Mode::Run { .. }) => {
             let file = cli.scenario_file().map_err(|e| e.to_string())?.expect("run has a file");
             cli.load_scenario(file, 0).map(|_| ()).map_err(|e| e.to_string())

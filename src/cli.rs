@@ -94,9 +94,10 @@ pub enum Mode {
     /// hidden from the help.
     #[command(hide = true)]
     Docs {
-        /// The directory to write into.
-        #[arg(long, value_name = "DIR", default_value = "docs/src/reference")]
-        out: PathBuf,
+        /// The directory to write into (default: `docs/src/reference` of the checkout, which
+        /// must be the working directory).
+        #[arg(long, value_name = "DIR")]
+        out: Option<PathBuf>,
     },
 }
 

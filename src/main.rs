@@ -31,7 +31,7 @@ fn main() -> ExitCode {
     match &cli.mode {
         Some(Mode::Run { file }) => run_headless(&cli, file),
         Some(Mode::Describe { at, zk }) => report(describe_at(&cli, *at, *zk)),
-        Some(Mode::Docs { out }) => report(write_docs(out)),
+        Some(Mode::Docs { out }) => report(write_docs(out.as_deref())),
         None => match dashboard(&cli) {
             Ok(exit) => ExitCode::from(exit.code()),
             Err(e) => report(Err(e)),
@@ -84,8 +84,18 @@ fn run_headless(cli: &Cli, file: &Path) -> ExitCode {
 }
 
 /// `isrlab docs [--out DIR]`: write the reference pages, one line per page.
-fn write_docs(out: &Path) -> Result<()> {
-    let written = isrlab::docs::write(out).wrap_err("cannot write the reference pages")?;
+fn write_docs(out: Option<&Path>) -> Result<()> {
+    let dir = match out {
+        Some(dir) => dir.to_path_buf(),
+        None => isrlab::docs::checkout_dir(Path::new("")).ok_or_else(|| {
+            CliError::Invalid(format!(
+                "isrlab docs writes the reference pages into {} of the isrlab checkout: run it there (`{}`), or give --out DIR",
+                isrlab::docs::DIR,
+                isrlab::docs::REGENERATE
+            ))
+        })?,
+    };
+    let written = isrlab::docs::write(&dir).wrap_err("cannot write the reference pages")?;
     for w in written {
         let what = if w.changed { "written" } else { "unchanged" };
         println!("{}: {what}", w.path.display());

@@ -95,7 +95,7 @@ fn drift(file: &str, committed: Option<&str>, generated: &str) -> Option<String>
 
 #[test]
 fn the_reference_pages_are_what_the_code_generates() {
-    let dir = "docs/src/reference";
+    let dir = isrlab::docs::DIR;
     let pages = isrlab::docs::pages();
     let mut problems: Vec<String> = pages
         .iter()

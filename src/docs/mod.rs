@@ -17,6 +17,18 @@ use std::path::{Path, PathBuf};
 /// tell the reader.
 pub const REGENERATE: &str = "cargo run -- docs";
 
+/// Where the pages live in the repository, relative to its root.
+pub const DIR: &str = "docs/src/reference";
+
+/// The reference directory of the isrlab checkout at `root`: `None` when `root` holds no
+/// `Cargo.toml` of the `isrlab` package, so that `isrlab docs` run elsewhere writes nothing.
+pub fn checkout_dir(root: &Path) -> Option<PathBuf> {
+    let manifest = std::fs::read_to_string(root.join("Cargo.toml")).ok()?;
+    let package: toml::Table = manifest.parse().ok()?;
+    let name = package.get("package")?.get("name")?.as_str()?;
+    (name == "isrlab").then(|| root.join(DIR))
+}
+
 /// One generated page.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Page {
@@ -78,6 +90,13 @@ mod tests {
             assert_eq!(std::fs::read_to_string(dir.join(page.file)).unwrap(), page.text);
         }
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn the_default_directory_is_the_checkouts_only() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        assert_eq!(checkout_dir(root), Some(root.join("docs/src/reference")));
+        assert_eq!(checkout_dir(&root.join("src")), None);
     }
 
     #[test]

@@ -23,12 +23,17 @@ fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-fn env() -> examples::Env {
+/// Where the examples run; `scratch` names the test's own scratch directory.
+fn env_in(scratch: &str) -> examples::Env {
     examples::Env {
         root: root(),
         bin: PathBuf::from(env!("CARGO_BIN_EXE_isrlab")),
-        scratch: PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("docs-examples"),
+        scratch: PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(scratch),
     }
+}
+
+fn env() -> examples::Env {
+    env_in("docs-examples")
 }
 
 /// The book's Markdown files under `docs/src`, relative to the root, sorted.
@@ -199,7 +204,7 @@ fn every_page_of_the_book_is_in_its_summary() {
 /// The problems of an inline Markdown text posing as the file `name`.
 fn problems_in(name: &str, text: &str) -> Vec<String> {
     let items = markdown::items(text);
-    let mut out = examples::check(&env(), Path::new(name), &items);
+    let mut out = examples::check(&env_in("docs-examples-unit"), Path::new(name), &items);
     out.extend(links::check(&root(), Path::new(name), &items));
     out
 }
@@ -328,7 +333,7 @@ fn a_headless_example_must_end_as_it_says() {
     assert_eq!(run("isrlab run tests/scenarios/no-such-file.toml   # exits 2"), Vec::<String>::new());
     assert_eq!(run("NO_COLOR=1 isrlab describe --at 1s"), Vec::<String>::new());
     assert_eq!(run("isrlab --help"), Vec::<String>::new());
-    let scratch = env().scratch.join("reference");
+    let scratch = env_in("docs-examples-unit").scratch.join("reference");
     let _ = std::fs::remove_dir_all(&scratch);
     assert_eq!(run("isrlab docs"), Vec::<String>::new());
     assert!(

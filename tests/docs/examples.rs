@@ -238,8 +238,11 @@ fn run(env: &Env, cli: &Cli, cmd: &Line) -> Result<(), String> {
 /// Runs the binary with `args` from the root; its exit code must be `cmd.exits`.
 fn run_args(env: &Env, cmd: &Line, args: Vec<String>) -> Result<(), String> {
     std::fs::create_dir_all(&env.scratch).map_err(|e| format!("{}: {e}", env.scratch.display()))?;
-    let out_path = env.scratch.join(format!("out-{}.txt", std::process::id()));
-    let err_path = env.scratch.join(format!("err-{}.txt", std::process::id()));
+    // One pair of files per run: the tests run side by side.
+    static RUNS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let run = RUNS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let out_path = env.scratch.join(format!("out-{run}.txt"));
+    let err_path = env.scratch.join(format!("err-{run}.txt"));
     let file = |p: &Path| std::fs::File::create(p).map_err(|e| format!("{}: {e}", p.display()));
     let mut child = Command::new(&env.bin)
         .args(&args)

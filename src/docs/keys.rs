@@ -175,6 +175,30 @@ mod tests {
         assert!(page.contains("| `/` | search the events' text"), "{page}");
     }
 
+    /// Every table the `?` help lists has its section here: a key table added to the help
+    /// without the page fails this test. The help's sections that are not key tables (the
+    /// glossary, the error codes, the grammar, the glyphs) are the other references' business.
+    #[test]
+    fn every_key_table_of_the_help_is_on_the_page() {
+        let page = page(&KeyTables::BUILT_IN);
+        let not_keys = ["Glossary", "Kafka error codes", "Commands", "Glyphs"];
+        let help = crate::ui::help::lines(crate::ui::theme::Theme::new(false));
+        let titles: Vec<String> = help
+            .iter()
+            .map(|l| l.spans.iter().map(|s| s.content.as_ref()).collect::<String>())
+            .filter(|l| !l.is_empty() && !l.starts_with(' '))
+            .filter(|l| !not_keys.iter().any(|n| l.starts_with(n)))
+            .collect();
+        assert!(titles.len() >= Group::ALL.len() + 3, "{titles:?}");
+        for title in titles {
+            let heading =
+                Group::ALL.iter().find(|g| g.title() == title).map_or(title.clone(), |g| g.name().into());
+            let found =
+                page.contains(&format!("\n## {heading}\n")) || page.contains(&format!("\n### {heading}\n"));
+            assert!(found, "the help's section `{title}` has no section on the keys page");
+        }
+    }
+
     /// The page follows the table: a changed help text changes it.
     #[test]
     fn another_table_gives_another_page() {

@@ -176,8 +176,8 @@ fn ask(q: &Question, out: &mut Report<'_>) -> io::Result<()> {
 }
 
 /// The simulation's answer to `q` at its `answer_at`, with ✓ or ✗ (counted). When it fails,
-/// every choice's checks follow with what the cluster showed, so the author sees why; then
-/// the question's `explain`.
+/// every choice follows, ✓ if it holds, with its checks and what the cluster showed, so the
+/// author sees why; then the question's `explain`.
 fn answer(
     q: &Question,
     snap: &Snapshot,
@@ -196,8 +196,8 @@ fn answer(
     out.line(format!("{mark} {outcome}"))?;
     if !outcome.passed {
         for (i, c) in q.choices.iter().enumerate() {
-            let holds = if c.holds(snap, history) { "holds" } else { "does not hold" };
-            out.line(format!("    {}) {} {holds}:", letter(i), c.text.replace('\n', " ")))?;
+            let mark = if c.holds(snap, history) { '✓' } else { '✗' };
+            out.line(format!("    {mark} {}) {}", letter(i), c.text.replace('\n', " ")))?;
             for o in c.outcomes(q.answer_at, snap, history) {
                 let mark = if o.passed { '✓' } else { '✗' };
                 out.line(format!("        {mark} {}: expected {}, got {}", o.subject, o.expected, o.got))?;
@@ -587,12 +587,12 @@ expect = { partition = "t-0", isr = [0, 1, 2] }
     a) 0 and 1
     b) all three
 00:00:19.000 t-0 leader 2 → 0, clean election: first live ISR member in replica order, leader epoch 1, ISR 0,1
-✓ at 00:00:20.0 question 1: the simulation answers a) broker 0, as the lesson states
+✓ at 00:00:20.0 question 1: the simulation answers a) broker 0 · the lesson states a
 00:00:20.000 explain: The first live ISR member.
-✗ at 00:00:20.0 question 2: the simulation answers a) 0 and 1, but the lesson states b) all three
-    a) 0 and 1 holds:
+✗ at 00:00:20.0 question 2: the simulation answers a) 0 and 1 · but the lesson states b) all three
+    ✓ a) 0 and 1
         ✓ t-0 isr: expected [0,1], got [0,1]
-    b) all three does not hold:
+    ✗ b) all three
         ✗ t-0 isr: expected [0,1,2], got [0,1]"
         );
         assert!(report.ends_with("1 passed, 1 failed\n"), "{report}");

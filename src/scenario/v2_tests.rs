@@ -195,13 +195,13 @@ fn the_simulation_answers_by_the_one_choice_that_holds() {
     assert_eq!(answer, SimAnswer::Choice(1));
     let right = q.outcome(answer);
     assert!(right.passed);
-    assert_eq!(right.to_string(), "at 00:00:02.0 question 1: the simulation answers b) some lost, as the lesson states");
+    assert_eq!(right.to_string(), "at 00:00:02.0 question 1: the simulation answers b) some lost · the lesson states b");
     snap.acked_lost = 0;
     let wrong = q.outcome(q.sim_answer(&snap, &history));
     assert!(!wrong.passed);
     assert_eq!(
         wrong.to_string(),
-        "at 00:00:02.0 question 1: the simulation answers a) none lost, but the lesson states b) some lost"
+        "at 00:00:02.0 question 1: the simulation answers a) none lost · but the lesson states b) some lost"
     );
     let mut unstated = q.clone();
     unstated.answer = None;

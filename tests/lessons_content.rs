@@ -1,4 +1,4 @@
-//! The built-in lessons (`assets/lessons/NN-slug.toml`) as a teacher needs them: twelve of
+//! The built-in lessons (`assets/lessons/NN-slug.toml`, as the binary embeds them) as a teacher needs them: twelve of
 //! them, numbered 01 to 12 without a gap; each short enough to play in a few minutes at 1×;
 //! each opening with narration and a pause; each with at least two questions that state their
 //! answer and explain it; each naming in its narration every setting and link fault it uses to
@@ -6,8 +6,7 @@
 //! misconceptions the lessons exist to correct. Whether every expectation and question of a
 //! lesson holds is the lesson runner's test (every built-in lesson runs headless there).
 
-use isrlab::scenario::{Scenario, parse};
-use std::path::{Path, PathBuf};
+use isrlab::scenario::{Scenario, lessons};
 use toml::Value;
 
 /// How many built-in lessons there are.
@@ -17,37 +16,12 @@ const LESSONS: usize = 12;
 const MAX_END_MS: u64 = 60_000;
 /// The most minutes a lesson may announce.
 const MAX_MINUTES: u32 = 6;
-/// The longest `teaches` line (`isrlab lessons` shows it on one line with the title).
+/// The longest `teaches` line (`isrlab lessons` shows it on one line).
 const MAX_TEACHES: usize = 125;
 
-fn lesson_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("assets").join("lessons")
-}
-
-/// Every lesson file, in name order, with its text.
-fn lesson_files() -> Vec<(String, String)> {
-    let mut files: Vec<(String, String)> = std::fs::read_dir(lesson_dir())
-        .expect("assets/lessons exists")
-        .map(|e| e.expect("a readable directory entry").path())
-        .filter(|p| p.extension().is_some_and(|x| x == "toml"))
-        .map(|p| {
-            let name = p.file_name().unwrap().to_string_lossy().into_owned();
-            let text = std::fs::read_to_string(&p).expect("a readable lesson");
-            (name, text)
-        })
-        .collect();
-    files.sort();
-    files
-}
-
-fn lessons() -> Vec<(String, String, Scenario)> {
-    lesson_files()
-        .into_iter()
-        .map(|(name, text)| {
-            let scenario = parse(&name, &text).unwrap_or_else(|e| panic!("{e}"));
-            (name, text, scenario)
-        })
-        .collect()
+/// Every built-in lesson as the binary embeds it: its file name, its text, and the scenario.
+fn lessons() -> Vec<(String, &'static str, Scenario)> {
+    lessons::all().iter().map(|l| (l.path(), l.text, l.load().unwrap_or_else(|e| panic!("{e}")))).collect()
 }
 
 /// All the narration of a lesson: its steps' `say`, in one string.
@@ -57,24 +31,12 @@ fn narration(s: &Scenario) -> String {
 
 #[test]
 fn there_are_twelve_lessons_numbered_01_to_12() {
-    let names: Vec<String> = lesson_files().into_iter().map(|(n, _)| n).collect();
-    assert_eq!(names.len(), LESSONS, "{names:?}");
-    for (i, name) in names.iter().enumerate() {
-        let stem = name.strip_suffix(".toml").unwrap();
-        let (number, slug) = stem.split_once('-').unwrap_or_else(|| panic!("{name}: not NN-slug.toml"));
-        assert_eq!(
-            number,
-            format!("{:02}", i + 1),
-            "{name}: lessons are numbered 01 to {LESSONS} without a gap"
-        );
-        assert!(
-            !slug.is_empty()
-                && slug.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
-                && !slug.starts_with('-')
-                && !slug.ends_with('-'),
-            "{name}: the slug is lowercase words joined by dashes"
-        );
-    }
+    let numbers: Vec<u32> = lessons::all().iter().map(|l| l.number).collect();
+    assert_eq!(
+        numbers,
+        (1..=LESSONS as u32).collect::<Vec<_>>(),
+        "lessons are numbered 01 to {LESSONS} without a gap"
+    );
 }
 
 #[test]

@@ -106,7 +106,7 @@ fn configured_properties(text: &str) -> Vec<String> {
 fn the_narration_names_every_setting_and_link_fault_the_lesson_uses() {
     for (name, text, s) in lessons() {
         let said = narration(&s);
-        for key in configured_properties(&text) {
+        for key in configured_properties(text) {
             assert!(said.contains(&key), "{name}: sets `{key}` but its narration never names it");
         }
         for command in s.timeline.iter().filter_map(|a| a.command.as_ref()).map(ToString::to_string) {

@@ -1,6 +1,7 @@
 //! The `isrlab` binary: parses the command line and dispatches to the dashboard, a headless
-//! scenario run, `describe` or `docs` (the reference pages). The only place where randomness comes from the OS: a run
-//! without `--seed` (and without a seed in its scenario file) gets a random seed, always shown.
+//! scenario or lesson run, the list of lessons, `describe` or `docs` (the reference pages). The
+//! only place where randomness comes from the OS: a run without `--seed` (and without a seed
+//! in its scenario file) gets a random seed, always shown.
 
 use clap::Parser;
 use color_eyre::eyre::{Result, WrapErr};
@@ -29,10 +30,11 @@ fn main() -> ExitCode {
         return ExitCode::from(EXIT_INVALID);
     }
     match &cli.mode {
-        Some(Mode::Run { file }) => run_headless(&cli, file),
+        Some(Mode::Run { .. } | Mode::Lesson { headless: true, .. }) => run_headless(&cli),
         Some(Mode::Describe { at, zk }) => report(describe_at(&cli, *at, *zk)),
+        Some(Mode::Lessons) => list_lessons(),
         Some(Mode::Docs { out }) => report(write_docs(out.as_deref())),
-        None => match dashboard(&cli) {
+        None | Some(Mode::Lesson { headless: false, .. }) => match dashboard(&cli) {
             Ok(exit) => ExitCode::from(exit.code()),
             Err(e) => report(Err(e)),
         },
@@ -57,10 +59,15 @@ fn report(result: Result<()>) -> ExitCode {
     }
 }
 
-/// `isrlab run FILE`: exit code 0 all hold, 1 one fails, 2 invalid file.
-fn run_headless(cli: &Cli, file: &Path) -> ExitCode {
-    let scenario = match cli.scenario_file().and_then(|_| cli.load_scenario(file, rand::random())) {
-        Ok(s) => s,
+/// `isrlab run FILE` and `isrlab lesson NAME --headless`: exit code 0 all hold, 1 one
+/// fails, 2 invalid file (or unknown lesson).
+fn run_headless(cli: &Cli) -> ExitCode {
+    let loaded = cli.source().and_then(|source| {
+        let source = source.ok_or_else(|| CliError::Invalid("no scenario to run".into()))?;
+        Ok((source.label(), cli.load(source, rand::random())?))
+    });
+    let (label, scenario) = match loaded {
+        Ok(loaded) => loaded,
         Err(e) => {
             eprintln!("{e}");
             return ExitCode::from(EXIT_INVALID);
@@ -73,7 +80,7 @@ fn run_headless(cli: &Cli, file: &Path) -> ExitCode {
     match result {
         Ok(summary) => ExitCode::from(summary.exit_code()),
         Err(e @ RunError::Start(_)) => {
-            eprintln!("{}: {e}", file.display());
+            eprintln!("{label}: {e}");
             ExitCode::from(EXIT_INVALID)
         }
         Err(e) => {
@@ -81,6 +88,17 @@ fn run_headless(cli: &Cli, file: &Path) -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// `isrlab lessons`: the table of built-in lessons; exit code 1 if one cannot be loaded.
+fn list_lessons() -> ExitCode {
+    let (text, ok) = isrlab::scenario::lessons::listing();
+    let mut out = ClosedPipeTolerant::new(std::io::stdout().lock());
+    if let Err(e) = out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        eprintln!("isrlab: cannot write the list of lessons: {e}");
+        return ExitCode::FAILURE;
+    }
+    if ok { ExitCode::SUCCESS } else { ExitCode::FAILURE }
 }
 
 /// `isrlab docs [--out DIR]`: write the reference pages, one line per page.
@@ -127,12 +145,12 @@ fn dashboard(cli: &Cli) -> Result<isrlab::ui::Exit> {
         launch::dashboard(cli, user_config::default_path(), rand::random())?;
     if !std::io::stdin().is_terminal() || !std::io::stdout().is_terminal() {
         return Err(CliError::Invalid(
-            "the dashboard needs a terminal (stdin and stdout are not both a TTY); for output into a file or pipe use `isrlab run FILE` or `isrlab describe`".into(),
+            "the dashboard needs a terminal (stdin and stdout are not both a TTY); for output into a file or pipe use `isrlab run FILE`, `isrlab lesson NAME --headless` or `isrlab describe`".into(),
         )
         .into());
     }
     let seed = spec.seed;
-    let commands = timeline.into_iter().map(|a| (a.at, a.command)).collect();
+    let commands = timeline.into_iter().filter_map(|a| a.command.map(|c| (a.at, c))).collect();
     let live = LiveSim::spawn(spec, commands, scenario)
         .map_err(|e| CliError::Invalid(format!("the cluster cannot start: {e}")))?;
     let theme = Theme::from_env().with_palette(cli.palette.unwrap_or_default()).with_ascii(cli.ascii);

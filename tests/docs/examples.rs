@@ -2,7 +2,8 @@
 //!
 //! - A ```` ```sh ```` block holds runnable command lines. Each line that runs isrlab
 //!   (`isrlab …`, a path ending in `/isrlab`, or `cargo run [--release] -- …`) is checked: a
-//!   mode without a terminal (`run`, `describe`, `docs`, `--help`) is run with the built
+//!   mode without a terminal (`run`, `describe`, `lessons`, `lesson NAME --headless`, `docs`,
+//!   `--help`) is run with the built
 //!   binary from the repository's root and must exit 0, or the code a trailing `# exits N`
 //!   states; a dashboard line is parsed by the real parser and everything the dashboard does
 //!   before it opens the terminal is done (`isrlab::launch::dashboard`, then the cluster is
@@ -148,10 +149,10 @@ fn parse(args: &[String]) -> Result<Option<Cli>, String> {
     }
 }
 
-/// Everything the command line does before it runs: for the dashboard, what `main` does
-/// before the terminal opens (`launch::dashboard`, then the cluster is built, as the live
-/// run builds it); for a scenario run, loading the file; for `describe`, its cluster and
-/// timeline. A config file that gives warnings counts as a problem here: a manual's example
+/// Everything the command line does before it runs: for the dashboard (a lesson in it too),
+/// what `main` does before the terminal opens (`launch::dashboard`, then the cluster is
+/// built, as the live run builds it); for a headless scenario or lesson run, loading it; for
+/// `describe`, its cluster and timeline. A config file that gives warnings counts as a problem here: a manual's example
 /// should not need them.
 pub fn validate(cli: &Cli) -> Result<(), String> {
     if cli.opens_dashboard() {
@@ -164,11 +165,11 @@ pub fn validate(cli: &Cli) -> Result<(), String> {
     match &cli.mode {
         // The dashboard was validated above.
         None => Ok(()),
-        Some(Mode::Run { .. }) => {
-            let file = cli.scenario_file().map_err(|e| e.to_string())?.expect("run has a file");
-            cli.load_scenario(file, 0).map(|_| ()).map_err(|e| e.to_string())
+        Some(Mode::Run { .. } | Mode::Lesson { .. }) => {
+            cli.scenario(0).map(|_| ()).map_err(|e| e.to_string())
         }
         Some(Mode::Describe { .. }) => isrlab::launch::start(cli, 0).map(|_| ()).map_err(|e| e.to_string()),
+        Some(Mode::Lessons) => Ok(()),
         Some(Mode::Docs { .. }) => Ok(()),
     }
 }

@@ -23,8 +23,37 @@ pub struct KeyTables<'a> {
     pub events: &'a [Binding<EventsAction>],
     /// The command palette's keys ([`keymap::PALETTE_BINDINGS`]).
     pub palette: &'a [Binding<PaletteAction>],
+    /// The tables of the other modes, which the help lists after the dashboard's groups, in
+    /// the help's order.
+    pub modes: &'a [ModeTable],
     /// The help overlay's keys ([`keymap::HELP_BINDINGS`]).
     pub help: &'a [Binding<HelpAction>],
+}
+
+/// The key table of another mode (a lesson's keys, say), as the help lists it: its title and
+/// its rows, whatever its action type ([`rows`]).
+#[derive(Clone, Copy)]
+pub struct ModeTable {
+    /// The help's title over the table.
+    pub title: &'static str,
+    /// Its rows, e.g. `|| rows(keymap::HELP_BINDINGS)`.
+    pub rows: fn() -> Vec<Row>,
+}
+
+/// One row of a mode's table, as the page writes it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Row {
+    /// The keys, as Markdown (the label, and the keys it does not show).
+    pub keys: String,
+    /// What they do.
+    pub help: &'static str,
+    /// The footer's word, or empty.
+    pub footer: String,
+}
+
+/// The rows of a key table of any mode.
+pub fn rows<A>(bindings: &[Binding<A>]) -> Vec<Row> {
+    bindings.iter().map(|b| Row { keys: keys(b), help: b.help, footer: footer(b) }).collect()
 }
 
 impl KeyTables<'static> {
@@ -34,6 +63,7 @@ impl KeyTables<'static> {
         views: keymap::VIEW_BINDINGS,
         events: keymap::EVENTS_BINDINGS,
         palette: keymap::PALETTE_BINDINGS,
+        modes: &[],
         help: keymap::HELP_BINDINGS,
     };
 }
@@ -64,7 +94,7 @@ pub fn page(tables: &KeyTables<'_>) -> String {
             Group::Partitions => syntax("The table's filter (`F`) takes", TABLE_FILTER_SYNTAX, &mut out),
             Group::Events => {
                 out.push_str(&format!("### {}\n\n", keymap::EVENTS_TITLE));
-                table(tables.events, &mut out);
+                table(&rows(tables.events), &mut out);
                 syntax(
                     "The event filter (`F` here, or `F` in the events view) takes",
                     FILTER_SYNTAX,
@@ -77,13 +107,17 @@ pub fn page(tables: &KeyTables<'_>) -> String {
                     "Other printable keys are typed into the line. What the line may say is the \
                      command grammar: see the [commands reference](commands.md).\n\n",
                 );
-                table(tables.palette, &mut out);
+                table(&rows(tables.palette), &mut out);
             }
             _ => {}
         }
     }
+    for mode in tables.modes {
+        out.push_str(&format!("## {}\n\n", mode.title));
+        table(&(mode.rows)(), &mut out);
+    }
     out.push_str(&format!("## {}\n\n", keymap::HELP_TITLE));
-    table(tables.help, &mut out);
+    table(&rows(tables.help), &mut out);
     out.trim_end().to_string() + "\n"
 }
 
@@ -103,10 +137,10 @@ fn dashboard_table(tables: &KeyTables<'_>, group: Group, out: &mut String) {
 }
 
 /// A mode's table: key, meaning, footer.
-fn table<A>(bindings: &[Binding<A>], out: &mut String) {
+fn table(rows: &[Row], out: &mut String) {
     out.push_str(&head(&["Key", "What it does", "Footer"]));
-    for b in bindings {
-        out.push_str(&row(&[keys(b), b.help.to_string(), footer(b)]));
+    for r in rows {
+        out.push_str(&row(&[r.keys.clone(), r.help.to_string(), r.footer.clone()]));
     }
     out.push('\n');
 }
@@ -197,6 +231,15 @@ mod tests {
                 page.contains(&format!("\n## {heading}\n")) || page.contains(&format!("\n### {heading}\n"));
             assert!(found, "the help's section `{title}` has no section on the keys page");
         }
+    }
+
+    /// Another mode's table gets its section before the help's own keys.
+    #[test]
+    fn a_modes_table_gets_its_section() {
+        let modes = [ModeTable { title: "In a lesson", rows: || rows(keymap::HELP_BINDINGS) }];
+        let page = page(&KeyTables { modes: &modes, ..KeyTables::BUILT_IN });
+        let at = page.find("\n## In a lesson\n\n| Key | What it does | Footer |\n").expect("the section");
+        assert!(at < page.find("\n## In this help\n").unwrap(), "{page}");
     }
 
     /// The page follows the table: a changed help text changes it.

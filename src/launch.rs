@@ -12,7 +12,7 @@ use crate::user_config::{self, Loaded};
 use std::path::PathBuf;
 
 /// What a run starts from: the cluster, the timeline and, for a scenario, its name and end.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub struct Start {
     /// The cluster to build.
     pub spec: ClusterSpec,
@@ -54,7 +54,7 @@ pub fn user_config(cli: &Cli, default_path: Option<PathBuf>) -> Result<Loaded, C
 
 /// A dashboard ready to open: the flags with the config file's defaults filled in, what it
 /// starts from, and the config file (its keys and warnings).
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub struct Dashboard {
     /// The flags, config file applied.
     pub cli: Cli,

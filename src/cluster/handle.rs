@@ -187,6 +187,12 @@ impl Sim {
         self.world.log.borrow_mut().drain()
     }
 
+    /// [`Sim::drain_events`] through a shared reference, for the dashboard's cluster
+    /// interface (a lesson watches every event, not only the snapshot's recent window).
+    pub(crate) fn take_events(&self) -> Vec<ClusterEvent> {
+        self.world.log.borrow_mut().drain()
+    }
+
     /// Stops keeping events for [`Sim::drain_events`] (they stay in the snapshot's recent
     /// window): for a run nobody drains, so its memory does not grow with every event.
     pub fn stop_draining(&mut self) {
@@ -215,7 +221,8 @@ impl Sim {
 enum Control {
     AdvanceTo(SimTime),
     Apply(Command, mpsc::Sender<Result<Answer, SimError>>),
-    NextEvent(Ms, mpsc::Sender<Option<SimTime>>),
+    /// Look `Ms` ahead for the next event, never past the instant given.
+    NextEvent(Ms, Option<SimTime>, mpsc::Sender<Option<SimTime>>),
     Reset(mpsc::Sender<Result<(), SimError>>),
 }
 
@@ -232,7 +239,17 @@ enum Paced {
 pub struct LiveSim {
     control: Option<mpsc::Sender<Control>>,
     snapshots: tokio::sync::watch::Receiver<Arc<Snapshot>>,
+    /// Every event, in batches, when spawned with [`LiveSim::spawn_tapped`].
+    tap: Option<mpsc::Receiver<Tapped>>,
     thread: Option<std::thread::JoinHandle<()>>,
+}
+
+/// What the event tap of a [`LiveSim`] carries.
+enum Tapped {
+    /// The events logged since the last batch, oldest first.
+    Events(Vec<ClusterEvent>),
+    /// The run started again from time 0: the batches before belong to the old run.
+    Restarted,
 }
 
 impl LiveSim {
@@ -241,10 +258,32 @@ impl LiveSim {
     /// its end and every snapshot names it. Errors: the spec's [`SimError`].
     pub fn spawn(
         spec: ClusterSpec,
-        mut timeline: Vec<(SimTime, Command)>,
+        timeline: Vec<(SimTime, Command)>,
         scenario: Option<ScenarioInfo>,
     ) -> Result<LiveSim, SimError> {
+        LiveSim::start(spec, timeline, scenario, false)
+    }
+
+    /// [`LiveSim::spawn`], keeping every event for [`LiveSim::take_events`] (a lesson checks
+    /// `event = "…"` expectations against all of them, not only the snapshot's recent window).
+    /// The events wait for the dashboard in batches; as sim time runs at most a second ahead
+    /// of the newest snapshot the dashboard took, they stay few.
+    pub fn spawn_tapped(
+        spec: ClusterSpec,
+        timeline: Vec<(SimTime, Command)>,
+        scenario: Option<ScenarioInfo>,
+    ) -> Result<LiveSim, SimError> {
+        LiveSim::start(spec, timeline, scenario, true)
+    }
+
+    fn start(
+        spec: ClusterSpec,
+        mut timeline: Vec<(SimTime, Command)>,
+        scenario: Option<ScenarioInfo>,
+        tapped: bool,
+    ) -> Result<LiveSim, SimError> {
         let (control_tx, control_rx) = mpsc::channel();
+        let (tap_tx, tap_rx) = mpsc::channel();
         let (ready_tx, ready_rx) = mpsc::channel();
         let (snap_tx, snap_rx) = tokio::sync::watch::channel(Arc::new(Snapshot::default()));
         timeline.sort_by_key(|(t, _)| *t);
@@ -253,7 +292,9 @@ impl LiveSim {
             .spawn(move || {
                 let start = |spec: ClusterSpec| {
                     Sim::new(spec).map(|mut sim| {
-                        sim.stop_draining();
+                        if !tapped {
+                            sim.stop_draining();
+                        }
                         sim
                     })
                 };
@@ -265,6 +306,10 @@ impl LiveSim {
                     }
                 };
                 let publish = |sim: &Sim| {
+                    // The events first: whoever sees the snapshot finds its events in the tap.
+                    if tapped {
+                        let _ = tap_tx.send(Tapped::Events(sim.take_events()));
+                    }
                     let _ = snap_tx.send(Arc::new(Snapshot { scenario: scenario.clone(), ..sim.snapshot() }));
                 };
                 publish(&sim);
@@ -276,6 +321,9 @@ impl LiveSim {
                     let fresh = start(spec.clone()).map(|fresh| {
                         sim = fresh;
                         left = timeline.clone().into_iter().peekable();
+                        if tapped {
+                            let _ = tap_tx.send(Tapped::Restarted);
+                        }
                         publish(&sim);
                     });
                     let _ = reply.send(fresh);
@@ -283,7 +331,12 @@ impl LiveSim {
             })
             .map_err(|e| SimError::InvalidCluster(format!("cannot start the sim thread: {e}")))?;
         match ready_rx.recv() {
-            Ok(Ok(())) => Ok(LiveSim { control: Some(control_tx), snapshots: snap_rx, thread: Some(thread) }),
+            Ok(Ok(())) => Ok(LiveSim {
+                control: Some(control_tx),
+                snapshots: snap_rx,
+                tap: tapped.then_some(tap_rx),
+                thread: Some(thread),
+            }),
             Ok(Err(e)) => Err(e),
             Err(_) => Err(SimError::InvalidCluster("the sim thread stopped during start-up".into())),
         }
@@ -314,9 +367,31 @@ impl LiveSim {
     /// way, and time never passes its end); waits for the answer, by when
     /// [`LiveSim::latest`] shows that instant. `None`: no event within `within` ms.
     pub fn next_event(&self, within: Ms) -> Option<SimTime> {
+        self.next_event_until(within, None)
+    }
+
+    /// [`LiveSim::next_event`], never past `stop` either (a lesson's next step): with no
+    /// event before it, sim time stands at `stop` (or `within` ms on, if sooner).
+    pub fn next_event_until(&self, within: Ms, stop: Option<SimTime>) -> Option<SimTime> {
         let (tx, rx) = mpsc::channel();
-        self.send(Control::NextEvent(within, tx));
+        self.send(Control::NextEvent(within, stop, tx));
         rx.recv().ok().flatten()
+    }
+
+    /// The events logged since the last call, oldest first, of the run as it is now (after
+    /// [`LiveSim::reset`], only the new run's); empty unless spawned with
+    /// [`LiveSim::spawn_tapped`]. The events of the newest snapshot are in by the time
+    /// [`LiveSim::latest`] shows it.
+    pub fn take_events(&self) -> Vec<ClusterEvent> {
+        let Some(tap) = &self.tap else { return Vec::new() };
+        let mut events = Vec::new();
+        for batch in tap.try_iter() {
+            match batch {
+                Tapped::Events(more) => events.extend(more),
+                Tapped::Restarted => events.clear(),
+            }
+        }
+        events
     }
 
     /// Starts the run again from time 0 with the spec and timeline it was spawned with
@@ -380,9 +455,13 @@ fn pace(
                     publish(sim);
                     let _ = reply.send(result);
                 }
-                Control::NextEvent(within, reply) => {
+                Control::NextEvent(within, stop, reply) => {
                     advance(sim, timeline, target.take(), end);
-                    let found = next_event(sim, timeline, within, end);
+                    let limit = match (end, stop) {
+                        (Some(e), Some(s)) => Some(e.min(s)),
+                        (e, s) => e.or(s),
+                    };
+                    let found = next_event(sim, timeline, within, limit);
                     publish(sim);
                     let _ = reply.send(found);
                 }
@@ -653,7 +732,7 @@ mod tests {
         });
         let next = |within| {
             let (tx, rx) = mpsc::channel();
-            control_tx.send(Control::NextEvent(within, tx)).unwrap();
+            control_tx.send(Control::NextEvent(within, None, tx)).unwrap();
             rx.recv().unwrap()
         };
         control_tx.send(Control::AdvanceTo(SimTime::from_ms(1_000))).unwrap();

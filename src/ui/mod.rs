@@ -59,6 +59,7 @@ use self::theme::Theme;
 use crate::cluster::command::{Answer, Command};
 use crate::cluster::handle::{LiveSim, Sim, SimError};
 use crate::cluster::snapshot::Snapshot;
+use crate::sim::events::ClusterEvent;
 use crate::sim::{Ms, SimTime};
 
 /// Time between frame ticks: at most 20 redraws a second, plus one per key (drawn at once).
@@ -79,10 +80,13 @@ pub trait Cluster {
     fn advance_to(&self, t: SimTime);
     /// The newest snapshot.
     fn latest(&self) -> Arc<Snapshot>;
-    /// Runs sim time to the next new event, looking at most `within` ms ahead (see
-    /// [`Sim::run_to_next_event`]); returns its sim time (µs), `None` when none came. When it
-    /// returns, [`Cluster::latest`] shows that instant.
-    fn next_event(&self, within: Ms) -> Option<SimTime>;
+    /// Runs sim time to the next new event, looking at most `within` ms ahead and never past
+    /// `stop` (see [`Sim::run_to_next_event`]); returns its sim time (µs), `None` when none
+    /// came. When it returns, [`Cluster::latest`] shows that instant.
+    fn next_event(&self, within: Ms, stop: Option<SimTime>) -> Option<SimTime>;
+    /// The events logged since the last call, oldest first (a lesson's `event` checks and
+    /// the reveal of a question read them); empty for a cluster that does not keep them.
+    fn take_events(&self) -> Vec<ClusterEvent>;
     /// Starts the run again from time 0: the same cluster, seed and startup settings (and a
     /// scenario's timeline), every counter cleared. When it returns, [`Cluster::latest`]
     /// shows time 0. Errors: the simulation cannot start again (the old run goes on).
@@ -102,9 +106,14 @@ impl Cluster for LiveSim {
         LiveSim::latest(self)
     }
 
-    fn next_event(&self, within: Ms) -> Option<SimTime> {
-        LiveSim::next_event(self, within)
+    fn next_event(&self, within: Ms, stop: Option<SimTime>) -> Option<SimTime> {
+        LiveSim::next_event_until(self, within, stop)
     }
+
+    fn take_events(&self) -> Vec<ClusterEvent> {
+        LiveSim::take_events(self)
+    }
+
     fn reset(&self) -> Result<(), SimError> {
         LiveSim::reset(self)
     }
@@ -126,9 +135,15 @@ impl Cluster for Sim {
         Arc::new(self.snapshot())
     }
 
-    fn next_event(&self, within: Ms) -> Option<SimTime> {
-        self.next_event_by(self.now_us().plus_micros(within.saturating_mul(1000)))
+    fn next_event(&self, within: Ms, stop: Option<SimTime>) -> Option<SimTime> {
+        let ahead = self.now_us().plus_micros(within.saturating_mul(1000));
+        self.next_event_by(stop.map_or(ahead, |s| s.min(ahead)))
     }
+
+    fn take_events(&self) -> Vec<ClusterEvent> {
+        Sim::take_events(self)
+    }
+
     /// A step-by-step [`Sim`] belongs to its caller, which builds a new one to start over;
     /// the dashboard's [`LiveSim`] restarts itself.
     fn reset(&self) -> Result<(), SimError> {
@@ -180,7 +195,7 @@ pub fn run_effects(
             }
             Effect::NextEvent(within) => {
                 let events_before = snap.event_count;
-                let found = cluster.next_event(within);
+                let found = cluster.next_event(within, pacer.stop());
                 *snap = cluster.latest();
                 pacer.jump_to(snap.now_us);
                 update(model, Msg::SteppedToEvent { events_before, found }, snap);

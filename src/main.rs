@@ -142,7 +142,7 @@ fn dashboard(cli: &Cli) -> Result<isrlab::ui::Exit> {
         .into());
     }
     let seed = spec.seed;
-    let commands = timeline.into_iter().map(|a| (a.at, a.command)).collect();
+    let commands = timeline.into_iter().filter_map(|a| a.command.map(|c| (a.at, c))).collect();
     let live = LiveSim::spawn(spec, commands, scenario)
         .map_err(|e| CliError::Invalid(format!("the cluster cannot start: {e}")))?;
     let theme = Theme::from_env().with_palette(cli.palette.unwrap_or_default()).with_ascii(cli.ascii);

@@ -109,7 +109,9 @@ pub fn run_on(sim: &mut impl Driven, scenario: &Scenario, out: &mut dyn Write) -
         print_events(sim, &mut history, out)?;
         for action in scenario.timeline[next_action..].iter().take_while(|a| a.at == t) {
             next_action += 1;
-            apply(sim, action, &mut summary, out)?;
+            if let Some(cmd) = &action.command {
+                apply(sim, action, cmd, &mut summary, out)?;
+            }
         }
         print_events(sim, &mut history, out)?;
         let due: Vec<_> = scenario.expectations[next_expect..].iter().take_while(|e| e.at == t).collect();
@@ -151,12 +153,12 @@ fn verdict(outcome: &Outcome, summary: &mut Summary, out: &mut Report<'_>) -> io
 fn apply(
     sim: &mut impl Driven,
     action: &Action,
+    cmd: &Command,
     summary: &mut Summary,
     out: &mut Report<'_>,
 ) -> io::Result<()> {
     let now = sim.now();
-    let result = sim.apply(&action.command);
-    let cmd = &action.command;
+    let result = sim.apply(cmd);
     if let Some(want) = &action.answered {
         let (got, passed) = match &result {
             Ok(Answer { note }) => {
@@ -229,6 +231,7 @@ fn finish(snap: &Snapshot, summary: Summary, out: &mut Report<'_>) -> io::Result
 pub fn run_to(spec: ClusterSpec, timeline: &[Action], at: SimTime) -> Result<Snapshot, RunError> {
     let mut sim = Sim::new(spec)?;
     for Action { at: t, command, refused, .. } in timeline.iter().take_while(|a| a.at <= at) {
+        let Some(command) = command else { continue };
         sim.advance_to_time(*t);
         match sim.apply(command) {
             Err(e) if refused.is_none() => {

@@ -80,7 +80,7 @@ pub enum SimAnswer {
 }
 
 /// The verdict on a question, readable as a line, e.g.
-/// `at 00:00:25.0 question 1: the simulation answers b) broker 1, as the lesson states`.
+/// `at 00:00:25.0 question 1: the simulation answers b) broker 1 · the lesson states b`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct QuestionOutcome {
     /// The question's number.
@@ -115,10 +115,10 @@ impl fmt::Display for QuestionOutcome {
             }
             (SimAnswer::Choice(_), Some((l, t)), None) => write!(f, "the simulation answers {l}) {t}"),
             (SimAnswer::Choice(_), Some((l, t)), Some((sl, _))) if sl == l => {
-                write!(f, "the simulation answers {l}) {t}, as the lesson states")
+                write!(f, "the simulation answers {l}) {t} · the lesson states {sl}")
             }
             (SimAnswer::Choice(_), Some((l, t)), Some((sl, st))) => {
-                write!(f, "the simulation answers {l}) {t}, but the lesson states {sl}) {st}")
+                write!(f, "the simulation answers {l}) {t} · but the lesson states {sl}) {st}")
             }
             (SimAnswer::Choice(i), None, _) => write!(f, "the simulation answers {}", letter(*i)),
         }

@@ -18,6 +18,8 @@ pub mod history;
 pub mod markup;
 pub mod report;
 pub mod runner;
+#[cfg(test)]
+mod v2_tests;
 
 pub use error::LoadError;
 pub use ask::{Choice, Question, QuestionOutcome, SimAnswer};

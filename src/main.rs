@@ -13,6 +13,7 @@ use isrlab::scenario::Action;
 use isrlab::scenario::runner::{self, EXIT_INVALID, RunError};
 use isrlab::sim::{SimTime, format_instant};
 use isrlab::ui::Look;
+use isrlab::ui::lesson::Script;
 use isrlab::ui::theme::Theme;
 use isrlab::user_config;
 use std::io::Write;
@@ -84,8 +85,9 @@ fn run_headless(cli: &Cli, file: &Path) -> ExitCode {
     }
 }
 
-/// What a run starts from: cluster, timeline and, for a scenario, its name and end.
-type Start = (ClusterSpec, Vec<Action>, Option<ScenarioInfo>);
+/// What a run starts from: cluster, timeline and, for a scenario, its name and end and what
+/// the dashboard plays of it (narration, checks, questions).
+type Start = (ClusterSpec, Vec<Action>, Option<ScenarioInfo>, Option<Script>);
 
 /// The cluster and timeline of `--scenario FILE`, or of the flags.
 fn start(cli: &Cli) -> Result<Start> {
@@ -93,16 +95,17 @@ fn start(cli: &Cli) -> Result<Start> {
         Some(file) => {
             let scenario = cli.load_scenario(file, rand::random())?;
             let info = ScenarioInfo { name: scenario.name.clone(), end: scenario.end };
-            Ok((scenario.spec, scenario.timeline, Some(info)))
+            let script = Script::of(&scenario);
+            Ok((scenario.spec, scenario.timeline, Some(info), script))
         }
-        None => Ok((cli.cluster_spec(cli.seed.unwrap_or_else(rand::random))?, Vec::new(), None)),
+        None => Ok((cli.cluster_spec(cli.seed.unwrap_or_else(rand::random))?, Vec::new(), None, None)),
     }
 }
 
 /// `isrlab describe`: run headless to `--at` (default: the scenario's end, else 5 s) and print
 /// `kafka-topics.sh --describe`.
 fn describe_at(cli: &Cli, at: Option<SimTime>, zk: bool) -> Result<()> {
-    let (spec, timeline, scenario) = start(cli)?;
+    let (spec, timeline, scenario, _) = start(cli)?;
     let at = at.or(scenario.map(|s| s.end)).unwrap_or(SimTime::from_ms(5_000));
     let seed = spec.seed;
     let snap = runner::run_to(spec, &timeline, at).map_err(|e| CliError::Invalid(e.to_string()))?;
@@ -134,7 +137,7 @@ fn dashboard(cli: &Cli) -> Result<isrlab::ui::Exit> {
     let mut cli = cli.clone();
     cli.with_user_config(&loaded.config);
     // The flags and the scenario file are checked first: their mistake is the one to report.
-    let (spec, timeline, scenario) = start(&cli)?;
+    let (spec, timeline, scenario, script) = start(&cli)?;
     if !std::io::stdin().is_terminal() || !std::io::stdout().is_terminal() {
         return Err(CliError::Invalid(
             "the dashboard needs a terminal (stdin and stdout are not both a TTY); for output into a file or pipe use `isrlab run FILE` or `isrlab describe`".into(),
@@ -143,11 +146,13 @@ fn dashboard(cli: &Cli) -> Result<isrlab::ui::Exit> {
     }
     let seed = spec.seed;
     let commands = timeline.into_iter().filter_map(|a| a.command.map(|c| (a.at, c))).collect();
-    let live = LiveSim::spawn(spec, commands, scenario)
-        .map_err(|e| CliError::Invalid(format!("the cluster cannot start: {e}")))?;
+    // A lesson watches every event (its `event` checks, the reveals' explanations).
+    let spawn = if script.is_some() { LiveSim::spawn_tapped } else { LiveSim::spawn };
+    let live =
+        spawn(spec, commands, scenario).map_err(|e| CliError::Invalid(format!("the cluster cannot start: {e}")))?;
     let theme = Theme::from_env().with_palette(cli.palette.unwrap_or_default()).with_ascii(cli.ascii);
     let look = Look { theme, keys: loaded.config.keys, warnings: loaded.warnings };
-    let result = isrlab::ui::run_dashboard(live, cli.speed.unwrap_or(1.0), look);
+    let result = isrlab::ui::run_dashboard(live, cli.speed.unwrap_or(1.0), look, script);
     eprintln!("isrlab: seed {seed} (replay with --seed {seed})");
     result
 }

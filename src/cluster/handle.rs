@@ -448,20 +448,13 @@ fn pace(
                 Control::AdvanceTo(t) => target = Some(target.map_or(t, |x: SimTime| x.max(t))),
                 Control::Apply(cmd, reply) => {
                     // Publish before answering, so the caller sees the command's effect at once.
-                    let result = match end.filter(|e| sim.now_us() >= *e) {
-                        Some(e) => Err(scenario_ended(e)),
-                        None => sim.apply(&cmd),
-                    };
+                    let result = apply_before_end(sim, &cmd, end);
                     publish(sim);
                     let _ = reply.send(result);
                 }
                 Control::NextEvent(within, stop, reply) => {
                     advance(sim, timeline, target.take(), end);
-                    let limit = match (end, stop) {
-                        (Some(e), Some(s)) => Some(e.min(s)),
-                        (e, s) => e.or(s),
-                    };
-                    let found = next_event(sim, timeline, within, limit);
+                    let found = next_event(sim, timeline, within, earliest(end, stop));
                     publish(sim);
                     let _ = reply.send(found);
                 }
@@ -472,6 +465,99 @@ fn pace(
         publish(sim);
     }
     Paced::Closed
+}
+
+/// The earlier of two optional instants.
+fn earliest(a: Option<SimTime>, b: Option<SimTime>) -> Option<SimTime> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    }
+}
+
+/// Applies `cmd` now, unless sim time reached the scenario's `end` (then every command is
+/// refused).
+fn apply_before_end(sim: &mut Sim, cmd: &Command, end: Option<SimTime>) -> Result<Answer, SimError> {
+    match end.filter(|e| sim.now_us() >= *e) {
+        Some(e) => Err(scenario_ended(e)),
+        None => sim.apply(cmd),
+    }
+}
+
+/// A simulation with a scenario's timeline, driven from the calling thread: what the sim
+/// thread of a [`LiveSim`] does with its controls (the same code), without the thread, so a
+/// whole-app test in process plays a scenario exactly as the dashboard does. Keeps every
+/// event for [`ScheduledSim::take_events`].
+pub struct ScheduledSim {
+    sim: RefCell<Sim>,
+    timeline: RefCell<Timeline>,
+    scenario: Option<ScenarioInfo>,
+    /// What it started from, to start again.
+    start: (ClusterSpec, Vec<(SimTime, Command)>),
+}
+
+impl ScheduledSim {
+    /// Starts `spec` with the commands of `timeline` to apply at their sim times; with
+    /// `scenario`, sim time stops at its end and every snapshot names it. Errors: the spec's
+    /// [`SimError`].
+    pub fn new(
+        spec: ClusterSpec,
+        mut timeline: Vec<(SimTime, Command)>,
+        scenario: Option<ScenarioInfo>,
+    ) -> Result<ScheduledSim, SimError> {
+        timeline.sort_by_key(|(t, _)| *t);
+        let sim = Sim::new(spec.clone())?;
+        Ok(ScheduledSim {
+            sim: RefCell::new(sim),
+            timeline: RefCell::new(timeline.clone().into_iter().peekable()),
+            scenario,
+            start: (spec, timeline),
+        })
+    }
+
+    /// Starts again from time 0, as [`LiveSim::reset`] does. Errors: the sim cannot start
+    /// again (the old run goes on).
+    pub fn reset(&self) -> Result<(), SimError> {
+        let (spec, timeline) = &self.start;
+        *self.sim.borrow_mut() = Sim::new(spec.clone())?;
+        *self.timeline.borrow_mut() = timeline.clone().into_iter().peekable();
+        Ok(())
+    }
+
+    fn end(&self) -> Option<SimTime> {
+        self.scenario.as_ref().map(|s| s.end)
+    }
+
+    /// Runs sim time up to `t` (never past the end), applying scheduled commands on the way.
+    pub fn advance_to(&self, t: SimTime) {
+        advance(&mut self.sim.borrow_mut(), &mut self.timeline.borrow_mut(), Some(t), self.end());
+    }
+
+    /// Applies a command now, as [`LiveSim::apply`] does (refused once the scenario ended).
+    pub fn apply(&self, cmd: &Command) -> Result<Answer, SimError> {
+        apply_before_end(&mut self.sim.borrow_mut(), cmd, self.end())
+    }
+
+    /// [`LiveSim::next_event_until`].
+    pub fn next_event_until(&self, within: Ms, stop: Option<SimTime>) -> Option<SimTime> {
+        let limit = earliest(self.end(), stop);
+        next_event(&mut self.sim.borrow_mut(), &mut self.timeline.borrow_mut(), within, limit)
+    }
+
+    /// The cluster as it is now, naming the scenario.
+    pub fn snapshot(&self) -> Snapshot {
+        Snapshot { scenario: self.scenario.clone(), ..self.sim.borrow().snapshot() }
+    }
+
+    /// The events logged since the last call, oldest first.
+    pub fn take_events(&self) -> Vec<ClusterEvent> {
+        self.sim.borrow().take_events()
+    }
+
+    /// Current sim time.
+    pub fn now_us(&self) -> SimTime {
+        self.sim.borrow().now_us()
+    }
 }
 
 /// The scenario's scheduled commands not yet applied, in time order.

@@ -25,6 +25,7 @@ use super::event_filter::EventFilter;
 use super::events::Lens;
 use super::filter_names::{self, broker_ids};
 use super::keymap::{self, Action, HelpAction, PaletteAction};
+use super::lesson::{self, Lesson};
 use super::palette::Palette;
 use super::partition_filter::{PartitionFilter, RowCache, Shown};
 use super::theme::Theme;
@@ -68,6 +69,8 @@ pub enum Mode {
     Events,
     /// A line is being typed for the Events pane ([`keymap::PALETTE_BINDINGS`] edit it).
     Prompt(Ask),
+    /// A lesson's question is open: letters answer ([`keymap::QUESTION_BINDINGS`]).
+    Question,
 }
 
 /// Which screen the dashboard shows (Tab / Shift-Tab go round them in this order, F1–F6
@@ -260,6 +263,8 @@ pub struct Model {
     pub quit: bool,
     /// The charts' last drawings, copied while their samples are unchanged.
     pub charts: super::charts::Drawings,
+    /// The scenario played as a lesson (narration, checks, questions), if any.
+    pub lesson: Option<Lesson>,
 }
 
 /// Something that happened, fed to [`update`].
@@ -273,6 +278,8 @@ pub enum Msg {
     Resize(u16, u16),
     /// A new snapshot arrived (it is passed to [`update`] alongside).
     Snapshot,
+    /// Events the cluster logged since the last such message (a lesson watches them all).
+    Events(Vec<crate::sim::events::ClusterEvent>),
     /// The simulation thread is gone; no more snapshots will come.
     SimEnded,
     /// The speed sim time ran at lately (sim ms per wall ms), `None` while unknown.
@@ -350,7 +357,13 @@ impl Model {
             reset_armed: false,
             theme,
             quit: false,
+            lesson: None,
         }
+    }
+
+    /// The instant sim time must not pass now: a lesson's next stop, if one is played.
+    pub fn clock_stop(&self) -> Option<SimTime> {
+        self.lesson.as_ref().and_then(Lesson::clock_stop)
     }
 
     /// What the Events pane lets through: the important-only switch and the filter.
@@ -437,7 +450,14 @@ pub fn update(model: &mut Model, msg: Msg, snap: &Snapshot) -> Vec<Effect> {
         }
         Msg::Snapshot => {
             follow_selected_partition(model, snap);
+            lesson::arrive(model, snap);
             Vec::new()
+        }
+        Msg::Events(events) => {
+            if let Some(lesson) = &mut model.lesson {
+                lesson.observe(events);
+            }
+            return Vec::new();
         }
         Msg::Measured(actual) => {
             // Every frame tick: only the header's "actual N×" changes, nothing the table's
@@ -451,6 +471,9 @@ pub fn update(model: &mut Model, msg: Msg, snap: &Snapshot) -> Vec<Effect> {
             Vec::new()
         }
         Msg::Restarted(result) => {
+            if result.is_ok() {
+                lesson::restart(model, snap);
+            }
             restarted(model, result, snap);
             Vec::new()
         }
@@ -583,10 +606,17 @@ fn on_key(model: &mut Model, ev: KeyEvent, snap: &Snapshot) -> Vec<Effect> {
                 Vec::new()
             }
         },
-        Mode::Normal => match keymap::lookup_in(model.view, &ev) {
-            Some(action) => perform(model, action, snap),
-            None => unbound(model, &ev),
+        Mode::Normal => match lesson::on_key(model, &ev, snap) {
+            Some(effects) => effects,
+            None => match keymap::lookup_in(model.view, &ev) {
+                Some(action) => perform(model, action, snap),
+                None => unbound(model, &ev),
+            },
         },
+        Mode::Question => {
+            let action = keymap::lookup(keymap::QUESTION_BINDINGS, &ev);
+            lesson::on_question(model, action, snap)
+        }
         Mode::Palette => match keymap::lookup(keymap::PALETTE_BINDINGS, &ev) {
             Some(action) => on_palette(model, action, snap),
             None => {
@@ -1012,6 +1042,11 @@ fn stepped_to_event(model: &mut Model, events_before: u64, found: Option<SimTime
                 h => format!(" ({h} hidden by the Events pane's filter; f: all)"),
             };
             format!("paused at {at}: {new} new {noun}{note} · n: the next one")
+        }
+        // The pane says what the lesson waits for.
+        None if lesson::waits(model) => return,
+        None if lesson::stops_at(model, snap.now_us) => {
+            format!("no event before the lesson's next instant: paused at {} (n goes on)", exact(snap.now_us))
         }
         None => format!(
             "no event within {} s: paused at {} (n looks again)",

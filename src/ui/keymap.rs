@@ -8,7 +8,9 @@ use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 use crate::sim::BrokerId;
 use crate::ui::app::View;
 
+mod lesson;
 mod overrides;
+pub use lesson::{LESSON_BINDINGS, LessonAction, QUESTION_BINDINGS, QuestionAction};
 pub use overrides::{KeyOverrides, action_name};
 
 /// What a key asks for in the normal (dashboard) mode.
@@ -1087,5 +1089,7 @@ mod tests {
         check(PALETTE_BINDINGS);
         check(HELP_BINDINGS);
         check(EVENTS_BINDINGS);
+        check(LESSON_BINDINGS);
+        check(QUESTION_BINDINGS);
     }
 }

@@ -103,8 +103,11 @@ fn selection(model: &Model, snap: &Snapshot) -> String {
 /// Draws the key hints of the active mode, as many as fit.
 pub fn render(frame: &mut Frame, area: Rect, model: &Model) {
     // While a lesson waits, its keys come first (Enter/n: continue).
-    let waits = model.lesson.as_ref().is_some_and(|l| l.waiting().is_some());
-    let lesson = footer_hints(keymap::LESSON_BINDINGS).filter(|_| waits).map(|(k, f)| (k.into(), f));
+    let waits = model.lesson.as_ref().and_then(|l| l.waiting());
+    // A question closed for a look at the cluster: the same keys open it again.
+    let go_on = |f| if matches!(waits, Some(super::lesson::Hold::Ask(_))) { "answer" } else { f };
+    let lesson =
+        footer_hints(keymap::LESSON_BINDINGS).filter(|_| waits.is_some()).map(|(k, f)| (k.into(), go_on(f)));
     let hints: Vec<(std::borrow::Cow<'static, str>, &str)> = match model.mode {
         Mode::Normal => lesson
             .chain(keymap::BINDINGS.iter()

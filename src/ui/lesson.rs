@@ -580,3 +580,6 @@ pub fn on_question(model: &mut Model, action: Option<QuestionAction>, snap: &Sna
     }
     Vec::new()
 }
+
+#[cfg(test)]
+mod tests;

@@ -35,7 +35,8 @@ const REVEAL_EVENT_ROWS: usize = 6;
 /// Rows the pane wants, its title included.
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
 pub struct Rows {
-    /// Fewer than this and it does not show.
+    /// What it must have: all of what the lesson waits for (a question with every choice,
+    /// an answer), else a few lines of narration.
     pub min: u16,
     /// What shows what it has to say now: the whole of what the lesson waits for, or the
     /// newest narration (at most a few rows, more on a taller screen).
@@ -48,11 +49,15 @@ pub fn rows(model: &Model, snap: &Snapshot, width: u16, height: u16) -> Option<R
     let lesson = model.lesson.as_ref()?;
     let width = usize::from(width);
     let held = held_lines(model, lesson, snap, width, usize::MAX).len();
+    let said = newest_said(lesson).map_or(0, |e| entry_lines(model, lesson, e, width).len());
     let log = log_lines(model, lesson, width, 12).len();
     let cap = usize::from((height / 5).clamp(4, 10));
-    let body = if held > 0 { held + log.min(2) } else { log.min(cap) };
+    // While the lesson waits: all of what it waits for, the step's narration and a line more.
+    let body = if held > 0 { held + log.min(said + 1) } else { log.min(cap.max(said)) };
     let want = u16::try_from(body + 1).unwrap_or(u16::MAX);
-    Some(Rows { min: want.min(4), want })
+    // What the lesson waits for shows whole: a question with every choice, an answer.
+    let min = if held > 0 { u16::try_from(held + 1).unwrap_or(u16::MAX) } else { want.min(4) };
+    Some(Rows { min, want })
 }
 
 /// `a-c`: the letters of the open question's choices.
@@ -246,12 +251,21 @@ fn event_lines(
     lines
 }
 
-/// The log, newest first, as many lines as `rows` (at least the newest entry whole, when
-/// `rows` is 0 nothing).
+/// The newest narration, which the log shows first: what the lesson talks about now (at
+/// the end, the end).
+fn newest_said(lesson: &Lesson) -> Option<&Entry> {
+    let ended = lesson.log.iter().rev().find(|e| matches!(e, Entry::Ended));
+    ended.or_else(|| lesson.log.iter().rev().find(|e| matches!(e, Entry::Said(_))))
+}
+
+/// The log as many lines as `rows` (at least the first entry whole; when `rows` is 0
+/// nothing): the newest narration first, then every other entry newest first, the intro last.
 fn log_lines(model: &Model, lesson: &Lesson, width: usize, rows: usize) -> Vec<Line<'static>> {
     let mut lines = Vec::new();
     let open = lesson.asking().map(|q| q.number);
-    for entry in lesson.log.iter().rev().take(ENTRIES_SHOWN) {
+    let pinned = newest_said(lesson);
+    let rest = lesson.log.iter().rev().filter(|e| !pinned.is_some_and(|p| std::ptr::eq(*e, p)));
+    for entry in pinned.into_iter().chain(rest).take(ENTRIES_SHOWN) {
         if lines.len() >= rows {
             return lines;
         }

@@ -125,7 +125,7 @@ mod tests {
     fn markers_become_styles_and_words_wrap_with_them() {
         let theme = Theme::new(false);
         let lines =
-            hanging(vec![Span::raw(" 1 ")], "the **high watermark** of `t-0` is *two* rounds", Style::new(), theme, 24, 3);
+            hanging(vec![Span::raw(" 1 ")], "the **high watermark** of `t-0` is *two* rounds", Style::new(), theme, 23, 3);
         assert_eq!(plain(&lines), [" 1 the high watermark", "   of t-0 is two rounds"]);
         let bold: Vec<&str> = lines
             .iter()

@@ -38,7 +38,9 @@ fn take(left: &mut u16, want: u16, floor: u16) -> u16 {
 }
 
 /// The narrow overview (under 120 columns) with a lesson pane: every pane's rows by
-/// priority, top to bottom table, logs, clients, why, events, lesson. `middle` is the area
+/// priority (first the table's first rows, the lesson's smallest form and the focused
+/// panes'; then the lesson's and the table's wants, a focused Why panel's, the logs, the
+/// producer lines, the event log), top to bottom table, logs, clients, why, events, lesson. `middle` is the area
 /// between the settings line and the status line.
 pub(super) fn narrow(middle: Rect, snap: &Snapshot, heights: Heights, mut plan: Plan) -> Plan {
     let Some(lesson) = heights.lesson else { return plan };
@@ -50,16 +52,17 @@ pub(super) fn narrow(middle: Rect, snap: &Snapshot, heights: Heights, mut plan: 
     // What must show: the table's first rows, the lesson, and the focused panes.
     let mut table = take(&mut left, TABLE_MIN.min(table_want), 1);
     let mut lesson_h = take(&mut left, lesson.min, 2);
-    let mut why = if keep.why { take(&mut left, WHY_MIN.min(heights.why), 2) } else { 0 };
+    let why_min = WHY_MIN.min(heights.why);
+    let mut why = if keep.why { take(&mut left, why_min, why_min) } else { 0 };
     let mut detail_h = if keep.logs { take(&mut left, detail_need, 2) } else { 0 };
     let mut clients_h = if keep.clients { take(&mut left, clients_min, 2) } else { 0 };
     let mut events = if keep.events { take(&mut left, EVENTS_MIN_NARROW, 2) } else { 0 };
     // Then what they want, by priority.
     lesson_h += take(&mut left, lesson.want.saturating_sub(lesson_h), 1);
+    table += take(&mut left, table_want.saturating_sub(table), 1);
     if keep.why {
         why += take(&mut left, heights.why.saturating_sub(why), 1);
     }
-    table += take(&mut left, table_want.saturating_sub(table), 1);
     if detail_h == 0 {
         detail_h = take(&mut left, detail_need, detail_need);
     }

@@ -807,6 +807,64 @@ mod tests {
         assert!(events.iter().all(|e| e.at == at), "only that instant's events: {events:?}");
     }
 
+    /// A tapped live sim hands over every event, also those that left the snapshot's window;
+    /// after a restart only the new run's.
+    #[test]
+    fn a_tapped_live_sim_keeps_every_event_and_a_restart_drops_the_old_runs() {
+        let timeline = vec![(SimTime::from_ms(2_000), Command::parse("crash 2").unwrap())];
+        let live = LiveSim::spawn_tapped(ClusterSpec::default_run(7), timeline, None).unwrap();
+        live.advance_to(SimTime::from_ms(20_000));
+        while live.latest().now < 20_000 {
+            std::thread::yield_now();
+        }
+        let events = live.take_events();
+        let count = live.latest().event_count;
+        assert_eq!(events.len() as u64, count, "every event of the run so far");
+        assert!(events.iter().any(|e| matches!(e.kind, EventKind::BrokerCrashed { broker: 2 })));
+        assert!(live.take_events().is_empty(), "each event is handed over once");
+        live.reset().unwrap();
+        let fresh = live.take_events();
+        assert!(fresh.iter().all(|e| e.at.as_ms() == 0), "only the new run's start: {fresh:?}");
+        let untapped = LiveSim::spawn(ClusterSpec::default_run(7), Vec::new(), None).unwrap();
+        untapped.advance_to(SimTime::from_ms(1_000));
+        assert!(untapped.take_events().is_empty());
+    }
+
+    /// `n` never runs past a stop: with no event before it, sim time stands at the stop.
+    #[test]
+    fn next_event_stops_at_the_stop_it_is_given() {
+        let live = LiveSim::spawn(ClusterSpec::default_run(7), Vec::new(), None).unwrap();
+        live.advance_to(SimTime::from_ms(1_000));
+        let stop = SimTime::from_micros(1_000_250);
+        assert_eq!(live.next_event_until(60_000, Some(stop)), None, "a quiet cluster");
+        assert_eq!(live.latest().now_us, stop);
+    }
+
+    /// The caller-driven [`ScheduledSim`] applies the timeline and stops at the end as the
+    /// sim thread does: the same trace for the same steps.
+    #[test]
+    fn a_scheduled_sim_steps_as_the_sim_thread_does() {
+        let timeline = vec![(SimTime::from_ms(2_000), Command::parse("crash 2").unwrap())];
+        let info = ScenarioInfo { name: "s".into(), end: SimTime::from_ms(15_000) };
+        let scheduled = ScheduledSim::new(ClusterSpec::default_run(7), timeline.clone(), Some(info)).unwrap();
+        let (control_tx, control_rx) = mpsc::channel();
+        let thread = std::thread::spawn(move || {
+            let mut sim = Sim::new(ClusterSpec::default_run(7)).unwrap();
+            let mut left: Timeline = timeline.into_iter().peekable();
+            pace(&mut sim, &control_rx, &mut left, Some(SimTime::from_ms(15_000)), &|_: &Sim| {});
+            sim.trace_hash()
+        });
+        for t in [1_000, 2_000, 7_500, 20_000] {
+            scheduled.advance_to(SimTime::from_ms(t));
+            control_tx.send(Control::AdvanceTo(SimTime::from_ms(t))).unwrap();
+        }
+        assert_eq!(scheduled.now_us(), SimTime::from_ms(15_000), "never past the end");
+        assert!(scheduled.apply(&Command::parse("restart 2").unwrap()).is_err(), "refused after the end");
+        drop(control_tx);
+        assert_eq!(scheduled.sim.borrow().trace_hash(), thread.join().unwrap());
+        assert!(scheduled.take_events().iter().any(|e| matches!(e.kind, EventKind::BrokerCrashed { broker: 2 })));
+    }
+
     #[test]
     fn next_event_of_a_live_sim_applies_scheduled_commands_on_the_way_and_stops_at_the_end() {
         let (control_tx, control_rx) = mpsc::channel();

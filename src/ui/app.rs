@@ -37,7 +37,7 @@ use crate::cluster::command::set::Set;
 use crate::cluster::command::shutdown::Shutdown;
 use crate::cluster::command::{Answer, Command};
 use crate::cluster::snapshot::{PartitionView, ProducerView, Snapshot, TopicView};
-use crate::sim::{Acks, BrokerId, Ms, SimTime, format_instant, format_stamp};
+use crate::sim::{Acks, BrokerId, Ms, SimTime, format_instant};
 
 /// Producer rates the `+`/`-` keys step through (records per second).
 pub const RATE_STEPS: &[f64] =
@@ -467,7 +467,7 @@ pub fn update(model: &mut Model, msg: Msg, snap: &Snapshot) -> Vec<Effect> {
         }
         Msg::SimEnded => model.refuse("the simulation stopped; press q to quit"),
         Msg::SteppedToEvent { events_before, found } => {
-            stepped_to_event(model, events_before, found, snap);
+            time_keys::stepped_to_event(model, events_before, found, snap);
             Vec::new()
         }
         Msg::Restarted(result) => {
@@ -721,13 +721,13 @@ fn perform(model: &mut Model, action: Action, snap: &Snapshot) -> Vec<Effect> {
             model.paused = !model.paused;
             Vec::new()
         }
-        Action::Step => step(model),
+        Action::Step => time_keys::step(model),
         Action::NextEvent => {
             model.paused = true;
             vec![Effect::NextEvent(NEXT_EVENT_WITHIN_MS)]
         }
-        Action::SpeedDown => change_speed(model, false),
-        Action::SpeedUp => change_speed(model, true),
+        Action::SpeedDown => time_keys::change_speed(model, false),
+        Action::SpeedUp => time_keys::change_speed(model, true),
         Action::EventsOlder => event_keys::scroll(model, snap, -1),
         Action::EventsNewer => event_keys::scroll(model, snap, 1),
         Action::EventsFollow => {
@@ -1008,64 +1008,6 @@ fn change_rate(model: &mut Model, up: bool, snap: &Snapshot) -> Vec<Effect> {
     }
 }
 
-fn change_speed(model: &mut Model, up: bool) -> Vec<Effect> {
-    match next_step(SPEED_STEPS, model.speed, up) {
-        // Replaces a "fastest/slowest speed" note, which the step just made untrue.
-        Some(v) => {
-            model.speed = v;
-            model.say(StatusKind::Info, format!("speed {} · < slower, > faster", super::text::speed(v)));
-        }
-        None => {
-            let bound = if up { "fastest" } else { "slowest" };
-            model.say(StatusKind::Info, format!("{} is the {bound} speed", super::text::speed(model.speed)));
-        }
-    }
-    Vec::new()
-}
-
-/// Says where the `n` key stopped: the new events' time (with µs when not on a whole ms) and
-/// how many of them the Events pane's filter hides, or that none came within the look-ahead.
-fn stepped_to_event(model: &mut Model, events_before: u64, found: Option<SimTime>, snap: &Snapshot) {
-    let exact = |t: SimTime| format_stamp(t, !t.is_whole_ms());
-    let text = match found {
-        Some(t) => {
-            let at = exact(t);
-            let new = snap.event_count.saturating_sub(events_before);
-            let noun = if new == 1 { "event" } else { "events" };
-            // The pane may hide them (it starts important-only): say so, and how to see them.
-            let fresh = snap.recent_events.iter().rev().take(usize::try_from(new).unwrap_or(usize::MAX));
-            let lens = model.events_lens();
-            let hidden = fresh.filter(|e| !lens.keeps(&e.kind)).count();
-            let note = match hidden {
-                0 => String::new(),
-                h if h as u64 == new => " (the Events pane's filter hides them; f: all)".to_string(),
-                h => format!(" ({h} hidden by the Events pane's filter; f: all)"),
-            };
-            format!("paused at {at}: {new} new {noun}{note} · n: the next one")
-        }
-        // The pane says what the lesson waits for.
-        None if lesson::waits(model) => return,
-        None if lesson::stops_at(model, snap.now_us) => {
-            format!("no event before the lesson's next instant: paused at {} (n goes on)", exact(snap.now_us))
-        }
-        None => format!(
-            "no event within {} s: paused at {} (n looks again)",
-            NEXT_EVENT_WITHIN_MS / 1000,
-            exact(snap.now_us)
-        ),
-    };
-    model.say(StatusKind::Info, text);
-}
-
-fn step(model: &mut Model) -> Vec<Effect> {
-    if model.paused {
-        vec![Effect::Step(STEP_MS)]
-    } else {
-        model.say(StatusKind::Info, "`.` steps while paused: press space first");
-        Vec::new()
-    }
-}
-
 fn on_palette(model: &mut Model, action: PaletteAction, snap: &Snapshot) -> Vec<Effect> {
     match action {
         PaletteAction::Submit => submit(model, snap),
@@ -1154,6 +1096,7 @@ fn on_help(model: &mut Model, action: HelpAction) -> Vec<Effect> {
 
 mod event_keys;
 mod mouse;
+mod time_keys;
 mod table_keys;
 mod view_keys;
 

@@ -148,8 +148,8 @@ fn dashboard(cli: &Cli) -> Result<isrlab::ui::Exit> {
     let commands = timeline.into_iter().filter_map(|a| a.command.map(|c| (a.at, c))).collect();
     // A lesson watches every event (its `event` checks, the reveals' explanations).
     let spawn = if script.is_some() { LiveSim::spawn_tapped } else { LiveSim::spawn };
-    let live =
-        spawn(spec, commands, scenario).map_err(|e| CliError::Invalid(format!("the cluster cannot start: {e}")))?;
+    let live = spawn(spec, commands, scenario)
+        .map_err(|e| CliError::Invalid(format!("the cluster cannot start: {e}")))?;
     let theme = Theme::from_env().with_palette(cli.palette.unwrap_or_default()).with_ascii(cli.ascii);
     let look = Look { theme, keys: loaded.config.keys, warnings: loaded.warnings };
     let result = isrlab::ui::run_dashboard(live, cli.speed.unwrap_or(1.0), look, script);

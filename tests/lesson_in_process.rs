@@ -121,7 +121,11 @@ fn play(cols: u16, rows: u16) -> (Screen, Screen) {
     app.press(KeyCode::Char('b'));
     // 20 s: the simulation answers: broker 0 leads, not 1.
     app.run_to(s(20), true);
-    app.assert_shows(&["the simulation says a) broker 0", "you said b) broker 1 ✗", "test_repli-2 leader 2 → 0"]);
+    app.assert_shows(&[
+        "the simulation says a) broker 0",
+        "you said b) broker 1 ✗",
+        "test_repli-2 leader 2 → 0",
+    ]);
     let revealed = app.screen();
     app.press(KeyCode::Char('n'));
     // The checks due at 20 s: one held, the one written to fail did not.

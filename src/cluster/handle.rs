@@ -862,7 +862,9 @@ mod tests {
         assert!(scheduled.apply(&Command::parse("restart 2").unwrap()).is_err(), "refused after the end");
         drop(control_tx);
         assert_eq!(scheduled.sim.borrow().trace_hash(), thread.join().unwrap());
-        assert!(scheduled.take_events().iter().any(|e| matches!(e.kind, EventKind::BrokerCrashed { broker: 2 })));
+        assert!(
+            scheduled.take_events().iter().any(|e| matches!(e.kind, EventKind::BrokerCrashed { broker: 2 }))
+        );
     }
 
     #[test]

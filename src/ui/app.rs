@@ -1096,8 +1096,8 @@ fn on_help(model: &mut Model, action: HelpAction) -> Vec<Effect> {
 
 mod event_keys;
 mod mouse;
-mod time_keys;
 mod table_keys;
+mod time_keys;
 mod view_keys;
 
 pub use view_keys::ConfigEdit;

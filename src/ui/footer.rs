@@ -110,8 +110,7 @@ pub fn render(frame: &mut Frame, area: Rect, model: &Model) {
         footer_hints(keymap::LESSON_BINDINGS).filter(|_| waits.is_some()).map(|(k, f)| (k.into(), go_on(f)));
     let hints: Vec<(std::borrow::Cow<'static, str>, &str)> = match model.mode {
         Mode::Normal => lesson
-            .chain(keymap::BINDINGS.iter()
-            .filter_map(|b| {
+            .chain(keymap::BINDINGS.iter().filter_map(|b| {
                 let label =
                     model.keys.label(b).map_or(std::borrow::Cow::Borrowed(b.label), std::borrow::Cow::Owned);
                 // A key the shown view gives its own meaning says that one.

@@ -76,8 +76,18 @@ pub fn lines(theme: Theme) -> Vec<Line<'static>> {
     let mut out = Vec::new();
     glossary(theme, &mut out);
     dashboard_keys(theme, &mut out);
-    section("In a lesson, while it waits (a pause, a question's answer)", keymap::LESSON_BINDINGS, theme, &mut out);
-    section("While a lesson asks a question (the clock waits for the answer)", keymap::QUESTION_BINDINGS, theme, &mut out);
+    section(
+        "In a lesson, while it waits (a pause, a question's answer)",
+        keymap::LESSON_BINDINGS,
+        theme,
+        &mut out,
+    );
+    section(
+        "While a lesson asks a question (the clock waits for the answer)",
+        keymap::QUESTION_BINDINGS,
+        theme,
+        &mut out,
+    );
     section("In this help", keymap::HELP_BINDINGS, theme, &mut out);
     out.push(Line::styled("Glyphs", theme.title()));
     out.push(Line::raw(format!(

@@ -102,7 +102,8 @@ impl Script {
                 }
             })
             .collect();
-        let description = scenario.description.as_ref().map(|d| d.trim().to_string()).filter(|d| !d.is_empty());
+        let description =
+            scenario.description.as_ref().map(|d| d.trim().to_string()).filter(|d| !d.is_empty());
         let empty = steps.is_empty()
             && description.is_none()
             && scenario.expectations.is_empty()
@@ -456,7 +457,9 @@ fn say_checks(model: &mut Model, checked: &[Outcome]) {
     match (checked.len(), failed.first()) {
         (0, _) => {}
         (1, None) => model.say(StatusKind::Done, format!("check holds {}", checked[0])),
-        (n, None) => model.say(StatusKind::Done, format!("{n} checks hold at {}", format_instant(checked[0].at))),
+        (n, None) => {
+            model.say(StatusKind::Done, format!("{n} checks hold at {}", format_instant(checked[0].at)))
+        }
         (_, Some(first)) => model.say(StatusKind::Error, format!("check fails {first}")),
     }
 }
@@ -575,7 +578,10 @@ pub fn on_question(model: &mut Model, action: Option<QuestionAction>, snap: &Sna
             return vec![Effect::Quit];
         }
         None => {
-            model.say(StatusKind::Info, format!("press a letter from a to {last} to answer (Esc: look first)"));
+            model.say(
+                StatusKind::Info,
+                format!("press a letter from a to {last} to answer (Esc: look first)"),
+            );
         }
     }
     Vec::new()

@@ -122,7 +122,13 @@ fn title(lesson: &Lesson, width: usize) -> String {
 
 /// What the lesson waits for, if anything, in about `rows` rows: its lines, the last one
 /// saying how to go on.
-fn held_lines(model: &Model, lesson: &Lesson, snap: &Snapshot, width: usize, rows: usize) -> Vec<Line<'static>> {
+fn held_lines(
+    model: &Model,
+    lesson: &Lesson,
+    snap: &Snapshot,
+    width: usize,
+    rows: usize,
+) -> Vec<Line<'static>> {
     let theme = model.theme;
     match lesson.waiting() {
         None => Vec::new(),
@@ -186,8 +192,14 @@ fn reveal_lines(
         question.number,
         format_instant(question.answer_at)
     );
-    let mut lines =
-        rich::hanging(vec![Span::styled(head, theme.title())], &question.question, theme.normal(), theme, width, INDENT);
+    let mut lines = rich::hanging(
+        vec![Span::styled(head, theme.title())],
+        &question.question,
+        theme.normal(),
+        theme,
+        width,
+        INDENT,
+    );
     let answer = reveal.answer();
     match answer.and_then(|i| question.choices.get(i).map(|c| (i, c))) {
         Some((i, choice)) => {
@@ -197,7 +209,9 @@ fn reveal_lines(
         None => lines.push(Line::styled(format!("   ✗ {}", reveal.outcome), theme.bad())),
     }
     let said = match reveal.picked {
-        Some(p) if Some(p) == answer => Line::styled(format!("   you said {} ✓ right", letter(p)), theme.good()),
+        Some(p) if Some(p) == answer => {
+            Line::styled(format!("   you said {} ✓ right", letter(p)), theme.good())
+        }
         Some(p) => {
             let text = question.choices.get(p).map(|c| markup::plain(&c.text)).unwrap_or_default();
             let line = format!("   you said {}) {} ✗", letter(p), text);
@@ -237,13 +251,17 @@ fn event_lines(
     }
     let times: Vec<SimTime> = events.iter().map(|e| e.at).collect();
     let stamped: Vec<(&ClusterEvent, bool)> = events.iter().zip(fine_stamps(&times)).collect();
-    let shown = if rows == 0 { Vec::new() } else { events::fitting_lines(&stamped, theme, width, rows, None) };
+    let shown =
+        if rows == 0 { Vec::new() } else { events::fitting_lines(&stamped, theme, width, rows, None) };
     // Each event shown (the oldest maybe cut short) starts with its stamp.
-    let shown_events = shown.iter().filter(|l| l.spans.first().is_some_and(|s| !s.content.trim().is_empty())).count();
+    let shown_events =
+        shown.iter().filter(|l| l.spans.first().is_some_and(|s| !s.content.trim().is_empty())).count();
     let full = keymap::label_of(Action::ShowEvents).unwrap_or("F5");
     let head = match events.len().saturating_sub(shown_events) {
         0 => format!("   what happened from {span}:"),
-        n if n == events.len() => format!("   {n} important events from {span} explain it ({full}: the event log)"),
+        n if n == events.len() => {
+            format!("   {n} important events from {span} explain it ({full}: the event log)")
+        }
         n => format!("   what happened from {span} ({n} earlier: {full}):"),
     };
     let mut lines = vec![Line::styled(text::truncate(&head, width), theme.muted())];
@@ -311,7 +329,14 @@ fn entry_lines(model: &Model, lesson: &Lesson, entry: &Entry, width: usize) -> V
             let step = &script.steps[*i];
             let label = format!(" {}/{} {} ", step.number, script.narrated, format_instant(step.at));
             let text = step.say.as_deref().unwrap_or_default();
-            rich::hanging(vec![Span::styled(label, theme.title())], text, theme.normal(), theme, width, INDENT)
+            rich::hanging(
+                vec![Span::styled(label, theme.title())],
+                text,
+                theme.normal(),
+                theme,
+                width,
+                INDENT,
+            )
         }
         Entry::Paused(i) => {
             let step = &script.steps[*i];
@@ -325,24 +350,34 @@ fn entry_lines(model: &Model, lesson: &Lesson, entry: &Entry, width: usize) -> V
             let (mark, style, after) = match (&lesson.revealed[*q], lesson.picked[*q]) {
                 (Some(r), _) if r.right() => ("✓", theme.good(), format!("you said {} ✓", picked(r))),
                 (Some(r), _) => {
-                    let answer = r.answer().map_or("no single answer".to_string(), |i| format!("{}", letter(i)));
+                    let answer =
+                        r.answer().map_or("no single answer".to_string(), |i| format!("{}", letter(i)));
                     ("✗", theme.bad(), format!("you said {}, the simulation {answer} ✗", picked(r)))
                 }
                 (None, Some(p)) => (
                     "?",
                     theme.warn(),
-                    format!("you said {}; the simulation answers at {}", letter(p), format_instant(question.answer_at)),
+                    format!(
+                        "you said {}; the simulation answers at {}",
+                        letter(p),
+                        format_instant(question.answer_at)
+                    ),
                 ),
                 (None, None) => ("?", theme.warn(), "waiting for your answer".to_string()),
             };
             let label = format!(" {mark} Q{} {} ", question.number, format_instant(question.at));
             let body = format!("{} — {after}", markup::plain(&question.question));
             let mut lines = Vec::new();
-            for (i, part) in text::wrap_widths(&body, width.saturating_sub(text::width(&label) + 1), width.saturating_sub(INDENT + 1))
-                .into_iter()
-                .enumerate()
+            for (i, part) in text::wrap_widths(
+                &body,
+                width.saturating_sub(text::width(&label) + 1),
+                width.saturating_sub(INDENT + 1),
+            )
+            .into_iter()
+            .enumerate()
             {
-                let lead = if i == 0 { Span::styled(label.clone(), style) } else { Span::raw(" ".repeat(INDENT)) };
+                let lead =
+                    if i == 0 { Span::styled(label.clone(), style) } else { Span::raw(" ".repeat(INDENT)) };
                 lines.push(Line::from(vec![lead, Span::raw(part)]));
             }
             lines

@@ -124,8 +124,14 @@ mod tests {
     #[test]
     fn markers_become_styles_and_words_wrap_with_them() {
         let theme = Theme::new(false);
-        let lines =
-            hanging(vec![Span::raw(" 1 ")], "the **high watermark** of `t-0` is *two* rounds", Style::new(), theme, 23, 3);
+        let lines = hanging(
+            vec![Span::raw(" 1 ")],
+            "the **high watermark** of `t-0` is *two* rounds",
+            Style::new(),
+            theme,
+            23,
+            3,
+        );
         assert_eq!(plain(&lines), [" 1 the high watermark", "   of t-0 is two rounds"]);
         let bold: Vec<&str> = lines
             .iter()
@@ -134,7 +140,10 @@ mod tests {
             .map(|s| s.content.as_ref())
             .collect();
         assert_eq!(bold, ["high", "watermark"]);
-        let italic = lines.iter().flat_map(|l| l.spans.iter()).find(|s| s.style.add_modifier.contains(Modifier::ITALIC));
+        let italic = lines
+            .iter()
+            .flat_map(|l| l.spans.iter())
+            .find(|s| s.style.add_modifier.contains(Modifier::ITALIC));
         assert_eq!(italic.map(|s| s.content.as_ref()), Some("two"));
     }
 

@@ -15,7 +15,10 @@ pub(super) fn change_speed(model: &mut Model, up: bool) -> Vec<Effect> {
         }
         None => {
             let bound = if up { "fastest" } else { "slowest" };
-            model.say(StatusKind::Info, format!("{} is the {bound} speed", crate::ui::text::speed(model.speed)));
+            model.say(
+                StatusKind::Info,
+                format!("{} is the {bound} speed", crate::ui::text::speed(model.speed)),
+            );
         }
     }
     Vec::new()
@@ -23,7 +26,12 @@ pub(super) fn change_speed(model: &mut Model, up: bool) -> Vec<Effect> {
 
 /// Says where the `n` key stopped: the new events' time (with µs when not on a whole ms) and
 /// how many of them the Events pane's filter hides, or that none came within the look-ahead.
-pub(super) fn stepped_to_event(model: &mut Model, events_before: u64, found: Option<SimTime>, snap: &Snapshot) {
+pub(super) fn stepped_to_event(
+    model: &mut Model,
+    events_before: u64,
+    found: Option<SimTime>,
+    snap: &Snapshot,
+) {
     let exact = |t: SimTime| format_stamp(t, !t.is_whole_ms());
     let text = match found {
         Some(t) => {

@@ -1,5 +1,5 @@
 //! The `isrlab` binary: parses the command line and dispatches to the dashboard, a headless
-//! scenario run or `describe`. The only place where randomness comes from the OS: a run
+//! scenario or lesson run, the list of lessons or `describe`. The only place where randomness comes from the OS: a run
 //! without `--seed` (and without a seed in its scenario file) gets a random seed, always shown.
 
 use clap::Parser;
@@ -17,7 +17,6 @@ use isrlab::ui::lesson::Script;
 use isrlab::ui::theme::Theme;
 use isrlab::user_config;
 use std::io::Write;
-use std::path::Path;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
@@ -32,9 +31,10 @@ fn main() -> ExitCode {
         return ExitCode::from(EXIT_INVALID);
     }
     match &cli.mode {
-        Some(Mode::Run { file }) => run_headless(&cli, file),
+        Some(Mode::Run { .. } | Mode::Lesson { headless: true, .. }) => run_headless(&cli),
         Some(Mode::Describe { at, zk }) => report(describe_at(&cli, *at, *zk)),
-        None => match dashboard(&cli) {
+        Some(Mode::Lessons) => list_lessons(),
+        None | Some(Mode::Lesson { headless: false, .. }) => match dashboard(&cli) {
             Ok(exit) => ExitCode::from(exit.code()),
             Err(e) => report(Err(e)),
         },
@@ -59,10 +59,15 @@ fn report(result: Result<()>) -> ExitCode {
     }
 }
 
-/// `isrlab run FILE`: exit code 0 all hold, 1 one fails, 2 invalid file.
-fn run_headless(cli: &Cli, file: &Path) -> ExitCode {
-    let scenario = match cli.scenario_file().and_then(|_| cli.load_scenario(file, rand::random())) {
-        Ok(s) => s,
+/// `isrlab run FILE` and `isrlab lesson NAME --headless`: exit code 0 all hold, 1 one
+/// fails, 2 invalid file (or unknown lesson).
+fn run_headless(cli: &Cli) -> ExitCode {
+    let loaded = cli.source().and_then(|source| {
+        let source = source.ok_or_else(|| CliError::Invalid("no scenario to run".into()))?;
+        Ok((source.label(), cli.load(source, rand::random())?))
+    });
+    let (label, scenario) = match loaded {
+        Ok(loaded) => loaded,
         Err(e) => {
             eprintln!("{e}");
             return ExitCode::from(EXIT_INVALID);
@@ -75,7 +80,7 @@ fn run_headless(cli: &Cli, file: &Path) -> ExitCode {
     match result {
         Ok(summary) => ExitCode::from(summary.exit_code()),
         Err(e @ RunError::Start(_)) => {
-            eprintln!("{}: {e}", file.display());
+            eprintln!("{label}: {e}");
             ExitCode::from(EXIT_INVALID)
         }
         Err(e) => {
@@ -85,15 +90,25 @@ fn run_headless(cli: &Cli, file: &Path) -> ExitCode {
     }
 }
 
+/// `isrlab lessons`: the table of built-in lessons; exit code 1 if one cannot be loaded.
+fn list_lessons() -> ExitCode {
+    let (text, ok) = isrlab::scenario::lessons::listing();
+    let mut out = ClosedPipeTolerant::new(std::io::stdout().lock());
+    if let Err(e) = out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        eprintln!("isrlab: cannot write the list of lessons: {e}");
+        return ExitCode::FAILURE;
+    }
+    if ok { ExitCode::SUCCESS } else { ExitCode::FAILURE }
+}
+
 /// What a run starts from: cluster, timeline and, for a scenario, its name and end and what
 /// the dashboard plays of it (narration, checks, questions).
 type Start = (ClusterSpec, Vec<Action>, Option<ScenarioInfo>, Option<Script>);
 
-/// The cluster and timeline of `--scenario FILE`, or of the flags.
+/// The cluster and timeline of `--scenario FILE` or `lesson NAME`, or of the flags.
 fn start(cli: &Cli) -> Result<Start> {
-    match cli.scenario_file()? {
-        Some(file) => {
-            let scenario = cli.load_scenario(file, rand::random())?;
+    match cli.scenario(rand::random())? {
+        Some(scenario) => {
             let info = ScenarioInfo { name: scenario.name.clone(), end: scenario.end };
             let script = Script::of(&scenario);
             Ok((scenario.spec, scenario.timeline, Some(info), script))
@@ -140,7 +155,7 @@ fn dashboard(cli: &Cli) -> Result<isrlab::ui::Exit> {
     let (spec, timeline, scenario, script) = start(&cli)?;
     if !std::io::stdin().is_terminal() || !std::io::stdout().is_terminal() {
         return Err(CliError::Invalid(
-            "the dashboard needs a terminal (stdin and stdout are not both a TTY); for output into a file or pipe use `isrlab run FILE` or `isrlab describe`".into(),
+            "the dashboard needs a terminal (stdin and stdout are not both a TTY); for output into a file or pipe use `isrlab run FILE`, `isrlab lesson NAME --headless` or `isrlab describe`".into(),
         )
         .into());
     }

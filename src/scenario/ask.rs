@@ -109,7 +109,9 @@ impl fmt::Display for QuestionOutcome {
             }
         };
         match (&self.answer, &self.chosen, &self.stated) {
-            (SimAnswer::NoChoice, _, _) => f.write_str("no choice holds; a lesson's question needs exactly one"),
+            (SimAnswer::NoChoice, _, _) => {
+                f.write_str("no choice holds; a lesson's question needs exactly one")
+            }
             (SimAnswer::Several(ids), _, _) => {
                 write!(f, "choices {} all hold; a lesson's question needs exactly one", letters(ids))
             }
@@ -209,8 +211,8 @@ pub(super) struct RawChoice {
     expect: Spanned<RawExpect>,
 }
 
-/// Validates the `[[ask]]` tables into questions in the order they are asked, numbered from
-/// 1. Errors: a time past `end`, `answer_at` before `time`, fewer than 2 or more than 6
+/// Validates the `[[ask]]` tables into questions in the order they are asked, numbered
+/// from 1. Errors: a time past `end`, `answer_at` before `time`, fewer than 2 or more than 6
 /// choices, an `answer` that is not one of the choices' letters, empty or badly marked-up
 /// text, or a choice's `expect` that is invalid at `answer_at` or has a `time`.
 pub(super) fn questions(raw: &[Spanned<RawAsk>], names: &Names<'_>, end: SimTime) -> Res<Vec<Question>> {

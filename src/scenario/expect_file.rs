@@ -175,7 +175,9 @@ pub(super) fn checks_at(
     if checks.is_empty() {
         return err(
             raw.span(),
-            format!("{what} checks nothing; add e.g. `leader`, `isr`, `hw`, `acked_lost`, `state` or `event`"),
+            format!(
+                "{what} checks nothing; add e.g. `leader`, `isr`, `hw`, `acked_lost`, `state` or `event`"
+            ),
         );
     }
     Ok(checks)
@@ -191,7 +193,11 @@ pub(super) fn comparison_of(v: &Spanned<Value>) -> Res<Comparison> {
 }
 
 /// `TOPIC-N` naming a partition that exists at `at`.
-pub(super) fn partition_of(v: &Spanned<String>, at: SimTime, over_time: &KnownOverTime) -> Res<TopicPartition> {
+pub(super) fn partition_of(
+    v: &Spanned<String>,
+    at: SimTime,
+    over_time: &KnownOverTime,
+) -> Res<TopicPartition> {
     let text = v.get_ref();
     let parsed = text.rsplit_once('-').and_then(|(t, n)| n.parse::<u32>().ok().map(|n| (t, n)));
     let Some((topic, n)) = parsed else {

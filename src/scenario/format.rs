@@ -96,7 +96,15 @@ pub struct Action {
 impl Action {
     /// A step that only applies `command` at `at`, as every v1 step does.
     pub fn command(at: SimTime, command: Command) -> Self {
-        Action { at, command: Some(command), refused: None, answered: None, say: None, pause: false, focus: None }
+        Action {
+            at,
+            command: Some(command),
+            refused: None,
+            answered: None,
+            say: None,
+            pause: false,
+            focus: None,
+        }
     }
 }
 
@@ -267,10 +275,9 @@ fn version(raw: &RawScenario) -> Res<u32> {
         v2_keys.extend(a.focus.as_ref().map(|v| ("focus", v.span())));
     }
     match v2_keys.into_iter().min_by_key(|(_, span)| span.start) {
-        Some((key, span)) => err(
-            span,
-            format!("`{key}` is scenario format v2; add `version = 2` at the top of the file"),
-        ),
+        Some((key, span)) => {
+            err(span, format!("`{key}` is scenario format v2; add `version = 2` at the top of the file"))
+        }
         None => Ok(version),
     }
 }
@@ -559,7 +566,9 @@ fn step(a: &RawAction, end: SimTime) -> Res<Action> {
         return err(v.span(), "a command is either `refused` or `answered`, not both");
     }
     if command.is_none() {
-        if let Some((key, v)) = a.refused.as_ref().map(|v| ("refused", v)).or(a.answered.as_ref().map(|v| ("answered", v))) {
+        if let Some((key, v)) =
+            a.refused.as_ref().map(|v| ("refused", v)).or(a.answered.as_ref().map(|v| ("answered", v)))
+        {
             return err(v.span(), format!("`{key}` checks the step's command; add `do = \"COMMAND\"`"));
         }
         if a.say.is_none() && a.pause.is_none() && a.focus.is_none() {

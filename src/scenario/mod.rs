@@ -15,13 +15,14 @@ mod expect_group;
 pub mod focus;
 pub mod format;
 pub mod history;
+pub mod lessons;
 pub mod markup;
 pub mod report;
 pub mod runner;
 #[cfg(test)]
 mod v2_tests;
 
-pub use error::LoadError;
 pub use ask::{Choice, Question, QuestionOutcome, SimAnswer};
+pub use error::LoadError;
 pub use focus::{Focus, Pane};
 pub use format::{Action, Scenario, load, parse};

@@ -108,7 +108,8 @@ pub fn run_on(sim: &mut impl Driven, scenario: &Scenario, out: &mut dyn Write) -
     let out = &mut Report::new(out);
     let mut summary = Summary::default();
     let patterns = scenario.expectations.iter().filter_map(|e| e.check.event_pattern());
-    let mut history = History::watching(patterns.chain(scenario.questions.iter().flat_map(Question::event_patterns)));
+    let mut history =
+        History::watching(patterns.chain(scenario.questions.iter().flat_map(Question::event_patterns)));
     print_events(sim, &mut history, out)?;
     let mut answering: Vec<&Question> = scenario.questions.iter().collect();
     answering.sort_by_key(|q| q.answer_at);
@@ -422,7 +423,6 @@ mod tests_support {
             std::mem::take(&mut self.events)
         }
     }
-
 }
 
 #[cfg(test)]

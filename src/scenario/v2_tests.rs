@@ -39,13 +39,14 @@ fn a_lesson_has_metadata_narration_focus_and_questions() {
     assert!(s.is_lesson());
     assert_eq!(
         s.focus,
-        Some(Focus { partition: Some(TopicPartition::new("t", 1)), broker: None, panes: vec![Pane::Logs, Pane::Why] })
+        Some(Focus {
+            partition: Some(TopicPartition::new("t", 1)),
+            broker: None,
+            panes: vec![Pane::Logs, Pane::Why]
+        })
     );
-    let steps: Vec<(u64, bool, bool, Option<&str>)> = s
-        .timeline
-        .iter()
-        .map(|a| (a.at.as_ms(), a.command.is_some(), a.pause, a.say.as_deref()))
-        .collect();
+    let steps: Vec<(u64, bool, bool, Option<&str>)> =
+        s.timeline.iter().map(|a| (a.at.as_ms(), a.command.is_some(), a.pause, a.say.as_deref())).collect();
     assert_eq!(
         steps,
         [
@@ -53,10 +54,16 @@ fn a_lesson_has_metadata_narration_focus_and_questions() {
             (1_000, true, true, Some("Broker 2 **crashes** now: `crash 2`."))
         ]
     );
-    assert_eq!(s.timeline[1].focus, Some(Focus { partition: None, broker: Some(2), panes: vec![Pane::Events] }));
+    assert_eq!(
+        s.timeline[1].focus,
+        Some(Focus { partition: None, broker: Some(2), panes: vec![Pane::Events] })
+    );
     assert_eq!(s.commands().len(), 1);
-    let q: Vec<(usize, u64, u64, Option<char>)> =
-        s.questions.iter().map(|q| (q.number, q.at.as_ms(), q.answer_at.as_ms(), q.answer_letter())).collect();
+    let q: Vec<(usize, u64, u64, Option<char>)> = s
+        .questions
+        .iter()
+        .map(|q| (q.number, q.at.as_ms(), q.answer_at.as_ms(), q.answer_letter()))
+        .collect();
     assert_eq!(q, [(1, 2_000, 2_000, Some('b')), (2, 20_000, 30_000, None)]);
     assert_eq!(s.questions[0].explain.as_deref(), Some("First live ISR member."));
     assert_eq!(s.questions[0].choices[1].text, "broker 1");
@@ -75,14 +82,21 @@ fn v2_keys_in_a_v1_file_say_to_add_the_version() {
         at("[[at]]\ntime = \"1s\"\ndo = \"crash 1\"\npause = true\n"),
         "14:9: `pause` is scenario format v2; add `version = 2` at the top of the file"
     );
-    assert!(at("[[at]]\ntime = \"1s\"\nfocus = { broker = 1 }\n").starts_with("13:9: `focus` is scenario format v2"));
+    assert!(
+        at("[[at]]\ntime = \"1s\"\nfocus = { broker = 1 }\n")
+            .starts_with("13:9: `focus` is scenario format v2")
+    );
     assert!(
         at(&format!("[[ask]]\ntime = \"1s\"\nquestion = \"q\"\nanswer_at = \"2s\"\n{CHOICES}"))
             .contains("`[[ask]]` is scenario format v2")
     );
     assert!(error_in(&format!("minutes = 3\n{v1}")).starts_with("1:11: `minutes` is scenario format v2"));
     assert!(error_in(&format!("teaches = \"x\"\n{v1}")).starts_with("1:11: `teaches` is scenario format v2"));
-    assert!(at("[focus]\nbroker = 1\n").contains("`[focus]` is scenario format v2"), "{}", at("[focus]\nbroker = 1\n"));
+    assert!(
+        at("[focus]\nbroker = 1\n").contains("`[focus]` is scenario format v2"),
+        "{}",
+        at("[focus]\nbroker = 1\n")
+    );
     assert_eq!(
         at("[[at]]\ntime = \"1s\"\n"),
         "12:8: this [[at]] step does nothing; give `do = \"COMMAND\"` (and in format v2 `say`, `pause` or `focus`)"
@@ -103,7 +117,10 @@ fn step_mistakes_point_at_the_value() {
         "15:11: `refused` checks the step's command; add `do = \"COMMAND\"`"
     );
     assert_eq!(error("[[at]]\ntime = \"1s\"\npause = 1\n").split(": ").next(), Some("14:9"));
-    assert_eq!(error("[[at]]\ntime = \"1s\"\nsay = \"x\"\nnarrate = \"y\"\n").split(": ").next(), Some("15:1"));
+    assert_eq!(
+        error("[[at]]\ntime = \"1s\"\nsay = \"x\"\nnarrate = \"y\"\n").split(": ").next(),
+        Some("15:1")
+    );
 }
 
 #[test]
@@ -120,7 +137,8 @@ fn focus_mistakes_point_at_the_value() {
     assert!(step("{ }").starts_with("14:9: this focus names nothing"), "{}", step("{ }"));
     assert_eq!(step("{ pane = [\"why\"] }").split(": ").next(), Some("14:11"));
     // A topic a step creates can be focused from that step on, not before.
-    let created = "[[at]]\ntime = \"5s\"\ndo = \"create-topic late 1 3\"\nfocus = { partition = \"late-0\" }\n";
+    let created =
+        "[[at]]\ntime = \"5s\"\ndo = \"create-topic late 1 3\"\nfocus = { partition = \"late-0\" }\n";
     assert!(parse("f", &format!("{HEAD}{created}")).is_ok());
     assert!(
         error("[focus]\npartition = \"late-0\"\n[[at]]\ntime = \"5s\"\ndo = \"create-topic late 1 3\"\n")
@@ -139,13 +157,18 @@ fn question_mistakes_point_at_the_value() {
         "16:10: `answer = \"c\"` is not one of this question's choices; write a letter from a to b (the choices in file order)"
     );
     assert!(ask("answer = \"ab\"\n", CHOICES).starts_with("16:10: `answer = \"ab\"` is not one"));
-    let before = error(&format!("[[ask]]\ntime = \"10s\"\nquestion = \"Who?\"\nanswer_at = \"5s\"\n{CHOICES}"));
+    let before =
+        error(&format!("[[ask]]\ntime = \"10s\"\nquestion = \"Who?\"\nanswer_at = \"5s\"\n{CHOICES}"));
     assert_eq!(
         before,
         "15:13: `answer_at` (00:00:05.0) is before the question's `time` (00:00:10.0); the answer is revealed after the question is asked"
     );
     let one = "[[ask.choice]]\ntext = \"broker 0\"\nexpect = { partition = \"t-0\", leader = 0 }\n";
-    assert!(ask("", one).contains("a question has 2 to 6 choices ([[ask.choice]] tables, lettered a to f); this one has 1"));
+    assert!(
+        ask("", one).contains(
+            "a question has 2 to 6 choices ([[ask.choice]] tables, lettered a to f); this one has 1"
+        )
+    );
     let seven = one.repeat(7);
     assert!(ask("", &seven).starts_with("34:1: a question has 2 to 6 choices"), "{}", ask("", &seven));
     assert_eq!(
@@ -160,7 +183,10 @@ fn question_mistakes_point_at_the_value() {
         ask("", &CHOICES.replace("{ partition = \"t-0\", leader = 1 }", "{ }")),
         "21:10: a choice's `expect` checks nothing; add e.g. `leader`, `isr`, `hw`, `acked_lost`, `state` or `event`"
     );
-    assert_eq!(ask("", &CHOICES.replace("text = \"broker 1\"", "text = \"\"")), "20:8: `text` is empty; write the text to show");
+    assert_eq!(
+        ask("", &CHOICES.replace("text = \"broker 1\"", "text = \"\"")),
+        "20:8: `text` is empty; write the text to show"
+    );
     assert_eq!(ask("explain = \"`x\"\n", CHOICES).split(": ").next(), Some("16:11"));
     assert!(
         error(&format!("[[ask]]\ntime = \"70s\"\nquestion = \"Who?\"\nanswer_at = \"80s\"\n{CHOICES}"))
@@ -195,7 +221,10 @@ fn the_simulation_answers_by_the_one_choice_that_holds() {
     assert_eq!(answer, SimAnswer::Choice(1));
     let right = q.outcome(answer);
     assert!(right.passed);
-    assert_eq!(right.to_string(), "at 00:00:02.0 question 1: the simulation answers b) some lost · the lesson states b");
+    assert_eq!(
+        right.to_string(),
+        "at 00:00:02.0 question 1: the simulation answers b) some lost · the lesson states b"
+    );
     snap.acked_lost = 0;
     let wrong = q.outcome(q.sim_answer(&snap, &history));
     assert!(!wrong.passed);

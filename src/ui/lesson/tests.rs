@@ -199,3 +199,26 @@ fn a_scenario_with_nothing_to_show_has_no_script() {
     let script = Script::of(&scenario).expect("its check is shown");
     assert!(!script.is_lesson());
 }
+
+#[test]
+fn the_help_and_the_footer_list_the_lesson_keys() {
+    let text: Vec<String> = crate::ui::help::lines(Theme::new(false))
+        .iter()
+        .map(|l| l.spans.iter().map(|s| s.content.as_ref()).collect())
+        .collect();
+    let has = |what: &str| text.iter().any(|l| l.contains(what));
+    assert!(has("In a lesson, while it waits"), "{text:#?}");
+    assert!(has("Enter/n") && has("a-f") && has("answer with that choice"), "{text:#?}");
+    let mut model = start();
+    update(&mut model, Msg::Snapshot, &at(2_000));
+    let screen = draw(&model, &at(2_000));
+    assert!(screen.last().is_some_and(|l| l.starts_with(" Enter/n continue")), "{screen:#?}");
+}
+
+/// The screen's lines, 80×24, no colour.
+fn draw(model: &Model, snap: &Snapshot) -> Vec<String> {
+    let mut terminal = ratatui::Terminal::new(ratatui::backend::TestBackend::new(80, 24)).expect("a backend");
+    terminal.draw(|f| crate::ui::view::view(model, snap, f)).expect("a frame");
+    let buffer = terminal.backend().buffer();
+    (0..24).map(|y| (0..80).map(|x| buffer[(x, y)].symbol().to_string()).collect()).collect()
+}

@@ -383,7 +383,13 @@ pub fn arrive(model: &mut Model, snap: &Snapshot) {
             lesson.held_at = Some(at);
             model.paused = true;
             if matches!(lesson.waiting(), Some(Hold::Ask(_))) {
-                ask(model);
+                if model.mode == Mode::Normal {
+                    ask(model);
+                } else {
+                    // A line being typed, the help or the event log keep the keys; the pane
+                    // says how to answer once they are given back.
+                    lesson.hidden = true;
+                }
             }
             return;
         }
@@ -486,7 +492,6 @@ fn ask(model: &mut Model) {
     // The pane shows the question and how to answer it.
     lesson.hidden = false;
     model.mode = Mode::Question;
-    model.status = None;
 }
 
 /// The next thing held at this instant, or the clock runs again.
@@ -497,9 +502,9 @@ fn go_on(model: &mut Model, snap: &Snapshot) {
         Some(Hold::Ask(_)) => ask(model),
         Some(_) => {}
         None => {
+            // The pane's waiting line goes and the header's clock runs: that says it.
             lesson.held_at = None;
             model.paused = false;
-            model.say(StatusKind::Info, "the lesson goes on");
             arrive(model, snap);
         }
     }

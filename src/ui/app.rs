@@ -613,10 +613,18 @@ fn on_key(model: &mut Model, ev: KeyEvent, snap: &Snapshot) -> Vec<Effect> {
                 None => unbound(model, &ev),
             },
         },
-        Mode::Question => {
-            let action = keymap::lookup(keymap::QUESTION_BINDINGS, &ev);
-            lesson::on_question(model, action, snap)
-        }
+        // Letters answer; the dashboard's other keys work as usual (the question stays).
+        Mode::Question => match keymap::lookup(keymap::QUESTION_BINDINGS, &ev) {
+            None if typed_char(&ev).is_none_or(|c| !c.is_alphabetic()) => {
+                match lesson::on_key(model, &ev, snap)
+                    .or_else(|| keymap::lookup_in(model.view, &ev).map(|a| perform(model, a, snap)))
+                {
+                    Some(effects) => lesson::kept_asking(model, effects),
+                    None => unbound(model, &ev),
+                }
+            }
+            action => lesson::on_question(model, action, snap),
+        },
         Mode::Palette => match keymap::lookup(keymap::PALETTE_BINDINGS, &ev) {
             Some(action) => on_palette(model, action, snap),
             None => {

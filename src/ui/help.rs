@@ -83,7 +83,7 @@ pub fn lines(theme: Theme) -> Vec<Line<'static>> {
         &mut out,
     );
     section(
-        "While a lesson asks a question (the clock waits for the answer)",
+        "While a lesson asks a question (the clock waits for the answer; keys other than letters work as usual)",
         keymap::QUESTION_BINDINGS,
         theme,
         &mut out,

@@ -535,7 +535,19 @@ pub fn on_key(model: &mut Model, ev: &KeyEvent, snap: &Snapshot) -> Option<Vec<E
     Some(Vec::new())
 }
 
-/// A key while a question is open.
+/// After a dashboard key while a question is open: if it gave the keys elsewhere (the
+/// palette, the help), the question waits closed, as after Esc.
+pub fn kept_asking(model: &mut Model, effects: Vec<Effect>) -> Vec<Effect> {
+    if model.mode != Mode::Question
+        && let Some(lesson) = &mut model.lesson
+        && lesson.asking().is_some()
+    {
+        lesson.hidden = true;
+    }
+    effects
+}
+
+/// A letter (or Esc) while a question is open.
 pub fn on_question(model: &mut Model, action: Option<QuestionAction>, snap: &Snapshot) -> Vec<Effect> {
     let Some(lesson) = &mut model.lesson else {
         model.mode = Mode::Normal;
@@ -585,7 +597,7 @@ pub fn on_question(model: &mut Model, action: Option<QuestionAction>, snap: &Sna
         None => {
             model.say(
                 StatusKind::Info,
-                format!("press a letter from a to {last} to answer (Esc: look first)"),
+                format!("letters answer here: a to {last} (Esc: look at the cluster first)"),
             );
         }
     }

@@ -14,7 +14,8 @@ pub enum LessonAction {
     Continue,
 }
 
-/// What a key asks for while a question is open.
+/// What a key asks for while a question is open. The dashboard's keys that are not letters
+/// work as usual meanwhile.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum QuestionAction {
     /// Answer with the choice of this index (`a` is 0).

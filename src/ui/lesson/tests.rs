@@ -222,3 +222,26 @@ fn draw(model: &Model, snap: &Snapshot) -> Vec<String> {
     let buffer = terminal.backend().buffer();
     (0..24).map(|y| (0..80).map(|x| buffer[(x, y)].symbol().to_string()).collect()).collect()
 }
+
+#[test]
+fn while_a_question_is_open_letters_answer_and_other_keys_work_as_usual() {
+    let mut model = start();
+    update(&mut model, Msg::Snapshot, &at(2_000));
+    key(&mut model, &at(2_000), KeyCode::Enter);
+    let asked = at(5_000);
+    update(&mut model, Msg::Snapshot, &asked);
+    assert_eq!(model.mode, Mode::Question);
+    key(&mut model, &asked, KeyCode::Char('x'));
+    assert!(model.status.as_ref().is_some_and(|s| s.text.contains("letters answer here: a to b")));
+    assert_eq!(lesson(&model).picked[0], None, "x neither answers nor crashes a broker");
+    key(&mut model, &asked, KeyCode::F(2));
+    assert_eq!((model.view, model.mode), (crate::ui::app::View::Partition, Mode::Question));
+    key(&mut model, &asked, KeyCode::Char(' '));
+    assert!(model.paused, "space does not run the clock past the question");
+    key(&mut model, &asked, KeyCode::Char(':'));
+    assert_eq!(model.mode, Mode::Palette);
+    assert!(lesson(&model).hidden, "the palette has the keys: the question waits closed");
+    key(&mut model, &asked, KeyCode::Esc);
+    key(&mut model, &asked, KeyCode::Enter);
+    assert_eq!(model.mode, Mode::Question, "Enter asks again");
+}

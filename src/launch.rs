@@ -8,10 +8,12 @@ use crate::cli::{Cli, CliError};
 use crate::cluster::snapshot::ScenarioInfo;
 use crate::cluster::spec::ClusterSpec;
 use crate::scenario::Action;
+use crate::ui::lesson::Script;
 use crate::user_config::{self, Loaded};
 use std::path::PathBuf;
 
-/// What a run starts from: the cluster, the timeline and, for a scenario, its name and end.
+/// What a run starts from: the cluster, the timeline and, for a scenario, its name and end and
+/// what the dashboard plays of it.
 #[derive(Debug)]
 pub struct Start {
     /// The cluster to build.
@@ -20,6 +22,9 @@ pub struct Start {
     pub timeline: Vec<Action>,
     /// The scenario's name and end, when there is one.
     pub scenario: Option<ScenarioInfo>,
+    /// What the dashboard plays of the scenario (narration, checks, questions), when it has
+    /// any of them.
+    pub script: Option<Script>,
 }
 
 /// The cluster and timeline of `--scenario FILE`, or of the flags. `fallback_seed` is the
@@ -29,12 +34,14 @@ pub fn start(cli: &Cli, fallback_seed: u64) -> Result<Start, CliError> {
     match cli.scenario(fallback_seed)? {
         Some(scenario) => {
             let info = ScenarioInfo { name: scenario.name.clone(), end: scenario.end };
-            Ok(Start { spec: scenario.spec, timeline: scenario.timeline, scenario: Some(info) })
+            let script = Script::of(&scenario);
+            Ok(Start { spec: scenario.spec, timeline: scenario.timeline, scenario: Some(info), script })
         }
         None => Ok(Start {
             spec: cli.cluster_spec(cli.seed.unwrap_or(fallback_seed))?,
             timeline: Vec::new(),
             scenario: None,
+            script: None,
         }),
     }
 }

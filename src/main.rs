@@ -124,7 +124,7 @@ fn write_docs(out: Option<&Path>) -> Result<()> {
 /// `isrlab describe`: run headless to `--at` (default: the scenario's end, else 5 s) and print
 /// `kafka-topics.sh --describe`.
 fn describe_at(cli: &Cli, at: Option<SimTime>, zk: bool) -> Result<()> {
-    let Start { spec, timeline, scenario } = launch::start(cli, rand::random())?;
+    let Start { spec, timeline, scenario, .. } = launch::start(cli, rand::random())?;
     let at = at.or(scenario.map(|s| s.end)).unwrap_or(SimTime::from_ms(5_000));
     let seed = spec.seed;
     let snap = runner::run_to(spec, &timeline, at).map_err(|e| CliError::Invalid(e.to_string()))?;
@@ -141,7 +141,7 @@ fn describe_at(cli: &Cli, at: Option<SimTime>, zk: bool) -> Result<()> {
 fn dashboard(cli: &Cli) -> Result<isrlab::ui::Exit> {
     use std::io::IsTerminal;
     // The flags and the scenario file are checked first: their mistake is the one to report.
-    let launch::Dashboard { cli, start: Start { spec, timeline, scenario }, config: loaded } =
+    let launch::Dashboard { cli, start: Start { spec, timeline, scenario, script }, config: loaded } =
         launch::dashboard(cli, user_config::default_path(), rand::random())?;
     if !std::io::stdin().is_terminal() || !std::io::stdout().is_terminal() {
         return Err(CliError::Invalid(
@@ -151,11 +151,13 @@ fn dashboard(cli: &Cli) -> Result<isrlab::ui::Exit> {
     }
     let seed = spec.seed;
     let commands = timeline.into_iter().filter_map(|a| a.command.map(|c| (a.at, c))).collect();
-    let live = LiveSim::spawn(spec, commands, scenario)
+    // A lesson watches every event (its `event` checks, the reveals' explanations).
+    let spawn = if script.is_some() { LiveSim::spawn_tapped } else { LiveSim::spawn };
+    let live = spawn(spec, commands, scenario)
         .map_err(|e| CliError::Invalid(format!("the cluster cannot start: {e}")))?;
     let theme = Theme::from_env().with_palette(cli.palette.unwrap_or_default()).with_ascii(cli.ascii);
     let look = Look { theme, keys: loaded.config.keys, warnings: loaded.warnings };
-    let result = isrlab::ui::run_dashboard(live, cli.speed.unwrap_or(1.0), look);
+    let result = isrlab::ui::run_dashboard(live, cli.speed.unwrap_or(1.0), look, script);
     eprintln!("isrlab: seed {seed} (replay with --seed {seed})");
     result
 }

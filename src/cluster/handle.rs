@@ -187,6 +187,12 @@ impl Sim {
         self.world.log.borrow_mut().drain()
     }
 
+    /// [`Sim::drain_events`] through a shared reference, for the dashboard's cluster
+    /// interface (a lesson watches every event, not only the snapshot's recent window).
+    pub(crate) fn take_events(&self) -> Vec<ClusterEvent> {
+        self.world.log.borrow_mut().drain()
+    }
+
     /// Stops keeping events for [`Sim::drain_events`] (they stay in the snapshot's recent
     /// window): for a run nobody drains, so its memory does not grow with every event.
     pub fn stop_draining(&mut self) {
@@ -215,7 +221,8 @@ impl Sim {
 enum Control {
     AdvanceTo(SimTime),
     Apply(Command, mpsc::Sender<Result<Answer, SimError>>),
-    NextEvent(Ms, mpsc::Sender<Option<SimTime>>),
+    /// Look `Ms` ahead for the next event, never past the instant given.
+    NextEvent(Ms, Option<SimTime>, mpsc::Sender<Option<SimTime>>),
     Reset(mpsc::Sender<Result<(), SimError>>),
 }
 
@@ -232,7 +239,17 @@ enum Paced {
 pub struct LiveSim {
     control: Option<mpsc::Sender<Control>>,
     snapshots: tokio::sync::watch::Receiver<Arc<Snapshot>>,
+    /// Every event, in batches, when spawned with [`LiveSim::spawn_tapped`].
+    tap: Option<mpsc::Receiver<Tapped>>,
     thread: Option<std::thread::JoinHandle<()>>,
+}
+
+/// What the event tap of a [`LiveSim`] carries.
+enum Tapped {
+    /// The events logged since the last batch, oldest first.
+    Events(Vec<ClusterEvent>),
+    /// The run started again from time 0: the batches before belong to the old run.
+    Restarted,
 }
 
 impl LiveSim {
@@ -241,10 +258,32 @@ impl LiveSim {
     /// its end and every snapshot names it. Errors: the spec's [`SimError`].
     pub fn spawn(
         spec: ClusterSpec,
-        mut timeline: Vec<(SimTime, Command)>,
+        timeline: Vec<(SimTime, Command)>,
         scenario: Option<ScenarioInfo>,
     ) -> Result<LiveSim, SimError> {
+        LiveSim::start(spec, timeline, scenario, false)
+    }
+
+    /// [`LiveSim::spawn`], keeping every event for [`LiveSim::take_events`] (a lesson checks
+    /// `event = "…"` expectations against all of them, not only the snapshot's recent window).
+    /// The events wait for the dashboard in batches; as sim time runs at most a second ahead
+    /// of the newest snapshot the dashboard took, they stay few.
+    pub fn spawn_tapped(
+        spec: ClusterSpec,
+        timeline: Vec<(SimTime, Command)>,
+        scenario: Option<ScenarioInfo>,
+    ) -> Result<LiveSim, SimError> {
+        LiveSim::start(spec, timeline, scenario, true)
+    }
+
+    fn start(
+        spec: ClusterSpec,
+        mut timeline: Vec<(SimTime, Command)>,
+        scenario: Option<ScenarioInfo>,
+        tapped: bool,
+    ) -> Result<LiveSim, SimError> {
         let (control_tx, control_rx) = mpsc::channel();
+        let (tap_tx, tap_rx) = mpsc::channel();
         let (ready_tx, ready_rx) = mpsc::channel();
         let (snap_tx, snap_rx) = tokio::sync::watch::channel(Arc::new(Snapshot::default()));
         timeline.sort_by_key(|(t, _)| *t);
@@ -253,7 +292,9 @@ impl LiveSim {
             .spawn(move || {
                 let start = |spec: ClusterSpec| {
                     Sim::new(spec).map(|mut sim| {
-                        sim.stop_draining();
+                        if !tapped {
+                            sim.stop_draining();
+                        }
                         sim
                     })
                 };
@@ -265,6 +306,10 @@ impl LiveSim {
                     }
                 };
                 let publish = |sim: &Sim| {
+                    // The events first: whoever sees the snapshot finds its events in the tap.
+                    if tapped {
+                        let _ = tap_tx.send(Tapped::Events(sim.take_events()));
+                    }
                     let _ = snap_tx.send(Arc::new(Snapshot { scenario: scenario.clone(), ..sim.snapshot() }));
                 };
                 publish(&sim);
@@ -276,6 +321,9 @@ impl LiveSim {
                     let fresh = start(spec.clone()).map(|fresh| {
                         sim = fresh;
                         left = timeline.clone().into_iter().peekable();
+                        if tapped {
+                            let _ = tap_tx.send(Tapped::Restarted);
+                        }
                         publish(&sim);
                     });
                     let _ = reply.send(fresh);
@@ -283,7 +331,12 @@ impl LiveSim {
             })
             .map_err(|e| SimError::InvalidCluster(format!("cannot start the sim thread: {e}")))?;
         match ready_rx.recv() {
-            Ok(Ok(())) => Ok(LiveSim { control: Some(control_tx), snapshots: snap_rx, thread: Some(thread) }),
+            Ok(Ok(())) => Ok(LiveSim {
+                control: Some(control_tx),
+                snapshots: snap_rx,
+                tap: tapped.then_some(tap_rx),
+                thread: Some(thread),
+            }),
             Ok(Err(e)) => Err(e),
             Err(_) => Err(SimError::InvalidCluster("the sim thread stopped during start-up".into())),
         }
@@ -314,9 +367,31 @@ impl LiveSim {
     /// way, and time never passes its end); waits for the answer, by when
     /// [`LiveSim::latest`] shows that instant. `None`: no event within `within` ms.
     pub fn next_event(&self, within: Ms) -> Option<SimTime> {
+        self.next_event_until(within, None)
+    }
+
+    /// [`LiveSim::next_event`], never past `stop` either (a lesson's next step): with no
+    /// event before it, sim time stands at `stop` (or `within` ms on, if sooner).
+    pub fn next_event_until(&self, within: Ms, stop: Option<SimTime>) -> Option<SimTime> {
         let (tx, rx) = mpsc::channel();
-        self.send(Control::NextEvent(within, tx));
+        self.send(Control::NextEvent(within, stop, tx));
         rx.recv().ok().flatten()
+    }
+
+    /// The events logged since the last call, oldest first, of the run as it is now (after
+    /// [`LiveSim::reset`], only the new run's); empty unless spawned with
+    /// [`LiveSim::spawn_tapped`]. The events of the newest snapshot are in by the time
+    /// [`LiveSim::latest`] shows it.
+    pub fn take_events(&self) -> Vec<ClusterEvent> {
+        let Some(tap) = &self.tap else { return Vec::new() };
+        let mut events = Vec::new();
+        for batch in tap.try_iter() {
+            match batch {
+                Tapped::Events(more) => events.extend(more),
+                Tapped::Restarted => events.clear(),
+            }
+        }
+        events
     }
 
     /// Starts the run again from time 0 with the spec and timeline it was spawned with
@@ -373,16 +448,13 @@ fn pace(
                 Control::AdvanceTo(t) => target = Some(target.map_or(t, |x: SimTime| x.max(t))),
                 Control::Apply(cmd, reply) => {
                     // Publish before answering, so the caller sees the command's effect at once.
-                    let result = match end.filter(|e| sim.now_us() >= *e) {
-                        Some(e) => Err(scenario_ended(e)),
-                        None => sim.apply(&cmd),
-                    };
+                    let result = apply_before_end(sim, &cmd, end);
                     publish(sim);
                     let _ = reply.send(result);
                 }
-                Control::NextEvent(within, reply) => {
+                Control::NextEvent(within, stop, reply) => {
                     advance(sim, timeline, target.take(), end);
-                    let found = next_event(sim, timeline, within, end);
+                    let found = next_event(sim, timeline, within, earliest(end, stop));
                     publish(sim);
                     let _ = reply.send(found);
                 }
@@ -393,6 +465,99 @@ fn pace(
         publish(sim);
     }
     Paced::Closed
+}
+
+/// The earlier of two optional instants.
+fn earliest(a: Option<SimTime>, b: Option<SimTime>) -> Option<SimTime> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    }
+}
+
+/// Applies `cmd` now, unless sim time reached the scenario's `end` (then every command is
+/// refused).
+fn apply_before_end(sim: &mut Sim, cmd: &Command, end: Option<SimTime>) -> Result<Answer, SimError> {
+    match end.filter(|e| sim.now_us() >= *e) {
+        Some(e) => Err(scenario_ended(e)),
+        None => sim.apply(cmd),
+    }
+}
+
+/// A simulation with a scenario's timeline, driven from the calling thread: what the sim
+/// thread of a [`LiveSim`] does with its controls (the same code), without the thread, so a
+/// whole-app test in process plays a scenario exactly as the dashboard does. Keeps every
+/// event for [`ScheduledSim::take_events`].
+pub struct ScheduledSim {
+    sim: RefCell<Sim>,
+    timeline: RefCell<Timeline>,
+    scenario: Option<ScenarioInfo>,
+    /// What it started from, to start again.
+    start: (ClusterSpec, Vec<(SimTime, Command)>),
+}
+
+impl ScheduledSim {
+    /// Starts `spec` with the commands of `timeline` to apply at their sim times; with
+    /// `scenario`, sim time stops at its end and every snapshot names it. Errors: the spec's
+    /// [`SimError`].
+    pub fn new(
+        spec: ClusterSpec,
+        mut timeline: Vec<(SimTime, Command)>,
+        scenario: Option<ScenarioInfo>,
+    ) -> Result<ScheduledSim, SimError> {
+        timeline.sort_by_key(|(t, _)| *t);
+        let sim = Sim::new(spec.clone())?;
+        Ok(ScheduledSim {
+            sim: RefCell::new(sim),
+            timeline: RefCell::new(timeline.clone().into_iter().peekable()),
+            scenario,
+            start: (spec, timeline),
+        })
+    }
+
+    /// Starts again from time 0, as [`LiveSim::reset`] does. Errors: the sim cannot start
+    /// again (the old run goes on).
+    pub fn reset(&self) -> Result<(), SimError> {
+        let (spec, timeline) = &self.start;
+        *self.sim.borrow_mut() = Sim::new(spec.clone())?;
+        *self.timeline.borrow_mut() = timeline.clone().into_iter().peekable();
+        Ok(())
+    }
+
+    fn end(&self) -> Option<SimTime> {
+        self.scenario.as_ref().map(|s| s.end)
+    }
+
+    /// Runs sim time up to `t` (never past the end), applying scheduled commands on the way.
+    pub fn advance_to(&self, t: SimTime) {
+        advance(&mut self.sim.borrow_mut(), &mut self.timeline.borrow_mut(), Some(t), self.end());
+    }
+
+    /// Applies a command now, as [`LiveSim::apply`] does (refused once the scenario ended).
+    pub fn apply(&self, cmd: &Command) -> Result<Answer, SimError> {
+        apply_before_end(&mut self.sim.borrow_mut(), cmd, self.end())
+    }
+
+    /// [`LiveSim::next_event_until`].
+    pub fn next_event_until(&self, within: Ms, stop: Option<SimTime>) -> Option<SimTime> {
+        let limit = earliest(self.end(), stop);
+        next_event(&mut self.sim.borrow_mut(), &mut self.timeline.borrow_mut(), within, limit)
+    }
+
+    /// The cluster as it is now, naming the scenario.
+    pub fn snapshot(&self) -> Snapshot {
+        Snapshot { scenario: self.scenario.clone(), ..self.sim.borrow().snapshot() }
+    }
+
+    /// The events logged since the last call, oldest first.
+    pub fn take_events(&self) -> Vec<ClusterEvent> {
+        self.sim.borrow().take_events()
+    }
+
+    /// Current sim time.
+    pub fn now_us(&self) -> SimTime {
+        self.sim.borrow().now_us()
+    }
 }
 
 /// The scenario's scheduled commands not yet applied, in time order.
@@ -642,6 +807,66 @@ mod tests {
         assert!(events.iter().all(|e| e.at == at), "only that instant's events: {events:?}");
     }
 
+    /// A tapped live sim hands over every event, also those that left the snapshot's window;
+    /// after a restart only the new run's.
+    #[test]
+    fn a_tapped_live_sim_keeps_every_event_and_a_restart_drops_the_old_runs() {
+        let timeline = vec![(SimTime::from_ms(2_000), Command::parse("crash 2").unwrap())];
+        let live = LiveSim::spawn_tapped(ClusterSpec::default_run(7), timeline, None).unwrap();
+        live.advance_to(SimTime::from_ms(20_000));
+        while live.latest().now < 20_000 {
+            std::thread::yield_now();
+        }
+        let events = live.take_events();
+        let count = live.latest().event_count;
+        assert_eq!(events.len() as u64, count, "every event of the run so far");
+        assert!(events.iter().any(|e| matches!(e.kind, EventKind::BrokerCrashed { broker: 2 })));
+        assert!(live.take_events().is_empty(), "each event is handed over once");
+        live.reset().unwrap();
+        let fresh = live.take_events();
+        assert!(fresh.iter().all(|e| e.at.as_ms() == 0), "only the new run's start: {fresh:?}");
+        let untapped = LiveSim::spawn(ClusterSpec::default_run(7), Vec::new(), None).unwrap();
+        untapped.advance_to(SimTime::from_ms(1_000));
+        assert!(untapped.take_events().is_empty());
+    }
+
+    /// `n` never runs past a stop: with no event before it, sim time stands at the stop.
+    #[test]
+    fn next_event_stops_at_the_stop_it_is_given() {
+        let live = LiveSim::spawn(ClusterSpec::default_run(7), Vec::new(), None).unwrap();
+        live.advance_to(SimTime::from_ms(1_000));
+        let stop = SimTime::from_micros(1_000_250);
+        assert_eq!(live.next_event_until(60_000, Some(stop)), None, "a quiet cluster");
+        assert_eq!(live.latest().now_us, stop);
+    }
+
+    /// The caller-driven [`ScheduledSim`] applies the timeline and stops at the end as the
+    /// sim thread does: the same trace for the same steps.
+    #[test]
+    fn a_scheduled_sim_steps_as_the_sim_thread_does() {
+        let timeline = vec![(SimTime::from_ms(2_000), Command::parse("crash 2").unwrap())];
+        let info = ScenarioInfo { name: "s".into(), end: SimTime::from_ms(15_000) };
+        let scheduled = ScheduledSim::new(ClusterSpec::default_run(7), timeline.clone(), Some(info)).unwrap();
+        let (control_tx, control_rx) = mpsc::channel();
+        let thread = std::thread::spawn(move || {
+            let mut sim = Sim::new(ClusterSpec::default_run(7)).unwrap();
+            let mut left: Timeline = timeline.into_iter().peekable();
+            pace(&mut sim, &control_rx, &mut left, Some(SimTime::from_ms(15_000)), &|_: &Sim| {});
+            sim.trace_hash()
+        });
+        for t in [1_000, 2_000, 7_500, 20_000] {
+            scheduled.advance_to(SimTime::from_ms(t));
+            control_tx.send(Control::AdvanceTo(SimTime::from_ms(t))).unwrap();
+        }
+        assert_eq!(scheduled.now_us(), SimTime::from_ms(15_000), "never past the end");
+        assert!(scheduled.apply(&Command::parse("restart 2").unwrap()).is_err(), "refused after the end");
+        drop(control_tx);
+        assert_eq!(scheduled.sim.borrow().trace_hash(), thread.join().unwrap());
+        assert!(
+            scheduled.take_events().iter().any(|e| matches!(e.kind, EventKind::BrokerCrashed { broker: 2 }))
+        );
+    }
+
     #[test]
     fn next_event_of_a_live_sim_applies_scheduled_commands_on_the_way_and_stops_at_the_end() {
         let (control_tx, control_rx) = mpsc::channel();
@@ -653,7 +878,7 @@ mod tests {
         });
         let next = |within| {
             let (tx, rx) = mpsc::channel();
-            control_tx.send(Control::NextEvent(within, tx)).unwrap();
+            control_tx.send(Control::NextEvent(within, None, tx)).unwrap();
             rx.recv().unwrap()
         };
         control_tx.send(Control::AdvanceTo(SimTime::from_ms(1_000))).unwrap();

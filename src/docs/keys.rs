@@ -63,7 +63,10 @@ impl KeyTables<'static> {
         views: keymap::VIEW_BINDINGS,
         events: keymap::EVENTS_BINDINGS,
         palette: keymap::PALETTE_BINDINGS,
-        modes: &[],
+        modes: &[
+            ModeTable { title: keymap::LESSON_TITLE, rows: || rows(keymap::LESSON_BINDINGS) },
+            ModeTable { title: keymap::QUESTION_TITLE, rows: || rows(keymap::QUESTION_BINDINGS) },
+        ],
         help: keymap::HELP_BINDINGS,
     };
 }

@@ -25,6 +25,7 @@ use super::event_filter::EventFilter;
 use super::events::Lens;
 use super::filter_names::{self, broker_ids};
 use super::keymap::{self, Action, HelpAction, PaletteAction};
+use super::lesson::{self, Lesson};
 use super::palette::Palette;
 use super::partition_filter::{PartitionFilter, RowCache, Shown};
 use super::theme::Theme;
@@ -36,7 +37,7 @@ use crate::cluster::command::set::Set;
 use crate::cluster::command::shutdown::Shutdown;
 use crate::cluster::command::{Answer, Command};
 use crate::cluster::snapshot::{PartitionView, ProducerView, Snapshot, TopicView};
-use crate::sim::{Acks, BrokerId, Ms, SimTime, format_instant, format_stamp};
+use crate::sim::{Acks, BrokerId, Ms, SimTime, format_instant};
 
 /// Producer rates the `+`/`-` keys step through (records per second).
 pub const RATE_STEPS: &[f64] =
@@ -68,6 +69,8 @@ pub enum Mode {
     Events,
     /// A line is being typed for the Events pane ([`keymap::PALETTE_BINDINGS`] edit it).
     Prompt(Ask),
+    /// A lesson's question is open: letters answer ([`keymap::QUESTION_BINDINGS`]).
+    Question,
 }
 
 /// Which screen the dashboard shows (Tab / Shift-Tab go round them in this order, F1–F6
@@ -260,6 +263,8 @@ pub struct Model {
     pub quit: bool,
     /// The charts' last drawings, copied while their samples are unchanged.
     pub charts: super::charts::Drawings,
+    /// The scenario played as a lesson (narration, checks, questions), if any.
+    pub lesson: Option<Lesson>,
 }
 
 /// Something that happened, fed to [`update`].
@@ -273,6 +278,8 @@ pub enum Msg {
     Resize(u16, u16),
     /// A new snapshot arrived (it is passed to [`update`] alongside).
     Snapshot,
+    /// Events the cluster logged since the last such message (a lesson watches them all).
+    Events(Vec<crate::sim::events::ClusterEvent>),
     /// The simulation thread is gone; no more snapshots will come.
     SimEnded,
     /// The speed sim time ran at lately (sim ms per wall ms), `None` while unknown.
@@ -350,7 +357,13 @@ impl Model {
             reset_armed: false,
             theme,
             quit: false,
+            lesson: None,
         }
+    }
+
+    /// The instant sim time must not pass now: a lesson's next stop, if one is played.
+    pub fn clock_stop(&self) -> Option<SimTime> {
+        self.lesson.as_ref().and_then(Lesson::clock_stop)
     }
 
     /// What the Events pane lets through: the important-only switch and the filter.
@@ -437,7 +450,14 @@ pub fn update(model: &mut Model, msg: Msg, snap: &Snapshot) -> Vec<Effect> {
         }
         Msg::Snapshot => {
             follow_selected_partition(model, snap);
+            lesson::arrive(model, snap);
             Vec::new()
+        }
+        Msg::Events(events) => {
+            if let Some(lesson) = &mut model.lesson {
+                lesson.observe(events);
+            }
+            return Vec::new();
         }
         Msg::Measured(actual) => {
             // Every frame tick: only the header's "actual N×" changes, nothing the table's
@@ -447,10 +467,13 @@ pub fn update(model: &mut Model, msg: Msg, snap: &Snapshot) -> Vec<Effect> {
         }
         Msg::SimEnded => model.refuse("the simulation stopped; press q to quit"),
         Msg::SteppedToEvent { events_before, found } => {
-            stepped_to_event(model, events_before, found, snap);
+            time_keys::stepped_to_event(model, events_before, found, snap);
             Vec::new()
         }
         Msg::Restarted(result) => {
+            if result.is_ok() {
+                lesson::restart(model, snap);
+            }
             restarted(model, result, snap);
             Vec::new()
         }
@@ -583,9 +606,24 @@ fn on_key(model: &mut Model, ev: KeyEvent, snap: &Snapshot) -> Vec<Effect> {
                 Vec::new()
             }
         },
-        Mode::Normal => match keymap::lookup_in(model.view, &ev) {
-            Some(action) => perform(model, action, snap),
-            None => unbound(model, &ev),
+        Mode::Normal => match lesson::on_key(model, &ev, snap) {
+            Some(effects) => effects,
+            None => match keymap::lookup_in(model.view, &ev) {
+                Some(action) => perform(model, action, snap),
+                None => unbound(model, &ev),
+            },
+        },
+        // Letters answer; the dashboard's other keys work as usual (the question stays).
+        Mode::Question => match keymap::lookup(keymap::QUESTION_BINDINGS, &ev) {
+            None if typed_char(&ev).is_none_or(|c| !c.is_alphabetic()) => {
+                match lesson::on_key(model, &ev, snap)
+                    .or_else(|| keymap::lookup_in(model.view, &ev).map(|a| perform(model, a, snap)))
+                {
+                    Some(effects) => lesson::kept_asking(model, effects),
+                    None => unbound(model, &ev),
+                }
+            }
+            action => lesson::on_question(model, action, snap),
         },
         Mode::Palette => match keymap::lookup(keymap::PALETTE_BINDINGS, &ev) {
             Some(action) => on_palette(model, action, snap),
@@ -691,13 +729,13 @@ fn perform(model: &mut Model, action: Action, snap: &Snapshot) -> Vec<Effect> {
             model.paused = !model.paused;
             Vec::new()
         }
-        Action::Step => step(model),
+        Action::Step => time_keys::step(model),
         Action::NextEvent => {
             model.paused = true;
             vec![Effect::NextEvent(NEXT_EVENT_WITHIN_MS)]
         }
-        Action::SpeedDown => change_speed(model, false),
-        Action::SpeedUp => change_speed(model, true),
+        Action::SpeedDown => time_keys::change_speed(model, false),
+        Action::SpeedUp => time_keys::change_speed(model, true),
         Action::EventsOlder => event_keys::scroll(model, snap, -1),
         Action::EventsNewer => event_keys::scroll(model, snap, 1),
         Action::EventsFollow => {
@@ -978,59 +1016,6 @@ fn change_rate(model: &mut Model, up: bool, snap: &Snapshot) -> Vec<Effect> {
     }
 }
 
-fn change_speed(model: &mut Model, up: bool) -> Vec<Effect> {
-    match next_step(SPEED_STEPS, model.speed, up) {
-        // Replaces a "fastest/slowest speed" note, which the step just made untrue.
-        Some(v) => {
-            model.speed = v;
-            model.say(StatusKind::Info, format!("speed {} · < slower, > faster", super::text::speed(v)));
-        }
-        None => {
-            let bound = if up { "fastest" } else { "slowest" };
-            model.say(StatusKind::Info, format!("{} is the {bound} speed", super::text::speed(model.speed)));
-        }
-    }
-    Vec::new()
-}
-
-/// Says where the `n` key stopped: the new events' time (with µs when not on a whole ms) and
-/// how many of them the Events pane's filter hides, or that none came within the look-ahead.
-fn stepped_to_event(model: &mut Model, events_before: u64, found: Option<SimTime>, snap: &Snapshot) {
-    let exact = |t: SimTime| format_stamp(t, !t.is_whole_ms());
-    let text = match found {
-        Some(t) => {
-            let at = exact(t);
-            let new = snap.event_count.saturating_sub(events_before);
-            let noun = if new == 1 { "event" } else { "events" };
-            // The pane may hide them (it starts important-only): say so, and how to see them.
-            let fresh = snap.recent_events.iter().rev().take(usize::try_from(new).unwrap_or(usize::MAX));
-            let lens = model.events_lens();
-            let hidden = fresh.filter(|e| !lens.keeps(&e.kind)).count();
-            let note = match hidden {
-                0 => String::new(),
-                h if h as u64 == new => " (the Events pane's filter hides them; f: all)".to_string(),
-                h => format!(" ({h} hidden by the Events pane's filter; f: all)"),
-            };
-            format!("paused at {at}: {new} new {noun}{note} · n: the next one")
-        }
-        None => format!(
-            "no event within {} s: paused at {} (n looks again)",
-            NEXT_EVENT_WITHIN_MS / 1000,
-            exact(snap.now_us)
-        ),
-    };
-    model.say(StatusKind::Info, text);
-}
-
-fn step(model: &mut Model) -> Vec<Effect> {
-    if model.paused {
-        vec![Effect::Step(STEP_MS)]
-    } else {
-        model.say(StatusKind::Info, "`.` steps while paused: press space first");
-        Vec::new()
-    }
-}
-
 fn on_palette(model: &mut Model, action: PaletteAction, snap: &Snapshot) -> Vec<Effect> {
     match action {
         PaletteAction::Submit => submit(model, snap),
@@ -1120,6 +1105,7 @@ fn on_help(model: &mut Model, action: HelpAction) -> Vec<Effect> {
 mod event_keys;
 mod mouse;
 mod table_keys;
+mod time_keys;
 mod view_keys;
 
 pub use view_keys::ConfigEdit;

@@ -226,6 +226,12 @@ impl EventFilter {
     }
 }
 
+/// The partition an event is about (`test_repli-0`), if it is about one; `None` for a
+/// broker's, a client's or a topic's event.
+pub fn partition_of(kind: &EventKind) -> Option<String> {
+    Subjects::of(kind).partition
+}
+
 /// What an event is about: its partition (or topic), the brokers it names and its client.
 #[derive(Default)]
 struct Subjects {

@@ -102,15 +102,26 @@ fn selection(model: &Model, snap: &Snapshot) -> String {
 
 /// Draws the key hints of the active mode, as many as fit.
 pub fn render(frame: &mut Frame, area: Rect, model: &Model) {
+    // While a lesson waits, its keys come first (Enter/n: continue).
+    let waits = model.lesson.as_ref().and_then(|l| l.waiting());
+    // A question closed for a look at the cluster: the same keys open it again.
+    let go_on = |f| if matches!(waits, Some(super::lesson::Hold::Ask(_))) { "answer" } else { f };
+    let lesson =
+        footer_hints(keymap::LESSON_BINDINGS).filter(|_| waits.is_some()).map(|(k, f)| (k.into(), go_on(f)));
     let hints: Vec<(std::borrow::Cow<'static, str>, &str)> = match model.mode {
-        Mode::Normal => keymap::BINDINGS
-            .iter()
-            .filter_map(|b| {
+        Mode::Normal => lesson
+            .chain(keymap::BINDINGS.iter().filter_map(|b| {
                 let label =
                     model.keys.label(b).map_or(std::borrow::Cow::Borrowed(b.label), std::borrow::Cow::Owned);
                 // A key the shown view gives its own meaning says that one.
                 let shown = keymap::view_binding(model.view, b.action).map_or(b, |v| &v.binding);
                 shown.footer.map(|f| (label, f))
+            }))
+            .collect(),
+        Mode::Question => footer_hints(keymap::QUESTION_BINDINGS)
+            .map(|(k, f)| match (k, super::narration::choice_letters(model)) {
+                ("a-f", Some(letters)) => (letters.into(), f),
+                (k, _) => (k.into(), f),
             })
             .collect(),
         Mode::Palette | Mode::Prompt(_) => {

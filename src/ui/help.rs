@@ -76,6 +76,8 @@ pub fn lines(theme: Theme) -> Vec<Line<'static>> {
     let mut out = Vec::new();
     glossary(theme, &mut out);
     dashboard_keys(theme, &mut out);
+    section(keymap::LESSON_TITLE, keymap::LESSON_BINDINGS, theme, &mut out);
+    section(keymap::QUESTION_TITLE, keymap::QUESTION_BINDINGS, theme, &mut out);
     section(keymap::HELP_TITLE, keymap::HELP_BINDINGS, theme, &mut out);
     out.push(Line::styled("Glyphs", theme.title()));
     out.push(Line::raw(format!(

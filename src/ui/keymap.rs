@@ -8,7 +8,11 @@ use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 use crate::sim::BrokerId;
 use crate::ui::app::View;
 
+mod lesson;
 mod overrides;
+pub use lesson::{
+    LESSON_BINDINGS, LESSON_TITLE, LessonAction, QUESTION_BINDINGS, QUESTION_TITLE, QuestionAction,
+};
 pub use overrides::{KeyOverrides, action_name, config_names, key_text};
 
 /// What a key asks for in the normal (dashboard) mode.
@@ -1112,5 +1116,7 @@ mod tests {
         check(PALETTE_BINDINGS);
         check(HELP_BINDINGS);
         check(EVENTS_BINDINGS);
+        check(LESSON_BINDINGS);
+        check(QUESTION_BINDINGS);
     }
 }

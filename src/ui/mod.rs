@@ -26,12 +26,15 @@ pub mod highlight;
 pub mod input;
 pub mod keymap;
 pub mod lag;
+pub mod lesson;
 pub mod meter;
+pub mod narration;
 pub mod pacer;
 pub mod palette;
 pub mod pane_memo;
 pub mod partition_filter;
 pub mod partitions;
+pub mod rich;
 pub mod status_age;
 pub mod text;
 pub mod theme;
@@ -57,8 +60,9 @@ use self::meter::SpeedMeter;
 use self::pacer::Pacer;
 use self::theme::Theme;
 use crate::cluster::command::{Answer, Command};
-use crate::cluster::handle::{LiveSim, Sim, SimError};
+use crate::cluster::handle::{LiveSim, ScheduledSim, Sim, SimError};
 use crate::cluster::snapshot::Snapshot;
+use crate::sim::events::ClusterEvent;
 use crate::sim::{Ms, SimTime};
 
 /// Time between frame ticks: at most 20 redraws a second, plus one per key (drawn at once).
@@ -79,10 +83,13 @@ pub trait Cluster {
     fn advance_to(&self, t: SimTime);
     /// The newest snapshot.
     fn latest(&self) -> Arc<Snapshot>;
-    /// Runs sim time to the next new event, looking at most `within` ms ahead (see
-    /// [`Sim::run_to_next_event`]); returns its sim time (µs), `None` when none came. When it
-    /// returns, [`Cluster::latest`] shows that instant.
-    fn next_event(&self, within: Ms) -> Option<SimTime>;
+    /// Runs sim time to the next new event, looking at most `within` ms ahead and never past
+    /// `stop` (see [`Sim::run_to_next_event`]); returns its sim time (µs), `None` when none
+    /// came. When it returns, [`Cluster::latest`] shows that instant.
+    fn next_event(&self, within: Ms, stop: Option<SimTime>) -> Option<SimTime>;
+    /// The events logged since the last call, oldest first (a lesson's `event` checks and
+    /// the reveal of a question read them); empty for a cluster that does not keep them.
+    fn take_events(&self) -> Vec<ClusterEvent>;
     /// Starts the run again from time 0: the same cluster, seed and startup settings (and a
     /// scenario's timeline), every counter cleared. When it returns, [`Cluster::latest`]
     /// shows time 0. Errors: the simulation cannot start again (the old run goes on).
@@ -102,11 +109,43 @@ impl Cluster for LiveSim {
         LiveSim::latest(self)
     }
 
-    fn next_event(&self, within: Ms) -> Option<SimTime> {
-        LiveSim::next_event(self, within)
+    fn next_event(&self, within: Ms, stop: Option<SimTime>) -> Option<SimTime> {
+        LiveSim::next_event_until(self, within, stop)
     }
+
+    fn take_events(&self) -> Vec<ClusterEvent> {
+        LiveSim::take_events(self)
+    }
+
     fn reset(&self) -> Result<(), SimError> {
         LiveSim::reset(self)
+    }
+}
+
+impl Cluster for ScheduledSim {
+    fn apply(&self, cmd: Command) -> Result<Answer, SimError> {
+        ScheduledSim::apply(self, &cmd)
+    }
+
+    /// Runs sim time up to `t` before returning (the caller's thread is the sim thread).
+    fn advance_to(&self, t: SimTime) {
+        ScheduledSim::advance_to(self, t);
+    }
+
+    fn latest(&self) -> Arc<Snapshot> {
+        Arc::new(self.snapshot())
+    }
+
+    fn next_event(&self, within: Ms, stop: Option<SimTime>) -> Option<SimTime> {
+        self.next_event_until(within, stop)
+    }
+
+    fn take_events(&self) -> Vec<ClusterEvent> {
+        ScheduledSim::take_events(self)
+    }
+
+    fn reset(&self) -> Result<(), SimError> {
+        ScheduledSim::reset(self)
     }
 }
 
@@ -126,9 +165,15 @@ impl Cluster for Sim {
         Arc::new(self.snapshot())
     }
 
-    fn next_event(&self, within: Ms) -> Option<SimTime> {
-        self.next_event_by(self.now_us().plus_micros(within.saturating_mul(1000)))
+    fn next_event(&self, within: Ms, stop: Option<SimTime>) -> Option<SimTime> {
+        let ahead = self.now_us().plus_micros(within.saturating_mul(1000));
+        self.next_event_by(stop.map_or(ahead, |s| s.min(ahead)))
     }
+
+    fn take_events(&self) -> Vec<ClusterEvent> {
+        Sim::take_events(self)
+    }
+
     /// A step-by-step [`Sim`] belongs to its caller, which builds a new one to start over;
     /// the dashboard's [`LiveSim`] restarts itself.
     fn reset(&self) -> Result<(), SimError> {
@@ -150,7 +195,13 @@ pub fn handle_input(
     snap: &mut Arc<Snapshot>,
 ) -> bool {
     let effects = update(model, msg, snap);
+    sync_stop(model, pacer);
     run_effects(effects, model, cluster, pacer, snap)
+}
+
+/// Tells the pacer the instant a lesson stops the clock at, if one is played.
+fn sync_stop(model: &Model, pacer: &mut Pacer) {
+    pacer.set_stop(model.clock_stop());
 }
 
 /// Carries out the effects of one `update`, feeding command verdicts back into the model.
@@ -180,9 +231,10 @@ pub fn run_effects(
             }
             Effect::NextEvent(within) => {
                 let events_before = snap.event_count;
-                let found = cluster.next_event(within);
+                let found = cluster.next_event(within, pacer.stop());
                 *snap = cluster.latest();
                 pacer.jump_to(snap.now_us);
+                on_snapshot(model, cluster, pacer, snap);
                 update(model, Msg::SteppedToEvent { events_before, found }, snap);
             }
             Effect::Reset => {
@@ -190,6 +242,7 @@ pub fn run_effects(
                 *snap = cluster.latest();
                 *pacer = Pacer::new(snap.now_us);
                 update(model, Msg::Restarted(result), snap);
+                sync_stop(model, pacer);
             }
             Effect::Quit => quit = true,
         }
@@ -197,12 +250,45 @@ pub fn run_effects(
     quit
 }
 
-/// A newer snapshot is in `snap`: tells the model and grants more sim time if the pacer's
-/// lead allows it.
+/// A newer snapshot is in `snap`: tells the model (a lesson first hears of the events that
+/// led there) and grants more sim time if the pacer's lead and the lesson allow it.
 fn on_snapshot(model: &mut Model, cluster: &impl Cluster, pacer: &mut Pacer, snap: &Snapshot) {
+    if model.lesson.is_some() {
+        update(model, Msg::Events(cluster.take_events()), snap);
+    }
     update(model, Msg::Snapshot, snap);
+    sync_stop(model, pacer);
     if let Some(t) = pacer.refill(snap.now_us) {
         cluster.advance_to(t);
+    }
+}
+
+/// Most snapshots one [`frame`] takes in (each grant runs at most a second ahead).
+const FRAME_REFILLS: usize = 256;
+
+/// One frame of the event loop for a cluster that runs in the caller's thread (a [`Sim`]),
+/// for whole-app tests in process: `elapsed` wall time passes at the model's speed, sim time
+/// runs as far as the pacer grants (never past a lesson's stop), and the model takes in each
+/// newer snapshot as the event loop does, `snap` ending at the newest.
+pub fn frame(
+    model: &mut Model,
+    cluster: &impl Cluster,
+    pacer: &mut Pacer,
+    elapsed: Duration,
+    snap: &mut Arc<Snapshot>,
+) {
+    sync_stop(model, pacer);
+    if let Some(t) = pacer.tick(elapsed, model.speed, model.paused, snap.now_us) {
+        cluster.advance_to(t);
+    }
+    for _ in 0..FRAME_REFILLS {
+        let latest = cluster.latest();
+        let moved = latest.now_us != snap.now_us;
+        *snap = latest;
+        on_snapshot(model, cluster, pacer, snap);
+        if !moved {
+            break;
+        }
     }
 }
 
@@ -246,7 +332,12 @@ pub struct Look {
 /// Opens the dashboard on a running simulation and returns how the user left it. `speed` is
 /// the initial sim speed (sim ms per wall ms, 0.01 to 100). The terminal is restored on quit,
 /// on Ctrl-C, on a signal and on a panic; mouse reporting is switched off with it.
-pub fn run_dashboard(live: LiveSim, speed: f64, look: Look) -> color_eyre::Result<Exit> {
+pub fn run_dashboard(
+    live: LiveSim,
+    speed: f64,
+    look: Look,
+    script: Option<lesson::Script>,
+) -> color_eyre::Result<Exit> {
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
     // The panic hook restores the terminal (as `ratatui::init`'s does) before the report,
     // and first stops mouse reporting.
@@ -258,7 +349,7 @@ pub fn run_dashboard(live: LiveSim, speed: f64, look: Look) -> color_eyre::Resul
     }));
     let mut terminal = open_terminal().inspect_err(|_| ratatui::restore())?;
     let result = match execute!(std::io::stdout(), EnableMouseCapture) {
-        Ok(()) => runtime.block_on(event_loop(&mut terminal, &live, speed, look)),
+        Ok(()) => runtime.block_on(event_loop(&mut terminal, &live, speed, look, script)),
         Err(e) => Err(e.into()),
     };
     let _ = execute!(std::io::stdout(), DisableMouseCapture);
@@ -356,11 +447,20 @@ impl WallClock {
     }
 }
 
-async fn event_loop(terminal: &mut Term, live: &LiveSim, speed: f64, look: Look) -> color_eyre::Result<Exit> {
+async fn event_loop(
+    terminal: &mut Term,
+    live: &LiveSim,
+    speed: f64,
+    look: Look,
+    script: Option<lesson::Script>,
+) -> color_eyre::Result<Exit> {
     let mut snapshots = live.watch();
     let mut snap: Arc<Snapshot> = snapshots.borrow_and_update().clone();
     let mut model = Model::new(speed, look.theme, &snap);
     model.keys = look.keys;
+    model.lesson = script.map(|s| lesson::Lesson::new(Arc::new(s)));
+    update(&mut model, Msg::Events(live.take_events()), &snap);
+    lesson::begin(&mut model, &snap);
     if !look.warnings.is_empty() {
         model.say(app::StatusKind::Error, look.warnings.join("; "));
     }
@@ -485,6 +585,7 @@ fn on_tick(
     snap: &Snapshot,
     sim_alive: bool,
 ) -> bool {
+    sync_stop(model, pacer);
     if let Some(t) = pacer.tick(clock.lap(), model.speed, model.paused, snap.now_us) {
         live.advance_to(t);
     }

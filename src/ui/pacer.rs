@@ -12,6 +12,10 @@
 //! part of a microsecond a tick earns is carried to the next, so over any run the wanted time
 //! is wall time × speed to the microsecond (no drift, no lost fractions). Plain arithmetic:
 //! the caller reads the wall clock, so this is tested without one.
+//!
+//! A lesson stops the clock at exact instants (a step that pauses, a question, a check): with
+//! a [`Pacer::set_stop`] nothing is granted past that instant, by ticks, refills or steps
+//! alike, so the sim stands exactly there until the stop is lifted.
 
 use std::time::Duration;
 
@@ -38,12 +42,25 @@ pub struct Pacer {
     /// (less than [`PER_SIM_US`]).
     carry: u128,
     granted: SimTime,
+    /// No grant goes past this instant ([`Pacer::set_stop`]).
+    stop: Option<SimTime>,
 }
 
 impl Pacer {
     /// Starts at the sim's current time.
     pub fn new(now: SimTime) -> Pacer {
-        Pacer { wanted: now.as_micros(), carry: 0, granted: now }
+        Pacer { wanted: now.as_micros(), carry: 0, granted: now, stop: None }
+    }
+
+    /// Grants nothing past `stop` from now on (`None`: no stop). The wanted time is kept,
+    /// so lifting a stop the clock merely touched (a check) lets time flow on at once.
+    pub fn set_stop(&mut self, stop: Option<SimTime>) {
+        self.stop = stop;
+    }
+
+    /// The instant no grant passes, if any.
+    pub fn stop(&self) -> Option<SimTime> {
+        self.stop
     }
 
     /// The sim time granted so far.
@@ -72,7 +89,7 @@ impl Pacer {
     /// More sim time is wanted than the lead let [`Pacer::tick`] grant: the next snapshot
     /// should be taken in at once, so that [`Pacer::refill`] grants the rest.
     pub fn waiting(&self) -> bool {
-        self.wanted > self.granted.as_micros()
+        self.wanted > self.granted.as_micros() && self.stop.is_none_or(|s| self.granted < s)
     }
 
     /// A new snapshot arrived: grant more of the wanted time if the lead allows it.
@@ -111,7 +128,9 @@ impl Pacer {
     }
 
     fn grant(&mut self, sim_now: SimTime) -> Option<SimTime> {
-        let t = SimTime::from_micros(self.wanted.min(sim_now.as_micros().saturating_add(MAX_LEAD_US)));
+        let most = self.wanted.min(sim_now.as_micros().saturating_add(MAX_LEAD_US));
+        let most = self.stop.map_or(most, |s| most.min(s.as_micros()));
+        let t = SimTime::from_micros(most);
         (t > self.granted).then(|| {
             self.granted = t;
             t
@@ -229,6 +248,28 @@ mod tests {
         assert_eq!(p.tick(TICK, 100.0, true, ms(0)), None);
         assert_eq!(p.refill(ms(1000)), None);
         assert_eq!(p.granted(), ms(1000));
+    }
+
+    #[test]
+    fn nothing_is_granted_past_a_stop_by_ticks_refills_or_steps() {
+        let mut p = Pacer::new(ms(0));
+        p.set_stop(Some(us(50_250)));
+        assert_eq!(p.tick(TICK, 1.0, false, ms(0)), Some(ms(33)));
+        assert_eq!(p.tick(TICK, 1.0, false, ms(33)), Some(us(50_250)), "exactly the stop");
+        assert!(!p.waiting(), "nothing more can be granted: no snapshot is waited for");
+        assert_eq!(p.tick(TICK, 1.0, false, us(50_250)), None);
+        assert_eq!(p.refill(us(50_250)), None);
+        assert_eq!(p.step(100, us(50_250)), None, "a step stops there too");
+        // 100×: a tick wants 3.3 s, but the grant ends at the stop.
+        let mut fast = Pacer::new(ms(0));
+        fast.set_stop(Some(ms(700)));
+        assert_eq!(fast.tick(TICK, 100.0, false, ms(0)), Some(ms(700)));
+        // Lifted, the time wanted meanwhile is granted at once, up to the next stop.
+        fast.set_stop(Some(ms(2_000)));
+        assert_eq!(fast.refill(ms(700)), Some(ms(1_700)), "a second's lead beyond the snapshot");
+        fast.set_stop(None);
+        assert_eq!(fast.refill(ms(1_700)), Some(ms(2_700)));
+        assert_eq!(fast.stop(), None);
     }
 
     #[test]

@@ -569,9 +569,17 @@ impl super::Cluster for FakeCluster {
         self.snap.borrow().clone()
     }
 
-    fn next_event(&self, within: crate::sim::Ms) -> Option<crate::sim::SimTime> {
+    fn next_event(
+        &self,
+        within: crate::sim::Ms,
+        _stop: Option<crate::sim::SimTime>,
+    ) -> Option<crate::sim::SimTime> {
         self.advanced.borrow_mut().push(within);
         None
+    }
+
+    fn take_events(&self) -> Vec<crate::sim::events::ClusterEvent> {
+        Vec::new()
     }
 
     fn reset(&self) -> Result<(), crate::cluster::handle::SimError> {

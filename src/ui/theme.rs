@@ -154,6 +154,11 @@ impl Theme {
         self.fg(Color::Cyan).add_modifier(Modifier::BOLD)
     }
 
+    /// Narration's `` `code` ``: a command, property or value.
+    pub fn code(self) -> Style {
+        self.fg(Color::Cyan)
+    }
+
     /// The selected row or broker.
     pub fn selected(self) -> Style {
         Style::new().add_modifier(Modifier::REVERSED)

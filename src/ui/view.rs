@@ -7,6 +7,7 @@ use ratatui::text::Line;
 use ratatui::widgets::Paragraph;
 
 use super::app::{Ask, Mode, Model, View};
+use super::narration;
 use super::text;
 use super::theme::Theme;
 use super::{
@@ -14,6 +15,9 @@ use super::{
     partitions, why,
 };
 use crate::cluster::snapshot::Snapshot;
+
+mod lesson_plan;
+pub use lesson_plan::Keep;
 
 /// The smallest terminal the dashboard draws in (columns).
 pub const MIN_WIDTH: u16 = 80;
@@ -55,6 +59,10 @@ pub struct Heights {
     pub notes: u16,
     /// The view shown.
     pub view: View,
+    /// The lesson pane's rows, when a scenario is played.
+    pub lesson: Option<narration::Rows>,
+    /// What the lesson's focus keeps on screen.
+    pub keep: Keep,
 }
 
 /// Where each pane goes. Panes that do not fit are `None`.
@@ -87,6 +95,8 @@ pub struct Plan {
     /// The one chart of the partition view (the selected partition) or the clients view (the
     /// producers).
     pub chart: Option<Rect>,
+    /// The lesson pane: narration, checks, questions (at the bottom, above the status line).
+    pub lesson: Option<Rect>,
 }
 
 /// Lays the screen out for `area` (at least [`MIN_WIDTH`]×[`MIN_HEIGHT`]). Status rows
@@ -100,11 +110,19 @@ pub fn plan(area: Rect, snap: &Snapshot, heights: Heights) -> Plan {
     let strip = heights.strip.clamp(1, 2);
     let [header, brokers, middle, status, footer] =
         Layout::vertical([Length(1), Length(strip + 1), Fill(1), Length(1), Length(1)]).areas(area);
-    let charts_h = if area.width >= CHARTS_SIZE.0 && area.height >= CHARTS_SIZE.1 { CHARTS_ROWS } else { 0 };
-    let avail = middle.height - charts_h;
-    let mut table_h = heights.table.min((avail / 2).max(TABLE_MIN)).min(avail);
     let detail_need = detail::height_needed(snap);
     let clients_need = clients::height_needed(snap);
+    // A wide screen gives the lesson pane its rows at the bottom first, leaving the table,
+    // the logs and clients and a few event rows (a focused Why panel's too).
+    let keep_rows = heights.table.min((middle.height / 2).max(TABLE_MIN))
+        + (detail_need + 1).max(clients_need)
+        + if heights.keep.why { EVENTS_WITH_WHY } else { EVENTS_MIN };
+    let (middle, lesson) = if wide { lesson_plan::carve(middle, heights, keep_rows) } else { (middle, None) };
+    let charts_fit = area.width >= CHARTS_SIZE.0 && area.height >= CHARTS_SIZE.1;
+    let charts_room = lesson.is_none() || middle.height >= CHARTS_ROWS + keep_rows + EVENTS_WITH_WHY;
+    let charts_h = if charts_fit && charts_room { CHARTS_ROWS } else { 0 };
+    let avail = middle.height - charts_h;
+    let mut table_h = heights.table.min((avail / 2).max(TABLE_MIN)).min(avail);
     if !wide {
         // What never gives way (issue 9): the selected partition's replicas and the producer
         // lines. A long table (`__consumer_offsets` has 50 partitions) gives rows for them.
@@ -141,10 +159,20 @@ pub fn plan(area: Rect, snap: &Snapshot, heights: Heights) -> Plan {
         let [d, c] = Layout::vertical([Length(detail_h), Length(clients_h)]).areas(lower);
         (some_if(d, detail_h), some_if(c, clients_h))
     };
-    let (events, why) = if wide { place_why(events, heights.why) } else { (events, None) };
-    let (events, status) = grow_status(events, status, heights.status);
+    let events_kept = if heights.keep.why && !heights.keep.events { EVENTS_MIN } else { EVENTS_WITH_WHY };
+    let (events, why) = if wide { place_why(events, heights.why, events_kept) } else { (events, None) };
+    let (events, lesson, status) = match lesson {
+        Some(pane) => {
+            let (pane, status) = lesson_plan::grow_status(pane, status, heights.status);
+            (some_if(events, events.height), pane, status)
+        }
+        None => {
+            let (events, status) = grow_status(events, status, heights.status);
+            (events, None, status)
+        }
+    };
     let charts = some_if(charts, charts_h);
-    Plan {
+    let plan = Plan {
         header,
         brokers,
         table,
@@ -158,7 +186,9 @@ pub fn plan(area: Rect, snap: &Snapshot, heights: Heights) -> Plan {
         wide,
         body: None,
         chart: None,
-    }
+        lesson,
+    };
+    if wide { plan } else { lesson_plan::narrow(middle, snap, heights, plan) }
 }
 
 /// Lays out a view other than the overview: the header, the broker strip and settings, the
@@ -173,6 +203,7 @@ fn plan_view(area: Rect, snap: &Snapshot, heights: Heights) -> Plan {
     let extra = heights.status.saturating_sub(1).min(middle.height.saturating_sub(EVENTS_MIN));
     let middle = Rect { height: middle.height - extra, ..middle };
     let status = Rect { y: status.y - extra, height: status.height + extra, ..status };
+    let (middle, lesson) = lesson_plan::carve(middle, heights, middle.height / 2);
     let mut plan = Plan {
         header,
         brokers,
@@ -187,6 +218,7 @@ fn plan_view(area: Rect, snap: &Snapshot, heights: Heights) -> Plan {
         wide,
         body: None,
         chart: None,
+        lesson,
     };
     match heights.view {
         View::Brokers | View::Config | View::Overview => plan.body = Some(middle),
@@ -226,17 +258,18 @@ fn plan_view(area: Rect, snap: &Snapshot, heights: Heights) -> Plan {
 
 /// Takes the why panel's place from the event log's area: its left part from
 /// [`WHY_BESIDE`] columns on (the log keeps its rows), else its top rows, as long as the log
-/// keeps [`EVENTS_WITH_WHY`] rows; otherwise no why panel.
-fn place_why(events: Rect, need: u16) -> (Rect, Option<Rect>) {
+/// keeps `events_kept` rows ([`EVENTS_WITH_WHY`], fewer when a lesson focuses the panel);
+/// otherwise no why panel.
+fn place_why(events: Rect, need: u16, events_kept: u16) -> (Rect, Option<Rect>) {
     use Constraint::{Fill, Length, Percentage};
-    if need < 2 || events.height < EVENTS_WITH_WHY {
+    if need < 2 || events.height < events_kept {
         return (events, None);
     }
     if events.width >= WHY_BESIDE {
         let [w, e] = Layout::horizontal([Percentage(45), Fill(1)]).spacing(1).areas(events);
         return (e, Some(w));
     }
-    let rows = need.min(events.height - EVENTS_WITH_WHY);
+    let rows = need.min(events.height - events_kept);
     if rows < 4 {
         return (events, None);
     }
@@ -288,14 +321,15 @@ pub fn heights(model: &Model, snap: &Snapshot, width: u16) -> Heights {
     let status = match model.mode {
         Mode::Palette => palette::height(&model.palette, width),
         // The config view's editor is in its row: the status line stays.
-        Mode::Prompt(Ask::ConfigValue) | Mode::Normal | Mode::Help | Mode::Events => {
+        Mode::Prompt(Ask::ConfigValue) | Mode::Normal | Mode::Help | Mode::Events | Mode::Question => {
             footer::status_lines(model, snap, width).len()
         }
         Mode::Prompt(_) => palette::height(&model.prompt, width),
     };
     let status = u16::try_from(status).unwrap_or(1);
     let strip = u16::try_from(brokers::strip_lines(model, snap, width).len()).unwrap_or(1);
-    let why = if width >= WIDE { why::height_needed(model, snap, why_width(width)) } else { 0 };
+    let keep = keep(model);
+    let why = if width >= WIDE || keep.why { why::height_needed(model, snap, why_width(width)) } else { 0 };
     let table = partitions::height_needed(model, snap);
     let detail_width = match model.view {
         View::Partition => width,
@@ -304,7 +338,20 @@ pub fn heights(model: &Model, snap: &Snapshot, width: u16) -> Heights {
     };
     let notes =
         if detail_width == 0 { 0 } else { detail::notes_rows(model, snap, detail_width).saturating_sub(1) };
-    Heights { strip, status, why, table, notes, view: model.view }
+    let lesson = narration::rows(model, snap, width, model.screen.1.max(MIN_HEIGHT));
+    Heights { strip, status, why, table, notes, view: model.view, lesson, keep }
+}
+
+/// What the played lesson's focus keeps on screen.
+fn keep(model: &Model) -> Keep {
+    use crate::scenario::Pane;
+    let Some(lesson) = &model.lesson else { return Keep::default() };
+    Keep {
+        logs: lesson.keeps(Pane::Logs),
+        why: lesson.keeps(Pane::Why),
+        clients: lesson.keeps(Pane::Clients),
+        events: lesson.keeps(Pane::Events),
+    }
 }
 
 /// The wide overview's logs and clients panes side by side in `lower`.
@@ -364,12 +411,15 @@ fn draw_panes(model: &Model, snap: &Snapshot, frame: &mut Frame) {
     if let Some(r) = plan.why {
         why::render(frame, r, model, snap);
     }
+    if let Some(r) = plan.lesson {
+        narration::render(frame, r, model, snap);
+    }
     match model.mode {
         Mode::Palette => palette::render(frame, plan.status, &model.palette, model.theme),
         Mode::Prompt(ask) if ask != Ask::ConfigValue => {
             palette::render(frame, plan.status, &model.prompt, model.theme)
         }
-        Mode::Prompt(_) | Mode::Normal | Mode::Help | Mode::Events => {
+        Mode::Prompt(_) | Mode::Normal | Mode::Help | Mode::Events | Mode::Question => {
             footer::render_status(frame, plan.status, footer::status_lines(model, snap, area.width))
         }
     }

@@ -1,0 +1,230 @@
+//! A lesson played by the whole dashboard in process: the real simulation with the lesson's
+//! timeline ([`ScheduledSim`], the sim thread's own stepping code without the thread), sim
+//! time paced frame by frame as the event loop paces it ([`isrlab::ui::frame`]), so the clock
+//! stops exactly at the lesson's instants; keys through the event loop's input path; frames
+//! drawn into ratatui's `TestBackend`. The fixture `tests/fixtures/lesson-short.toml` has
+//! narration with a pause, two questions and a check written to fail.
+
+mod support;
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use isrlab::cluster::handle::ScheduledSim;
+use isrlab::cluster::snapshot::{ScenarioInfo, Snapshot};
+use isrlab::scenario::Scenario;
+use isrlab::sim::SimTime;
+use isrlab::ui::app::{Mode, Model, Msg, update};
+use isrlab::ui::lesson::{self, Entry, Lesson, Script};
+use isrlab::ui::pacer::Pacer;
+use isrlab::ui::theme::Theme;
+use isrlab::ui::{Cluster, FRAME, frame, handle_input, view};
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use std::path::Path;
+use std::sync::Arc;
+use support::Screen;
+
+const LESSON: &str = "tests/fixtures/lesson-short.toml";
+
+/// Frames one instant may take to come at 10× (50 ms frames: 0.5 s of sim time each).
+const MAX_FRAMES: usize = 200;
+
+fn scenario() -> Scenario {
+    isrlab::scenario::load(Path::new(LESSON)).expect("the lesson loads")
+}
+
+/// The dashboard around the lesson's simulation, driven by the test.
+struct App {
+    sim: ScheduledSim,
+    model: Model,
+    pacer: Pacer,
+    snap: Arc<Snapshot>,
+}
+
+impl App {
+    /// The lesson at 10× in a `cols`×`rows` terminal, without colour, as `isrlab --scenario
+    /// FILE` starts it.
+    fn start(cols: u16, rows: u16) -> App {
+        let scenario = scenario();
+        let info = ScenarioInfo { name: scenario.name.clone(), end: scenario.end };
+        let sim = ScheduledSim::new(scenario.spec.clone(), scenario.commands(), Some(info))
+            .expect("the cluster starts");
+        let snap = sim.latest();
+        let mut model = Model::new(10.0, Theme::new(false), &snap);
+        update(&mut model, Msg::Resize(cols, rows), &snap);
+        model.lesson = Some(Lesson::new(Arc::new(Script::of(&scenario).expect("a lesson to show"))));
+        update(&mut model, Msg::Events(Cluster::take_events(&sim)), &snap);
+        lesson::begin(&mut model, &snap);
+        let pacer = Pacer::new(snap.now_us);
+        App { sim, model, pacer, snap }
+    }
+
+    /// Runs frames until sim time stands at `t`, then a few more, which must not move it
+    /// (the lesson holds the clock there) when `held`.
+    fn run_to(&mut self, t: SimTime, held: bool) {
+        for _ in 0..MAX_FRAMES {
+            if self.snap.now_us >= t {
+                break;
+            }
+            frame(&mut self.model, &self.sim, &mut self.pacer, FRAME, &mut self.snap);
+        }
+        assert_eq!(self.snap.now_us, t, "the clock stops exactly at the lesson's instant");
+        if held {
+            for _ in 0..5 {
+                frame(&mut self.model, &self.sim, &mut self.pacer, FRAME, &mut self.snap);
+            }
+            assert_eq!(self.snap.now_us, t, "the lesson holds the clock:\n{}", self.screen());
+            assert!(self.model.paused);
+        }
+    }
+
+    fn press(&mut self, code: KeyCode) {
+        let key = Msg::Key(KeyEvent::new(code, KeyModifiers::NONE));
+        assert!(!handle_input(key, &mut self.model, &self.sim, &mut self.pacer, &mut self.snap));
+    }
+
+    fn screen(&self) -> Screen {
+        let (cols, rows) = self.model.screen;
+        let mut terminal = Terminal::new(TestBackend::new(cols, rows)).expect("a test backend");
+        terminal.draw(|f| view::view(&self.model, &self.snap, f)).expect("a frame");
+        Screen::of_buffer(terminal.backend().buffer())
+    }
+
+    fn assert_shows(&self, texts: &[&str]) {
+        let screen = self.screen();
+        for text in texts {
+            assert!(screen.contains(text), "`{text}` is not on screen:\n{screen}");
+        }
+    }
+}
+
+fn s(secs: u64) -> SimTime {
+    SimTime::from_ms(secs * 1000)
+}
+
+/// The whole lesson at one size: the intro, the narration and its pause, a question answered
+/// wrongly and its reveal with the events that explain it, the checks (one holds, one fails),
+/// a second question answered rightly, the end with the score. Returns the screens of the
+/// first question and the first reveal.
+fn play(cols: u16, rows: u16) -> (Screen, Screen) {
+    let mut app = App::start(cols, rows);
+    app.assert_shows(&["Lesson · Short failover lesson", "Broker 2 crashes; the controller fences it"]);
+    // 2 s: the narration, Markdown-light rendered (no markers left), and the pause.
+    app.run_to(s(2), true);
+    app.assert_shows(&["1/2 00:00:02.0 Broker 2 leads test_repli-2. Watch its ISR.", "⏸ the lesson waits"]);
+    assert!(app.screen().contains("Enter/n continue"), "the footer says how to go on");
+    app.press(KeyCode::Enter);
+    // 6 s: broker 2 crashed at 5 s; the first question, the clock stopped until it is answered.
+    app.run_to(s(6), true);
+    assert_eq!(app.model.mode, Mode::Question);
+    app.assert_shows(&["Question 1/2 · 00:00:06.0", "a) broker 0", "b) broker 1", "press a–b to answer"]);
+    let asked = app.screen();
+    app.press(KeyCode::Char('b'));
+    // 20 s: the simulation answers: broker 0 leads, not 1.
+    app.run_to(s(20), true);
+    app.assert_shows(&[
+        "the simulation says a) broker 0",
+        "you said b) broker 1 ✗",
+        "test_repli-2 leader 2 → 0",
+    ]);
+    let revealed = app.screen();
+    app.press(KeyCode::Char('n'));
+    // The checks due at 20 s: one held, the one written to fail did not.
+    frame(&mut app.model, &app.sim, &mut app.pacer, FRAME, &mut app.snap);
+    app.assert_shows(&[
+        "✓ 00:00:20.0 test_repli-2 leader: expected 0, got 0",
+        "✗ 00:00:20.0 test_repli-0 isr: expected [0,1,2], got [0,1]",
+        "checks ✓1 ✗1",
+    ]);
+    // 22 s: the second question, answered rightly; its answer comes at 24 s.
+    app.run_to(s(22), true);
+    app.assert_shows(&["Question 2/2", "b) 2, 0 and 1"]);
+    app.press(KeyCode::Char('b'));
+    app.run_to(s(24), true);
+    app.assert_shows(&["the simulation says b) 2, 0 and 1", "you said b ✓ right"]);
+    app.press(KeyCode::Enter);
+    app.run_to(s(26), false);
+    app.assert_shows(&["⏹ 00:00:26.0 the end · checks ✓1 ✗1 · questions 1/2 right"]);
+    // What the dashboard said of each check is what `isrlab run` says.
+    let mut report = Vec::new();
+    isrlab::scenario::runner::run(&scenario(), &mut report).expect("the headless run");
+    let report = String::from_utf8(report).expect("text");
+    let lesson = app.model.lesson.as_ref().expect("a lesson");
+    for entry in &lesson.log {
+        if let Entry::Checked(outcome) = entry {
+            let mark = if outcome.passed { '✓' } else { '✗' };
+            assert!(report.contains(&format!("{mark} {outcome}")), "{mark} {outcome} not in:\n{report}");
+        }
+    }
+    (asked, revealed)
+}
+
+#[test]
+fn a_lesson_plays_at_80x24() {
+    let (asked, revealed) = play(80, 24);
+    insta::assert_snapshot!("lesson_80x24_question", asked.to_string());
+    insta::assert_snapshot!("lesson_80x24_reveal", revealed.to_string());
+}
+
+#[test]
+fn a_lesson_plays_at_120x40() {
+    let (asked, revealed) = play(120, 40);
+    insta::assert_snapshot!("lesson_120x40_question", asked.to_string());
+    insta::assert_snapshot!("lesson_120x40_reveal", revealed.to_string());
+}
+
+/// Esc closes a question to look at the cluster; the clock still waits, the dashboard's keys
+/// work (here a crash that the sim refuses), and Enter asks again.
+#[test]
+fn a_question_closed_for_a_look_keeps_the_clock_stopped() {
+    let mut app = App::start(80, 24);
+    app.run_to(s(2), true);
+    app.press(KeyCode::Enter);
+    app.run_to(s(6), true);
+    app.press(KeyCode::Esc);
+    assert_eq!(app.model.mode, Mode::Normal);
+    app.assert_shows(&["Enter/n: ask again", "Enter/n answer"]);
+    app.press(KeyCode::Char('x'));
+    app.assert_shows(&["crash 2: broker 2 is already down"]);
+    app.press(KeyCode::Char(' '));
+    app.run_to(s(6), true);
+    app.press(KeyCode::Enter);
+    assert_eq!(app.model.mode, Mode::Question);
+}
+
+/// `n` outside a pause keeps its meaning (the next event), and never runs past the lesson's
+/// next instant: from 2 s, the next events come with the crash at 5 s, and the question at
+/// 6 s stops it there.
+#[test]
+fn n_steps_to_events_but_stops_at_the_lessons_next_instant() {
+    let mut app = App::start(100, 30);
+    app.run_to(s(2), true);
+    app.press(KeyCode::Enter);
+    app.press(KeyCode::Char(' '));
+    let mut stops = Vec::new();
+    for _ in 0..20 {
+        app.press(KeyCode::Char('n'));
+        stops.push(app.snap.now_us);
+        if app.model.mode == Mode::Question {
+            break;
+        }
+    }
+    assert_eq!(stops.first(), Some(&s(5)), "the crash at 5 s is the next event: {stops:?}");
+    assert_eq!(stops.last(), Some(&s(6)), "n stops at the question: {stops:?}");
+    assert!(stops.iter().all(|t| *t <= s(6)), "{stops:?}");
+}
+
+/// `R R` restarts the run and the lesson with it.
+#[test]
+fn a_restart_plays_the_lesson_again() {
+    let mut app = App::start(80, 24);
+    app.run_to(s(2), true);
+    app.press(KeyCode::Enter);
+    app.run_to(s(6), true);
+    app.press(KeyCode::Char('a'));
+    app.press(KeyCode::Char('R'));
+    app.press(KeyCode::Char('R'));
+    assert_eq!(app.snap.now_us, SimTime::ZERO);
+    assert!(app.model.lesson.as_ref().is_some_and(|l| l.log.is_empty()));
+    app.run_to(s(2), true);
+    app.assert_shows(&["1/2 00:00:02.0 Broker 2 leads test_repli-2"]);
+}

@@ -1,13 +1,16 @@
 //! The command line: `isrlab` (dashboard), `isrlab --scenario FILE` (a scenario in the
-//! dashboard), `isrlab run FILE` (headless, exit code 0/1/2) and `isrlab describe` (the state
-//! at `--at` as `kafka-topics.sh --describe`). Parsing and turning flags into a
-//! [`ClusterSpec`] live here so they can be tested; `main.rs` only dispatches.
+//! dashboard), `isrlab run FILE` (headless, exit code 0/1/2), `isrlab describe` (the state
+//! at `--at` as `kafka-topics.sh --describe`), `isrlab lessons` (the built-in lessons) and
+//! `isrlab lesson NAME` (one in the dashboard, or headless with `--headless`). Parsing and
+//! turning flags into a [`ClusterSpec`] or a [`Scenario`] live here so they can be tested;
+//! `main.rs` only dispatches.
 
 use crate::cluster::handle::MAX_BROKERS;
 use crate::cluster::spec::{ClusterSpec, Placement, TopicSpec};
 use crate::config::{ConfigError, TopicConfig};
 use crate::scenario::checks;
 use crate::scenario::duration::parse_duration;
+use crate::scenario::lessons::{self, Lesson, UnknownLesson};
 use crate::scenario::{LoadError, Scenario};
 use crate::sim::SimTime;
 use clap::{Parser, Subcommand, ValueEnum};
@@ -89,6 +92,57 @@ pub enum Mode {
         #[arg(long)]
         zk: bool,
     },
+    /// List the built-in lessons: number, name, minutes, title and what each teaches.
+    Lessons,
+    /// Play a lesson in the dashboard: a built-in one by name or number (see `isrlab lessons`),
+    /// or a lesson file of your own. With `--headless`, run it as `isrlab run` does.
+    #[command(allow_negative_numbers = true)]
+    Lesson {
+        /// A built-in lesson's name or number, or a path to a FILE.toml.
+        #[arg(value_name = "NAME|NUMBER|FILE.toml")]
+        name: String,
+        /// Run it headless: print the narration, each question with the simulation's answer
+        /// and ✓/✗, and exit 0 when all hold, 1 when one fails, 2 when the file is invalid.
+        #[arg(long)]
+        headless: bool,
+    },
+}
+
+/// Where a run's scenario comes from.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Source<'a> {
+    /// A scenario or lesson file.
+    File(&'a Path),
+    /// A built-in lesson.
+    Lesson(&'static Lesson),
+}
+
+impl Source<'_> {
+    /// How messages name it: the path as given, or `assets/lessons/NN-slug.toml`.
+    pub fn label(&self) -> String {
+        match self {
+            Source::File(path) => path.display().to_string(),
+            Source::Lesson(lesson) => lesson.path(),
+        }
+    }
+}
+
+/// `isrlab lesson NAME`: a path when NAME holds a path separator or is a `.toml` file here,
+/// else a built-in lesson (by number, slug or file name), else a path when it ends with
+/// `.toml` (loading it then says it cannot be read). Errors: [`UnknownLesson`], naming the
+/// close matches and the lessons.
+pub fn lesson_source(name: &str) -> Result<Source<'_>, UnknownLesson> {
+    let path = name.contains('/') || name.contains(std::path::MAIN_SEPARATOR);
+    if path || (name.ends_with(".toml") && Path::new(name).is_file()) {
+        return Ok(Source::File(Path::new(name)));
+    }
+    match lessons::find(name) {
+        Ok(lesson) => Ok(Source::Lesson(lesson)),
+        // A `.toml` name that is neither a file here nor a built-in lesson's file name is a
+        // path that does not exist: loading it says so.
+        Err(_) if name.ends_with(".toml") => Ok(Source::File(Path::new(name))),
+        Err(e) => Err(e),
+    }
 }
 
 /// `--placement` values.
@@ -135,6 +189,9 @@ pub enum CliError {
     /// Flags that do not fit together, or an impossible cluster.
     #[error("{0}")]
     Invalid(String),
+    /// `isrlab lesson NAME` names no built-in lesson.
+    #[error(transparent)]
+    UnknownLesson(#[from] UnknownLesson),
 }
 
 /// Parses `NAME:PARTITIONS:RF`. Errors: the problem in words.
@@ -239,12 +296,22 @@ impl Cli {
     /// file's seed, else `fallback_seed`) and `--set`. Errors: an invalid file, or
     /// `--brokers`, `--topic` or `--placement`, which the file defines itself.
     pub fn load_scenario(&self, file: &Path, fallback_seed: u64) -> Result<Scenario, CliError> {
+        self.load(Source::File(file), fallback_seed)
+    }
+
+    /// Loads a scenario file or built-in lesson and applies `--seed` (else its own seed, else
+    /// `fallback_seed`) and `--set`. Errors: an invalid file, or `--brokers`, `--topic` or
+    /// `--placement`, which a scenario defines itself.
+    pub fn load(&self, source: Source<'_>, fallback_seed: u64) -> Result<Scenario, CliError> {
         if self.brokers.is_some() || !self.topics.is_empty() || self.placement.is_some() {
             return Err(CliError::Invalid(
                 "--brokers, --topic and --placement describe the default cluster; a scenario file defines its own [cluster] and [[topic]]".into(),
             ));
         }
-        let mut scenario = crate::scenario::load(file)?;
+        let mut scenario = match source {
+            Source::File(file) => crate::scenario::load(file)?,
+            Source::Lesson(lesson) => lesson.load()?,
+        };
         scenario.spec.seed = self.seed.or(scenario.seed).unwrap_or(fallback_seed);
         self.apply_sets(&mut scenario.spec)?;
         Ok(scenario)
@@ -252,13 +319,30 @@ impl Cli {
 
     /// The scenario file of `run FILE` or `--scenario FILE`. Errors: both given.
     pub fn scenario_file(&self) -> Result<Option<&Path>, CliError> {
-        match (&self.mode, &self.scenario) {
-            (Some(Mode::Run { .. }), Some(_)) => Err(CliError::Invalid(
-                "give the scenario once: `isrlab run FILE` or `isrlab --scenario FILE`".into(),
-            )),
-            (Some(Mode::Run { file }), None) => Ok(Some(file)),
-            (_, s) => Ok(s.as_deref()),
+        match self.source()? {
+            Some(Source::File(file)) => Ok(Some(file)),
+            _ => Ok(None),
         }
+    }
+
+    /// The scenario of `run FILE`, `--scenario FILE` or `lesson NAME`, if any. Errors: two
+    /// of them given, or an unknown lesson.
+    pub fn source(&self) -> Result<Option<Source<'_>>, CliError> {
+        match (&self.mode, &self.scenario) {
+            (Some(Mode::Run { .. } | Mode::Lesson { .. }), Some(_)) => Err(CliError::Invalid(
+                "give the scenario once: `isrlab run FILE`, `isrlab lesson NAME` or `isrlab --scenario FILE`"
+                    .into(),
+            )),
+            (Some(Mode::Run { file }), None) => Ok(Some(Source::File(file))),
+            (Some(Mode::Lesson { name, .. }), None) => Ok(Some(lesson_source(name)?)),
+            (_, s) => Ok(s.as_deref().map(Source::File)),
+        }
+    }
+
+    /// The scenario [`Cli::source`] names, loaded as [`Cli::load`] does; `None` for the
+    /// default cluster. Errors: those of both.
+    pub fn scenario(&self, fallback_seed: u64) -> Result<Option<Scenario>, CliError> {
+        self.source()?.map(|source| self.load(source, fallback_seed)).transpose()
     }
 }
 
@@ -421,6 +505,34 @@ mod tests {
         assert_eq!(cli.scenario_file().unwrap(), Some(Path::new("s.toml")));
         assert!(parse(&["run", "a.toml", "--scenario", "b.toml"]).unwrap().scenario_file().is_err());
         assert!(parse(&["run"]).is_err());
+    }
+
+    #[test]
+    fn lesson_takes_a_name_or_a_file_and_headless() {
+        let cli = parse(&["lesson", "failover", "--headless", "--seed", "3"]).unwrap();
+        assert_eq!(cli.mode, Some(Mode::Lesson { name: "failover".into(), headless: true }));
+        assert_eq!(cli.seed, Some(3));
+        assert_eq!(parse(&["lessons"]).unwrap().mode, Some(Mode::Lessons));
+        assert!(parse(&["lesson"]).is_err());
+        let file = parse(&["lesson", "tests/v2/seed-example-lesson.toml"]).unwrap();
+        assert_eq!(
+            file.source().unwrap(),
+            Some(Source::File(Path::new("tests/v2/seed-example-lesson.toml")))
+        );
+        assert_eq!(file.scenario_file().unwrap(), Some(Path::new("tests/v2/seed-example-lesson.toml")));
+        let lesson = file.scenario(9).unwrap().unwrap();
+        assert_eq!((lesson.version, lesson.spec.seed), (2, 1), "the file's own seed wins over the fallback");
+        let twice = parse(&["lesson", "x.toml", "--scenario", "y.toml"]).unwrap();
+        assert!(twice.source().unwrap_err().to_string().contains("give the scenario once"));
+        assert_eq!(lesson_source("my-lesson.toml"), Ok(Source::File(Path::new("my-lesson.toml"))));
+        assert_eq!(lesson_source("lessons/x"), Ok(Source::File(Path::new("lessons/x"))));
+        let unknown = parse(&["lesson", "no-such-lesson"]).unwrap().source().unwrap_err();
+        assert!(matches!(unknown, CliError::UnknownLesson(_)), "{unknown}");
+        for l in lessons::all() {
+            assert_eq!(lesson_source(l.slug), Ok(Source::Lesson(l)));
+            assert_eq!(lesson_source(&l.number.to_string()), Ok(Source::Lesson(l)));
+            assert_eq!(Source::Lesson(l).label(), format!("assets/lessons/{}", l.file));
+        }
     }
 
     #[test]

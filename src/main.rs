@@ -1,5 +1,5 @@
 //! The `isrlab` binary: parses the command line and dispatches to the dashboard, a headless
-//! scenario run or `describe`. The only place where randomness comes from the OS: a run
+//! scenario or lesson run, the list of lessons or `describe`. The only place where randomness comes from the OS: a run
 //! without `--seed` (and without a seed in its scenario file) gets a random seed, always shown.
 
 use clap::Parser;
@@ -16,7 +16,6 @@ use isrlab::ui::Look;
 use isrlab::ui::theme::Theme;
 use isrlab::user_config;
 use std::io::Write;
-use std::path::Path;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
@@ -31,9 +30,10 @@ fn main() -> ExitCode {
         return ExitCode::from(EXIT_INVALID);
     }
     match &cli.mode {
-        Some(Mode::Run { file }) => run_headless(&cli, file),
+        Some(Mode::Run { .. } | Mode::Lesson { headless: true, .. }) => run_headless(&cli),
         Some(Mode::Describe { at, zk }) => report(describe_at(&cli, *at, *zk)),
-        None => match dashboard(&cli) {
+        Some(Mode::Lessons) => list_lessons(),
+        None | Some(Mode::Lesson { headless: false, .. }) => match dashboard(&cli) {
             Ok(exit) => ExitCode::from(exit.code()),
             Err(e) => report(Err(e)),
         },
@@ -58,10 +58,15 @@ fn report(result: Result<()>) -> ExitCode {
     }
 }
 
-/// `isrlab run FILE`: exit code 0 all hold, 1 one fails, 2 invalid file.
-fn run_headless(cli: &Cli, file: &Path) -> ExitCode {
-    let scenario = match cli.scenario_file().and_then(|_| cli.load_scenario(file, rand::random())) {
-        Ok(s) => s,
+/// `isrlab run FILE` and `isrlab lesson NAME --headless`: exit code 0 all hold, 1 one
+/// fails, 2 invalid file (or unknown lesson).
+fn run_headless(cli: &Cli) -> ExitCode {
+    let loaded = cli.source().and_then(|source| {
+        let source = source.ok_or_else(|| CliError::Invalid("no scenario to run".into()))?;
+        Ok((source.label(), cli.load(source, rand::random())?))
+    });
+    let (label, scenario) = match loaded {
+        Ok(loaded) => loaded,
         Err(e) => {
             eprintln!("{e}");
             return ExitCode::from(EXIT_INVALID);
@@ -74,7 +79,7 @@ fn run_headless(cli: &Cli, file: &Path) -> ExitCode {
     match result {
         Ok(summary) => ExitCode::from(summary.exit_code()),
         Err(e @ RunError::Start(_)) => {
-            eprintln!("{}: {e}", file.display());
+            eprintln!("{label}: {e}");
             ExitCode::from(EXIT_INVALID)
         }
         Err(e) => {
@@ -84,14 +89,24 @@ fn run_headless(cli: &Cli, file: &Path) -> ExitCode {
     }
 }
 
+/// `isrlab lessons`: the table of built-in lessons; exit code 1 if one cannot be loaded.
+fn list_lessons() -> ExitCode {
+    let (text, ok) = isrlab::scenario::lessons::listing();
+    let mut out = ClosedPipeTolerant::new(std::io::stdout().lock());
+    if let Err(e) = out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        eprintln!("isrlab: cannot write the list of lessons: {e}");
+        return ExitCode::FAILURE;
+    }
+    if ok { ExitCode::SUCCESS } else { ExitCode::FAILURE }
+}
+
 /// What a run starts from: cluster, timeline and, for a scenario, its name and end.
 type Start = (ClusterSpec, Vec<Action>, Option<ScenarioInfo>);
 
-/// The cluster and timeline of `--scenario FILE`, or of the flags.
+/// The cluster and timeline of `--scenario FILE` or `lesson NAME`, or of the flags.
 fn start(cli: &Cli) -> Result<Start> {
-    match cli.scenario_file()? {
-        Some(file) => {
-            let scenario = cli.load_scenario(file, rand::random())?;
+    match cli.scenario(rand::random())? {
+        Some(scenario) => {
             let info = ScenarioInfo { name: scenario.name.clone(), end: scenario.end };
             Ok((scenario.spec, scenario.timeline, Some(info)))
         }
@@ -137,12 +152,12 @@ fn dashboard(cli: &Cli) -> Result<isrlab::ui::Exit> {
     let (spec, timeline, scenario) = start(&cli)?;
     if !std::io::stdin().is_terminal() || !std::io::stdout().is_terminal() {
         return Err(CliError::Invalid(
-            "the dashboard needs a terminal (stdin and stdout are not both a TTY); for output into a file or pipe use `isrlab run FILE` or `isrlab describe`".into(),
+            "the dashboard needs a terminal (stdin and stdout are not both a TTY); for output into a file or pipe use `isrlab run FILE`, `isrlab lesson NAME --headless` or `isrlab describe`".into(),
         )
         .into());
     }
     let seed = spec.seed;
-    let commands = timeline.into_iter().map(|a| (a.at, a.command)).collect();
+    let commands = timeline.into_iter().filter_map(|a| a.command.map(|c| (a.at, c))).collect();
     let live = LiveSim::spawn(spec, commands, scenario)
         .map_err(|e| CliError::Invalid(format!("the cluster cannot start: {e}")))?;
     let theme = Theme::from_env().with_palette(cli.palette.unwrap_or_default()).with_ascii(cli.ascii);

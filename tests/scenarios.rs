@@ -1,4 +1,4 @@
-//! Every scenario in `tests/scenarios/` is its own named test (`scenario::<file>`), generated
+//! Every scenario in `tests/scenarios/` (and every format v2 fixture in `tests/v2/`) is its own named test (`scenario::<file>`), generated
 //! by the `datatest-stable` harness: a new file becomes a test by itself, and
 //! `cargo test --test scenarios NAME` runs only the scenarios whose file name contains NAME.
 //! Each one runs headless and requires every expectation to hold (exit code 0).
@@ -55,5 +55,6 @@ fn same_seed_same_report(path: &Path) -> datatest_stable::Result<()> {
 
 datatest_stable::harness! {
     { test = scenario, root = "tests/scenarios", pattern = r"\.toml$" },
+    { test = scenario, root = "tests/v2", pattern = r"\.toml$" },
     { test = same_seed_same_report, root = "tests/scenarios", pattern = r"^seed-example\.toml$" },
 }

@@ -23,7 +23,8 @@ use toml::{Spanned, Value};
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(super) struct RawExpect {
-    time: Spanned<Value>,
+    /// Required in an `[[expect]]`; absent in a question's choice (checked at `answer_at`).
+    pub(super) time: Option<Spanned<Value>>,
     partition: Option<Spanned<String>>,
     leader: Option<Spanned<Value>>,
     isr: Option<IdList>,
@@ -112,14 +113,31 @@ pub(super) struct Names<'a> {
     pub consumers: usize,
 }
 
-/// Validates one `[[expect]]` into its checks, all due at its `time`.
+/// Validates one `[[expect]]` into its checks, all due at its `time`. Errors: no `time`,
+/// or what [`checks_at`] finds.
 pub(super) fn expectation(
     raw: &Spanned<RawExpect>,
     names: &Names<'_>,
     end: SimTime,
 ) -> Res<Vec<Expectation>> {
+    let Some(time) = &raw.get_ref().time else {
+        return err(raw.span(), "this [[expect]] needs `time`, e.g. `time = \"30s\"` or `time = \"end\"`");
+    };
+    let at = time_within(time, end)?;
+    let checks = checks_at(raw, names, at, "this [[expect]]")?;
+    Ok(checks.into_iter().map(|check| Expectation { at, check }).collect())
+}
+
+/// Validates the keys of an `[[expect]]` (`what` names it in errors, e.g. "a choice's
+/// `expect`") into checks, against what exists at `at`. Its `time`, if any, is not read here.
+/// Errors: a key that names something missing at `at`, a bad value, or no check at all.
+pub(super) fn checks_at(
+    raw: &Spanned<RawExpect>,
+    names: &Names<'_>,
+    at: SimTime,
+    what: &str,
+) -> Res<Vec<Check>> {
     let e = raw.get_ref();
-    let at = time_within(&e.time, end)?;
     let known = names.over_time.at(at);
     let mut checks = match &e.partition {
         Some(p) => partition_checks(e, &partition_of(p, at, names.over_time)?, &known.brokers)?,
@@ -157,10 +175,12 @@ pub(super) fn expectation(
     if checks.is_empty() {
         return err(
             raw.span(),
-            "this [[expect]] checks nothing; add e.g. `leader`, `isr`, `hw`, `acked_lost`, `state` or `event`",
+            format!(
+                "{what} checks nothing; add e.g. `leader`, `isr`, `hw`, `acked_lost`, `state` or `event`"
+            ),
         );
     }
-    Ok(checks.into_iter().map(|check| Expectation { at, check }).collect())
+    Ok(checks)
 }
 
 /// A number or a comparison string.
@@ -173,7 +193,11 @@ pub(super) fn comparison_of(v: &Spanned<Value>) -> Res<Comparison> {
 }
 
 /// `TOPIC-N` naming a partition that exists at `at`.
-fn partition_of(v: &Spanned<String>, at: SimTime, over_time: &KnownOverTime) -> Res<TopicPartition> {
+pub(super) fn partition_of(
+    v: &Spanned<String>,
+    at: SimTime,
+    over_time: &KnownOverTime,
+) -> Res<TopicPartition> {
     let text = v.get_ref();
     let parsed = text.rsplit_once('-').and_then(|(t, n)| n.parse::<u32>().ok().map(|n| (t, n)));
     let Some((topic, n)) = parsed else {

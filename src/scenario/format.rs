@@ -1,13 +1,20 @@
-//! Scenario files, format v1 (TOML): the serde types that mirror the file and their
+//! Scenario files (TOML), formats v1 and v2: the serde types that mirror the file and their
 //! validation into a [`Scenario`]. Every mistake is reported as `FILE:LINE:COLUMN: message`
-//! at the offending value. Later versions add fields; v1 files keep working.
+//! at the offending value.
+//!
+//! Format v2 (`version = 2`) makes a scenario a lesson: `minutes`, `teaches` and a `[focus]`
+//! at the top; `say`, `pause` and `focus` on `[[at]]` steps, whose `do` becomes optional; and
+//! `[[ask]]` questions ([`super::ask`]). A file without `version`, or with `version = 1`, is
+//! v1 and reads exactly as before; a v2 key in it is an error that says to add `version = 2`.
 
+use super::ask::{self, Question, RawAsk};
 use super::checks::{self, Known, KnownOverTime};
 use super::consumer_table;
 use super::duration::{DURATION_HINT, TimeSpec, parse_time};
 use super::error::{LoadError, SpanError};
 use super::expect::Expectation;
 use super::expect_file::{Names, RawExpect, expectation};
+use super::focus::{self, Focus, RawFocus};
 use crate::cluster::command::Command;
 use crate::cluster::spec::{ClusterSpec, Placement, ProducerSpec, TopicSpec};
 use crate::config::{self, BrokerConfig, ConfigError, LabConfig, ProducerConfig, Scope, TopicConfig};
@@ -17,19 +24,31 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use toml::{Spanned, Value};
 
-/// The scenario format version this build reads.
-pub const FORMAT_VERSION: i64 = 1;
+/// The newest scenario format version this build reads (it reads every version from 1).
+pub const FORMAT_VERSION: i64 = 2;
+
+/// Longest lesson `minutes` accepted (a school day).
+pub const MAX_MINUTES: u32 = 600;
 
 /// Most brokers a cluster may have (isrlab's limit, see [`crate::cluster::handle::MAX_BROKERS`]).
 pub const MAX_BROKERS: i64 = crate::cluster::handle::MAX_BROKERS as i64;
 
-/// A loaded, validated scenario.
+/// A loaded, validated scenario (or lesson: a v2 scenario with narration and questions).
 #[derive(Clone, Debug)]
 pub struct Scenario {
-    /// Its title.
+    /// The format version the file declares: 1 (also when it has no `version`) or 2.
+    pub version: u32,
+    /// Its title (`name`); a lesson's title as `isrlab lessons` lists it.
     pub name: String,
     /// Optional longer text.
     pub description: Option<String>,
+    /// v2 `minutes`: how long the lesson takes in class, whole minutes (1 to [`MAX_MINUTES`]).
+    pub minutes: Option<u32>,
+    /// v2 `teaches`: what the lesson teaches, one line.
+    pub teaches: Option<String>,
+    /// v2 `[focus]`: what the lesson keeps on screen from the start, until a step's `focus`
+    /// replaces it.
+    pub focus: Option<Focus>,
     /// The seed the file fixes, if any (`spec.seed` holds it, or 0).
     pub seed: Option<u64>,
     /// The cluster to start.
@@ -39,29 +58,66 @@ pub struct Scenario {
     pub timeline: Vec<Action>,
     /// Checks with their sim time (µs resolution), in time order (file order within an instant).
     pub expectations: Vec<Expectation>,
+    /// v2 `[[ask]]`: questions in the order they are asked (by `time`; file order within an
+    /// instant), numbered from 1.
+    pub questions: Vec<Question>,
     /// Sim time at which a headless run stops.
     pub end: SimTime,
 }
 
-/// A command of the timeline (`[[at]]`).
+/// A step of the timeline (`[[at]]`): a command, narration, a pause, a new focus, or several
+/// of these at one instant. In that order: the command is applied, then the narration shows,
+/// the focus changes, and the clock stops if `pause`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Action {
     /// Sim time at which it is applied, to the microsecond.
     pub at: SimTime,
-    /// The command.
-    pub command: Command,
+    /// `do = "..."`: the command. Always present in v1; in v2 it may be left out when the
+    /// step has `say`, `pause` or `focus`.
+    pub command: Option<Command>,
     /// `refused = "TEXT"`: the command must be refused with an answer containing `TEXT`
     /// (e.g. Kafka's error code `INVALID_REPLICATION_FACTOR`).
     pub refused: Option<String>,
     /// `answered = "TEXT"`: the command must be accepted with an answer containing `TEXT`
     /// (e.g. `reassign --verify`'s "Reassignment of partition t-0 is completed.").
     pub answered: Option<String>,
+    /// v2 `say = "..."`: narration, Markdown-light ([`super::markup`]), shown with the step's
+    /// number and sim time.
+    pub say: Option<String>,
+    /// v2 `pause = true`: the dashboard's clock stops at this instant, after the step's
+    /// command and narration, until the user continues (Enter or `n`). Headless runs do not
+    /// stop.
+    pub pause: bool,
+    /// v2 `focus = { ... }`: what must be on screen from this step on (it replaces the
+    /// focus before it).
+    pub focus: Option<Focus>,
+}
+
+impl Action {
+    /// A step that only applies `command` at `at`, as every v1 step does.
+    pub fn command(at: SimTime, command: Command) -> Self {
+        Action {
+            at,
+            command: Some(command),
+            refused: None,
+            answered: None,
+            say: None,
+            pause: false,
+            focus: None,
+        }
+    }
 }
 
 impl Scenario {
-    /// The timeline as (sim time, command) pairs, for a live run.
+    /// The timeline's commands as (sim time, command) pairs, for a live run; steps without
+    /// a command are left out.
     pub fn commands(&self) -> Vec<(SimTime, Command)> {
-        self.timeline.iter().map(|a| (a.at, a.command.clone())).collect()
+        self.timeline.iter().filter_map(|a| a.command.clone().map(|c| (a.at, c))).collect()
+    }
+
+    /// Whether the file is a lesson: format v2 with narration, a pause or a question.
+    pub fn is_lesson(&self) -> bool {
+        !self.questions.is_empty() || self.timeline.iter().any(|a| a.say.is_some() || a.pause)
     }
 }
 
@@ -80,6 +136,9 @@ struct RawScenario {
     description: Option<String>,
     seed: Option<u64>,
     end: Spanned<Value>,
+    minutes: Option<Spanned<i64>>,
+    teaches: Option<Spanned<String>>,
+    focus: Option<Spanned<RawFocus>>,
     cluster: RawCluster,
     #[serde(default)]
     topic: Vec<RawTopic>,
@@ -91,6 +150,8 @@ struct RawScenario {
     at: Vec<RawAction>,
     #[serde(default)]
     expect: Vec<Spanned<RawExpect>>,
+    #[serde(default)]
+    ask: Vec<Spanned<RawAsk>>,
 }
 
 #[derive(Deserialize)]
@@ -118,9 +179,12 @@ struct RawTopic {
 struct RawAction {
     time: Spanned<Value>,
     #[serde(rename = "do")]
-    command: Spanned<String>,
+    command: Option<Spanned<String>>,
     refused: Option<Spanned<String>>,
     answered: Option<Spanned<String>>,
+    say: Option<Spanned<String>>,
+    pause: Option<Spanned<bool>>,
+    focus: Option<Spanned<RawFocus>>,
 }
 
 /// Reads and validates a scenario file. Errors: [`LoadError`] naming the file, and for
@@ -147,13 +211,7 @@ pub(super) fn err<T>(spanned_at: std::ops::Range<usize>, message: impl Into<Stri
 }
 
 fn build(raw: RawScenario) -> Res<Scenario> {
-    if let Some(v) = &raw.version
-        && *v.get_ref() != FORMAT_VERSION
-    {
-        let msg =
-            format!("this file is scenario format v{}; this isrlab reads v{FORMAT_VERSION}", v.get_ref());
-        return err(v.span(), msg);
-    }
+    let version = version(&raw)?;
     let end = end_time(&raw.end)?;
     let spec = cluster_spec(&raw)?;
     let mut over_time = KnownOverTime::new(Known::new(&spec));
@@ -161,7 +219,7 @@ fn build(raw: RawScenario) -> Res<Scenario> {
     // Consumers an `add-consumer` starts take the indices after the file's, in timeline order.
     let added = timeline
         .iter()
-        .filter(|a| a.refused.is_none() && matches!(a.command, Command::AddConsumer(_)))
+        .filter(|a| a.refused.is_none() && matches!(a.command, Some(Command::AddConsumer(_))))
         .count();
     let consumers = spec.consumers.len() + added;
     let names = Names { over_time: &over_time, producers: spec.producers.len(), consumers };
@@ -170,15 +228,75 @@ fn build(raw: RawScenario) -> Res<Scenario> {
         expectations.extend(expectation(e, &names, end)?);
     }
     expectations.sort_by_key(|e| e.at);
+    let questions = ask::questions(&raw.ask, &names, end)?;
+    let focus = raw.focus.as_ref().map(|f| focus::focus(f, SimTime::ZERO, &over_time)).transpose()?;
     Ok(Scenario {
+        version,
         name: raw.name,
         description: raw.description,
+        minutes: raw.minutes.as_ref().map(minutes).transpose()?,
+        teaches: raw.teaches.as_ref().map(teaches).transpose()?,
+        focus,
         seed: raw.seed,
         spec,
         timeline,
         expectations,
+        questions,
         end,
     })
+}
+
+/// The file's format version, 1 or 2. Errors: another version, or a v2 key in a v1 file (the
+/// first one in the file), saying to add `version = 2`.
+fn version(raw: &RawScenario) -> Res<u32> {
+    let version = match &raw.version {
+        None => 1,
+        Some(v) => match *v.get_ref() {
+            n @ 1..=FORMAT_VERSION => n as u32,
+            n => {
+                return err(
+                    v.span(),
+                    format!("this file is scenario format v{n}; this isrlab reads v1 to v{FORMAT_VERSION}"),
+                );
+            }
+        },
+    };
+    if version >= 2 {
+        return Ok(version);
+    }
+    let mut v2_keys: Vec<(&str, std::ops::Range<usize>)> = Vec::new();
+    v2_keys.extend(raw.minutes.as_ref().map(|v| ("minutes", v.span())));
+    v2_keys.extend(raw.teaches.as_ref().map(|v| ("teaches", v.span())));
+    v2_keys.extend(raw.focus.as_ref().map(|v| ("[focus]", v.span())));
+    v2_keys.extend(raw.ask.first().map(|v| ("[[ask]]", v.span())));
+    for a in &raw.at {
+        v2_keys.extend(a.say.as_ref().map(|v| ("say", v.span())));
+        v2_keys.extend(a.pause.as_ref().map(|v| ("pause", v.span())));
+        v2_keys.extend(a.focus.as_ref().map(|v| ("focus", v.span())));
+    }
+    match v2_keys.into_iter().min_by_key(|(_, span)| span.start) {
+        Some((key, span)) => {
+            err(span, format!("`{key}` is scenario format v2; add `version = 2` at the top of the file"))
+        }
+        None => Ok(version),
+    }
+}
+
+/// `minutes`: whole minutes from 1 to [`MAX_MINUTES`].
+fn minutes(v: &Spanned<i64>) -> Res<u32> {
+    match u32::try_from(*v.get_ref()) {
+        Ok(m @ 1..=MAX_MINUTES) => Ok(m),
+        _ => err(v.span(), format!("`minutes` is the lesson's length in whole minutes, 1 to {MAX_MINUTES}")),
+    }
+}
+
+/// `teaches`: one line, not empty.
+fn teaches(v: &Spanned<String>) -> Res<String> {
+    let text = v.get_ref().trim();
+    if text.is_empty() || text.contains('\n') {
+        return err(v.span(), "`teaches` is one line saying what the lesson teaches");
+    }
+    Ok(text.to_string())
 }
 
 fn cluster_spec(raw: &RawScenario) -> Res<ClusterSpec> {
@@ -399,36 +517,70 @@ fn producer(table: &Spanned<Table>, topics: &[TopicSpec]) -> Res<ProducerSpec> {
     Ok(ProducerSpec { topic: name, config })
 }
 
+/// The `[[at]]` steps in time order (file order within an instant). Commands are checked
+/// against the cluster as the steps before them leave it (recorded in `over_time`); a
+/// step's focus against what exists at its instant.
 fn timeline(actions: &[RawAction], over_time: &mut KnownOverTime, end: SimTime) -> Res<Vec<Action>> {
     let mut timed = Vec::new();
     for a in actions {
-        let at = time_within(&a.time, end)?;
-        let command = Command::parse(a.command.get_ref())
-            .map_err(|e| SpanError::new(a.command.span(), format!("invalid command: {e}")))?;
-        let refused = a
-            .refused
-            .as_ref()
-            .map(|v| expected_text(v, "refused", "INVALID_REPLICATION_FACTOR"))
-            .transpose()?;
-        let answered =
-            a.answered.as_ref().map(|v| expected_text(v, "answered", "is completed")).transpose()?;
-        if let (Some(_), Some(v)) = (&refused, &a.answered) {
-            return err(v.span(), "a command is either `refused` or `answered`, not both");
-        }
-        timed.push((Action { at, command, refused, answered }, a.command.span()));
+        timed.push((step(a, end)?, a));
     }
     timed.sort_by_key(|(action, _)| action.at);
-    for (action, span) in &timed {
+    for (action, raw) in &timed {
+        let (Some(command), Some(span)) = (&action.command, raw.command.as_ref().map(Spanned::span)) else {
+            continue;
+        };
         let mut known = over_time.last().clone();
-        let checked = known.check_command(&action.command);
+        let checked = known.check_command(command);
         match (&action.refused, checked) {
-            (None, Err(m)) => return err(span.clone(), format!("`{}`: {m}", action.command)),
+            (None, Err(m)) => return err(span, format!("`{command}`: {m}")),
             (None, Ok(())) => over_time.record(action.at, known),
             // A command that must be refused changes nothing, whatever the check says.
             (Some(_), _) => {}
         }
     }
-    Ok(timed.into_iter().map(|(action, _)| action).collect())
+    let mut steps = Vec::new();
+    for (mut action, raw) in timed {
+        action.focus = raw.focus.as_ref().map(|f| focus::focus(f, action.at, over_time)).transpose()?;
+        steps.push(action);
+    }
+    Ok(steps)
+}
+
+/// One `[[at]]` step without its focus (checked once the whole timeline is known). Errors:
+/// a bad time or command, `refused`/`answered` without `do` or both at once, bad narration,
+/// or a step that does nothing.
+fn step(a: &RawAction, end: SimTime) -> Res<Action> {
+    let at = time_within(&a.time, end)?;
+    let command = a
+        .command
+        .as_ref()
+        .map(|c| {
+            Command::parse(c.get_ref()).map_err(|e| SpanError::new(c.span(), format!("invalid command: {e}")))
+        })
+        .transpose()?;
+    let refused =
+        a.refused.as_ref().map(|v| expected_text(v, "refused", "INVALID_REPLICATION_FACTOR")).transpose()?;
+    let answered = a.answered.as_ref().map(|v| expected_text(v, "answered", "is completed")).transpose()?;
+    if let (Some(_), Some(v)) = (&refused, &a.answered) {
+        return err(v.span(), "a command is either `refused` or `answered`, not both");
+    }
+    if command.is_none() {
+        if let Some((key, v)) =
+            a.refused.as_ref().map(|v| ("refused", v)).or(a.answered.as_ref().map(|v| ("answered", v)))
+        {
+            return err(v.span(), format!("`{key}` checks the step's command; add `do = \"COMMAND\"`"));
+        }
+        if a.say.is_none() && a.pause.is_none() && a.focus.is_none() {
+            return err(
+                a.time.span(),
+                "this [[at]] step does nothing; give `do = \"COMMAND\"` (and in format v2 `say`, `pause` or `focus`)",
+            );
+        }
+    }
+    let say = a.say.as_ref().map(|v| ask::text(v, "say")).transpose()?;
+    let pause = a.pause.as_ref().is_some_and(|p| *p.get_ref());
+    Ok(Action { at, command, refused, answered, say, pause, focus: None })
 }
 
 /// `refused = "TEXT"` or `answered = "TEXT"` (`key`): the text the answer must contain, not
@@ -714,8 +866,10 @@ mod tests {
 
     #[test]
     fn versions_and_end() {
-        let v2 = parse("f", "version = 2\nname = \"x\"\nend = \"1m\"\n[cluster]\nbrokers = 1\n").unwrap_err();
-        assert_eq!(v2.to_string(), "f:1:11: this file is scenario format v2; this isrlab reads v1");
+        let v3 = parse("f", "version = 3\nname = \"x\"\nend = \"1m\"\n[cluster]\nbrokers = 1\n").unwrap_err();
+        assert_eq!(v3.to_string(), "f:1:11: this file is scenario format v3; this isrlab reads v1 to v2");
+        let v2 = parse("f", "version = 2\nname = \"x\"\nend = \"1m\"\n[cluster]\nbrokers = 1\n").unwrap();
+        assert_eq!((v2.version, v2.is_lesson()), (2, false));
         let end = parse("f", "name = \"x\"\nend = \"end\"\n[cluster]\nbrokers = 1\n").unwrap_err();
         assert!(end.to_string().starts_with("f:2:7: `end` cannot be \"end\""), "{end}");
         let ok =

@@ -1,8 +1,11 @@
-//! Headless runs of a scenario: step a [`Sim`] through the instants of its actions and
-//! expectations up to `end`, print every event as it happens, every command, every expectation
-//! with ✓ or ✗, the final state as `kafka-topics.sh --describe` prints it and a last line
-//! `N passed, M failed`.
+//! Headless runs of a scenario: step a [`Sim`] through the instants of its steps,
+//! expectations and questions up to `end`, print every event as it happens, every command and
+//! narration line (`say:`), every expectation with ✓ or ✗, every question when it is asked and
+//! the simulation's answer with ✓ or ✗ when it is due, the final state as
+//! `kafka-topics.sh --describe` prints it and a last line `N passed, M failed`. Headless runs
+//! never stop at a `pause` and never ask: a question is checked, not answered.
 
+use super::ask::{Question, letter};
 use super::expect::Outcome;
 use super::format::{Action, Scenario};
 use super::history::History;
@@ -27,9 +30,10 @@ pub const EXIT_INVALID: u8 = 2;
 /// How a run went.
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
 pub struct Summary {
-    /// Expectations that held.
+    /// Expectations, checked commands (`refused`, `answered`) and questions that held.
     pub passed: usize,
-    /// Expectations that failed plus commands the sim refused.
+    /// Expectations, checked commands and questions that failed, plus commands the sim
+    /// refused.
     pub failed: usize,
 }
 
@@ -95,29 +99,49 @@ pub fn run(scenario: &Scenario, out: &mut dyn Write) -> Result<Summary, RunError
     Ok(run_on(&mut sim, scenario, out)?)
 }
 
-/// Steps `sim` through `scenario` and writes events, commands, ✓/✗ lines, the final
-/// `--describe` state and the `N passed, M failed` line. Commands and checks happen at their
-/// exact microsecond. Errors: `out` fails.
+/// Steps `sim` through `scenario` and writes events, commands, narration, ✓/✗ lines, the
+/// final `--describe` state and the `N passed, M failed` line. Commands, checks and questions
+/// happen at their exact microsecond; within an instant: the steps (command, then
+/// narration), the events they cause, the expectations, the questions asked, then the
+/// questions answered. Errors: `out` fails.
 pub fn run_on(sim: &mut impl Driven, scenario: &Scenario, out: &mut dyn Write) -> io::Result<Summary> {
     let out = &mut Report::new(out);
     let mut summary = Summary::default();
-    let mut history = History::watching(scenario.expectations.iter().filter_map(|e| e.check.event_pattern()));
+    let patterns = scenario.expectations.iter().filter_map(|e| e.check.event_pattern());
+    let mut history =
+        History::watching(patterns.chain(scenario.questions.iter().flat_map(Question::event_patterns)));
     print_events(sim, &mut history, out)?;
-    let (mut next_action, mut next_expect) = (0, 0);
+    let mut answering: Vec<&Question> = scenario.questions.iter().collect();
+    answering.sort_by_key(|q| q.answer_at);
+    let (mut next_action, mut next_expect, mut next_ask, mut next_answer) = (0, 0, 0, 0);
     for t in instants(scenario) {
         sim.advance_to(t);
         print_events(sim, &mut history, out)?;
         for action in scenario.timeline[next_action..].iter().take_while(|a| a.at == t) {
             next_action += 1;
-            apply(sim, action, &mut summary, out)?;
+            if let Some(cmd) = &action.command {
+                apply(sim, action, cmd, &mut summary, out)?;
+            }
+            if let Some(say) = &action.say {
+                narrate(out, t, "say", say)?;
+            }
         }
         print_events(sim, &mut history, out)?;
         let due: Vec<_> = scenario.expectations[next_expect..].iter().take_while(|e| e.at == t).collect();
         next_expect += due.len();
-        if !due.is_empty() {
+        for q in scenario.questions[next_ask..].iter().take_while(|q| q.at == t) {
+            next_ask += 1;
+            ask(q, out)?;
+        }
+        let answers: Vec<_> = answering[next_answer..].iter().take_while(|q| q.answer_at == t).collect();
+        next_answer += answers.len();
+        if !due.is_empty() || !answers.is_empty() {
             let snap = sim.snapshot();
             for e in due {
                 verdict(&e.check(&snap, &history), &mut summary, out)?;
+            }
+            for q in answers {
+                answer(q, &snap, &history, &mut summary, out)?;
             }
         }
     }
@@ -130,7 +154,61 @@ pub fn run_on(sim: &mut impl Driven, scenario: &Scenario, out: &mut dyn Write) -
 fn instants(scenario: &Scenario) -> BTreeSet<SimTime> {
     let actions = scenario.timeline.iter().map(|a| a.at);
     let checks = scenario.expectations.iter().map(|e| e.at);
-    actions.chain(checks).chain([scenario.end]).collect()
+    let questions = scenario.questions.iter().flat_map(|q| [q.at, q.answer_at]);
+    actions.chain(checks).chain(questions).chain([scenario.end]).collect()
+}
+
+/// Narration at `at`, one stamped line per line of text, each `PREFIX: LINE` (`say:`,
+/// `explain:`), so a reader tells it from the events. Empty lines are left out.
+fn narrate(out: &mut Report<'_>, at: SimTime, prefix: &str, text: &str) -> io::Result<()> {
+    for line in text.lines().map(str::trim_end).filter(|l| !l.trim().is_empty()) {
+        out.stamped(at, format!("{prefix}: {line}"))?;
+    }
+    Ok(())
+}
+
+/// A question as it is asked: `ask N: QUESTION` stamped, then its lettered choices.
+fn ask(q: &Question, out: &mut Report<'_>) -> io::Result<()> {
+    narrate(out, q.at, &format!("ask {}", q.number), &q.question)?;
+    for (i, c) in q.choices.iter().enumerate() {
+        out.line(format!("    {}) {}", letter(i), c.text.replace('\n', " ")))?;
+    }
+    Ok(())
+}
+
+/// The simulation's answer to `q` at its `answer_at`, with ✓ or ✗ (counted). When it fails,
+/// every choice follows, ✓ if it holds, with its checks and what the cluster showed, so the
+/// author sees why; then the question's `explain`.
+fn answer(
+    q: &Question,
+    snap: &Snapshot,
+    history: &History,
+    summary: &mut Summary,
+    out: &mut Report<'_>,
+) -> io::Result<()> {
+    let outcome = q.outcome(q.sim_answer(snap, history));
+    let mark = if outcome.passed {
+        summary.passed += 1;
+        '✓'
+    } else {
+        summary.failed += 1;
+        '✗'
+    };
+    out.line(format!("{mark} {outcome}"))?;
+    if !outcome.passed {
+        for (i, c) in q.choices.iter().enumerate() {
+            let mark = if c.holds(snap, history) { '✓' } else { '✗' };
+            out.line(format!("    {mark} {}) {}", letter(i), c.text.replace('\n', " ")))?;
+            for o in c.outcomes(q.answer_at, snap, history) {
+                let mark = if o.passed { '✓' } else { '✗' };
+                out.line(format!("        {mark} {}: expected {}, got {}", o.subject, o.expected, o.got))?;
+            }
+        }
+    }
+    if let Some(explain) = &q.explain {
+        narrate(out, q.answer_at, "explain", explain)?;
+    }
+    Ok(())
 }
 
 /// Counts and prints one verdict: `✓ OUTCOME` or `✗ OUTCOME`.
@@ -151,12 +229,12 @@ fn verdict(outcome: &Outcome, summary: &mut Summary, out: &mut Report<'_>) -> io
 fn apply(
     sim: &mut impl Driven,
     action: &Action,
+    cmd: &Command,
     summary: &mut Summary,
     out: &mut Report<'_>,
 ) -> io::Result<()> {
     let now = sim.now();
-    let result = sim.apply(&action.command);
-    let cmd = &action.command;
+    let result = sim.apply(cmd);
     if let Some(want) = &action.answered {
         let (got, passed) = match &result {
             Ok(Answer { note }) => {
@@ -229,6 +307,7 @@ fn finish(snap: &Snapshot, summary: Summary, out: &mut Report<'_>) -> io::Result
 pub fn run_to(spec: ClusterSpec, timeline: &[Action], at: SimTime) -> Result<Snapshot, RunError> {
     let mut sim = Sim::new(spec)?;
     for Action { at: t, command, refused, .. } in timeline.iter().take_while(|a| a.at <= at) {
+        let Some(command) = command else { continue };
         sim.advance_to_time(*t);
         match sim.apply(command) {
             Err(e) if refused.is_none() => {
@@ -243,7 +322,7 @@ pub fn run_to(spec: ClusterSpec, timeline: &[Action], at: SimTime) -> Result<Sna
 }
 
 #[cfg(test)]
-mod tests {
+mod tests_support {
     use super::*;
     use crate::cluster::command::crash::Crash;
     use crate::cluster::command::restart::Restart;
@@ -253,12 +332,12 @@ mod tests {
 
     /// A one-partition cluster whose leader 2 is replaced by 0 nine seconds after a crash.
     #[derive(Default)]
-    struct Fake {
+    pub(super) struct Fake {
         now: SimTime,
         crashed_at: Option<SimTime>,
         failed_over: bool,
         events: Vec<ClusterEvent>,
-        advanced_to: Vec<SimTime>,
+        pub(super) advanced_to: Vec<SimTime>,
     }
 
     impl Driven for Fake {
@@ -344,6 +423,12 @@ mod tests {
             std::mem::take(&mut self.events)
         }
     }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::tests_support::Fake;
+    use super::*;
 
     const SCENARIO: &str = r#"
 name = "fake failover"
@@ -426,5 +511,90 @@ acked records lost: 0 · duplicates: 0
     #[test]
     fn all_passing_exits_zero() {
         assert_eq!(Summary { passed: 3, failed: 0 }.exit_code(), EXIT_PASSED);
+    }
+}
+
+#[cfg(test)]
+mod lesson_tests {
+    use super::tests_support::Fake;
+    use super::*;
+
+    const LESSON: &str = r#"
+version = 2
+name = "fake lesson"
+end = "30s"
+[cluster]
+brokers = 3
+[[topic]]
+name = "t"
+partitions = 1
+replication_factor = 3
+assignment = [[2, 0, 1]]
+[[at]]
+time = "10s"
+do = "crash 2"
+say = """Broker 2 *crashes*.
+Watch `t-0`."""
+[[at]]
+time = "11s"
+say = "Nothing happens yet."
+pause = true
+[[ask]]
+time = "12s"
+question = "Who leads t-0 at 20 s?"
+answer_at = "20s"
+answer = "a"
+explain = "The first live ISR member."
+[[ask.choice]]
+text = "broker 0"
+expect = { partition = "t-0", leader = 0 }
+[[ask.choice]]
+text = "broker 2"
+expect = { partition = "t-0", leader = 2 }
+[[ask]]
+time = "12s"
+question = "And its ISR?"
+answer_at = "20s"
+answer = "b"
+[[ask.choice]]
+text = "0 and 1"
+expect = { partition = "t-0", isr = [0, 1] }
+[[ask.choice]]
+text = "all three"
+expect = { partition = "t-0", isr = [0, 1, 2] }
+"#;
+
+    #[test]
+    fn a_lesson_reads_as_the_lesson_and_a_wrong_stated_answer_fails() {
+        let scenario = crate::scenario::parse("lesson.toml", LESSON).unwrap();
+        let mut out = Vec::new();
+        let summary = run_on(&mut Fake::default(), &scenario, &mut out).unwrap();
+        assert_eq!(summary, Summary { passed: 1, failed: 1 });
+        let report = String::from_utf8(out).unwrap();
+        let body = report.split("\n\nTopic:").next().unwrap();
+        assert_eq!(
+            body,
+            "\
+00:00:10.000 do: crash 2
+00:00:10.000 say: Broker 2 *crashes*.
+00:00:10.000 say: Watch `t-0`.
+00:00:10.000 broker 2 crashed (its log stays on disk)
+00:00:11.000 say: Nothing happens yet.
+00:00:12.000 ask 1: Who leads t-0 at 20 s?
+    a) broker 0
+    b) broker 2
+00:00:12.000 ask 2: And its ISR?
+    a) 0 and 1
+    b) all three
+00:00:19.000 t-0 leader 2 → 0, clean election: first live ISR member in replica order, leader epoch 1, ISR 0,1
+✓ at 00:00:20.0 question 1: the simulation answers a) broker 0 · the lesson states a
+00:00:20.000 explain: The first live ISR member.
+✗ at 00:00:20.0 question 2: the simulation answers a) 0 and 1 · but the lesson states b) all three
+    ✓ a) 0 and 1
+        ✓ t-0 isr: expected [0,1], got [0,1]
+    ✗ b) all three
+        ✗ t-0 isr: expected [0,1,2], got [0,1]"
+        );
+        assert!(report.ends_with("1 passed, 1 failed\n"), "{report}");
     }
 }

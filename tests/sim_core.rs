@@ -130,6 +130,33 @@ fn acks_one_records_lost_on_leader_crash() {
     );
 }
 
+/// The same story with acks=0: the two records the followers never copied are lost as
+/// well, but they were never acknowledged, so "acked lost" stays 0; the ledger counts them
+/// as sent without acknowledgement, lost, and no line calls them acknowledged.
+#[test]
+fn acks_zero_records_lost_on_leader_crash_are_not_acked_lost() {
+    let mut sim = Sim::new(single_partition(Acks::Zero, 1)).unwrap();
+    run(&mut sim, 100, "produce t 5");
+    run(&mut sim, 1_000, "pause-fetch 2");
+    run(&mut sim, 1_000, "pause-fetch 3");
+    run(&mut sim, 1_100, "produce t 2");
+    run(&mut sim, 1_200, "crash 1");
+    run(&mut sim, 1_300, "resume-fetch 2");
+    run(&mut sim, 1_300, "resume-fetch 3");
+    sim.advance_to(12_000);
+    let s = sim.snapshot();
+    assert_eq!(partition(&s, "t-0").leader, Some(2));
+    assert_eq!((s.acked_lost, s.unacked_lost), (0, 2), "events: {:#?}", s.recent_events);
+    let p = &s.producers[0];
+    assert_eq!((p.acked, p.unacked, p.acked_lost, p.unacked_lost), (0, 7, 0, 2));
+    let texts: Vec<String> = s.recent_events.iter().map(|e| e.kind.to_string()).collect();
+    assert!(
+        texts.iter().any(|t| t.starts_with("sent without acknowledgement (acks=0), lost: 2 record(s) in t-0")),
+        "{texts:#?}"
+    );
+    assert!(texts.iter().all(|t| !t.contains("ACKED") && !t.contains("acknowledged them")), "{texts:#?}");
+}
+
 /// acks=all with min ISR 2: after both followers die, produce is refused with
 /// NOT_ENOUGH_REPLICAS and nothing is appended (S5 step 2).
 #[test]

@@ -120,6 +120,7 @@ pub(crate) fn snapshot(world: &World, cache: &mut ViewCache) -> Snapshot {
             let mut view = producer.view();
             view.latency = producer.latency(o.now);
             view.acked_lost = ledger.lost_by(view.index);
+            view.unacked_lost = ledger.unacked_lost_by(view.index);
             view.reordered = ledger.reordered_by(view.index);
             view
         })
@@ -142,6 +143,7 @@ pub(crate) fn snapshot(world: &World, cache: &mut ViewCache) -> Snapshot {
         broker_config: world.server_properties.borrow().clone(),
         rolling: world.rolling.get(),
         acked_lost: ledger.lost(),
+        unacked_lost: ledger.unacked_lost(),
         duplicates: ledger.duplicates(),
         reordered: ledger.reordered(),
         seen_erased: ledger.seen_erased_total(),

@@ -42,8 +42,13 @@ pub struct Snapshot {
     pub broker_config: BrokerConfig,
     /// A `roll` (rolling restart) is under way.
     pub rolling: bool,
-    /// Acknowledged records that no longer exist anywhere that counts (audit ledger).
+    /// Acknowledged records (`acks=1` or `all`) that no longer exist anywhere that counts
+    /// (audit ledger).
     pub acked_lost: u64,
+    /// Records sent with `acks=0` that a leader appended and that no longer exist anywhere
+    /// that counts: sent without acknowledgement, lost ([`crate::sim::audit::Ledger::unacked_lost`]).
+    /// Never part of [`Snapshot::acked_lost`].
+    pub unacked_lost: u64,
     /// Records acknowledged twice at different offsets.
     pub duplicates: u64,
     /// Acknowledged records written after a record of the same producer sent later

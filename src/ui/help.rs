@@ -159,6 +159,12 @@ pub const GLOSSARY: &[(&str, &str)] = &[
          member has it (refused with NOT_ENOUGH_REPLICAS when the ISR is below min.insync.replicas)",
     ),
     (
+        "no ack",
+        "records sent with acks=0: written to the socket and done for the producer, which never \
+         hears back; they are never acknowledged, so their loss is counted apart (no-ack lost, \
+         sent without acknowledgement), never as acked lost",
+    ),
+    (
         "clean election",
         "a new leader chosen from the ISR: it has every committed record, so no acknowledged \
          acks=all write is lost",

@@ -120,6 +120,7 @@ mod tests {
             isr_expands: 0,
             leader_reach: Default::default(),
             hw_held_by: None,
+            parked: Vec::new(),
             truncations: Vec::new(),
         }
     }

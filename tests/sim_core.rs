@@ -151,10 +151,73 @@ fn acks_zero_records_lost_on_leader_crash_are_not_acked_lost() {
     assert_eq!((p.acked, p.unacked, p.acked_lost, p.unacked_lost), (0, 7, 0, 2));
     let texts: Vec<String> = s.recent_events.iter().map(|e| e.kind.to_string()).collect();
     assert!(
-        texts.iter().any(|t| t.starts_with("sent without acknowledgement (acks=0), lost: 2 record(s) in t-0")),
+        texts
+            .iter()
+            .any(|t| t.starts_with("sent without acknowledgement (acks=0), lost: 2 record(s) in t-0")),
         "{texts:#?}"
     );
     assert!(texts.iter().all(|t| !t.contains("ACKED") && !t.contains("acknowledged them")), "{texts:#?}");
+}
+
+/// min.insync.replicas=3 and a follower crash: the acks=all produces parked before the ISR
+/// shrank wait, first for the crashed follower until the controller fences it, then under
+/// the frozen HW until request.timeout.ms passes (REQUEST_TIMED_OUT); only the retries get
+/// NOT_ENOUGH_REPLICAS. The clients pane's words say so while it happens, with the deadline
+/// the simulation then keeps.
+#[test]
+fn parked_produces_under_min_isr_wait_out_request_timeout_and_the_screen_says_so() {
+    use isrlab::ui::waits;
+    let mut spec = single_partition(Acks::All, 3);
+    spec.producers[0].config.rate = 20.0;
+    let mut sim = Sim::new(spec).unwrap();
+    run(&mut sim, 5_000, "crash 3");
+    sim.advance_to(8_000);
+    let s = sim.snapshot();
+    let parked = partition(&s, "t-0").parked.clone();
+    assert_eq!(parked.len(), 1, "one producer's requests");
+    let (deadline, requests) = (parked[0].first_deadline, parked[0].requests);
+    assert!((35_000..=35_100).contains(&deadline), "parked at the crash, for request.timeout.ms: {deadline}");
+    let left = |now: u64| (deadline - now).div_ceil(1000);
+    let line = waits::producer_line(&s, 0).expect("the producer waits");
+    let fenced_in = s.brokers.iter().find(|b| b.id == 3).and_then(|b| b.fenced_in).unwrap().div_ceil(1000);
+    assert_eq!(
+        line,
+        format!(
+            "waits: {requests} acks=all requests parked at t-0: broker 3 (crashed) holds the HW until fenced in \
+             {fenced_in}s, then ISR 1,2 < min.insync.replicas=3; REQUEST_TIMED_OUT in {}s \
+             (request.timeout.ms=30000), then NOT_ENOUGH_REPLICAS",
+            left(8_000)
+        )
+    );
+    sim.advance_to(20_000);
+    let s = sim.snapshot();
+    assert_eq!(partition(&s, "t-0").isr, vec![1, 2], "broker 3 was fenced");
+    let line = waits::producer_line(&s, 0).expect("still waiting");
+    assert!(
+        line.ends_with(&format!(
+            "HW frozen (ISR 1,2 < min.insync.replicas=3); REQUEST_TIMED_OUT in {}s (request.timeout.ms=30000), \
+             then NOT_ENOUGH_REPLICAS",
+            left(20_000)
+        )),
+        "{line}"
+    );
+    assert!(s.producers[0].errors.is_empty(), "nothing failed yet: {:?}", s.producers[0].errors);
+    let why = waits::at_partition(&s, partition(&s, "t-0"));
+    let long = why[0].story(&s, true);
+    assert!(long.starts_with("The HW is frozen: ISR [1,2] is below min.insync.replicas=3"), "{long}");
+    let fails =
+        format!("They wait out request.timeout.ms and fail with REQUEST_TIMED_OUT in {}s", left(20_000));
+    assert!(long.contains(&fails), "{long}");
+    sim.advance_to(deadline - 1);
+    assert!(sim.snapshot().producers[0].errors.is_empty());
+    sim.advance_to(deadline + 500);
+    let s = sim.snapshot();
+    let errors = &s.producers[0].errors;
+    assert!(
+        errors.contains_key("REQUEST_TIMED_OUT") && errors.contains_key("NOT_ENOUGH_REPLICAS"),
+        "{errors:?}"
+    );
+    assert!(waits::producer_line(&s, 0).is_none(), "the retries are refused at once: nothing parks");
 }
 
 /// acks=all with min ISR 2: after both followers die, produce is refused with

@@ -501,7 +501,9 @@ mod tests {
         log.push(SimTime::from_ms(13), lost(0, 2, 8, 8));
         log.push(SimTime::from_ms(14), unacked(0, 2, 9, 10));
         let counted = |mut k: EventKind, n: u64| {
-            if let EventKind::AckedRecordsLost { count, .. } | EventKind::UnackedRecordsLost { count, .. } = &mut k {
+            if let EventKind::AckedRecordsLost { count, .. } | EventKind::UnackedRecordsLost { count, .. } =
+                &mut k
+            {
                 *count = n;
             }
             k

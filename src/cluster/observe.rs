@@ -474,6 +474,7 @@ impl Observer<'_> {
                 .leader
                 .and_then(|(_, p)| p.hw_held_by())
                 .map(|(broker, leo)| HwHold { broker, leo }),
+            parked: src.leader.map_or_else(Vec::new, |(_, p)| p.parked_produces()),
             truncations: Vec::new(),
         };
         let truncations = || shown(src.truncations, self.now);
@@ -684,6 +685,7 @@ fn unchanged(
         isr_expands,
         leader_reach,
         hw_held_by,
+        parked,
         // Compared by the caller, against the kept truncations.
         truncations: _,
     } = cached;
@@ -708,6 +710,7 @@ fn unchanged(
         && *isr_expands == draft.isr_expands
         && *leader_reach == draft.leader_reach
         && *hw_held_by == draft.hw_held_by
+        && *parked == draft.parked
         && replica_views.len() == drafts.len()
         && replica_views
             .iter()

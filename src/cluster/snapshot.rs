@@ -551,6 +551,9 @@ pub struct PartitionView {
     /// it ([`crate::sim::partition::Partition::hw_held_by`], R2.7); `None` when the HW equals
     /// the LEO or the partition has no live leader view.
     pub hw_held_by: Option<HwHold>,
+    /// The acks=all produces its leader has parked until the HW passes them, per producer
+    /// ([`crate::sim::partition::Partition::parked_produces`]); empty without a leader.
+    pub parked: Vec<crate::sim::partition::ParkedProduces>,
     /// Truncations of its replicas in the last [`TRUNCATION_SHOWN_MS`], oldest first.
     pub truncations: Vec<TruncationView>,
 }

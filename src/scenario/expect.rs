@@ -601,6 +601,7 @@ mod tests {
             isr_expands: 1,
             leader_reach: Default::default(),
             hw_held_by: None,
+            parked: Vec::new(),
             truncations: Vec::new(),
         }
     }

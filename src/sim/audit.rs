@@ -16,7 +16,7 @@ use super::log::PartitionLog;
 use super::loss_cause::{AckedUnder, Election, LossCause};
 use super::producer::VALUES_PER_PRODUCER;
 use super::protocol::{RecordBatch, Values};
-use super::{Acks, AckedRecords, BrokerId, Offset, TopicPartition};
+use super::{AckedRecords, Acks, BrokerId, Offset, TopicPartition};
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::Arc;
 
@@ -236,7 +236,11 @@ struct NewlyLost {
 impl NewlyLost {
     /// How many, the first and last offset, and why: `None` when nothing is newly missing.
     /// `deciding` is the leader whose log lacks them, `election` how it came to lead.
-    fn cause(self, deciding: BrokerId, election: Option<Election>) -> Option<(u64, Offset, Offset, LossCause)> {
+    fn cause(
+        self,
+        deciding: BrokerId,
+        election: Option<Election>,
+    ) -> Option<(u64, Offset, Offset, LossCause)> {
         let (first, last) = self.first.zip(self.last)?;
         let mut ways = self.ways;
         ways.sort_by_key(|(offset, _)| *offset);
@@ -326,7 +330,8 @@ impl Ledger {
         for tp in gone {
             let Some(p) = self.partitions.remove(&tp) else { continue };
             for e in p.entries.iter().filter(|e| e.lost > 0) {
-                let deleted = if e.unacked() { &mut self.deleted_unacked_lost } else { &mut self.deleted_lost };
+                let deleted =
+                    if e.unacked() { &mut self.deleted_unacked_lost } else { &mut self.deleted_lost };
                 *deleted.entry(e.producer).or_default() += u64::from(e.lost);
             }
         }
@@ -384,7 +389,8 @@ impl Ledger {
         let entries = self.partitions.values().flat_map(|p| &p.entries);
         let deleted = if unacked { &self.deleted_unacked_lost } else { &self.deleted_lost };
         let deleted = deleted.get(&producer).copied().unwrap_or(0);
-        let lost = entries.filter(|e| e.producer == producer && e.unacked() == unacked).map(|e| u64::from(e.lost));
+        let lost =
+            entries.filter(|e| e.producer == producer && e.unacked() == unacked).map(|e| u64::from(e.lost));
         deleted + lost.sum::<u64>()
     }
 
@@ -884,15 +890,20 @@ mod tests {
         assert_eq!((ledger.lost_by(0), ledger.unacked_lost_by(0), ledger.lost_in(&tp)), (1, 2, 1));
         let texts: Vec<String> = events.iter().map(ToString::to_string).collect();
         assert!(
-            matches!(events[..], [EventKind::AckedRecordsLost { count: 1, .. }, EventKind::UnackedRecordsLost {
-                count: 2,
-                first_offset: 5,
-                last_offset: 6,
-                ..
-            }]),
+            matches!(
+                events[..],
+                [
+                    EventKind::AckedRecordsLost { count: 1, .. },
+                    EventKind::UnackedRecordsLost { count: 2, first_offset: 5, last_offset: 6, .. }
+                ]
+            ),
             "{texts:?}"
         );
-        assert!(texts[1].starts_with("sent without acknowledgement (acks=0), lost: 2 record(s) in t-0"), "{}", texts[1]);
+        assert!(
+            texts[1].starts_with("sent without acknowledgement (acks=0), lost: 2 record(s) in t-0"),
+            "{}",
+            texts[1]
+        );
         assert!(texts[1].contains("appended them under acks=0") && !texts[1].contains("acknowledged them"));
         assert!(texts.iter().all(|t| !t.contains("ACKED") || t.starts_with("1 ACKED")), "{texts:?}");
         // Back on a replica that has them: neither count stays.

@@ -644,10 +644,12 @@ impl EventKind {
                 "{count} ACKED RECORD(S) LOST in {tp} (offsets {first_offset}–{last_offset}): {}",
                 cause.brief()
             )),
-            EventKind::UnackedRecordsLost { tp, count, first_offset, last_offset, cause, .. } => Some(format!(
-                "sent without acknowledgement, lost: {count} in {tp} (offsets {first_offset}–{last_offset}): {}",
-                cause.brief()
-            )),
+            EventKind::UnackedRecordsLost { tp, count, first_offset, last_offset, cause, .. } => {
+                Some(format!(
+                    "sent without acknowledgement, lost: {count} in {tp} (offsets {first_offset}–{last_offset}): {}",
+                    cause.brief()
+                ))
+            }
             _ => None,
         }
     }

@@ -20,10 +20,16 @@ use super::theme::{Theme, glyph};
 use crate::cluster::snapshot::{ProducerView, Snapshot};
 use crate::sim::{format_time, join_ids};
 
-/// Rows the full form needs: title, the cluster line, four per producer, two per consumer.
+/// Rows the full form needs: title, the cluster line, four per producer and its wait lines
+/// (as they wrap at 80 columns), two per consumer.
 fn full_rows(snap: &Snapshot) -> u16 {
     let n = u16::try_from(snap.producers.len()).unwrap_or(u16::MAX);
-    n.max(1).saturating_mul(4).saturating_add(2).saturating_add(consumers::full_rows(snap))
+    let waits = u16::try_from(waiting_rows(snap, 80)).unwrap_or(u16::MAX);
+    n.max(1)
+        .saturating_mul(4)
+        .saturating_add(2)
+        .saturating_add(waits)
+        .saturating_add(consumers::full_rows(snap))
 }
 
 /// Rows this pane would like: the full form plus two for a long last error.
@@ -32,9 +38,40 @@ pub fn height_needed(snap: &Snapshot) -> u16 {
 }
 
 /// Rows the pane needs so that no producer gives way: its title and one compact line per
-/// producer (or the "no producer" line).
+/// producer (or the "no producer" line), and the lines saying what a waiting producer waits
+/// for, as they wrap at 80 columns (the narrowest screen this minimum serves).
 pub fn min_rows(snap: &Snapshot) -> u16 {
-    u16::try_from(snap.producers.len()).unwrap_or(u16::MAX).max(1).saturating_add(1)
+    let rows = snap.producers.len().max(1) + waiting_rows(snap, 80) + 1;
+    u16::try_from(rows).unwrap_or(u16::MAX)
+}
+
+/// Rows the producers' wait lines take at `width` columns.
+fn waiting_rows(snap: &Snapshot, width: usize) -> usize {
+    snap.producers.iter().map(|p| wait_lines(snap, p, Theme::new(false), width).len()).sum()
+}
+
+/// Most lines a waiting producer's wait takes.
+const WAIT_MAX_LINES: usize = 3;
+
+/// What producer `p` waits for ([`super::waits::producer_line`]), word-wrapped to `width`
+/// in at most [`WAIT_MAX_LINES`] lines (the last ends with `…` when cut); none while it does
+/// not wait.
+fn wait_lines(snap: &Snapshot, p: &ProducerView, theme: Theme, width: usize) -> Vec<Line<'static>> {
+    let Some(line) = super::waits::producer_line(snap, p.index) else { return Vec::new() };
+    let label = Span::styled(format!(" p{} ", p.index), theme.leader());
+    let mut lines = text::hanging(label, &line, theme.warn(), width, 4);
+    if lines.len() > WAIT_MAX_LINES {
+        lines.truncate(WAIT_MAX_LINES);
+        if let Some(last) = lines.last_mut() {
+            let spans = std::mem::take(&mut last.spans);
+            let mut cut = text::truncate_spans(spans, width.saturating_sub(1));
+            if !cut.last().is_some_and(|s| s.content.ends_with('…')) {
+                cut.push(Span::raw("…"));
+            }
+            last.spans = cut;
+        }
+    }
+    lines
 }
 
 /// Draws the pane; `selected` is the producer to mark (`None`: mark none).
@@ -49,11 +86,15 @@ pub fn render(frame: &mut Frame, area: Rect, theme: Theme, snap: &Snapshot, sele
         lines.insert(0, cluster_line(snap, theme, width));
         for p in &snap.producers {
             lines.extend(full_lines(p, selected == Some(p.index), theme, width));
+            lines.extend(wait_lines(snap, p, theme, width));
         }
         lines.extend(consumers::full_lines(snap, theme, width));
         vec![Span::styled(" Clients ", theme.title())]
     } else {
-        lines.extend(snap.producers.iter().map(|p| compact_line(p, selected == Some(p.index), theme, width)));
+        for p in &snap.producers {
+            lines.push(compact_line(p, selected == Some(p.index), theme, width));
+            lines.extend(wait_lines(snap, p, theme, width));
+        }
         let rows = usize::from(area.height.saturating_sub(1)).saturating_sub(lines.len());
         let (shown, hidden) = consumer_lines(snap, theme, rows);
         lines.extend(shown);
@@ -395,18 +436,19 @@ mod tests {
         let mut p = fixture::snapshot().producers[0].clone();
         let theme = Theme::new(false);
         p.config.rate = 5000.0;
-        for (sent, acked, failed, pending) in
-            [(12, 12, 0, 0), (83_420, 82_050, 37, 1_370), (3_600_000, 3_599_000, 12_345, 1_000), (
-                144_000_000,
-                143_999_000,
-                0,
-                1_000,
-            )]
-        {
+        for (sent, acked, failed, pending) in [
+            (12, 12, 0, 0),
+            (83_420, 82_050, 37, 1_370),
+            (3_600_000, 3_599_000, 12_345, 1_000),
+            (144_000_000, 143_999_000, 0, 1_000),
+        ] {
             (p.sent, p.acked, p.failed, p.pending) = (sent, acked, failed, pending);
             let line = text(&compact_line(&p, false, theme, 80));
             assert!(line.chars().count() <= 80, "{line}");
-            assert!(line.contains("acks=all idempotent ·") || line.contains("acks=all  idempotent ·"), "{line}");
+            assert!(
+                line.contains("acks=all idempotent ·") || line.contains("acks=all  idempotent ·"),
+                "{line}"
+            );
             for count in [format!("sent {sent}"), format!("acked {acked}"), format!("pending {pending}")] {
                 assert!(line.contains(&count), "{count}: {line}");
             }

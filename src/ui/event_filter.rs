@@ -287,7 +287,9 @@ impl Subjects {
             }
             IsrShrunk { tp, removed, .. } => on(tp, removed.clone()),
             IsrExpanded { tp, added, .. } => on(tp, vec![*added]),
-            AckedRecordsLost { tp, leader, .. } | UnackedRecordsLost { tp, leader, .. } => on(tp, vec![*leader]),
+            AckedRecordsLost { tp, leader, .. } | UnackedRecordsLost { tp, leader, .. } => {
+                on(tp, vec![*leader])
+            }
             DuplicateAcked { tp, .. } => on(tp, Vec::new()),
             ProduceFailing { producer, tp, .. }
             | ProduceRecovered { producer, tp, .. }

@@ -150,7 +150,9 @@ pub fn title<'f>(snap: &Snapshot, anchor: Option<u64>, lens: impl Into<Lens<'f>>
 pub fn is_important(kind: &EventKind) -> bool {
     use EventKind::*;
     match kind {
-        AckedRecordsLost { .. } | UnackedRecordsLost { .. } | Truncated { .. } | UnflushedTailLost { .. } => true,
+        AckedRecordsLost { .. } | UnackedRecordsLost { .. } | Truncated { .. } | UnflushedTailLost { .. } => {
+            true
+        }
         LeaderChanged { .. } | IsrShrunk { .. } | IsrExpanded { .. } => true,
         BrokerFenced { .. } | BrokerUnfenced { .. } => true,
         BrokerCrashed { .. } | BrokerStopped { .. } | BrokerPowerLost { .. } => true,
@@ -464,7 +466,9 @@ fn style_of(kind: &EventKind, theme: Theme) -> Style {
     use EventKind::*;
     match kind {
         AckedRecordsLost { .. } => theme.alarm(),
-        BrokerCrashed { .. } | Truncated { .. } | ProduceFailing { .. } | UnackedRecordsLost { .. } => theme.bad(),
+        BrokerCrashed { .. } | Truncated { .. } | ProduceFailing { .. } | UnackedRecordsLost { .. } => {
+            theme.bad()
+        }
         ConsumerTruncationDetected { .. } | ConsumerPartitionStopped { .. } => theme.bad(),
         BrokerPowerLost { .. } | UnflushedTailLost { .. } | ProcessFrozen { .. } => theme.bad(),
         LeaderChanged { new_leader: None, .. }

@@ -252,6 +252,7 @@ fn partition(n: u32, epoch: Epoch, health: PartitionHealth, replicas: Vec<R>) ->
         isr_expands: 0,
         leader_reach: Default::default(),
         hw_held_by: None,
+        parked: Vec::new(),
         truncations: Vec::new(),
     }
 }
@@ -429,6 +430,7 @@ pub fn big_cluster() -> Snapshot {
             hw_blocked_by: None,
             pending_isr: None,
             hw_held_by: None,
+            parked: Vec::new(),
             effective_min_isr: 2,
             health,
             replicas,

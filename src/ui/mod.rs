@@ -36,6 +36,7 @@ pub mod status_age;
 pub mod text;
 pub mod theme;
 pub mod view;
+pub mod waits;
 pub mod why;
 
 #[cfg(test)]

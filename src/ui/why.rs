@@ -1,5 +1,6 @@
 //! The why panel: for the selected partition, in plain words, why its HW stands where it
-//! does, what the next produce would get under each `acks` setting, when each lagging
+//! does, how the acks=all produces parked at its leader will end ([`super::waits`]), what the
+//! next produce would get under each `acks` setting, when each lagging
 //! follower leaves the ISR (and why that takes longer than `replica.lag.time.max.ms`), and
 //! which replicas could win an election now. Every statement is read from the snapshot, which
 //! takes it from the sim's own state (the leader's follower bookkeeping, the controller's
@@ -141,6 +142,12 @@ fn entries(model: &Model, snap: &Snapshot) -> Vec<Entry> {
     let producer = snap.producers.iter().find(|pr| *pr.topic == *p.tp.topic).map(|pr| &pr.config);
     let facts = Facts { p, snap, theme, unclean: topic.is_some_and(|t| t.unclean_leader_election_enable) };
     let mut out = vec![facts.hw()];
+    // The acks=all produces already waiting, and how their wait ends (request.timeout.ms).
+    out.extend(
+        super::waits::at_partition(snap, p)
+            .iter()
+            .map(|w| Entry::new("parked", theme.warn(), format!("{}. {}", w.what(), w.story(snap, true)))),
+    );
     out.extend(facts.acks(producer));
     out.extend(facts.isr_timers());
     out.extend(facts.election(topic));

@@ -183,7 +183,12 @@ pub fn render(frame: &mut Frame, area: Rect, model: &Model, snap: &Snapshot) {
     let width = usize::from(area.width);
     let meaning = rows.get(selected).map(|p| meaning_lines(model, snap, p, width)).unwrap_or_default();
     let meaning_h = u16::try_from(meaning.len()).unwrap_or(3).min(area.height / 3);
-    let [list, about] = Layout::vertical([Constraint::Fill(1), Constraint::Length(meaning_h)]).areas(area);
+    let warned = warning_lines(snap, width, usize::from(area.height / 3), theme);
+    let warned_h = u16::try_from(warned.len()).unwrap_or(0);
+    let [warnings, list, about] =
+        Layout::vertical([Constraint::Length(warned_h), Constraint::Fill(1), Constraint::Length(meaning_h)])
+            .areas(area);
+    frame.render_widget(Paragraph::new(warned), warnings);
     let filter = if model.config_filter.is_empty() {
         String::new()
     } else {
@@ -236,6 +241,59 @@ pub fn render(frame: &mut Frame, area: Rect, model: &Model, snap: &Snapshot) {
     }
     frame.render_widget(Paragraph::new(lines).block(block), list);
     frame.render_widget(Paragraph::new(meaning), about);
+}
+
+/// Most lines one warning takes in the view.
+const WARNING_MAX_LINES: usize = 2;
+
+/// The settings' warnings ([`Snapshot::warnings`]) above the list, each with why, wrapped to
+/// `width` in at most [`WARNING_MAX_LINES`] lines (cut with `…`), in at most `rows` rows in
+/// all; when they do not all fit, the last row says how many more there are.
+fn warning_lines(
+    snap: &Snapshot,
+    width: usize,
+    rows: usize,
+    theme: crate::ui::theme::Theme,
+) -> Vec<Line<'static>> {
+    use crate::config::warnings::Level;
+    let each: Vec<Vec<Line<'static>>> = snap
+        .warnings()
+        .iter()
+        .map(|w| {
+            let style = if w.level == Level::Warning { theme.warn() } else { theme.muted() };
+            let label = Span::styled(format!(" {} {}: ", w.level.mark(), w.setting), style);
+            let mut lines = text::hanging(label, &w.why, style, width, 3);
+            if lines.len() > WARNING_MAX_LINES {
+                lines.truncate(WARNING_MAX_LINES);
+                if let Some(last) = lines.last_mut() {
+                    let mut spans =
+                        text::truncate_spans(std::mem::take(&mut last.spans), width.saturating_sub(1));
+                    if !spans.last().is_some_and(|s| s.content.ends_with('…')) {
+                        spans.push(Span::raw("…"));
+                    }
+                    last.spans = spans;
+                }
+            }
+            lines
+        })
+        .collect();
+    if each.iter().map(Vec::len).sum::<usize>() <= rows {
+        return each.into_iter().flatten().collect();
+    }
+    let mut out: Vec<Line<'static>> = Vec::new();
+    let mut shown = 0;
+    for lines in &each {
+        if out.len() + lines.len() + 1 > rows {
+            break;
+        }
+        out.extend(lines.iter().cloned());
+        shown += 1;
+    }
+    if rows > 0 {
+        let note = format!(" … {} more (a taller terminal shows them)", each.len() - shown);
+        out.push(Line::styled(text::truncate(&note, width), theme.muted()));
+    }
+    out
 }
 
 /// The edited row: the name, the editor in the value cell (widened over the default's
@@ -323,4 +381,52 @@ fn meaning_lines(model: &Model, snap: &Snapshot, p: &Property, width: usize) -> 
         .into_iter()
         .map(|l| Line::styled(format!(" {l}"), theme.muted()))
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::ui::app::{Model, Msg, update};
+    use crate::ui::theme::Theme;
+    use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+    use ratatui::Terminal;
+    use ratatui::backend::TestBackend;
+
+    /// The config view lists every warning with why above the properties, at 80×24 too
+    /// (each in at most two lines), and a safe cluster's view has none.
+    #[test]
+    fn the_config_view_lists_the_warnings_with_why() {
+        let mut snap = crate::ui::fixture::snapshot();
+        let draw = |snap: &crate::cluster::snapshot::Snapshot, w: u16, h: u16| {
+            let mut model = Model::new(1.0, Theme::new(false), snap);
+            update(&mut model, Msg::Resize(w, h), snap);
+            update(&mut model, Msg::Key(KeyEvent::new(KeyCode::F(6), KeyModifiers::NONE)), snap);
+            let mut terminal = Terminal::new(TestBackend::new(w, h)).unwrap();
+            terminal.draw(|f| crate::ui::view::view(&model, snap, f)).unwrap();
+            let buf = terminal.backend().buffer();
+            (0..h)
+                .map(|y| (0..w).map(|x| buf[(x, y)].symbol().to_string()).collect::<String>())
+                .collect::<Vec<_>>()
+        };
+        let safe = draw(&snap, 80, 24);
+        assert!(safe[3].starts_with(" Config · "), "{safe:#?}");
+        snap.producers[0].config.acks = crate::sim::Acks::One;
+        snap.topics[0].unclean_leader_election_enable = true;
+        let rows = draw(&snap, 80, 24);
+        assert!(
+            rows[3].starts_with(" ⚠ unclean.leader.election.enable=true (test_repli): when no ISR member"),
+            "{rows:#?}"
+        );
+        let acks = rows
+            .iter()
+            .position(|r| r.starts_with(" ⚠ acks=1 (producer 0 → test_repli): the leader"))
+            .expect("acks=1");
+        assert!(rows[acks + 1].trim_end().ends_with('…'), "cut to two lines with …: {rows:#?}");
+        assert!(rows[acks + 2].starts_with(" Config · "), "{rows:#?}");
+        let wide = draw(&snap, 200, 60);
+        assert!(
+            wide.iter()
+                .any(|r| r.contains("follower that lacks it is elected and the acknowledged record is lost")),
+            "{wide:#?}"
+        );
+    }
 }

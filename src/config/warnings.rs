@@ -1,12 +1,18 @@
-//! Warnings before trouble: settings Kafka accepts that will make the ISR flap, make brokers
-//! get fenced by their own heartbeat timing, or lose acknowledged records on one failure.
+//! Warnings before trouble: settings Kafka accepts that leave the ISR rule no margin, make
+//! brokers get fenced by their own heartbeat timing, or lose acknowledged records on one
+//! failure.
 //! Each says why in one line, in plain words and Kafka's property names. One list serves the
 //! dashboard (the settings line and the config view) and lessons
 //! (`crate::cluster::snapshot::Snapshot::warnings`).
 //!
 //! Where Kafka checks a rule itself, it is cited: `KafkaConfig.validateValues` refuses
 //! `replica.fetch.wait.max.ms` above `replica.lag.time.max.ms` ([`BrokerConfig::validate`]
-//! refuses it too), so only the two being equal is left to warn about here; it logs an error
+//! refuses it too), so only the two being equal is left to note here. That check dates from
+//! the ISR rule before Kafka 0.9 (a follower that sent no fetch for `replica.lag.time.max.ms`
+//! left the ISR, and an idle follower's fetch is parked for `replica.fetch.wait.max.ms`);
+//! since KAFKA-1546 a follower whose log end equals the leader's is caught up
+//! (`Replica.isCaughtUp`), so equal values no longer make the ISR flap, and the simulation
+//! agrees (`tests/sim_core.rs`): a notice, not a warning. Kafka also logs an error
 //! (and starts) when `broker.heartbeat.interval.ms` is more than half of
 //! `broker.session.timeout.ms`. The durability rules follow Kafka's own advice for
 //! `min.insync.replicas` ("a typical scenario would be to create a topic with a replication
@@ -95,13 +101,14 @@ impl BrokerConfig {
         let (lag, wait) = (self.replica_lag_time_max_ms, self.replica_fetch_wait_max_ms);
         if lag <= wait {
             out.push(Warning {
-                level: Level::Warning,
+                level: Level::Notice,
                 setting: format!("replica.lag.time.max.ms={lag}{on}"),
-                brief: "the ISR will flap",
+                brief: "no margin over replica.fetch.wait.max.ms",
                 why: format!(
-                    "not above replica.fetch.wait.max.ms={wait}: a follower with nothing new to fetch waits that \
-                     long for each answer, so the leader finds it not caught up, drops it from the ISR and takes \
-                     it back, again and again"
+                    "not above replica.fetch.wait.max.ms={wait}, the least Kafka accepts (its check is \"to prevent \
+                     frequent changes in ISR\": brokers before 0.9 dropped a follower whose fetches stopped coming \
+                     that long, and an idle follower's fetch waits that long); since KAFKA-1546 a follower at the \
+                     leader's log end stays in sync, so the ISR does not flap for this alone"
                 ),
             });
         }
@@ -113,7 +120,8 @@ impl BrokerConfig {
                 brief: "brokers get fenced between heartbeats",
                 why: format!(
                     "not above broker.heartbeat.interval.ms={beat}: the controller's session with a broker runs out \
-                     before its next heartbeat, so it fences every broker, moving their leaderships away, between \
+                     before its next heartbeat arrives (Kafka's broker sends it an interval after the last answer, \
+                     BrokerLifecycleManager), so it fences every broker, moving their leaderships away, between \
                      two heartbeats"
                 ),
             });
@@ -246,18 +254,19 @@ mod tests {
     }
 
     #[test]
-    fn the_isr_flaps_when_the_lag_limit_is_not_above_the_fetch_wait() {
+    fn a_lag_limit_not_above_the_fetch_wait_is_noted() {
         let mut b = BrokerConfig::default();
         b.set("replica.fetch.wait.max.ms", "1000").unwrap();
         b.set("replica.lag.time.max.ms", "1000").unwrap();
         let w = b.warnings(None);
         assert_eq!(w.len(), 1);
-        assert_eq!(w[0].level, Level::Warning);
-        assert_eq!(
-            w[0].to_string(),
-            "⚠ replica.lag.time.max.ms=1000: not above replica.fetch.wait.max.ms=1000: a follower with nothing \
-             new to fetch waits that long for each answer, so the leader finds it not caught up, drops it from \
-             the ISR and takes it back, again and again"
+        assert_eq!(w[0].level, Level::Notice, "Kafka 0.9+ keeps a follower at the log end in sync");
+        assert!(
+            w[0].to_string().starts_with(
+                "ℹ replica.lag.time.max.ms=1000: not above replica.fetch.wait.max.ms=1000, the least Kafka accepts"
+            ),
+            "{}",
+            w[0]
         );
         b.set("replica.lag.time.max.ms", "1001").unwrap();
         assert_eq!(b.warnings(None), vec![]);

@@ -166,8 +166,8 @@ pub fn warnings(
                 setting: format!("replication factor 1 ({})", t.name),
                 brief: "one copy only",
                 why:
-                    "each record has one copy, on its leader: if that broker's log is lost, its records are \
-                      lost, acknowledged ones included"
+                    "each record has one copy, on its leader: if that broker's log is lost (a power loss takes \
+                     the tail not yet on disk), its records are lost, acknowledged ones included"
                         .to_string(),
             });
         } else if t.min_insync_replicas <= 1 && writers.iter().any(|p| p.acks == Acks::All) {
@@ -177,8 +177,8 @@ pub fn warnings(
                 setting: format!("min.insync.replicas=1 ({}{default})", t.name),
                 brief: "acks=all may rest on one copy",
                 why: "with acks=all, once the ISR has shrunk to the leader alone its writes are acknowledged with \
-                      one copy, and losing that broker then loses them; min.insync.replicas=2 refuses such writes \
-                      (NOT_ENOUGH_REPLICAS) instead"
+                      one copy; a power loss on that broker (the tail not yet on disk) or an unclean election then \
+                      loses them; min.insync.replicas=2 refuses such writes (NOT_ENOUGH_REPLICAS) instead"
                     .to_string(),
             });
         }

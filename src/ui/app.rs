@@ -68,6 +68,8 @@ pub enum Mode {
     Events,
     /// A line is being typed for the Events pane ([`keymap::PALETTE_BINDINGS`] edit it).
     Prompt(Ask),
+    /// The pane of `:describe` or `:get` is open ([`keymap::READOUT_BINDINGS`]).
+    Readout,
 }
 
 /// Which screen the dashboard shows (Tab / Shift-Tab go round them in this order, F1–F6
@@ -260,6 +262,8 @@ pub struct Model {
     pub quit: bool,
     /// The charts' last drawings, copied while their samples are unchanged.
     pub charts: super::charts::Drawings,
+    /// What the pane of `:describe` or `:get` shows ([`super::readout`]).
+    pub readout: Option<super::readout::Readout>,
 }
 
 /// Something that happened, fed to [`update`].
@@ -350,6 +354,7 @@ impl Model {
             reset_armed: false,
             theme,
             quit: false,
+            readout: None,
         }
     }
 
@@ -598,6 +603,10 @@ fn on_key(model: &mut Model, ev: KeyEvent, snap: &Snapshot) -> Vec<Effect> {
         },
         Mode::Help => match keymap::lookup(keymap::HELP_BINDINGS, &ev) {
             Some(action) => on_help(model, action),
+            None => Vec::new(),
+        },
+        Mode::Readout => match keymap::lookup(keymap::READOUT_BINDINGS, &ev) {
+            Some(action) => super::readout::on_key(model, action, snap),
             None => Vec::new(),
         },
     }
@@ -1070,6 +1079,9 @@ fn submit(model: &mut Model, snap: &Snapshot) -> Vec<Effect> {
         model.mode = Mode::Normal;
         return Vec::new();
     }
+    if let Some(query) = super::readout::parse(&line) {
+        return super::readout::open(model, query, &line, snap);
+    }
     match run_line(model, &line, snap) {
         Ok(cmd) => {
             model.palette.set_error(None);
@@ -1089,7 +1101,7 @@ fn submit(model: &mut Model, snap: &Snapshot) -> Vec<Effect> {
 /// on is remembered in the palette's history and returned to apply; otherwise the reason,
 /// in the palette's words.
 pub(super) fn run_line(model: &mut Model, line: &str, snap: &Snapshot) -> Result<Command, String> {
-    let cmd = Command::parse(line).map_err(|e| e.message)?;
+    let cmd = Command::parse(line).map_err(|e| super::readout::with_palette_usage(e.message))?;
     if model.scenario_over(snap) {
         return Err(ended_text(snap));
     }

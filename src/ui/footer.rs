@@ -118,6 +118,7 @@ pub fn render(frame: &mut Frame, area: Rect, model: &Model) {
         }
         Mode::Events => footer_hints(keymap::EVENTS_BINDINGS).map(|(k, f)| (k.into(), f)).collect(),
         Mode::Help => footer_hints(keymap::HELP_BINDINGS).map(|(k, f)| (k.into(), f)).collect(),
+        Mode::Readout => footer_hints(keymap::READOUT_BINDINGS).map(|(k, f)| (k.into(), f)).collect(),
     };
     let theme = model.theme;
     let mut spans = Vec::new();

@@ -69,6 +69,19 @@ fn grammar(theme: Theme, out: &mut Vec<Line<'static>>) {
         theme.muted(),
     ));
     out.push(Line::raw(""));
+    out.push(Line::styled(
+        "In the palette only: the cluster in Kafka's words (changes nothing)",
+        theme.title(),
+    ));
+    for usage in super::readout::USAGE {
+        out.push(Line::from(vec![Span::styled("  :", theme.key()), Span::raw(*usage)]));
+    }
+    out.push(Line::styled(
+        "  describe: kafka-topics.sh --describe; get: the partition's ZooKeeper-era state znode, from KRaft's metadata",
+        theme.muted(),
+    ));
+    out.push(Line::raw(""));
+    section("In the describe / get pane", keymap::READOUT_BINDINGS, theme, out);
 }
 
 /// Every line of the help, in order.

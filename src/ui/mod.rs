@@ -32,6 +32,7 @@ pub mod palette;
 pub mod pane_memo;
 pub mod partition_filter;
 pub mod partitions;
+pub mod readout;
 pub mod status_age;
 pub mod text;
 pub mod theme;

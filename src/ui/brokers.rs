@@ -29,8 +29,8 @@ pub fn render(frame: &mut Frame, area: Rect, model: &Model, snap: &Snapshot) {
     let rows = u16::try_from(strip.len()).unwrap_or(1);
     let [strip_area, settings] =
         Layout::vertical([Constraint::Length(rows), Constraint::Length(1)]).areas(area);
-    frame.render_widget(Paragraph::new(strip), strip_area);
-    frame.render_widget(Paragraph::new(settings_line(model, snap, width)), settings);
+    frame.render_widget(Paragraph::new(text::fit_all(strip, width)), strip_area);
+    frame.render_widget(Paragraph::new(text::fit(settings_line(model, snap, width), width)), settings);
 }
 
 /// How much of each broker the strip shows.

@@ -59,19 +59,7 @@ const WAIT_MAX_LINES: usize = 3;
 fn wait_lines(snap: &Snapshot, p: &ProducerView, theme: Theme, width: usize) -> Vec<Line<'static>> {
     let Some(line) = super::waits::producer_line(snap, p.index) else { return Vec::new() };
     let label = Span::styled(format!(" p{} ", p.index), theme.leader());
-    let mut lines = text::hanging(label, &line, theme.warn(), width, 4);
-    if lines.len() > WAIT_MAX_LINES {
-        lines.truncate(WAIT_MAX_LINES);
-        if let Some(last) = lines.last_mut() {
-            let spans = std::mem::take(&mut last.spans);
-            let mut cut = text::truncate_spans(spans, width.saturating_sub(1));
-            if !cut.last().is_some_and(|s| s.content.ends_with('…')) {
-                cut.push(Span::raw("…"));
-            }
-            last.spans = cut;
-        }
-    }
-    lines
+    text::at_most(text::hanging(label, &line, theme.warn(), width, 4), WAIT_MAX_LINES, width)
 }
 
 /// Draws the pane; `selected` is the producer to mark (`None`: mark none).
@@ -101,8 +89,8 @@ pub fn render(frame: &mut Frame, area: Rect, theme: Theme, snap: &Snapshot, sele
         lines.extend(snap.producers.iter().flat_map(|p| last_error_lines(p, theme, width)));
         compact_title(snap, theme, hidden, width)
     };
-    let block = Block::new().borders(Borders::TOP).title(Line::from(title));
-    frame.render_widget(Paragraph::new(lines).block(block), area);
+    let block = Block::new().borders(Borders::TOP).title(text::fit_title(Line::from(title), area.width));
+    frame.render_widget(Paragraph::new(text::fit_all(lines, width)).block(block), area);
 }
 
 /// The consumers' compact lines in `rows` rows: all when they fit, else all but the last
@@ -272,15 +260,14 @@ fn unreachable_span(p: &ProducerView, theme: Theme) -> Option<Span<'static>> {
     Some(Span::styled(format!("  · {noun} {ids} unreachable"), theme.warn()))
 }
 
-/// The last error, word-wrapped onto at most three lines (rows that do not fit are cut).
+/// The last error, word-wrapped onto at most three lines (the last ends with `…` when more
+/// would be needed).
 fn last_error_lines(p: &ProducerView, theme: Theme, width: usize) -> Vec<Line<'static>> {
     let Some((at, what)) = &p.last_error else {
         return vec![Line::styled(" last error: none", theme.muted())];
     };
     let stamp = Span::styled(format!(" last error {} ", format_time(*at)), theme.muted());
-    let mut lines = text::hanging(stamp, what, theme.normal(), width, 3);
-    lines.truncate(3);
-    lines
+    text::at_most(text::hanging(stamp, what, theme.normal(), width, 3), 3, width)
 }
 
 /// ` cluster: acked lost N  duplicates N`, then what consumers saw erased (once there are

@@ -188,7 +188,7 @@ pub fn render(frame: &mut Frame, area: Rect, model: &Model, snap: &Snapshot) {
     let [warnings, list, about] =
         Layout::vertical([Constraint::Length(warned_h), Constraint::Fill(1), Constraint::Length(meaning_h)])
             .areas(area);
-    frame.render_widget(Paragraph::new(warned), warnings);
+    frame.render_widget(Paragraph::new(text::fit_all(warned, width)), warnings);
     let filter = if model.config_filter.is_empty() {
         String::new()
     } else {
@@ -239,8 +239,8 @@ pub fn render(frame: &mut Frame, area: Rect, model: &Model, snap: &Snapshot) {
         };
         lines.push(Line::styled(text::truncate(&text, width), style));
     }
-    frame.render_widget(Paragraph::new(lines).block(block), list);
-    frame.render_widget(Paragraph::new(meaning), about);
+    frame.render_widget(Paragraph::new(text::fit_all(lines, width)).block(block), list);
+    frame.render_widget(Paragraph::new(text::fit_all(meaning, width)), about);
 }
 
 /// Most lines one warning takes in the view.
@@ -262,19 +262,7 @@ fn warning_lines(
         .map(|w| {
             let style = if w.level == Level::Warning { theme.warn() } else { theme.muted() };
             let label = Span::styled(format!(" {} {}: ", w.level.mark(), w.setting), style);
-            let mut lines = text::hanging(label, &w.why, style, width, 3);
-            if lines.len() > WARNING_MAX_LINES {
-                lines.truncate(WARNING_MAX_LINES);
-                if let Some(last) = lines.last_mut() {
-                    let mut spans =
-                        text::truncate_spans(std::mem::take(&mut last.spans), width.saturating_sub(1));
-                    if !spans.last().is_some_and(|s| s.content.ends_with('…')) {
-                        spans.push(Span::raw("…"));
-                    }
-                    last.spans = spans;
-                }
-            }
-            lines
+            text::at_most(text::hanging(label, &w.why, style, width, 3), WARNING_MAX_LINES, width)
         })
         .collect();
     if each.iter().map(Vec::len).sum::<usize>() <= rows {

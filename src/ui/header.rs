@@ -34,7 +34,8 @@ pub fn render(frame: &mut Frame, area: Rect, model: &Model, snap: &Snapshot) {
         left.push(Span::raw("  "));
         left.push(Span::styled(semantics, theme.muted()));
     }
-    frame.render_widget(Paragraph::new(Line::from(left)), left_area);
+    frame.render_widget(Paragraph::new(text::fit(Line::from(left), usize::from(left_area.width))), left_area);
+    let right = text::fit(right, usize::from(right_area.width));
     frame.render_widget(Paragraph::new(right).right_aligned(), right_area);
 }
 

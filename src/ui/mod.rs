@@ -41,6 +41,8 @@ pub mod waits;
 pub mod why;
 
 #[cfg(test)]
+mod cut_tests;
+#[cfg(test)]
 mod tests;
 #[cfg(test)]
 mod view_tests;

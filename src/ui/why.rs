@@ -95,10 +95,11 @@ pub fn render(frame: &mut Frame, area: Rect, model: &Model, snap: &Snapshot) {
         Some(p) => format!(" Why · {} ", p.tp),
         None => " Why ".to_string(),
     };
-    let block = Block::new().borders(Borders::TOP).title(Span::styled(title, theme.title()));
+    let title = text::fit_title(Line::from(Span::styled(title, theme.title())), area.width);
+    let block = Block::new().borders(Borders::TOP).title(title);
     let inner = block.inner(area);
     let lines = fitted(model, snap, usize::from(inner.width), usize::from(inner.height));
-    frame.render_widget(Paragraph::new(lines).block(block), area);
+    frame.render_widget(Paragraph::new(text::fit_all(lines, usize::from(inner.width))).block(block), area);
 }
 
 /// [`wrapped`] cut to `height` rows: when it does not fit, the last line kept ends with `…`

@@ -183,9 +183,9 @@ fn parked_produces_under_min_isr_wait_out_request_timeout_and_the_screen_says_so
     assert_eq!(
         line,
         format!(
-            "waits: {requests} acks=all requests parked at t-0: broker 3 (crashed) holds the HW until fenced in \
-             {fenced_in}s, then ISR 1,2 < min.insync.replicas=3; REQUEST_TIMED_OUT in {}s \
-             (request.timeout.ms=30000), then NOT_ENOUGH_REPLICAS",
+            "waits: {requests} acks=all requests at t-0: broker 3 (crashed) is fenced in {fenced_in}s, then ISR \
+             1,2 < min.insync.replicas=3; REQUEST_TIMED_OUT in {}s (request.timeout.ms=30000), then \
+             NOT_ENOUGH_REPLICAS",
             left(8_000)
         )
     );

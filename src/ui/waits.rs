@@ -177,13 +177,13 @@ impl Wait<'_> {
                         "They wait for broker {broker}, still in the ISR but {how}, until the controller fences \
                          it in {when}."
                     ),
-                    (true, false) => format!("broker {broker} ({how}) holds the HW until fenced in {when}"),
+                    (true, false) => format!("broker {broker} ({how}) is fenced in {when}"),
                     (false, true) => format!(
                         "They wait for broker {broker}, {how}, until the lag rule drops it from the ISR in {when} \
                          (replica.lag.time.max.ms)."
                     ),
                     (false, false) => {
-                        format!("broker {broker} ({how}) holds the HW, out of the ISR in {when}")
+                        format!("broker {broker} ({how}) leaves the ISR in {when}")
                     }
                 };
                 if leaves_in >= self.expires_in(now) {
@@ -258,7 +258,7 @@ impl Wait<'_> {
 
 /// What producer `producer` waits for, in one sentence for the clients pane: its parked
 /// produces counted over partitions, told by the one that expires first (`None` when none
-/// waits worth telling): `waits: 3 acks=all requests parked at test_repli-0: HW frozen (ISR 0,1
+/// waits worth telling): `waits: 3 acks=all requests at test_repli-0: HW frozen (ISR 0,1
 /// < min.insync.replicas=3); REQUEST_TIMED_OUT in 21s (request.timeout.ms=30000), then
 /// NOT_ENOUGH_REPLICAS`.
 pub fn producer_line(snap: &Snapshot, producer: u32) -> Option<String> {
@@ -267,10 +267,10 @@ pub fn producer_line(snap: &Snapshot, producer: u32) -> Option<String> {
     let requests: u32 = waits.iter().map(|w| w.parked.requests).sum();
     let noun = if requests == 1 { "request" } else { "requests" };
     let at = match waits.len() {
-        1 => format!("at {}", first.p.tp),
-        n => format!("at {n} leaders (first to end: {})", first.p.tp),
+        1 => first.p.tp.to_string(),
+        n => format!("{n} leaders ({} first)", first.p.tp),
     };
-    Some(format!("waits: {requests} acks=all {noun} parked {at}: {}", first.story(snap, false)))
+    Some(format!("waits: {requests} acks=all {noun} at {at}: {}", first.story(snap, false)))
 }
 
 #[cfg(test)]
@@ -322,7 +322,7 @@ mod tests {
         assert_eq!(
             producer_line(&snap, 0).as_deref(),
             Some(
-                "waits: 3 acks=all requests parked at test_repli-4: HW frozen (ISR 1 < min.insync.replicas=2); \
+                "waits: 3 acks=all requests at test_repli-4: HW frozen (ISR 1 < min.insync.replicas=2); \
                  REQUEST_TIMED_OUT in 17s (request.timeout.ms=30000), then NOT_ENOUGH_REPLICAS"
             )
         );
@@ -339,10 +339,7 @@ mod tests {
         let overview = screen(&snap, 80, 24, &[]);
         assert!(overview.contains(" p0 100/s  acks=all  idempotent · sent 8342"), "{overview}");
         let joined: String = overview.lines().map(str::trim_end).collect::<Vec<_>>().join(" ");
-        assert!(
-            joined.contains("p0 waits: 3 acks=all requests parked at test_repli-4: HW frozen"),
-            "{overview}"
-        );
+        assert!(joined.contains("p0 waits: 3 acks=all requests at test_repli-4: HW frozen"), "{overview}");
         assert!(joined.contains("REQUEST_TIMED_OUT in 17s"), "{overview}");
         // Select test_repli-4 and open the partition view.
         let keys = [KeyCode::Down, KeyCode::Down, KeyCode::Down, KeyCode::Down, KeyCode::F(2)];
@@ -357,7 +354,7 @@ mod tests {
             assert!(why.contains(part), "{part}:\n{why}");
         }
         let wide = screen(&snap, 200, 60, &[]);
-        assert!(wide.contains("p0 waits: 3 acks=all requests parked at test_repli-4"), "{wide}");
+        assert!(wide.contains("p0 waits: 3 acks=all requests at test_repli-4"), "{wide}");
         assert!(wide.contains("REQUEST_TIMED_OUT in 17s (request.timeout.ms=30000)"), "{wide}");
     }
 }

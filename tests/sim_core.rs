@@ -178,27 +178,26 @@ fn parked_produces_under_min_isr_wait_out_request_timeout_and_the_screen_says_so
     let (deadline, requests) = (parked[0].first_deadline, parked[0].requests);
     assert!((35_000..=35_100).contains(&deadline), "parked at the crash, for request.timeout.ms: {deadline}");
     let left = |now: u64| (deadline - now).div_ceil(1000);
-    let line = waits::producer_line(&s, 0).expect("the producer waits");
+    let line = waits::producer_line(&s, 0, true).expect("the producer waits");
     let fenced_in = s.brokers.iter().find(|b| b.id == 3).and_then(|b| b.fenced_in).unwrap().div_ceil(1000);
     assert_eq!(
         line,
         format!(
-            "waits: {requests} acks=all requests at t-0: broker 3 (crashed) is fenced in {fenced_in}s, then ISR \
-             1,2 < min.insync.replicas=3; REQUEST_TIMED_OUT in {}s (request.timeout.ms=30000), then \
-             NOT_ENOUGH_REPLICAS",
+            "waits: REQUEST_TIMED_OUT in {}s (request.timeout.ms=30000), then NOT_ENOUGH_REPLICAS · {requests} \
+             acks=all requests at t-0: broker 3 (crashed) is fenced in {fenced_in}s, then ISR 1,2 < \
+             min.insync.replicas=3",
             left(8_000)
         )
     );
     sim.advance_to(20_000);
     let s = sim.snapshot();
     assert_eq!(partition(&s, "t-0").isr, vec![1, 2], "broker 3 was fenced");
-    let line = waits::producer_line(&s, 0).expect("still waiting");
+    let line = waits::producer_line(&s, 0, true).expect("still waiting");
     assert!(
-        line.ends_with(&format!(
-            "HW frozen (ISR 1,2 < min.insync.replicas=3); REQUEST_TIMED_OUT in {}s (request.timeout.ms=30000), \
-             then NOT_ENOUGH_REPLICAS",
+        line.starts_with(&format!(
+            "waits: REQUEST_TIMED_OUT in {}s (request.timeout.ms=30000), then NOT_ENOUGH_REPLICAS",
             left(20_000)
-        )),
+        )) && line.ends_with("HW frozen (ISR 1,2 < min.insync.replicas=3)"),
         "{line}"
     );
     assert!(s.producers[0].errors.is_empty(), "nothing failed yet: {:?}", s.producers[0].errors);
@@ -217,7 +216,7 @@ fn parked_produces_under_min_isr_wait_out_request_timeout_and_the_screen_says_so
         errors.contains_key("REQUEST_TIMED_OUT") && errors.contains_key("NOT_ENOUGH_REPLICAS"),
         "{errors:?}"
     );
-    assert!(waits::producer_line(&s, 0).is_none(), "the retries are refused at once: nothing parks");
+    assert!(waits::producer_line(&s, 0, true).is_none(), "the retries are refused at once: nothing parks");
 }
 
 /// replica.lag.time.max.ms equal to replica.fetch.wait.max.ms (the least Kafka accepts) is

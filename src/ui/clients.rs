@@ -24,7 +24,7 @@ use crate::sim::{format_time, join_ids};
 /// (as they wrap at 80 columns), two per consumer.
 fn full_rows(snap: &Snapshot) -> u16 {
     let n = u16::try_from(snap.producers.len()).unwrap_or(u16::MAX);
-    let waits = u16::try_from(waiting_rows(snap, 80)).unwrap_or(u16::MAX);
+    let waits = u16::try_from(waiting_rows(snap, true, 80)).unwrap_or(u16::MAX);
     n.max(1)
         .saturating_mul(4)
         .saturating_add(2)
@@ -41,25 +41,36 @@ pub fn height_needed(snap: &Snapshot) -> u16 {
 /// producer (or the "no producer" line), and the lines saying what a waiting producer waits
 /// for, as they wrap at 80 columns (the narrowest screen this minimum serves).
 pub fn min_rows(snap: &Snapshot) -> u16 {
-    let rows = snap.producers.len().max(1) + waiting_rows(snap, 80) + 1;
+    let rows = snap.producers.len().max(1) + waiting_rows(snap, false, 80) + 1;
     u16::try_from(rows).unwrap_or(u16::MAX)
 }
 
 /// Rows the producers' wait lines take at `width` columns.
-fn waiting_rows(snap: &Snapshot, width: usize) -> usize {
-    snap.producers.iter().map(|p| wait_lines(snap, p, Theme::new(false), width).len()).sum()
+fn waiting_rows(snap: &Snapshot, full: bool, width: usize) -> usize {
+    snap.producers.iter().map(|p| wait_lines(snap, p, full, Theme::new(false), width).len()).sum()
 }
 
-/// Most lines a waiting producer's wait takes.
-const WAIT_MAX_LINES: usize = 3;
+/// Most lines a waiting producer's wait takes: in the full form, and in the compact one (at
+/// 80×24 every row counts; how it ends comes first, so the cut loses only the cause, which
+/// the table and the logs pane show too).
+const WAIT_MAX_LINES: (usize, usize) = (3, 2);
 
 /// What producer `p` waits for ([`super::waits::producer_line`]), word-wrapped to `width`
-/// in at most [`WAIT_MAX_LINES`] lines (the last ends with `…` when cut); none while it does
-/// not wait.
-fn wait_lines(snap: &Snapshot, p: &ProducerView, theme: Theme, width: usize) -> Vec<Line<'static>> {
-    let Some(line) = super::waits::producer_line(snap, p.index) else { return Vec::new() };
+/// in at most [`WAIT_MAX_LINES`] (the last ends with `…` when cut); none while it does
+/// not wait. The compact form (not `full`) tells only waits that end in REQUEST_TIMED_OUT:
+/// a crashed follower the producer waits for until it is fenced, then acknowledged, is the
+/// partition table's story at 80×24, not worth its rows.
+fn wait_lines(
+    snap: &Snapshot,
+    p: &ProducerView,
+    full: bool,
+    theme: Theme,
+    width: usize,
+) -> Vec<Line<'static>> {
+    let Some(line) = super::waits::producer_line(snap, p.index, !full) else { return Vec::new() };
     let label = Span::styled(format!(" p{} ", p.index), theme.leader());
-    text::at_most(text::hanging(label, &line, theme.warn(), width, 4), WAIT_MAX_LINES, width)
+    let most = if full { WAIT_MAX_LINES.0 } else { WAIT_MAX_LINES.1 };
+    text::at_most(text::hanging(label, &line, theme.warn(), width, 4), most, width)
 }
 
 /// Draws the pane; `selected` is the producer to mark (`None`: mark none).
@@ -74,14 +85,14 @@ pub fn render(frame: &mut Frame, area: Rect, theme: Theme, snap: &Snapshot, sele
         lines.insert(0, cluster_line(snap, theme, width));
         for p in &snap.producers {
             lines.extend(full_lines(p, selected == Some(p.index), theme, width));
-            lines.extend(wait_lines(snap, p, theme, width));
+            lines.extend(wait_lines(snap, p, true, theme, width));
         }
         lines.extend(consumers::full_lines(snap, theme, width));
         vec![Span::styled(" Clients ", theme.title())]
     } else {
         for p in &snap.producers {
             lines.push(compact_line(p, selected == Some(p.index), theme, width));
-            lines.extend(wait_lines(snap, p, theme, width));
+            lines.extend(wait_lines(snap, p, false, theme, width));
         }
         let rows = usize::from(area.height.saturating_sub(1)).saturating_sub(lines.len());
         let (shown, hidden) = consumer_lines(snap, theme, rows);

@@ -113,6 +113,21 @@ impl Wait<'_> {
         Cause::Fetching { broker }
     }
 
+    /// Whether the wait ends in a failure the producer sees (`REQUEST_TIMED_OUT`): under a
+    /// frozen HW, at a frozen leader, or because the ISR member they wait for leaves too late
+    /// or leaves the ISR below `min.insync.replicas`.
+    pub fn fails(&self, snap: &Snapshot) -> bool {
+        match self.cause(snap) {
+            Cause::Frozen | Cause::LeaderFrozen => true,
+            Cause::Leaving { broker, leaves_in, .. } => {
+                let rest = self.p.isr.iter().filter(|&&r| r != broker).count();
+                leaves_in >= self.expires_in(snap.now)
+                    || (snap.semantics.strict_min_isr && rest < self.p.effective_min_isr)
+            }
+            Cause::Fetching { .. } | Cause::Completing => false,
+        }
+    }
+
     /// Ms until the first of them expires at the leader (`REQUEST_TIMED_OUT`).
     fn expires_in(&self, now: Ms) -> Ms {
         self.parked.first_deadline.saturating_sub(now)
@@ -138,109 +153,129 @@ impl Wait<'_> {
     }
 
     /// What they wait for and how the wait ends, in words: `long` is the why panel's
-    /// sentences, else the clients pane's few words (`HW frozen (ISR 0,1 <
-    /// min.insync.replicas=3); REQUEST_TIMED_OUT in 21s (request.timeout.ms=30000), then
+    /// sentences, else the clients pane's few words, [`Wait::short`] joined (`HW frozen (ISR
+    /// 0,1 < min.insync.replicas=3); REQUEST_TIMED_OUT in 21s (request.timeout.ms=30000), then
     /// NOT_ENOUGH_REPLICAS`).
     pub fn story(&self, snap: &Snapshot, long: bool) -> String {
+        if !long {
+            let (why, end) = self.short(snap);
+            return format!("{why}; {end}");
+        }
         let now = snap.now;
         let p = self.p;
         let min = p.effective_min_isr;
-        let refused = if long {
-            " The producer then retries, and each retry gets NOT_ENOUGH_REPLICAS at once, until \
-             delivery.timeout.ms fails the records."
-        } else {
-            ", then NOT_ENOUGH_REPLICAS"
-        };
         let expire = |why: String| {
-            if long {
-                format!(
-                    "{why} They wait out request.timeout.ms and fail with {}.{refused}",
-                    self.times_out(now, true)
-                )
-            } else {
-                format!("{why}; {}{refused}", self.times_out(now, false))
-            }
+            format!(
+                "{why} They wait out request.timeout.ms and fail with {}. The producer then retries, and \
+                 each retry gets NOT_ENOUGH_REPLICAS at once, until delivery.timeout.ms fails the records.",
+                self.times_out(now, true)
+            )
         };
         match self.cause(snap) {
-            Cause::Frozen if long => expire(format!(
+            Cause::Frozen => expire(format!(
                 "The HW is frozen: ISR [{}] is below min.insync.replicas={min}, so they cannot complete.",
                 join_ids(&p.isr)
             )),
+            Cause::Leaving { broker, how, leaves_in, fenced } => {
+                let rest: Vec<BrokerId> = p.isr.iter().copied().filter(|&r| r != broker).collect();
+                let when = text::countdown(leaves_in);
+                let head = if fenced {
+                    format!(
+                        "They wait for broker {broker}, still in the ISR but {how}, until the controller fences \
+                         it in {when}."
+                    )
+                } else {
+                    format!(
+                        "They wait for broker {broker}, {how}, until the lag rule drops it from the ISR in {when} \
+                         (replica.lag.time.max.ms)."
+                    )
+                };
+                // The ISR still meets min.insync.replicas (else the HW would be frozen): a retry
+                // after the timeout is taken again and waits again.
+                if leaves_in >= self.expires_in(now) {
+                    return format!(
+                        "{head} {} comes first; the producer retries, and the retry waits again.",
+                        self.times_out(now, true)
+                    );
+                }
+                let rest_ids = join_ids(&rest);
+                if rest.len() >= min || !snap.semantics.strict_min_isr {
+                    format!(
+                        "{head} ISR [{rest_ids}] then still meets min.insync.replicas={min}: the HW passes them \
+                         and they are acknowledged."
+                    )
+                } else {
+                    expire(format!(
+                        "{head} ISR [{rest_ids}] is then below min.insync.replicas={min}, so the HW freezes."
+                    ))
+                }
+            }
+            Cause::Fetching { broker } => format!(
+                "They wait for broker {broker} to fetch them; if the HW has not passed them by then, they fail with {}.",
+                self.times_out(now, true)
+            ),
+            Cause::LeaderFrozen => format!(
+                "The leader, broker {}, is frozen and answers nothing: the producer gives up on them after {} \
+                 plus isrlab's {} s margin, in about {}, with REQUEST_TIMED_OUT, and retries.",
+                p.leader.unwrap_or(-1),
+                self.timeout(),
+                CLIENT_TIMEOUT_MARGIN_MS / 1000,
+                text::countdown(self.client_gives_up_in(now))
+            ),
+            Cause::Completing => format!(
+                "Nothing holds the HW now: they complete at the leader's next check, else fail with {}.",
+                self.times_out(now, true)
+            ),
+        }
+    }
+
+    /// The clients pane's few words: what they wait for (`HW frozen (ISR 0,1 <
+    /// min.insync.replicas=3)`) and how it ends (`REQUEST_TIMED_OUT in 21s
+    /// (request.timeout.ms=30000), then NOT_ENOUGH_REPLICAS`).
+    pub fn short(&self, snap: &Snapshot) -> (String, String) {
+        let now = snap.now;
+        let p = self.p;
+        let min = p.effective_min_isr;
+        let refused = format!("{}, then NOT_ENOUGH_REPLICAS", self.times_out(now, false));
+        match self.cause(snap) {
             Cause::Frozen => {
-                expire(format!("HW frozen (ISR {} < min.insync.replicas={min})", join_ids(&p.isr)))
+                (format!("HW frozen (ISR {} < min.insync.replicas={min})", join_ids(&p.isr)), refused)
             }
             Cause::Leaving { broker, how, leaves_in, fenced } => {
                 let rest: Vec<BrokerId> = p.isr.iter().copied().filter(|&r| r != broker).collect();
                 let when = text::countdown(leaves_in);
-                let head = match (fenced, long) {
-                    (true, true) => format!(
-                        "They wait for broker {broker}, still in the ISR but {how}, until the controller fences \
-                         it in {when}."
-                    ),
-                    (true, false) => format!("broker {broker} ({how}) is fenced in {when}"),
-                    (false, true) => format!(
-                        "They wait for broker {broker}, {how}, until the lag rule drops it from the ISR in {when} \
-                         (replica.lag.time.max.ms)."
-                    ),
-                    (false, false) => {
-                        format!("broker {broker} ({how}) leaves the ISR in {when}")
-                    }
+                let head = if fenced {
+                    format!("broker {broker} ({how}) is fenced in {when}")
+                } else {
+                    format!("broker {broker} ({how}) leaves the ISR in {when}")
                 };
                 if leaves_in >= self.expires_in(now) {
-                    return if long {
-                        format!("{head} {} comes first.{refused}", self.times_out(now, true))
-                    } else {
-                        format!("{head}; {} first{refused}", self.times_out(now, false))
-                    };
-                }
-                let rest_ids = join_ids(&rest);
-                match (rest.len() >= min || !snap.semantics.strict_min_isr, long) {
-                    (true, true) => format!(
-                        "{head} ISR [{rest_ids}] then still meets min.insync.replicas={min}: the HW passes them \
-                         and they are acknowledged."
-                    ),
-                    (true, false) => format!("{head}, then acked"),
-                    (false, true) => expire(format!(
-                        "{head} ISR [{rest_ids}] is then below min.insync.replicas={min}, so the HW freezes."
-                    )),
-                    (false, false) => {
-                        expire(format!("{head}, then ISR {rest_ids} < min.insync.replicas={min}"))
-                    }
-                }
-            }
-            Cause::Fetching { broker } if long => format!(
-                "They wait for broker {broker} to fetch them; if the HW has not passed them by then, they fail with {}.",
-                self.times_out(now, true)
-            ),
-            Cause::Fetching { broker } => {
-                format!("broker {broker} has to fetch them, else {}", self.times_out(now, false))
-            }
-            Cause::LeaderFrozen => {
-                let client = (self.parked.since + self.parked.timeout_ms + CLIENT_TIMEOUT_MARGIN_MS)
-                    .saturating_sub(now);
-                let leader = p.leader.map_or_else(String::new, |l| format!(" {l}"));
-                if long {
-                    format!(
-                        "The leader, broker{leader}, is frozen and answers nothing: the producer gives up on them \
-                         after {} plus isrlab's {} s margin, in about {}, with REQUEST_TIMED_OUT, and retries.",
-                        self.timeout(),
-                        CLIENT_TIMEOUT_MARGIN_MS / 1000,
-                        text::countdown(client)
-                    )
+                    (head, format!("{} first, then a retry", self.times_out(now, false)))
+                } else if rest.len() >= min || !snap.semantics.strict_min_isr {
+                    (head, "then acked".to_string())
                 } else {
-                    format!(
-                        "leader{leader} frozen; REQUEST_TIMED_OUT in about {} ({} + 1 s)",
-                        text::countdown(client),
-                        self.timeout()
-                    )
+                    (format!("{head}, then ISR {} < min.insync.replicas={min}", join_ids(&rest)), refused)
                 }
             }
-            Cause::Completing if long => format!(
-                "Nothing holds the HW now: they complete at the leader's next check, else fail with {}.",
-                self.times_out(now, true)
+            Cause::Fetching { broker } => {
+                (format!("broker {broker} has to fetch them"), format!("else {}", self.times_out(now, false)))
+            }
+            Cause::LeaderFrozen => (
+                format!("leader {} frozen", p.leader.unwrap_or(-1)),
+                format!(
+                    "REQUEST_TIMED_OUT in about {} ({} + 1 s)",
+                    text::countdown(self.client_gives_up_in(now)),
+                    self.timeout()
+                ),
             ),
-            Cause::Completing => format!("completing, else {}", self.times_out(now, false)),
+            Cause::Completing => ("completing".to_string(), format!("else {}", self.times_out(now, false))),
         }
+    }
+
+    /// Ms until the producer gives up on them itself: `request.timeout.ms` after it sent them
+    /// (about when they parked), plus isrlab's client margin.
+    fn client_gives_up_in(&self, now: Ms) -> Ms {
+        (self.parked.since + self.parked.timeout_ms + CLIENT_TIMEOUT_MARGIN_MS).saturating_sub(now)
     }
 
     /// `3 acks=all requests (42 records) from producer 0 parked here since 00:00:13.0`.
@@ -258,11 +293,14 @@ impl Wait<'_> {
 
 /// What producer `producer` waits for, in one sentence for the clients pane: its parked
 /// produces counted over partitions, told by the one that expires first (`None` when none
-/// waits worth telling): `waits: 3 acks=all requests at test_repli-0: HW frozen (ISR 0,1
-/// < min.insync.replicas=3); REQUEST_TIMED_OUT in 21s (request.timeout.ms=30000), then
-/// NOT_ENOUGH_REPLICAS`.
-pub fn producer_line(snap: &Snapshot, producer: u32) -> Option<String> {
-    let waits = of_producer(snap, producer);
+/// waits worth telling); how it ends first when that is a failure: `waits:
+/// REQUEST_TIMED_OUT in 21s (request.timeout.ms=30000), then NOT_ENOUGH_REPLICAS · 3 acks=all
+/// requests at test_repli-0: HW frozen (ISR 0,1 < min.insync.replicas=3)`.
+/// With `failing_only`, only waits that end in `REQUEST_TIMED_OUT` ([`Wait::fails`]) count:
+/// the clients pane's compact form, at 80×24, keeps its rows for those.
+pub fn producer_line(snap: &Snapshot, producer: u32, failing_only: bool) -> Option<String> {
+    let mut waits = of_producer(snap, producer);
+    waits.retain(|w| !failing_only || w.fails(snap));
     let first = waits.first()?;
     let requests: u32 = waits.iter().map(|w| w.parked.requests).sum();
     let noun = if requests == 1 { "request" } else { "requests" };
@@ -270,7 +308,13 @@ pub fn producer_line(snap: &Snapshot, producer: u32) -> Option<String> {
         1 => first.p.tp.to_string(),
         n => format!("{n} leaders ({} first)", first.p.tp),
     };
-    Some(format!("waits: {requests} acks=all {noun} at {at}: {}", first.story(snap, false)))
+    let (why, end) = first.short(snap);
+    // How it ends first when it fails: that is what the producer will see.
+    Some(if first.fails(snap) {
+        format!("waits: {end} · {requests} acks=all {noun} at {at}: {why}")
+    } else {
+        format!("waits: {requests} acks=all {noun} at {at}: {why}; {end}")
+    })
 }
 
 #[cfg(test)]
@@ -320,15 +364,57 @@ mod tests {
     fn the_producer_line_says_what_it_waits_for_and_when_it_fails() {
         let snap = parked_under_min_isr();
         assert_eq!(
-            producer_line(&snap, 0).as_deref(),
+            producer_line(&snap, 0, true).as_deref(),
             Some(
-                "waits: 3 acks=all requests at test_repli-4: HW frozen (ISR 1 < min.insync.replicas=2); \
-                 REQUEST_TIMED_OUT in 17s (request.timeout.ms=30000), then NOT_ENOUGH_REPLICAS"
+                "waits: REQUEST_TIMED_OUT in 17s (request.timeout.ms=30000), then NOT_ENOUGH_REPLICAS · 3 \
+                 acks=all requests at test_repli-4: HW frozen (ISR 1 < min.insync.replicas=2)"
             )
         );
-        assert_eq!(producer_line(&snap, 1), None, "another producer waits for nothing");
+        assert_eq!(producer_line(&snap, 1, false), None, "another producer waits for nothing");
         let fresh = crate::ui::fixture::snapshot();
-        assert_eq!(producer_line(&fresh, 0), None);
+        assert_eq!(producer_line(&fresh, 0, false), None);
+    }
+
+    /// A follower that lags, but whose leaving keeps the ISR at min.insync.replicas: the
+    /// parked produces are acknowledged once it leaves, before request.timeout.ms. The why
+    /// panel and the full clients pane say so; the compact one keeps its rows.
+    #[test]
+    fn a_wait_that_ends_acknowledged_is_not_told_in_the_compact_form() {
+        let mut snap = crate::ui::fixture::snapshot();
+        let mut p = (*snap.partitions[0]).clone();
+        p.effective_min_isr = 1;
+        p.hw_held_by = Some(crate::cluster::snapshot::HwHold { broker: 1, leo: Some(1380) });
+        p.parked = vec![ParkedProduces {
+            producer: 0,
+            requests: 1,
+            records: 6,
+            since: 80_000,
+            first_deadline: 110_000,
+            timeout_ms: 30_000,
+        }];
+        snap.partitions[0] = Arc::new(p);
+        let waits = at_partition(&snap, &snap.partitions[0]);
+        assert!(!waits[0].fails(&snap));
+        assert_eq!(producer_line(&snap, 0, true), None);
+        assert_eq!(
+            producer_line(&snap, 0, false).as_deref(),
+            Some(
+                "waits: 1 acks=all request at test_repli-0: broker 1 (6 behind) leaves the ISR in 22s; then acked"
+            )
+        );
+        let long = waits[0].story(&snap, true);
+        assert!(long.ends_with("ISR [0] then still meets min.insync.replicas=1: the HW passes them and they are acknowledged."), "{long}");
+        // Leaving after the timeout: REQUEST_TIMED_OUT first, and the retry waits again.
+        let mut p = (*snap.partitions[0]).clone();
+        p.parked[0].first_deadline = 90_000;
+        snap.partitions[0] = Arc::new(p);
+        let line = producer_line(&snap, 0, true).unwrap();
+        assert!(
+            line.starts_with(
+                "waits: REQUEST_TIMED_OUT in 7s (request.timeout.ms=30000) first, then a retry · 1"
+            ),
+            "{line}"
+        );
     }
 
     /// At 80×24 the clients pane keeps the wait (the producer line and the wait both show);
@@ -338,9 +424,13 @@ mod tests {
         let snap = parked_under_min_isr();
         let overview = screen(&snap, 80, 24, &[]);
         assert!(overview.contains(" p0 100/s  acks=all  idempotent · sent 8342"), "{overview}");
-        let joined: String = overview.lines().map(str::trim_end).collect::<Vec<_>>().join(" ");
-        assert!(joined.contains("p0 waits: 3 acks=all requests at test_repli-4: HW frozen"), "{overview}");
-        assert!(joined.contains("REQUEST_TIMED_OUT in 17s"), "{overview}");
+        let joined: String = overview.lines().map(str::trim).collect::<Vec<_>>().join(" ");
+        assert!(
+            joined.contains(
+                "p0 waits: REQUEST_TIMED_OUT in 17s (request.timeout.ms=30000), then NOT_ENOUGH_REPLICAS"
+            ),
+            "{overview}"
+        );
         // Select test_repli-4 and open the partition view.
         let keys = [KeyCode::Down, KeyCode::Down, KeyCode::Down, KeyCode::Down, KeyCode::F(2)];
         let why = screen(&snap, 120, 40, &keys);
@@ -354,7 +444,10 @@ mod tests {
             assert!(why.contains(part), "{part}:\n{why}");
         }
         let wide = screen(&snap, 200, 60, &[]);
-        assert!(wide.contains("p0 waits: 3 acks=all requests at test_repli-4"), "{wide}");
-        assert!(wide.contains("REQUEST_TIMED_OUT in 17s (request.timeout.ms=30000)"), "{wide}");
+        assert!(
+            wide.contains("p0 waits: REQUEST_TIMED_OUT in 17s (request.timeout.ms=30000), then"),
+            "{wide}"
+        );
+        assert!(wide.contains("acks=all requests at test_repli-4: HW frozen"), "{wide}");
     }
 }

@@ -105,10 +105,8 @@ impl BrokerConfig {
                 setting: format!("replica.lag.time.max.ms={lag}{on}"),
                 brief: "no margin over replica.fetch.wait.max.ms",
                 why: format!(
-                    "not above replica.fetch.wait.max.ms={wait}, the least Kafka accepts (its check is \"to prevent \
-                     frequent changes in ISR\": brokers before 0.9 dropped a follower whose fetches stopped coming \
-                     that long, and an idle follower's fetch waits that long); since KAFKA-1546 a follower at the \
-                     leader's log end stays in sync, so the ISR does not flap for this alone"
+                    "not above replica.fetch.wait.max.ms={wait}, the least Kafka accepts (a rule from before 0.9); \
+                     a follower at the leader's log end stays in sync, so the ISR does not flap for this alone"
                 ),
             });
         }
@@ -119,10 +117,8 @@ impl BrokerConfig {
                 setting: format!("broker.session.timeout.ms={session}{on}"),
                 brief: "brokers get fenced between heartbeats",
                 why: format!(
-                    "not above broker.heartbeat.interval.ms={beat}: the controller's session with a broker runs out \
-                     before its next heartbeat arrives (Kafka's broker sends it an interval after the last answer, \
-                     BrokerLifecycleManager), so it fences every broker, moving their leaderships away, between \
-                     two heartbeats"
+                    "not above broker.heartbeat.interval.ms={beat}: each broker's session runs out before its next \
+                     heartbeat arrives, so the controller fences every broker between heartbeats"
                 ),
             });
         } else if beat * 2 > session {
@@ -131,8 +127,8 @@ impl BrokerConfig {
                 setting: format!("broker.heartbeat.interval.ms={beat}{on}"),
                 brief: "one late heartbeat fences a broker",
                 why: format!(
-                    "more than half of broker.session.timeout.ms={session} (Kafka logs this as an error at start): \
-                     one heartbeat late or lost and the controller fences the broker"
+                    "more than half of broker.session.timeout.ms={session} (Kafka logs an error at start): one late \
+                     or lost heartbeat gets the broker fenced"
                 ),
             });
         }
@@ -166,8 +162,8 @@ pub fn warnings(
                 setting: format!("replication factor 1 ({})", t.name),
                 brief: "one copy only",
                 why:
-                    "each record has one copy, on its leader: if that broker's log is lost (a power loss takes \
-                     the tail not yet on disk), its records are lost, acknowledged ones included"
+                    "one copy per record, on its leader: a power loss there (the tail not yet on disk) loses \
+                     acknowledged records"
                         .to_string(),
             });
         } else if t.min_insync_replicas <= 1 && writers.iter().any(|p| p.acks == Acks::All) {
@@ -176,9 +172,8 @@ pub fn warnings(
                 level: Level::Notice,
                 setting: format!("min.insync.replicas=1 ({}{default})", t.name),
                 brief: "acks=all may rest on one copy",
-                why: "with acks=all, once the ISR has shrunk to the leader alone its writes are acknowledged with \
-                      one copy; a power loss on that broker (the tail not yet on disk) or an unclean election then \
-                      loses them; min.insync.replicas=2 refuses such writes (NOT_ENOUGH_REPLICAS) instead"
+                why: "once the ISR is the leader alone, acks=all is acknowledged with one copy, which a power loss \
+                      or an unclean election can lose (min.insync.replicas=2 refuses such writes instead)"
                     .to_string(),
             });
         }
@@ -187,8 +182,8 @@ pub fn warnings(
                 level: Level::Warning,
                 setting: format!("unclean.leader.election.enable=true ({})", t.name),
                 brief: "an unclean election loses acked records",
-                why: "when no ISR member can lead, a replica outside the ISR is elected, and every record it lacks \
-                      is lost, acknowledged ones included"
+                why: "with no ISR member left to lead, a replica outside the ISR is elected and every record it \
+                      lacks is lost, acknowledged ones included"
                     .to_string(),
             });
         }
@@ -200,16 +195,16 @@ pub fn warnings(
                 level: Level::Warning,
                 setting: format!("acks=1 ({on})"),
                 brief: "a leader crash loses acked records",
-                why: "the leader acknowledges a record before any follower has it; if the leader fails then, a \
-                      follower that lacks it is elected and the acknowledged record is lost"
+                why: "the leader acknowledges before any follower has the record; if it fails then, a follower \
+                      without it is elected and the record is lost"
                     .to_string(),
             }),
             Acks::Zero => out.push(Warning {
                 level: Level::Warning,
                 setting: format!("acks=0 ({on})"),
                 brief: "records are lost unseen",
-                why: "no record is ever acknowledged: one the leader lacks when it fails, or one a broker refuses, \
-                      is lost without the producer knowing"
+                why: "nothing is acknowledged: a record the leader lacks when it fails, or one a broker refuses, is \
+                      lost without the producer knowing"
                     .to_string(),
             }),
             Acks::All => {}
@@ -279,7 +274,7 @@ mod tests {
         let w = b.warnings(None);
         assert_eq!(settings(&w), ["broker.session.timeout.ms=9000"]);
         assert!(w[0].why.starts_with("not above broker.heartbeat.interval.ms=9000: "), "{}", w[0].why);
-        assert!(w[0].why.contains("fences every broker"));
+        assert!(w[0].why.contains("fences every broker between heartbeats"));
         // Above it but more than half: Kafka logs an error; one late heartbeat fences.
         b.set("broker.heartbeat.interval.ms", "5000").unwrap();
         let w = b.warnings(None);
@@ -303,19 +298,21 @@ mod tests {
         let w = warnings(&b, &[topic("t", 3, 2, false)], &[producer(Acks::One)]);
         assert_eq!(settings(&w), ["acks=1 (producer 0 → t)"]);
         assert_eq!(w[0].level, Level::Warning);
-        assert!(w[0].why.contains("before any follower has it"));
+        assert!(w[0].why.contains("before any follower has the record"));
         let w = warnings(&b, &[topic("t", 3, 2, true)], &[producer(Acks::All)]);
         assert_eq!(settings(&w), ["unclean.leader.election.enable=true (t)"]);
         assert!(w[0].why.contains("acknowledged ones included"));
         let w = warnings(&b, &[topic("t", 3, 1, false)], &[producer(Acks::All)]);
         assert_eq!(settings(&w), ["min.insync.replicas=1 (t)"]);
         assert_eq!(w[0].level, Level::Notice, "it needs the ISR to shrink first");
-        assert!(w[0].to_string().starts_with("ℹ min.insync.replicas=1 (t): with acks=all, once the ISR"));
+        assert!(
+            w[0].to_string().starts_with("ℹ min.insync.replicas=1 (t): once the ISR is the leader alone")
+        );
         let w = warnings(&b, &[topic("t", 1, 1, false)], &[producer(Acks::All)]);
         assert_eq!(settings(&w), ["replication factor 1 (t)"]);
         let w = warnings(&b, &[topic("t", 3, 2, false)], &[producer(Acks::Zero)]);
         assert_eq!(settings(&w), ["acks=0 (producer 0 → t)"]);
-        assert!(w[0].why.starts_with("no record is ever acknowledged"));
+        assert!(w[0].why.starts_with("nothing is acknowledged"));
         // min.insync.replicas=1 matters only to acks=all writers: acks=1 warns on its own.
         let w = warnings(&b, &[topic("t", 3, 1, false)], &[producer(Acks::One)]);
         assert_eq!(settings(&w), ["acks=1 (producer 0 → t)"]);

@@ -11,6 +11,7 @@ mod current;
 pub mod lab;
 pub mod semantics;
 pub mod throttle;
+pub mod warnings;
 
 pub use consumer::{AutoOffsetReset, ConsumerConfig};
 pub use lab::{HandlingConfig, LabConfig};
@@ -1240,16 +1241,6 @@ impl BrokerConfig {
         self.log_roll_ms.unwrap_or(self.log_roll_hours.saturating_mul(MS_PER_HOUR)).max(1) as Ms
     }
 
-    /// Combinations Kafka accepts but logs as errors, in plain words (`None` when fine).
-    pub fn warning(&self) -> Option<String> {
-        (self.broker_heartbeat_interval_ms * 2 > self.broker_session_timeout_ms).then(|| {
-            format!(
-                "broker.heartbeat.interval.ms ({} ms) should be at most half of broker.session.timeout.ms ({} ms): brokers will be fenced between heartbeats",
-                self.broker_heartbeat_interval_ms, self.broker_session_timeout_ms
-            )
-        })
-    }
-
     /// This config (what a broker started with) with every [`UpdateMode::Dynamic`] property
     /// taken from `latest`: what a running broker applies when the cluster's config changes
     /// (`DynamicBrokerConfig.updateCurrentConfig` reconfigures only dynamic properties).
@@ -2034,7 +2025,8 @@ mod tests {
         b.set("replica.fetch.wait.max.ms", "50").unwrap();
         assert!(b.validate().is_ok());
         b.set("broker.heartbeat.interval.ms", "5000").unwrap();
-        assert!(b.warning().unwrap().contains("half of broker.session.timeout.ms"));
+        assert!(b.validate().is_ok(), "Kafka only logs it as an error");
+        assert!(b.warnings(None)[0].why.contains("half of broker.session.timeout.ms"));
     }
 
     /// A batch is its 61-byte header plus whole records; an oversized record still goes,

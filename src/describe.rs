@@ -17,14 +17,21 @@ use crate::sim::join_ids;
 /// Every topic of `snap` in name order, each header followed by its partitions; one line per
 /// row, each ending in `\n`.
 pub fn describe(snap: &Snapshot) -> String {
-    let mut out = String::new();
-    for topic in &snap.topics {
-        out.push_str(&topic_line(topic));
+    snap.topics.iter().map(|t| topic_block(snap, t)).collect()
+}
+
+/// One topic as `kafka-topics.sh --describe --topic T` prints it: its header, then its
+/// partitions, each line ending in `\n`; `None` when `snap` has no such topic.
+pub fn describe_topic(snap: &Snapshot, topic: &str) -> Option<String> {
+    snap.topics.iter().find(|t| *t.name == *topic).map(|t| topic_block(snap, t))
+}
+
+fn topic_block(snap: &Snapshot, topic: &TopicView) -> String {
+    let mut out = topic_line(topic);
+    out.push('\n');
+    for p in snap.partitions.iter().filter(|p| *p.tp.topic == *topic.name) {
+        out.push_str(&partition_line(p));
         out.push('\n');
-        for p in snap.partitions.iter().filter(|p| *p.tp.topic == *topic.name) {
-            out.push_str(&partition_line(p));
-            out.push('\n');
-        }
     }
     out
 }
@@ -65,18 +72,34 @@ pub fn partition_line(p: &PartitionView) -> String {
 pub fn zk_partition_states(snap: &Snapshot) -> String {
     let mut out = String::new();
     for p in &snap.partitions {
-        let isr: Vec<String> = p.isr.iter().map(|b| b.to_string()).collect();
-        out.push_str(&format!(
-            "/brokers/topics/{}/partitions/{}/state\n{{\"controller_epoch\":1,\"leader\":{},\"version\":1,\"leader_epoch\":{},\"isr\":[{}]}}\n",
-            p.tp.topic,
-            p.tp.partition,
-            p.leader.unwrap_or(-1),
-            p.leader_epoch,
-            isr.join(",")
-        ));
+        out.push_str(&zk_state_path(p));
+        out.push('\n');
+        out.push_str(&zk_state_json(p));
+        out.push('\n');
     }
     out
 }
+
+/// The partition's `state` znode path: `/brokers/topics/T/partitions/P/state`.
+pub fn zk_state_path(p: &PartitionView) -> String {
+    format!("/brokers/topics/{}/partitions/{}/state", p.tp.topic, p.tp.partition)
+}
+
+/// The partition's state as the `state` znode's JSON, fields in the seed documents' order:
+/// `{"controller_epoch":1,"leader":0,"version":1,"leader_epoch":0,"isr":[0,1]}`.
+pub fn zk_state_json(p: &PartitionView) -> String {
+    let isr: Vec<String> = p.isr.iter().map(|b| b.to_string()).collect();
+    format!(
+        "{{\"controller_epoch\":{ZK_CONTROLLER_EPOCH},\"leader\":{},\"version\":1,\"leader_epoch\":{},\"isr\":[{}]}}",
+        p.leader.unwrap_or(-1),
+        p.leader_epoch,
+        isr.join(",")
+    )
+}
+
+/// The `controller_epoch` the znode shows: KRaft's equivalent is the metadata quorum's
+/// leader epoch, 1 for isrlab's one controller, which never fails over.
+pub const ZK_CONTROLLER_EPOCH: i32 = 1;
 
 #[cfg(test)]
 mod tests {
@@ -120,6 +143,7 @@ mod tests {
             isr_expands: 0,
             leader_reach: Default::default(),
             hw_held_by: None,
+            parked: Vec::new(),
             truncations: Vec::new(),
         }
     }

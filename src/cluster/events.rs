@@ -6,7 +6,8 @@
 use super::command::Command;
 use crate::kafka::errors::ErrorCode;
 use crate::sim::events::{ClusterEvent, ElectionKind, EventKind};
-use crate::sim::{SimTime, TopicPartition};
+use crate::sim::loss_cause::LossCause;
+use crate::sim::{BrokerId, Offset, SimTime, TopicPartition};
 use std::collections::{BTreeMap, VecDeque};
 use std::hash::{DefaultHasher, Hash, Hasher};
 use std::rc::Rc;
@@ -49,9 +50,10 @@ pub struct EventLog {
     /// Open produce error runs by (producer, partition): their error code and the run-wide
     /// index of their line.
     open_runs: BTreeMap<(u32, TopicPartition), (ErrorCode, u64)>,
-    /// Open runs of acknowledged-record loss by partition: the leader whose log lacks them
-    /// and the run-wide index of their line. An election of the partition closes its run.
-    open_losses: BTreeMap<TopicPartition, (crate::sim::BrokerId, u64)>,
+    /// Open runs of acknowledged-record loss by partition (and of `acks=0` records' loss,
+    /// `true`, apart): the leader whose log lacks them and the run-wide index of their line.
+    /// An election of the partition closes its runs.
+    open_losses: BTreeMap<(TopicPartition, bool), (crate::sim::BrokerId, u64)>,
     /// Woken at every new entry, for [`crate::cluster::handle::Sim::run_to_next_event`].
     published: Rc<Notify>,
 }
@@ -65,6 +67,7 @@ pub fn level(kind: &EventKind) -> Level {
     match kind {
         BrokerFenced { .. }
         | AckedRecordsLost { .. }
+        | UnackedRecordsLost { .. }
         | DuplicateAcked { .. }
         | AckedOutOfOrder { .. }
         | ProduceFailing { .. }
@@ -128,31 +131,39 @@ fn window_slot(count: u64, len: usize, index: u64) -> Option<usize> {
     (first..count).contains(&index).then(|| (index - first) as usize)
 }
 
-/// One loss line for two losses of the same partition and leader: the counts added, the
-/// offsets spanning both. `None` when either is not such a loss.
-fn merge_losses(line: &EventKind, more: &EventKind) -> Option<EventKind> {
-    match (line, more) {
-        (
-            EventKind::AckedRecordsLost { tp, count, first_offset, last_offset, leader, cause },
-            EventKind::AckedRecordsLost {
-                tp: tp2,
-                count: c2,
-                first_offset: f2,
-                last_offset: l2,
-                leader: ld2,
-                cause: cause2,
-            },
-        ) if tp == tp2 && leader == ld2 => Some(EventKind::AckedRecordsLost {
-            tp: tp.clone(),
-            count: count + c2,
-            first_offset: (*first_offset).min(*f2),
-            last_offset: (*last_offset).max(*l2),
-            leader: *leader,
-            // The lower offsets' cause: the line says why its first records went.
-            cause: if f2 < first_offset { cause2.clone() } else { cause.clone() },
-        }),
+/// A loss event's parts: whether its records were sent with `acks=0`, the partition, the
+/// count, the offsets, the deciding leader and the cause.
+type LossParts<'a> = (bool, &'a TopicPartition, u64, Offset, Offset, BrokerId, &'a LossCause);
+
+fn loss_parts(kind: &EventKind) -> Option<LossParts<'_>> {
+    match kind {
+        EventKind::AckedRecordsLost { tp, count, first_offset, last_offset, leader, cause } => {
+            Some((false, tp, *count, *first_offset, *last_offset, *leader, cause))
+        }
+        EventKind::UnackedRecordsLost { tp, count, first_offset, last_offset, leader, cause } => {
+            Some((true, tp, *count, *first_offset, *last_offset, *leader, cause))
+        }
         _ => None,
     }
+}
+
+/// One loss line for two losses of the same kind (acknowledged, or `acks=0`), partition and
+/// leader: the counts added, the offsets spanning both. `None` when they are not such losses.
+fn merge_losses(line: &EventKind, more: &EventKind) -> Option<EventKind> {
+    let (unacked, tp, count, first_offset, last_offset, leader, cause) = loss_parts(line)?;
+    let (unacked2, tp2, c2, f2, l2, ld2, cause2) = loss_parts(more)?;
+    if unacked != unacked2 || tp != tp2 || leader != ld2 {
+        return None;
+    }
+    let (tp, count, leader) = (tp.clone(), count + c2, leader);
+    let (first_offset, last_offset) = (first_offset.min(f2), last_offset.max(l2));
+    // The lower offsets' cause: the line says why its first records went.
+    let cause = Box::new(if f2 < first_offset { cause2.clone() } else { cause.clone() });
+    Some(if unacked {
+        EventKind::UnackedRecordsLost { tp, count, first_offset, last_offset, leader, cause }
+    } else {
+        EventKind::AckedRecordsLost { tp, count, first_offset, last_offset, leader, cause }
+    })
 }
 
 /// How often a partition's ISR changed so far, counted from its `IsrShrunk` and `IsrExpanded`
@@ -233,15 +244,14 @@ impl EventLog {
     /// the total count and the offset range, however many acknowledgements raced it. An
     /// election of the partition closes the run. Returns whether it merged `kind`.
     fn continue_loss(&mut self, at: SimTime, kind: &EventKind) -> bool {
-        let (tp, leader) = match kind {
-            EventKind::AckedRecordsLost { tp, leader, .. } => (tp, *leader),
-            EventKind::LeaderChanged { tp, .. } => {
-                self.open_losses.remove(tp);
-                return false;
-            }
-            _ => return false,
-        };
-        let open = self.open_losses.get(tp).copied().filter(|(l, _)| *l == leader);
+        if let EventKind::LeaderChanged { tp, .. } = kind {
+            self.open_losses.remove(&(tp.clone(), false));
+            self.open_losses.remove(&(tp.clone(), true));
+            return false;
+        }
+        let Some((unacked, tp, _, _, _, leader, _)) = loss_parts(kind) else { return false };
+        let key = (tp.clone(), unacked);
+        let open = self.open_losses.get(&key).copied().filter(|(l, _)| *l == leader);
         let merged = open.and_then(|(_, index)| {
             let line = match self.undrained_off {
                 false => &self.undrained[window_slot(self.count, self.undrained.len(), index)?],
@@ -257,7 +267,7 @@ impl EventLog {
                 true
             }
             None => {
-                self.open_losses.insert(tp.clone(), (leader, self.count));
+                self.open_losses.insert(key, (leader, self.count));
                 false
             }
         }
@@ -468,6 +478,41 @@ mod tests {
             .map(|k| if let EventKind::AckedRecordsLost { count, .. } = k { *count } else { 0 })
             .sum();
         assert_eq!(total, 5 + 1 + 1 + 1 + 1, "every lost record is counted once");
+    }
+
+    fn unacked(partition: u32, leader: crate::sim::BrokerId, first: i64, last: i64) -> EventKind {
+        let EventKind::AckedRecordsLost { tp, count, first_offset, last_offset, leader, mut cause } =
+            lost(partition, leader, first, last)
+        else {
+            unreachable!()
+        };
+        cause.acked.acks = crate::sim::Acks::Zero;
+        EventKind::UnackedRecordsLost { tp, count, first_offset, last_offset, leader, cause }
+    }
+
+    /// acks=0 records lost in one election read as one line of their own, apart from the
+    /// acknowledged records lost with them.
+    #[test]
+    fn unacknowledged_losses_merge_apart_from_acknowledged_ones() {
+        let mut log = EventLog::default();
+        log.push(SimTime::from_ms(10), elected(0));
+        log.push(SimTime::from_ms(11), lost(0, 2, 5, 6));
+        log.push(SimTime::from_ms(12), unacked(0, 2, 7, 7));
+        log.push(SimTime::from_ms(13), lost(0, 2, 8, 8));
+        log.push(SimTime::from_ms(14), unacked(0, 2, 9, 10));
+        let counted = |mut k: EventKind, n: u64| {
+            if let EventKind::AckedRecordsLost { count, .. } | EventKind::UnackedRecordsLost { count, .. } =
+                &mut k
+            {
+                *count = n;
+            }
+            k
+        };
+        let want = vec![elected(0), counted(lost(0, 2, 5, 8), 3), counted(unacked(0, 2, 7, 10), 3)];
+        assert_eq!(kinds(&log.recent()), want);
+        log.push(SimTime::from_ms(20), elected(0));
+        log.push(SimTime::from_ms(21), unacked(0, 2, 11, 11));
+        assert_eq!(log.count(), 5, "an election starts new lines");
     }
 
     #[test]

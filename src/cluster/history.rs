@@ -74,7 +74,7 @@ impl<T> Ring<T> {
 pub struct ClusterSample {
     /// Records handed to the producers (`send()`), all producers.
     pub produced: u64,
-    /// Records acknowledged to the producers (acks=0: written to the socket).
+    /// Records acknowledged to the producers (`acks=1` or `all`; `acks=0` records never are).
     pub acked: u64,
 }
 

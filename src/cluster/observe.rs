@@ -120,6 +120,7 @@ pub(crate) fn snapshot(world: &World, cache: &mut ViewCache) -> Snapshot {
             let mut view = producer.view();
             view.latency = producer.latency(o.now);
             view.acked_lost = ledger.lost_by(view.index);
+            view.unacked_lost = ledger.unacked_lost_by(view.index);
             view.reordered = ledger.reordered_by(view.index);
             view
         })
@@ -142,6 +143,7 @@ pub(crate) fn snapshot(world: &World, cache: &mut ViewCache) -> Snapshot {
         broker_config: world.server_properties.borrow().clone(),
         rolling: world.rolling.get(),
         acked_lost: ledger.lost(),
+        unacked_lost: ledger.unacked_lost(),
         duplicates: ledger.duplicates(),
         reordered: ledger.reordered(),
         seen_erased: ledger.seen_erased_total(),
@@ -472,6 +474,7 @@ impl Observer<'_> {
                 .leader
                 .and_then(|(_, p)| p.hw_held_by())
                 .map(|(broker, leo)| HwHold { broker, leo }),
+            parked: src.leader.map_or_else(Vec::new, |(_, p)| p.parked_produces()),
             truncations: Vec::new(),
         };
         let truncations = || shown(src.truncations, self.now);
@@ -682,6 +685,7 @@ fn unchanged(
         isr_expands,
         leader_reach,
         hw_held_by,
+        parked,
         // Compared by the caller, against the kept truncations.
         truncations: _,
     } = cached;
@@ -706,6 +710,7 @@ fn unchanged(
         && *isr_expands == draft.isr_expands
         && *leader_reach == draft.leader_reach
         && *hw_held_by == draft.hw_held_by
+        && *parked == draft.parked
         && replica_views.len() == drafts.len()
         && replica_views
             .iter()

@@ -42,8 +42,13 @@ pub struct Snapshot {
     pub broker_config: BrokerConfig,
     /// A `roll` (rolling restart) is under way.
     pub rolling: bool,
-    /// Acknowledged records that no longer exist anywhere that counts (audit ledger).
+    /// Acknowledged records (`acks=1` or `all`) that no longer exist anywhere that counts
+    /// (audit ledger).
     pub acked_lost: u64,
+    /// Records sent with `acks=0` that a leader appended and that no longer exist anywhere
+    /// that counts: sent without acknowledgement, lost ([`crate::sim::audit::Ledger::unacked_lost`]).
+    /// Never part of [`Snapshot::acked_lost`].
+    pub unacked_lost: u64,
     /// Records acknowledged twice at different offsets.
     pub duplicates: u64,
     /// Acknowledged records written after a record of the same producer sent later
@@ -100,6 +105,33 @@ pub struct GroupStatus {
 }
 
 impl Snapshot {
+    /// The settings of this cluster that invite trouble, loudest first, each with why in one
+    /// line ([`crate::config::warnings::warnings`]): the stored broker config (what brokers
+    /// read at their next start), every topic's effective settings, every producer's `acks`.
+    /// For the dashboard's settings line and config view, and for lessons.
+    pub fn warnings(&self) -> Vec<crate::config::warnings::Warning> {
+        use crate::config::warnings::{ProducerSettings, TopicSettings};
+        let broker_default = self.broker_config.min_insync_replicas == 1;
+        let topics: Vec<TopicSettings<'_>> = self
+            .topics
+            .iter()
+            .map(|t| TopicSettings {
+                name: &t.name,
+                replication_factor: t.replication_factor,
+                min_insync_replicas: t.effective_min_isr,
+                min_insync_replicas_default: broker_default
+                    && !t.config_overrides.iter().any(|o| o.starts_with("min.insync.replicas=")),
+                unclean_leader_election_enable: t.unclean_leader_election_enable,
+            })
+            .collect();
+        let producers: Vec<ProducerSettings<'_>> = self
+            .producers
+            .iter()
+            .map(|p| ProducerSettings { index: p.index, topic: &p.topic, acks: p.config.acks })
+            .collect();
+        crate::config::warnings::warnings(&self.broker_config, &topics, &producers)
+    }
+
     /// How many partitions are under-replicated, under min ISR and offline, counted as
     /// Kafka's gauges count them: a partition without a leader is offline only (no broker
     /// leads it to report the others).
@@ -546,6 +578,9 @@ pub struct PartitionView {
     /// it ([`crate::sim::partition::Partition::hw_held_by`], R2.7); `None` when the HW equals
     /// the LEO or the partition has no live leader view.
     pub hw_held_by: Option<HwHold>,
+    /// The acks=all produces its leader has parked until the HW passes them, per producer
+    /// ([`crate::sim::partition::Partition::parked_produces`]); empty without a leader.
+    pub parked: Vec<crate::sim::partition::ParkedProduces>,
     /// Truncations of its replicas in the last [`TRUNCATION_SHOWN_MS`], oldest first.
     pub truncations: Vec<TruncationView>,
 }

@@ -34,7 +34,27 @@ pub fn page(docs: &[CommandDoc]) -> String {
     for doc in docs {
         section(doc, &mut out);
     }
+    palette_only(&mut out);
     out.trim_end().to_string() + "\n"
+}
+
+/// The palette's read-only commands ([`crate::ui::readout::USAGE`]): they show the cluster
+/// and change nothing, so they are not in the grammar that scenario files and recordings use.
+fn palette_only(out: &mut String) {
+    out.push_str(&format!(
+        "## Palette only: describe, get\n\n```text\n{}\n```\n\n",
+        crate::ui::readout::USAGE.join("\n")
+    ));
+    out.push_str(
+        "These two show the cluster in Kafka's words and change nothing, so only the palette \
+         takes them (not scenario files). `describe` prints what `kafka-topics.sh --describe` \
+         prints, for every topic or for one (`describe T` or `describe --topic T`); `get` \
+         prints a partition's state as the JSON of ZooKeeper's \
+         `/brokers/topics/T/partitions/P/state` znode, filled from the KRaft metadata. Each \
+         opens a pane that follows the cluster live; Esc closes it. The headless \
+         `isrlab describe` and `isrlab describe --zk` print the same text.\n\n",
+    );
+    out.push_str("Examples: `describe`, `describe test_repli`, `get /brokers/topics/test_repli/partitions/0/state`.\n\n");
 }
 
 /// The page for the grammar the program runs on.

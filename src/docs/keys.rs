@@ -64,6 +64,7 @@ impl KeyTables<'static> {
         events: keymap::EVENTS_BINDINGS,
         palette: keymap::PALETTE_BINDINGS,
         modes: &[
+            ModeTable { title: keymap::READOUT_TITLE, rows: || rows(keymap::READOUT_BINDINGS) },
             ModeTable { title: keymap::LESSON_TITLE, rows: || rows(keymap::LESSON_BINDINGS) },
             ModeTable { title: keymap::QUESTION_TITLE, rows: || rows(keymap::QUESTION_BINDINGS) },
         ],
@@ -218,7 +219,8 @@ mod tests {
     #[test]
     fn every_key_table_of_the_help_is_on_the_page() {
         let page = page(&KeyTables::BUILT_IN);
-        let not_keys = ["Glossary", "Kafka error codes", "Commands", "Glyphs"];
+        let not_keys =
+            ["Glossary", "Kafka error codes", "Commands", "Glyphs", crate::ui::help::READOUT_COMMANDS_TITLE];
         let help = crate::ui::help::lines(crate::ui::theme::Theme::new(false));
         let titles: Vec<String> = help
             .iter()

@@ -601,6 +601,7 @@ mod tests {
             isr_expands: 1,
             leader_reach: Default::default(),
             hw_held_by: None,
+            parked: Vec::new(),
             truncations: Vec::new(),
         }
     }
@@ -613,12 +614,14 @@ mod tests {
             idempotent: true,
             sent: 10,
             acked: 8,
+            unacked: 0,
             failed: 0,
             pending: 2,
             errors: Default::default(),
             last_error: None,
             unreachable: Vec::new(),
             acked_lost: 1,
+            unacked_lost: 0,
             reordered: 0,
             latency: None,
         };

@@ -400,6 +400,7 @@ mod tests_support {
                 isr_expands: 0,
                 leader_reach: Default::default(),
                 hw_held_by: None,
+                parked: Vec::new(),
                 truncations: Vec::new(),
             };
             let topic = TopicView {

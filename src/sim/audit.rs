@@ -3,13 +3,20 @@
 //! (DESIGN promise 2; rule book R5.9, R6.5, R7.9). It keeps one entry per acknowledged batch
 //! (an offset range and its payload values), not one per record; a record counts as held
 //! when the deciding log has the same payload at the same offset.
+//!
+//! Records sent with `acks=0` are never acknowledged: the producer counts them done once they
+//! are written to the socket and hears nothing back (`ProducerConfig` `acks=0`: "the record
+//! will be immediately added to the socket buffer and considered sent"). The ledger watches
+//! those the leader appended all the same, but counts their loss apart
+//! ([`Ledger::unacked_lost`]): "acked records lost" counts only records a producer was told
+//! were written (`acks=1` or `all`).
 
 use super::events::EventKind;
 use super::log::PartitionLog;
 use super::loss_cause::{AckedUnder, Election, LossCause};
 use super::producer::VALUES_PER_PRODUCER;
 use super::protocol::{RecordBatch, Values};
-use super::{AckedRecords, BrokerId, Offset, TopicPartition};
+use super::{AckedRecords, Acks, BrokerId, Offset, TopicPartition};
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::Arc;
 
@@ -34,6 +41,11 @@ fn producer_of(value: u64) -> u32 {
 }
 
 impl Entry {
+    /// Whether these records were sent with `acks=0` (appended, never acknowledged).
+    fn unacked(&self) -> bool {
+        self.under.as_ref().is_some_and(|u| u.acks == Acks::Zero)
+    }
+
     fn end(&self) -> Offset {
         self.base_offset + Offset::from(self.values.count())
     }
@@ -58,19 +70,19 @@ impl PartitionLedger {
         values: &Values,
         under: Option<AckedUnder>,
         log: Option<&PartitionLog>,
-    ) -> Option<NewlyLost> {
+    ) -> Option<Checked> {
         let recent = self.entries.range(self.entries.len().saturating_sub(RECENT_ENTRIES)..);
         let again = recent.into_iter().any(|e| e.covers(base_offset, values));
         let (low, _) = values.bounds().filter(|_| !again)?;
         let producer = producer_of(low);
         self.entries.push_back(Entry { base_offset, values: values.clone(), lost: 0, producer, under });
-        let mut newly = NewlyLost::default();
+        let mut checked = Checked::default();
         if let Some(log) = log {
             let last = self.entries.len() - 1;
-            newly = recheck(self.entries.range_mut(last..), log).1;
+            checked = recheck(self.entries.range_mut(last..), log);
         }
         self.join_last_two();
-        Some(newly)
+        Some(checked)
     }
 
     /// Drops entries wholly below `log`'s start offset and not lost: retention deleted them,
@@ -110,7 +122,10 @@ impl PartitionLedger {
 #[derive(Clone, Debug, Default)]
 struct PartitionLedger {
     entries: VecDeque<Entry>,
+    /// Acknowledged records lost (for a consumer's ledger: records it read, erased since).
     lost: u64,
+    /// Records sent with `acks=0` and appended, lost since.
+    unacked_lost: u64,
     /// Per producer: the end offset of its latest acknowledged batch and the highest payload
     /// value acknowledged so far, to spot records written after records sent later.
     order: BTreeMap<u32, (Offset, u64)>,
@@ -135,8 +150,12 @@ pub struct Ledger {
     /// What each consumer read, by (consumer, partition); `lost` counts the erased ones.
     seen: BTreeMap<(u32, TopicPartition), PartitionLedger>,
     lost: u64,
+    /// Records sent with `acks=0` that a leader appended and the deciding log lost since.
+    unacked_lost: u64,
     duplicates: u64,
     acked: u64,
+    /// Records sent with `acks=0` that a leader appended.
+    unacked: u64,
     /// Acknowledged records written after a record of the same producer that was sent later
     /// (see [`Ledger::reordered`]), per producer index.
     reordered: BTreeMap<u32, u64>,
@@ -144,6 +163,7 @@ pub struct Ledger {
     /// erased under a consumer in them, per consumer index: still counted, no longer checked
     /// ([`Ledger::forget_topic`]).
     deleted_lost: BTreeMap<u32, u64>,
+    deleted_unacked_lost: BTreeMap<u32, u64>,
     deleted_seen_erased: BTreeMap<u32, u64>,
 }
 
@@ -214,6 +234,21 @@ struct NewlyLost {
 }
 
 impl NewlyLost {
+    /// How many, the first and last offset, and why: `None` when nothing is newly missing.
+    /// `deciding` is the leader whose log lacks them, `election` how it came to lead.
+    fn cause(
+        self,
+        deciding: BrokerId,
+        election: Option<Election>,
+    ) -> Option<(u64, Offset, Offset, LossCause)> {
+        let (first, last) = self.first.zip(self.last)?;
+        let mut ways = self.ways;
+        ways.sort_by_key(|(offset, _)| *offset);
+        let mut ways = ways.into_iter().map(|(_, w)| w);
+        let acked = ways.next()?;
+        Some((self.count, first, last, LossCause { acked, also: ways.collect(), deciding, election }))
+    }
+
     fn add(&mut self, count: u32, first: Offset, last: Offset, under: Option<&AckedUnder>) {
         if let Some(u) = under {
             let same = |w: &AckedUnder| w.leader == u.leader && w.acks == u.acks && w.isr == u.isr;
@@ -228,20 +263,34 @@ impl NewlyLost {
     }
 }
 
-/// Re-checks entries against `log`: returns records restored and newly lost.
-fn recheck<'a>(entries: impl Iterator<Item = &'a mut Entry>, log: &PartitionLog) -> (u64, NewlyLost) {
-    let mut restored = 0;
-    let mut newly = NewlyLost::default();
+/// What one re-check found: records held again and records newly missing, the acknowledged
+/// ones (or a consumer's read ones) apart from those sent with `acks=0`.
+#[derive(Default)]
+struct Checked {
+    restored: u64,
+    newly: NewlyLost,
+    restored_unacked: u64,
+    newly_unacked: NewlyLost,
+}
+
+/// Re-checks entries against `log`.
+fn recheck<'a>(entries: impl Iterator<Item = &'a mut Entry>, log: &PartitionLog) -> Checked {
+    let mut found = Checked::default();
     for e in entries {
         let (now, first, last) = missing(log, e);
+        let (restored, newly) = if e.unacked() {
+            (&mut found.restored_unacked, &mut found.newly_unacked)
+        } else {
+            (&mut found.restored, &mut found.newly)
+        };
         if now < e.lost {
-            restored += u64::from(e.lost - now);
+            *restored += u64::from(e.lost - now);
         } else if now > e.lost {
             newly.add(now - e.lost, first, last, e.under.as_ref());
         }
         e.lost = now;
     }
-    (restored, newly)
+    found
 }
 
 /// How many records of `acked` (all of one producer) were written after a record of that
@@ -281,7 +330,9 @@ impl Ledger {
         for tp in gone {
             let Some(p) = self.partitions.remove(&tp) else { continue };
             for e in p.entries.iter().filter(|e| e.lost > 0) {
-                *self.deleted_lost.entry(e.producer).or_default() += u64::from(e.lost);
+                let deleted =
+                    if e.unacked() { &mut self.deleted_unacked_lost } else { &mut self.deleted_lost };
+                *deleted.entry(e.producer).or_default() += u64::from(e.lost);
             }
         }
         let seen: Vec<(u32, TopicPartition)> =
@@ -293,9 +344,18 @@ impl Ledger {
         }
     }
 
-    /// Acknowledged records that the deciding log no longer holds, cluster-wide.
+    /// Acknowledged records (`acks=1` or `all`) that the deciding log no longer holds,
+    /// cluster-wide.
     pub fn lost(&self) -> u64 {
         self.lost
+    }
+
+    /// Records sent with `acks=0` that a leader appended and the deciding log no longer
+    /// holds, cluster-wide: sent without acknowledgement, lost. Never part of [`Ledger::lost`].
+    /// Records that never reached a leader's log are not counted here: the producer let go
+    /// of them unanswered, and no log had them.
+    pub fn unacked_lost(&self) -> u64 {
+        self.unacked_lost
     }
 
     /// Acknowledged records lost in one partition.
@@ -317,9 +377,21 @@ impl Ledger {
     /// Acknowledged records of producer `producer` (its index) lost, added up over the
     /// entries (lost records are never retired).
     pub fn lost_by(&self, producer: u32) -> u64 {
+        self.lost_of(producer, false)
+    }
+
+    /// [`Ledger::unacked_lost`] of producer `producer` (its index).
+    pub fn unacked_lost_by(&self, producer: u32) -> u64 {
+        self.lost_of(producer, true)
+    }
+
+    fn lost_of(&self, producer: u32, unacked: bool) -> u64 {
         let entries = self.partitions.values().flat_map(|p| &p.entries);
-        let deleted = self.deleted_lost.get(&producer).copied().unwrap_or(0);
-        deleted + entries.filter(|e| e.producer == producer).map(|e| u64::from(e.lost)).sum::<u64>()
+        let deleted = if unacked { &self.deleted_unacked_lost } else { &self.deleted_lost };
+        let deleted = deleted.get(&producer).copied().unwrap_or(0);
+        let lost =
+            entries.filter(|e| e.producer == producer && e.unacked() == unacked).map(|e| u64::from(e.lost));
+        deleted + lost.sum::<u64>()
     }
 
     /// Acknowledged records that sit in their partition's log after a record of the same
@@ -366,9 +438,14 @@ impl Ledger {
         (count, span)
     }
 
-    /// Records acknowledged in all.
+    /// Records acknowledged in all (`acks=1` or `all`).
     pub fn acked(&self) -> u64 {
         self.acked
+    }
+
+    /// Records sent with `acks=0` that a leader appended, in all.
+    pub fn unacked(&self) -> u64 {
+        self.unacked
     }
 
     /// Acknowledged and consumed batches the ledger still watches (memory grows with this).
@@ -381,8 +458,9 @@ impl Ledger {
         (self.entries() * std::mem::size_of::<Entry>()) as u64
     }
 
-    /// Records an acknowledgement. `isr` is the acknowledging leader's ISR then (kept to say
-    /// why the records were lost, if they are). `leader` is the partition's current leader
+    /// Records an acknowledgement, or for `acks=0` records the leader's append (they get no
+    /// acknowledgement; see [`Ledger::unacked_lost`]). `isr` is the acknowledging leader's ISR
+    /// then (kept to say why the records were lost, if they are). `leader` is the partition's current leader
     /// and its log, if it has one: records it does not hold are lost at once (the ack raced a
     /// failover; `election` is the latest leader change seen, to explain it). Entries wholly
     /// below that log's start offset and not lost are retired: retention deleted them, so no
@@ -409,16 +487,21 @@ impl Ledger {
         p.last_isr = Some(isr.clone());
         let under =
             AckedUnder { acks: acked.acks, leader: acked.leader, leader_epoch: acked.leader_epoch, isr };
-        if let Some(newly) = p.add(acked.base_offset, &acked.values, Some(under), log) {
+        if let Some(checked) = p.add(acked.base_offset, &acked.values, Some(under), log) {
             let producer = p.entries.back().map_or(0, |e| e.producer);
             let late = out_of_order(&mut p.order, producer, acked);
             if late > 0 {
                 *self.reordered.entry(producer).or_default() += late;
                 events.push(EventKind::AckedOutOfOrder { tp: acked.tp.clone(), producer, count: late });
             }
-            self.acked += acked.values.len() as u64;
+            let count = acked.values.len() as u64;
+            if acked.acks == Acks::Zero {
+                self.unacked += count;
+            } else {
+                self.acked += count;
+            }
             if let Some((leader, _)) = leader {
-                self.report(&acked.tp, leader, election, newly, events);
+                self.report(&acked.tp, leader, election, checked, events);
             }
         }
         if let (Some(log), Some(p)) = (log, self.partitions.get_mut(&acked.tp)) {
@@ -439,8 +522,8 @@ impl Ledger {
         log: Option<&PartitionLog>,
     ) {
         let p = self.seen.entry((consumer, tp.clone())).or_default();
-        if let Some(newly) = p.add(base_offset, values, None, log) {
-            p.lost += newly.count;
+        if let Some(checked) = p.add(base_offset, values, None, log) {
+            p.lost += checked.newly.count;
         }
         if let Some(log) = log {
             p.retire(log);
@@ -478,15 +561,17 @@ impl Ledger {
     ) {
         for ((_, seen_tp), p) in self.seen.iter_mut() {
             if seen_tp == tp {
-                let (restored, newly) = recheck(p.entries.iter_mut(), log);
-                p.lost = p.lost - restored + newly.count;
+                let checked = recheck(p.entries.iter_mut(), log);
+                p.lost = p.lost - checked.restored + checked.newly.count;
             }
         }
         let Some(p) = self.partitions.get_mut(tp) else { return };
-        let (restored, newly) = recheck(p.entries.iter_mut(), log);
-        p.lost -= restored;
-        self.lost -= restored;
-        self.report(tp, leader, election, newly, events);
+        let checked = recheck(p.entries.iter_mut(), log);
+        p.lost -= checked.restored;
+        self.lost -= checked.restored;
+        p.unacked_lost -= checked.restored_unacked;
+        self.unacked_lost -= checked.restored_unacked;
+        self.report(tp, leader, election, checked, events);
     }
 
     /// A batch retried without idempotence may already be in the log from its first attempt,
@@ -526,33 +611,45 @@ impl Ledger {
         self.partitions.get(tp).filter(|p| p.lost > 0).and_then(|p| p.cause.as_ref())
     }
 
+    /// Counts what a check found newly missing and says so: acknowledged records in an
+    /// [`EventKind::AckedRecordsLost`], `acks=0` records in an [`EventKind::UnackedRecordsLost`].
     fn report(
         &mut self,
         tp: &TopicPartition,
         leader: BrokerId,
         election: Option<Election>,
-        newly: NewlyLost,
+        checked: Checked,
         events: &mut Vec<EventKind>,
     ) {
-        let (Some(first), Some(last)) = (newly.first, newly.last) else { return };
-        let mut ways = newly.ways;
-        ways.sort_by_key(|(offset, _)| *offset);
-        let mut ways = ways.into_iter().map(|(_, w)| w);
-        let Some(acked) = ways.next() else { return };
-        let cause = LossCause { acked, also: ways.collect(), deciding: leader, election };
-        if let Some(p) = self.partitions.get_mut(tp) {
-            p.lost += newly.count;
-            p.cause = Some(cause.clone());
+        if let Some((count, first, last, cause)) = checked.newly.cause(leader, election) {
+            if let Some(p) = self.partitions.get_mut(tp) {
+                p.lost += count;
+                p.cause = Some(cause.clone());
+            }
+            self.lost += count;
+            events.push(EventKind::AckedRecordsLost {
+                tp: tp.clone(),
+                count,
+                first_offset: first,
+                last_offset: last,
+                leader,
+                cause: Box::new(cause),
+            });
         }
-        self.lost += newly.count;
-        events.push(EventKind::AckedRecordsLost {
-            tp: tp.clone(),
-            count: newly.count,
-            first_offset: first,
-            last_offset: last,
-            leader,
-            cause: Box::new(cause),
-        });
+        if let Some((count, first, last, cause)) = checked.newly_unacked.cause(leader, election) {
+            if let Some(p) = self.partitions.get_mut(tp) {
+                p.unacked_lost += count;
+            }
+            self.unacked_lost += count;
+            events.push(EventKind::UnackedRecordsLost {
+                tp: tp.clone(),
+                count,
+                first_offset: first,
+                last_offset: last,
+                leader,
+                cause: Box::new(cause),
+            });
+        }
     }
 }
 
@@ -772,5 +869,49 @@ mod tests {
         assert_eq!((ledger.lost(), ledger.lost_by(0), ledger.lost_by(1)), (1, 1, 0));
         ledger.reconcile(&TopicPartition::new("t", 0), 1, None, &old, &mut events);
         assert_eq!((ledger.lost(), ledger.lost_by(0)), (0, 0));
+    }
+
+    /// acks=0 records the leader appended are watched, but their loss is counted apart:
+    /// `lost` (acked records lost) counts only acknowledged ones, and the event says "sent
+    /// without acknowledgement".
+    #[test]
+    fn acks_zero_records_are_lost_apart_from_acknowledged_ones() {
+        let tp = TopicPartition::new("t", 0);
+        let mut ledger = Ledger::new();
+        let mut events = Vec::new();
+        let old = log_of(&[0, 1, 2, 3, 4, 5, 6], 0);
+        ledger.on_acked(&acked(0, &[0, 1, 2, 3, 4]), &[1], Some((1, &old)), None, &mut events);
+        let zero = AckedRecords { acks: Acks::Zero, ..acked(5, &[5, 6]) };
+        ledger.on_acked(&zero, &[1], Some((1, &old)), None, &mut events);
+        assert_eq!((ledger.acked(), ledger.unacked()), (5, 2));
+        let new_leader = log_of(&[0, 1, 2, 3], 0);
+        ledger.reconcile(&tp, 2, None, &new_leader, &mut events);
+        assert_eq!((ledger.lost(), ledger.unacked_lost()), (1, 2));
+        assert_eq!((ledger.lost_by(0), ledger.unacked_lost_by(0), ledger.lost_in(&tp)), (1, 2, 1));
+        let texts: Vec<String> = events.iter().map(ToString::to_string).collect();
+        assert!(
+            matches!(
+                events[..],
+                [
+                    EventKind::AckedRecordsLost { count: 1, .. },
+                    EventKind::UnackedRecordsLost { count: 2, first_offset: 5, last_offset: 6, .. }
+                ]
+            ),
+            "{texts:?}"
+        );
+        assert!(
+            texts[1].starts_with("sent without acknowledgement (acks=0), lost: 2 record(s) in t-0"),
+            "{}",
+            texts[1]
+        );
+        assert!(texts[1].contains("appended them under acks=0") && !texts[1].contains("acknowledged them"));
+        assert!(texts.iter().all(|t| !t.contains("ACKED") || t.starts_with("1 ACKED")), "{texts:?}");
+        // Back on a replica that has them: neither count stays.
+        ledger.reconcile(&tp, 1, None, &old, &mut events);
+        assert_eq!((ledger.lost(), ledger.unacked_lost()), (0, 0));
+        // A deleted topic keeps the two counts apart too.
+        ledger.reconcile(&tp, 2, None, &new_leader, &mut events);
+        ledger.forget_topic("t");
+        assert_eq!((ledger.lost_by(0), ledger.unacked_lost_by(0)), (1, 2));
     }
 }

@@ -359,6 +359,23 @@ pub enum EventKind {
         /// How they were acknowledged and how `leader` came to lead without them.
         cause: Box<LossCause>,
     },
+    /// The audit ledger found records sent with `acks=0`, which a leader had appended, gone
+    /// from the deciding log. They were never acknowledged (the producer counted them done at
+    /// the socket), so they are counted apart from [`EventKind::AckedRecordsLost`].
+    UnackedRecordsLost {
+        /// The partition.
+        tp: TopicPartition,
+        /// How many such records were lost.
+        count: u64,
+        /// Lowest lost offset.
+        first_offset: Offset,
+        /// Highest lost offset.
+        last_offset: Offset,
+        /// The replica whose log now decides (the new leader).
+        leader: BrokerId,
+        /// How they were appended and how `leader` came to lead without them.
+        cause: Box<LossCause>,
+    },
     /// Acknowledged records are in the log twice (a retry without idempotence, R5.9).
     DuplicateAcked {
         /// The partition.
@@ -627,6 +644,12 @@ impl EventKind {
                 "{count} ACKED RECORD(S) LOST in {tp} (offsets {first_offset}–{last_offset}): {}",
                 cause.brief()
             )),
+            EventKind::UnackedRecordsLost { tp, count, first_offset, last_offset, cause, .. } => {
+                Some(format!(
+                    "sent without acknowledgement, lost: {count} in {tp} (offsets {first_offset}–{last_offset}): {}",
+                    cause.brief()
+                ))
+            }
             _ => None,
         }
     }
@@ -638,6 +661,9 @@ impl EventKind {
         match self {
             EventKind::AckedRecordsLost { tp, count, cause, .. } => {
                 Some(format!("{count} ACKED RECORD(S) LOST in {tp}: {}", cause.brief()))
+            }
+            EventKind::UnackedRecordsLost { tp, count, cause, .. } => {
+                Some(format!("sent without acknowledgement, lost: {count} in {tp}: {}", cause.brief()))
             }
             _ => None,
         }
@@ -833,6 +859,11 @@ impl fmt::Display for EventKind {
             AckedRecordsLost { tp, count, first_offset, last_offset, cause, .. } => write!(
                 f,
                 "{count} ACKED RECORD(S) LOST in {tp} (offsets {first_offset}–{last_offset}): {cause}"
+            ),
+            UnackedRecordsLost { tp, count, first_offset, last_offset, cause, .. } => write!(
+                f,
+                "sent without acknowledgement (acks=0), lost: {count} record(s) in {tp} (offsets \
+                 {first_offset}–{last_offset}): {cause}"
             ),
             DuplicateAcked { tp, value, first_offset, second_offset, count: 1 } => write!(
                 f,

@@ -42,8 +42,9 @@ pub struct Outbox {
     pub sends: Vec<(protocol::NodeId, protocol::Message)>,
     /// Events that happened, in order.
     pub events: Vec<events::EventKind>,
-    /// Records that became acknowledged (producer side for acks=1/all, the leader's append
-    /// for acks=0), for the audit ledger.
+    /// Records that became acknowledged (producer side for acks=1/all), or that a leader
+    /// appended under acks=0 (never acknowledged; the ledger counts them apart), for the
+    /// audit ledger.
     pub acked: Vec<AckedRecords>,
     /// Records a consumer read, for the audit ledger's `seen_erased`.
     pub seen: Vec<SeenRecords>,

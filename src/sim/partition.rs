@@ -108,6 +108,25 @@ enum IsrChange {
     },
 }
 
+/// One producer's acks=all produces parked at a leader until the HW passes them
+/// ([`Partition::parked_produces`]).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct ParkedProduces {
+    /// The producer (its index).
+    pub producer: u32,
+    /// How many produce requests wait (one batch each).
+    pub requests: u32,
+    /// How many records they carry.
+    pub records: u64,
+    /// When the first of them parked (sim ms).
+    pub since: Ms,
+    /// When the first of them expires with REQUEST_TIMED_OUT unless the HW passes it first
+    /// (sim ms).
+    pub first_deadline: Ms,
+    /// That request's timeout (ms): the producer's `request.timeout.ms`, sent with it.
+    pub timeout_ms: Ms,
+}
+
 /// An acks=all produce parked until the HW passes it (Kafka's `DelayedProduce`, R5.4: its
 /// `tryComplete` asks `Partition.checkEnoughReplicasReachOffset`, its `onExpiration` leaves
 /// REQUEST_TIMED_OUT).
@@ -1083,6 +1102,43 @@ impl Partition {
             .filter(|(r, _)| maximal.contains(r))
             .min_by_key(|(_, f)| f.leo.unwrap_or(-1))?;
         Some((*slowest.0, slowest.1.leo))
+    }
+
+    /// The acks=all produces parked at this leader (Kafka's produce purgatory of
+    /// `DelayedProduce`s), one entry per producer in producer order; empty unless this
+    /// replica leads and some wait. A parked produce completes when the HW passes its records
+    /// (`DelayedProduce.tryComplete` → `Partition.checkEnoughReplicasReachOffset`), fails
+    /// with NOT_LEADER_OR_FOLLOWER when the leadership goes, or expires with REQUEST_TIMED_OUT
+    /// once the request's timeout (the producer's `request.timeout.ms`) has passed since it
+    /// parked (`DelayedProduce.onExpiration`): one parked before the ISR shrank below
+    /// `min.insync.replicas` waits out that timeout, as the HW is frozen meanwhile (3.7+).
+    pub fn parked_produces(&self) -> Vec<ParkedProduces> {
+        let Role::Leader(ls) = &self.role else { return Vec::new() };
+        let mut out: Vec<ParkedProduces> = Vec::new();
+        for d in &ls.delayed {
+            let records = u64::try_from(d.required_offset - d.base_offset).unwrap_or(0);
+            let since = d.deadline.saturating_sub(d.timeout_ms);
+            match out.iter_mut().find(|p| p.producer == d.producer) {
+                Some(p) => {
+                    p.requests += 1;
+                    p.records += records;
+                    p.since = p.since.min(since);
+                    if d.deadline < p.first_deadline {
+                        (p.first_deadline, p.timeout_ms) = (d.deadline, d.timeout_ms);
+                    }
+                }
+                None => out.push(ParkedProduces {
+                    producer: d.producer,
+                    requests: 1,
+                    records,
+                    since,
+                    first_deadline: d.deadline,
+                    timeout_ms: d.timeout_ms,
+                }),
+            }
+        }
+        out.sort_by_key(|p| p.producer);
+        out
     }
 
     /// The leader's unanswered ISR proposal, in words.

@@ -40,8 +40,9 @@
 //!   unresolved batches of a partition with the new epoch and sequences from 0 after an
 //!   epoch bump (`TransactionManager.startSequencesAtBeginning`); isrlab only holds new
 //!   batches back until the old id's batches are resolved.
-//! - acks=0 requests are fire-and-forget: the records count as acknowledged when sent (R5.2),
-//!   they never occupy the in-flight slot and never get a response.
+//! - acks=0 requests are fire-and-forget: the records are done for the producer when sent
+//!   (R5.2), counted as sent without acknowledgement (never as acknowledged), they never
+//!   occupy the in-flight slot and never get a response.
 //! - On the wire each batch is its own message; the batches drained together for one broker
 //!   count as one request against `max.in.flight.requests.per.connection`, as Java's one
 //!   request per broker would.
@@ -352,6 +353,8 @@ pub struct ProducerClient {
     next_request: u64,
     sent: u64,
     acked: u64,
+    /// Records sent with `acks=0` (written to the socket; no acknowledgement ever comes).
+    unacked: u64,
     failed: u64,
     errors: BTreeMap<String, u64>,
     last_error: Option<(Ms, String)>,
@@ -397,6 +400,7 @@ impl ProducerClient {
             next_request: 1,
             sent: 0,
             acked: 0,
+            unacked: 0,
             failed: 0,
             errors: BTreeMap::new(),
             last_error: None,
@@ -573,6 +577,7 @@ impl ProducerClient {
             idempotent: self.config.idempotence_in_effect(),
             sent: self.sent,
             acked: self.acked,
+            unacked: self.unacked,
             failed: self.failed,
             pending: self.unassigned.len() as u64
                 + self.holding.all.iter().map(|&i| self.partitions[i].pending()).sum::<u64>(),
@@ -580,6 +585,7 @@ impl ProducerClient {
             last_error: self.last_error.clone(),
             unreachable: self.unreachable_leaders(),
             acked_lost: 0,
+            unacked_lost: 0,
             reordered: 0,
             latency: None,
         }
@@ -1089,8 +1095,8 @@ impl ProducerClient {
     }
 
     /// Sends `batch` to partition `i`'s leader (callers check there is one) as part of request
-    /// `request`. acks=0 batches count as acknowledged right away (R5.2); others stay in flight
-    /// until answered.
+    /// `request`. acks=0 batches are done right away, sent without acknowledgement (R5.2);
+    /// others stay in flight until answered.
     fn send_batch(&mut self, now: Ms, i: usize, mut batch: ProducerBatch, request: u64, out: &mut Outbox) {
         batch.acks = self.config.acks;
         let p = &self.partitions[i];
@@ -1119,8 +1125,8 @@ impl ProducerClient {
         };
         out.send(NodeId::Broker(leader), Message::Produce(message));
         if batch.acks == Acks::Zero {
-            self.acked += batch.values.len() as u64;
-            self.latency.record(now, &batch.sent_at);
+            // Done for the producer, yet never acknowledged: no answer, no latency to measure.
+            self.unacked += batch.values.len() as u64;
             self.mark_success(i, out);
         } else {
             let sent_epoch = p.leader_epoch;
@@ -1467,8 +1473,12 @@ pub struct ProducerView {
     pub idempotent: bool,
     /// Records handed to the producer.
     pub sent: u64,
-    /// Records acknowledged (for acks=0: written to the socket).
+    /// Records acknowledged (`acks=1` or `all`).
     pub acked: u64,
+    /// Records sent with `acks=0`: written to the socket and done for the producer, which
+    /// never hears whether they were kept (`KafkaProducer`'s callback gets offset -1). Never
+    /// part of [`ProducerView::acked`].
+    pub unacked: u64,
     /// Records that failed for good (delivery timeout or non-retriable error), or that a
     /// `restart-producer` abandoned unacknowledged.
     pub failed: u64,
@@ -1484,6 +1494,9 @@ pub struct ProducerView {
     /// Its acknowledged records lost (the audit ledger's count; 0 in the client's own view,
     /// filled in by the cluster's snapshot).
     pub acked_lost: u64,
+    /// Its `acks=0` records a leader appended and the deciding log lost since (the audit
+    /// ledger's [`super::audit::Ledger::unacked_lost_by`], filled in like `acked_lost`).
+    pub unacked_lost: u64,
     /// Its acknowledged records written after records it sent later (the audit ledger's
     /// count, filled in like `acked_lost`).
     pub reordered: u64,
@@ -2244,7 +2257,7 @@ mod tests {
         assert_eq!(sent.iter().map(|(_, r)| r.batch.values.len()).collect::<Vec<_>>(), vec![2, 2, 1]);
         assert!(sent.iter().all(|(_, r)| r.acks == Acks::Zero && r.batch.producer_id == -1));
         let v = p.view();
-        assert_eq!((v.acked, v.pending, v.idempotent), (5, 0, false));
+        assert_eq!((v.acked, v.unacked, v.pending, v.idempotent), (0, 5, 0, false), "sent, never acked");
         assert!(out.acked.is_empty());
         assert_eq!(p.next_deadline(), Some(METADATA_MAX_AGE_MS));
     }

@@ -110,8 +110,8 @@ impl Default for LatencyRecorder {
 }
 
 impl LatencyRecorder {
-    /// The records of one batch were acknowledged at `now` (for acks=0: written to the socket,
-    /// when Kafka completes their futures).
+    /// The records of one batch were acknowledged at `now` (`acks=0` records, which get no
+    /// acknowledgement, are not recorded).
     pub fn record(&mut self, now: Ms, sent: &SendTimes) {
         let sec = now / 1000;
         let len = self.seconds.len() as u64;

@@ -71,6 +71,8 @@ pub enum Mode {
     Prompt(Ask),
     /// A lesson's question is open: letters answer ([`keymap::QUESTION_BINDINGS`]).
     Question,
+    /// The pane of `:describe` or `:get` is open ([`keymap::READOUT_BINDINGS`]).
+    Readout,
 }
 
 /// Which screen the dashboard shows (Tab / Shift-Tab go round them in this order, F1–F6
@@ -265,6 +267,8 @@ pub struct Model {
     pub charts: super::charts::Drawings,
     /// The scenario played as a lesson (narration, checks, questions), if any.
     pub lesson: Option<Lesson>,
+    /// What the pane of `:describe` or `:get` shows ([`super::readout`]).
+    pub readout: Option<super::readout::Readout>,
 }
 
 /// Something that happened, fed to [`update`].
@@ -358,6 +362,7 @@ impl Model {
             theme,
             quit: false,
             lesson: None,
+            readout: None,
         }
     }
 
@@ -636,6 +641,10 @@ fn on_key(model: &mut Model, ev: KeyEvent, snap: &Snapshot) -> Vec<Effect> {
         },
         Mode::Help => match keymap::lookup(keymap::HELP_BINDINGS, &ev) {
             Some(action) => on_help(model, action),
+            None => Vec::new(),
+        },
+        Mode::Readout => match keymap::lookup(keymap::READOUT_BINDINGS, &ev) {
+            Some(action) => super::readout::on_key(model, action, snap),
             None => Vec::new(),
         },
     }
@@ -1055,6 +1064,9 @@ fn submit(model: &mut Model, snap: &Snapshot) -> Vec<Effect> {
         model.mode = Mode::Normal;
         return Vec::new();
     }
+    if let Some(query) = super::readout::parse(&line) {
+        return super::readout::open(model, query, &line, snap);
+    }
     match run_line(model, &line, snap) {
         Ok(cmd) => {
             model.palette.set_error(None);
@@ -1074,7 +1086,7 @@ fn submit(model: &mut Model, snap: &Snapshot) -> Vec<Effect> {
 /// on is remembered in the palette's history and returned to apply; otherwise the reason,
 /// in the palette's words.
 pub(super) fn run_line(model: &mut Model, line: &str, snap: &Snapshot) -> Result<Command, String> {
-    let cmd = Command::parse(line).map_err(|e| e.message)?;
+    let cmd = Command::parse(line).map_err(|e| super::readout::with_palette_usage(e.message))?;
     if model.scenario_over(snap) {
         return Err(ended_text(snap));
     }

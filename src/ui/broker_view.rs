@@ -296,6 +296,7 @@ pub fn render(frame: &mut Frame, area: Rect, model: &Model, snap: &Snapshot) {
         .collect();
     frame.render_widget(Paragraph::new(lines).block(block), table);
     let block = Block::new().borders(Borders::TOP);
+    let detail = text::fit_all(detail, usize::from(block.inner(below).width));
     frame.render_widget(Paragraph::new(detail).block(block), below);
 }
 

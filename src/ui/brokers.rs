@@ -29,8 +29,8 @@ pub fn render(frame: &mut Frame, area: Rect, model: &Model, snap: &Snapshot) {
     let rows = u16::try_from(strip.len()).unwrap_or(1);
     let [strip_area, settings] =
         Layout::vertical([Constraint::Length(rows), Constraint::Length(1)]).areas(area);
-    frame.render_widget(Paragraph::new(strip), strip_area);
-    frame.render_widget(Paragraph::new(settings_line(model, snap, width)), settings);
+    frame.render_widget(Paragraph::new(text::fit_all(strip, width)), strip_area);
+    frame.render_widget(Paragraph::new(text::fit(settings_line(model, snap, width), width)), settings);
 }
 
 /// How much of each broker the strip shows.
@@ -424,7 +424,48 @@ fn settings_line(model: &Model, snap: &Snapshot, width: usize) -> Line<'static> 
     if named.is_none() {
         spans.push(Span::raw(format!("  rate={rate}/s")));
     }
+    let used: usize = spans.iter().map(Span::width).sum();
+    let room = width.saturating_sub(1 + used + 2);
+    if let Some(marker) = warnings_marker(&snap.warnings(), room, theme) {
+        spans.push(Span::raw("  "));
+        spans.push(marker);
+    }
     Line::from(text::truncate_spans(spans, width.saturating_sub(1)))
+}
+
+/// The settings' warnings ([`Snapshot::warnings`]) in `room` columns, at the end of the
+/// settings line, in the richest form that fits: `⚠ acks=1 (producer 0 → t): a leader crash
+/// loses acked records (+1 more) · F6`, `⚠ a leader crash loses acked records (+1 more) · F6`,
+/// `⚠ 2 warnings · F6`, `⚠ F6`, `⚠`. The config view (F6) lists them all with why. A
+/// warning is yellow; a notice alone (`ℹ`, Kafka's default min.insync.replicas=1, say) is
+/// dimmed, so a first run is not shouted at. `None` without warnings.
+pub fn warnings_marker(
+    warnings: &[crate::config::warnings::Warning],
+    room: usize,
+    theme: Theme,
+) -> Option<Span<'static>> {
+    use crate::config::warnings::Level;
+    let first = warnings.first()?;
+    let n = warnings.len();
+    let mark = first.level.mark();
+    let key = super::keymap::label_of(super::keymap::Action::ShowConfig).unwrap_or("F6");
+    let more = if n > 1 { format!(" (+{} more)", n - 1) } else { String::new() };
+    let noun = match (first.level, n) {
+        (Level::Warning, 1) => "warning",
+        (Level::Warning, _) => "warnings",
+        (Level::Notice, 1) => "notice",
+        (Level::Notice, _) => "notices",
+    };
+    let forms = [
+        format!("{mark} {}: {}{more} · {key}", first.setting, first.brief),
+        format!("{mark} {}{more} · {key}", first.brief),
+        format!("{mark} {n} {noun} · {key}"),
+        format!("{mark} {key}"),
+        mark.to_string(),
+    ];
+    let text = forms.into_iter().find(|f| text::width(f) <= room)?;
+    let style = if first.level == Level::Warning { theme.warn() } else { theme.muted() };
+    Some(Span::styled(text, style))
 }
 
 #[cfg(test)]
@@ -449,6 +490,42 @@ mod tests {
     fn text(model: &crate::ui::app::Model, snap: &Snapshot, width: u16) -> Vec<String> {
         let lines = strip_lines(model, snap, width);
         lines.iter().map(|l| l.spans.iter().map(|s| s.content.as_ref()).collect()).collect()
+    }
+
+    fn settings(snap: &Snapshot, width: usize) -> (String, Vec<Span<'static>>) {
+        let model = crate::ui::app::Model::new(1.0, Theme::new(false), snap);
+        let line = settings_line(&model, snap, width);
+        (line.spans.iter().map(|s| s.content.as_ref()).collect(), line.spans)
+    }
+
+    /// The settings line ends with the settings' warnings, as far as they fit; a notice
+    /// alone (Kafka's default min.insync.replicas=1 under acks=all) is dimmed, a warning is
+    /// yellow; a safe cluster (the fixture: min.insync.replicas=2, acks=all) has none.
+    #[test]
+    fn the_settings_line_ends_with_the_warnings() {
+        let mut snap = fixture::snapshot();
+        assert!(snap.warnings().is_empty(), "{:?}", snap.warnings());
+        assert!(!settings(&snap, 80).0.contains("F6"));
+        snap.producers[0].config.acks = crate::sim::Acks::One;
+        let (line, spans) = settings(&snap, 80);
+        assert_eq!(line, " acks=1  min.insync=2  unclean=off  lag.max=30s  rate=100/s  ⚠ 1 warning · F6");
+        assert_eq!(spans.last().unwrap().style, Theme::new(false).warn());
+        let (line, _) = settings(&snap, 200);
+        assert!(line.ends_with("=100/s  ⚠ a leader crash loses acked records · F6"), "{line}");
+        let (line, _) = settings(&snap, 240);
+        assert!(
+            line.ends_with("  ⚠ acks=1 (producer 0 → test_repli): a leader crash loses acked records · F6"),
+            "{line}"
+        );
+        snap.producers[0].config.acks = crate::sim::Acks::All;
+        snap.topics[0].effective_min_isr = 1;
+        snap.topics[0].config_overrides.clear();
+        snap.broker_config.min_insync_replicas = 1;
+        let (line, spans) = settings(&snap, 80);
+        assert!(line.ends_with("  ℹ 1 notice · F6"), "{line}");
+        assert_eq!(spans.last().unwrap().style, Theme::new(false).muted(), "a notice does not shout");
+        let (line, _) = settings(&snap, 200);
+        assert!(line.ends_with("=100/s  ℹ acks=all may rest on one copy · F6"), "{line}");
     }
 
     /// With 50 brokers the strip cannot list them all in its two lines, at 80 or at 200

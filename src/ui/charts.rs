@@ -214,7 +214,8 @@ fn render_isr(frame: &mut Frame, area: Rect, theme: Theme, p: &PartitionView, h:
     let low = h.isr.iter().copied().min().unwrap_or(0);
     let title =
         isr_title(&p.tp.to_string(), now, replicas, low, h.len() as u64 * SAMPLE_MS / 1000, area.width);
-    let block = Block::new().borders(Borders::TOP).title(Span::styled(title, theme.title()));
+    let title = text::fit_title(Line::from(Span::styled(title, theme.title())), area.width);
+    let block = Block::new().borders(Borders::TOP).title(title);
     let inner = block.inner(area);
     frame.render_widget(block, area);
     let [label, bars] =
@@ -297,7 +298,8 @@ fn render_producer(frame: &mut Frame, area: Rect, theme: Theme, h: &History, i: 
         " producer {i} · {} acked/s · {latency} {note}",
         super::brokers::number(latest.acked as f64 * per_s)
     );
-    let block = Block::new().borders(Borders::TOP).title(Span::styled(title, theme.title()));
+    let title = text::fit_title(Line::from(Span::styled(title, theme.title())), area.width);
+    let block = Block::new().borders(Borders::TOP).title(title);
     let inner = block.inner(area);
     frame.render_widget(block, area);
     let [left, right] = Layout::horizontal([Constraint::Fill(1); 2]).spacing(1).areas(inner);
@@ -395,7 +397,7 @@ fn draw(
         return empty(frame, area, theme, titles.first().copied().unwrap_or(""), NO_SAMPLES);
     }
     let title = title_line(titles, &series, theme, usize::from(area.width));
-    let block = Block::new().borders(Borders::TOP).title(title);
+    let block = Block::new().borders(Borders::TOP).title(text::fit_title(title, area.width));
     let (y_min, y_max) = bounds.of(&series);
     let first = h.times(n).next().unwrap_or(0);
     let last = h.last_at.unwrap_or(0);
@@ -434,8 +436,10 @@ fn draw(
 const NO_SAMPLES: &str = "no samples yet: the sim takes one every second of sim time";
 
 fn empty(frame: &mut Frame, area: Rect, theme: Theme, title: &str, text: &str) {
-    let block = Block::new().borders(Borders::TOP).title(Span::styled(title.to_string(), theme.title()));
-    frame.render_widget(Paragraph::new(Line::styled(format!(" {text}"), theme.muted())).block(block), area);
+    let title = text::fit_title(Line::from(Span::styled(title.to_string(), theme.title())), area.width);
+    let block = Block::new().borders(Borders::TOP).title(title);
+    let line = text::fit(Line::styled(format!(" {text}"), theme.muted()), usize::from(area.width));
+    frame.render_widget(Paragraph::new(line).block(block), area);
 }
 
 /// How many of the newest samples of `ring` a chart `width` columns wide shows: one per

@@ -20,10 +20,16 @@ use super::theme::{Theme, glyph};
 use crate::cluster::snapshot::{ProducerView, Snapshot};
 use crate::sim::{format_time, join_ids};
 
-/// Rows the full form needs: title, the cluster line, four per producer, two per consumer.
+/// Rows the full form needs: title, the cluster line, four per producer and its wait lines
+/// (as they wrap at 80 columns), two per consumer.
 fn full_rows(snap: &Snapshot) -> u16 {
     let n = u16::try_from(snap.producers.len()).unwrap_or(u16::MAX);
-    n.max(1).saturating_mul(4).saturating_add(2).saturating_add(consumers::full_rows(snap))
+    let waits = u16::try_from(waiting_rows(snap, true, 80)).unwrap_or(u16::MAX);
+    n.max(1)
+        .saturating_mul(4)
+        .saturating_add(2)
+        .saturating_add(waits)
+        .saturating_add(consumers::full_rows(snap))
 }
 
 /// Rows this pane would like: the full form plus two for a long last error.
@@ -32,9 +38,39 @@ pub fn height_needed(snap: &Snapshot) -> u16 {
 }
 
 /// Rows the pane needs so that no producer gives way: its title and one compact line per
-/// producer (or the "no producer" line).
+/// producer (or the "no producer" line), and the lines saying what a waiting producer waits
+/// for, as they wrap at 80 columns (the narrowest screen this minimum serves).
 pub fn min_rows(snap: &Snapshot) -> u16 {
-    u16::try_from(snap.producers.len()).unwrap_or(u16::MAX).max(1).saturating_add(1)
+    let rows = snap.producers.len().max(1) + waiting_rows(snap, false, 80) + 1;
+    u16::try_from(rows).unwrap_or(u16::MAX)
+}
+
+/// Rows the producers' wait lines take at `width` columns.
+fn waiting_rows(snap: &Snapshot, full: bool, width: usize) -> usize {
+    snap.producers.iter().map(|p| wait_lines(snap, p, full, Theme::new(false), width).len()).sum()
+}
+
+/// Most lines a waiting producer's wait takes: in the full form, and in the compact one (at
+/// 80×24 every row counts; how it ends comes first, so the cut loses only the cause, which
+/// the table and the logs pane show too).
+const WAIT_MAX_LINES: (usize, usize) = (3, 2);
+
+/// What producer `p` waits for ([`super::waits::producer_line`]), word-wrapped to `width`
+/// in at most [`WAIT_MAX_LINES`] (the last ends with `…` when cut); none while it does
+/// not wait. The compact form (not `full`) tells only waits that end in REQUEST_TIMED_OUT:
+/// a crashed follower the producer waits for until it is fenced, then acknowledged, is the
+/// partition table's story at 80×24, not worth its rows.
+fn wait_lines(
+    snap: &Snapshot,
+    p: &ProducerView,
+    full: bool,
+    theme: Theme,
+    width: usize,
+) -> Vec<Line<'static>> {
+    let Some(line) = super::waits::producer_line(snap, p.index, !full) else { return Vec::new() };
+    let label = Span::styled(format!(" p{} ", p.index), theme.leader());
+    let most = if full { WAIT_MAX_LINES.0 } else { WAIT_MAX_LINES.1 };
+    text::at_most(text::hanging(label, &line, theme.warn(), width, 4), most, width)
 }
 
 /// Draws the pane; `selected` is the producer to mark (`None`: mark none).
@@ -46,22 +82,26 @@ pub fn render(frame: &mut Frame, area: Rect, theme: Theme, snap: &Snapshot, sele
         lines.push(Line::styled(" no producer (produce with `:produce T N`)", theme.muted()));
     }
     let title = if full {
-        lines.insert(0, cluster_line(snap, theme));
+        lines.insert(0, cluster_line(snap, theme, width));
         for p in &snap.producers {
             lines.extend(full_lines(p, selected == Some(p.index), theme, width));
+            lines.extend(wait_lines(snap, p, true, theme, width));
         }
         lines.extend(consumers::full_lines(snap, theme, width));
         vec![Span::styled(" Clients ", theme.title())]
     } else {
-        lines.extend(snap.producers.iter().map(|p| compact_line(p, selected == Some(p.index), theme, width)));
+        for p in &snap.producers {
+            lines.push(compact_line(p, selected == Some(p.index), theme, width));
+            lines.extend(wait_lines(snap, p, false, theme, width));
+        }
         let rows = usize::from(area.height.saturating_sub(1)).saturating_sub(lines.len());
         let (shown, hidden) = consumer_lines(snap, theme, rows);
         lines.extend(shown);
         lines.extend(snap.producers.iter().flat_map(|p| last_error_lines(p, theme, width)));
         compact_title(snap, theme, hidden, width)
     };
-    let block = Block::new().borders(Borders::TOP).title(Line::from(title));
-    frame.render_widget(Paragraph::new(lines).block(block), area);
+    let block = Block::new().borders(Borders::TOP).title(text::fit_title(Line::from(title), area.width));
+    frame.render_widget(Paragraph::new(text::fit_all(lines, width)).block(block), area);
 }
 
 /// The consumers' compact lines in `rows` rows: all when they fit, else all but the last
@@ -91,6 +131,9 @@ fn compact_title(snap: &Snapshot, theme: Theme, hidden: usize, width: usize) -> 
         Span::styled(format!("acked lost {}", snap.acked_lost), lost),
         Span::styled(" ", theme.title()),
     ];
+    if snap.unacked_lost > 0 {
+        spans.push(Span::styled(format!("· no-ack lost {} ", snap.unacked_lost), theme.bad()));
+    }
     if hidden > 0 {
         spans.push(Span::styled(format!("· +{hidden} consumer(s) not shown "), theme.title()));
     }
@@ -145,12 +188,17 @@ fn settings(p: &ProducerView) -> String {
     format!("{}/s  acks={}  {idem}", number(p.config.rate), p.config.acks)
 }
 
-fn counts(p: &ProducerView, theme: Theme) -> Vec<Span<'static>> {
+/// `sent N  acked N  failed N  pending N`, with `no ack N` after `acked` once the producer
+/// sent records with `acks=0` (done at the socket, never acknowledged, so never counted as
+/// acked); `tight` takes one space between the counts instead of two.
+fn counts(p: &ProducerView, theme: Theme, tight: bool) -> Vec<Span<'static>> {
+    let gap = if tight { " " } else { "  " };
     let failed = if p.failed > 0 { theme.bad() } else { theme.normal() };
+    let no_ack = if p.unacked > 0 { format!("no ack {}{gap}", p.unacked) } else { String::new() };
     vec![
-        Span::raw(format!(" sent {}  acked {}  ", p.sent, p.acked)),
+        Span::raw(format!(" sent {}{gap}acked {}{gap}{no_ack}", p.sent, p.acked)),
         Span::styled(format!("failed {}", p.failed), failed),
-        Span::raw(format!("  pending {}", p.pending)),
+        Span::raw(format!("{gap}pending {}", p.pending)),
     ]
 }
 
@@ -165,33 +213,34 @@ fn full_lines(p: &ProducerView, selected: bool, theme: Theme, width: usize) -> V
     let fits = text::width(&name(true)) + 3 + text::width(&settings(p)) <= width;
     let head =
         Line::from(vec![name_span(name(fits), selected, theme), Span::raw("  "), Span::raw(settings(p))]);
-    let mut lines = vec![head, Line::from(counts(p, theme)), errors_line(p, theme, width)];
+    let mut lines = vec![head, Line::from(counts(p, theme, false)), errors_line(p, theme, width)];
     lines.extend(last_error_lines(p, theme, width));
     lines
 }
 
-/// One producer on one line, in `width` columns: its settings give way (idempotence, then
-/// rate and acks) before its counts, which are never cut (issue 9: the producer counts
-/// never give way at 80×24).
+/// One producer on one line, in `width` columns. Its counts are never cut (the producer
+/// counts never give way at 80×24), and whether it is idempotent stays as long as anything
+/// but the counts can give way: first the double spaces, then the rate (the settings line
+/// under the broker strip shows it), and only then idempotence, then acks.
 fn compact_line(p: &ProducerView, selected: bool, theme: Theme, width: usize) -> Line<'static> {
-    let idem = if p.idempotent { "  idempotent" } else { "  not idempotent" };
-    let rate_acks = format!("{}/s  acks={}", number(p.config.rate), p.config.acks);
-    let settings = [format!("{rate_acks}{idem}"), rate_acks, format!("acks={}", p.config.acks)];
-    let line = |settings: Option<&String>| {
+    let idem = if p.idempotent { "idempotent" } else { "not idempotent" };
+    let (rate, acks) = (number(p.config.rate), p.config.acks);
+    let forms = [
+        (Some(format!("{rate}/s  acks={acks}  {idem}")), false),
+        (Some(format!("{rate}/s acks={acks} {idem}")), true),
+        (Some(format!("acks={acks} {idem}")), true),
+        (Some(format!("acks={acks}")), true),
+        (None, true),
+    ];
+    let line = |(settings, tight): &(Option<String>, bool)| {
         let mut spans = vec![name_span(format!("p{}", p.index), selected, theme)];
         if let Some(settings) = settings {
             spans.extend([Span::raw(" "), Span::raw(settings.clone()), Span::raw(" ·")]);
         }
-        spans.extend(counts(p, theme));
+        spans.extend(counts(p, theme, *tight));
         Line::from(spans)
     };
-    settings
-        .iter()
-        .map(Some)
-        .chain([None])
-        .map(line)
-        .find(|l| l.width() <= width)
-        .unwrap_or_else(|| line(None))
+    forms.iter().map(line).find(|l| l.width() <= width).unwrap_or_else(|| line(&(None, true)))
 }
 
 /// ` errors: A 3, B 40` in `width` columns, with the unreachable brokers after it: the
@@ -222,18 +271,20 @@ fn unreachable_span(p: &ProducerView, theme: Theme) -> Option<Span<'static>> {
     Some(Span::styled(format!("  · {noun} {ids} unreachable"), theme.warn()))
 }
 
-/// The last error, word-wrapped onto at most three lines (rows that do not fit are cut).
+/// The last error, word-wrapped onto at most three lines (the last ends with `…` when more
+/// would be needed).
 fn last_error_lines(p: &ProducerView, theme: Theme, width: usize) -> Vec<Line<'static>> {
     let Some((at, what)) = &p.last_error else {
         return vec![Line::styled(" last error: none", theme.muted())];
     };
     let stamp = Span::styled(format!(" last error {} ", format_time(*at)), theme.muted());
-    let mut lines = text::hanging(stamp, what, theme.normal(), width, 3);
-    lines.truncate(3);
-    lines
+    text::at_most(text::hanging(stamp, what, theme.normal(), width, 3), 3, width)
 }
 
-fn cluster_line(snap: &Snapshot, theme: Theme) -> Line<'static> {
+/// ` cluster: acked lost N  duplicates N`, then what consumers saw erased (once there are
+/// consumers) and the `acks=0` records lost (once a producer sent any): `sent without
+/// acknowledgement, lost N`, in the short words `no-ack lost N` when that does not fit.
+fn cluster_line(snap: &Snapshot, theme: Theme, width: usize) -> Line<'static> {
     let lost = if snap.acked_lost > 0 { theme.alarm() } else { theme.good() };
     let dups = if snap.duplicates > 0 { theme.warn() } else { theme.normal() };
     let mut spans = vec![
@@ -246,6 +297,18 @@ fn cluster_line(snap: &Snapshot, theme: Theme) -> Line<'static> {
     if !snap.consumers.is_empty() || snap.seen_erased > 0 {
         spans.push(Span::raw("  "));
         spans.push(Span::styled(format!("seen erased {}", snap.seen_erased), seen_erased_style(snap, theme)));
+    }
+    if snap.unacked_lost > 0 || snap.producers.iter().any(|p| p.unacked > 0) {
+        let style = if snap.unacked_lost > 0 { theme.bad() } else { theme.normal() };
+        let used: usize = spans.iter().map(Span::width).sum();
+        let long = format!("sent without acknowledgement, lost {}", snap.unacked_lost);
+        let text = if used + 2 + text::width(&long) <= width {
+            long
+        } else {
+            format!("no-ack lost {}", snap.unacked_lost)
+        };
+        spans.push(Span::raw("  "));
+        spans.push(Span::styled(text, style));
     }
     Line::from(spans)
 }
@@ -362,6 +425,68 @@ mod tests {
         assert!(!line.contains("idempotent"), "the settings gave way first: {line}");
         (p.sent, p.acked, p.failed, p.pending) = (12, 12, 0, 0);
         assert!(text(&compact_line(&p, false, theme, 80)).contains("not idempotent"));
+    }
+
+    /// As the counts grow, the producer line keeps saying it is idempotent: the spacing and
+    /// the rate give way first.
+    #[test]
+    fn the_producer_line_keeps_idempotent_as_the_numbers_grow() {
+        let mut p = fixture::snapshot().producers[0].clone();
+        let theme = Theme::new(false);
+        p.config.rate = 5000.0;
+        for (sent, acked, failed, pending) in [
+            (12, 12, 0, 0),
+            (83_420, 82_050, 37, 1_370),
+            (3_600_000, 3_599_000, 12_345, 1_000),
+            (144_000_000, 143_999_000, 0, 1_000),
+        ] {
+            (p.sent, p.acked, p.failed, p.pending) = (sent, acked, failed, pending);
+            let line = text(&compact_line(&p, false, theme, 80));
+            assert!(line.chars().count() <= 80, "{line}");
+            assert!(
+                line.contains("acks=all idempotent ·") || line.contains("acks=all  idempotent ·"),
+                "{line}"
+            );
+            for count in [format!("sent {sent}"), format!("acked {acked}"), format!("pending {pending}")] {
+                assert!(line.contains(&count), "{count}: {line}");
+            }
+        }
+        (p.sent, p.acked) = (12, 12);
+        assert_eq!(
+            text(&compact_line(&p, false, theme, 80)),
+            " p0 5000/s  acks=all  idempotent · sent 12  acked 12  failed 0  pending 1000"
+        );
+        (p.sent, p.acked) = (3_600_000, 3_599_000);
+        assert_eq!(
+            text(&compact_line(&p, false, theme, 80)),
+            " p0 acks=all idempotent · sent 3600000 acked 3599000 failed 0 pending 1000",
+            "the rate went first"
+        );
+    }
+
+    /// acks=0 records are sent, never acked: the producer counts them as `no ack`, and the
+    /// cluster line counts those lost apart from acknowledged ones.
+    #[test]
+    fn acks_zero_records_are_counted_as_sent_without_acknowledgement() {
+        let mut snap = fixture::snapshot();
+        let theme = Theme::new(false);
+        let p = &mut snap.producers[0];
+        (p.sent, p.acked, p.unacked, p.failed, p.pending) = (500, 200, 299, 0, 1);
+        p.config.acks = crate::sim::Acks::Zero;
+        let line = text(&Line::from(counts(p, theme, false)));
+        assert_eq!(line, " sent 500  acked 200  no ack 299  failed 0  pending 1");
+        assert!(text(&cluster_line(&snap, theme, 120)).ends_with("sent without acknowledgement, lost 0"));
+        snap.unacked_lost = 7;
+        assert_eq!(
+            text(&cluster_line(&snap, theme, 120)),
+            " cluster: acked lost 0  duplicates 0  sent without acknowledgement, lost 7"
+        );
+        assert!(text(&cluster_line(&snap, theme, 60)).ends_with("  no-ack lost 7"));
+        let title: String = compact_title(&snap, theme, 0, 80).iter().map(|s| s.content.as_ref()).collect();
+        assert!(title.starts_with(" Clients · acked lost 0 · no-ack lost 7 "), "{title}");
+        snap.producers[0].unacked = 0;
+        snap.unacked_lost = 0;
+        assert!(!text(&cluster_line(&snap, theme, 120)).contains("acknowledgement"));
     }
 
     /// Issue 9: at 80 columns the full form's errors line gives way by whole entries.

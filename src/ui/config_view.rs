@@ -171,7 +171,12 @@ pub fn render(frame: &mut Frame, area: Rect, model: &Model, snap: &Snapshot) {
     let width = usize::from(area.width);
     let meaning = rows.get(selected).map(|p| meaning_lines(model, snap, p, width)).unwrap_or_default();
     let meaning_h = u16::try_from(meaning.len()).unwrap_or(3).min(area.height / 3);
-    let [list, about] = Layout::vertical([Constraint::Fill(1), Constraint::Length(meaning_h)]).areas(area);
+    let warned = warning_lines(snap, width, usize::from(area.height / 3), theme);
+    let warned_h = u16::try_from(warned.len()).unwrap_or(0);
+    let [warnings, list, about] =
+        Layout::vertical([Constraint::Length(warned_h), Constraint::Fill(1), Constraint::Length(meaning_h)])
+            .areas(area);
+    frame.render_widget(Paragraph::new(text::fit_all(warned, width)), warnings);
     let filter = if model.config_filter.is_empty() {
         String::new()
     } else {
@@ -222,8 +227,49 @@ pub fn render(frame: &mut Frame, area: Rect, model: &Model, snap: &Snapshot) {
         };
         lines.push(Line::styled(text::truncate(&text, width), style));
     }
-    frame.render_widget(Paragraph::new(lines).block(block), list);
-    frame.render_widget(Paragraph::new(meaning), about);
+    frame.render_widget(Paragraph::new(text::fit_all(lines, width)).block(block), list);
+    frame.render_widget(Paragraph::new(text::fit_all(meaning, width)), about);
+}
+
+/// Most lines one warning takes in the view.
+const WARNING_MAX_LINES: usize = 3;
+
+/// The settings' warnings ([`Snapshot::warnings`]) above the list, each with why, wrapped to
+/// `width` in at most [`WARNING_MAX_LINES`] lines (cut with `…`), in at most `rows` rows in
+/// all; when they do not all fit, the last row says how many more there are.
+fn warning_lines(
+    snap: &Snapshot,
+    width: usize,
+    rows: usize,
+    theme: crate::ui::theme::Theme,
+) -> Vec<Line<'static>> {
+    use crate::config::warnings::Level;
+    let each: Vec<Vec<Line<'static>>> = snap
+        .warnings()
+        .iter()
+        .map(|w| {
+            let style = if w.level == Level::Warning { theme.warn() } else { theme.muted() };
+            let label = Span::styled(format!(" {} {}: ", w.level.mark(), w.setting), style);
+            text::at_most(text::hanging(label, &w.why, style, width, 3), WARNING_MAX_LINES, width)
+        })
+        .collect();
+    if each.iter().map(Vec::len).sum::<usize>() <= rows {
+        return each.into_iter().flatten().collect();
+    }
+    let mut out: Vec<Line<'static>> = Vec::new();
+    let mut shown = 0;
+    for lines in &each {
+        if out.len() + lines.len() + 1 > rows {
+            break;
+        }
+        out.extend(lines.iter().cloned());
+        shown += 1;
+    }
+    if rows > 0 {
+        let note = format!(" … {} more (a taller terminal shows them)", each.len() - shown);
+        out.push(Line::styled(text::truncate(&note, width), theme.muted()));
+    }
+    out
 }
 
 /// The edited row: the name, the editor in the value cell (widened over the default's
@@ -306,4 +352,58 @@ fn meaning_lines(model: &Model, snap: &Snapshot, p: &Property, width: usize) -> 
         .into_iter()
         .map(|l| Line::styled(format!(" {l}"), theme.muted()))
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::ui::app::{Model, Msg, update};
+    use crate::ui::theme::Theme;
+    use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+    use ratatui::Terminal;
+    use ratatui::backend::TestBackend;
+
+    /// The config view lists every warning with why above the properties, at 80×24 too
+    /// (each in at most two lines), and a safe cluster's view has none.
+    #[test]
+    fn the_config_view_lists_the_warnings_with_why() {
+        let mut snap = crate::ui::fixture::snapshot();
+        let draw = |snap: &crate::cluster::snapshot::Snapshot, w: u16, h: u16| {
+            let mut model = Model::new(1.0, Theme::new(false), snap);
+            update(&mut model, Msg::Resize(w, h), snap);
+            update(&mut model, Msg::Key(KeyEvent::new(KeyCode::F(6), KeyModifiers::NONE)), snap);
+            let mut terminal = Terminal::new(TestBackend::new(w, h)).unwrap();
+            terminal.draw(|f| crate::ui::view::view(&model, snap, f)).unwrap();
+            let buf = terminal.backend().buffer();
+            (0..h)
+                .map(|y| (0..w).map(|x| buf[(x, y)].symbol().to_string()).collect::<String>())
+                .collect::<Vec<_>>()
+        };
+        let safe = draw(&snap, 80, 24);
+        assert!(safe[3].starts_with(" Config · "), "{safe:#?}");
+        snap.producers[0].config.acks = crate::sim::Acks::One;
+        snap.topics[0].unclean_leader_election_enable = true;
+        let rows = draw(&snap, 80, 24);
+        assert!(
+            rows[3].starts_with(" ⚠ unclean.leader.election.enable=true (test_repli): with no ISR member"),
+            "{rows:#?}"
+        );
+        let acks = rows
+            .iter()
+            .position(|r| r.starts_with(" ⚠ acks=1 (producer 0 → test_repli): the leader"))
+            .expect("acks=1");
+        let list = rows.iter().position(|r| r.starts_with(" Config · ")).expect("the list");
+        assert!(list > acks && list - acks <= 3, "at most three lines a warning: {rows:#?}");
+        let told: Vec<&str> = rows[acks..list].iter().map(|r| r.trim()).collect();
+        assert!(
+            told.join(" ").ends_with("a follower without it is elected and the record is lost"),
+            "{rows:#?}"
+        );
+        let wide = draw(&snap, 200, 60);
+        assert!(
+            wide.iter()
+                .any(|r| r
+                    .contains("if it fails then, a follower without it is elected and the record is lost")),
+            "{wide:#?}"
+        );
+    }
 }

@@ -54,8 +54,8 @@ pub fn render(frame: &mut Frame, area: Rect, model: &Model, snap: &Snapshot) {
         frame.render_widget(Paragraph::new(" no partition").block(block), area);
         return;
     };
-    let title = title(p, usize::from(area.width));
-    let block = Block::new().borders(Borders::TOP).title(Span::styled(title, theme.title()));
+    let title = Line::from(Span::styled(title(p, usize::from(area.width)), theme.title()));
+    let block = Block::new().borders(Borders::TOP).title(text::fit_title(title, area.width));
     let inner = block.inner(area);
     let paused = paused(snap);
     let (mut lines, cols) = replica_lines(p, &paused, theme, usize::from(inner.width));
@@ -85,7 +85,7 @@ pub fn render(frame: &mut Frame, area: Rect, model: &Model, snap: &Snapshot) {
             usize::from(inner.width),
         ));
     }
-    frame.render_widget(Paragraph::new(lines).block(block), area);
+    frame.render_widget(Paragraph::new(text::fit_all(lines, usize::from(inner.width))).block(block), area);
 }
 
 /// The pane's title in the richest form that fits `width` columns (with a rule after it):

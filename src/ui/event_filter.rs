@@ -62,6 +62,7 @@ impl Category {
             AckedRecordsLost { .. } | DuplicateAcked { .. } | Truncated { .. } | UnflushedTailLost { .. } => {
                 Category::Loss
             }
+            UnackedRecordsLost { .. } => Category::Loss,
             AckedOutOfOrder { .. } => Category::Loss,
             LeaderChanged { .. } => Category::Election,
             IsrShrunk { .. } | IsrExpanded { .. } | FollowerCaughtUp { .. } => Category::Isr,
@@ -292,7 +293,9 @@ impl Subjects {
             }
             IsrShrunk { tp, removed, .. } => on(tp, removed.clone()),
             IsrExpanded { tp, added, .. } => on(tp, vec![*added]),
-            AckedRecordsLost { tp, leader, .. } => on(tp, vec![*leader]),
+            AckedRecordsLost { tp, leader, .. } | UnackedRecordsLost { tp, leader, .. } => {
+                on(tp, vec![*leader])
+            }
             DuplicateAcked { tp, .. } => on(tp, Vec::new()),
             ProduceFailing { producer, tp, .. }
             | ProduceRecovered { producer, tp, .. }

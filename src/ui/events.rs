@@ -27,8 +27,8 @@ pub fn render(frame: &mut Frame, area: Rect, model: &Model, snap: &Snapshot) {
     let theme = model.theme;
     let (anchor, lens) = (model.events_anchor, model.events_lens());
     let width = usize::from(area.width);
-    let title = Span::styled(decorated_title(model, snap, width), theme.title());
-    let block = Block::new().borders(Borders::TOP).title(title);
+    let title = Line::from(Span::styled(decorated_title(model, snap, width), theme.title()));
+    let block = Block::new().borders(Borders::TOP).title(text::fit_title(title, area.width));
     let inner = block.inner(area);
     let shown = stamped_events(snap, anchor, lens);
     let (width, height) = (usize::from(inner.width), usize::from(inner.height));
@@ -45,7 +45,7 @@ pub fn render(frame: &mut Frame, area: Rect, model: &Model, snap: &Snapshot) {
         mark_hit(&mut lines, &shown, model.events_search.as_deref(), theme, (width, height), more.as_deref());
         lines
     };
-    frame.render_widget(Paragraph::new(lines).block(block), area);
+    frame.render_widget(Paragraph::new(text::fit_all(lines, width)).block(block), area);
 }
 
 /// Where an event cut short in this pane reads whole: `F5: in full` outside the events
@@ -150,7 +150,9 @@ pub fn title<'f>(snap: &Snapshot, anchor: Option<u64>, lens: impl Into<Lens<'f>>
 pub fn is_important(kind: &EventKind) -> bool {
     use EventKind::*;
     match kind {
-        AckedRecordsLost { .. } | Truncated { .. } | UnflushedTailLost { .. } => true,
+        AckedRecordsLost { .. } | UnackedRecordsLost { .. } | Truncated { .. } | UnflushedTailLost { .. } => {
+            true
+        }
         LeaderChanged { .. } | IsrShrunk { .. } | IsrExpanded { .. } => true,
         BrokerFenced { .. } | BrokerUnfenced { .. } => true,
         BrokerCrashed { .. } | BrokerStopped { .. } | BrokerPowerLost { .. } => true,
@@ -464,7 +466,9 @@ fn style_of(kind: &EventKind, theme: Theme) -> Style {
     use EventKind::*;
     match kind {
         AckedRecordsLost { .. } => theme.alarm(),
-        BrokerCrashed { .. } | Truncated { .. } | ProduceFailing { .. } => theme.bad(),
+        BrokerCrashed { .. } | Truncated { .. } | ProduceFailing { .. } | UnackedRecordsLost { .. } => {
+            theme.bad()
+        }
         ConsumerTruncationDetected { .. } | ConsumerPartitionStopped { .. } => theme.bad(),
         BrokerPowerLost { .. } | UnflushedTailLost { .. } | ProcessFrozen { .. } => theme.bad(),
         LeaderChanged { new_leader: None, .. }

@@ -58,6 +58,7 @@ pub fn snapshot() -> Snapshot {
         groups: Vec::new(),
         broker_config: BrokerConfig::default(),
         acked_lost: 0,
+        unacked_lost: 0,
         duplicates: 0,
         reordered: 0,
         seen_erased: 0,
@@ -251,6 +252,7 @@ fn partition(n: u32, epoch: Epoch, health: PartitionHealth, replicas: Vec<R>) ->
         isr_expands: 0,
         leader_reach: Default::default(),
         hw_held_by: None,
+        parked: Vec::new(),
         truncations: Vec::new(),
     }
 }
@@ -302,12 +304,14 @@ fn producer() -> ProducerView {
         idempotent: true,
         sent: 8342,
         acked: 8205,
+        unacked: 0,
         failed: 0,
         pending: 137,
         errors: BTreeMap::from([("NOT_ENOUGH_REPLICAS".to_string(), 37)]),
         last_error: Some((83_100, format!("NOT_ENOUGH_REPLICAS: {NOT_ENOUGH}"))),
         unreachable: Vec::new(),
         acked_lost: 0,
+        unacked_lost: 0,
         reordered: 0,
         latency: None,
     }
@@ -426,6 +430,7 @@ pub fn big_cluster() -> Snapshot {
             hw_blocked_by: None,
             pending_isr: None,
             hw_held_by: None,
+            parked: Vec::new(),
             effective_min_isr: 2,
             health,
             replicas,

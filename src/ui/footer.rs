@@ -89,7 +89,7 @@ fn glyph_and_body(status: &Status) -> (&str, &str) {
 
 /// Draws the status lines (from [`status_lines`]) in `area`.
 pub fn render_status(frame: &mut Frame, area: Rect, lines: Vec<Line<'static>>) {
-    frame.render_widget(Paragraph::new(lines), area);
+    frame.render_widget(Paragraph::new(text::fit_all(lines, usize::from(area.width))), area);
 }
 
 fn selection(model: &Model, snap: &Snapshot) -> String {
@@ -129,6 +129,7 @@ pub fn render(frame: &mut Frame, area: Rect, model: &Model) {
         }
         Mode::Events => footer_hints(keymap::EVENTS_BINDINGS).map(|(k, f)| (k.into(), f)).collect(),
         Mode::Help => footer_hints(keymap::HELP_BINDINGS).map(|(k, f)| (k.into(), f)).collect(),
+        Mode::Readout => footer_hints(keymap::READOUT_BINDINGS).map(|(k, f)| (k.into(), f)).collect(),
     };
     let theme = model.theme;
     let mut spans = Vec::new();

@@ -34,7 +34,8 @@ pub fn render(frame: &mut Frame, area: Rect, model: &Model, snap: &Snapshot) {
         left.push(Span::raw("  "));
         left.push(Span::styled(semantics, theme.muted()));
     }
-    frame.render_widget(Paragraph::new(Line::from(left)), left_area);
+    frame.render_widget(Paragraph::new(text::fit(Line::from(left), usize::from(left_area.width))), left_area);
+    let right = text::fit(right, usize::from(right_area.width));
     frame.render_widget(Paragraph::new(right).right_aligned(), right_area);
 }
 
@@ -174,8 +175,9 @@ fn counts(theme: Theme, snap: &Snapshot, zeros: bool) -> Vec<Span<'static>> {
     spans
 }
 
-/// Duplicates, seen-erased and acked-lost records (the last always shown); `short` takes
-/// shorter labels (`dup: 3`, `⚠ erased: 17`) and spacing.
+/// Duplicates, seen-erased records, `acks=0` records lost (`no-ack lost`) and acked-lost
+/// records (the last always shown; it counts only acknowledged records); `short` takes
+/// shorter labels (`dup: 3`, `⚠ erased: 17`, `no-ack: 5`) and spacing.
 fn loss(theme: Theme, snap: &Snapshot, short: bool) -> Line<'static> {
     let mut spans = Vec::new();
     let gap = if short { " " } else { "  " };
@@ -187,6 +189,12 @@ fn loss(theme: Theme, snap: &Snapshot, short: bool) -> Line<'static> {
     if snap.seen_erased > 0 {
         let label = if short { "erased" } else { "seen erased" };
         spans.push(Span::styled(format!(" ⚠ {label}: {} ", snap.seen_erased), theme.alarm()));
+        spans.push(Span::raw(gap));
+    }
+    // Records sent with acks=0 were never acknowledged: their loss is counted apart.
+    if snap.unacked_lost > 0 {
+        let label = if short { "no-ack" } else { "no-ack lost" };
+        spans.push(Span::styled(format!("{label}: {}", snap.unacked_lost), theme.bad()));
         spans.push(Span::raw(gap));
     }
     if snap.acked_lost > 0 {

@@ -69,7 +69,22 @@ fn grammar(theme: Theme, out: &mut Vec<Line<'static>>) {
         theme.muted(),
     ));
     out.push(Line::raw(""));
+    out.push(Line::styled(READOUT_COMMANDS_TITLE, theme.title()));
+    for usage in super::readout::USAGE {
+        out.push(Line::from(vec![Span::styled("  :", theme.key()), Span::raw(*usage)]));
+    }
+    out.push(Line::styled(
+        "  describe: kafka-topics.sh --describe; get: the partition's ZooKeeper-era state znode, from KRaft's metadata",
+        theme.muted(),
+    ));
+    out.push(Line::raw(""));
+    section(keymap::READOUT_TITLE, keymap::READOUT_BINDINGS, theme, out);
 }
+
+/// The help's title over the palette-only commands of [`super::readout::USAGE`] (the
+/// commands page lists them too).
+pub const READOUT_COMMANDS_TITLE: &str =
+    "In the palette only: the cluster in Kafka's words (changes nothing)";
 
 /// Every line of the help, in order.
 pub fn lines(theme: Theme) -> Vec<Line<'static>> {
@@ -159,6 +174,12 @@ pub const GLOSSARY: &[(&str, &str)] = &[
         "acks",
         "when the producer is answered: 0 never, 1 once the leader appended, all once every ISR \
          member has it (refused with NOT_ENOUGH_REPLICAS when the ISR is below min.insync.replicas)",
+    ),
+    (
+        "no ack",
+        "records sent with acks=0: written to the socket and done for the producer, which never \
+         hears back; they are never acknowledged, so their loss is counted apart (no-ack lost, \
+         sent without acknowledgement), never as acked lost",
     ),
     (
         "clean election",

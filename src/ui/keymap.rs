@@ -912,6 +912,42 @@ pub static HELP_BINDINGS: &[Binding<HelpAction>] = &[
     },
 ];
 
+/// The help's title over [`READOUT_BINDINGS`].
+pub const READOUT_TITLE: &str = "In the describe / get pane";
+
+/// The keys of the pane `:describe` and `:get` open ([`super::readout`]): the help's
+/// actions, on the keys that read naturally there.
+pub static READOUT_BINDINGS: &[Binding<HelpAction>] = &[
+    Binding {
+        keys: &[code(KeyCode::Esc)],
+        label: "Esc",
+        footer: Some("close"),
+        help: "close the pane",
+        action: HelpAction::Close,
+    },
+    Binding {
+        keys: &[code(KeyCode::Up), ch('k'), code(KeyCode::Down), ch('j')],
+        label: "↑/↓",
+        footer: Some("scroll"),
+        help: "scroll the pane",
+        action: HelpAction::Up,
+    },
+    Binding {
+        keys: &[code(KeyCode::PageUp), code(KeyCode::PageDown)],
+        label: "PgUp/PgDn",
+        footer: Some("page"),
+        help: "scroll the pane a page",
+        action: HelpAction::PageUp,
+    },
+    Binding {
+        keys: &[ch('q'), ctrl('c')],
+        label: "q/Ctrl-C",
+        footer: Some("quit"),
+        help: "quit isrlab",
+        action: HelpAction::Quit,
+    },
+];
+
 /// Actions whose binding covers a pair of keys (down/up, prev/next): the second half of the
 /// key list gives the opposite action.
 trait Paired: Copy {
@@ -1118,5 +1154,6 @@ mod tests {
         check(EVENTS_BINDINGS);
         check(LESSON_BINDINGS);
         check(QUESTION_BINDINGS);
+        check(READOUT_BINDINGS);
     }
 }

@@ -34,13 +34,17 @@ pub mod palette;
 pub mod pane_memo;
 pub mod partition_filter;
 pub mod partitions;
+pub mod readout;
 pub mod rich;
 pub mod status_age;
 pub mod text;
 pub mod theme;
 pub mod view;
+pub mod waits;
 pub mod why;
 
+#[cfg(test)]
+mod cut_tests;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]

@@ -3,7 +3,8 @@
 //! ([`crate::ui::partition_filter`]), worked out when the snapshot or the filter changes;
 //! rows are built only for the visible slice. The selected row is marked with `▸` and
 //! highlighted, and the slice scrolls to keep it visible. On a narrow terminal columns give
-//! way in the order of `PRIORITY` rather than being cut: state words take their short form,
+//! way in the order of `PRIORITY` (`KEEP_REPLICAS` while a replica is down or out of its ISR)
+//! rather than being cut: state words take their short form,
 //! then columns go; only lag notes end with `…`, between whole notes (a cell is cut, between
 //! values, only when even the barest set is too wide). While a filter narrows the table or internal topics are hidden, a
 //! title line says so: `Partitions · unhealthy · 12 of 5 000 · 50 internal hidden (i shows)`.
@@ -80,6 +81,29 @@ const NARROW: &[Column] = &[
     fixed("State", state_short),
 ];
 
+/// The compact set without the leader epoch, keeping the replica list (see
+/// [`KEEP_REPLICAS`]).
+const REPLICAS_NO_EPOCH: &[Column] = &[
+    fixed("Ldr", leader),
+    fixed("Replicas", replicas),
+    fixed("ISR", isr),
+    fixed("HW", hw),
+    fixed("LEO by replica", leos),
+    LAG,
+    fixed("State", state_short),
+];
+
+/// The replica list beside the ISR without the lag notes (the logs pane keeps the selected
+/// partition's, per replica).
+const REPLICAS_NO_LAG: &[Column] = &[
+    fixed("Ldr", leader),
+    fixed("Replicas", replicas),
+    fixed("ISR", isr),
+    fixed("HW", hw),
+    fixed("LEO by replica", leos),
+    fixed("State", state_short),
+];
+
 /// Without the leader epoch too (the logs pane's title keeps the selected partition's).
 const BARE: &[Column] = &[
     fixed("Ldr", leader),
@@ -130,6 +154,28 @@ const PRIORITY: &[(&[Column], usize)] = &[
     (BARE, MIN_LAG),
     (BAREST, 0),
 ];
+
+/// The priority order while a shown partition lists a replica that is down or out of its
+/// ISR: the replica list beside the ISR is then the point (the seed's failover: the ISR drops
+/// broker 2, the replica list keeps it), so everything else gives way first: the long state
+/// words, the lag column's room, the leader epoch, the lag notes; only then the replica list,
+/// as in [`PRIORITY`].
+const KEEP_REPLICAS: &[(&[Column], usize)] = &[
+    (WIDE, MIN_FILL),
+    (COMPACT, MIN_FILL),
+    (COMPACT_SHORT, MIN_FILL),
+    (COMPACT_SHORT, MIN_LAG),
+    (REPLICAS_NO_EPOCH, MIN_LAG),
+    (REPLICAS_NO_LAG, 0),
+    (NARROW, MIN_LAG),
+    (BARE, MIN_LAG),
+    (BAREST, 0),
+];
+
+/// Whether `p` lists a replica that is down or not in its ISR.
+fn replica_missing(p: &PartitionView) -> bool {
+    p.replicas.iter().any(|r| !p.isr.contains(r)) || p.replica_views.iter().any(|r| !r.online)
+}
 
 /// The lag column's title in the first form that fits its width.
 const LAG_TITLES: [&str; 3] = ["Lag / ISR timer", "Lag/ISR", "Lag"];
@@ -263,10 +309,12 @@ fn note_rows_out_of_view(title: &mut Line<'static>, width: usize, above: usize, 
 
 /// The first column set of [`PRIORITY`] that fits `width` at full cell widths; when even
 /// the barest does not (a very long topic name, ten replicas), [`BARE`] squeezed, its cells
-/// cut between values with `…`.
+/// cut between values with `…`. While a shown partition lists a replica that is down or out
+/// of its ISR, the order is [`KEEP_REPLICAS`].
 fn fitting(slice: &[(usize, &PartitionView)], selected: usize, theme: Theme, width: usize) -> Sized {
-    let last = PRIORITY.len() - 1;
-    for (n, &(columns, min_lag)) in PRIORITY.iter().enumerate() {
+    let order = if slice.iter().any(|(_, p)| replica_missing(p)) { KEEP_REPLICAS } else { PRIORITY };
+    let last = order.len() - 1;
+    for (n, &(columns, min_lag)) in order.iter().enumerate() {
         let sized = Sized::measure(columns, slice, selected, theme, width);
         if sized.fits(min_lag) {
             return sized;
@@ -276,7 +324,7 @@ fn fitting(slice: &[(usize, &PartitionView)], selected: usize, theme: Theme, wid
             return Sized::measure(BARE, slice, selected, theme, width).squeezed();
         }
     }
-    unreachable!("PRIORITY is not empty")
+    unreachable!("the priority orders are not empty")
 }
 
 /// A column set measured against the visible rows: each column's width (the lag column's
@@ -696,5 +744,62 @@ mod tests {
             assert!(row.contains(&format!(" {} ", p.hw)), "{i}: {row}");
             assert!(!row.contains('…') || row.contains(" …"), "a note cut between notes only: {row}");
         }
+    }
+
+    /// The table's header row and rows at 80×24 for the fixture with every offset grown to
+    /// `digits` digits.
+    fn table_at_80(snap: &mut Snapshot, digits: u32) -> Vec<String> {
+        use crate::ui::app::{Model, Msg, update};
+        use ratatui::Terminal;
+        use ratatui::backend::TestBackend;
+        use std::sync::Arc;
+        let big = 10i64.pow(digits - 1);
+        for p in &mut snap.partitions {
+            let mut v = (**p).clone();
+            v.hw += big;
+            for r in &mut v.replica_views {
+                r.leo += big;
+            }
+            *p = Arc::new(v);
+        }
+        let mut model = Model::new(1.0, Theme::new(false), snap);
+        update(&mut model, Msg::Resize(80, 24), snap);
+        let mut terminal = Terminal::new(TestBackend::new(80, 24)).unwrap();
+        terminal.draw(|f| crate::ui::view::view(&model, snap, f)).unwrap();
+        let buf = terminal.backend().buffer();
+        (0..24).map(|y| (0..80).map(|x| buf[(x, y)].symbol().to_string()).collect()).collect()
+    }
+
+    /// At 80×24, while a listed replica is down or out of the ISR, the replica list stays
+    /// beside the ISR however wide the offsets grow: the leader epoch and the lag notes give
+    /// way first. A healthy table may drop it for the lag notes.
+    #[test]
+    fn the_replica_list_stays_while_a_replica_is_down_or_out_of_the_isr() {
+        let mut snap = crate::ui::fixture::snapshot();
+        assert!(snap.partitions.iter().any(|p| replica_missing(p)), "the fixture has broker 2 down");
+        for digits in [4, 5, 6, 7] {
+            let rows = table_at_80(&mut snap.clone(), digits);
+            let header = rows.iter().find(|r| r.starts_with(" Partition")).expect("the header row");
+            assert!(header.contains("Replicas") && header.contains(" ISR "), "{digits} digits: {header}");
+            let row = rows.iter().find(|r| r.contains("test_repli-0 ")).expect("a row");
+            assert!(row.contains("1,2,0") || row.contains("0,1,2"), "{digits} digits: {row}");
+        }
+        let wide = table_at_80(&mut snap.clone(), 7);
+        let header = wide.iter().find(|r| r.starts_with(" Partition")).unwrap();
+        assert!(!header.contains(" Ep "), "the epoch gave way before the replicas: {header}");
+        // All replicas up and in sync: the usual order, where the replica list goes before the
+        // lag room.
+        for p in &mut snap.partitions {
+            let mut v = (**p).clone();
+            v.isr = v.replicas.clone();
+            for r in &mut v.replica_views {
+                (r.online, r.in_isr) = (true, true);
+            }
+            *p = std::sync::Arc::new(v);
+        }
+        assert!(!snap.partitions.iter().any(|p| replica_missing(p)));
+        let healthy = table_at_80(&mut snap, 7);
+        let header = healthy.iter().find(|r| r.starts_with(" Partition")).unwrap();
+        assert!(!header.contains("Replicas"), "{header}");
     }
 }

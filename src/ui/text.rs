@@ -143,6 +143,57 @@ pub fn truncate_spans(spans: Vec<Span<'static>>, max: usize) -> Vec<Span<'static
     out
 }
 
+/// `line` cut to `width` columns, ending in `…` when something was cut (its style and
+/// alignment kept): what every pane does to a line before it is drawn, so no text is ever
+/// cut by the terminal's edge without saying so.
+pub fn fit(line: Line<'static>, width: usize) -> Line<'static> {
+    if line.width() <= width {
+        return line;
+    }
+    let Line { mut spans, style, alignment } = line;
+    // Trailing spaces may fall off the edge: dropping them cuts nothing.
+    while let Some(last) = spans.last_mut() {
+        let kept = last.content.trim_end().len();
+        if kept == last.content.len() {
+            break;
+        }
+        if kept == 0 {
+            spans.pop();
+        } else {
+            last.content = last.content[..kept].to_string().into();
+            break;
+        }
+    }
+    Line { spans: truncate_spans(spans, width), style, alignment }
+}
+
+/// The first `max` of `lines` (wrapped to `width`); when some were left out, the last one
+/// kept ends with `…`, so a cut never passes for the end of the text.
+pub fn at_most(mut lines: Vec<Line<'static>>, max: usize, width: usize) -> Vec<Line<'static>> {
+    if lines.len() <= max {
+        return lines;
+    }
+    lines.truncate(max);
+    if let Some(last) = lines.last_mut() {
+        let mut spans = std::mem::take(&mut last.spans);
+        // A `…` after the text; where that would pass the width, the cut itself ends in it.
+        spans.push(Span::raw("…"));
+        last.spans = truncate_spans(spans, width.max(1));
+    }
+    lines
+}
+
+/// Every line of `lines` [`fit`] to `width`.
+pub fn fit_all(lines: Vec<Line<'static>>, width: usize) -> Vec<Line<'static>> {
+    lines.into_iter().map(|l| fit(l, width)).collect()
+}
+
+/// A pane's title [`fit`] to a pane `width` columns wide whose border is its top rule: the
+/// rule keeps its last column, so the title never runs into the pane beside it.
+pub fn fit_title(title: Line<'static>, width: u16) -> Line<'static> {
+    fit(title, usize::from(width).saturating_sub(1))
+}
+
 /// `label` then `body` word-wrapped to `width`, continuation lines indented by `indent`.
 pub fn hanging(
     label: Span<'static>,
@@ -229,6 +280,30 @@ mod tests {
                 "   timed out",
             ]
         );
+    }
+
+    #[test]
+    fn lines_left_out_leave_an_ellipsis() {
+        let lines = || vec![Line::raw("one two"), Line::raw("three four"), Line::raw("five")];
+        let kept: Vec<String> = at_most(lines(), 2, 20).iter().map(ToString::to_string).collect();
+        assert_eq!(kept, ["one two", "three four…"]);
+        let kept: Vec<String> = at_most(lines(), 2, 10).iter().map(ToString::to_string).collect();
+        assert_eq!(kept, ["one two", "three fou…"], "the … stays within the width");
+        assert_eq!(at_most(lines(), 3, 20), lines());
+    }
+
+    #[test]
+    fn a_line_too_wide_is_cut_with_an_ellipsis_and_keeps_its_style() {
+        let style = Style::new().add_modifier(ratatui::style::Modifier::BOLD);
+        let line =
+            Line::from(vec![Span::raw("Topic: "), Span::raw("test_repli")]).style(style).right_aligned();
+        let cut = fit(line.clone(), 12);
+        assert_eq!(cut.to_string(), "Topic: test…");
+        assert_eq!((cut.style, cut.alignment), (style, line.alignment));
+        assert_eq!(fit(line.clone(), 17), line, "a line that fits is kept");
+        assert_eq!(fit_title(Line::raw(" Why · test_repli-0 "), 12).to_string(), " Why · tes…");
+        let spaced = Line::from(vec![Span::raw(" ● p99"), Span::raw("  "), Span::raw(" ")]);
+        assert_eq!(fit(spaced, 7).to_string(), " ● p99", "trailing spaces go before anything is cut");
     }
 
     #[test]

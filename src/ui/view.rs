@@ -321,9 +321,12 @@ pub fn heights(model: &Model, snap: &Snapshot, width: u16) -> Heights {
     let status = match model.mode {
         Mode::Palette => palette::height(&model.palette, width),
         // The config view's editor is in its row: the status line stays.
-        Mode::Prompt(Ask::ConfigValue) | Mode::Normal | Mode::Help | Mode::Events | Mode::Question => {
-            footer::status_lines(model, snap, width).len()
-        }
+        Mode::Prompt(Ask::ConfigValue)
+        | Mode::Normal
+        | Mode::Help
+        | Mode::Events
+        | Mode::Question
+        | Mode::Readout => footer::status_lines(model, snap, width).len(),
         Mode::Prompt(_) => palette::height(&model.prompt, width),
     };
     let status = u16::try_from(status).unwrap_or(1);
@@ -419,13 +422,16 @@ fn draw_panes(model: &Model, snap: &Snapshot, frame: &mut Frame) {
         Mode::Prompt(ask) if ask != Ask::ConfigValue => {
             palette::render(frame, plan.status, &model.prompt, model.theme)
         }
-        Mode::Prompt(_) | Mode::Normal | Mode::Help | Mode::Events | Mode::Question => {
+        Mode::Prompt(_) | Mode::Normal | Mode::Help | Mode::Events | Mode::Question | Mode::Readout => {
             footer::render_status(frame, plan.status, footer::status_lines(model, snap, area.width))
         }
     }
     footer::render(frame, plan.footer, model);
     if model.mode == Mode::Help {
         help::render(frame, area, model);
+    }
+    if model.mode == Mode::Readout {
+        super::readout::render(frame, area, model, snap);
     }
 }
 

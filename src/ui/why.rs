@@ -1,5 +1,6 @@
 //! The why panel: for the selected partition, in plain words, why its HW stands where it
-//! does, what the next produce would get under each `acks` setting, when each lagging
+//! does, how the acks=all produces parked at its leader will end ([`super::waits`]), what the
+//! next produce would get under each `acks` setting, when each lagging
 //! follower leaves the ISR (and why that takes longer than `replica.lag.time.max.ms`), and
 //! which replicas could win an election now. Every statement is read from the snapshot, which
 //! takes it from the sim's own state (the leader's follower bookkeeping, the controller's
@@ -94,10 +95,11 @@ pub fn render(frame: &mut Frame, area: Rect, model: &Model, snap: &Snapshot) {
         Some(p) => format!(" Why · {} ", p.tp),
         None => " Why ".to_string(),
     };
-    let block = Block::new().borders(Borders::TOP).title(Span::styled(title, theme.title()));
+    let title = text::fit_title(Line::from(Span::styled(title, theme.title())), area.width);
+    let block = Block::new().borders(Borders::TOP).title(title);
     let inner = block.inner(area);
     let lines = fitted(model, snap, usize::from(inner.width), usize::from(inner.height));
-    frame.render_widget(Paragraph::new(lines).block(block), area);
+    frame.render_widget(Paragraph::new(text::fit_all(lines, usize::from(inner.width))).block(block), area);
 }
 
 /// [`wrapped`] cut to `height` rows: when it does not fit, the last line kept ends with `…`
@@ -141,6 +143,12 @@ fn entries(model: &Model, snap: &Snapshot) -> Vec<Entry> {
     let producer = snap.producers.iter().find(|pr| *pr.topic == *p.tp.topic).map(|pr| &pr.config);
     let facts = Facts { p, snap, theme, unclean: topic.is_some_and(|t| t.unclean_leader_election_enable) };
     let mut out = vec![facts.hw()];
+    // The acks=all produces already waiting, and how their wait ends (request.timeout.ms).
+    out.extend(
+        super::waits::at_partition(snap, p)
+            .iter()
+            .map(|w| Entry::new("parked", theme.warn(), format!("{}. {}", w.what(), w.story(snap, true)))),
+    );
     out.extend(facts.acks(producer));
     out.extend(facts.isr_timers());
     out.extend(facts.election(topic));

@@ -10,6 +10,26 @@ pub const COMPACT_TITLES: &[&str] =
     &["Partition", "Ldr", "Ep", "Replicas", "ISR", "HW", "LEO by replica", "Lag / ISR timer", "State"];
 pub const NARROW_TITLES: &[&str] =
     &["Partition", "Ldr", "Ep", "ISR", "HW", "LEO by replica", "Lag / ISR timer", "State"];
+/// Without the leader epoch, keeping the replica list (while a replica is down or out of
+/// the ISR, the epoch gives way first).
+pub const REPLICAS_NO_EPOCH_TITLES: &[&str] =
+    &["Partition", "Ldr", "Replicas", "ISR", "HW", "LEO by replica", "Lag / ISR timer", "State"];
+
+/// The lag column's title in its narrower forms.
+const LAG_TITLES: [&str; 3] = ["Lag / ISR timer", "Lag/ISR", "Lag"];
+
+/// Every title set the table can show: each of the sets above with each form of the lag
+/// column's title, and without the lag column.
+fn title_sets() -> Vec<Vec<&'static str>> {
+    let mut sets = Vec::new();
+    for base in [WIDE_TITLES, COMPACT_TITLES, NARROW_TITLES, REPLICAS_NO_EPOCH_TITLES] {
+        for lag in LAG_TITLES {
+            sets.push(base.iter().map(|t| if *t == LAG_TITLES[0] { lag } else { *t }).collect());
+        }
+        sets.push(base.iter().copied().filter(|t| *t != LAG_TITLES[0]).collect());
+    }
+    sets
+}
 
 /// The six partitions of the default topic.
 pub const PARTITIONS: [&str; 6] =
@@ -107,9 +127,9 @@ impl Table {
             if !line.trim_start().starts_with("Partition ") {
                 return None;
             }
-            [WIDE_TITLES, COMPACT_TITLES, NARROW_TITLES].iter().find_map(|titles| {
-                title_columns(&screen.lines[r], titles).map(|starts| (r, titles.to_vec(), starts))
-            })
+            title_sets()
+                .into_iter()
+                .find_map(|titles| title_columns(&screen.lines[r], &titles).map(|starts| (r, titles, starts)))
         })?;
         let width = screen.lines[header].len();
         let mut rows = Vec::new();

@@ -945,16 +945,8 @@ pub fn lookup(name: &str) -> Result<&'static Property, ConfigError> {
     if let Some(p) = PROPERTIES.iter().find(|p| p.name == name) {
         return Ok(p);
     }
-    let mut scored: Vec<(f64, &'static str)> = PROPERTIES
-        .iter()
-        .map(|p| (strsim::jaro_winkler(name, p.name), p.name))
-        .filter(|(s, _)| *s > 0.8)
-        .collect();
-    scored.sort_by(|a, b| b.0.total_cmp(&a.0));
-    Err(ConfigError::Unknown {
-        name: name.to_string(),
-        suggestions: scored.into_iter().take(3).map(|(_, n)| n).collect(),
-    })
+    let close = crate::suggest::closest(name, PROPERTIES.iter().map(|p| (p.name, p.name)));
+    Err(ConfigError::Unknown { name: name.to_string(), suggestions: close.into_iter().take(3).collect() })
 }
 
 impl Property {

@@ -13,5 +13,6 @@ pub mod launch;
 pub mod logging;
 pub mod scenario;
 pub mod sim;
+pub mod suggest;
 pub mod ui;
 pub mod user_config;

@@ -1,7 +1,7 @@
 //! The crate's layers may only import downwards. The order, lowest first:
 //!
 //! ```text
-//! kafka (shared vocabulary) < config < sim (sans-IO core) < cluster (runtime)
+//! suggest (did-you-mean) < kafka (shared vocabulary) < config < sim (sans-IO core) < cluster (runtime)
 //!   < describe < scenario < ui < logging < cli < user_config (the user's file fills the flags)
 //!   < launch (everything before the terminal) < docs (the reference pages, from every table)
 //! ```
@@ -14,6 +14,7 @@ use std::path::{Path, PathBuf};
 
 /// Layers, lowest first. A module may use its own layer and every layer before it.
 const LAYERS: &[&str] = &[
+    "suggest",
     "kafka",
     "config",
     "sim",

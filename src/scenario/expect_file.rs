@@ -437,14 +437,9 @@ fn broker_check(e: &RawExpect, known: &Known) -> Res<Option<Check>> {
 }
 
 fn unknown_error(name: &str) -> String {
-    let mut close: Vec<(f64, &str)> = errors::ALL
-        .iter()
-        .map(|e| (strsim::jaro_winkler(name, e.name()), e.name()))
-        .filter(|(score, _)| *score > 0.8)
-        .collect();
-    close.sort_by(|a, b| b.0.total_cmp(&a.0));
+    let close = crate::suggest::closest(name, errors::ALL.iter().map(|e| (e.name(), e.name())));
     match close.first() {
-        Some((_, best)) => format!("unknown Kafka error `{name}`; did you mean `{best}`?"),
+        Some(best) => format!("unknown Kafka error `{name}`; did you mean `{best}`?"),
         None => {
             let all: Vec<&str> = errors::ALL.iter().map(|e| e.name()).collect();
             format!("unknown Kafka error `{name}`; known errors: {}", all.join(", "))

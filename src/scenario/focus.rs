@@ -104,13 +104,10 @@ pub(super) fn focus(raw: &Spanned<RawFocus>, at: SimTime, over_time: &KnownOverT
 
 fn unknown_pane(name: &Spanned<String>) -> SpanError {
     let all: Vec<String> = Pane::ALL.iter().map(|p| format!("\"{p}\"")).collect();
-    let close = Pane::ALL
-        .iter()
-        .map(|p| (strsim::jaro_winkler(&name.get_ref().to_lowercase(), p.name()), p))
-        .filter(|(score, _)| *score > 0.8)
-        .max_by(|a, b| a.0.total_cmp(&b.0));
-    let hint = match close {
-        Some((_, p)) => format!("did you mean \"{p}\"? "),
+    let typed = name.get_ref().to_lowercase();
+    let close = crate::suggest::closest(&typed, Pane::ALL.iter().map(|p| (p.name(), p)));
+    let hint = match close.first() {
+        Some(p) => format!("did you mean \"{p}\"? "),
         None => String::new(),
     };
     SpanError::new(

@@ -84,13 +84,9 @@ fn unknown(lessons: &[Lesson], name: &str, stem: &str, number: Option<u32>) -> S
             lessons[lessons.len() - 1].number
         ),
         None => {
-            let close = lessons
-                .iter()
-                .map(|l| (strsim::jaro_winkler(stem, l.slug), l))
-                .filter(|(score, _)| *score > 0.8)
-                .max_by(|a, b| a.0.total_cmp(&b.0));
-            match close {
-                Some((_, l)) => {
+            let close = crate::suggest::closest(stem, lessons.iter().map(|l| (l.slug, l)));
+            match close.first() {
+                Some(l) => {
                     format!("unknown lesson `{name}`; did you mean `{}` (lesson {})?", l.slug, l.number)
                 }
                 None => format!("unknown lesson `{name}`"),

@@ -295,10 +295,19 @@ impl Facts<'_> {
             },
             None => String::new(),
         };
+        // From 3.7 (KAFKA-15583) an ISR below min ISR freezes the HW, so the parked request
+        // times out; before, the shrink let the HW pass it and the answer was AFTER_APPEND
+        // (`Partition.checkEnoughReplicasReachOffset`, rule book R5.5).
+        let shrink = if self.snap.semantics.strict_min_isr {
+            format!("an ISR below min.insync.replicas={min} meanwhile freezes the HW, so it times out")
+        } else {
+            format!(
+                "NOT_ENOUGH_REPLICAS_AFTER_APPEND if the ISR drops below min.insync.replicas={min} meanwhile"
+            )
+        };
         let text = format!(
             "appended, then parked until the HW passes it: every ISR member [{isr}] must fetch it{waiting}; \
-             REQUEST_TIMED_OUT after request.timeout.ms ({}), NOT_ENOUGH_REPLICAS_AFTER_APPEND if the ISR \
-             drops below min.insync.replicas={min} meanwhile",
+             REQUEST_TIMED_OUT after request.timeout.ms ({}); {shrink}",
             text::duration(config.request_timeout_ms)
         );
         (text, if waiting.is_empty() { self.theme.normal() } else { self.theme.warn() })

@@ -280,7 +280,12 @@ impl Command {
         let verb = rest.next().ok_or_else(|| parse_error("empty command; try `crash 2` or `set acks=1`"))?;
         let Some((parsed, mut words)) = Command::parse_verb(verb, rest) else {
             let all = Command::usage().join(" | ");
-            return Err(parse_error(format!("unknown command `{verb}`; commands: {all}")));
+            let verbs = Command::reference().into_iter().flat_map(|doc| doc.verbs.iter().copied());
+            let hint = match crate::suggest::closest(verb, verbs.map(|v| (v, v))).first() {
+                Some(best) => format!("did you mean `{best}`? "),
+                None => String::new(),
+            };
+            return Err(parse_error(format!("unknown command `{verb}`; {hint}commands: {all}")));
         };
         let cmd = parsed?;
         if let Some(extra) = words.next() {

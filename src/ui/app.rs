@@ -561,6 +561,14 @@ fn on_key(model: &mut Model, ev: KeyEvent, snap: &Snapshot) -> Vec<Effect> {
     if ev.kind == KeyEventKind::Release {
         return Vec::new();
     }
+    // Below the smallest screen nothing shows what a key did, so a key typed blind must not
+    // crash a broker: only quitting works until the terminal is large enough again.
+    let (w, h) = model.screen;
+    if w < super::view::MIN_WIDTH || h < super::view::MIN_HEIGHT {
+        let quits = keymap::lookup(keymap::BINDINGS, &ev) == Some(Action::Quit)
+            || (ev.code == KeyCode::Char('c') && ev.modifiers.contains(KeyModifiers::CONTROL));
+        return if quits { quit(model) } else { Vec::new() };
+    }
     if ev.code == KeyCode::Esc && ev.modifiers.contains(KeyModifiers::ALT) {
         // Two Esc bytes read together (tmux's `send-keys Escape Escape`) are two presses.
         let esc = KeyEvent::new(KeyCode::Esc, ev.modifiers - KeyModifiers::ALT);

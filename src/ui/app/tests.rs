@@ -282,6 +282,21 @@ fn key_releases_are_ignored() {
     assert_eq!(m.palette.input(), "");
 }
 
+/// On the too-small screen a key typed blind does nothing (it would crash a broker unseen);
+/// quitting still works, and the keys act again once the terminal is large enough.
+#[test]
+fn keys_wait_while_the_terminal_is_too_small() {
+    let (mut m, snap) = model();
+    update(&mut m, Msg::Resize(60, 16), &snap);
+    assert_eq!(typed(&mut m, &snap, "2x"), vec![]);
+    assert_eq!(typed(&mut m, &snap, "q"), vec![Effect::Quit]);
+    let (mut m, snap) = model();
+    update(&mut m, Msg::Resize(60, 16), &snap);
+    typed(&mut m, &snap, "x");
+    update(&mut m, Msg::Resize(80, 24), &snap);
+    assert_eq!(typed(&mut m, &snap, "x"), apply("crash 0"));
+}
+
 /// Esc and `:` read together arrive as Alt-`:`: it opens the palette, so the command typed
 /// after it goes into the palette and not, letter by letter, to the dashboard keys.
 #[test]

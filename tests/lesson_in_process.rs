@@ -361,3 +361,19 @@ fn a_restart_plays_the_lesson_again() {
     app.run_to(s(2), true);
     app.assert_shows(&["1/2 00:00:02.0 Broker 2 leads test_repli-2"]);
 }
+
+/// Lesson 9 at 80×24: a quiet event log leaves no blank rows above the lesson pane; the
+/// rows its events do not fill go to the lesson's log.
+#[test]
+fn lesson_9_leaves_no_blank_rows_above_the_lesson_pane() {
+    let mut app = App::start_file("assets/lessons/09-unclean-election.toml", 80, 24);
+    app.run_to(SimTime::ZERO, true);
+    app.press(KeyCode::Enter);
+    app.run_to(s(16), true);
+    let screen = app.screen();
+    let rows: Vec<String> = (0..24).map(|r| screen.line(r)).collect();
+    let pane = rows.iter().position(|l| l.starts_with(" Lesson · ")).expect("the lesson pane");
+    let events = rows.iter().position(|l| l.starts_with(" Events · ")).expect("the event log");
+    assert!(rows[events..pane].iter().all(|l| !l.trim().is_empty()), "a blank row above the lesson pane:\n{screen}");
+    app.assert_shows(&["3/6 00:00:16.0 The ISR is 0."]);
+}

@@ -63,6 +63,9 @@ pub struct Heights {
     pub lesson: Option<narration::Rows>,
     /// What the lesson's focus keeps on screen.
     pub keep: Keep,
+    /// The rows the event log fills, title included, when a lesson is played (the rows
+    /// beyond go to the lesson pane rather than stay blank above it); 0 without a lesson.
+    pub events: u16,
 }
 
 /// Where each pane goes. Panes that do not fit are `None`.
@@ -342,7 +345,11 @@ pub fn heights(model: &Model, snap: &Snapshot, width: u16) -> Heights {
     let notes =
         if detail_width == 0 { 0 } else { detail::notes_rows(model, snap, detail_width).saturating_sub(1) };
     let lesson = narration::rows(model, snap, width, model.screen.1.max(MIN_HEIGHT));
-    Heights { strip, status, why, table, notes, view: model.view, lesson, keep }
+    let events = match lesson {
+        Some(_) => events::rows_filled(model, snap, usize::from(width), usize::from(model.screen.1)),
+        None => 0,
+    };
+    Heights { strip, status, why, table, notes, view: model.view, lesson, keep, events }
 }
 
 /// What the played lesson's focus keeps on screen.

@@ -71,8 +71,11 @@ pub(super) fn narrow(middle: Rect, snap: &Snapshot, heights: Heights, mut plan: 
     } else {
         clients_h += take(&mut left, clients_need.saturating_sub(clients_h), 1);
     }
-    events += at_least_two(left);
-    left -= at_least_two(left);
+    // The event log up to the rows its events fill: rows it would leave blank go to the
+    // lesson rather than sit empty above it.
+    let more = at_least_two(left.min(heights.events.saturating_sub(events)));
+    events += more;
+    left -= more;
     // A row nobody could use goes to the lesson.
     lesson_h += left;
     let [t, d, c, w, e, l] = Layout::vertical([

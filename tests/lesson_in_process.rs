@@ -320,7 +320,10 @@ fn lesson_6s_narration_shows_whole_at_80x24() {
     app.press(KeyCode::Enter);
     app.press(KeyCode::Enter);
     app.run_to(SimTime::from_ms(14_500), true);
-    app.assert_shows(&["⏸ the lesson waits at 00:00:14.5", "3/6 00:00:14.5 This is the seed article's picture."]);
+    app.assert_shows(&[
+        "⏸ the lesson waits at 00:00:14.5",
+        "3/6 00:00:14.5 This is the seed article's picture.",
+    ]);
     app.assert_shows(&["partitions all have a leader, and acks=all waits only for the ISR."]);
 }
 
@@ -374,6 +377,9 @@ fn lesson_9_leaves_no_blank_rows_above_the_lesson_pane() {
     let rows: Vec<String> = (0..24).map(|r| screen.line(r)).collect();
     let pane = rows.iter().position(|l| l.starts_with(" Lesson · ")).expect("the lesson pane");
     let events = rows.iter().position(|l| l.starts_with(" Events · ")).expect("the event log");
-    assert!(rows[events..pane].iter().all(|l| !l.trim().is_empty()), "a blank row above the lesson pane:\n{screen}");
+    assert!(
+        rows[events..pane].iter().all(|l| !l.trim().is_empty()),
+        "a blank row above the lesson pane:\n{screen}"
+    );
     app.assert_shows(&["3/6 00:00:16.0 The ISR is 0."]);
 }

@@ -322,7 +322,8 @@ pub fn line_count(keys: &keymap::KeyOverrides, screen_width: u16) -> usize {
 /// opens during a lesson.
 pub fn lesson_keys_line(keys: &keymap::KeyOverrides, screen_width: u16) -> usize {
     let lines = fit(lines_with(Theme::new(false), keys), text_width(screen_width));
-    let title = |l: &Line<'_>| l.spans.iter().map(|s| s.content.as_ref()).collect::<String>() == keymap::LESSON_TITLE;
+    let title =
+        |l: &Line<'_>| l.spans.iter().map(|s| s.content.as_ref()).collect::<String>() == keymap::LESSON_TITLE;
     lines.iter().position(title).unwrap_or(0)
 }
 

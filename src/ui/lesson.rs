@@ -532,12 +532,14 @@ pub fn on_key(model: &mut Model, ev: &KeyEvent, snap: &Snapshot) -> Option<Vec<E
     match (hold, lesson_key, dashboard_key) {
         (Hold::Ask(_), Some(LessonAction::Continue), _) => ask(model),
         (Hold::Ask(q), None, Some(Action::TogglePause | Action::Step)) => {
-            let Some(lesson) = model.lesson.as_ref() else { return None };
+            let lesson = model.lesson.as_ref()?;
             let question = &lesson.script.questions[q];
             let last = letter(question.choices.len().saturating_sub(1));
             let how = if lesson.hidden { "Enter or n shows it" } else { "a letter answers it" };
-            let text =
-                format!("question {} waits for an answer (a–{last}): {how}; the clock runs after", question.number);
+            let text = format!(
+                "question {} waits for an answer (a–{last}): {how}; the clock runs after",
+                question.number
+            );
             model.say(StatusKind::Info, text);
         }
         (Hold::Reveal(_), None, Some(Action::TogglePause | Action::Step)) => {

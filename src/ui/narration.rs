@@ -82,7 +82,13 @@ pub fn render(frame: &mut Frame, area: Rect, model: &Model, snap: &Snapshot) {
 /// The pane's lines in `height` rows: what the lesson waits for (its last line, how to go
 /// on, always kept), then the current step's narration whole, then the older log. What does
 /// not fit is cut with `…`; narration cut short says where to read it whole.
-fn fitted(model: &Model, lesson: &Lesson, snap: &Snapshot, width: usize, height: usize) -> Vec<Line<'static>> {
+fn fitted(
+    model: &Model,
+    lesson: &Lesson,
+    snap: &Snapshot,
+    width: usize,
+    height: usize,
+) -> Vec<Line<'static>> {
     let mut lines = held_lines(model, lesson, snap, width, height);
     if lines.len() >= height {
         // Too little room for all of what the lesson waits for: its last line says how to
@@ -407,14 +413,32 @@ fn entry_lines(model: &Model, lesson: &Lesson, entry: &Entry, width: usize) -> V
                 lines.push(Line::from(vec![lead, Span::raw(part)]));
             }
             // (Not while the pane shows this reveal on top.)
-            if let Some(reveal) = lesson.revealed[*q].as_ref().filter(|_| lesson.waiting() != Some(Hold::Reveal(*q))) {
+            if let Some(reveal) =
+                lesson.revealed[*q].as_ref().filter(|_| lesson.waiting() != Some(Hold::Reveal(*q)))
+            {
                 // The reveal, kept to be read again: the simulation's answer and why.
-                if let Some((i, choice)) = reveal.answer().and_then(|i| question.choices.get(i).map(|c| (i, c))) {
+                if let Some((i, choice)) =
+                    reveal.answer().and_then(|i| question.choices.get(i).map(|c| (i, c)))
+                {
                     let label = Span::styled(format!("   the simulation: {}) ", letter(i)), theme.good());
-                    lines.extend(rich::hanging(vec![label], &choice.text, theme.normal(), theme, width, INDENT + 3));
+                    lines.extend(rich::hanging(
+                        vec![label],
+                        &choice.text,
+                        theme.normal(),
+                        theme,
+                        width,
+                        INDENT + 3,
+                    ));
                 }
                 if let Some(explain) = &question.explain {
-                    lines.extend(rich::hanging(vec![Span::raw("   ")], explain, theme.normal(), theme, width, INDENT));
+                    lines.extend(rich::hanging(
+                        vec![Span::raw("   ")],
+                        explain,
+                        theme.normal(),
+                        theme,
+                        width,
+                        INDENT,
+                    ));
                 }
             }
             lines

@@ -1047,12 +1047,9 @@ fn a_line_the_cluster_refuses_opens_the_palette_again_to_fix_it() {
 #[test]
 fn a_key_that_does_nothing_says_so_as_a_notice() {
     let (mut m, snap) = model();
-    for (code, name) in [
-        (KeyCode::Char('z'), "z"),
-        (KeyCode::Char('~'), "~"),
-        (KeyCode::F(7), "F7"),
-        (KeyCode::F(12), "F12"),
-    ] {
+    for (code, name) in
+        [(KeyCode::Char('z'), "z"), (KeyCode::Char('~'), "~"), (KeyCode::F(7), "F7"), (KeyCode::F(12), "F12")]
+    {
         assert_eq!(press(&mut m, &snap, code), vec![]);
         let status = m.status.clone().expect("a notice");
         assert_eq!(status.kind, StatusKind::Info, "{status:?}");

@@ -1296,8 +1296,8 @@ fn a_key_that_does_nothing_says_so_on_the_screen() {
     let mut app = App::start(120, 40);
     app.run_for(1_000);
     app.press_key(KeyCode::F(7));
-    assert!(app.screen().contains("`F7` does nothing here; ? lists the keys"), "{}", dump(&app.screen(), 40));
+    assert!(app.screen().contains("F7 does nothing here; ? lists the keys"), "{}", dump(&app.screen(), 40));
     app.press_key(KeyCode::F(5));
     app.press("~");
-    assert!(app.screen().contains("`~` does nothing here"), "{}", dump(&app.screen(), 40));
+    assert!(app.screen().contains("~ does nothing here"), "{}", dump(&app.screen(), 40));
 }

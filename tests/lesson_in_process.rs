@@ -44,7 +44,12 @@ impl App {
     /// The lesson at 10× in a `cols`×`rows` terminal, without colour, as `isrlab --scenario
     /// FILE` starts it.
     fn start(cols: u16, rows: u16) -> App {
-        let scenario = scenario();
+        App::start_file(LESSON, cols, rows)
+    }
+
+    /// The lesson file at `path`, as [`App::start`] starts the fixture.
+    fn start_file(path: &str, cols: u16, rows: u16) -> App {
+        let scenario = isrlab::scenario::load(Path::new(path)).expect("the lesson loads");
         let info = ScenarioInfo { name: scenario.name.clone(), end: scenario.end };
         let sim = ScheduledSim::new(scenario.spec.clone(), scenario.commands(), Some(info))
             .expect("the cluster starts");
@@ -182,13 +187,144 @@ fn a_question_closed_for_a_look_keeps_the_clock_stopped() {
     app.run_to(s(6), true);
     app.press(KeyCode::Esc);
     assert_eq!(app.model.mode, Mode::Normal);
-    app.assert_shows(&["Enter/n: ask again", "Enter/n answer"]);
-    app.press(KeyCode::Char('x'));
-    app.assert_shows(&["crash 2: broker 2 is already down"]);
+    // Closed, it takes one line that says how to open it again; its choices are gone.
+    app.assert_shows(&["Question 1/2 waits, hidden · Enter/n: show it again · a–b: answer", "a-b answer"]);
+    assert!(!app.screen().contains("a) broker 0"), "{}", app.screen());
     app.press(KeyCode::Char(' '));
     app.run_to(s(6), true);
     app.press(KeyCode::Enter);
     assert_eq!(app.model.mode, Mode::Question);
+}
+
+/// While a question waits for its answer, open or closed for a look, its letters answer it
+/// (`a` is not the dashboard's acks key then) and nothing that changes the cluster runs, by
+/// key or in the palette: it would change the answer. What only reads still works.
+#[test]
+fn a_waiting_question_takes_its_letters_and_refuses_changes() {
+    let mut app = App::start(80, 24);
+    app.run_to(s(2), true);
+    app.press(KeyCode::Enter);
+    app.run_to(s(6), true);
+    let refused = "answer question 1 first: a change now would change its answer";
+    // Open: `x` (crash) is refused, a broker can be selected.
+    app.press(KeyCode::Char('x'));
+    app.assert_shows(&[refused]);
+    app.press(KeyCode::Char('0'));
+    assert_eq!(app.model.selected_broker, Some(0), "selecting changes nothing and still works");
+    app.press(KeyCode::Esc);
+    // Closed: the palette refuses a change, and still describes.
+    app.press(KeyCode::Char(':'));
+    for c in "crash 1".chars() {
+        app.press(KeyCode::Char(c));
+    }
+    app.press(KeyCode::Enter);
+    app.assert_shows(&[refused]);
+    assert!(app.snap.brokers.iter().find(|b| b.id == 1).is_some_and(|b| !b.fenced));
+    app.press(KeyCode::Esc);
+    assert_eq!(app.model.mode, Mode::Normal);
+    // `a` answers the closed question; the producer keeps acks=all.
+    app.press(KeyCode::Char('a'));
+    let lesson = app.model.lesson.as_ref().expect("a lesson");
+    assert_eq!(lesson.picked[0], Some(0), "a answered question 1");
+    assert!(app.snap.producers.iter().all(|p| p.config.acks == isrlab::sim::Acks::All));
+}
+
+/// Space at a reveal does not run the clock past it: the answer stays until Enter or n, and
+/// once read it stays in the lesson's log with its explanation.
+#[test]
+fn a_reveal_stays_until_read_and_then_in_the_log() {
+    let mut app = App::start(120, 40);
+    app.run_to(s(2), true);
+    app.press(KeyCode::Enter);
+    app.run_to(s(6), true);
+    // Space at an open question: the question is on screen, a letter answers it.
+    app.press(KeyCode::Char(' '));
+    let status = app.model.status.as_ref().map(|s| s.text.clone()).unwrap_or_default();
+    assert!(status.contains("a letter answers it") && !status.contains("shows it"), "{status}");
+    app.press(KeyCode::Char('b'));
+    app.run_to(s(20), true);
+    app.press(KeyCode::Char(' '));
+    app.run_to(s(20), true);
+    app.assert_shows(&["the simulation says a) broker 0", "the simulation's answer stays until Enter or n"]);
+    app.press(KeyCode::Enter);
+    frame(&mut app.model, &app.sim, &mut app.pacer, FRAME, &mut app.snap);
+    app.assert_shows(&[
+        "Q1 00:00:06.0 Who leads test_repli-2 once broker 2 is fenced? — you said b, the simulation a ✗",
+        "the simulation: a) broker 0",
+        "The first live ISR member in replica order: 2, 0, 1.",
+    ]);
+}
+
+/// The checks are listed once, in the pane (not in the status line too); a word in the
+/// status line from before a question goes when it is asked.
+#[test]
+fn checks_are_said_once_and_a_question_clears_an_older_word() {
+    let mut app = App::start(120, 40);
+    app.run_to(s(2), true);
+    app.press(KeyCode::Enter);
+    app.press(KeyCode::Char('z'));
+    assert!(app.model.status.is_some());
+    app.run_to(s(6), true);
+    assert_eq!(app.model.status.as_ref().map(|s| s.text.as_str()), None);
+    app.press(KeyCode::Char('a'));
+    app.run_to(s(20), true);
+    app.press(KeyCode::Enter);
+    frame(&mut app.model, &app.sim, &mut app.pacer, FRAME, &mut app.snap);
+    let screen = app.screen();
+    assert!(screen.contains("✓ 00:00:20.0 test_repli-2 leader"), "{screen}");
+    assert!(!screen.contains("check holds") && !screen.contains("check fails"), "{screen}");
+}
+
+/// The Why panel does not give the answer away while a question waits: who would lead next
+/// is hidden until it is answered.
+#[test]
+fn the_why_panel_keeps_the_answer_until_the_question_is_answered() {
+    let mut app = App::start(120, 40);
+    app.run_to(s(2), true);
+    app.press(KeyCode::Enter);
+    app.run_to(s(6), true);
+    let screen = app.screen();
+    assert!(screen.contains("Why · test_repli-2"), "{screen}");
+    assert!(!screen.contains("would lead") && !screen.contains("will lead"), "{screen}");
+    app.assert_shows(&["election: hidden while question 1 waits for its answer; it comes back after"]);
+    app.press(KeyCode::Char('a'));
+    app.run_to(s(20), true);
+    let why: Vec<String> =
+        isrlab::ui::why::lines(&app.model, &app.snap).iter().map(|l| l.to_string()).collect();
+    assert!(why.iter().any(|l| l.contains("broker 1 would lead")), "after the answer: {why:?}");
+}
+
+/// `?` during a lesson opens the help at the lesson's keys.
+#[test]
+fn help_in_a_lesson_opens_at_its_keys() {
+    let mut app = App::start(100, 30);
+    app.run_to(s(2), true);
+    app.press(KeyCode::Char('?'));
+    assert_eq!(app.model.mode, Mode::Help);
+    app.assert_shows(&["In a lesson, while it waits", "While a lesson asks a question"]);
+}
+
+/// Lesson 6 at 80×24: the narration of the step the lesson waits at shows whole, and the
+/// lesson pane takes its rows before the event log does (the step keeps the events in focus).
+#[test]
+fn lesson_6s_narration_shows_whole_at_80x24() {
+    let mut app = App::start_file("assets/lessons/06-failover.toml", 80, 24);
+    app.run_to(SimTime::ZERO, true);
+    app.assert_shows(&["second with acks=all."]);
+    app.press(KeyCode::Enter);
+    app.run_to(s(3), true);
+    app.press(KeyCode::Char('b'));
+    app.run_to(s(6), true);
+    app.press(KeyCode::Char('a'));
+    app.run_to(s(14), true);
+    app.press(KeyCode::Enter);
+    app.press(KeyCode::Enter);
+    app.run_to(SimTime::from_ms(14_500), true);
+    app.assert_shows(&[
+        "⏸ the lesson waits at 00:00:14.5",
+        "3/6 00:00:14.5 This is the seed article's picture.",
+    ]);
+    app.assert_shows(&["partitions all have a leader, and acks=all waits only for the ISR."]);
 }
 
 /// `n` outside a pause keeps its meaning (the next event), and never runs past the lesson's
@@ -227,4 +363,23 @@ fn a_restart_plays_the_lesson_again() {
     assert!(app.model.lesson.as_ref().is_some_and(|l| l.log.is_empty()));
     app.run_to(s(2), true);
     app.assert_shows(&["1/2 00:00:02.0 Broker 2 leads test_repli-2"]);
+}
+
+/// Lesson 9 at 80×24: a quiet event log leaves no blank rows above the lesson pane; the
+/// rows its events do not fill go to the lesson's log.
+#[test]
+fn lesson_9_leaves_no_blank_rows_above_the_lesson_pane() {
+    let mut app = App::start_file("assets/lessons/09-unclean-election.toml", 80, 24);
+    app.run_to(SimTime::ZERO, true);
+    app.press(KeyCode::Enter);
+    app.run_to(s(16), true);
+    let screen = app.screen();
+    let rows: Vec<String> = (0..24).map(|r| screen.line(r)).collect();
+    let pane = rows.iter().position(|l| l.starts_with(" Lesson · ")).expect("the lesson pane");
+    let events = rows.iter().position(|l| l.starts_with(" Events · ")).expect("the event log");
+    assert!(
+        rows[events..pane].iter().all(|l| !l.trim().is_empty()),
+        "a blank row above the lesson pane:\n{screen}"
+    );
+    app.assert_shows(&["3/6 00:00:16.0 The ISR is 0."]);
 }

@@ -24,7 +24,7 @@ use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 use super::event_filter::EventFilter;
 use super::events::Lens;
 use super::filter_names::{self, broker_ids};
-use super::keymap::{self, Action, HelpAction, PaletteAction};
+use super::keymap::{self, Action, HelpAction, PaletteAction, QuestionAction};
 use super::lesson::{self, Lesson};
 use super::palette::Palette;
 use super::partition_filter::{PartitionFilter, RowCache, Shown};
@@ -446,6 +446,8 @@ impl Model {
 /// selected topic, the current settings) but never changed.
 pub fn update(model: &mut Model, msg: Msg, snap: &Snapshot) -> Vec<Effect> {
     let commands_refused = model.scenario_over(snap);
+    // Asked before the key: a command sent while a question waits would change its answer.
+    let question_open = lesson::refusal(model);
     let effects = match msg {
         Msg::Key(ev) => on_key(model, ev, snap),
         Msg::Mouse(ev) => mouse::on_mouse(model, ev, snap),
@@ -509,6 +511,12 @@ pub fn update(model: &mut Model, msg: Msg, snap: &Snapshot) -> Vec<Effect> {
     keep_selection_visible(model, snap);
     if commands_refused && effects.iter().any(|e| matches!(e, Effect::Apply(_))) {
         return model.refuse(ended_text(snap));
+    }
+    if let Some(why) = question_open
+        && effects.iter().any(|e| matches!(e, Effect::Apply(_)))
+    {
+        model.palette_sent = None;
+        return model.refuse(why);
     }
     effects
 }
@@ -619,16 +627,25 @@ fn on_key(model: &mut Model, ev: KeyEvent, snap: &Snapshot) -> Vec<Effect> {
                 Vec::new()
             }
         },
-        Mode::Normal => match lesson::on_key(model, &ev, snap) {
-            Some(effects) => effects,
-            None => match keymap::lookup_in(model.view, &ev) {
-                Some(action) => perform(model, action, snap),
-                None => unbound(model, &ev),
+        // A question closed for a look is still answered by its letters, never by the
+        // dashboard's keys on them (`a` cycles acks).
+        Mode::Normal => match keymap::lookup(keymap::QUESTION_BINDINGS, &ev) {
+            Some(answer @ QuestionAction::Answer(_)) if lesson::answers_hidden(model) => {
+                lesson::on_question(model, Some(answer), snap)
+            }
+            _ => match lesson::on_key(model, &ev, snap) {
+                Some(effects) => effects,
+                None => match keymap::lookup_in(model.view, &ev) {
+                    Some(action) => perform(model, action, snap),
+                    None => unbound(model, &ev),
+                },
             },
         },
-        // Letters answer; the dashboard's other keys work as usual (the question stays).
+        // Letters a–f answer; the dashboard's other keys work as usual (the question stays;
+        // one that would change the cluster is refused, see `update`), but for `q`: no
+        // quitting by a slip of the finger while answering.
         Mode::Question => match keymap::lookup(keymap::QUESTION_BINDINGS, &ev) {
-            None if typed_char(&ev).is_none_or(|c| !c.is_alphabetic()) => {
+            None if keymap::lookup_in(model.view, &ev) != Some(Action::Quit) => {
                 match lesson::on_key(model, &ev, snap)
                     .or_else(|| keymap::lookup_in(model.view, &ev).map(|a| perform(model, a, snap)))
                 {
@@ -787,7 +804,11 @@ fn perform(model: &mut Model, action: Action, snap: &Snapshot) -> Vec<Effect> {
         }
         Action::ToggleHelp => {
             model.mode = Mode::Help;
-            model.help_scroll = 0;
+            // In a lesson, the help opens at the lesson's keys.
+            model.help_scroll = match model.lesson {
+                Some(_) => super::help::lesson_keys_line(&model.keys, model.screen.0),
+                None => 0,
+            };
             Vec::new()
         }
         Action::Quit => quit(model),

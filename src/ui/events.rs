@@ -48,6 +48,21 @@ pub fn render(frame: &mut Frame, area: Rect, model: &Model, snap: &Snapshot) {
     frame.render_widget(Paragraph::new(text::fit_all(lines, width)).block(block), area);
 }
 
+/// The rows the pane fills `width` columns wide, title included, up to `at_most`: the
+/// newest events' lines, or the one line saying why there are none.
+pub fn rows_filled(model: &Model, snap: &Snapshot, width: usize, at_most: usize) -> u16 {
+    let shown = stamped_events(snap, model.events_anchor, model.events_lens());
+    let theme = Theme::new(false);
+    let mut used = 0;
+    for (ev, fine) in shown.iter().rev() {
+        if used >= at_most {
+            break;
+        }
+        used += event_lines(ev, *fine, theme, width).len();
+    }
+    u16::try_from(used.clamp(1, at_most.max(1)) + 1).unwrap_or(u16::MAX)
+}
+
 /// Where an event cut short in this pane reads whole: `F5: in full` outside the events
 /// view; in it (whose pane has the screen's rows, so only the oldest event shown can be cut,
 /// an older loss among them), `[/]: scroll back for it whole`: scrolled back, it comes down

@@ -105,12 +105,18 @@ pub fn render(frame: &mut Frame, area: Rect, model: &Model) {
     // While a lesson waits, its keys come first (Enter/n: continue).
     let waits = model.lesson.as_ref().and_then(|l| l.waiting());
     // A question closed for a look at the cluster: the same keys open it again.
-    let go_on = |f| if matches!(waits, Some(super::lesson::Hold::Ask(_))) { "answer" } else { f };
+    let asking = matches!(waits, Some(super::lesson::Hold::Ask(_)));
+    let go_on = |f| if asking { "show question" } else { f };
     let lesson =
         footer_hints(keymap::LESSON_BINDINGS).filter(|_| waits.is_some()).map(|(k, f)| (k.into(), go_on(f)));
+    // Its letters answer it meanwhile, in place of the dashboard's keys on them (`a` acks).
+    let letters = super::narration::choice_letters(model).filter(|_| asking);
+    let answers = letters.iter().map(|l| (std::borrow::Cow::Owned(l.clone()), "answer"));
+    let answer_letter = |label: &str| asking && matches!(label, "a" | "b" | "c" | "d" | "e" | "f");
     let hints: Vec<(std::borrow::Cow<'static, str>, &str)> = match model.mode {
         Mode::Normal => lesson
-            .chain(keymap::BINDINGS.iter().filter_map(|b| {
+            .chain(answers)
+            .chain(keymap::BINDINGS.iter().filter(|b| !answer_letter(b.label)).filter_map(|b| {
                 let label =
                     model.keys.label(b).map_or(std::borrow::Cow::Borrowed(b.label), std::borrow::Cow::Owned);
                 // A key the shown view gives its own meaning says that one.

@@ -318,6 +318,15 @@ pub fn line_count(keys: &keymap::KeyOverrides, screen_width: u16) -> usize {
     fit(lines_with(Theme::new(false), keys), text_width(screen_width)).len()
 }
 
+/// The line (as [`line_count`] counts them) where the lesson's keys begin: where the help
+/// opens during a lesson.
+pub fn lesson_keys_line(keys: &keymap::KeyOverrides, screen_width: u16) -> usize {
+    let lines = fit(lines_with(Theme::new(false), keys), text_width(screen_width));
+    let title =
+        |l: &Line<'_>| l.spans.iter().map(|s| s.content.as_ref()).collect::<String>() == keymap::LESSON_TITLE;
+    lines.iter().position(title).unwrap_or(0)
+}
+
 /// The help box on a screen `screen_width` columns wide: at most 96 columns, borders included.
 fn box_width(screen_width: u16) -> u16 {
     screen_width.saturating_sub(4).min(96)

@@ -1083,7 +1083,7 @@ pub fn unbound_text(ev: &KeyEvent) -> Option<String> {
     if matches!(ev.code, KeyCode::Modifier(_) | KeyCode::Media(_) | KeyCode::Null | KeyCode::CapsLock) {
         return None;
     }
-    Some(format!("`{}` does nothing here; ? lists the keys", key_name(ev)))
+    Some(format!("{} does nothing here; ? lists the keys", key_name(ev)))
 }
 
 /// The footer entries of a table as `(keys, text)` pairs, in table order.

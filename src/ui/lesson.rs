@@ -275,6 +275,15 @@ impl Lesson {
         }
     }
 
+    /// The question asked and not yet answered, if any: open, hidden (Esc), or asked at this
+    /// instant behind a pause or a reveal that holds the clock first.
+    pub fn unanswered(&self) -> Option<&Question> {
+        self.holds.iter().find_map(|h| match h {
+            Hold::Ask(q) => self.script.questions.get(*q),
+            _ => None,
+        })
+    }
+
     /// Whether `pane` is in the focus.
     pub fn keeps(&self, pane: Pane) -> bool {
         self.focus.as_ref().is_some_and(|f| f.panes.contains(&pane))
@@ -343,6 +352,19 @@ pub fn waits(model: &Model) -> bool {
 /// Whether `t` is an instant the model's lesson stops the clock at.
 pub fn stops_at(model: &Model, t: SimTime) -> bool {
     model.lesson.as_ref().is_some_and(|l| l.script.stops.binary_search(&t).is_ok())
+}
+
+/// Why a command that changes the cluster is refused now: a question is asked and not yet
+/// answered, and a change would change its answer.
+pub fn refusal(model: &Model) -> Option<String> {
+    let q = model.lesson.as_ref()?.unanswered()?;
+    Some(format!("answer question {} first: a change now would change its answer", q.number))
+}
+
+/// Whether a letter answers now although the dashboard has the keys: the open question was
+/// closed for a look (Esc, the palette, the help), still unanswered.
+pub fn answers_hidden(model: &Model) -> bool {
+    model.lesson.as_ref().is_some_and(|l| l.hidden && l.asking().is_some())
 }
 
 /// Starts the model's lesson: its focus, and whatever is due at the first snapshot's time.
@@ -417,7 +439,6 @@ fn reach(model: &mut Model, at: SimTime, snap: &Snapshot) {
             focus = Some(f.clone());
         }
     }
-    let mut checked = Vec::new();
     for e in script.expectations.iter().filter(|e| e.at == at) {
         let outcome = e.check(snap, &lesson.history);
         if outcome.passed {
@@ -425,8 +446,7 @@ fn reach(model: &mut Model, at: SimTime, snap: &Snapshot) {
         } else {
             lesson.failed += 1;
         }
-        lesson.log.push(Entry::Checked(outcome.clone()));
-        checked.push(outcome);
+        lesson.log.push(Entry::Checked(outcome));
     }
     for (q, question) in script.questions.iter().enumerate() {
         if question.answer_at == at && question.at < at {
@@ -451,22 +471,10 @@ fn reach(model: &mut Model, at: SimTime, snap: &Snapshot) {
         lesson.focus = Some(f.clone());
         apply_focus(model, &f, snap);
     }
+    // The pane lists each check as it falls due (the title counts them): the status line
+    // does not say it a second time.
     if clear_status {
         model.status = None;
-    }
-    say_checks(model, &checked);
-}
-
-/// The status line's word on the checks that fell due (the pane lists each).
-fn say_checks(model: &mut Model, checked: &[Outcome]) {
-    let failed: Vec<&Outcome> = checked.iter().filter(|o| !o.passed).collect();
-    match (checked.len(), failed.first()) {
-        (0, _) => {}
-        (1, None) => model.say(StatusKind::Done, format!("check holds {}", checked[0])),
-        (n, None) => {
-            model.say(StatusKind::Done, format!("{n} checks hold at {}", format_instant(checked[0].at)))
-        }
-        (_, Some(first)) => model.say(StatusKind::Error, format!("check fails {first}")),
     }
 }
 
@@ -489,15 +497,19 @@ fn ask(model: &mut Model) {
     if lesson.asking().is_none() {
         return;
     }
-    // The pane shows the question and how to answer it.
+    // The pane shows the question and how to answer it; a word in the status line from
+    // before it was asked would only distract.
     lesson.hidden = false;
     model.mode = Mode::Question;
+    model.status = None;
 }
 
 /// The next thing held at this instant, or the clock runs again.
 fn go_on(model: &mut Model, snap: &Snapshot) {
     let Some(lesson) = &mut model.lesson else { return };
     lesson.holds.pop_front();
+    // A word on what held the clock ("the answer stays until Enter or n") is stale now.
+    model.status = None;
     match lesson.holds.front() {
         Some(Hold::Ask(_)) => ask(model),
         Some(_) => {}
@@ -520,11 +532,19 @@ pub fn on_key(model: &mut Model, ev: &KeyEvent, snap: &Snapshot) -> Option<Vec<E
     match (hold, lesson_key, dashboard_key) {
         (Hold::Ask(_), Some(LessonAction::Continue), _) => ask(model),
         (Hold::Ask(q), None, Some(Action::TogglePause | Action::Step)) => {
-            let number = model.lesson.as_ref().map_or(q + 1, |l| l.script.questions[q].number);
-            model.say(
-                StatusKind::Info,
-                format!("question {number} waits for an answer: Enter or n shows it; the clock runs after"),
+            let lesson = model.lesson.as_ref()?;
+            let question = &lesson.script.questions[q];
+            let last = letter(question.choices.len().saturating_sub(1));
+            let how = if lesson.hidden { "Enter or n shows it" } else { "a letter answers it" };
+            let text = format!(
+                "question {} waits for an answer (a–{last}): {how}; the clock runs after",
+                question.number
             );
+            model.say(StatusKind::Info, text);
+        }
+        (Hold::Reveal(_), None, Some(Action::TogglePause | Action::Step)) => {
+            // The answer stays until it is read: space would otherwise run the clock past it.
+            model.say(StatusKind::Info, "the simulation's answer stays until Enter or n");
         }
         (_, Some(LessonAction::Continue), _) | (_, None, Some(Action::TogglePause)) => go_on(model, snap),
         (_, None, Some(Action::Step)) => {
@@ -588,7 +608,11 @@ pub fn on_question(model: &mut Model, action: Option<QuestionAction>, snap: &Sna
         Some(QuestionAction::Hide) => {
             lesson.hidden = true;
             model.mode = Mode::Normal;
-            model.say(StatusKind::Info, "the question waits, and the clock with it: Enter or n asks again");
+            let text = format!(
+                "question {number} waits, and the clock with it: a–{last} answer, Enter or n shows it again",
+                number = question.number
+            );
+            model.say(StatusKind::Info, text);
         }
         Some(QuestionAction::Quit) => {
             model.quit = true;

@@ -54,9 +54,10 @@ pub fn rows(model: &Model, snap: &Snapshot, width: u16, height: u16) -> Option<R
     let cap = usize::from((height / 5).clamp(4, 10));
     // While the lesson waits: all of what it waits for, the step's narration and a line more.
     let body = if held > 0 { held + log.min(said + 1) } else { log.min(cap.max(said)) };
-    let want = u16::try_from(body + 1).unwrap_or(u16::MAX);
-    // What the lesson waits for shows whole: a question with every choice, an answer.
-    let min = if held > 0 { u16::try_from(held + 1).unwrap_or(u16::MAX) } else { want.min(4) };
+    // What must show whole: what the lesson waits for (a question with every choice, an
+    // answer) and the current step's narration.
+    let min = u16::try_from(held + said.min(log) + 1).unwrap_or(u16::MAX).max(2);
+    let want = u16::try_from(body + 1).unwrap_or(u16::MAX).max(min);
     Some(Rows { min, want })
 }
 
@@ -71,21 +72,47 @@ pub fn render(frame: &mut Frame, area: Rect, model: &Model, snap: &Snapshot) {
     let Some(lesson) = &model.lesson else { return };
     let theme = model.theme;
     let width = usize::from(area.width);
-    let block = Block::new().borders(Borders::TOP).title(Span::styled(title(lesson, width), theme.title()));
+    let title = text::fit_title(Line::from(Span::styled(title(lesson, width), theme.title())), area.width);
+    let block = Block::new().borders(Borders::TOP).title(title);
     let inner = block.inner(area);
-    let height = usize::from(inner.height);
-    let mut lines = held_lines(model, lesson, snap, usize::from(inner.width), height);
-    let held = lines.len();
-    lines.extend(log_lines(model, lesson, usize::from(inner.width), height.saturating_sub(held)));
-    if lines.len() > height && held > height {
+    let lines = fitted(model, lesson, snap, usize::from(inner.width), usize::from(inner.height));
+    frame.render_widget(Paragraph::new(text::fit_all(lines, usize::from(inner.width))).block(block), area);
+}
+
+/// The pane's lines in `height` rows: what the lesson waits for (its last line, how to go
+/// on, always kept), then the current step's narration whole, then the older log. What does
+/// not fit is cut with `…`; narration cut short says where to read it whole.
+fn fitted(
+    model: &Model,
+    lesson: &Lesson,
+    snap: &Snapshot,
+    width: usize,
+    height: usize,
+) -> Vec<Line<'static>> {
+    let mut lines = held_lines(model, lesson, snap, width, height);
+    if lines.len() >= height {
         // Too little room for all of what the lesson waits for: its last line says how to
         // go on, so keep that one.
-        let last = lines[held - 1].clone();
-        lines.truncate(height.saturating_sub(1));
-        lines.push(last);
+        let Some(last) = lines.pop() else { return lines };
+        let mut kept = text::at_most(lines, height.saturating_sub(1), width);
+        kept.push(last);
+        kept.truncate(height);
+        return kept;
     }
-    lines.truncate(height);
-    frame.render_widget(Paragraph::new(lines).block(block), area);
+    let room = height - lines.len();
+    let log = log_lines(model, lesson, width, room);
+    let said = newest_said(lesson).map_or(0, |e| entry_lines(model, lesson, e, width).len());
+    if said > room && room >= 2 {
+        // The current step's narration does not fit: its first rows, cut with `…`, and where
+        // to read it whole.
+        let mut cut = text::at_most(log, room - 1, width);
+        let hint = "   (cut short: read it whole on a taller screen, or with isrlab lesson --headless)";
+        cut.push(Line::styled(hint, model.theme.muted()));
+        lines.extend(cut);
+    } else {
+        lines.extend(text::at_most(log, room, width));
+    }
+    lines
 }
 
 /// ` Lesson · NAME · step 3/8 · checks ✓4 ✗1 · questions 1/2 right `, cut to fit.
@@ -153,6 +180,16 @@ fn continue_keys() -> &'static str {
 fn question_lines(lesson: &Lesson, q: usize, theme: Theme, width: usize) -> Vec<Line<'static>> {
     let question = &lesson.script.questions[q];
     let of = lesson.script.questions.len();
+    let last = letter(question.choices.len() - 1);
+    if lesson.hidden {
+        // Closed for a look at the cluster: one line says it waits and how to open it again.
+        let text = format!(
+            " ? Question {}/{of} waits, hidden · {}: show it again · a–{last}: answer",
+            question.number,
+            continue_keys()
+        );
+        return vec![Line::styled(text, theme.warn())];
+    }
     let head = format!(" ? Question {}/{of} · {} · ", question.number, format_instant(question.at));
     let mut lines = rich::hanging(
         vec![Span::styled(head, theme.warn())],
@@ -166,12 +203,7 @@ fn question_lines(lesson: &Lesson, q: usize, theme: Theme, width: usize) -> Vec<
         let label = Span::styled(format!("   {}) ", letter(i)), theme.key());
         lines.extend(rich::hanging(vec![label], &choice.text, theme.normal(), theme, width, INDENT + 3));
     }
-    let last = letter(question.choices.len() - 1);
-    let how = if lesson.hidden {
-        format!(" the clock waits for your answer · {}: ask again", continue_keys())
-    } else {
-        format!(" press a–{last} to answer (the clock waits) · Esc: look at the cluster first")
-    };
+    let how = format!(" press a–{last} to answer (the clock waits) · Esc: look at the cluster first");
     lines.push(Line::styled(text::truncate(&how, width), theme.key()));
     lines
 }
@@ -379,6 +411,35 @@ fn entry_lines(model: &Model, lesson: &Lesson, entry: &Entry, width: usize) -> V
                 let lead =
                     if i == 0 { Span::styled(label.clone(), style) } else { Span::raw(" ".repeat(INDENT)) };
                 lines.push(Line::from(vec![lead, Span::raw(part)]));
+            }
+            // (Not while the pane shows this reveal on top.)
+            if let Some(reveal) =
+                lesson.revealed[*q].as_ref().filter(|_| lesson.waiting() != Some(Hold::Reveal(*q)))
+            {
+                // The reveal, kept to be read again: the simulation's answer and why.
+                if let Some((i, choice)) =
+                    reveal.answer().and_then(|i| question.choices.get(i).map(|c| (i, c)))
+                {
+                    let label = Span::styled(format!("   the simulation: {}) ", letter(i)), theme.good());
+                    lines.extend(rich::hanging(
+                        vec![label],
+                        &choice.text,
+                        theme.normal(),
+                        theme,
+                        width,
+                        INDENT + 3,
+                    ));
+                }
+                if let Some(explain) = &question.explain {
+                    lines.extend(rich::hanging(
+                        vec![Span::raw("   ")],
+                        explain,
+                        theme.normal(),
+                        theme,
+                        width,
+                        INDENT,
+                    ));
+                }
             }
             lines
         }

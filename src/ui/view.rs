@@ -63,6 +63,9 @@ pub struct Heights {
     pub lesson: Option<narration::Rows>,
     /// What the lesson's focus keeps on screen.
     pub keep: Keep,
+    /// The rows the event log fills, title included, when a lesson is played (the rows
+    /// beyond go to the lesson pane rather than stay blank above it); 0 without a lesson.
+    pub events: u16,
 }
 
 /// Where each pane goes. Panes that do not fit are `None`.
@@ -161,6 +164,13 @@ pub fn plan(area: Rect, snap: &Snapshot, heights: Heights) -> Plan {
     };
     let events_kept = if heights.keep.why && !heights.keep.events { EVENTS_MIN } else { EVENTS_WITH_WHY };
     let (events, why) = if wide { place_why(events, heights.why, events_kept) } else { (events, None) };
+    let (events, why, lesson) = match lesson {
+        Some(pane) => {
+            let (events, why, pane) = lend_blank_rows(events, why, pane, heights);
+            (events, why, Some(pane))
+        }
+        None => (events, why, None),
+    };
     let (events, lesson, status) = match lesson {
         Some(pane) => {
             let (pane, status) = lesson_plan::grow_status(pane, status, heights.status);
@@ -277,6 +287,34 @@ fn place_why(events: Rect, need: u16, events_kept: u16) -> (Rect, Option<Rect>) 
     (e, Some(w))
 }
 
+/// The rows at the bottom of the event log (and of the why panel beside it) that their
+/// lines leave blank, moved to the lesson pane below them: the lesson shows more of its log
+/// rather than blank rows sitting above it. A focused event log keeps [`EVENTS_MIN`] rows.
+fn lend_blank_rows(
+    events: Rect,
+    why: Option<Rect>,
+    lesson: Rect,
+    heights: Heights,
+) -> (Rect, Option<Rect>, Rect) {
+    if events.y + events.height != lesson.y {
+        return (events, why, lesson);
+    }
+    let events_need = heights.events.max(if heights.keep.events { EVENTS_MIN } else { 2 });
+    let beside = why.filter(|w| w.y == events.y && w.height == events.height);
+    let need = beside.map_or(events_need, |_| events_need.max(heights.why));
+    let spare = events.height.saturating_sub(need);
+    if spare == 0 {
+        return (events, why, lesson);
+    }
+    let events = Rect { height: events.height - spare, ..events };
+    let why = match (why, beside) {
+        (Some(w), Some(_)) => Some(Rect { height: w.height - spare, ..w }),
+        (w, _) => w,
+    };
+    let lesson = Rect { y: lesson.y - spare, height: lesson.height + spare, ..lesson };
+    (events, why, lesson)
+}
+
 /// The width the why panel gets on a screen `width` columns wide (see [`place_why`]).
 fn why_width(width: u16) -> u16 {
     if width >= WHY_BESIDE { (width - 1) * 45 / 100 } else { width }
@@ -342,7 +380,15 @@ pub fn heights(model: &Model, snap: &Snapshot, width: u16) -> Heights {
     let notes =
         if detail_width == 0 { 0 } else { detail::notes_rows(model, snap, detail_width).saturating_sub(1) };
     let lesson = narration::rows(model, snap, width, model.screen.1.max(MIN_HEIGHT));
-    Heights { strip, status, why, table, notes, view: model.view, lesson, keep }
+    let events = match lesson {
+        Some(_) => {
+            // The event log's width: beside the why panel on a wide screen.
+            let w = if width >= WIDE { width.saturating_sub(why_width(width) + 1) } else { width };
+            events::rows_filled(model, snap, usize::from(w), usize::from(model.screen.1))
+        }
+        None => 0,
+    };
+    Heights { strip, status, why, table, notes, view: model.view, lesson, keep, events }
 }
 
 /// What the played lesson's focus keeps on screen.

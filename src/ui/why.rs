@@ -151,7 +151,15 @@ fn entries(model: &Model, snap: &Snapshot) -> Vec<Entry> {
     );
     out.extend(facts.acks(producer));
     out.extend(facts.isr_timers());
-    out.extend(facts.election(topic));
+    match model.lesson.as_ref().and_then(|l| l.unanswered()) {
+        // Who would lead if the leader were lost is often what a lesson's question asks.
+        Some(q) => out.push(Entry::new(
+            "election",
+            theme.muted(),
+            format!("hidden while question {} waits for its answer; it comes back after", q.number),
+        )),
+        None => out.extend(facts.election(topic)),
+    }
     out
 }
 

@@ -14,8 +14,9 @@ pub enum LessonAction {
     Continue,
 }
 
-/// What a key asks for while a question is open. The dashboard's keys that are not letters
-/// work as usual meanwhile.
+/// What a key asks for while a question is open. The dashboard's other keys work as usual
+/// meanwhile, but for those that would change the cluster (and so the answer): they are
+/// refused until it is answered.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum QuestionAction {
     /// Answer with the choice of this index (`a` is 0).
@@ -46,8 +47,8 @@ const LETTERS: &[Key] = &[
 /// The help's title over [`LESSON_BINDINGS`].
 pub const LESSON_TITLE: &str = "In a lesson, while it waits (a pause, a question's answer)";
 /// The help's title over [`QUESTION_BINDINGS`].
-pub const QUESTION_TITLE: &str =
-    "While a lesson asks a question (the clock waits for the answer; keys other than letters work as usual)";
+pub const QUESTION_TITLE: &str = "While a lesson asks a question (the clock waits for the answer; a-f answer even \
+     while it is closed; keys that only look work as usual, a change to the cluster waits for the answer)";
 
 /// The keys while a lesson waits (before the dashboard's own keys).
 pub static LESSON_BINDINGS: &[Binding<LessonAction>] = &[Binding {
@@ -71,7 +72,7 @@ pub static QUESTION_BINDINGS: &[Binding<QuestionAction>] = &[
         keys: &[code(KeyCode::Esc)],
         label: "Esc",
         footer: Some("look first"),
-        help: "close the question to look at the cluster; the clock waits (Enter/n asks again)",
+        help: "close the question to look at the cluster; the clock waits (Enter/n shows it again, a-f answer)",
         action: QuestionAction::Hide,
     },
     Binding {

@@ -39,8 +39,8 @@ fn take(left: &mut u16, want: u16, floor: u16) -> u16 {
 
 /// The narrow overview (under 120 columns) with a lesson pane: every pane's rows by
 /// priority (first the table's first rows, the lesson's smallest form and the focused
-/// panes'; then the lesson's and the table's wants, a focused Why panel's, the logs, the
-/// producer lines, the event log), top to bottom table, logs, clients, why, events, lesson. `middle` is the area
+/// panes'; then the lesson's want, a focused event log's first rows, the table's want, a
+/// focused Why panel's, the logs, the producer lines, the event log), top to bottom table, logs, clients, why, events, lesson. `middle` is the area
 /// between the settings line and the status line.
 pub(super) fn narrow(middle: Rect, snap: &Snapshot, heights: Heights, mut plan: Plan) -> Plan {
     let Some(lesson) = heights.lesson else { return plan };
@@ -56,9 +56,9 @@ pub(super) fn narrow(middle: Rect, snap: &Snapshot, heights: Heights, mut plan: 
     let mut why = if keep.why { take(&mut left, why_min, why_min) } else { 0 };
     let mut detail_h = if keep.logs { take(&mut left, detail_need, 2) } else { 0 };
     let mut clients_h = if keep.clients { take(&mut left, clients_min, 2) } else { 0 };
-    let mut events = if keep.events { take(&mut left, EVENTS_MIN_NARROW, 2) } else { 0 };
-    // Then what they want, by priority.
+    // Then what they want, by priority: the lesson's before the event log's, even a focused one.
     lesson_h += take(&mut left, lesson.want.saturating_sub(lesson_h), 1);
+    let mut events = if keep.events { take(&mut left, EVENTS_MIN_NARROW, 2) } else { 0 };
     table += take(&mut left, table_want.saturating_sub(table), 1);
     if keep.why {
         why += take(&mut left, heights.why.saturating_sub(why), 1);
@@ -71,8 +71,11 @@ pub(super) fn narrow(middle: Rect, snap: &Snapshot, heights: Heights, mut plan: 
     } else {
         clients_h += take(&mut left, clients_need.saturating_sub(clients_h), 1);
     }
-    events += at_least_two(left);
-    left -= at_least_two(left);
+    // The event log up to the rows its events fill: rows it would leave blank go to the
+    // lesson rather than sit empty above it.
+    let more = at_least_two(left.min(heights.events.saturating_sub(events)));
+    events += more;
+    left -= more;
     // A row nobody could use goes to the lesson.
     lesson_h += left;
     let [t, d, c, w, e, l] = Layout::vertical([

@@ -229,6 +229,26 @@ fn a_waiting_question_takes_its_letters_and_refuses_changes() {
     assert!(app.snap.producers.iter().all(|p| p.config.acks == isrlab::sim::Acks::All));
 }
 
+/// Between the user's answer and the simulation's, a change to the cluster is refused too:
+/// it would change what the simulation answers (the reveal would judge another cluster).
+#[test]
+fn an_answered_question_refuses_changes_until_its_reveal() {
+    let mut app = App::start(80, 24);
+    app.run_to(s(2), true);
+    app.press(KeyCode::Enter);
+    app.run_to(s(6), true);
+    app.press(KeyCode::Char('a'));
+    app.press(KeyCode::Char('1'));
+    app.press(KeyCode::Char('x'));
+    app.assert_shows(&["question 1 is answered; the simulation answers it at 00:00:20.0"]);
+    assert!(app.snap.brokers.iter().find(|b| b.id == 1).is_some_and(|b| !b.fenced));
+    app.run_to(s(20), true);
+    app.press(KeyCode::Enter);
+    // Revealed: the keys change the cluster again.
+    let lesson = app.model.lesson.as_ref().expect("a lesson");
+    assert!(lesson.awaiting_reveal().is_none(), "question 1 is revealed");
+}
+
 /// Space at a reveal does not run the clock past it: the answer stays until Enter or n, and
 /// once read it stays in the lesson's log with its explanation.
 #[test]

@@ -284,6 +284,12 @@ impl Lesson {
         })
     }
 
+    /// The first question answered by the user whose reveal has not come yet, if any.
+    pub fn awaiting_reveal(&self) -> Option<&Question> {
+        let pending = |i: &usize| self.picked[*i].is_some() && self.revealed[*i].is_none();
+        (0..self.script.questions.len()).find(pending).and_then(|i| self.script.questions.get(i))
+    }
+
     /// Whether `pane` is in the focus.
     pub fn keeps(&self, pane: Pane) -> bool {
         self.focus.as_ref().is_some_and(|f| f.panes.contains(&pane))
@@ -355,10 +361,19 @@ pub fn stops_at(model: &Model, t: SimTime) -> bool {
 }
 
 /// Why a command that changes the cluster is refused now: a question is asked and not yet
-/// answered, and a change would change its answer.
+/// revealed (unanswered, or answered and waiting for the simulation's answer), and a change
+/// would change what the simulation answers.
 pub fn refusal(model: &Model) -> Option<String> {
-    let q = model.lesson.as_ref()?.unanswered()?;
-    Some(format!("answer question {} first: a change now would change its answer", q.number))
+    let lesson = model.lesson.as_ref()?;
+    if let Some(q) = lesson.unanswered() {
+        return Some(format!("answer question {} first: a change now would change its answer", q.number));
+    }
+    let q = lesson.awaiting_reveal()?;
+    Some(format!(
+        "question {} is answered; the simulation answers it at {}: a change now would change that answer",
+        q.number,
+        format_instant(q.answer_at)
+    ))
 }
 
 /// Whether a letter answers now although the dashboard has the keys: the open question was

@@ -95,7 +95,9 @@ pub enum Mode {
     /// List the built-in lessons: number, name, minutes, title and what each teaches.
     Lessons,
     /// Play a lesson in the dashboard: a built-in one by name or number (see `isrlab lessons`),
-    /// or a lesson file of your own. With `--headless`, run it as `isrlab run` does.
+    /// or a lesson file of your own. With `--headless`, run it as `isrlab run` does. A lesson
+    /// plays its own cluster and seed: `--seed`, `--set`, `--brokers`, `--topic` and
+    /// `--placement` are refused.
     #[command(allow_negative_numbers = true)]
     Lesson {
         /// A built-in lesson's name or number, or a path to a FILE.toml.

@@ -95,7 +95,9 @@ pub enum Mode {
     /// List the built-in lessons: number, name, minutes, title and what each teaches.
     Lessons,
     /// Play a lesson in the dashboard: a built-in one by name or number (see `isrlab lessons`),
-    /// or a lesson file of your own. With `--headless`, run it as `isrlab run` does.
+    /// or a lesson file of your own. With `--headless`, run it as `isrlab run` does. A lesson
+    /// plays its own cluster and seed: `--seed`, `--set`, `--brokers`, `--topic` and
+    /// `--placement` are refused.
     #[command(allow_negative_numbers = true)]
     Lesson {
         /// A built-in lesson's name or number, or a path to a FILE.toml.
@@ -327,21 +329,49 @@ impl Cli {
     }
 
     /// Loads a scenario file or built-in lesson and applies `--seed` (else its own seed, else
-    /// `fallback_seed`) and `--set`. Errors: an invalid file, or `--brokers`, `--topic` or
-    /// `--placement`, which a scenario defines itself.
+    /// `fallback_seed`) and `--set`. Errors: an invalid file; `--brokers`, `--topic` or
+    /// `--placement`, which a scenario defines itself; and for `isrlab lesson` of a file with
+    /// questions, any flag that changes the cluster or the run (`--seed`, `--set` too), since
+    /// the lesson's answers hold only for its own cluster and seed.
     pub fn load(&self, source: Source<'_>, fallback_seed: u64) -> Result<Scenario, CliError> {
-        if self.brokers.is_some() || !self.topics.is_empty() || self.placement.is_some() {
-            return Err(CliError::Invalid(
-                "--brokers, --topic and --placement describe the default cluster; a scenario file defines its own [cluster] and [[topic]]".into(),
-            ));
+        let cluster_flags = self.brokers.is_some() || !self.topics.is_empty() || self.placement.is_some();
+        let lesson_mode = matches!(self.mode, Some(Mode::Lesson { .. }));
+        if cluster_flags && !lesson_mode {
+            return Err(CliError::Invalid(SCENARIO_CLUSTER_FLAGS.into()));
         }
         let mut scenario = match source {
             Source::File(file) => crate::scenario::load(file)?,
             Source::Lesson(lesson) => lesson.load()?,
         };
+        if lesson_mode {
+            match self.cluster_flags() {
+                Some(flags) if !scenario.questions.is_empty() => {
+                    return Err(CliError::Invalid(lesson_flags_refused(&flags, &source)));
+                }
+                _ if cluster_flags => return Err(CliError::Invalid(SCENARIO_CLUSTER_FLAGS.into())),
+                _ => {}
+            }
+        }
         scenario.spec.seed = self.seed.or(scenario.seed).unwrap_or(fallback_seed);
         self.apply_sets(&mut scenario.spec)?;
         Ok(scenario)
+    }
+
+    /// The flags given that change the cluster or the run (`--seed`, `--set`, `--brokers`,
+    /// `--topic`, `--placement`), as one phrase such as "--seed and --set"; `None` when none is.
+    fn cluster_flags(&self) -> Option<String> {
+        let given = [
+            ("--seed", self.seed.is_some()),
+            ("--set", !self.sets.is_empty()),
+            ("--brokers", self.brokers.is_some()),
+            ("--topic", !self.topics.is_empty()),
+            ("--placement", self.placement.is_some()),
+        ];
+        let names: Vec<&str> = given.iter().filter(|(_, on)| *on).map(|(name, _)| *name).collect();
+        match names.split_last()? {
+            (last, []) => Some((*last).to_string()),
+            (last, rest) => Some(format!("{} and {last}", rest.join(", "))),
+        }
     }
 
     /// The scenario file of `run FILE` or `--scenario FILE`. Errors: both given.
@@ -371,6 +401,22 @@ impl Cli {
     pub fn scenario(&self, fallback_seed: u64) -> Result<Option<Scenario>, CliError> {
         self.source()?.map(|source| self.load(source, fallback_seed)).transpose()
     }
+}
+
+/// Why a scenario refuses `--brokers`, `--topic` and `--placement`.
+const SCENARIO_CLUSTER_FLAGS: &str = "--brokers, --topic and --placement describe the default cluster; a scenario file defines its own [cluster] and [[topic]]";
+
+/// Why `isrlab lesson` refuses `flags`: a lesson's questions and answers hold for the cluster
+/// and seed it is written for, so a changed run would state answers the simulation no longer
+/// gives. Says how to make a variant instead.
+fn lesson_flags_refused(flags: &str, source: &Source<'_>) -> String {
+    let copy = match source {
+        Source::Lesson(lesson) => format!("copy {} from isrlab's source", lesson.path()),
+        Source::File(file) => format!("copy {}", file.display()),
+    };
+    format!(
+        "{flags} cannot be given with a lesson: its questions and answers hold for its own cluster and seed only. To make a variant, {copy} to a file of your own, change its [cluster], [[topic]], seed or settings there (and its answers), and play it with `isrlab lesson FILE.toml`"
+    )
 }
 
 /// Why an internal topic cannot be the first `--topic`: the default producer would write to it,

@@ -54,11 +54,16 @@ pub struct Loaded {
 impl Cli {
     /// Fills what the flags left unset from the user's config file; flags win (its `set`
     /// entries come first, so a `--set` of the same key overrides them). Its cluster entries
-    /// (brokers, topics) apply only without a scenario, which defines its own cluster.
+    /// (brokers, topics) apply only without a scenario, which defines its own cluster; for
+    /// `isrlab lesson` neither they nor its `set` entries apply, as a lesson plays its own
+    /// cluster and settings (its answers hold for them only).
     pub fn with_user_config(&mut self, cfg: &UserConfig) {
         self.speed = self.speed.or(cfg.speed);
         self.palette = self.palette.or(cfg.palette);
         self.ascii |= cfg.ascii.unwrap_or(false);
+        if matches!(self.mode, Some(crate::cli::Mode::Lesson { .. })) {
+            return;
+        }
         if self.scenario.is_none() {
             self.brokers = self.brokers.or(cfg.brokers);
             if self.topics.is_empty() {
@@ -205,6 +210,21 @@ fn keys(value: &toml::Value, warn: &mut impl FnMut(&str, String)) -> KeyOverride
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A lesson plays its own cluster and settings: the config file's brokers, topics and
+    /// `set` entries are left out for `isrlab lesson`, its speed is kept.
+    #[test]
+    fn a_lesson_takes_no_cluster_or_settings_from_the_config_file() {
+        let cfg =
+            parse("speed = 2\nbrokers = 5\ntopics = [\"o:12:3\"]\nset = [\"acks=1\"]\n", "c.toml").config;
+        let mut lesson = <Cli as clap::Parser>::try_parse_from(["isrlab", "lesson", "6"]).unwrap();
+        lesson.with_user_config(&cfg);
+        assert_eq!(lesson.speed, Some(2.0));
+        assert!(lesson.brokers.is_none() && lesson.topics.is_empty() && lesson.sets.is_empty());
+        let mut plain = <Cli as clap::Parser>::try_parse_from(["isrlab"]).unwrap();
+        plain.with_user_config(&cfg);
+        assert_eq!((plain.brokers, plain.topics.len(), plain.sets.len()), (Some(5), 1, 1));
+    }
 
     #[test]
     fn every_setting_is_read() {

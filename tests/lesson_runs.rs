@@ -226,3 +226,49 @@ fn a_v1_scenario_and_its_v2_lesson_twin_give_the_same_trace() {
     assert_eq!((v1.failed, v2.failed), (0, 0));
     assert_eq!(v2.passed, v1.passed + 3, "the twin's three questions pass too");
 }
+
+/// A lesson's answers hold for its own cluster and seed, so `isrlab lesson` refuses every
+/// flag that changes the cluster or the run, for a built-in lesson and a lesson file alike,
+/// with exit code 2 and how to make a variant; `--scenario FILE` and `run FILE` still take
+/// `--seed` and `--set`, and `--speed` is no change to the run.
+#[test]
+fn lesson_refuses_flags_that_change_the_cluster_or_the_run() {
+    let file = "tests/v2/seed-example-lesson.toml";
+    let flags: [&[&str]; 5] = [
+        &["--seed", "5"],
+        &["--set", "acks=1"],
+        &["--brokers", "4"],
+        &["--topic", "t:3:3"],
+        &["--placement", "kafka"],
+    ];
+    for name in ["6", file] {
+        for flag in flags {
+            for headless in [true, false] {
+                let mut args = vec!["lesson", name];
+                args.extend_from_slice(flag);
+                if headless {
+                    args.push("--headless");
+                }
+                let o = isrlab(&args);
+                assert_eq!(o.status.code(), Some(i32::from(EXIT_INVALID)), "{args:?}");
+                let err = stderr(&o);
+                assert!(
+                    err.contains(&format!("{} cannot be given with a lesson", flag[0])),
+                    "{args:?}: {err}"
+                );
+                assert!(err.contains("its own cluster and seed"), "{err}");
+                assert!(err.contains("`isrlab lesson FILE.toml`"), "{err}");
+                assert!(o.stdout.is_empty(), "{args:?}: nothing runs");
+            }
+        }
+    }
+    let both = stderr(&isrlab(&["lesson", "failover", "--seed", "5", "--set", "acks=1", "--headless"]));
+    assert!(both.contains("--seed and --set cannot be given"), "{both}");
+    assert!(both.contains("copy assets/lessons/06-failover.toml"), "{both}");
+    let own = stderr(&isrlab(&["lesson", file, "--seed", "5", "--headless"]));
+    assert!(own.contains(&format!("copy {file} to a file of your own")), "{own}");
+    let sped = isrlab(&["lesson", "6", "--speed", "4", "--headless"]);
+    assert_eq!(sped.status.code(), Some(i32::from(EXIT_PASSED)), "{}", stderr(&sped));
+    let run = isrlab(&["run", file, "--seed", "5", "--set", "acks=1"]);
+    assert_ne!(run.status.code(), Some(i32::from(EXIT_INVALID)), "{}", stderr(&run));
+}

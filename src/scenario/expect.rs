@@ -128,8 +128,10 @@ impl ReplicaNumber {
 pub enum ProducerNumber {
     /// `sent`: records handed to the producer.
     Sent,
-    /// `acked`: records acknowledged.
+    /// `acked`: records acknowledged (acks=1 or all).
     Acked,
+    /// `unacked`: records sent with acks=0, which no broker answers.
+    Unacked,
     /// `failed`: records whose send failed for good (the callback got an error).
     Failed,
     /// `lost`: its acknowledged records lost (audit ledger).
@@ -142,6 +144,7 @@ impl ProducerNumber {
         match self {
             Self::Sent => "sent",
             Self::Acked => "acked",
+            Self::Unacked => "unacked",
             Self::Failed => "failed",
             Self::Lost => "lost",
         }
@@ -151,6 +154,7 @@ impl ProducerNumber {
         saturating(match self {
             Self::Sent => p.sent,
             Self::Acked => p.acked,
+            Self::Unacked => p.unacked,
             Self::Failed => p.failed,
             Self::Lost => p.acked_lost,
         })
@@ -215,6 +219,9 @@ pub enum Check {
     LeaderRecovery(TopicPartition, LeaderRecoveryState),
     /// Acknowledged records lost, cluster-wide (audit ledger).
     AckedLost(Comparison),
+    /// Records sent with acks=0 that a leader appended and that were lost since,
+    /// cluster-wide (audit ledger); counted apart from [`Check::AckedLost`].
+    UnackedLost(Comparison),
     /// Records in the log twice, cluster-wide (audit ledger).
     Duplicates(Comparison),
     /// Acknowledged records written after records of the same producer sent later,
@@ -410,6 +417,7 @@ fn consumer_position(c: &ConsumerStatus, tp: Option<&TopicPartition>, want: &Com
 fn check_cluster(check: &Check, snap: &Snapshot, history: &History) -> Found {
     match check {
         Check::AckedLost(want) => compare(want, saturating(snap.acked_lost)),
+        Check::UnackedLost(want) => compare(want, saturating(snap.unacked_lost)),
         Check::Duplicates(want) => compare(want, saturating(snap.duplicates)),
         Check::Reordered(want) => compare(want, saturating(snap.reordered)),
         Check::OfflinePartitions(want) => {
@@ -486,6 +494,7 @@ impl Check {
             Check::Replica(tp, broker, number, _) => format!("{tp} {} of broker {broker}", number.key()),
             Check::LeaderRecovery(tp, _) => format!("{tp} leader_recovery_state"),
             Check::AckedLost(_) => "acked_lost".into(),
+            Check::UnackedLost(_) => "unacked_lost".into(),
             Check::Duplicates(_) => "duplicates".into(),
             Check::Reordered(_) => "reordered".into(),
             Check::OfflinePartitions(_) => "offline_partitions".into(),
@@ -516,6 +525,7 @@ impl Check {
             Check::Partition(_, _, c)
             | Check::Replica(_, _, _, c)
             | Check::AckedLost(c)
+            | Check::UnackedLost(c)
             | Check::Duplicates(c)
             | Check::Reordered(c)
             | Check::OfflinePartitions(c)
@@ -781,6 +791,25 @@ mod tests {
         let o = outcome(Check::Replica(tp(0), 7, ReplicaNumber::Leo, Comparison::exactly(42)));
         assert_eq!(o.got, "no replica on broker 7");
         assert!(!o.passed);
+    }
+
+    /// Records sent with acks=0 are counted apart: `unacked_lost` (cluster-wide) and a
+    /// producer's `unacked`, neither of which `acked_lost` or `acked` includes.
+    #[test]
+    fn records_sent_without_acknowledgement_count_apart() {
+        let mut snap = snapshot();
+        snap.unacked_lost = 4;
+        snap.producers[0].unacked = 3;
+        let history = History::watching(Vec::<&EventPattern>::new());
+        let check = |check| Expectation { at: SimTime::from_ms(30_000), check }.check(&snap, &history);
+        assert!(check(Check::UnackedLost(Comparison::exactly(4))).passed);
+        let o = check(Check::UnackedLost(Comparison::exactly(0)));
+        assert_eq!(o.to_string(), "at 00:00:30.0 unacked_lost: expected 0, got 4");
+        assert!(check(Check::AckedLost(Comparison::exactly(2))).passed, "acked_lost leaves them out");
+        assert!(check(Check::Producer(0, ProducerNumber::Unacked, cmp("3"))).passed);
+        let o = check(Check::Producer(0, ProducerNumber::Unacked, cmp(">3")));
+        assert!(!o.passed && o.to_string().contains("unacked: expected >3, got 3"), "{o}");
+        assert!(check(Check::Producer(0, ProducerNumber::Acked, cmp("8"))).passed);
     }
 
     #[test]

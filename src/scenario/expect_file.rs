@@ -41,6 +41,7 @@ pub(super) struct RawExpect {
     isr_expands: Option<Spanned<Value>>,
     leader_recovery_state: Option<Spanned<String>>,
     acked_lost: Option<Spanned<Value>>,
+    unacked_lost: Option<Spanned<Value>>,
     duplicates: Option<Spanned<Value>>,
     reordered: Option<Spanned<Value>>,
     offline_partitions: Option<Spanned<Value>>,
@@ -49,6 +50,7 @@ pub(super) struct RawExpect {
     errors: Option<Table>,
     sent: Option<Spanned<Value>>,
     acked: Option<Spanned<Value>>,
+    unacked: Option<Spanned<Value>>,
     failed: Option<Spanned<Value>>,
     lost: Option<Spanned<Value>>,
     pub(super) consumer: Option<Spanned<u32>>,
@@ -145,6 +147,7 @@ pub(super) fn checks_at(
     };
     let counts = [
         (&e.acked_lost, Check::AckedLost as fn(Comparison) -> Check),
+        (&e.unacked_lost, Check::UnackedLost),
         (&e.duplicates, Check::Duplicates),
         (&e.reordered, Check::Reordered),
         (&e.offline_partitions, Check::OfflinePartitions),
@@ -361,11 +364,12 @@ fn recovery_of(v: &Spanned<String>) -> Res<LeaderRecoveryState> {
     }
 }
 
-/// `errors`, `sent`, `acked`, `failed` and `lost` of the producer `producer` selects (default 0).
+/// `errors`, `sent`, `acked`, `unacked`, `failed` and `lost` of the producer `producer` selects (default 0).
 fn producer_checks(e: &RawExpect, producers: usize) -> Res<Vec<Check>> {
     let numbers = [
         (&e.sent, ProducerNumber::Sent),
         (&e.acked, ProducerNumber::Acked),
+        (&e.unacked, ProducerNumber::Unacked),
         (&e.failed, ProducerNumber::Failed),
         (&e.lost, ProducerNumber::Lost),
     ];

@@ -294,6 +294,10 @@ fn finish(snap: &Snapshot, summary: Summary, out: &mut Report<'_>) -> io::Result
         // Only a run with consumers can have read records that were erased.
         loss.push_str(&format!(" · seen erased: {}", snap.seen_erased));
     }
+    if snap.unacked_lost > 0 {
+        // acks=0 records are no acknowledged loss, but a run that lost some is not lossless.
+        loss.push_str(&format!(" · sent without acknowledgement, lost: {}", snap.unacked_lost));
+    }
     if snap.reordered > 0 {
         loss.push_str(&format!(" · reordered: {}", snap.reordered));
     }

@@ -564,12 +564,20 @@ fn hw_note(why: &str, theme: Theme, width: usize) -> Vec<Line<'static>> {
 }
 
 /// What the glyphs mean, from what the strips above drew ([`Drawn`]): every leader epoch
-/// with records on them, in its committed glyph (` committed by epoch █0 ▓1 ▆2`), then
+/// with records on them (on empty strips the latest epoch, whose glyph the next records
+/// take), in its committed glyph (` committed by epoch █0 ▓1 ▆2`), then
 /// `▒░▂ above HW  · missing`, the truncation glyphs on screen (`╳ truncated`, `✘ truncated
 /// (acked, lost)`, or both; `╳ truncated` while none is), `✔ in ISR  ✗ out`.
 fn legend(cols: &Columns, theme: Theme, width: usize) -> Line<'static> {
+    // Empty strips: the latest epoch, whose glyph the next records will take.
+    let latest = cols.epochs.last().filter(|_| cols.drawn.epochs.is_empty());
+    let epochs: Vec<Epoch> = cols.drawn.epochs.iter().chain(latest).copied().collect();
     let mut spans = vec![Span::styled(" committed by epoch", theme.muted())];
-    for &e in &cols.drawn.epochs {
+    if epochs.is_empty() {
+        spans = vec![Span::styled(" committed ", theme.muted())];
+        spans.push(Span::styled(glyph::COMMITTED.to_string(), theme.committed_in(0)));
+    }
+    for &e in &epochs {
         let class = cols.class(e);
         spans.push(Span::raw(" "));
         spans.push(Span::styled(glyph::COMMITTED_BY_EPOCH[class].to_string(), theme.committed_in(class)));
@@ -716,6 +724,13 @@ mod tests {
         for r in &mut p.replica_views {
             r.epoch_cache = cache.clone();
         }
+        // Empty strips still name the glyph their first records will take.
+        let mut empty = fixture::snapshot();
+        for r in &mut std::sync::Arc::make_mut(&mut empty.partitions[0]).replica_views {
+            (r.leo, r.hw, r.log_start) = (0, 0, 0);
+        }
+        let legend = rows(&empty, 80, 12).into_iter().find(|r| r.contains("committed")).expect("a legend");
+        assert!(legend.starts_with(" committed by epoch █0  ▒░▂ above HW"), "{legend}");
         for width in [80, 200] {
             let rows = rows(&snap, width, 12);
             let legend = rows.iter().find(|r| r.contains("committed by epoch")).expect("a legend");

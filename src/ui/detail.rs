@@ -78,12 +78,7 @@ pub fn render(frame: &mut Frame, area: Rect, model: &Model, snap: &Snapshot) {
         lines.extend(marks);
     }
     if lines.len() < room {
-        lines.push(legend(
-            &cols,
-            p.truncations.iter().any(|t| t.acknowledged > 0),
-            theme,
-            usize::from(inner.width),
-        ));
+        lines.push(legend(&cols, theme, usize::from(inner.width)));
     }
     frame.render_widget(Paragraph::new(text::fit_all(lines, usize::from(inner.width))).block(block), area);
 }
@@ -148,22 +143,34 @@ fn replica_lines(
         p.replica_views.iter().flat_map(|r| r.epoch_cache.iter().map(|&(e, _)| e)).collect();
     epochs.sort_unstable();
     epochs.dedup();
-    let cols = Columns { bar_w, max: max_leo, num_w, show_start, id_w, epochs };
+    let mut cols = Columns { bar_w, max: max_leo, num_w, show_start, id_w, epochs, drawn: Drawn::default() };
     let mut lines = Vec::new();
+    let mut drawn = Drawn::default();
     for r in &p.replica_views {
         lines.push(replica_line(r, &note(p, r, paused, long), theme, &cols));
-        let gone = p.truncations.iter().filter(|t| t.replica == r.broker);
-        lines.extend(gone.map(|t| {
-            let mut line = truncation_line(t, &cols, theme);
-            // Where the row has no room for `from offset N`, it goes whole rather than end in
-            // `from offset …` (issue 9); other cut text ends with `…`.
-            if line.width() > width {
-                line.spans.pop();
+        // The legend names what the strips draw: the epochs of these very cells.
+        drawn.epochs.extend(record_cells(r, &cols, theme).into_iter().filter_map(|(_, _, e)| e));
+        for t in p.truncations.iter().filter(|t| t.replica == r.broker) {
+            for (c, _) in truncation_cells(t, &cols, theme) {
+                drawn.truncated |= c == glyph::TRUNCATED;
+                drawn.acked_lost |= c == glyph::TRUNCATED_ACKED;
             }
-            Line::from(text::truncate_spans(line.spans, width))
-        }));
+            lines.extend(truncation_lines(t, &cols, theme, width));
+        }
     }
+    cols.drawn = drawn;
     (lines, cols)
+}
+
+/// What the strips of one partition draw, for the legend: the leader epochs whose records
+/// have cells, and which truncation glyphs are on screen.
+#[derive(Debug, Default)]
+struct Drawn {
+    epochs: std::collections::BTreeSet<Epoch>,
+    /// `╳`: records truncated away that were never acknowledged.
+    truncated: bool,
+    /// `✘`: acknowledged records truncated away (lost).
+    acked_lost: bool,
 }
 
 /// How a replica line is laid out.
@@ -178,6 +185,8 @@ struct Columns {
     /// is its rank here modulo 3, so neighbouring epochs differ and one epoch looks the same
     /// on every replica.
     epochs: Vec<Epoch>,
+    /// What the strips drew (filled once they are laid out).
+    drawn: Drawn,
 }
 
 impl Columns {
@@ -211,7 +220,9 @@ fn replica_line(r: &ReplicaView, note: &str, theme: Theme, cols: &Columns) -> Li
         Span::raw(" "),
         Span::raw(" ".repeat(blank)),
     ];
-    spans.extend(runs(&record_cells(r, cols, theme)));
+    let cells: Vec<(char, Style)> =
+        record_cells(r, cols, theme).into_iter().map(|(c, s, _)| (c, s)).collect();
+    spans.extend(runs(&cells));
     spans.push(Span::styled(glyph::MISSING.to_string().repeat(missing), theme.muted()));
     spans.push(Span::styled(offsets(r, cols), theme.normal()));
     spans.push(Span::styled(note.to_string(), note_style));
@@ -220,9 +231,9 @@ fn replica_line(r: &ReplicaView, note: &str, theme: Theme, cols: &Columns) -> Li
 
 /// The cells of `r`'s strip that hold records (from its log start to its LEO), each with
 /// its glyph and style: committed or not (by [`bar_cells`]) and the leader epoch of the
-/// records at the cell's middle offset. Every epoch that starts inside the strip gets the
-/// cell where it starts, so a short epoch stays visible.
-fn record_cells(r: &ReplicaView, cols: &Columns, theme: Theme) -> Vec<(char, Style)> {
+/// records at the cell's middle offset (also returned, for the legend). Every epoch that
+/// starts inside the strip gets the cell where it starts, so a short epoch stays visible.
+fn record_cells(r: &ReplicaView, cols: &Columns, theme: Theme) -> Vec<(char, Style, Option<Epoch>)> {
     let [blank, committed, uncommitted, _] = bar_cells(r, cols.bar_w, cols.max);
     let (first, end) = (blank, blank + committed + uncommitted);
     let per_cell = cols.max.max(1) as f64 / cols.bar_w.max(1) as f64;
@@ -245,9 +256,9 @@ fn record_cells(r: &ReplicaView, cols: &Columns, theme: Theme) -> Vec<(char, Sty
         .map(|(i, e)| {
             let class = e.map_or(0, |e| cols.class(e));
             if i < committed {
-                (glyph::COMMITTED_BY_EPOCH[class], theme.committed_in(class))
+                (glyph::COMMITTED_BY_EPOCH[class], theme.committed_in(class), e)
             } else {
-                (glyph::UNCOMMITTED_BY_EPOCH[class], theme.uncommitted_in(class))
+                (glyph::UNCOMMITTED_BY_EPOCH[class], theme.uncommitted_in(class), e)
             }
         })
         .collect()
@@ -271,13 +282,38 @@ fn runs(cells: &[(char, Style)]) -> Vec<Span<'static>> {
     spans
 }
 
-/// The records truncation `t` removed, struck out under their replica's strip at the
-/// offsets they had, labelled `truncated: N records (M acknowledged)`: before them when the
-/// blank part of the row has room (a truncation removes a log's tail, so its cells are often
-/// at the strip's right end), else after them.
-fn truncation_line(t: &TruncationView, cols: &Columns, theme: Theme) -> Line<'static> {
+/// The struck-out cells of truncation `t`, at the offsets its records had: the acknowledged
+/// ones (acknowledged and now lost) as `✘` in the alarm's style, the others as `╳`.
+fn truncation_cells(t: &TruncationView, cols: &Columns, theme: Theme) -> Vec<(char, Style)> {
+    let (start, end) = truncation_span(t, cols);
+    let acked = t
+        .acknowledged_span
+        .map(|(a, z)| (cols.column(a).max(start), cols.column(z + 1).max(cols.column(a) + 1)));
+    (start..end)
+        .map(|c| match acked {
+            Some((a, z)) if (a..z.max(a + 1)).contains(&c) => {
+                (glyph::TRUNCATED_ACKED, theme.truncated_acked())
+            }
+            _ => (glyph::TRUNCATED, theme.truncated()),
+        })
+        .collect()
+}
+
+/// The strip columns (first, past the last) of truncation `t`'s cells: at least one.
+fn truncation_span(t: &TruncationView, cols: &Columns) -> (usize, usize) {
     let start = cols.column(t.from).min(cols.bar_w.saturating_sub(1));
     let end = cols.column(t.from + t.count as Offset).clamp(start + 1, cols.bar_w.max(start + 1));
+    (start, end)
+}
+
+/// The records truncation `t` removed, struck out under their replica's strip at the
+/// offsets they had, labelled `truncated: N records (M acknowledged)`, in the first form
+/// that fits `width` columns: the label before the cells when the blank part of the row has
+/// room (a truncation removes a log's tail, so its cells are often at the strip's right
+/// end), else after them, each with `from offset N` and then without; else the label whole
+/// on a row of its own under the cells; only a pane too narrow for the label cuts it, with `…`.
+fn truncation_lines(t: &TruncationView, cols: &Columns, theme: Theme, width: usize) -> Vec<Line<'static>> {
+    let (start, _) = truncation_span(t, cols);
     let label_style = if t.acknowledged > 0 { theme.alarm() } else { theme.bad() };
     let label = format!(
         "truncated: {} {} ({} acknowledged)",
@@ -285,34 +321,41 @@ fn truncation_line(t: &TruncationView, cols: &Columns, theme: Theme) -> Line<'st
         super::text::noun(t.count, "record", "records"),
         t.acknowledged
     );
-    // The acknowledged ones (acknowledged and now lost) as `✘` in the alarm's style, the
-    // others as `╳`.
-    let acked = t
-        .acknowledged_span
-        .map(|(a, z)| (cols.column(a).max(start), cols.column(z + 1).max(cols.column(a) + 1)));
-    let cells: Vec<(char, Style)> = (start..end)
-        .map(|c| match acked {
-            Some((a, z)) if (a..z.max(a + 1)).contains(&c) => {
-                (glyph::TRUNCATED_ACKED, theme.truncated_acked())
-            }
-            _ => (glyph::TRUNCATED, theme.truncated()),
-        })
-        .collect();
-    let struck = runs(&cells);
+    let struck = runs(&truncation_cells(t, cols, theme));
     let from = Span::styled(format!(" from offset {}", t.from), theme.muted());
     let before = format!(" ↳ {label} ");
     let blank = cols.bar_at() + start;
-    if text::width(&before) <= blank {
-        let pad = " ".repeat(blank - text::width(&before));
-        let mut spans = vec![Span::styled(before, label_style), Span::raw(pad)];
-        spans.extend(struck);
-        spans.push(from);
-        return Line::from(spans);
+    let fits = |line: &Line| line.width() <= width;
+    let after = |with_from: bool| {
+        let mut spans = vec![Span::raw(" ".repeat(blank))];
+        spans.extend(struck.clone());
+        spans.extend([Span::raw(" "), Span::styled(label.clone(), label_style)]);
+        spans.extend(Some(from.clone()).filter(|_| with_from));
+        Line::from(spans)
+    };
+    let mut forms = Vec::new();
+    for with_from in [true, false] {
+        if text::width(&before) <= blank {
+            let pad = " ".repeat(blank - text::width(&before));
+            let mut spans = vec![Span::styled(before.clone(), label_style), Span::raw(pad)];
+            spans.extend(struck.clone());
+            spans.extend(Some(from.clone()).filter(|_| with_from));
+            forms.push(Line::from(spans));
+        }
+        forms.push(after(with_from));
     }
-    let mut spans = vec![Span::raw(" ".repeat(blank))];
-    spans.extend(struck);
-    spans.extend([Span::raw(" "), Span::styled(label, label_style), from]);
-    Line::from(spans)
+    if let Some(line) = forms.into_iter().find(fits) {
+        return vec![line];
+    }
+    // Neither side of the cells has room: the label whole on the next row, `from offset N`
+    // with it when it fits, else cut with `…`; the cells keep their row.
+    let mut cells = vec![Span::raw(" ".repeat(blank))];
+    cells.extend(struck);
+    let mut note = vec![Span::styled(format!(" ↳ {label}"), label_style), from];
+    if Line::from(note.clone()).width() > width && text::width(&label) + 3 <= width {
+        note.pop();
+    }
+    vec![Line::from(text::truncate_spans(cells, width)), Line::from(text::truncate_spans(note, width))]
 }
 
 /// `start n` (when shown), `HW n`, `LEO n`.
@@ -520,28 +563,37 @@ fn hw_note(why: &str, theme: Theme, width: usize) -> Vec<Line<'static>> {
     text::hanging(Span::styled(label, theme.warn()), body, theme.normal(), width, 3)
 }
 
-/// What the glyphs mean, the latest (at most three) leader epochs in their committed glyph
-/// first: ` committed by epoch █0 ▓1  ▒░▂ above HW  · missing  ╳ truncated  ✔ in ISR  ✗ out`,
-/// with `(✘ acked, lost)` after `truncated` while acknowledged records are shown struck out.
-fn legend(cols: &Columns, acked_lost: bool, theme: Theme, width: usize) -> Line<'static> {
+/// What the glyphs mean, from what the strips above drew ([`Drawn`]): every leader epoch
+/// with records on them (on empty strips the latest epoch, whose glyph the next records
+/// take), in its committed glyph (` committed by epoch █0 ▓1 ▆2`), then
+/// `▒░▂ above HW  · missing`, the truncation glyphs on screen (`╳ truncated`, `✘ truncated
+/// (acked, lost)`, or both; `╳ truncated` while none is), `✔ in ISR  ✗ out`.
+fn legend(cols: &Columns, theme: Theme, width: usize) -> Line<'static> {
+    // Empty strips: the latest epoch, whose glyph the next records will take.
+    let latest = cols.epochs.last().filter(|_| cols.drawn.epochs.is_empty());
+    let epochs: Vec<Epoch> = cols.drawn.epochs.iter().chain(latest).copied().collect();
     let mut spans = vec![Span::styled(" committed by epoch", theme.muted())];
-    let shown = cols.epochs.len().saturating_sub(glyph::COMMITTED_BY_EPOCH.len());
-    for &e in &cols.epochs[shown..] {
+    if epochs.is_empty() {
+        spans = vec![Span::styled(" committed ", theme.muted())];
+        spans.push(Span::styled(glyph::COMMITTED.to_string(), theme.committed_in(0)));
+    }
+    for &e in &epochs {
         let class = cols.class(e);
         spans.push(Span::raw(" "));
         spans.push(Span::styled(glyph::COMMITTED_BY_EPOCH[class].to_string(), theme.committed_in(class)));
         spans.push(Span::styled(e.to_string(), theme.muted()));
     }
     let above: String = glyph::UNCOMMITTED_BY_EPOCH.iter().collect();
+    let (truncated, acked) = (glyph::TRUNCATED, glyph::TRUNCATED_ACKED);
+    let truncation = match (cols.drawn.truncated, cols.drawn.acked_lost) {
+        (_, false) => format!("  {truncated} truncated"),
+        (false, true) => format!("  {acked} truncated (acked, lost)"),
+        (true, true) => format!("  {truncated} truncated ({acked} acked, lost)"),
+    };
     let entries = [
         format!("  {above} above HW"),
         format!("  {} missing", glyph::MISSING),
-        format!(
-            "  {} truncated{}",
-            glyph::TRUNCATED,
-            // Only while such cells are on screen: the legend fits 80 columns otherwise.
-            if acked_lost { format!(" ({} acked, lost)", glyph::TRUNCATED_ACKED) } else { String::new() }
-        ),
+        truncation,
         format!("  {} in ISR", glyph::IN_ISR),
         format!("  {} out", glyph::OUT_OF_ISR),
     ];
@@ -644,10 +696,113 @@ mod tests {
             let labelled = gone.trim_end().ends_with("(408 acknowledged)");
             assert!(whole || labelled || gone.ends_with('…'), "{width}: {gone}");
             assert!(!gone.contains("from offset …") && !gone.contains("from off…"), "{width}: {gone}");
-            let legend = plain(&[legend(&cols, true, theme, width)]);
+            let legend = plain(&[legend(&cols, theme, width)]);
             assert!(text::width(&legend) <= width, "{width}: {legend}");
-            let ends = ["above HW", "missing", "(✘ acked, lost)", "in ISR", "out"];
+            let ends = ["above HW", "missing", "(acked, lost)", "in ISR", "out"];
             assert!(ends.iter().any(|e| legend.ends_with(e)), "{width}: {legend}");
+        }
+    }
+
+    /// The pane's rows drawn `width` columns wide and `height` rows high, as text.
+    fn rows(snap: &Snapshot, width: u16, height: u16) -> Vec<String> {
+        let model = Model::new(1.0, Theme::new(false), snap);
+        let mut terminal = ratatui::Terminal::new(ratatui::backend::TestBackend::new(width, height)).unwrap();
+        terminal.draw(|f| render(f, f.area(), &model, snap)).unwrap();
+        let buffer = terminal.backend().buffer().clone();
+        (0..height).map(|y| (0..width).map(|x| buffer[(x, y)].symbol().to_string()).collect()).collect()
+    }
+
+    /// Four leader epochs on the strips (the glyphs come round again at the fourth): the
+    /// legend names every one with the glyph its records are drawn in, `█0 ▓1 ▆2 █3`, and no
+    /// glyph drawn on a strip is left out of it.
+    #[test]
+    fn the_legend_names_every_epoch_the_strips_draw() {
+        let mut snap = fixture::snapshot();
+        let p = std::sync::Arc::make_mut(&mut snap.partitions[0]);
+        let leo = p.replica_views.iter().map(|r| r.leo).max().unwrap_or(0);
+        let cache: Vec<(Epoch, Offset)> = (0..4).map(|e: Epoch| (e, leo * Offset::from(e) / 4)).collect();
+        for r in &mut p.replica_views {
+            r.epoch_cache = cache.clone();
+        }
+        // Empty strips still name the glyph their first records will take.
+        let mut empty = fixture::snapshot();
+        for r in &mut std::sync::Arc::make_mut(&mut empty.partitions[0]).replica_views {
+            (r.leo, r.hw, r.log_start) = (0, 0, 0);
+        }
+        let legend = rows(&empty, 80, 12).into_iter().find(|r| r.contains("committed")).expect("a legend");
+        assert!(legend.starts_with(" committed by epoch █0  ▒░▂ above HW"), "{legend}");
+        for width in [80, 200] {
+            let rows = rows(&snap, width, 12);
+            let legend = rows.iter().find(|r| r.contains("committed by epoch")).expect("a legend");
+            for (e, g) in [(0, '█'), (1, '▓'), (2, '▆'), (3, '█')] {
+                assert!(legend.contains(&format!(" {g}{e} ")), "{width}: epoch {e}: {legend}");
+            }
+            let strips: String = rows.iter().filter(|r| r.contains(" HW ")).cloned().collect();
+            for (i, g) in glyph::COMMITTED_BY_EPOCH.iter().enumerate() {
+                let drawn = strips.contains(*g) || strips.contains(glyph::UNCOMMITTED_BY_EPOCH[i]);
+                assert_eq!(drawn, legend.contains(*g), "{width}: {g}: {legend}\n{strips}");
+            }
+        }
+    }
+
+    /// The legend names the truncation glyphs the strips draw: `✘` alone while every removed
+    /// record was acknowledged, `╳` with `✘` when some were not, `╳` while none is shown.
+    #[test]
+    fn the_legend_names_the_truncation_glyphs_on_screen() {
+        let theme = Theme::new(false);
+        let mut snap = fixture::snapshot();
+        let p = std::sync::Arc::make_mut(&mut snap.partitions[0]);
+        let leo = p.replica_views.iter().map(|r| r.leo).max().unwrap_or(0);
+        let follower = p.replica_views.iter().find(|r| !r.is_leader).expect("a follower").broker;
+        let cut = |acknowledged: u64, span| crate::cluster::snapshot::TruncationView {
+            replica: follower,
+            from: leo - 400,
+            count: 400,
+            acknowledged,
+            acknowledged_span: span,
+            at: fixture::NOW,
+        };
+        let legend_with = |t: Vec<crate::cluster::snapshot::TruncationView>| {
+            let mut p = (*snap.partitions[0]).clone();
+            p.truncations = t;
+            let (lines, cols) = replica_lines(&p, &[], theme, 120);
+            (plain(&lines), plain(&[legend(&cols, theme, 120)]))
+        };
+        let (strips, all_acked) = legend_with(vec![cut(400, Some((leo - 400, leo - 1)))]);
+        assert!(strips.contains('✘') && !strips.contains('╳'), "{strips}");
+        assert!(all_acked.contains("✘ truncated (acked, lost)") && !all_acked.contains('╳'), "{all_acked}");
+        let (strips, some) = legend_with(vec![cut(100, Some((leo - 400, leo - 301)))]);
+        assert!(strips.contains('✘') && strips.contains('╳'), "{strips}");
+        assert!(some.contains("╳ truncated (✘ acked, lost)"), "{some}");
+        let (_, none) = legend_with(vec![cut(0, None)]);
+        assert!(none.contains("╳ truncated") && !none.contains('✘'), "{none}");
+    }
+
+    /// A truncation whose records fill most of the strip leaves room for its label on neither
+    /// side of them: the label goes whole on the next row (`from offset N` with it where it
+    /// fits), at 80 and 200 columns, never cut to `truncated: 95 recor…`.
+    #[test]
+    fn a_wide_truncation_keeps_its_label_whole() {
+        let mut snap = fixture::snapshot();
+        let p = std::sync::Arc::make_mut(&mut snap.partitions[0]);
+        let leo = p.replica_views.iter().map(|r| r.leo).max().unwrap_or(0);
+        let follower = p.replica_views.iter().find(|r| !r.is_leader).expect("a follower").broker;
+        let count = u64::try_from(leo - 5).unwrap();
+        p.truncations = vec![crate::cluster::snapshot::TruncationView {
+            replica: follower,
+            from: 5,
+            count,
+            acknowledged: count,
+            acknowledged_span: Some((5, leo - 1)),
+            at: fixture::NOW,
+        }];
+        let label = format!("truncated: {count} records ({count} acknowledged)");
+        for width in [80u16, 120, 200] {
+            let rows = rows(&snap, width, 14);
+            let at = rows.iter().position(|r| r.contains('✘')).expect("struck-out cells");
+            let note = rows[at..].iter().find(|r| r.contains("truncated:")).expect("the label");
+            assert!(note.contains(&label), "{width}: {note}\n{}", rows.join("\n"));
+            assert!(note.trim_end().ends_with("from offset 5"), "{width}: {note}");
         }
     }
 

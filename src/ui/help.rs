@@ -270,13 +270,23 @@ pub const GLOSSARY: &[(&str, &str)] = &[
 /// Columns of a glossary meaning: the help box at 80 columns, less the term column.
 const MEANING_W: usize = 56;
 
+/// Columns of the glossary's term column: the widest term and two spaces after it, so every
+/// term stands apart from its meaning, however long it is (the help box at 80 columns has 74).
+fn term_w() -> usize {
+    GLOSSARY.iter().map(|(t, _)| super::text::width(t)).max().unwrap_or(0) + 2
+}
+
 /// The glossary section: each term, then its meaning wrapped beside it; then every Kafka
 /// error code the screens can show, with whether the client retries it.
 fn glossary(theme: Theme, out: &mut Vec<Line<'static>>) {
     out.push(Line::styled("Glossary", theme.title()));
+    let term_w = term_w();
+    // The meanings keep the box's 74 columns at 80, beside the term column.
+    let meaning_w = (MEANING_W + 16).saturating_sub(term_w).max(20);
     for (term, meaning) in GLOSSARY {
-        for (i, part) in super::text::wrap(meaning, MEANING_W).into_iter().enumerate() {
-            let head = if i == 0 { format!("  {term:<15} ") } else { " ".repeat(18) };
+        for (i, part) in super::text::wrap(meaning, meaning_w).into_iter().enumerate() {
+            let pad = term_w.saturating_sub(super::text::width(term));
+            let head = if i == 0 { format!("  {term}{}", " ".repeat(pad)) } else { " ".repeat(term_w + 2) };
             out.push(Line::from(vec![Span::styled(head, theme.key()), Span::raw(part)]));
         }
     }
@@ -422,6 +432,31 @@ mod tests {
             assert!(terms.contains(&term), "{term}");
         }
         assert!(terms.iter().position(|t| *t == "Long.MAX") > terms.iter().position(|t| *t == "fencing"));
+    }
+
+    /// Every glossary term stands apart from its meaning (at least two spaces) on the help
+    /// drawn 80 and 200 columns wide, the longest terms too ("unclean election").
+    #[test]
+    fn every_glossary_term_is_set_apart_from_its_meaning() {
+        for width in [80, 200] {
+            let model = crate::ui::app::Model::new(1.0, Theme::new(false), &crate::ui::fixture::snapshot());
+            let height = 200;
+            let backend = ratatui::backend::TestBackend::new(width, height);
+            let mut terminal = ratatui::Terminal::new(backend).expect("a test backend");
+            terminal.draw(|f| render(f, f.area(), &model)).expect("a frame");
+            let buf = terminal.backend().buffer().clone();
+            let rows: Vec<String> =
+                (0..height).map(|y| (0..width).map(|x| buf[(x, y)].symbol()).collect()).collect();
+            for (term, meaning) in GLOSSARY {
+                let first = meaning.split_whitespace().next().expect("a meaning");
+                let row = rows
+                    .iter()
+                    .find(|r| r.contains(&format!(" {term} ")) && r.contains(first))
+                    .unwrap_or_else(|| panic!("{width}: no row for {term:?}:\n{}", rows.join("\n")));
+                let after = &row[row.find(&format!(" {term} ")).expect("the term") + term.len() + 1..];
+                assert!(after.starts_with("  "), "{width}: {term:?} runs into its meaning: {row}");
+            }
+        }
     }
 
     #[test]

@@ -334,17 +334,14 @@ fn lesson_6s_narration_shows_whole_at_80x24() {
     app.press(KeyCode::Enter);
     app.run_to(s(3), true);
     app.press(KeyCode::Char('b'));
-    app.run_to(s(6), true);
+    app.run_to(s(5), true);
     app.press(KeyCode::Char('a'));
+    app.run_to(SimTime::from_ms(13_500), true);
+    app.press(KeyCode::Enter);
+    app.press(KeyCode::Enter);
     app.run_to(s(14), true);
-    app.press(KeyCode::Enter);
-    app.press(KeyCode::Enter);
-    app.run_to(SimTime::from_ms(14_500), true);
-    app.assert_shows(&[
-        "⏸ the lesson waits at 00:00:14.5",
-        "3/6 00:00:14.5 This is the seed article's picture.",
-    ]);
-    app.assert_shows(&["partitions all have a leader, and acks=all waits only for the ISR."]);
+    app.assert_shows(&["⏸ the lesson waits at 00:00:14.0", "3/6 00:00:14.0 The partitions broker 2 led"]);
+    app.assert_shows(&["The events pane (F5) lists each step."]);
 }
 
 /// `n` outside a pause keeps its meaning (the next event), and never runs past the lesson's
@@ -392,7 +389,7 @@ fn lesson_9_leaves_no_blank_rows_above_the_lesson_pane() {
     let mut app = App::start_file("assets/lessons/09-unclean-election.toml", 80, 24);
     app.run_to(SimTime::ZERO, true);
     app.press(KeyCode::Enter);
-    app.run_to(s(16), true);
+    app.run_to(s(3), false);
     let screen = app.screen();
     let rows: Vec<String> = (0..24).map(|r| screen.line(r)).collect();
     let pane = rows.iter().position(|l| l.starts_with(" Lesson · ")).expect("the lesson pane");
@@ -401,5 +398,5 @@ fn lesson_9_leaves_no_blank_rows_above_the_lesson_pane() {
         rows[events..pane].iter().all(|l| !l.trim().is_empty()),
         "a blank row above the lesson pane:\n{screen}"
     );
-    app.assert_shows(&["3/6 00:00:16.0 The ISR is 0."]);
+    app.assert_shows(&["2/7 00:00:03.0 Broker 1's fetcher stops"]);
 }

@@ -5,15 +5,8 @@ use isrlab::cluster::spec::{ClusterSpec, Placement};
 use isrlab::scenario::{self, LoadError};
 use std::path::{Path, PathBuf};
 
-fn toml_files(dir: &str) -> Vec<PathBuf> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
-        .unwrap_or_else(|e| panic!("{dir}: {e}"))
-        .map(|entry| entry.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "toml"))
-        .collect();
-    files.sort();
-    files
-}
+mod support;
+use support::files::toml_files;
 
 #[test]
 fn every_shipped_scenario_loads() {

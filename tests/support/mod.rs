@@ -2,6 +2,8 @@
 //! (through `vt100`) or from ratatui's `TestBackend`, and the partition table read off it.
 #![allow(dead_code)] // each test crate uses its own part
 
+pub mod files;
+
 /// Column titles of the partition table, in order: the full set (terminals 120 columns wide
 /// and more), the compact one (the narrow set plus the replica list) and the narrow one. See `src/ui/partitions.rs`.
 pub const WIDE_TITLES: &[&str] =

@@ -433,7 +433,7 @@ pub const FIRST_PRODUCER_ID: i64 = 1000;
 
 /// The KRaft active controller (`QuorumController` + `ReplicationControlManager` +
 /// `ClusterControlManager` + `BrokerHeartbeatManager`), sans-IO. See the module docs.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct QuorumController {
     config: BrokerConfig,
     brokers: BTreeMap<BrokerId, BrokerInfo>,
@@ -1948,6 +1948,22 @@ mod tests {
             c.full_image()
         };
         assert_eq!(make(), make());
+    }
+
+    #[test]
+    fn a_clone_continues_like_the_original() {
+        // The placement and topic-id streams clone at their position, so a clone taken
+        // mid-run places and names the next topic exactly as the original does.
+        let mut c = cluster(&[0, 1, 2, 3, 4]);
+        c.create_topic(0, &spec("a", 7, 3, Placement::Kafka), &mut Outbox::default()).unwrap();
+        let mut copy = c.clone();
+        let next = spec("b", 11, 3, Placement::Kafka);
+        let (mut out, mut copy_out) = (Outbox::default(), Outbox::default());
+        c.create_topic(5, &next, &mut out).unwrap();
+        copy.create_topic(5, &next, &mut copy_out).unwrap();
+        assert_eq!(c.full_image(), copy.full_image());
+        assert_eq!(c.topic("b").unwrap().id, copy.topic("b").unwrap().id);
+        assert_eq!(c.image(), copy.image());
     }
 
     #[test]

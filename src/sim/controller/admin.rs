@@ -11,7 +11,9 @@
 //! what the tool's JSON file would hold, the target of each reassignment started, so that
 //! `reassign --verify` can read it back.
 
-use super::{Assignment, Election, QuorumController, plan_assignment, plan_change, report};
+use super::QuorumController;
+use super::partition_change::{Assignment, Election, plan_assignment, plan_change};
+use super::replication::report;
 use crate::config::with_partition;
 use crate::kafka::errors::ErrorCode;
 use crate::sim::assignment;

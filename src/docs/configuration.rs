@@ -10,7 +10,7 @@ pub const FILE: &str = "configuration.md";
 
 /// The configuration page for the registry `props` (in practice [`PROPERTIES`]).
 pub fn page(props: &[Property]) -> String {
-    let mut out = page_start("Configuration", "the config registry in `src/config.rs`");
+    let mut out = page_start("Configuration", "the config registry in `src/config/properties.rs`");
     out.push_str(
         "Every property isrlab understands. One registry checks them all, by the same rules \
          wherever they are set: `--set KEY=VALUE` on the command line, the `set` command (in \

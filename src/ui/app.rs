@@ -18,26 +18,26 @@
 //! [`Model`] is plain data; [`update`] is the only thing that changes it. `update` never
 //! touches the cluster: it returns [`Effect`]s, and the event loop carries them out
 //! (`live.apply`, `live.advance_to`) and feeds the verdicts back as [`Msg::Verdict`].
+//!
+//! This file holds the model and the messages; the code a message runs lives beside it: the
+//! key dispatch, mode by mode (`keys`), the one `match` over actions (`actions`), the keys that
+//! send commands to the cluster (`cluster_keys`), the palette (`palette_keys`), the Events
+//! pane and its prompt (`event_keys`), the partition table's filters (`table_keys`), sim time
+//! (`time_keys`), the views (`view_keys`) and the mouse (`mouse`).
 
-use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
+use crossterm::event::KeyEvent;
 
 use super::event_filter::EventFilter;
 use super::events::Lens;
-use super::filter_names::{self, broker_ids};
-use super::keymap::{self, Action, HelpAction, PaletteAction, QuestionAction};
+use super::keymap;
 use super::lesson::{self, Lesson};
 use super::palette::Palette;
 use super::partition_filter::{PartitionFilter, RowCache, Shown};
 use super::theme::Theme;
 use super::view;
-use crate::cluster::command::crash::Crash;
-use crate::cluster::command::fetch::Fetch;
-use crate::cluster::command::restart::Restart;
-use crate::cluster::command::set::Set;
-use crate::cluster::command::shutdown::Shutdown;
 use crate::cluster::command::{Answer, Command};
 use crate::cluster::snapshot::{PartitionView, ProducerView, Snapshot, TopicView};
-use crate::sim::{Acks, BrokerId, Ms, SimTime, format_instant};
+use crate::sim::{BrokerId, Ms, SimTime};
 
 /// Producer rates the `+`/`-` keys step through (records per second).
 pub const RATE_STEPS: &[f64] =
@@ -245,7 +245,7 @@ pub struct Model {
     /// the newest event it shows. An index, not a distance from the end, so events that
     /// arrive meanwhile do not move the view. `None` follows the newest events.
     pub events_anchor: Option<u64>,
-    /// The Events pane shows only [`events::is_important`] events: on at start, so the
+    /// The Events pane shows only [`super::events::is_important`] events: on at start, so the
     /// overview's few event lines tell the story (crash, fencing, election, ISR changes,
     /// truncation, loss) rather than fetch sessions and client retries; `f` and `c` show all.
     pub events_important: bool,
@@ -276,7 +276,7 @@ pub struct Model {
 pub enum Msg {
     /// A key was pressed.
     Key(KeyEvent),
-    /// A mouse button or the wheel was used (see [`mouse`]).
+    /// A mouse button or the wheel was used (see `mouse`).
     Mouse(crossterm::event::MouseEvent),
     /// The terminal has a new size (columns, rows).
     Resize(u16, u16),
@@ -449,7 +449,7 @@ pub fn update(model: &mut Model, msg: Msg, snap: &Snapshot) -> Vec<Effect> {
     // Asked before the key: a command sent while a question waits would change its answer.
     let question_open = lesson::refusal(model);
     let effects = match msg {
-        Msg::Key(ev) => on_key(model, ev, snap),
+        Msg::Key(ev) => keys::on_key(model, ev, snap),
         Msg::Mouse(ev) => mouse::on_mouse(model, ev, snap),
         Msg::Resize(w, h) => {
             model.screen = (w, h);
@@ -502,7 +502,7 @@ pub fn update(model: &mut Model, msg: Msg, snap: &Snapshot) -> Vec<Effect> {
                 Err(why) => {
                     model.say(StatusKind::Error, format!("{command}: {why}"));
                     view_keys::keep_refused_edit(model, &command, &why);
-                    reopen_refused_line(model, &command, &why);
+                    palette_keys::reopen_refused_line(model, &command, &why);
                 }
             }
             Vec::new()
@@ -534,7 +534,7 @@ fn is_error_code_note(note: &str) -> bool {
 }
 
 /// Why commands are refused once the scenario reached its end: the same words the sim uses.
-fn ended_text(snap: &Snapshot) -> String {
+pub(super) fn ended_text(snap: &Snapshot) -> String {
     let end = snap.scenario.as_ref().map_or(snap.now_us, |s| s.end);
     crate::cluster::handle::scenario_ended(end).to_string()
 }
@@ -564,288 +564,6 @@ pub fn round_speed(v: f64) -> f64 {
     (v * scale).round() / scale
 }
 
-fn on_key(model: &mut Model, ev: KeyEvent, snap: &Snapshot) -> Vec<Effect> {
-    // Terminals that report releases (Windows, the kitty protocol) would type twice.
-    if ev.kind == KeyEventKind::Release {
-        return Vec::new();
-    }
-    // Below the smallest screen nothing shows what a key did, so a key typed blind must not
-    // crash a broker: only quitting works until the terminal is large enough again.
-    let (w, h) = model.screen;
-    if w < super::view::MIN_WIDTH || h < super::view::MIN_HEIGHT {
-        let quits = keymap::lookup(keymap::BINDINGS, &ev) == Some(Action::Quit)
-            || (ev.code == KeyCode::Char('c') && ev.modifiers.contains(KeyModifiers::CONTROL));
-        return if quits { quit(model) } else { Vec::new() };
-    }
-    if ev.code == KeyCode::Esc && ev.modifiers.contains(KeyModifiers::ALT) {
-        // Two Esc bytes read together (tmux's `send-keys Escape Escape`) are two presses.
-        let esc = KeyEvent::new(KeyCode::Esc, ev.modifiers - KeyModifiers::ALT);
-        let mut effects = on_key(model, esc, snap);
-        effects.extend(on_key(model, esc, snap));
-        return effects;
-    }
-    let ev = without_alt(ev);
-    let reset_armed = std::mem::take(&mut model.reset_armed);
-    let ev = match model.mode {
-        Mode::Normal => match model.keys.translate(&ev) {
-            Some(ev) => ev,
-            None => {
-                let text = moved_key_text(&model.keys, &ev);
-                model.say(StatusKind::Info, text);
-                return Vec::new();
-            }
-        },
-        _ => ev,
-    };
-    match model.mode {
-        Mode::Normal if keymap::lookup(keymap::BINDINGS, &ev) == Some(Action::Reset) => {
-            reset(model, reset_armed, snap)
-        }
-        // The key after a first `R` only answers the question: it does not also act.
-        _ if reset_armed => {
-            model.say(StatusKind::Info, "restart cancelled: this run goes on (R asks again)");
-            Vec::new()
-        }
-        Mode::Events => match keymap::lookup(keymap::EVENTS_BINDINGS, &ev) {
-            Some(action) => event_keys::on_events(model, action, snap),
-            None => match keymap::lookup_in(model.view, &ev).filter(|a| leaves_events(*a)) {
-                // The view keys, the palette and the help work wherever the keys are: the
-                // pane gives them back first.
-                Some(action) => {
-                    model.mode = Mode::Normal;
-                    perform(model, action, snap)
-                }
-                None => unbound(model, &ev),
-            },
-        },
-        Mode::Prompt(ask) => match keymap::lookup(keymap::PALETTE_BINDINGS, &ev) {
-            Some(action) => event_keys::on_prompt(model, ask, action, snap),
-            None => {
-                if let Some(c) = typed_char(&ev) {
-                    model.prompt.insert(c);
-                }
-                Vec::new()
-            }
-        },
-        // A question closed for a look is still answered by its letters, never by the
-        // dashboard's keys on them (`a` cycles acks).
-        Mode::Normal => match keymap::lookup(keymap::QUESTION_BINDINGS, &ev) {
-            Some(answer @ QuestionAction::Answer(_)) if lesson::answers_hidden(model) => {
-                lesson::on_question(model, Some(answer), snap)
-            }
-            _ => match lesson::on_key(model, &ev, snap) {
-                Some(effects) => effects,
-                None => match keymap::lookup_in(model.view, &ev) {
-                    Some(action) => perform(model, action, snap),
-                    None => unbound(model, &ev),
-                },
-            },
-        },
-        // Letters a–f answer; the dashboard's other keys work as usual (the question stays;
-        // one that would change the cluster is refused, see `update`), but for `q`: no
-        // quitting by a slip of the finger while answering.
-        Mode::Question => match keymap::lookup(keymap::QUESTION_BINDINGS, &ev) {
-            None if keymap::lookup_in(model.view, &ev) != Some(Action::Quit) => {
-                match lesson::on_key(model, &ev, snap)
-                    .or_else(|| keymap::lookup_in(model.view, &ev).map(|a| perform(model, a, snap)))
-                {
-                    Some(effects) => lesson::kept_asking(model, effects),
-                    None => unbound(model, &ev),
-                }
-            }
-            action => lesson::on_question(model, action, snap),
-        },
-        Mode::Palette => match keymap::lookup(keymap::PALETTE_BINDINGS, &ev) {
-            Some(action) => on_palette(model, action, snap),
-            None => {
-                if let Some(c) = typed_char(&ev) {
-                    model.palette.insert(c);
-                }
-                Vec::new()
-            }
-        },
-        Mode::Help => match keymap::lookup(keymap::HELP_BINDINGS, &ev) {
-            Some(action) => on_help(model, action),
-            None => Vec::new(),
-        },
-        Mode::Readout => match keymap::lookup(keymap::READOUT_BINDINGS, &ev) {
-            Some(action) => super::readout::on_key(model, action, snap),
-            None => Vec::new(),
-        },
-    }
-}
-
-/// Whether `action`, bound outside the Events pane, also works while the pane has the keys:
-/// switching views, the command palette and the help.
-fn leaves_events(action: Action) -> bool {
-    use Action::*;
-    matches!(
-        action,
-        NextView
-            | PrevView
-            | ShowOverview
-            | ShowPartition
-            | ShowBrokers
-            | ShowClients
-            | ShowEvents
-            | ShowConfig
-            | OpenPalette
-            | ToggleHelp
-    )
-}
-
-/// A key the live table does not bind: a short notice (not an error: nothing was refused).
-fn unbound(model: &mut Model, ev: &KeyEvent) -> Vec<Effect> {
-    if let Some(text) = keymap::unbound_text(ev) {
-        model.say(StatusKind::Info, text);
-    }
-    Vec::new()
-}
-
-/// What the old key of a moved action says when pressed.
-fn moved_key_text(keys: &keymap::KeyOverrides, ev: &KeyEvent) -> String {
-    let action = keymap::lookup(keymap::BINDINGS, ev);
-    let moved =
-        keys.describe().into_iter().find(|(name, _)| action.is_some_and(|a| keymap::action_name(a) == *name));
-    match moved {
-        Some((name, key)) => format!("{name} is on {key} now (config.toml [keys])"),
-        None => "that key is moved by config.toml [keys]".to_string(),
-    }
-}
-
-/// A terminal sends Esc and the key after it as two bytes; read together (a quick Esc, then
-/// `:`; tmux's `send-keys Escape :`) they arrive as Alt and the key. No table binds Alt, so
-/// such a key is taken as the key alone: otherwise a command typed after it would fall
-/// through, letter by letter, to the dashboard's keys. The same holds for a function or
-/// arrow key after a quick Esc (tmux's `send-keys Escape F5` arrives as Alt-F5, which would
-/// otherwise be a key that does nothing).
-fn without_alt(mut ev: KeyEvent) -> KeyEvent {
-    ev.modifiers.remove(KeyModifiers::ALT);
-    ev
-}
-
-fn typed_char(ev: &KeyEvent) -> Option<char> {
-    let plain = !ev.modifiers.intersects(KeyModifiers::CONTROL | KeyModifiers::ALT);
-    match ev.code {
-        KeyCode::Char(c) if plain && !c.is_control() => Some(c),
-        _ => None,
-    }
-}
-
-/// The one `match` over the dashboard's actions.
-fn perform(model: &mut Model, action: Action, snap: &Snapshot) -> Vec<Effect> {
-    match action {
-        Action::TogglePause | Action::Step | Action::NextEvent if model.scenario_over(snap) => {
-            scenario_ended(model, snap)
-        }
-        a if view_keys::takes(model, a) => view_keys::on_view_key(model, a, snap),
-        Action::SelectBroker(id) => select_broker(model, id, snap),
-        Action::Crash => on_selected(model, snap, |b| Crash(b).into()),
-        Action::Shutdown => on_selected(model, snap, |b| Shutdown(b).into()),
-        Action::Restart => on_selected(model, snap, |b| Restart(b).into()),
-        Action::ToggleFetch => toggle_fetch(model, snap),
-        Action::PartitionUp => move_selection(model, -1, snap),
-        Action::PartitionDown => move_selection(model, 1, snap),
-        Action::PartitionPageUp => move_selection(model, -page(model, snap), snap),
-        Action::PartitionPageDown => move_selection(model, page(model, snap), snap),
-        Action::PartitionFirst => move_selection(model, isize::MIN / 2, snap),
-        Action::PartitionLast => move_selection(model, isize::MAX / 2, snap),
-        Action::CycleAcks => cycle_acks(model, snap),
-        Action::NextProducer => next_producer(model, snap),
-        Action::MinIsrDown => change_min_isr(model, -1, snap),
-        Action::MinIsrUp => change_min_isr(model, 1, snap),
-        Action::ToggleUnclean => toggle_unclean(model, snap),
-        Action::LagLimitDown => change_lag_limit(model, false, snap),
-        Action::LagLimitUp => change_lag_limit(model, true, snap),
-        Action::RateDown => change_rate(model, false, snap),
-        Action::RateUp => change_rate(model, true, snap),
-        Action::TogglePause => {
-            model.paused = !model.paused;
-            Vec::new()
-        }
-        Action::Step => time_keys::step(model),
-        Action::NextEvent => {
-            model.paused = true;
-            vec![Effect::NextEvent(NEXT_EVENT_WITHIN_MS)]
-        }
-        Action::SpeedDown => time_keys::change_speed(model, false),
-        Action::SpeedUp => time_keys::change_speed(model, true),
-        Action::EventsOlder => event_keys::scroll(model, snap, -1),
-        Action::EventsNewer => event_keys::scroll(model, snap, 1),
-        Action::EventsFollow => {
-            if model.events_anchor.take().is_some() {
-                // Replaces an "events up to …" left from scrolling, which would now be stale.
-                model.say(StatusKind::Info, "the Events pane follows the newest events again");
-            }
-            Vec::new()
-        }
-        Action::ToggleImportant => {
-            model.events_important = !model.events_important;
-            // Replaces any earlier word on what the pane shows ("every event again").
-            let text = if model.events_important {
-                "the Events pane shows the important events only · f: every event"
-            } else {
-                "the Events pane shows every event · f: the important ones only"
-            };
-            model.say(StatusKind::Info, text);
-            Vec::new()
-        }
-        Action::FocusEvents => {
-            model.mode = Mode::Events;
-            Vec::new()
-        }
-        Action::SearchEvents => event_keys::open_prompt(model, Ask::Search),
-        Action::FilterEvents => event_keys::open_prompt(model, Ask::Filter),
-        Action::Reset => reset(model, false, snap),
-        Action::OpenPalette => {
-            model.mode = Mode::Palette;
-            model.palette.open();
-            Vec::new()
-        }
-        Action::ToggleHelp => {
-            model.mode = Mode::Help;
-            // In a lesson, the help opens at the lesson's keys.
-            model.help_scroll = match model.lesson {
-                Some(_) => super::help::lesson_keys_line(&model.keys, model.screen.0),
-                None => 0,
-            };
-            Vec::new()
-        }
-        Action::Quit => quit(model),
-        Action::ToggleUnhealthy => table_keys::toggle_unhealthy(model, snap),
-        Action::ToggleInternal => table_keys::toggle_internal(model, snap),
-        Action::FilterSelectedBroker => table_keys::toggle_selected_broker(model, snap),
-        Action::FilterPartitions => event_keys::open_prompt(model, Ask::TableFilter),
-        Action::PreviousBroker => table_keys::step_broker(model, snap, false),
-        Action::NextBroker => table_keys::step_broker(model, snap, true),
-        Action::PickBroker => event_keys::open_prompt(model, Ask::Broker),
-        Action::NextView => view_keys::show(model, model.view.turn(1)),
-        Action::PrevView => view_keys::show(model, model.view.turn(-1)),
-        Action::ShowOverview => view_keys::show(model, View::Overview),
-        Action::ShowPartition => view_keys::show(model, View::Partition),
-        Action::ShowBrokers => view_keys::show(model, View::Brokers),
-        Action::ShowClients => view_keys::show(model, View::Clients),
-        Action::ShowEvents => view_keys::show(model, View::Events),
-        Action::ShowConfig => view_keys::show(model, View::Config),
-        Action::EditConfig => view_keys::edit_config(model, snap),
-    }
-}
-
-/// `R`: the first press asks, the second restarts the run from time 0.
-fn reset(model: &mut Model, armed: bool, snap: &Snapshot) -> Vec<Effect> {
-    if armed {
-        return vec![Effect::Reset];
-    }
-    model.reset_armed = true;
-    let text = format!(
-        "R again restarts from 0 (the same cluster, seed {} and startup settings, \
-         every counter cleared); any other key cancels",
-        snap.seed
-    );
-    model.say(StatusKind::Info, text);
-    Vec::new()
-}
-
 /// After [`Effect::Reset`]: the view follows the new run from its start. The selected
 /// partition stays selected by name when the new run has it (topics created at runtime are
 /// gone, so its row index may name another partition), else the first row is. A fresh run
@@ -873,63 +591,6 @@ fn restarted(model: &mut Model, result: Result<(), String>, snap: &Snapshot) {
         }
         Err(why) => model.say(StatusKind::Error, format!("cannot restart: {why}")),
     }
-}
-
-fn scenario_ended(model: &mut Model, snap: &Snapshot) -> Vec<Effect> {
-    let end = snap.scenario.as_ref().map_or(snap.now_us, |s| s.end);
-    let text = format!("the scenario ended at {}: sim time stops there (q quits)", format_instant(end));
-    model.say(StatusKind::Info, text);
-    Vec::new()
-}
-
-/// Selects broker `id`. An id the cluster lacks is refused and the selection stays (issue 9:
-/// a mistyped digit should not lose the broker the user picked); the refusal names the
-/// broker still selected, so the next `x` hits no broker the user does not expect.
-fn select_broker(model: &mut Model, id: BrokerId, snap: &Snapshot) -> Vec<Effect> {
-    match filter_names::broker(snap, id) {
-        Ok(()) => {
-            model.selected_broker = Some(id);
-            Vec::new()
-        }
-        Err(why) => match model.selected_broker {
-            Some(kept) => model.refuse(format!("{why}; broker {kept} stays selected")),
-            None => model.refuse(why),
-        },
-    }
-}
-
-/// The command `make` builds for the selected broker, or a refusal when none is selected.
-fn on_selected(model: &mut Model, snap: &Snapshot, make: fn(BrokerId) -> Command) -> Vec<Effect> {
-    match model.selected_broker {
-        Some(id) => vec![Effect::Apply(make(id))],
-        None if snap.brokers.is_empty() => model.refuse("the cluster has no brokers"),
-        None => model.refuse(format!("select a broker first: {}", broker_ids(snap))),
-    }
-}
-
-fn toggle_fetch(model: &mut Model, snap: &Snapshot) -> Vec<Effect> {
-    let Some(id) = model.selected_broker else {
-        return on_selected(model, snap, |broker| Fetch { broker, paused: true }.into());
-    };
-    let paused = snap.brokers.iter().find(|b| b.id == id).is_some_and(|b| b.fetch_paused);
-    vec![Effect::Apply(Fetch { broker: id, paused: !paused }.into())]
-}
-
-fn page(model: &Model, snap: &Snapshot) -> isize {
-    let rows = view::table_rows(model, snap);
-    rows.saturating_sub(1).max(1) as isize
-}
-
-/// Moves the selection `delta` rows among the rows the table shows.
-fn move_selection(model: &mut Model, delta: isize, snap: &Snapshot) -> Vec<Effect> {
-    let shown = model.shown(snap);
-    let last = shown.rows.len().saturating_sub(1) as isize;
-    let current = model.selected_row(&shown) as isize;
-    let row = current.saturating_add(delta).clamp(0, last) as usize;
-    if let Some(index) = shown.rows.get(row).copied() {
-        model.selected_partition = index;
-    }
-    Vec::new()
 }
 
 /// Moves the selection index to where the selected partition is now, if partitions were
@@ -963,191 +624,17 @@ fn keep_selection_visible(model: &mut Model, snap: &Snapshot) {
     model.partition_offset = offset;
 }
 
-/// `set producer P KEY=VALUE` for the marked producer; with one producer or none, `set
-/// producer KEY=VALUE` (which adds one when there is none).
-fn set_producer(model: &Model, snap: &Snapshot, key: &str, value: impl ToString) -> Vec<Effect> {
-    let set = match model.marked_producer(snap) {
-        Some(p) => Set::producer_at(p, key, value),
-        None => Set::producer(key, value),
-    };
-    vec![Effect::Apply(set.into())]
-}
-
-fn cycle_acks(model: &Model, snap: &Snapshot) -> Vec<Effect> {
-    let acks = model.producer(snap).map_or(Acks::default(), |p| p.config.acks);
-    set_producer(model, snap, "acks", acks.cycle())
-}
-
-/// Selects the next producer, after the last the first again.
-fn next_producer(model: &mut Model, snap: &Snapshot) -> Vec<Effect> {
-    let n = snap.producers.len();
-    if n < 2 {
-        let text = match n {
-            0 => "there is no producer yet (`:produce T N` adds one)",
-            _ => "producer 0 is the only producer",
-        };
-        model.say(StatusKind::Info, text);
-        return Vec::new();
-    }
-    let current = model.producer(snap).map_or(0, |p| p.index as usize);
-    let next = &snap.producers[(current + 1) % n];
-    model.selected_producer = next.index;
-    let text =
-        format!("producer {} → {} selected: a and -/+ act on it ({} producers)", next.index, next.topic, n);
-    model.say(StatusKind::Info, text);
-    Vec::new()
-}
-
-fn change_min_isr(model: &mut Model, delta: i64, snap: &Snapshot) -> Vec<Effect> {
-    let Some(topic) = model.topic(snap) else {
-        return model.refuse("no partition selected: min.insync.replicas is set per topic");
-    };
-    let current = topic.effective_min_isr as i64;
-    let rf = topic.replication_factor.max(1) as i64;
-    let wanted = current + delta;
-    if wanted < 1 {
-        return model.refuse("min.insync.replicas is already 1, its smallest value");
-    }
-    if wanted > rf {
-        let text = format!(
-            "min.insync.replicas={current} already equals the replication factor; \
-             larger values are capped to {rf} (Kafka 3.7+)"
-        );
-        return model.refuse(text);
-    }
-    vec![Effect::Apply(Set::topic(&topic.name, "min.insync.replicas", wanted).into())]
-}
-
-fn toggle_unclean(model: &mut Model, snap: &Snapshot) -> Vec<Effect> {
-    let Some(topic) = model.topic(snap) else {
-        return model.refuse("no partition selected: unclean.leader.election.enable is set per topic");
-    };
-    let value = !topic.unclean_leader_election_enable;
-    vec![Effect::Apply(Set::topic(&topic.name, "unclean.leader.election.enable", value).into())]
-}
-
-/// The next value in `steps` after `current` (up) or before it (down); `None` at the end.
-pub fn next_step(steps: &[f64], current: f64, up: bool) -> Option<f64> {
-    const EPS: f64 = 1e-9;
-    if up {
-        steps.iter().copied().find(|s| *s > current + EPS)
-    } else {
-        steps.iter().rev().copied().find(|s| *s < current - EPS)
-    }
-}
-
-fn change_lag_limit(model: &mut Model, up: bool, snap: &Snapshot) -> Vec<Effect> {
-    let current = snap.broker_config.replica_lag_time_max_ms as f64;
-    match next_step(LAG_STEPS, current, up) {
-        Some(v) => vec![Effect::Apply(Set::cluster("replica.lag.time.max.ms", v as u64).into())],
-        None => {
-            model.refuse(format!("replica.lag.time.max.ms is already {current} (the end of the key steps)"))
-        }
-    }
-}
-
-fn change_rate(model: &mut Model, up: bool, snap: &Snapshot) -> Vec<Effect> {
-    let current = model.producer(snap).map_or(0.0, |p| p.config.rate);
-    match next_step(RATE_STEPS, current, up) {
-        Some(v) => set_producer(model, snap, "rate", v),
-        None => model.refuse(format!("producer rate is already {current}/s (the end of the key steps)")),
-    }
-}
-
-fn on_palette(model: &mut Model, action: PaletteAction, snap: &Snapshot) -> Vec<Effect> {
-    match action {
-        PaletteAction::Submit => submit(model, snap),
-        PaletteAction::Quit => quit(model),
-        PaletteAction::Cancel => {
-            model.mode = Mode::Normal;
-            model.palette.edit(action);
-            Vec::new()
-        }
-        _ => {
-            model.palette.edit(action);
-            Vec::new()
-        }
-    }
-}
-
-/// A command the palette sent and the cluster refused (`crash 7`): the palette opens again on
-/// its line with the reason, as for a line that does not parse, so every refusal of a typed
-/// line can be fixed in place. Not when other keys took over meanwhile (a prompt, the help).
-fn reopen_refused_line(model: &mut Model, command: &Command, why: &str) {
-    let Some((sent, line)) = model.palette_sent.take() else { return };
-    if sent == *command && model.mode == Mode::Normal {
-        model.palette.reopen_refused(&line, format!("{command}: {why}"));
-        model.mode = Mode::Palette;
-    } else if sent != *command {
-        model.palette_sent = Some((sent, line));
-    }
-}
-
-/// Enter in the palette: a valid line runs and closes it; a bad one stays open, editable,
-/// with the reason shown under it, as does any line once the scenario reached its end. The
-/// reason goes once the line is edited, and a `:` typed first starts a fresh line.
-fn submit(model: &mut Model, snap: &Snapshot) -> Vec<Effect> {
-    model.palette.edit(PaletteAction::Submit);
-    let line = model.palette.input().trim().to_string();
-    if line.is_empty() {
-        model.mode = Mode::Normal;
-        return Vec::new();
-    }
-    if let Some(query) = super::readout::parse(&line) {
-        return super::readout::open(model, query, &line, snap);
-    }
-    match run_line(model, &line, snap) {
-        Ok(cmd) => {
-            model.palette.set_error(None);
-            model.mode = Mode::Normal;
-            model.palette_sent = Some((cmd.clone(), line));
-            vec![Effect::Apply(cmd)]
-        }
-        Err(why) => {
-            model.palette.set_error(Some(why));
-            Vec::new()
-        }
-    }
-}
-
-/// The palette's check of a command line, for the palette and the config view's in-place
-/// editor alike: a line that parses (the grammar of [`Command::parse`]) while the run goes
-/// on is remembered in the palette's history and returned to apply; otherwise the reason,
-/// in the palette's words.
-pub(super) fn run_line(model: &mut Model, line: &str, snap: &Snapshot) -> Result<Command, String> {
-    let cmd = Command::parse(line).map_err(|e| super::readout::with_palette_usage(e.message))?;
-    if model.scenario_over(snap) {
-        return Err(ended_text(snap));
-    }
-    model.palette.remember(line);
-    Ok(cmd)
-}
-
-fn quit(model: &mut Model) -> Vec<Effect> {
-    model.quit = true;
-    vec![Effect::Quit]
-}
-
-fn on_help(model: &mut Model, action: HelpAction) -> Vec<Effect> {
-    let page = usize::from(model.screen.1.saturating_sub(6)).max(1);
-    match action {
-        HelpAction::Up => model.help_scroll = model.help_scroll.saturating_sub(1),
-        HelpAction::Down => model.help_scroll += 1,
-        HelpAction::PageUp => model.help_scroll = model.help_scroll.saturating_sub(page),
-        HelpAction::PageDown => model.help_scroll += page,
-        HelpAction::Close => model.mode = Mode::Normal,
-        HelpAction::Quit => return quit(model),
-    }
-    model.help_scroll =
-        model.help_scroll.min(super::help::line_count(&model.keys, model.screen.0).saturating_sub(1));
-    Vec::new()
-}
-
+mod actions;
+mod cluster_keys;
 mod event_keys;
+mod keys;
 mod mouse;
+mod palette_keys;
 mod table_keys;
 mod time_keys;
 mod view_keys;
+
+pub use cluster_keys::next_step;
 
 pub use view_keys::ConfigEdit;
 

@@ -192,7 +192,7 @@ impl QuorumController {
     /// (`ReplicationControlManager.alterPartitionReassignment`, KIP-455).
     ///
     /// A new target: the replicas become target + removing, with the adding and removing
-    /// lists ([`Assignment::reassign`], `changePartitionReassignment`); the reassignment
+    /// lists (`Assignment::reassign`, `changePartitionReassignment`); the reassignment
     /// completes when every target replica is in the ISR, at once if it already is, and the
     /// leader moves if it is being removed. With `throttle` (bytes/s) the throttle
     /// `kafka-reassign-partitions.sh --throttle` sets is set too: the topic's
@@ -203,7 +203,7 @@ impl QuorumController {
     /// them when the reassignment completes or is cancelled, as `--verify` does once it finds
     /// the reassignment done.
     ///
-    /// Cancelling (`cancelPartitionReassignment`, [`Assignment::revert`]) takes the adding
+    /// Cancelling (`cancelPartitionReassignment`, `Assignment::revert`) takes the adding
     /// replicas out again.
     ///
     /// Errors (nothing changes): `UNKNOWN_TOPIC_OR_PARTITION`; `INVALID_REPLICA_ASSIGNMENT` for
@@ -346,7 +346,7 @@ impl QuorumController {
     /// `reassign --verify [T-P]` (`ReassignPartitionsCommand.verifyAssignment`): the state of
     /// each reassignment started with `reassign` (of `only`, or of all of them), and, when no
     /// reassignment is running anywhere in the cluster, the removal of every throttle
-    /// ([`Self::clear_all_throttles`]). The verified targets are then forgotten, as a JSON file
+    /// (`Self::clear_all_throttles`). The verified targets are then forgotten, as a JSON file
     /// whose moves are done has nothing more to say.
     ///
     /// Errors: `InvalidState` when no reassignment (of `only`) was started with `reassign`,

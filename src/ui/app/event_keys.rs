@@ -2,7 +2,8 @@
 //! `/` search with `n`/`N` between hits, `g` to a sim time, `F` filter, and the prompt that
 //! types the search, the filter or the time.
 
-use super::{Ask, Effect, Mode, Model, StatusKind, perform, quit};
+use super::actions::{perform, quit};
+use super::{Ask, Effect, Mode, Model, StatusKind};
 use crate::cluster::snapshot::Snapshot;
 use crate::scenario::duration::parse_instant;
 use crate::sim::format_stamp;

@@ -5,7 +5,8 @@
 use crossterm::event::{MouseButton, MouseEvent, MouseEventKind};
 use ratatui::layout::{Position, Rect};
 
-use super::{Effect, Mode, Model, event_keys, move_selection};
+use super::actions::move_selection;
+use super::{Effect, Mode, Model, event_keys};
 use crate::cluster::snapshot::Snapshot;
 use crate::ui::{brokers, view};
 

@@ -3,11 +3,13 @@
 //! beyond the digits (`←`/`→` step through the brokers, `b` takes a typed id). The typed lines
 //! use the Events pane's prompt ([`super::event_keys::on_prompt`]).
 
-use super::{Effect, Model, StatusKind, broker_ids, select_broker};
+use super::cluster_keys::select_broker;
+use super::{Effect, Model, StatusKind};
 use crate::cluster::snapshot::Snapshot;
 use crate::sim::BrokerId;
 use crate::sim::events::group;
 use crate::ui::filter_names;
+use crate::ui::filter_names::broker_ids;
 use crate::ui::partition_filter::PartitionFilter;
 
 /// `U`: only the partitions whose state is not `ok`, or every partition again.

@@ -2,7 +2,10 @@
 //! runs lines, the help opens and closes. No cluster is needed: `update` returns effects.
 
 use super::*;
+use crate::sim::Acks;
+use crate::ui::keymap::PaletteAction;
 use crate::ui::{events, fixture};
+use crossterm::event::{KeyCode, KeyModifiers};
 
 fn model() -> (Model, Snapshot) {
     let snap = fixture::snapshot();

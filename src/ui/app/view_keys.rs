@@ -1,7 +1,7 @@
 //! The keys of the views: switching views, and what the selection keys (↑/↓, PgUp/PgDn,
 //! g/G) and `/` do in the broker and config views. Enter in the config view edits the
 //! selected property's value in its row; Enter there makes the `set` line the palette would
-//! run and checks it with the palette's own code ([`super::run_line`]), and the cluster's
+//! run and checks it with the palette's own code ([`super::palette_keys::run_line`]), and the cluster's
 //! `set` validates it, as when the line is typed. An error keeps the edit open.
 
 use super::{Ask, Effect, Mode, Model, StatusKind, View, event_keys};
@@ -108,7 +108,7 @@ pub(super) fn apply_config_edit(model: &mut Model, snap: &Snapshot) -> Vec<Effec
         let default = crate::config::lookup(edit.name).map_or("", |p| p.default);
         Err(format!("the value of {} is empty: type one (its default is {default})", edit.name))
     } else {
-        super::run_line(model, &format!("{}{value}", edit.head), snap)
+        super::palette_keys::run_line(model, &format!("{}{value}", edit.head), snap)
     };
     match line {
         Ok(cmd) => {

@@ -433,7 +433,7 @@ pub const FIRST_PRODUCER_ID: i64 = 1000;
 
 /// The KRaft active controller (`QuorumController` + `ReplicationControlManager` +
 /// `ClusterControlManager` + `BrokerHeartbeatManager`), sans-IO. See the module docs.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct QuorumController {
     config: BrokerConfig,
     brokers: BTreeMap<BrokerId, BrokerInfo>,

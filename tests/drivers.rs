@@ -147,3 +147,68 @@ proptest::proptest! {
         proptest::prop_assert_eq!(direct, tasks);
     }
 }
+
+/// What a fork's equality is checked on: the trace hash, the applied commands, and the
+/// snapshot's partitions and brokers as they print.
+fn state(sim: &Sim) -> (u64, Vec<String>, String, String) {
+    let s = sim.snapshot();
+    let commands = sim.commands().iter().map(ToString::to_string).collect();
+    (sim.trace_hash(), commands, format!("{:?}", s.partitions), format!("{:?}", s.brokers))
+}
+
+fn at(sim: &mut Sim, us: u64, command: &str) {
+    sim.advance_to_time(SimTime::from_micros(us));
+    sim.apply(&Command::parse(command).unwrap()).unwrap();
+}
+
+/// A fork taken mid-run (messages in flight, a broker down, a roll under way) and run on
+/// with the same commands gives the same trace and state as the original, under either
+/// driver; and both equal a run that was never forked.
+#[test]
+fn a_fork_continues_exactly_as_the_original() {
+    for driver in [Driver::Direct, Driver::Tasks] {
+        let start = |sim: &mut Sim| {
+            at(sim, 2_000_000, "crash 2");
+            at(sim, 4_000_000, "add-consumer test_repli group=g");
+            at(sim, 6_000_000, "restart 2");
+            sim.advance_to_time(SimTime::from_micros(9_000_333));
+        };
+        let go_on = |sim: &mut Sim| {
+            at(sim, 10_000_000, "roll");
+            at(sim, 15_000_500, "freeze 1 2000");
+            at(sim, 20_000_000, "set producer acks=1");
+            sim.advance_to_time(SimTime::from_micros(40_000_000));
+        };
+        let mut original = Sim::with_driver(ClusterSpec::default_run(7), driver).unwrap();
+        start(&mut original);
+        let mut fork = original.fork().unwrap();
+        assert_eq!(fork.driver(), driver);
+        assert_eq!(state(&fork), state(&original), "{driver:?}: a fork starts equal");
+        go_on(&mut original);
+        go_on(&mut fork);
+        assert_eq!(state(&fork), state(&original), "{driver:?}: and goes on equal");
+        let mut straight = Sim::with_driver(ClusterSpec::default_run(7), driver).unwrap();
+        start(&mut straight);
+        go_on(&mut straight);
+        assert_eq!(state(&straight), state(&original), "{driver:?}: forking does not disturb the original");
+    }
+}
+
+/// A fork that diverges (a crash in the fork only) changes nothing in the original.
+#[test]
+fn a_fork_diverges_without_touching_the_original() {
+    let mut original = Sim::new(ClusterSpec::default_run(11)).unwrap();
+    original.advance_to(5_000);
+    let before = state(&original);
+    let mut fork = original.fork().unwrap();
+    at(&mut fork, 5_000_100, "crash 0");
+    fork.advance_to(30_000);
+    assert_eq!(state(&original), before, "the original has not moved");
+    original.advance_to(30_000);
+    let mut straight = Sim::new(ClusterSpec::default_run(11)).unwrap();
+    straight.advance_to(30_000);
+    assert_eq!(state(&original), state(&straight), "the original runs as if never forked");
+    assert_ne!(state(&fork).0, state(&original).0, "the fork went its own way");
+    let down = |sim: &Sim| sim.snapshot().brokers.iter().any(|b| b.id == 0 && !matches!(b.status, isrlab::cluster::snapshot::BrokerStatus::Up));
+    assert!(down(&fork) && !down(&original), "broker 0 is down in the fork only");
+}

@@ -209,6 +209,11 @@ fn a_fork_diverges_without_touching_the_original() {
     straight.advance_to(30_000);
     assert_eq!(state(&original), state(&straight), "the original runs as if never forked");
     assert_ne!(state(&fork).0, state(&original).0, "the fork went its own way");
-    let down = |sim: &Sim| sim.snapshot().brokers.iter().any(|b| b.id == 0 && !matches!(b.status, isrlab::cluster::snapshot::BrokerStatus::Up));
+    let down = |sim: &Sim| {
+        sim.snapshot()
+            .brokers
+            .iter()
+            .any(|b| b.id == 0 && !matches!(b.status, isrlab::cluster::snapshot::BrokerStatus::Up))
+    };
     assert!(down(&fork) && !down(&original), "broker 0 is down in the fork only");
 }

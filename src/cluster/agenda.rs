@@ -43,48 +43,55 @@ pub(crate) enum Due {
     Service(Service),
 }
 
-/// One scheduled entry.
+/// One scheduled entry: what it does (`D`, a [`Due`] in the simulation) and when.
 #[derive(Clone, Debug)]
-pub(crate) struct Entry {
+pub struct Entry<D> {
     /// When it runs.
     pub at: SimTime,
     /// Its place among the entries of the same instant (scheduling order).
     pub seq: u64,
     /// What it does.
-    pub what: Due,
+    pub what: D,
 }
 
-impl PartialEq for Entry {
+impl<D> PartialEq for Entry<D> {
     fn eq(&self, other: &Self) -> bool {
         (self.at, self.seq) == (other.at, other.seq)
     }
 }
 
-impl Eq for Entry {}
+impl<D> Eq for Entry<D> {}
 
-impl PartialOrd for Entry {
+impl<D> PartialOrd for Entry<D> {
     fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
         Some(self.cmp(other))
     }
 }
 
-impl Ord for Entry {
+impl<D> Ord for Entry<D> {
     /// Reversed, so the heap's top is the earliest (instant, then sequence number).
     fn cmp(&self, other: &Self) -> Ordering {
         (other.at, other.seq).cmp(&(self.at, self.seq))
     }
 }
 
-/// The agenda: a min-heap of entries by (instant, scheduling order).
-#[derive(Clone, Default)]
-pub(crate) struct Agenda {
-    heap: BinaryHeap<Entry>,
+/// The agenda: a min-heap of entries by (instant, scheduling order). Generic over what an
+/// entry does so a bench's toy world can run on the same agenda and drivers.
+#[derive(Clone)]
+pub struct Agenda<D> {
+    heap: BinaryHeap<Entry<D>>,
     seq: u64,
 }
 
-impl Agenda {
+impl<D> Default for Agenda<D> {
+    fn default() -> Self {
+        Agenda { heap: BinaryHeap::new(), seq: 0 }
+    }
+}
+
+impl<D> Agenda<D> {
     /// Schedules `what` at `at`, after every entry already scheduled for that instant.
-    pub fn schedule(&mut self, at: SimTime, what: Due) {
+    pub fn schedule(&mut self, at: SimTime, what: D) {
         let seq = self.take_seq();
         self.heap.push(Entry { at, seq, what });
     }
@@ -102,7 +109,7 @@ impl Agenda {
     }
 
     /// Takes the next entry if it runs at or before `until`.
-    pub fn pop_due(&mut self, until: SimTime) -> Option<Entry> {
+    pub fn pop_due(&mut self, until: SimTime) -> Option<Entry<D>> {
         if self.heap.peek()?.at > until {
             return None;
         }
@@ -110,9 +117,13 @@ impl Agenda {
     }
 
     /// How many entries wait (stale ones included).
-    #[cfg(test)]
     pub fn len(&self) -> usize {
         self.heap.len()
+    }
+
+    /// Whether none waits.
+    pub fn is_empty(&self) -> bool {
+        self.heap.is_empty()
     }
 }
 

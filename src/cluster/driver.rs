@@ -15,7 +15,7 @@
 //! and on random command schedules).
 
 use super::wake::{Mailbox, Signal};
-use super::world::World;
+use super::world::{Wake, World};
 use crate::sim::SimTime;
 use crate::sim::error::SimError;
 use crate::sim::protocol::NodeId;
@@ -36,10 +36,46 @@ pub enum Driver {
     Tasks,
 }
 
+/// What a driver drives: a world with an agenda and a node step. The simulation's
+/// [`World`] is the one; a bench's toy world is another, so the drivers' own cost can be
+/// measured apart from the cores'.
+#[doc(hidden)]
+pub trait Stepper: 'static {
+    /// What wakes a node's step.
+    type Wake: 'static;
+    /// Takes agenda entries due by `until` (by the current instant once `stop` holds), sets
+    /// the clock, carries out what is not a node's step, and returns the next node step.
+    fn next_work(
+        self: &Rc<Self>,
+        until: SimTime,
+        stop: &dyn Fn(&Self) -> bool,
+    ) -> Option<(NodeId, Self::Wake)>;
+    /// Runs one node step.
+    fn step(&self, node: NodeId, wake: Self::Wake);
+}
+
+impl Stepper for World {
+    type Wake = Wake;
+    fn next_work(self: &Rc<Self>, until: SimTime, stop: &dyn Fn(&World) -> bool) -> Option<(NodeId, Wake)> {
+        World::next_work(self, until, stop)
+    }
+    fn step(&self, node: NodeId, wake: Wake) {
+        World::step(self, node, wake)
+    }
+}
+
+/// The direct driver: runs every agenda entry due by `until`, each node step inline.
+#[doc(hidden)]
+pub fn run_direct<S: Stepper>(world: &Rc<S>, until: SimTime, stop: &dyn Fn(&S) -> bool) {
+    while let Some((node, wake)) = world.next_work(until, stop) {
+        world.step(node, wake);
+    }
+}
+
 /// A driver with what it needs to run.
 pub(crate) enum Runner {
     Direct,
-    Tasks(Tasks),
+    Tasks(Tasks<World>),
 }
 
 impl Runner {
@@ -63,7 +99,7 @@ impl Runner {
     pub fn attach(&self, world: &Rc<World>) {
         if let Runner::Tasks(tasks) = self {
             for node in world.nodes.all() {
-                tasks.mailbox(world, node.id);
+                tasks.start(world, node.id);
             }
         }
     }
@@ -72,36 +108,34 @@ impl Runner {
     /// at that same instant still runs.
     pub fn run(&self, world: &Rc<World>, until: SimTime, stop: &dyn Fn(&World) -> bool) {
         match self {
-            Runner::Direct => {
-                while let Some((node, wake)) = world.next_work(until, stop) {
-                    world.step(node, wake);
-                }
-            }
+            Runner::Direct => run_direct(world, until, stop),
             Runner::Tasks(tasks) => tasks.run(world, until, stop),
         }
     }
 }
 
 /// The tasks driver: a current-thread runtime and its `LocalSet`, one task per node.
-pub(crate) struct Tasks {
+#[doc(hidden)]
+pub struct Tasks<S: Stepper> {
     rt: Runtime,
     local: LocalSet,
-    mailboxes: RefCell<BTreeMap<NodeId, Rc<Mailbox>>>,
+    mailboxes: RefCell<BTreeMap<NodeId, Rc<Mailbox<S::Wake>>>>,
     /// Raised by a node's task when it has stepped.
     stepped: Rc<Signal>,
 }
 
-impl Tasks {
-    fn new() -> Result<Tasks, SimError> {
+impl<S: Stepper> Tasks<S> {
+    /// A tasks driver with no task yet. Errors: the tokio runtime could not start.
+    pub fn new() -> Result<Tasks<S>, SimError> {
         let rt = tokio::runtime::Builder::new_current_thread()
             .build()
             .map_err(|e| SimError::InvalidCluster(format!("cannot start the sim runtime: {e}")))?;
         Ok(Tasks { rt, local: LocalSet::new(), mailboxes: Default::default(), stepped: Default::default() })
     }
 
-    /// The node's mailbox; the first call starts the node's task (a node added by a command
-    /// gets its task when it is first due).
-    fn mailbox(&self, world: &Rc<World>, node: NodeId) -> Rc<Mailbox> {
+    /// Starts the node's task (once; a node added by a command gets its task when it is
+    /// first due) and returns its mailbox.
+    pub fn start(&self, world: &Rc<S>, node: NodeId) -> Rc<Mailbox<S::Wake>> {
         if let Some(m) = self.mailboxes.borrow().get(&node) {
             return m.clone();
         }
@@ -112,10 +146,12 @@ impl Tasks {
         mailbox
     }
 
-    fn run(&self, world: &Rc<World>, until: SimTime, stop: &dyn Fn(&World) -> bool) {
+    /// Runs every agenda entry due by `until`: each node step by the node's task, one at a
+    /// time, the next entry taken only once the task has stepped.
+    pub fn run(&self, world: &Rc<S>, until: SimTime, stop: &dyn Fn(&S) -> bool) {
         self.rt.block_on(self.local.run_until(async {
             while let Some((node, wake)) = world.next_work(until, stop) {
-                self.mailbox(world, node).put(wake);
+                self.start(world, node).put(wake);
                 poll_fn(|cx| self.stepped.poll(cx)).await;
             }
         }));
@@ -123,7 +159,12 @@ impl Tasks {
 }
 
 /// A node's task for its whole life: waits for its mailbox, steps, reports.
-async fn node_task(world: Rc<World>, node: NodeId, mailbox: Rc<Mailbox>, stepped: Rc<Signal>) {
+async fn node_task<S: Stepper>(
+    world: Rc<S>,
+    node: NodeId,
+    mailbox: Rc<Mailbox<S::Wake>>,
+    stepped: Rc<Signal>,
+) {
     loop {
         let wake = poll_fn(|cx| mailbox.poll(cx)).await;
         world.step(node, wake);

@@ -5,7 +5,8 @@
 //! The outside world drives it through [`handle::Sim`] / [`handle::LiveSim`] and reads
 //! [`snapshot::Snapshot`]s.
 
-pub(crate) mod agenda;
+#[doc(hidden)]
+pub mod agenda;
 mod build;
 pub mod command;
 pub mod driver;
@@ -18,6 +19,7 @@ pub mod node;
 mod observe;
 pub mod snapshot;
 mod truncations;
-mod wake;
+#[doc(hidden)]
+pub mod wake;
 pub use crate::sim::spec;
 pub mod world;

@@ -72,7 +72,7 @@ impl NetState {
 
     /// Puts a message on its way (once its broker has finished it, [`RequestQueues::answered_at`]):
     /// an [`Due::Arrive`] entry of the agenda.
-    fn enqueue(&mut self, agenda: &mut Agenda, now: SimTime, from: NodeId, to: NodeId, msg: Message) {
+    fn enqueue(&mut self, agenda: &mut Agenda<Due>, now: SimTime, from: NodeId, to: NodeId, msg: Message) {
         let leaves = match from {
             NodeId::Broker(b) => self.queues.answered_at(now, b, to, &msg),
             _ => now,
@@ -230,7 +230,7 @@ impl Network {
     /// cut, what waited on it goes on, in send order, as if sent at `now`.
     pub(crate) fn set_faults(
         &self,
-        agenda: &mut Agenda,
+        agenda: &mut Agenda<Due>,
         now: SimTime,
         from: NodeId,
         to: NodeId,
@@ -250,7 +250,14 @@ impl Network {
     /// Queues a message on the link `from → to` at `now` (see [`Link::arrival`]). A cut link
     /// drops it (but keeps the controller's metadata, see [`fate`]); a held link keeps it until
     /// released.
-    pub(crate) fn send(&self, agenda: &mut Agenda, now: SimTime, from: NodeId, to: NodeId, msg: Message) {
+    pub(crate) fn send(
+        &self,
+        agenda: &mut Agenda<Due>,
+        now: SimTime,
+        from: NodeId,
+        to: NodeId,
+        msg: Message,
+    ) {
         tracing::trace!(t = %now, ?from, ?to, api = msg.api_name(), "send");
         let mut s = self.state.borrow_mut();
         if let Some(c) = msg.answers()
@@ -273,7 +280,7 @@ impl Network {
     /// A process died: the OS closes its sockets, so every peer waiting on a request it had
     /// received learns at once (connection reset), as with a real `kill -9`, and so does every
     /// client connected to it (a [`Message::Disconnected`] with correlation id 0).
-    pub(crate) fn reset_connections(&self, agenda: &mut Agenda, now: SimTime, node: NodeId) {
+    pub(crate) fn reset_connections(&self, agenda: &mut Agenda<Due>, now: SimTime, node: NodeId) {
         let (open, clients) = {
             let mut s = self.state.borrow_mut();
             let open = s.open.remove(&node).unwrap_or_default();
@@ -292,7 +299,7 @@ impl Network {
 
     /// Answers a connection handshake from `client` to `server` at `now`: accepted (and
     /// remembered) while the server's process runs and listens, refused otherwise.
-    fn answer_connect(&self, agenda: &mut Agenda, now: SimTime, client: NodeId, server: NodeId) {
+    fn answer_connect(&self, agenda: &mut Agenda<Due>, now: SimTime, client: NodeId, server: NodeId) {
         let reply = {
             let mut s = self.state.borrow_mut();
             if s.reaches(server, &Message::Connect) {
@@ -313,7 +320,7 @@ impl Network {
     /// itself.
     pub(crate) fn arrive(
         &self,
-        agenda: &mut Agenda,
+        agenda: &mut Agenda<Due>,
         now: SimTime,
         from: NodeId,
         to: NodeId,
@@ -361,7 +368,7 @@ mod tests {
     /// step would read).
     struct Harness {
         net: Network,
-        agenda: Agenda,
+        agenda: Agenda<Due>,
         inboxes: BTreeMap<NodeId, Vec<Delivery>>,
     }
 

@@ -6,7 +6,6 @@
 //! The waker is kept across turns (cloned again only when it changes), so a hand-off
 //! allocates nothing.
 
-use super::world::Wake;
 use std::cell::{Cell, RefCell};
 use std::task::{Context, Poll, Waker};
 
@@ -32,8 +31,9 @@ impl Waiter {
 }
 
 /// A flag one task waits on, kept until the task takes it (like a `Notify` permit).
+#[doc(hidden)]
 #[derive(Default)]
-pub(crate) struct Signal {
+pub struct Signal {
     raised: Cell<bool>,
     waiter: Waiter,
 }
@@ -61,22 +61,28 @@ impl Signal {
 }
 
 /// A node task's mailbox: the driver puts in the one step it is to run, the task takes it.
-#[derive(Default)]
-pub(crate) struct Mailbox {
-    work: RefCell<Option<Wake>>,
+#[doc(hidden)]
+pub struct Mailbox<W> {
+    work: RefCell<Option<W>>,
     waiter: Waiter,
 }
 
-impl Mailbox {
+impl<W> Default for Mailbox<W> {
+    fn default() -> Self {
+        Mailbox { work: RefCell::new(None), waiter: Waiter::default() }
+    }
+}
+
+impl<W> Mailbox<W> {
     /// Hands over a step and wakes the node's task.
-    pub fn put(&self, wake: Wake) {
+    pub fn put(&self, wake: W) {
         let old = self.work.borrow_mut().replace(wake);
         debug_assert!(old.is_none(), "the driver hands one step at a time");
         self.waiter.wake();
     }
 
     /// The step handed over, if any; otherwise the polling task is woken when one comes.
-    pub fn poll(&self, cx: &Context<'_>) -> Poll<Wake> {
+    pub fn poll(&self, cx: &Context<'_>) -> Poll<W> {
         if let Some(wake) = self.work.borrow_mut().take() {
             return Poll::Ready(wake);
         }
@@ -88,6 +94,7 @@ impl Mailbox {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cluster::world::Wake;
     use std::sync::Arc;
     use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -104,7 +111,7 @@ mod tests {
         let count = Arc::new(Count(AtomicUsize::new(0)));
         let waker = Waker::from(count.clone());
         let cx = Context::from_waker(&waker);
-        let mailbox = Mailbox::default();
+        let mailbox = Mailbox::<Wake>::default();
         assert!(mailbox.poll(&cx).is_pending(), "empty: the task waits");
         mailbox.put(Wake::Timer(3));
         assert_eq!(count.0.load(Ordering::SeqCst), 1, "the hand-off wakes the waiting task");

@@ -115,7 +115,7 @@ pub(crate) struct World {
     /// Sim time now: set only by the driver, as it takes each agenda entry.
     pub clock: Cell<SimTime>,
     /// Everything due later: messages in flight, node timers, resumes, services.
-    pub agenda: RefCell<Agenda>,
+    pub agenda: RefCell<Agenda<Due>>,
     pub seed: u64,
     /// The `__consumer_offsets` record book every broker shares.
     pub offsets_book: crate::sim::group::book::OffsetsBook,
@@ -140,7 +140,7 @@ pub(crate) struct World {
     /// in the wrong order ([`super::handle::Sim::plant_same_instant_swap`]).
     pub plant_swap: Cell<bool>,
     /// The entry a planted swap held back, taken next.
-    pub held_back: RefCell<Option<Entry>>,
+    pub held_back: RefCell<Option<Entry<Due>>>,
     /// The latest truncations per partition, for the dashboard.
     pub truncations: RefCell<super::truncations::Truncations>,
     /// Each partition's latest leader change (from the controller's `LeaderChanged` events),
@@ -494,7 +494,7 @@ impl World {
 
     /// The next entry due by `limit`; a planted swap takes the second of two same-instant
     /// messages first.
-    fn take_entry(&self, limit: SimTime) -> Option<Entry> {
+    fn take_entry(&self, limit: SimTime) -> Option<Entry<Due>> {
         if let Some(e) = self.held_back.borrow_mut().take() {
             return Some(e);
         }

@@ -22,8 +22,7 @@
 
 use super::agenda::{Agenda, Due};
 use super::link::{Link, LinkFaults};
-use crate::config::{HandlingConfig, NetConfig};
-use crate::sim::handling::RequestQueues;
+use crate::config::NetConfig;
 use crate::sim::protocol::{Message, NodeId};
 use crate::sim::{BrokerId, SimTime};
 use std::cell::RefCell;
@@ -50,8 +49,6 @@ struct NetState {
     /// Running nodes that do not accept inbound connections yet (a starting broker before it
     /// is first unfenced, [`crate::sim::broker::Broker::accepts_connections`]).
     not_listening: BTreeSet<NodeId>,
-    /// The brokers' processing times and the work queued on their threads.
-    queues: RequestQueues,
 }
 
 impl NetState {
@@ -70,24 +67,56 @@ impl NetState {
         self.up.contains(&to) && !(self.not_listening.contains(&to) && msg.is_inbound())
     }
 
-    /// Puts a message on its way (once its broker has finished it, [`RequestQueues::answered_at`]):
-    /// an [`Due::Arrive`] entry of the agenda.
-    fn enqueue(&mut self, agenda: &mut Agenda<Due>, now: SimTime, from: NodeId, to: NodeId, msg: Message) {
+    /// Puts a message on its way (once its broker's threads have finished it,
+    /// [`Post::answered_at`]): an [`Due::Arrive`] entry of the agenda, at the instant the
+    /// receiving broker's threads have worked through it ([`Post::handled_at`]).
+    fn enqueue(&mut self, post: &mut dyn Post, now: SimTime, from: NodeId, to: NodeId, msg: Message) {
         let leaves = match from {
-            NodeId::Broker(b) => self.queues.answered_at(now, b, to, &msg),
+            NodeId::Broker(b) => post.answered_at(now, b, to, &msg),
             _ => now,
         };
         let arrives = self.link(from, to).arrival(leaves, msg.size_bytes());
         let at = match to {
-            NodeId::Broker(b) => self.queues.handled_at(arrives, b, from, &msg),
+            NodeId::Broker(b) => post.handled_at(arrives, b, from, &msg),
             _ => arrives,
         };
-        agenda.schedule(at, Due::Arrive { from, to, msg });
+        post.schedule(at, Due::Arrive { from, to, msg });
     }
 
     /// Keeps a message on the link until it runs again, in send order (`seq`).
     fn keep(&mut self, seq: u64, from: NodeId, to: NodeId, msg: Message) {
         self.held.entry((from, to)).or_default().push((seq, msg));
+    }
+}
+
+/// Where the network puts what it sends: the agenda, with the brokers' request-processing
+/// threads in between ([`crate::sim::handling::RequestQueues`], which live with each broker
+/// node: the world answers for them).
+pub(crate) trait Post {
+    /// Schedules an entry on the agenda.
+    fn schedule(&mut self, at: SimTime, what: Due);
+    /// The agenda's next sequence number (for what waits on a held link, in send order).
+    fn take_seq(&mut self) -> u64;
+    /// When a message broker `broker` sends to `to` at `now` leaves its threads.
+    fn answered_at(&self, now: SimTime, broker: BrokerId, to: NodeId, msg: &Message) -> SimTime;
+    /// When broker `broker`'s threads have worked through `msg` from `from`, which reached it
+    /// at `arrival`.
+    fn handled_at(&mut self, arrival: SimTime, broker: BrokerId, from: NodeId, msg: &Message) -> SimTime;
+}
+
+/// An agenda alone: brokers without processing times.
+impl Post for Agenda<Due> {
+    fn schedule(&mut self, at: SimTime, what: Due) {
+        Agenda::schedule(self, at, what);
+    }
+    fn take_seq(&mut self) -> u64 {
+        Agenda::take_seq(self)
+    }
+    fn answered_at(&self, now: SimTime, _: BrokerId, _: NodeId, _: &Message) -> SimTime {
+        now
+    }
+    fn handled_at(&mut self, arrival: SimTime, _: BrokerId, _: NodeId, _: &Message) -> SimTime {
+        arrival
     }
 }
 
@@ -120,49 +149,21 @@ pub struct Network {
 
 impl Network {
     /// An empty network whose links draw jitter from streams derived from `seed` and start
-    /// with the lab properties `defaults`, and whose brokers take no processing time
-    /// ([`Network::with_handling`] gives them some).
+    /// with the lab properties `defaults`.
     pub fn new(seed: u64, defaults: NetConfig) -> Self {
         let net = Self::default();
         {
             let mut s = net.state.borrow_mut();
             s.seed = seed;
             s.defaults = defaults;
-            s.queues = RequestQueues::new(HandlingConfig::NONE);
         }
         net
     }
 
-    /// The same network whose brokers take the processing times `handling` (a new network
-    /// takes none).
-    pub fn with_handling(self, handling: HandlingConfig) -> Self {
-        self.state.borrow_mut().queues = RequestQueues::new(handling);
-        self
-    }
-
-    /// Sets a `broker.*` lab property (a processing time) for every broker (`None`) or one.
-    /// Errors: as [`HandlingConfig::set`]; nothing changes then.
-    pub fn set_handling(
-        &self,
-        broker: Option<BrokerId>,
-        key: &str,
-        value: &str,
-    ) -> Result<(), crate::config::ConfigError> {
-        self.state.borrow_mut().queues.set(broker, key, value)
-    }
-
-    /// The processing times of `broker`.
-    pub fn handling(&self, broker: BrokerId) -> HandlingConfig {
-        self.state.borrow().queues.config(broker)
-    }
-
     /// Marks a node's process up (it runs: messages reach it) or down (requests to it are
-    /// refused). Either way a broker's queued work is gone with its old process.
+    /// refused).
     pub(crate) fn set_up(&self, node: NodeId, up: bool) {
         let mut s = self.state.borrow_mut();
-        if let NodeId::Broker(b) = node {
-            s.queues.forget(b);
-        }
         if up {
             s.up.insert(node);
         } else {
@@ -230,7 +231,7 @@ impl Network {
     /// cut, what waited on it goes on, in send order, as if sent at `now`.
     pub(crate) fn set_faults(
         &self,
-        agenda: &mut Agenda<Due>,
+        post: &mut dyn Post,
         now: SimTime,
         from: NodeId,
         to: NodeId,
@@ -242,7 +243,7 @@ impl Network {
             let mut waiting = s.held.remove(&(from, to)).unwrap_or_default();
             waiting.sort_unstable_by_key(|(seq, _)| *seq);
             for (_, msg) in waiting {
-                s.enqueue(agenda, now, from, to, msg);
+                s.enqueue(post, now, from, to, msg);
             }
         }
     }
@@ -250,14 +251,7 @@ impl Network {
     /// Queues a message on the link `from → to` at `now` (see [`Link::arrival`]). A cut link
     /// drops it (but keeps the controller's metadata, see [`fate`]); a held link keeps it until
     /// released.
-    pub(crate) fn send(
-        &self,
-        agenda: &mut Agenda<Due>,
-        now: SimTime,
-        from: NodeId,
-        to: NodeId,
-        msg: Message,
-    ) {
+    pub(crate) fn send(&self, post: &mut dyn Post, now: SimTime, from: NodeId, to: NodeId, msg: Message) {
         tracing::trace!(t = %now, ?from, ?to, api = msg.api_name(), "send");
         let mut s = self.state.borrow_mut();
         if let Some(c) = msg.answers()
@@ -266,9 +260,9 @@ impl Network {
             open.remove(&(to, c));
         }
         match fate(s.faults(from, to), from, &msg) {
-            None => s.enqueue(agenda, now, from, to, msg),
+            None => s.enqueue(post, now, from, to, msg),
             Some(true) => {
-                let seq = agenda.take_seq();
+                let seq = post.take_seq();
                 s.keep(seq, from, to, msg);
             }
             Some(false) => {
@@ -280,7 +274,7 @@ impl Network {
     /// A process died: the OS closes its sockets, so every peer waiting on a request it had
     /// received learns at once (connection reset), as with a real `kill -9`, and so does every
     /// client connected to it (a [`Message::Disconnected`] with correlation id 0).
-    pub(crate) fn reset_connections(&self, agenda: &mut Agenda<Due>, now: SimTime, node: NodeId) {
+    pub(crate) fn reset_connections(&self, post: &mut dyn Post, now: SimTime, node: NodeId) {
         let (open, clients) = {
             let mut s = self.state.borrow_mut();
             let open = s.open.remove(&node).unwrap_or_default();
@@ -290,16 +284,16 @@ impl Network {
             (open, clients)
         };
         for (peer, correlation_id) in open {
-            self.send(agenda, now, node, peer, Message::Disconnected { peer: node, correlation_id });
+            self.send(post, now, node, peer, Message::Disconnected { peer: node, correlation_id });
         }
         for client in clients {
-            self.send(agenda, now, node, client, Message::Disconnected { peer: node, correlation_id: 0 });
+            self.send(post, now, node, client, Message::Disconnected { peer: node, correlation_id: 0 });
         }
     }
 
     /// Answers a connection handshake from `client` to `server` at `now`: accepted (and
     /// remembered) while the server's process runs and listens, refused otherwise.
-    fn answer_connect(&self, agenda: &mut Agenda<Due>, now: SimTime, client: NodeId, server: NodeId) {
+    fn answer_connect(&self, post: &mut dyn Post, now: SimTime, client: NodeId, server: NodeId) {
         let reply = {
             let mut s = self.state.borrow_mut();
             if s.reaches(server, &Message::Connect) {
@@ -309,7 +303,7 @@ impl Network {
                 Message::Disconnected { peer: server, correlation_id: 0 }
             }
         };
-        self.send(agenda, now, server, client, reply);
+        self.send(post, now, server, client, reply);
     }
 
     /// A message from `from` reaches the end of its link to `to` at `now` (its agenda entry
@@ -320,7 +314,7 @@ impl Network {
     /// itself.
     pub(crate) fn arrive(
         &self,
-        agenda: &mut Agenda<Due>,
+        post: &mut dyn Post,
         now: SimTime,
         from: NodeId,
         to: NodeId,
@@ -331,7 +325,7 @@ impl Network {
         if faults.cut {
             match fate(faults, from, &msg) {
                 Some(true) => {
-                    let seq = agenda.take_seq();
+                    let seq = post.take_seq();
                     s.keep(seq, from, to, msg);
                 }
                 _ => tracing::debug!(t = %now, ?from, ?to, api = msg.api_name(), "dropped: the link was cut"),
@@ -340,7 +334,7 @@ impl Network {
         }
         if msg == Message::Connect {
             drop(s);
-            self.answer_connect(agenda, now, from, to);
+            self.answer_connect(post, now, from, to);
             return None;
         }
         if s.reaches(to, &msg) {
@@ -352,7 +346,7 @@ impl Network {
         let bounce = msg.correlation_id().map(|c| Message::Disconnected { peer: to, correlation_id: c });
         drop(s);
         if let Some(b) = bounce {
-            self.send(agenda, now, to, from, b);
+            self.send(post, now, to, from, b);
         }
         None
     }

@@ -2,9 +2,11 @@
 //! does) and a process state (whether it runs). Controllers, brokers, producers and consumers
 //! are all nodes; wire clients will be a new role, not a new collection.
 
+use crate::config::HandlingConfig;
 use crate::sim::broker::Broker;
 use crate::sim::consumer::ConsumerClient;
 use crate::sim::controller::QuorumController;
+use crate::sim::handling::RequestQueues;
 use crate::sim::producer::ProducerClient;
 use crate::sim::protocol::{Message, NodeId};
 use crate::sim::{Ms, Outbox, SimTime};
@@ -150,6 +152,9 @@ pub(crate) struct Node {
     pub frozen: Cell<Option<Frozen>>,
     /// Its runtime state ([`NodeRuntime`]).
     pub rt: RefCell<NodeRuntime>,
+    /// A broker's request-processing threads: its processing times and the work queued on
+    /// them (Kafka's network and request handler threads live in the broker's process).
+    pub threads: RefCell<RequestQueues>,
 }
 
 impl Node {
@@ -161,6 +166,7 @@ impl Node {
             state: Cell::new(ProcessState::Running),
             frozen: Cell::new(None),
             rt: RefCell::new(NodeRuntime::default()),
+            threads: RefCell::new(RequestQueues::new(HandlingConfig::NONE)),
         }
     }
 
@@ -177,6 +183,7 @@ impl Node {
             state: Cell::new(self.state.get()),
             frozen: Cell::new(self.frozen.get()),
             rt: RefCell::new(self.rt.borrow().clone()),
+            threads: RefCell::new(self.threads.borrow().clone()),
         }
     }
 }

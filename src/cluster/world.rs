@@ -4,9 +4,9 @@
 
 use super::agenda::{Agenda, Due, Entry, Service};
 use super::events::EventLog;
-use super::net::Network;
+use super::net::{Network, Post};
 use super::node::{Frozen, Node, NodeCore, ProcessState, Registry, Role, Stall};
-use crate::config::BrokerConfig;
+use crate::config::{BrokerConfig, HandlingConfig};
 use crate::sim::audit::Ledger;
 use crate::sim::broker::Broker;
 use crate::sim::consumer::ConsumerClient;
@@ -120,6 +120,9 @@ pub(crate) struct World {
     /// The `__consumer_offsets` record book every broker shares.
     pub offsets_book: crate::sim::group::book::OffsetsBook,
     pub net: Network,
+    /// The processing times every broker has unless set for it alone (`broker.*`); each
+    /// broker node keeps its own request-processing threads ([`Node::threads`]).
+    pub handling: Cell<HandlingConfig>,
     /// Every process: controllers, brokers, producers.
     pub nodes: Registry,
     pub ledger: RefCell<Ledger>,
@@ -243,10 +246,11 @@ impl World {
     /// [`World::dispatch`] by a caller that has read the clock: `now` is the current instant.
     fn dispatch_at(&self, now: SimTime, from: NodeId, out: &mut Outbox) {
         if !out.sends.is_empty() {
-            let mut agenda = self.agenda.borrow_mut();
-            for (to, msg) in out.sends.drain(..) {
-                self.net.send(&mut agenda, now, from, to, msg);
-            }
+            self.with_post(|post| {
+                for (to, msg) in out.sends.drain(..) {
+                    self.net.send(post, now, from, to, msg);
+                }
+            });
         }
         let events = &mut out.events;
         for acked in out.acked.drain(..) {
@@ -337,9 +341,43 @@ impl World {
         core.as_ref().and_then(|b| b.partition(tp)).map(|p| p.maximal_isr()).unwrap_or_default()
     }
 
+    /// Calls `f` with what the network posts through: the agenda, and the brokers' threads.
+    pub fn with_post<R>(&self, f: impl FnOnce(&mut dyn Post) -> R) -> R {
+        let mut agenda = self.agenda.borrow_mut();
+        f(&mut WorldPost { world: self, agenda: &mut agenda })
+    }
+
+    /// Sets a `broker.*` lab property (a processing time) for every broker (`None`) or one.
+    /// Errors: as [`HandlingConfig::set`]; nothing changes then.
+    pub fn set_handling(
+        &self,
+        broker: Option<BrokerId>,
+        key: &str,
+        value: &str,
+    ) -> Result<(), crate::config::ConfigError> {
+        let nodes = self.nodes.with_role(Role::Broker);
+        match broker {
+            Some(b) => match nodes.iter().find(|n| n.id == NodeId::Broker(b)) {
+                Some(node) => node.threads.borrow_mut().set(Some(b), key, value),
+                None => Ok(()),
+            },
+            None => {
+                let mut defaults = self.handling.get();
+                defaults.set(key, value)?;
+                self.handling.set(defaults);
+                for node in nodes {
+                    node.threads.borrow_mut().set(None, key, value)?;
+                }
+                Ok(())
+            }
+        }
+    }
+
     /// Adds a node to the registry and starts its process. Returns the node.
     pub fn add_node(&self, id: NodeId, core: NodeCore) -> Rc<Node> {
-        let node = self.nodes.insert(Node::new(id, core));
+        let node = Node::new(id, core);
+        *node.threads.borrow_mut() = crate::sim::handling::RequestQueues::new(self.handling.get());
+        let node = self.nodes.insert(node);
         self.start_process(&node);
         node
     }
@@ -355,6 +393,7 @@ impl World {
             rt.stalled = None;
             rt.last_tick = None;
             rt.listening = with_core(&node.core, |c| c.accepts_connections());
+            self.forget_queued_work(node);
             self.net.set_up(node.id, true);
             self.net.set_listening(node.id, rt.listening);
         }
@@ -369,12 +408,20 @@ impl World {
     pub fn kill_process(&self, node: &Node, now: Ms) {
         self.process_gone(node);
         self.net.set_up(node.id, false);
-        self.net.reset_connections(&mut self.agenda.borrow_mut(), self.now_us(), node.id);
+        self.with_post(|post| self.net.reset_connections(post, self.now_us(), node.id));
         node.state.set(ProcessState::Crashed { since: now });
+    }
+
+    /// A broker's process ended or started: the work its threads had queued is gone.
+    fn forget_queued_work(&self, node: &Node) {
+        if let NodeId::Broker(b) = node.id {
+            node.threads.borrow_mut().forget(b);
+        }
     }
 
     /// Forgets a dead process's runtime state; its pending agenda entries become stale.
     fn process_gone(&self, node: &Node) {
+        self.forget_queued_work(node);
         let mut rt = node.rt.borrow_mut();
         rt.life += 1;
         rt.inbox.clear();
@@ -408,7 +455,7 @@ impl World {
     fn on_exited(&self, node: &Node, now: Ms) {
         self.process_gone(node);
         self.net.set_up(node.id, false);
-        self.net.reset_connections(&mut self.agenda.borrow_mut(), self.now_us(), node.id);
+        self.with_post(|post| self.net.reset_connections(post, self.now_us(), node.id));
         node.state.set(ProcessState::Stopped { since: now });
     }
 
@@ -480,7 +527,7 @@ impl World {
             self.clock.set(entry.at);
             match entry.what {
                 Due::Arrive { from, to, msg } => {
-                    let msg = self.net.arrive(&mut self.agenda.borrow_mut(), entry.at, from, to, msg);
+                    let msg = self.with_post(|post| self.net.arrive(post, entry.at, from, to, msg));
                     if let Some(msg) = msg {
                         return Some((to, Wake::Message(from, msg)));
                     }
@@ -733,6 +780,7 @@ impl World {
             seed: self.seed,
             offsets_book: book,
             net: self.net.clone(),
+            handling: Cell::new(self.handling.get()),
             nodes,
             ledger: RefCell::new(self.ledger.borrow().clone()),
             log: RefCell::new(self.log.borrow().clone()),
@@ -746,6 +794,34 @@ impl World {
             roll: RefCell::new(self.roll.borrow().clone()),
             plant_swap: Cell::new(self.plant_swap.get()),
             held_back: RefCell::new(self.held_back.borrow().clone()),
+        }
+    }
+}
+
+/// The network's way onto the agenda, through the brokers' request-processing threads, which
+/// each broker node keeps ([`Node::threads`]).
+struct WorldPost<'w> {
+    world: &'w World,
+    agenda: &'w mut Agenda<Due>,
+}
+
+impl Post for WorldPost<'_> {
+    fn schedule(&mut self, at: SimTime, what: Due) {
+        self.agenda.schedule(at, what);
+    }
+    fn take_seq(&mut self) -> u64 {
+        self.agenda.take_seq()
+    }
+    fn answered_at(&self, now: SimTime, broker: BrokerId, to: NodeId, msg: &Message) -> SimTime {
+        match self.world.nodes.get(NodeId::Broker(broker)) {
+            Some(node) => node.threads.borrow().answered_at(now, broker, to, msg),
+            None => now,
+        }
+    }
+    fn handled_at(&mut self, arrival: SimTime, broker: BrokerId, from: NodeId, msg: &Message) -> SimTime {
+        match self.world.nodes.get(NodeId::Broker(broker)) {
+            Some(node) => node.threads.borrow_mut().handled_at(arrival, broker, from, msg),
+            None => arrival,
         }
     }
 }

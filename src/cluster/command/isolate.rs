@@ -51,13 +51,7 @@ impl Unit for Isolate {
             None => {
                 let now = world.now_us();
                 for ((from, to), _) in world.net.faulty_links() {
-                    world.net.set_faults(
-                        &mut world.agenda.borrow_mut(),
-                        now,
-                        from,
-                        to,
-                        LinkFaults::default(),
-                    );
+                    world.with_post(|post| world.net.set_faults(post, now, from, to, LinkFaults::default()));
                 }
             }
         }

@@ -391,11 +391,11 @@ fn set_network(
             format!("link {} {}", End(*a), End(*b))
         }
         Set::Broker { broker, .. } => {
-            world.net.set_handling(Some(*broker), key, value)?;
+            world.set_handling(Some(*broker), key, value)?;
             format!("broker {broker}")
         }
         _ if config::lab::is_handling_property(key) => {
-            world.net.set_handling(None, key, value)?;
+            world.set_handling(None, key, value)?;
             "brokers".to_string()
         }
         _ => {

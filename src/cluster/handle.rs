@@ -17,7 +17,7 @@ use std::sync::mpsc;
 
 pub use crate::sim::error::SimError;
 
-/// Most brokers a cluster may have (isrlab's limit: every broker is a task with its own logs;
+/// Most brokers a cluster may have (isrlab's limit: every broker is a node with its own logs;
 /// the dashboard's `0`–`9` keys select the first ten, the palette any of them).
 pub const MAX_BROKERS: usize = 100;
 

@@ -117,8 +117,8 @@ pub(crate) struct Stall {
     pub out: Outbox,
 }
 
-/// What the runtime keeps for one node's process between its steps: what a task's loop
-/// held in its locals before, now in the world so a clone of the world is a checkpoint.
+/// What the runtime keeps for one node's process between its steps. It lives in the world,
+/// not in a task, so a clone of the world is a checkpoint.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct NodeRuntime {
     /// Messages that arrived while the process could not read (frozen, stalled on its disk,

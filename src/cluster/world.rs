@@ -1,6 +1,7 @@
-//! The running simulation: the node registry (every process's sans-IO core, state and task),
-//! the network, the event log and the audit ledger, plus the tokio tasks that move messages
-//! and fire timers. Tasks only move messages; all protocol decisions happen in the cores.
+//! The running simulation: the sim clock and its agenda, the node registry (every process's
+//! sans-IO core, state and runtime state), the network, the event log and the audit ledger,
+//! and the one node step the drivers run ([`World::step`]). The runtime only moves messages
+//! and fires timers; all protocol decisions happen in the cores.
 
 use super::agenda::{Agenda, Due, Entry, Service};
 use super::events::EventLog;

@@ -45,7 +45,7 @@ impl Unit for Crash {
     }
 }
 
-/// Stops broker `b`'s task and cuts its connections, as a killed process does.
+/// Ends broker `b`'s process and cuts its connections, as a killed process does.
 pub(crate) fn kill(world: &Rc<World>, b: BrokerId) {
     let Ok((node, core)) = broker_node(world, b) else { return };
     world.kill_process(&node, world.now());

@@ -44,7 +44,7 @@ impl Unit for Restart {
     }
 }
 
-/// Starts broker `b`'s process (a down one) and its task. Like a real start it reads
+/// Starts broker `b`'s process (a down one). Like a real start it reads
 /// `server.properties` ([`World::server_properties`]), so static configs set since its last
 /// start take effect now.
 pub(crate) fn start(world: &Rc<World>, b: BrokerId, out: &mut Outbox) {

@@ -54,21 +54,31 @@ pub struct Entry<D> {
     pub what: D,
 }
 
-impl<D> PartialEq for Entry<D> {
+/// An entry's place in the heap: its instant, its sequence number and the slot holding what
+/// it does. The heap moves only these small keys; what an entry does (a message of a hundred
+/// bytes and more) is moved once in and once out.
+#[derive(Clone, Copy, Debug)]
+struct Key {
+    at: SimTime,
+    seq: u64,
+    slot: u32,
+}
+
+impl PartialEq for Key {
     fn eq(&self, other: &Self) -> bool {
         (self.at, self.seq) == (other.at, other.seq)
     }
 }
 
-impl<D> Eq for Entry<D> {}
+impl Eq for Key {}
 
-impl<D> PartialOrd for Entry<D> {
+impl PartialOrd for Key {
     fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
         Some(self.cmp(other))
     }
 }
 
-impl<D> Ord for Entry<D> {
+impl Ord for Key {
     /// Reversed, so the heap's top is the earliest (instant, then sequence number).
     fn cmp(&self, other: &Self) -> Ordering {
         (other.at, other.seq).cmp(&(self.at, self.seq))
@@ -79,13 +89,16 @@ impl<D> Ord for Entry<D> {
 /// entry does so a bench's toy world can run on the same agenda and drivers.
 #[derive(Clone)]
 pub struct Agenda<D> {
-    heap: BinaryHeap<Entry<D>>,
+    heap: BinaryHeap<Key>,
+    /// What each entry does, by slot; a taken entry's slot is reused.
+    slots: Vec<Option<D>>,
+    free: Vec<u32>,
     seq: u64,
 }
 
 impl<D> Default for Agenda<D> {
     fn default() -> Self {
-        Agenda { heap: BinaryHeap::new(), seq: 0 }
+        Agenda { heap: BinaryHeap::new(), slots: Vec::new(), free: Vec::new(), seq: 0 }
     }
 }
 
@@ -93,7 +106,17 @@ impl<D> Agenda<D> {
     /// Schedules `what` at `at`, after every entry already scheduled for that instant.
     pub fn schedule(&mut self, at: SimTime, what: D) {
         let seq = self.take_seq();
-        self.heap.push(Entry { at, seq, what });
+        let slot = match self.free.pop() {
+            Some(slot) => {
+                self.slots[slot as usize] = Some(what);
+                slot
+            }
+            None => {
+                self.slots.push(Some(what));
+                (self.slots.len() - 1) as u32
+            }
+        };
+        self.heap.push(Key { at, seq, slot });
     }
 
     /// Takes the next sequence number (also for what waits outside the agenda in send order:
@@ -105,7 +128,7 @@ impl<D> Agenda<D> {
 
     /// When the next entry runs.
     pub fn next_at(&self) -> Option<SimTime> {
-        self.heap.peek().map(|e| e.at)
+        self.heap.peek().map(|k| k.at)
     }
 
     /// Takes the next entry if it runs at or before `until`.
@@ -113,7 +136,10 @@ impl<D> Agenda<D> {
         if self.heap.peek()?.at > until {
             return None;
         }
-        self.heap.pop()
+        let Key { at, seq, slot } = self.heap.pop()?;
+        let what = self.slots[slot as usize].take()?;
+        self.free.push(slot);
+        Some(Entry { at, seq, what })
     }
 
     /// How many entries wait (stale ones included).

@@ -1,5 +1,5 @@
 //! Builds a running world from a [`ClusterSpec`]: the controller node with its registered
-//! brokers and topics, the broker nodes started at t=0, the producer nodes, and every task.
+//! brokers and topics, the broker nodes started at t=0, the producer and consumer nodes, and the services on the agenda.
 
 use super::events::EventLog;
 use super::handle::SimError;
@@ -21,7 +21,6 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use std::cell::RefCell;
 use std::rc::Rc;
-use tokio::task::LocalSet;
 
 /// One deterministic random stream per subsystem, all derived from the master seed.
 fn stream(seed: u64, subsystem: u64) -> ChaCha8Rng {
@@ -30,7 +29,7 @@ fn stream(seed: u64, subsystem: u64) -> ChaCha8Rng {
     rng
 }
 
-pub(super) fn build_world(spec: &ClusterSpec, local: &LocalSet) -> Result<Rc<World>, SimError> {
+pub(super) fn build_world(spec: &ClusterSpec) -> Result<Rc<World>, SimError> {
     let mut out = Outbox::default();
     let mut controller =
         QuorumController::new(spec.broker_config.clone(), &spec.brokers, stream(spec.seed, 1));
@@ -70,9 +69,12 @@ pub(super) fn build_world(spec: &ClusterSpec, local: &LocalSet) -> Result<Rc<Wor
     }
 
     let world = Rc::new(World {
-        start: tokio::time::Instant::now(),
+        clock: Default::default(),
+        agenda: Default::default(),
         seed: spec.seed,
-        net: Network::new(spec.seed, spec.net.links).with_handling(spec.net.brokers),
+        offsets_book: book,
+        net: Network::new(spec.seed, spec.net.links),
+        handling: std::cell::Cell::new(spec.net.brokers),
         nodes: Default::default(),
         ledger: RefCell::new(Ledger::new()),
         log: RefCell::new(EventLog::default()),
@@ -83,23 +85,24 @@ pub(super) fn build_world(spec: &ClusterSpec, local: &LocalSet) -> Result<Rc<Wor
         truncations: Default::default(),
         elections: Default::default(),
         history: Default::default(),
+        roll: Default::default(),
+        plant_swap: Default::default(),
+        held_back: Default::default(),
     });
-    world.spawn_network(local);
-    world.spawn_memory_guard(local);
-    world.spawn_history(local);
-    world.add_node(local, NodeId::Controller, NodeCore::Controller(Rc::new(RefCell::new(controller))));
+    world.schedule_services();
+    world.add_node(NodeId::Controller, NodeCore::Controller(Rc::new(RefCell::new(controller))));
     for b in brokers {
-        world.add_node(local, NodeId::Broker(b.id()), NodeCore::Broker(Rc::new(RefCell::new(b))));
+        world.add_node(NodeId::Broker(b.id()), NodeCore::Broker(Rc::new(RefCell::new(b))));
     }
     for (i, p) in producers.into_iter().enumerate() {
-        world.add_node(local, NodeId::Producer(i as u32), NodeCore::Producer(p));
+        world.add_node(NodeId::Producer(i as u32), NodeCore::Producer(p));
     }
     world.dispatch(NodeId::Controller, &mut out);
     for (i, c) in consumers.into_iter().enumerate() {
         let id = NodeId::Consumer(i as u32);
         // Its first metadata, and the connections it opens on it, are its own sends.
         c.borrow_mut().handle(0, Message::Metadata(image.clone()), &mut out);
-        world.add_node(local, id, NodeCore::Consumer(c));
+        world.add_node(id, NodeCore::Consumer(c));
         world.dispatch(id, &mut out);
     }
     Ok(world)

@@ -10,9 +10,7 @@ use crate::sim::loss_cause::LossCause;
 use crate::sim::{BrokerId, Offset, SimTime, TopicPartition};
 use std::collections::{BTreeMap, VecDeque};
 use std::hash::{DefaultHasher, Hash, Hasher};
-use std::rc::Rc;
 use std::sync::Arc;
-use tokio::sync::Notify;
 use tracing::Level;
 
 /// How many recent events snapshots carry.
@@ -34,7 +32,7 @@ impl std::fmt::Display for AppliedCommand {
 }
 
 /// The run's events and applied commands.
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub struct EventLog {
     recent: VecDeque<ClusterEvent>,
     recent_shared: Option<Arc<[ClusterEvent]>>,
@@ -54,8 +52,6 @@ pub struct EventLog {
     /// `true`, apart): the leader whose log lacks them and the run-wide index of their line.
     /// An election of the partition closes its runs.
     open_losses: BTreeMap<(TopicPartition, bool), (crate::sim::BrokerId, u64)>,
-    /// Woken at every new entry, for [`crate::cluster::handle::Sim::run_to_next_event`].
-    published: Rc<Notify>,
 }
 
 /// How serious an event is for the developer log: `warn` for faults (fencing, an unclean
@@ -207,12 +203,6 @@ impl EventLog {
         if !self.undrained_off {
             self.undrained.push(event);
         }
-        self.published.notify_waiters();
-    }
-
-    /// What wakes a task waiting for the next new entry (see [`EventLog::count`]).
-    pub fn published(&self) -> Rc<Notify> {
-        self.published.clone()
     }
 
     /// Updates the open error run `kind` continues, if any; returns whether it did.

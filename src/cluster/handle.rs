@@ -1,6 +1,7 @@
 //! The way in and out of a running simulation: [`Sim`] (synchronous, for tests and headless
 //! runs) and [`LiveSim`] (a sim thread paced by the dashboard).
 
+use super::driver::{Driver, Runner};
 use super::observe;
 use super::snapshot::{ScenarioInfo, Snapshot};
 use super::spec::ClusterSpec;
@@ -13,24 +14,18 @@ use std::cell::RefCell;
 use std::rc::Rc;
 use std::sync::Arc;
 use std::sync::mpsc;
-use tokio::runtime::Runtime;
-use tokio::task::LocalSet;
 
 pub use crate::sim::error::SimError;
 
-/// Most brokers a cluster may have (isrlab's limit: every broker is a task with its own logs;
+/// Most brokers a cluster may have (isrlab's limit: every broker is a node with its own logs;
 /// the dashboard's `0`–`9` keys select the first ten, the palette any of them).
 pub const MAX_BROKERS: usize = 100;
-
-/// Same-instant work allowed to settle after a time target is reached.
-const SETTLE_YIELDS: usize = 16;
 
 /// A simulation driven step by step from the calling thread. Time only moves inside
 /// [`Sim::advance_to`], so between calls the cluster is frozen and can be inspected.
 pub struct Sim {
-    rt: Runtime,
-    local: LocalSet,
     world: Rc<World>,
+    runner: Runner,
     /// The last snapshot's partition views, which the next snapshot shares where unchanged.
     views: RefCell<observe::ViewCache>,
 }
@@ -61,39 +56,59 @@ impl Sim {
     /// Builds the cluster, registers the brokers, creates the topics and starts the producers
     /// at t=0. Errors: any [`SimError`] from the spec.
     pub fn new(spec: ClusterSpec) -> Result<Sim, SimError> {
+        Sim::with_driver(spec, Driver::Direct)
+    }
+
+    /// [`Sim::new`] with the given driver of the node steps ([`Driver::Direct`] by default;
+    /// the dashboard runs [`Driver::Tasks`]). Both give the same trace.
+    pub fn with_driver(spec: ClusterSpec, driver: Driver) -> Result<Sim, SimError> {
         validate_brokers(&spec.brokers)?;
         spec.broker_config.validate()?;
         for p in &spec.producers {
             p.config.validate()?;
         }
-        let rt = tokio::runtime::Builder::new_current_thread()
-            .enable_time()
-            .start_paused(true)
-            .build()
-            .map_err(|e| SimError::InvalidCluster(format!("cannot start the sim runtime: {e}")))?;
-        let local = LocalSet::new();
-        let world = {
-            let _ctx = rt.enter();
-            super::build::build_world(&spec, &local)?
-        };
-        Ok(Sim { rt, local, world, views: RefCell::new(observe::ViewCache::following()) })
+        let world = super::build::build_world(&spec)?;
+        let runner = Runner::new(driver)?;
+        runner.attach(&world);
+        Ok(Sim { world, runner, views: RefCell::new(observe::ViewCache::following()) })
+    }
+
+    /// Which driver runs it.
+    pub fn driver(&self) -> Driver {
+        self.runner.kind()
+    }
+
+    /// A checkpoint: a deep copy of the whole simulation as it is now (every node, link,
+    /// message in flight, timer, client and random stream), run by the same kind of driver.
+    /// The copy and the original go on independently; given the same commands they give the
+    /// same trace. Errors: the copy's driver could not start.
+    pub fn fork(&self) -> Result<Sim, SimError> {
+        let world = Rc::new(self.world.fork());
+        let runner = Runner::new(self.runner.kind())?;
+        runner.attach(&world);
+        Ok(Sim { world, runner, views: RefCell::new(observe::ViewCache::following()) })
+    }
+
+    /// A planted fault, for the test that shows the driver-equivalence check can fail: from
+    /// now on, of two messages due at the same instant the later-scheduled one is taken first.
+    #[doc(hidden)]
+    pub fn plant_same_instant_swap(&mut self) {
+        self.world.plant_swap.set(true);
     }
 
     /// Current sim time (ms).
     pub fn now(&self) -> Ms {
-        let _ctx = self.rt.enter();
         self.world.now()
     }
 
-    /// Runs every task and timer up to sim time `t` (ms), in order, then lets work due at
-    /// `t` itself settle.
+    /// Runs every agenda entry up to sim time `t` (ms), in order, including those due at `t`
+    /// itself.
     pub fn advance_to(&mut self, t: Ms) {
         self.run_to(SimTime::from_ms(t));
     }
 
     /// Current sim time with its microseconds.
     pub fn now_us(&self) -> SimTime {
-        let _ctx = self.rt.enter();
         self.world.now_us()
     }
 
@@ -106,24 +121,18 @@ impl Sim {
     /// [`Sim::advance_to_time`] through a shared reference, for the dashboard's cluster
     /// interface (single-threaded: nothing else can run meanwhile).
     pub(crate) fn run_to(&self, t: SimTime) {
-        self.run_until(self.world.instant(t));
+        self.runner.run(&self.world, t, &|_| false);
+        if t > self.world.now_us() {
+            self.world.clock.set(t);
+        }
     }
 
-    fn run_until(&self, deadline: tokio::time::Instant) {
-        self.rt.block_on(self.local.run_until(async {
-            tokio::time::sleep_until(deadline).await;
-            for _ in 0..SETTLE_YIELDS {
-                tokio::task::yield_now().await;
-            }
-        }));
-    }
-
-    /// Runs sim time until at least one new event enters the event log, then lets work due
-    /// at that instant settle (so every event of that instant is in), and stops there. Time
-    /// moves from one deadline of the world to the next (the earliest timer of any node or
-    /// message delivery), never in fixed slices. Searches at most `within` ms of sim time;
-    /// returns the new events' time (µs), or `None` when there were none by then (sim time
-    /// then stands exactly `within` ms later, to the microsecond).
+    /// Runs sim time until at least one new event enters the event log, then finishes every
+    /// agenda entry due at that same instant (so every event of that instant is in), and
+    /// stops there. Time moves from one agenda entry to the next (the earliest timer of any
+    /// node or message arrival), never in fixed slices. Searches at most `within` ms of sim
+    /// time; returns the new events' time (µs), or `None` when there were none by then (sim
+    /// time then stands exactly `within` ms later, to the microsecond).
     pub fn run_to_next_event(&mut self, within: Ms) -> Option<SimTime> {
         self.next_event_by(self.now_us().plus_micros(within.saturating_mul(1000)))
     }
@@ -132,24 +141,14 @@ impl Sim {
     /// reference.
     pub(crate) fn next_event_by(&self, deadline: SimTime) -> Option<SimTime> {
         let before = self.world.log.borrow().count();
-        let published = self.world.log.borrow().published();
-        let until = self.world.instant(deadline);
-        let log = &self.world.log;
-        let found = self.rt.block_on(self.local.run_until(async {
-            let sleep = tokio::time::sleep_until(until);
-            tokio::pin!(sleep);
-            while log.borrow().count() == before {
-                tokio::select! {
-                    _ = published.notified() => {}
-                    _ = &mut sleep => break,
-                }
-            }
-            for _ in 0..SETTLE_YIELDS {
-                tokio::task::yield_now().await;
-            }
-            log.borrow().count() > before
-        }));
-        found.then(|| self.now_us())
+        self.runner.run(&self.world, deadline, &|w| w.log.borrow().count() > before);
+        if self.world.log.borrow().count() > before {
+            return Some(self.now_us());
+        }
+        if deadline > self.world.now_us() {
+            self.world.clock.set(deadline);
+        }
+        None
     }
 
     /// Validates a command against the cluster as it is now and applies it at the current
@@ -160,10 +159,9 @@ impl Sim {
 
     /// [`Sim::apply`] through a shared reference, for the dashboard's cluster interface.
     pub(crate) fn apply_now(&self, cmd: &Command) -> Result<Answer, SimError> {
-        let _ctx = self.rt.enter();
         let now = self.world.now();
         let _span = tracing::info_span!("command", t = now, command = %cmd).entered();
-        let result = cmd.apply(&self.world, (&self.local).into());
+        let result = cmd.apply(&self.world);
         match &result {
             Ok(_) => tracing::info!("applied"),
             Err(e) => tracing::info!(refused = %e, "refused"),
@@ -178,7 +176,6 @@ impl Sim {
 
     /// The cluster as it is now.
     pub fn snapshot(&self) -> Snapshot {
-        let _ctx = self.rt.enter();
         observe::snapshot(&self.world, &mut self.views.borrow_mut())
     }
 
@@ -291,7 +288,7 @@ impl LiveSim {
             .name("isrlab-sim".into())
             .spawn(move || {
                 let start = |spec: ClusterSpec| {
-                    Sim::new(spec).map(|mut sim| {
+                    Sim::with_driver(spec, Driver::Tasks).map(|mut sim| {
                         if !tapped {
                             sim.stop_draining();
                         }
@@ -506,7 +503,7 @@ impl ScheduledSim {
         scenario: Option<ScenarioInfo>,
     ) -> Result<ScheduledSim, SimError> {
         timeline.sort_by_key(|(t, _)| *t);
-        let sim = Sim::new(spec.clone())?;
+        let sim = Sim::with_driver(spec.clone(), Driver::Tasks)?;
         Ok(ScheduledSim {
             sim: RefCell::new(sim),
             timeline: RefCell::new(timeline.clone().into_iter().peekable()),
@@ -519,7 +516,7 @@ impl ScheduledSim {
     /// again (the old run goes on).
     pub fn reset(&self) -> Result<(), SimError> {
         let (spec, timeline) = &self.start;
-        *self.sim.borrow_mut() = Sim::new(spec.clone())?;
+        *self.sim.borrow_mut() = Sim::with_driver(spec.clone(), Driver::Tasks)?;
         *self.timeline.borrow_mut() = timeline.clone().into_iter().peekable();
         Ok(())
     }
@@ -678,10 +675,7 @@ mod tests {
                 t += 777;
                 sim.advance_to(t);
                 let followed = sim.snapshot();
-                let scratch = {
-                    let _ctx = sim.rt.enter();
-                    observe::snapshot(&sim.world, &mut observe::ViewCache::default())
-                };
+                let scratch = observe::snapshot(&sim.world, &mut observe::ViewCache::default());
                 assert_eq!(followed.partitions, scratch.partitions, "at {t} ms");
                 let leaders: Vec<usize> = followed.brokers.iter().map(|b| b.leader_count).collect();
                 let again: Vec<usize> = scratch.brokers.iter().map(|b| b.leader_count).collect();
@@ -752,10 +746,7 @@ mod tests {
                     let t = sim.now() + gap;
                     sim.advance_to(t);
                     let followed = sim.snapshot();
-                    let scratch = {
-                        let _ctx = sim.rt.enter();
-                        observe::snapshot(&sim.world, &mut observe::ViewCache::default())
-                    };
+                    let scratch = observe::snapshot(&sim.world, &mut observe::ViewCache::default());
                     proptest::prop_assert_eq!(
                         &followed.partitions,
                         &scratch.partitions,

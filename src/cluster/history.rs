@@ -1,8 +1,9 @@
 //! What the dashboard's charts draw: samples of the cluster taken every [`SAMPLE_MS`] of sim
 //! time, kept in bounded rings (fixed memory however long the run). The sim takes them on its
-//! own clock (a task like the memory guard, see `World::spawn_history`), so no sample is
-//! missed however fast the dashboard lets sim time run, and the same seed and commands give
-//! the same samples. [`crate::cluster::snapshot::Snapshot::history`] shares them with the UI.
+//! own clock (an agenda service like the memory guard, see `World::schedule_services`), so no
+//! sample is missed however fast the dashboard lets sim time run, and the same seed and
+//! commands give the same samples. [`crate::cluster::snapshot::Snapshot::history`] shares them
+//! with the UI.
 //!
 //! - cluster: records handed to the producers and records acknowledged, per sample period;
 //! - per producer: records acknowledged, and the p50 and p99 produce latency of that period

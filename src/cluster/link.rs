@@ -43,6 +43,7 @@ impl LinkFaults {
 }
 
 /// One direction of a link.
+#[derive(Clone)]
 pub(crate) struct Link {
     /// Its lab properties (the cluster-wide ones unless set for this link).
     pub config: NetConfig,

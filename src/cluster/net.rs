@@ -1,5 +1,5 @@
 //! The simulated network: one ordered link for every pair of nodes, each with its latency,
-//! jitter and bandwidth ([`super::link`]), delivery by a tokio task, refused connections when
+//! jitter and bandwidth ([`super::link`]), delivery through the agenda, refused connections when
 //! a process is down, and the link faults users make (`cut`, `hold`, `delay`, `loss`).
 //!
 //! Clients open connections explicitly ([`Message::Connect`]); the network answers the
@@ -13,62 +13,29 @@
 //! ([`RequestQueues`]: a request handler thread for a produce or fetch request, the replica
 //! fetcher for a fetch response), and only then does the broker's core read it.
 //!
-//! Messages wait in one binary heap keyed by (arrival µs, sequence number): the message moves
-//! into the heap and out to the inbox, with no allocation of its own. For a broker, "arrival"
+//! Messages in flight are entries of the world's agenda ([`super::agenda`]), keyed by (arrival
+//! µs, scheduling order): the message moves into the entry and out to the node's step, with no
+//! allocation of its own. For a broker, "arrival"
 //! is when its threads have worked through the message, computed when it is sent, so the
 //! processing time costs no extra wake-up: the checks made on arrival (a cut link, a process
 //! that died or does not listen) are made at that later instant (at most a handling time late).
 
+use super::agenda::{Agenda, Due};
 use super::link::{Link, LinkFaults};
-use super::wake::{Mailbox, Signal};
-use crate::config::{HandlingConfig, NetConfig};
-use crate::sim::handling::RequestQueues;
+use crate::config::NetConfig;
 use crate::sim::protocol::{Message, NodeId};
 use crate::sim::{BrokerId, SimTime};
 use std::cell::RefCell;
-use std::cmp::Ordering;
-use std::collections::{BTreeMap, BTreeSet, BinaryHeap};
-use std::rc::Rc;
-use std::task::Context;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// What a node's inbox receives: the sender and the message.
 pub type Delivery = (NodeId, Message);
 
-/// A message on its way, ordered so the heap's top is the earliest (arrival, then sequence).
-struct InFlight {
-    at: SimTime,
-    seq: u64,
-    from: NodeId,
-    to: NodeId,
-    msg: Message,
-}
-
-impl PartialEq for InFlight {
-    fn eq(&self, other: &Self) -> bool {
-        (self.at, self.seq) == (other.at, other.seq)
-    }
-}
-
-impl Eq for InFlight {}
-
-impl PartialOrd for InFlight {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
-
-impl Ord for InFlight {
-    fn cmp(&self, other: &Self) -> Ordering {
-        (other.at, other.seq).cmp(&(self.at, self.seq))
-    }
-}
-
-#[derive(Default)]
+#[derive(Clone, Default)]
 struct NetState {
-    queue: BinaryHeap<InFlight>,
-    seq: u64,
     seed: u64,
-    routes: BTreeMap<NodeId, Rc<Mailbox>>,
+    /// The nodes whose process runs (a message to any other is refused or lost).
+    up: BTreeSet<NodeId>,
     /// The cluster-wide lab properties new links start with.
     defaults: NetConfig,
     /// Links in use, created on first use.
@@ -82,8 +49,6 @@ struct NetState {
     /// Running nodes that do not accept inbound connections yet (a starting broker before it
     /// is first unfenced, [`crate::sim::broker::Broker::accepts_connections`]).
     not_listening: BTreeSet<NodeId>,
-    /// The brokers' processing times and the work queued on their threads.
-    queues: RequestQueues,
 }
 
 impl NetState {
@@ -99,35 +64,59 @@ impl NetState {
     /// Whether `msg` reaches `to`'s process: it runs, and when `msg` comes in over an inbound
     /// connection (a handshake, a fetch or produce request) it accepts connections.
     fn reaches(&self, to: NodeId, msg: &Message) -> bool {
-        self.routes.contains_key(&to) && !(self.not_listening.contains(&to) && msg.is_inbound())
+        self.up.contains(&to) && !(self.not_listening.contains(&to) && msg.is_inbound())
     }
 
-    fn next_seq(&mut self) -> u64 {
-        self.seq += 1;
-        self.seq - 1
-    }
-
-    /// Puts a message on its way (once its broker has finished it, [`RequestQueues::answered_at`]);
-    /// says whether it arrives before every other one in flight (then the delivery task's timer
-    /// must move).
-    fn enqueue(&mut self, now: SimTime, from: NodeId, to: NodeId, msg: Message) -> bool {
+    /// Puts a message on its way (once its broker's threads have finished it,
+    /// [`Post::answered_at`]): an [`Due::Arrive`] entry of the agenda, at the instant the
+    /// receiving broker's threads have worked through it ([`Post::handled_at`]).
+    fn enqueue(&mut self, post: &mut dyn Post, now: SimTime, from: NodeId, to: NodeId, msg: Message) {
         let leaves = match from {
-            NodeId::Broker(b) => self.queues.answered_at(now, b, to, &msg),
+            NodeId::Broker(b) => post.answered_at(now, b, to, &msg),
             _ => now,
         };
         let arrives = self.link(from, to).arrival(leaves, msg.size_bytes());
         let at = match to {
-            NodeId::Broker(b) => self.queues.handled_at(arrives, b, from, &msg),
+            NodeId::Broker(b) => post.handled_at(arrives, b, from, &msg),
             _ => arrives,
         };
-        let seq = self.next_seq();
-        self.queue.push(InFlight { at, seq, from, to, msg });
-        self.queue.peek().is_some_and(|m| m.seq == seq)
+        post.schedule(at, Due::Arrive { from, to, msg });
     }
 
     /// Keeps a message on the link until it runs again, in send order (`seq`).
     fn keep(&mut self, seq: u64, from: NodeId, to: NodeId, msg: Message) {
         self.held.entry((from, to)).or_default().push((seq, msg));
+    }
+}
+
+/// Where the network puts what it sends: the agenda, with the brokers' request-processing
+/// threads in between ([`crate::sim::handling::RequestQueues`], which live with each broker
+/// node: the world answers for them).
+pub(crate) trait Post {
+    /// Schedules an entry on the agenda.
+    fn schedule(&mut self, at: SimTime, what: Due);
+    /// The agenda's next sequence number (for what waits on a held link, in send order).
+    fn take_seq(&mut self) -> u64;
+    /// When a message broker `broker` sends to `to` at `now` leaves its threads.
+    fn answered_at(&self, now: SimTime, broker: BrokerId, to: NodeId, msg: &Message) -> SimTime;
+    /// When broker `broker`'s threads have worked through `msg` from `from`, which reached it
+    /// at `arrival`.
+    fn handled_at(&mut self, arrival: SimTime, broker: BrokerId, from: NodeId, msg: &Message) -> SimTime;
+}
+
+/// An agenda alone: brokers without processing times.
+impl Post for Agenda<Due> {
+    fn schedule(&mut self, at: SimTime, what: Due) {
+        Agenda::schedule(self, at, what);
+    }
+    fn take_seq(&mut self) -> u64 {
+        Agenda::take_seq(self)
+    }
+    fn answered_at(&self, now: SimTime, _: BrokerId, _: NodeId, _: &Message) -> SimTime {
+        now
+    }
+    fn handled_at(&mut self, arrival: SimTime, _: BrokerId, _: NodeId, _: &Message) -> SimTime {
+        arrival
     }
 }
 
@@ -150,67 +139,35 @@ fn fate(faults: LinkFaults, from: NodeId, msg: &Message) -> Option<bool> {
     }
 }
 
-/// The network shared by every task of one simulation (single-threaded).
-#[derive(Default)]
+/// The network of one simulation (single-threaded). Its messages in flight are entries of
+/// the world's [`Agenda`]; it keeps the links, their faults, what waits on a held link, the
+/// open requests and connections, and which processes run and listen.
+#[derive(Clone, Default)]
 pub struct Network {
     state: RefCell<NetState>,
-    /// Raised when a message is queued, so the delivery task re-reads the next arrival.
-    wake: Signal,
 }
 
 impl Network {
     /// An empty network whose links draw jitter from streams derived from `seed` and start
-    /// with the lab properties `defaults`, and whose brokers take no processing time
-    /// ([`Network::with_handling`] gives them some).
+    /// with the lab properties `defaults`.
     pub fn new(seed: u64, defaults: NetConfig) -> Self {
         let net = Self::default();
         {
             let mut s = net.state.borrow_mut();
             s.seed = seed;
             s.defaults = defaults;
-            s.queues = RequestQueues::new(HandlingConfig::NONE);
         }
         net
     }
 
-    /// The same network whose brokers take the processing times `handling` (a new network
-    /// takes none).
-    pub fn with_handling(self, handling: HandlingConfig) -> Self {
-        self.state.borrow_mut().queues = RequestQueues::new(handling);
-        self
-    }
-
-    /// Sets a `broker.*` lab property (a processing time) for every broker (`None`) or one.
-    /// Errors: as [`HandlingConfig::set`]; nothing changes then.
-    pub fn set_handling(
-        &self,
-        broker: Option<BrokerId>,
-        key: &str,
-        value: &str,
-    ) -> Result<(), crate::config::ConfigError> {
-        self.state.borrow_mut().queues.set(broker, key, value)
-    }
-
-    /// The processing times of `broker`.
-    pub fn handling(&self, broker: BrokerId) -> HandlingConfig {
-        self.state.borrow().queues.config(broker)
-    }
-
-    /// Connects a running node's mailbox, or disconnects it (`None`: the process is down, and
-    /// requests to it are refused). The mailbox it replaces is closed, and a broker's queued
-    /// work is gone with its process.
-    pub(crate) fn set_route(&self, node: NodeId, mailbox: Option<Rc<Mailbox>>) {
+    /// Marks a node's process up (it runs: messages reach it) or down (requests to it are
+    /// refused).
+    pub(crate) fn set_up(&self, node: NodeId, up: bool) {
         let mut s = self.state.borrow_mut();
-        if let NodeId::Broker(b) = node {
-            s.queues.forget(b);
-        }
-        let old = match mailbox {
-            Some(m) => s.routes.insert(node, m),
-            None => s.routes.remove(&node),
-        };
-        drop(s);
-        if let Some(old) = old {
-            old.close();
+        if up {
+            s.up.insert(node);
+        } else {
+            s.up.remove(&node);
         }
     }
 
@@ -272,25 +229,29 @@ impl Network {
 
     /// Changes the faults of the link `from → to` at `now`. Once the link is neither held nor
     /// cut, what waited on it goes on, in send order, as if sent at `now`.
-    pub fn set_faults(&self, now: SimTime, from: NodeId, to: NodeId, faults: LinkFaults) {
+    pub(crate) fn set_faults(
+        &self,
+        post: &mut dyn Post,
+        now: SimTime,
+        from: NodeId,
+        to: NodeId,
+        faults: LinkFaults,
+    ) {
         let mut s = self.state.borrow_mut();
         s.link(from, to).faults = faults;
         if !faults.held && !faults.cut {
             let mut waiting = s.held.remove(&(from, to)).unwrap_or_default();
             waiting.sort_unstable_by_key(|(seq, _)| *seq);
             for (_, msg) in waiting {
-                s.enqueue(now, from, to, msg);
+                s.enqueue(post, now, from, to, msg);
             }
         }
-        drop(s);
-        self.wake.raise();
     }
 
     /// Queues a message on the link `from → to` at `now` (see [`Link::arrival`]). A cut link
     /// drops it (but keeps the controller's metadata, see [`fate`]); a held link keeps it until
-    /// released. The delivery task is woken only when the message arrives before every other
-    /// one in flight: otherwise its timer already stands early enough.
-    pub fn send(&self, now: SimTime, from: NodeId, to: NodeId, msg: Message) {
+    /// released.
+    pub(crate) fn send(&self, post: &mut dyn Post, now: SimTime, from: NodeId, to: NodeId, msg: Message) {
         tracing::trace!(t = %now, ?from, ?to, api = msg.api_name(), "send");
         let mut s = self.state.borrow_mut();
         if let Some(c) = msg.answers()
@@ -299,28 +260,21 @@ impl Network {
             open.remove(&(to, c));
         }
         match fate(s.faults(from, to), from, &msg) {
-            None => {
-                if !s.enqueue(now, from, to, msg) {
-                    return;
-                }
-            }
+            None => s.enqueue(post, now, from, to, msg),
             Some(true) => {
-                let seq = s.next_seq();
+                let seq = post.take_seq();
                 s.keep(seq, from, to, msg);
             }
             Some(false) => {
                 tracing::debug!(t = %now, ?from, ?to, api = msg.api_name(), "dropped: the link is cut");
-                return;
             }
         }
-        drop(s);
-        self.wake.raise();
     }
 
     /// A process died: the OS closes its sockets, so every peer waiting on a request it had
     /// received learns at once (connection reset), as with a real `kill -9`, and so does every
     /// client connected to it (a [`Message::Disconnected`] with correlation id 0).
-    pub fn reset_connections(&self, now: SimTime, node: NodeId) {
+    pub(crate) fn reset_connections(&self, post: &mut dyn Post, now: SimTime, node: NodeId) {
         let (open, clients) = {
             let mut s = self.state.borrow_mut();
             let open = s.open.remove(&node).unwrap_or_default();
@@ -330,16 +284,16 @@ impl Network {
             (open, clients)
         };
         for (peer, correlation_id) in open {
-            self.send(now, node, peer, Message::Disconnected { peer: node, correlation_id });
+            self.send(post, now, node, peer, Message::Disconnected { peer: node, correlation_id });
         }
         for client in clients {
-            self.send(now, node, client, Message::Disconnected { peer: node, correlation_id: 0 });
+            self.send(post, now, node, client, Message::Disconnected { peer: node, correlation_id: 0 });
         }
     }
 
     /// Answers a connection handshake from `client` to `server` at `now`: accepted (and
     /// remembered) while the server's process runs and listens, refused otherwise.
-    fn answer_connect(&self, now: SimTime, client: NodeId, server: NodeId) {
+    fn answer_connect(&self, post: &mut dyn Post, now: SimTime, client: NodeId, server: NodeId) {
         let reply = {
             let mut s = self.state.borrow_mut();
             if s.reaches(server, &Message::Connect) {
@@ -349,71 +303,52 @@ impl Network {
                 Message::Disconnected { peer: server, correlation_id: 0 }
             }
         };
-        self.send(now, server, client, reply);
+        self.send(post, now, server, client, reply);
     }
 
-    /// When the next message arrives.
-    pub fn next_due(&self) -> Option<SimTime> {
-        self.state.borrow().queue.peek().map(|m| m.at)
-    }
-
-    /// Delivers the next message if it is due at or before `now`, and says whether there was
-    /// one. A message on a link cut while it travelled is dropped; a request to a node that is
-    /// down, or that does not listen yet, is answered with [`Message::Disconnected`]
-    /// (connection refused); a handshake is
-    /// answered by the network itself.
-    pub fn deliver_next(&self, now: SimTime) -> bool {
+    /// A message from `from` reaches the end of its link to `to` at `now` (its agenda entry
+    /// came): the network's checks, and the message back if `to`'s process reads it. A message
+    /// on a link cut while it travelled is dropped (the controller's metadata is kept for the
+    /// heal); a request to a node that is down, or that does not listen yet, is answered with
+    /// [`Message::Disconnected`] (connection refused); a handshake is answered by the network
+    /// itself.
+    pub(crate) fn arrive(
+        &self,
+        post: &mut dyn Post,
+        now: SimTime,
+        from: NodeId,
+        to: NodeId,
+        msg: Message,
+    ) -> Option<Message> {
         let mut s = self.state.borrow_mut();
-        if s.queue.peek().is_none_or(|m| m.at > now) {
-            return false;
-        }
-        let Some(InFlight { seq, from, to, msg, .. }) = s.queue.pop() else { return false };
         let faults = s.faults(from, to);
         if faults.cut {
             match fate(faults, from, &msg) {
-                Some(true) => s.keep(seq, from, to, msg),
+                Some(true) => {
+                    let seq = post.take_seq();
+                    s.keep(seq, from, to, msg);
+                }
                 _ => tracing::debug!(t = %now, ?from, ?to, api = msg.api_name(), "dropped: the link was cut"),
             }
-            return true;
+            return None;
         }
         if msg == Message::Connect {
             drop(s);
-            self.answer_connect(now, from, to);
-            return true;
+            self.answer_connect(post, now, from, to);
+            return None;
         }
-        match s.routes.get(&to).filter(|_| s.reaches(to, &msg)) {
-            Some(mailbox) => {
-                let request = msg.correlation_id();
-                mailbox.push((from, msg));
-                if let Some(c) = request {
-                    s.open.entry(to).or_default().insert((from, c));
-                }
+        if s.reaches(to, &msg) {
+            if let Some(c) = msg.correlation_id() {
+                s.open.entry(to).or_default().insert((from, c));
             }
-            None => {
-                let bounce =
-                    msg.correlation_id().map(|c| Message::Disconnected { peer: to, correlation_id: c });
-                drop(s);
-                if let Some(b) = bounce {
-                    self.send(now, to, from, b);
-                }
-            }
+            return Some(msg);
         }
-        true
-    }
-
-    /// Delivers every message due at or before `now`.
-    pub fn deliver_due(&self, now: SimTime) {
-        while self.deliver_next(now) {}
-    }
-
-    /// Whether a message was queued since the last call; if not, the polling task is woken
-    /// when one is.
-    pub(crate) fn poll_changed(&self, cx: &Context<'_>) -> bool {
-        if self.wake.take() {
-            return true;
+        let bounce = msg.correlation_id().map(|c| Message::Disconnected { peer: to, correlation_id: c });
+        drop(s);
+        if let Some(b) = bounce {
+            self.send(post, now, to, from, b);
         }
-        self.wake.register(cx);
-        false
+        None
     }
 }
 
@@ -421,42 +356,80 @@ impl Network {
 mod tests {
     use super::*;
 
-    fn drain(rx: &Mailbox) -> Vec<Delivery> {
-        rx.drain()
+    use crate::cluster::agenda::{Agenda, Due};
+
+    /// A network with its agenda, delivering into per-node inboxes (what the world's node
+    /// step would read).
+    struct Harness {
+        net: Network,
+        agenda: Agenda<Due>,
+        inboxes: BTreeMap<NodeId, Vec<Delivery>>,
     }
 
-    fn mailbox() -> (Rc<Mailbox>, Rc<Mailbox>) {
-        let m = Rc::new(Mailbox::default());
-        (m.clone(), m)
+    impl Harness {
+        fn new() -> Self {
+            Harness {
+                net: Network::new(1, NetConfig::default()),
+                agenda: Agenda::default(),
+                inboxes: BTreeMap::new(),
+            }
+        }
+        fn up(&mut self, node: NodeId, up: bool) {
+            self.net.set_up(node, up);
+        }
+        fn send(&mut self, ms: u64, from: NodeId, to: NodeId, msg: Message) {
+            self.net.send(&mut self.agenda, SimTime::from_ms(ms), from, to, msg);
+        }
+        fn set_faults(&mut self, ms: u64, from: NodeId, to: NodeId, faults: LinkFaults) {
+            self.net.set_faults(&mut self.agenda, SimTime::from_ms(ms), from, to, faults);
+        }
+        fn reset(&mut self, ms: u64, node: NodeId) {
+            self.net.reset_connections(&mut self.agenda, SimTime::from_ms(ms), node);
+        }
+        fn deliver_due(&mut self, ms: u64) {
+            while let Some(e) = self.agenda.pop_due(SimTime::from_ms(ms)) {
+                let Due::Arrive { from, to, msg } = e.what else { continue };
+                if let Some(msg) = self.net.arrive(&mut self.agenda, e.at, from, to, msg) {
+                    self.inboxes.entry(to).or_default().push((from, msg));
+                }
+            }
+        }
+        fn drain(&mut self, node: NodeId) -> Vec<Delivery> {
+            self.inboxes.remove(&node).unwrap_or_default()
+        }
     }
 
     #[test]
     fn a_handshake_is_accepted_while_the_server_runs_and_refused_while_it_is_down() {
-        let net = Network::new(1, NetConfig::default());
+        let mut h = Harness::new();
         let (client, server) = (NodeId::Producer(0), NodeId::Broker(1));
-        let (tx, rx) = mailbox();
-        net.set_route(client, Some(tx));
-        net.send(SimTime::from_ms(0), client, server, Message::Connect);
-        net.deliver_due(SimTime::from_ms(1));
-        net.deliver_due(SimTime::from_ms(2));
-        assert_eq!(drain(&rx), vec![(server, Message::Disconnected { peer: server, correlation_id: 0 })]);
+        h.up(client, true);
+        h.send(0, client, server, Message::Connect);
+        h.deliver_due(1);
+        h.deliver_due(2);
+        assert_eq!(
+            h.drain(client),
+            vec![(server, Message::Disconnected { peer: server, correlation_id: 0 })]
+        );
 
-        let (broker_tx, _broker_rx) = mailbox();
-        net.set_route(server, Some(broker_tx));
-        net.send(SimTime::from_ms(10), client, server, Message::Connect);
-        net.deliver_due(SimTime::from_ms(11));
-        net.deliver_due(SimTime::from_ms(12));
-        assert_eq!(drain(&rx), vec![(server, Message::Connected { peer: server })]);
+        h.up(server, true);
+        h.send(10, client, server, Message::Connect);
+        h.deliver_due(11);
+        h.deliver_due(12);
+        assert_eq!(h.drain(client), vec![(server, Message::Connected { peer: server })]);
 
         // The server's process dies: its connected client hears at once.
-        net.set_route(server, None);
-        net.reset_connections(SimTime::from_ms(20), server);
-        net.deliver_due(SimTime::from_ms(21));
-        assert_eq!(drain(&rx), vec![(server, Message::Disconnected { peer: server, correlation_id: 0 })]);
+        h.up(server, false);
+        h.reset(20, server);
+        h.deliver_due(21);
+        assert_eq!(
+            h.drain(client),
+            vec![(server, Message::Disconnected { peer: server, correlation_id: 0 })]
+        );
         // Only once: the connection is gone.
-        net.reset_connections(SimTime::from_ms(30), server);
-        net.deliver_due(SimTime::from_ms(31));
-        assert!(drain(&rx).is_empty());
+        h.reset(30, server);
+        h.deliver_due(31);
+        assert!(h.drain(client).is_empty());
     }
 
     /// A running broker that does not listen yet (`BrokerServer.startup` before
@@ -466,15 +439,12 @@ mod tests {
     fn a_broker_that_does_not_listen_refuses_inbound_but_gets_its_own_traffic() {
         use crate::sim::fetch_session::FetchMetadata;
         use crate::sim::protocol::{FetchRequest, FetchResponse};
-        let net = Network::new(1, NetConfig::default());
+        let mut h = Harness::new();
         let (client, follower, server) = (NodeId::Producer(0), NodeId::Broker(2), NodeId::Broker(1));
-        let (tx, rx) = mailbox();
-        net.set_route(client, Some(tx));
-        let (ftx, frx) = mailbox();
-        net.set_route(follower, Some(ftx));
-        let (stx, srx) = mailbox();
-        net.set_route(server, Some(stx));
-        net.set_listening(server, false);
+        h.up(client, true);
+        h.up(follower, true);
+        h.up(server, true);
+        h.net.set_listening(server, false);
         let fetch = FetchRequest {
             correlation_id: 9,
             replica: 2,
@@ -487,10 +457,10 @@ mod tests {
             partitions: Vec::new(),
             forgotten: Vec::new(),
         };
-        net.send(SimTime::from_ms(0), client, server, Message::Connect);
-        net.send(SimTime::from_ms(0), follower, server, Message::Fetch(fetch.clone()));
+        h.send(0, client, server, Message::Connect);
+        h.send(0, follower, server, Message::Fetch(fetch.clone()));
         let metadata = Message::Metadata(Default::default());
-        net.send(SimTime::from_ms(0), NodeId::Controller, server, metadata.clone());
+        h.send(0, NodeId::Controller, server, metadata.clone());
         let answer = Message::FetchResponse(FetchResponse {
             correlation_id: 3,
             leader: 2,
@@ -498,71 +468,74 @@ mod tests {
             session_id: 0,
             partitions: Vec::new(),
         });
-        net.send(SimTime::from_ms(0), follower, server, answer.clone());
-        net.deliver_due(SimTime::from_ms(5));
-        net.deliver_due(SimTime::from_ms(10));
-        assert_eq!(drain(&rx), vec![(server, Message::Disconnected { peer: server, correlation_id: 0 })]);
-        assert_eq!(drain(&frx), vec![(server, Message::Disconnected { peer: server, correlation_id: 9 })]);
-        assert_eq!(drain(&srx), vec![(NodeId::Controller, metadata), (follower, answer)]);
+        h.send(0, follower, server, answer.clone());
+        h.deliver_due(5);
+        h.deliver_due(10);
+        assert_eq!(
+            h.drain(client),
+            vec![(server, Message::Disconnected { peer: server, correlation_id: 0 })]
+        );
+        assert_eq!(
+            h.drain(follower),
+            vec![(server, Message::Disconnected { peer: server, correlation_id: 9 })]
+        );
+        assert_eq!(h.drain(server), vec![(NodeId::Controller, metadata), (follower, answer)]);
 
         // Unfenced: it listens.
-        net.set_listening(server, true);
-        net.send(SimTime::from_ms(20), client, server, Message::Connect);
-        net.send(SimTime::from_ms(20), follower, server, Message::Fetch(fetch.clone()));
-        net.deliver_due(SimTime::from_ms(25));
-        net.deliver_due(SimTime::from_ms(30));
-        assert_eq!(drain(&rx), vec![(server, Message::Connected { peer: server })]);
-        assert_eq!(drain(&srx), vec![(follower, Message::Fetch(fetch))]);
+        h.net.set_listening(server, true);
+        h.send(20, client, server, Message::Connect);
+        h.send(20, follower, server, Message::Fetch(fetch.clone()));
+        h.deliver_due(25);
+        h.deliver_due(30);
+        assert_eq!(h.drain(client), vec![(server, Message::Connected { peer: server })]);
+        assert_eq!(h.drain(server), vec![(follower, Message::Fetch(fetch))]);
     }
 
     #[test]
     fn a_cut_drops_requests_but_keeps_the_metadata_log_for_after_the_heal() {
-        let net = Network::new(1, NetConfig::default());
+        let mut h = Harness::new();
         let (broker, controller) = (NodeId::Broker(1), NodeId::Controller);
-        let (tx, rx) = mailbox();
-        net.set_route(broker, Some(tx));
-        let (ctx, crx) = mailbox();
-        net.set_route(controller, Some(ctx));
+        h.up(broker, true);
+        h.up(controller, true);
         let cut = LinkFaults { cut: true, ..LinkFaults::default() };
-        net.set_faults(SimTime::ZERO, controller, broker, cut);
-        net.set_faults(SimTime::ZERO, broker, controller, cut);
+        h.set_faults(0, controller, broker, cut);
+        h.set_faults(0, broker, controller, cut);
         let metadata = Message::Metadata(Default::default());
-        net.send(SimTime::from_ms(1), controller, broker, metadata.clone());
-        net.send(
-            SimTime::from_ms(1),
+        h.send(1, controller, broker, metadata.clone());
+        h.send(
+            1,
             broker,
             controller,
             Message::Heartbeat { broker: 1, broker_epoch: 1, want_shutdown: false },
         );
-        net.deliver_due(SimTime::from_ms(100));
-        assert!(drain(&rx).is_empty() && drain(&crx).is_empty(), "nothing crosses a cut");
-        net.set_faults(SimTime::from_ms(200), controller, broker, LinkFaults::default());
-        net.set_faults(SimTime::from_ms(200), broker, controller, LinkFaults::default());
-        net.deliver_due(SimTime::from_ms(201));
-        assert_eq!(drain(&rx), vec![(controller, metadata)], "the broker reads the metadata it missed");
-        assert!(drain(&crx).is_empty(), "the heartbeat is gone");
+        h.deliver_due(100);
+        assert!(h.drain(broker).is_empty() && h.drain(controller).is_empty(), "nothing crosses a cut");
+        h.set_faults(200, controller, broker, LinkFaults::default());
+        h.set_faults(200, broker, controller, LinkFaults::default());
+        h.deliver_due(201);
+        assert_eq!(h.drain(broker), vec![(controller, metadata)], "the broker reads the metadata it missed");
+        assert!(h.drain(controller).is_empty(), "the heartbeat is gone");
     }
 
     #[test]
     fn a_held_link_delivers_in_order_on_release_and_the_other_direction_flows() {
-        let net = Network::new(1, NetConfig::default());
+        let mut h = Harness::new();
         let (a, b) = (NodeId::Broker(1), NodeId::Broker(2));
-        let (atx, arx) = mailbox();
-        let (btx, brx) = mailbox();
-        net.set_route(a, Some(atx));
-        net.set_route(b, Some(btx));
-        net.set_faults(SimTime::ZERO, a, b, LinkFaults { held: true, ..LinkFaults::default() });
+        h.up(a, true);
+        h.up(b, true);
+        h.set_faults(0, a, b, LinkFaults { held: true, ..LinkFaults::default() });
         for peer in [7, 8] {
-            net.send(SimTime::from_ms(1), a, b, Message::Connected { peer: NodeId::Broker(peer) });
+            h.send(1, a, b, Message::Connected { peer: NodeId::Broker(peer) });
         }
-        net.send(SimTime::from_ms(1), b, a, Message::Connected { peer: b });
-        net.deliver_due(SimTime::from_ms(50));
-        assert!(drain(&brx).is_empty());
-        assert_eq!(drain(&arx).len(), 1, "B's messages to A still arrive");
-        net.set_faults(SimTime::from_ms(60), a, b, LinkFaults::default());
-        assert!(net.next_due().is_some_and(|t| t >= SimTime::from_micros(60_250)), "sent at the release");
-        net.deliver_due(SimTime::from_ms(61));
-        let got: Vec<NodeId> = drain(&brx)
+        h.send(1, b, a, Message::Connected { peer: b });
+        h.deliver_due(50);
+        assert!(h.drain(b).is_empty());
+        assert_eq!(h.drain(a).len(), 1, "B's messages to A still arrive");
+        h.set_faults(60, a, b, LinkFaults::default());
+        assert!(h.agenda.next_at().is_some_and(|t| t >= SimTime::from_micros(60_250)), "sent at the release");
+        h.deliver_due(61);
+        let got: Vec<NodeId> = h
+            .drain(b)
             .into_iter()
             .map(|(_, m)| match m {
                 Message::Connected { peer } => peer,

@@ -2,17 +2,17 @@
 //! does) and a process state (whether it runs). Controllers, brokers, producers and consumers
 //! are all nodes; wire clients will be a new role, not a new collection.
 
-use super::wake::Mailbox;
-use crate::sim::Ms;
+use crate::config::HandlingConfig;
 use crate::sim::broker::Broker;
 use crate::sim::consumer::ConsumerClient;
 use crate::sim::controller::QuorumController;
+use crate::sim::handling::RequestQueues;
 use crate::sim::producer::ProducerClient;
-use crate::sim::protocol::NodeId;
+use crate::sim::protocol::{Message, NodeId};
+use crate::sim::{Ms, Outbox, SimTime};
 use std::cell::{Cell, RefCell};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, VecDeque};
 use std::rc::Rc;
-use tokio::task::JoinHandle;
 
 /// What a node does in the cluster.
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Debug)]
@@ -92,7 +92,57 @@ impl NodeCore {
     }
 }
 
-/// One process: its core, its state and the task running it (none while it is down).
+impl NodeCore {
+    /// A deep copy: a new core equal to this one, shared with nothing.
+    pub fn deep_clone(&self) -> NodeCore {
+        match self {
+            NodeCore::Controller(c) => NodeCore::Controller(Rc::new(RefCell::new(c.borrow().clone()))),
+            NodeCore::Broker(b) => NodeCore::Broker(Rc::new(RefCell::new(b.borrow().clone()))),
+            NodeCore::Producer(p) => NodeCore::Producer(Rc::new(RefCell::new(p.borrow().clone()))),
+            NodeCore::Consumer(c) => NodeCore::Consumer(Rc::new(RefCell::new(c.borrow().clone()))),
+        }
+    }
+}
+
+/// A broker whose fsync on a slow disk holds its process up: what it wants sent waits until
+/// the disk is done.
+#[derive(Clone, Debug)]
+pub(crate) struct Stall {
+    /// When the disk is done and the process goes on.
+    pub done: SimTime,
+    /// The ms at which the work that stalled started (a controlled shutdown that it finished
+    /// dates the exit from then).
+    pub woke: Ms,
+    /// What it sends once the disk is done.
+    pub out: Outbox,
+}
+
+/// What the runtime keeps for one node's process between its steps. It lives in the world,
+/// not in a task, so a clone of the world is a checkpoint.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct NodeRuntime {
+    /// Messages that arrived while the process could not read (frozen, stalled on its disk,
+    /// or still reading earlier ones): its socket's receive buffer, read in arrival order.
+    pub inbox: VecDeque<(NodeId, Message)>,
+    /// A `Resume` entry for this process is on the agenda.
+    pub resume_pending: bool,
+    /// The ms of its last tick (a core leaving a timer due after its tick must not spin).
+    pub last_tick: Option<Ms>,
+    /// Whether it accepts inbound connections (as the network was told).
+    pub listening: bool,
+    /// When its one timer fires, if armed.
+    pub timer: Option<SimTime>,
+    /// Bumped whenever the timer moves: an agenda entry of another generation is stale.
+    pub generation: u64,
+    /// Its fsync stall, if one holds it up.
+    pub stalled: Option<Stall>,
+    /// Bumped at each start and death: an agenda `Resume` of an earlier life is stale.
+    pub life: u64,
+    /// The outbox its steps reuse (buffers kept).
+    pub out: Outbox,
+}
+
+/// One process: its core, its state and what the runtime keeps for it between steps.
 pub(crate) struct Node {
     pub id: NodeId,
     pub core: NodeCore,
@@ -100,21 +150,23 @@ pub(crate) struct Node {
     /// Set while a running process is paused (orthogonal to `state`: a frozen process still
     /// runs, and a frozen broker can be shutting down).
     pub frozen: Cell<Option<Frozen>>,
-    pub task: RefCell<Option<JoinHandle<()>>>,
-    /// The running task's mailbox, through which commands poke it (none while it is down).
-    pub mailbox: RefCell<Option<Rc<Mailbox>>>,
+    /// Its runtime state ([`NodeRuntime`]).
+    pub rt: RefCell<NodeRuntime>,
+    /// A broker's request-processing threads: its processing times and the work queued on
+    /// them (Kafka's network and request handler threads live in the broker's process).
+    pub threads: RefCell<RequestQueues>,
 }
 
 impl Node {
-    /// A running node whose task has not been started yet.
+    /// A running node whose process has not been started yet.
     pub fn new(id: NodeId, core: NodeCore) -> Node {
         Node {
             id,
             core,
             state: Cell::new(ProcessState::Running),
             frozen: Cell::new(None),
-            task: RefCell::new(None),
-            mailbox: RefCell::new(None),
+            rt: RefCell::new(NodeRuntime::default()),
+            threads: RefCell::new(RequestQueues::new(HandlingConfig::NONE)),
         }
     }
 
@@ -123,13 +175,16 @@ impl Node {
         self.core.role()
     }
 
-    /// Stops its task, if one runs (the process is gone; its core stays for the disk).
-    pub fn abort_task(&self) {
-        if let Some(task) = self.task.borrow_mut().take() {
-            task.abort();
+    /// A deep copy (its core too), for a fork of the world.
+    pub fn deep_clone(&self, core: NodeCore) -> Node {
+        Node {
+            id: self.id,
+            core,
+            state: Cell::new(self.state.get()),
+            frozen: Cell::new(self.frozen.get()),
+            rt: RefCell::new(self.rt.borrow().clone()),
+            threads: RefCell::new(self.threads.borrow().clone()),
         }
-        self.mailbox.borrow_mut().take();
-        self.frozen.set(None);
     }
 }
 
@@ -153,11 +208,9 @@ impl Registry {
         self.nodes.borrow().get(&id).cloned()
     }
 
-    /// Calls `f` on every node, in id order.
-    pub fn for_each(&self, mut f: impl FnMut(&Node)) {
-        for node in self.nodes.borrow().values() {
-            f(node);
-        }
+    /// Every node, in id order.
+    pub fn all(&self) -> Vec<Rc<Node>> {
+        self.nodes.borrow().values().cloned().collect()
     }
 
     /// Every node with the given role, in id order.

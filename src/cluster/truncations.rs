@@ -13,7 +13,7 @@ use std::collections::BTreeMap;
 const KEPT: usize = 4;
 
 /// Recent truncations by partition, oldest first in each.
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub(crate) struct Truncations {
     by_partition: BTreeMap<TopicPartition, Vec<TruncationView>>,
 }

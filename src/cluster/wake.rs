@@ -1,15 +1,13 @@
-//! Long-lived wake-ups for the sim's tasks: a node's mailbox and the network's signal.
+//! The hand-off between the tasks driver and the node tasks: a node's mailbox (one step's
+//! wake-up at a time) and the driver's signal that the step is done.
 //!
-//! Every task of a simulation runs on one thread (a `LocalSet` on the paused clock), so a
-//! wake-up needs no lock and no atomic: a flag or a queue in a `Cell`, and the waker of the
-//! one task that waits on it. The task keeps its waker here across turns (it is cloned again
-//! only when the task's waker changes), so a turn of a task's loop allocates nothing and
-//! registers nothing, unlike a fresh `Notify::notified()` or channel receive per turn.
+//! Every task runs on one thread (a `LocalSet`), so a wake-up needs no lock and no atomic: a
+//! slot in a `RefCell` or a flag in a `Cell`, and the waker of the one task that waits on it.
+//! The waker is kept across turns (cloned again only when it changes), so a hand-off
+//! allocates nothing.
 
-use super::net::Delivery;
 use std::cell::{Cell, RefCell};
-use std::collections::VecDeque;
-use std::task::{Context, Waker};
+use std::task::{Context, Poll, Waker};
 
 /// The waker of the one task that waits on a wake-up.
 #[derive(Default)]
@@ -33,8 +31,9 @@ impl Waiter {
 }
 
 /// A flag one task waits on, kept until the task takes it (like a `Notify` permit).
+#[doc(hidden)]
 #[derive(Default)]
-pub(crate) struct Signal {
+pub struct Signal {
     raised: Cell<bool>,
     waiter: Waiter,
 }
@@ -51,125 +50,73 @@ impl Signal {
         self.raised.replace(false)
     }
 
-    /// Makes the polling task the one [`Signal::raise`] wakes.
-    pub fn register(&self, cx: &Context<'_>) {
+    /// Ready once the flag is raised (taking it); otherwise the polling task is woken when it is.
+    pub fn poll(&self, cx: &Context<'_>) -> Poll<()> {
+        if self.take() {
+            return Poll::Ready(());
+        }
         self.waiter.register(cx);
+        Poll::Pending
     }
 }
 
-/// What woke a node's task.
-pub(crate) enum Woken {
-    /// Something outside changed its core or its process (a command, a freeze, a thaw): it
-    /// re-reads its timers.
-    Poked,
-    /// A message arrived.
-    Message(Delivery),
-    /// Its mailbox was closed (the process is gone).
-    Closed,
-}
-
-/// A node's inbox and its wake-up: the network puts messages in, commands poke it. One
-/// running process has one mailbox; a restarted process gets a new one.
-#[derive(Default)]
-pub(crate) struct Mailbox {
-    inbox: RefCell<VecDeque<Delivery>>,
-    poked: Cell<bool>,
-    closed: Cell<bool>,
+/// A node task's mailbox: the driver puts in the one step it is to run, the task takes it.
+#[doc(hidden)]
+pub struct Mailbox<W> {
+    work: RefCell<Option<W>>,
     waiter: Waiter,
 }
 
-impl Mailbox {
-    /// Delivers a message (in arrival order) and wakes the node.
-    pub fn push(&self, delivery: Delivery) {
-        self.inbox.borrow_mut().push_back(delivery);
+impl<W> Default for Mailbox<W> {
+    fn default() -> Self {
+        Mailbox { work: RefCell::new(None), waiter: Waiter::default() }
+    }
+}
+
+impl<W> Mailbox<W> {
+    /// Hands over a step and wakes the node's task.
+    pub fn put(&self, wake: W) {
+        let old = self.work.borrow_mut().replace(wake);
+        debug_assert!(old.is_none(), "the driver hands one step at a time");
         self.waiter.wake();
     }
 
-    /// Asks the node to re-read its timers.
-    pub fn poke(&self) {
-        self.poked.set(true);
-        self.waiter.wake();
-    }
-
-    /// Forgets a poke made while the node was busy: it is about to re-read its timers anyway.
-    pub fn clear_poke(&self) {
-        self.poked.set(false);
-    }
-
-    /// No more messages come: the node's task ends once it has read what is there.
-    pub fn close(&self) {
-        self.closed.set(true);
-        self.waiter.wake();
-    }
-
-    /// What is there for the node: a poke first, then the oldest message, then whether the
-    /// mailbox is closed. `None` registers the polling task to be woken.
-    pub fn poll(&self, cx: &Context<'_>) -> Option<Woken> {
-        if self.poked.replace(false) {
-            return Some(Woken::Poked);
-        }
-        if let Some(delivery) = self.inbox.borrow_mut().pop_front() {
-            return Some(Woken::Message(delivery));
-        }
-        if self.closed.get() {
-            return Some(Woken::Closed);
+    /// The step handed over, if any; otherwise the polling task is woken when one comes.
+    pub fn poll(&self, cx: &Context<'_>) -> Poll<W> {
+        if let Some(wake) = self.work.borrow_mut().take() {
+            return Poll::Ready(wake);
         }
         self.waiter.register(cx);
-        None
-    }
-
-    /// Like [`Mailbox::poll`], but only for a poke: a frozen node reads nothing.
-    pub fn poll_poke(&self, cx: &Context<'_>) -> bool {
-        if self.poked.replace(false) {
-            return true;
-        }
-        self.waiter.register(cx);
-        false
-    }
-
-    /// Takes every waiting message (tests).
-    #[cfg(test)]
-    pub fn drain(&self) -> Vec<Delivery> {
-        self.inbox.borrow_mut().drain(..).collect()
+        Poll::Pending
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sim::protocol::{Message, NodeId};
+    use crate::cluster::world::Wake;
     use std::sync::Arc;
     use std::sync::atomic::{AtomicUsize, Ordering};
-    use std::task::Wake;
 
     struct Count(AtomicUsize);
 
-    impl Wake for Count {
+    impl std::task::Wake for Count {
         fn wake(self: Arc<Self>) {
             self.0.fetch_add(1, Ordering::SeqCst);
         }
     }
 
     #[test]
-    fn a_mailbox_gives_pokes_first_then_messages_in_order_then_closed_and_wakes_its_task() {
+    fn a_mailbox_holds_one_step_and_wakes_its_task() {
         let count = Arc::new(Count(AtomicUsize::new(0)));
         let waker = Waker::from(count.clone());
         let cx = Context::from_waker(&waker);
-        let mailbox = Mailbox::default();
-        assert!(mailbox.poll(&cx).is_none(), "empty: the task waits");
-        mailbox.push((NodeId::Broker(1), Message::Connect));
-        mailbox.push((NodeId::Broker(2), Message::Connect));
-        mailbox.poke();
-        assert_eq!(count.0.load(Ordering::SeqCst), 3, "each arrival wakes the waiting task");
-        assert!(matches!(mailbox.poll(&cx), Some(Woken::Poked)));
-        let from = |w: Option<Woken>| match w {
-            Some(Woken::Message((from, _))) => from,
-            _ => panic!("a message"),
-        };
-        assert_eq!(from(mailbox.poll(&cx)), NodeId::Broker(1));
-        mailbox.close();
-        assert_eq!(from(mailbox.poll(&cx)), NodeId::Broker(2), "what came before the close is read");
-        assert!(matches!(mailbox.poll(&cx), Some(Woken::Closed)));
+        let mailbox = Mailbox::<Wake>::default();
+        assert!(mailbox.poll(&cx).is_pending(), "empty: the task waits");
+        mailbox.put(Wake::Timer(3));
+        assert_eq!(count.0.load(Ordering::SeqCst), 1, "the hand-off wakes the waiting task");
+        assert!(matches!(mailbox.poll(&cx), Poll::Ready(Wake::Timer(3))));
+        assert!(mailbox.poll(&cx).is_pending());
     }
 
     #[test]

@@ -1,12 +1,13 @@
-//! The running simulation: the node registry (every process's sans-IO core, state and task),
-//! the network, the event log and the audit ledger, plus the tokio tasks that move messages
-//! and fire timers. Tasks only move messages; all protocol decisions happen in the cores.
+//! The running simulation: the sim clock and its agenda, the node registry (every process's
+//! sans-IO core, state and runtime state), the network, the event log and the audit ledger,
+//! and the one node step the drivers run ([`World::step`]). The runtime only moves messages
+//! and fires timers; all protocol decisions happen in the cores.
 
+use super::agenda::{Agenda, Due, Entry, Service};
 use super::events::EventLog;
-use super::net::Network;
-use super::node::{Frozen, Node, NodeCore, ProcessState, Registry, Role};
-use super::wake::{Mailbox, Woken};
-use crate::config::BrokerConfig;
+use super::net::{Network, Post};
+use super::node::{Frozen, Node, NodeCore, ProcessState, Registry, Role, Stall};
+use crate::config::{BrokerConfig, HandlingConfig};
 use crate::sim::audit::Ledger;
 use crate::sim::broker::Broker;
 use crate::sim::consumer::ConsumerClient;
@@ -17,14 +18,9 @@ use crate::sim::loss_cause::Election;
 use crate::sim::producer::ProducerClient;
 use crate::sim::protocol::{Message, NodeId};
 use crate::sim::{BrokerId, Ms, Outbox, SimTime, TopicPartition};
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::collections::{BTreeMap, BTreeSet};
-use std::future::poll_fn;
-use std::pin::Pin;
 use std::rc::Rc;
-use std::task::{Context, Poll};
-use tokio::task::{JoinHandle, LocalSet};
-use tokio::time::{Duration, Instant, Sleep};
 
 /// Most bytes the logs' batches and the audit ledger may take before isrlab stops the
 /// producers: a last resort (2 GiB). Retention bounds memory in normal use; only a long run
@@ -34,33 +30,7 @@ pub const MEMORY_BUDGET_BYTES: u64 = 2 << 30;
 /// How often the memory guard looks (ms of sim time).
 const MEMORY_CHECK_MS: Ms = 1_000;
 
-/// Where a new task goes: the sim's `LocalSet` (from outside it, e.g. a command applied
-/// between advances) or the `LocalSet` running the caller (from inside a task, e.g. `roll`).
-#[derive(Clone, Copy)]
-pub(crate) enum Spawner<'a> {
-    /// The given `LocalSet`.
-    Local(&'a LocalSet),
-    /// The `LocalSet` the calling task runs on.
-    Current,
-}
-
-impl Spawner<'_> {
-    /// Spawns `task` where this spawner says.
-    pub fn spawn<F: std::future::Future<Output = ()> + 'static>(self, task: F) -> JoinHandle<()> {
-        match self {
-            Spawner::Local(local) => local.spawn_local(task),
-            Spawner::Current => tokio::task::spawn_local(task),
-        }
-    }
-}
-
-impl<'a> From<&'a LocalSet> for Spawner<'a> {
-    fn from(local: &'a LocalSet) -> Self {
-        Spawner::Local(local)
-    }
-}
-
-/// A sans-IO component a task can drive.
+/// A sans-IO component a node step drives.
 pub(crate) trait Core {
     /// Handles one delivered message.
     fn handle(&mut self, now: Ms, from: NodeId, msg: Message, out: &mut Outbox);
@@ -143,9 +113,17 @@ impl Core for ConsumerClient {
 
 /// Everything one simulation holds. Single-threaded: shared through `Rc`.
 pub(crate) struct World {
-    pub start: Instant,
+    /// Sim time now: set only by the driver, as it takes each agenda entry.
+    pub clock: Cell<SimTime>,
+    /// Everything due later: messages in flight, node timers, resumes, services.
+    pub agenda: RefCell<Agenda<Due>>,
     pub seed: u64,
+    /// The `__consumer_offsets` record book every broker shares.
+    pub offsets_book: crate::sim::group::book::OffsetsBook,
     pub net: Network,
+    /// The processing times every broker has unless set for it alone (`broker.*`); each
+    /// broker node keeps its own request-processing threads ([`Node::threads`]).
+    pub handling: Cell<HandlingConfig>,
     /// Every process: controllers, brokers, producers.
     pub nodes: Registry,
     pub ledger: RefCell<Ledger>,
@@ -160,6 +138,13 @@ pub(crate) struct World {
     pub restart_pending: RefCell<BTreeMap<BrokerId, BTreeSet<&'static str>>>,
     /// A `roll` is under way.
     pub rolling: std::cell::Cell<bool>,
+    /// Where the `roll` under way stands.
+    pub roll: RefCell<Option<super::command::roll::Rolling>>,
+    /// A planted fault for the driver-equivalence test: two same-instant messages are taken
+    /// in the wrong order ([`super::handle::Sim::plant_same_instant_swap`]).
+    pub plant_swap: Cell<bool>,
+    /// The entry a planted swap held back, taken next.
+    pub held_back: RefCell<Option<Entry<Due>>>,
     /// The latest truncations per partition, for the dashboard.
     pub truncations: RefCell<super::truncations::Truncations>,
     /// Each partition's latest leader change (from the controller's `LeaderChanged` events),
@@ -170,13 +155,9 @@ pub(crate) struct World {
 }
 
 impl World {
-    /// Sim time now (µs). Must run inside the sim's runtime context.
-    ///
-    /// tokio's timer wheel counts whole milliseconds, so the runtime's paused clock runs a
-    /// thousand times slow: one tokio millisecond is one sim microsecond. Every sleep goes
-    /// through [`World::instant`], so nothing else sees the scale.
+    /// Sim time now (µs).
     pub fn now_us(&self) -> SimTime {
-        SimTime::from_micros(Instant::now().duration_since(self.start).as_millis() as u64)
+        self.clock.get()
     }
 
     /// Sim time now in whole ms (floored): the `now` the cores are called with, as Kafka reads
@@ -185,14 +166,9 @@ impl World {
         self.now_us().as_ms()
     }
 
-    /// The virtual-clock instant of sim time `t`.
-    pub fn instant(&self, t: SimTime) -> Instant {
-        self.start + Duration::from_millis(t.as_micros())
-    }
-
-    /// The virtual-clock instant of the start of millisecond `ms` (a core's deadline).
-    pub fn instant_ms(&self, ms: Ms) -> Instant {
-        self.instant(SimTime::from_ms(ms))
+    /// Schedules `what` at `at` on the agenda.
+    pub fn schedule(&self, at: SimTime, what: Due) {
+        self.agenda.borrow_mut().schedule(at, what);
     }
 
     /// The active controller's core. Every world has one (built first by `build_world`).
@@ -270,8 +246,12 @@ impl World {
 
     /// [`World::dispatch`] by a caller that has read the clock: `now` is the current instant.
     fn dispatch_at(&self, now: SimTime, from: NodeId, out: &mut Outbox) {
-        for (to, msg) in out.sends.drain(..) {
-            self.net.send(now, from, to, msg);
+        if !out.sends.is_empty() {
+            self.with_post(|post| {
+                for (to, msg) in out.sends.drain(..) {
+                    self.net.send(post, now, from, to, msg);
+                }
+            });
         }
         let events = &mut out.events;
         for acked in out.acked.drain(..) {
@@ -362,86 +342,373 @@ impl World {
         core.as_ref().and_then(|b| b.partition(tp)).map(|p| p.maximal_isr()).unwrap_or_default()
     }
 
-    /// Adds a node to the registry and starts its task. Returns the node.
-    pub fn add_node<'a>(
-        self: &Rc<Self>,
-        local: impl Into<Spawner<'a>>,
-        id: NodeId,
-        core: NodeCore,
-    ) -> Rc<Node> {
-        let node = self.nodes.insert(Node::new(id, core));
-        self.start_task(local, &node);
+    /// Calls `f` with what the network posts through: the agenda, and the brokers' threads.
+    pub fn with_post<R>(&self, f: impl FnOnce(&mut dyn Post) -> R) -> R {
+        let mut agenda = self.agenda.borrow_mut();
+        f(&mut WorldPost { world: self, agenda: &mut agenda })
+    }
+
+    /// Sets a `broker.*` lab property (a processing time) for every broker (`None`) or one.
+    /// Errors: as [`HandlingConfig::set`]; nothing changes then.
+    pub fn set_handling(
+        &self,
+        broker: Option<BrokerId>,
+        key: &str,
+        value: &str,
+    ) -> Result<(), crate::config::ConfigError> {
+        let nodes = self.nodes.with_role(Role::Broker);
+        match broker {
+            Some(b) => match nodes.iter().find(|n| n.id == NodeId::Broker(b)) {
+                Some(node) => node.threads.borrow_mut().set(Some(b), key, value),
+                None => Ok(()),
+            },
+            None => {
+                let mut defaults = self.handling.get();
+                defaults.set(key, value)?;
+                self.handling.set(defaults);
+                for node in nodes {
+                    node.threads.borrow_mut().set(None, key, value)?;
+                }
+                Ok(())
+            }
+        }
+    }
+
+    /// Adds a node to the registry and starts its process. Returns the node.
+    pub fn add_node(&self, id: NodeId, core: NodeCore) -> Rc<Node> {
+        let node = Node::new(id, core);
+        *node.threads.borrow_mut() = crate::sim::handling::RequestQueues::new(self.handling.get());
+        let node = self.nodes.insert(node);
+        self.start_process(&node);
         node
     }
 
-    /// Starts (or restarts) a node's task with a fresh inbox routed from the network, and marks
-    /// its process running.
-    pub fn start_task<'a>(self: &Rc<Self>, local: impl Into<Spawner<'a>>, node: &Node) {
-        let local = local.into();
-        node.abort_task();
-        let mailbox = Rc::new(Mailbox::default());
-        self.net.set_route(node.id, Some(mailbox.clone()));
-        let listening = match &node.core {
-            NodeCore::Broker(b) => b.borrow().accepts_connections(),
-            _ => true,
-        };
-        self.net.set_listening(node.id, listening);
-        *node.mailbox.borrow_mut() = Some(mailbox.clone());
-        let task = match &node.core {
-            NodeCore::Controller(c) => local.spawn(run_node(self.clone(), node.id, c.clone(), mailbox)),
-            NodeCore::Broker(b) => local.spawn(run_node(self.clone(), node.id, b.clone(), mailbox)),
-            NodeCore::Producer(p) => local.spawn(run_node(self.clone(), node.id, p.clone(), mailbox)),
-            NodeCore::Consumer(c) => local.spawn(run_node(self.clone(), node.id, c.clone(), mailbox)),
-        };
-        *node.task.borrow_mut() = Some(task);
+    /// Starts (or restarts) a node's process with an empty socket, reachable through the
+    /// network, and marks it running; its timer is armed from its core.
+    pub fn start_process(&self, node: &Node) {
+        {
+            let mut rt = node.rt.borrow_mut();
+            rt.life += 1;
+            rt.inbox.clear();
+            rt.resume_pending = false;
+            rt.stalled = None;
+            rt.last_tick = None;
+            rt.listening = with_core(&node.core, |c| c.accepts_connections());
+            self.forget_queued_work(node);
+            self.net.set_up(node.id, true);
+            self.net.set_listening(node.id, rt.listening);
+        }
+        node.frozen.set(None);
         node.state.set(ProcessState::Running);
+        self.rearm(node);
     }
 
-    /// Kills a node's process at `now`: its task ends, the network refuses connections to it
-    /// and resets the ones it had. The core is left for the caller to reset.
-    pub fn kill_task(&self, node: &Node, now: Ms) {
-        node.abort_task();
-        self.net.set_route(node.id, None);
-        self.net.reset_connections(self.now_us(), node.id);
+    /// Kills a node's process at `now`: what waited in its socket and on its disk is gone, the
+    /// network refuses connections to it and resets the ones it had. The core is left for the
+    /// caller to reset.
+    pub fn kill_process(&self, node: &Node, now: Ms) {
+        self.process_gone(node);
+        self.net.set_up(node.id, false);
+        self.with_post(|post| self.net.reset_connections(post, self.now_us(), node.id));
         node.state.set(ProcessState::Crashed { since: now });
     }
 
+    /// A broker's process ended or started: the work its threads had queued is gone.
+    fn forget_queued_work(&self, node: &Node) {
+        if let NodeId::Broker(b) = node.id {
+            node.threads.borrow_mut().forget(b);
+        }
+    }
+
+    /// Forgets a dead process's runtime state; its pending agenda entries become stale.
+    fn process_gone(&self, node: &Node) {
+        self.forget_queued_work(node);
+        let mut rt = node.rt.borrow_mut();
+        rt.life += 1;
+        rt.inbox.clear();
+        rt.resume_pending = false;
+        rt.stalled = None;
+        rt.timer = None;
+        rt.generation += 1;
+        node.frozen.set(None);
+    }
+
     /// Pauses a running node's process at `now` (`freeze`), thawing it by itself after
-    /// `thaw_after` ms when given. Its task stops reading its inbox and firing its timers;
-    /// messages sent to it wait in its socket (the inbox) and are read in order when it thaws.
-    /// The network still accepts connections to it: the operating system does that.
+    /// `thaw_after` ms when given. It stops reading and firing its timers; messages sent to
+    /// it wait in its socket (the inbox) and are read in order when it thaws. The network
+    /// still accepts connections to it: the operating system does that.
     pub fn freeze(&self, node: &Node, now: Ms, thaw_after: Option<Ms>) {
         node.frozen.set(Some(Frozen { since: now, until: thaw_after.map(|d| now + d) }));
-        self.poke_all();
+        self.rearm_all();
     }
 
     /// Lets a frozen node run again at `now` (`thaw`, or its freeze's time is up): it reads
     /// what waited in its inbox, then its overdue timers fire. Logs how long it was frozen.
     pub fn thaw(&self, node: &Node, now: Ms) {
         let Some(frozen) = node.frozen.take() else { return };
-        let kind =
-            crate::sim::events::EventKind::ProcessThawed { node: node.id, frozen_ms: now - frozen.since };
+        let kind = EventKind::ProcessThawed { node: node.id, frozen_ms: now - frozen.since };
         self.log.borrow_mut().push(self.now_us(), kind);
-        self.poke_all();
+        self.ensure_resume(node);
+        self.rearm_all();
     }
 
     /// A process exited by itself (a finished controlled shutdown) at `now`.
-    fn on_exited(&self, id: NodeId, now: Ms) {
-        self.net.set_route(id, None);
-        self.net.reset_connections(self.now_us(), id);
-        if let Some(node) = self.nodes.get(id) {
-            node.state.set(ProcessState::Stopped { since: now });
-            node.task.borrow_mut().take();
+    fn on_exited(&self, node: &Node, now: Ms) {
+        self.process_gone(node);
+        self.net.set_up(node.id, false);
+        self.with_post(|post| self.net.reset_connections(post, self.now_us(), node.id));
+        node.state.set(ProcessState::Stopped { since: now });
+    }
+
+    /// Re-reads every node's timer from its core (after a command changed cores directly).
+    pub fn rearm_all(&self) {
+        for node in self.nodes.all() {
+            self.rearm(&node);
         }
     }
 
-    /// Makes every task re-read its core's timers (after a command changed a core directly).
-    pub fn poke_all(&self) {
-        self.nodes.for_each(|n| {
-            if let Some(m) = n.mailbox.borrow().as_ref() {
-                m.poke();
+    /// Re-reads a node's timer: a frozen process's is its thaw; a process stalled on its disk
+    /// or with messages waiting has none (its `Resume` re-arms it); a running one's is its
+    /// core's next deadline, never at or before its last tick (a core that leaves a timer due
+    /// after its tick must not spin at one instant). A new agenda entry is pushed only when
+    /// the deadline moved.
+    pub fn rearm(&self, node: &Node) {
+        let due = if !node.state.get().is_running() {
+            None
+        } else if let Some(frozen) = node.frozen.get() {
+            frozen.until.map(SimTime::from_ms)
+        } else {
+            let rt = node.rt.borrow();
+            if rt.stalled.is_some() || !rt.inbox.is_empty() {
+                None
+            } else {
+                let mut due = with_core(&node.core, |c| c.next_deadline());
+                if let (Some(d), Some(t)) = (due, rt.last_tick)
+                    && d <= t
+                {
+                    due = Some(t + 1);
+                }
+                due.map(SimTime::from_ms)
             }
-        });
+        };
+        let mut rt = node.rt.borrow_mut();
+        if rt.timer != due {
+            rt.timer = due;
+            rt.generation += 1;
+            if let Some(at) = due {
+                let generation = rt.generation;
+                self.schedule(at, Due::Timer { node: node.id, generation });
+            }
+        }
+    }
+
+    /// Schedules a `Resume` at once when the node can read and has messages waiting.
+    fn ensure_resume(&self, node: &Node) {
+        let mut rt = node.rt.borrow_mut();
+        if node.frozen.get().is_none() && rt.stalled.is_none() && !rt.inbox.is_empty() && !rt.resume_pending {
+            rt.resume_pending = true;
+            let life = rt.life;
+            self.schedule(self.now_us(), Due::Resume { node: node.id, life });
+        }
+    }
+
+    /// Takes the next agenda entry due by `until` (by `now` once `stop` holds: what is due at
+    /// the current instant still runs) and carries it out as far as the runtime does by
+    /// itself (the network's arrival checks, the services); returns the node step it leads
+    /// to, for the driver to run. `None`: nothing more is due. Sets the clock to each entry's
+    /// instant.
+    pub fn next_work(
+        self: &Rc<Self>,
+        until: SimTime,
+        stop: &dyn Fn(&World) -> bool,
+    ) -> Option<(NodeId, Wake)> {
+        loop {
+            let limit = if stop(self) { until.min(self.now_us()) } else { until };
+            let entry = self.take_entry(limit)?;
+            self.clock.set(entry.at);
+            match entry.what {
+                Due::Arrive { from, to, msg } => {
+                    let msg = self.with_post(|post| self.net.arrive(post, entry.at, from, to, msg));
+                    if let Some(msg) = msg {
+                        return Some((to, Wake::Message(from, msg)));
+                    }
+                }
+                Due::Timer { node, generation } => return Some((node, Wake::Timer(generation))),
+                Due::Resume { node, life } => return Some((node, Wake::Resume(life))),
+                Due::Service(service) => self.run_service(service),
+            }
+        }
+    }
+
+    /// The next entry due by `limit`; a planted swap takes the second of two same-instant
+    /// messages first.
+    fn take_entry(&self, limit: SimTime) -> Option<Entry<Due>> {
+        if let Some(e) = self.held_back.borrow_mut().take() {
+            return Some(e);
+        }
+        let mut agenda = self.agenda.borrow_mut();
+        let first = agenda.pop_due(limit)?;
+        if self.plant_swap.get()
+            && matches!(first.what, Due::Arrive { .. })
+            && agenda.next_at() == Some(first.at)
+        {
+            let second = agenda.pop_due(limit)?;
+            if matches!(second.what, Due::Arrive { .. }) {
+                *self.held_back.borrow_mut() = Some(first);
+                return Some(second);
+            }
+            agenda.schedule(second.at, second.what);
+        }
+        Some(first)
+    }
+
+    /// One node step: what one turn of a node's process does with what woke it.
+    ///
+    /// A message: read now if the process can (not frozen, not stalled on its disk, nothing
+    /// older waiting), else kept in its socket. A timer: a frozen process thaws when its
+    /// freeze's time is up; a process with messages waiting reads those first; else its core
+    /// ticks. A resume: the held outbox of a finished disk stall goes out, then one waiting
+    /// message is read (another resume follows at the same instant while more wait).
+    ///
+    /// After the core's work: a stall on a slow disk holds what it sends until the disk is
+    /// done (Kafka appends and flushes on the request's own thread); otherwise it is
+    /// dispatched now. Then whether it listens, whether it exited, and its timer.
+    pub fn step(&self, id: NodeId, wake: Wake) {
+        let Some(node) = self.nodes.get(id) else { return };
+        if !node.state.get().is_running() {
+            return;
+        }
+        match wake {
+            Wake::Message(from, msg) => {
+                let busy = {
+                    let rt = node.rt.borrow();
+                    node.frozen.get().is_some() || rt.stalled.is_some() || !rt.inbox.is_empty()
+                };
+                if busy {
+                    node.rt.borrow_mut().inbox.push_back((from, msg));
+                    self.ensure_resume(&node);
+                    return;
+                }
+                self.work(&node, Some((from, msg)));
+            }
+            Wake::Timer(generation) => {
+                {
+                    let mut rt = node.rt.borrow_mut();
+                    if rt.generation != generation {
+                        return;
+                    }
+                    rt.timer = None;
+                }
+                if node.frozen.get().is_some() {
+                    self.thaw(&node, self.now());
+                    return;
+                }
+                let waiting = {
+                    let rt = node.rt.borrow();
+                    rt.stalled.is_some() || !rt.inbox.is_empty()
+                };
+                if waiting {
+                    self.rearm(&node);
+                    return;
+                }
+                self.work(&node, None);
+            }
+            Wake::Resume(life) => {
+                let stall_done = {
+                    let mut rt = node.rt.borrow_mut();
+                    if rt.life != life {
+                        return;
+                    }
+                    rt.resume_pending = false;
+                    match &rt.stalled {
+                        Some(stall) if stall.done <= self.now_us() => rt.stalled.take(),
+                        Some(_) => return,
+                        None => None,
+                    }
+                };
+                if let Some(mut stall) = stall_done {
+                    self.dispatch_at(self.now_us(), id, &mut stall.out);
+                    node.rt.borrow_mut().out = stall.out;
+                    if self.after_dispatch(&node, stall.woke) {
+                        return;
+                    }
+                }
+                let next = {
+                    let mut rt = node.rt.borrow_mut();
+                    if node.frozen.get().is_some() { None } else { rt.inbox.pop_front() }
+                };
+                match next {
+                    Some(delivery) => self.work(&node, Some(delivery)),
+                    None => {
+                        self.ensure_resume(&node);
+                        self.rearm(&node);
+                    }
+                }
+            }
+        }
+    }
+
+    /// The core reads one message (or ticks, `None`), then its outbox goes out (or waits for
+    /// its disk stall), then the node's state and timer follow.
+    fn work(&self, node: &Node, delivery: Option<(NodeId, Message)>) {
+        let now_us = self.now_us();
+        let now = now_us.as_ms();
+        let mut out = std::mem::take(&mut node.rt.borrow_mut().out);
+        match delivery {
+            Some((from, msg)) => {
+                let _node = tracing::debug_span!("node", id = %node_label(node.id), t = now).entered();
+                let _request =
+                    tracing::debug_span!("request", from = %node_label(from), api = msg.api_name()).entered();
+                tracing::debug!("received");
+                tracing::trace!(?msg, "message");
+                with_core(&node.core, |c| c.handle(now, from, msg, &mut out));
+            }
+            None => {
+                node.rt.borrow_mut().last_tick = Some(now);
+                let _span = tracing::trace_span!("node", id = %node_label(node.id), t = now).entered();
+                with_core(&node.core, |c| c.on_tick(now, &mut out));
+            }
+        }
+        let stall = with_core(&node.core, |c| c.stall_ms(&out));
+        if stall > 0 {
+            // The fsync blocks the broker: nothing goes out, and nothing else is read, until
+            // the slow disk is done.
+            let done = now_us.plus_micros(stall.saturating_mul(1000));
+            let mut rt = node.rt.borrow_mut();
+            rt.stalled = Some(Stall { done, woke: now, out });
+            let life = rt.life;
+            drop(rt);
+            self.schedule(done, Due::Resume { node: node.id, life });
+            self.rearm(node);
+            return;
+        }
+        self.dispatch_at(now_us, node.id, &mut out);
+        node.rt.borrow_mut().out = out;
+        if self.after_dispatch(node, now) {
+            return;
+        }
+        self.ensure_resume(node);
+        self.rearm(node);
+    }
+
+    /// After a node's outbox went out: tells the network whether it listens, and ends its
+    /// process if it exited (at `woke` ms). Says whether it exited.
+    fn after_dispatch(&self, node: &Node, woke: Ms) -> bool {
+        let listening = with_core(&node.core, |c| c.accepts_connections());
+        let changed = {
+            let mut rt = node.rt.borrow_mut();
+            let changed = rt.listening != listening;
+            rt.listening = listening;
+            changed
+        };
+        if changed {
+            self.net.set_listening(node.id, listening);
+        }
+        if with_core(&node.core, |c| c.has_exited()) {
+            self.on_exited(node, woke);
+            return true;
+        }
+        false
     }
 
     /// Bytes the logs' batches and the audit ledger take (what memory grows with): every
@@ -451,40 +718,35 @@ impl World {
         logs + self.ledger.borrow().memory_bytes()
     }
 
-    /// Starts the memory guard: once a second of sim time it checks the logs and the ledger
-    /// against the budget ([`MEMORY_BUDGET_BYTES`] by default) and stops the producers when
-    /// they exceed it. It runs on sim
-    /// time, so the same seed and commands stop them at the same instant.
-    pub fn spawn_memory_guard(self: &Rc<Self>, local: &LocalSet) {
-        let world = self.clone();
-        local.spawn_local(async move {
-            let mut next = 0;
-            loop {
-                next += MEMORY_CHECK_MS;
-                tokio::time::sleep_until(world.instant_ms(next)).await;
-                let held = world.memory_held();
-                if held > world.memory_budget.get() {
-                    world.stop_producers(next, held);
-                }
-            }
-        });
+    /// Puts the runtime's services on the agenda: the memory guard (once a second of sim
+    /// time it checks the logs and the ledger against the budget, [`MEMORY_BUDGET_BYTES`] by
+    /// default, and stops the producers when they exceed it) and the charts' sampler (every
+    /// [`super::history::SAMPLE_MS`] it adds a sample to [`World::history`]; it only reads
+    /// the world, so runs with and without it are the same). Both run on sim time, so the
+    /// same seed and commands give the same result however the dashboard paces the run.
+    pub fn schedule_services(&self) {
+        self.schedule(SimTime::from_ms(MEMORY_CHECK_MS), Due::Service(Service::MemoryGuard));
+        self.schedule(SimTime::from_ms(super::history::SAMPLE_MS), Due::Service(Service::History));
     }
 
-    /// Starts the charts' sampler: every [`super::history::SAMPLE_MS`] of sim time it adds a
-    /// sample to [`World::history`]. It only reads the world, so runs with and without it
-    /// are the same; it runs on sim time, so the same seed and commands give the same
-    /// samples however the dashboard paces the run.
-    pub fn spawn_history(self: &Rc<Self>, local: &LocalSet) {
-        let world = self.clone();
-        local.spawn_local(async move {
-            let mut next = 0;
-            loop {
-                next += super::history::SAMPLE_MS;
-                tokio::time::sleep_until(world.instant_ms(next)).await;
-                let mut history = world.history.borrow_mut();
-                super::observe::take_sample(&world, next, std::sync::Arc::make_mut(&mut history));
+    fn run_service(self: &Rc<Self>, service: Service) {
+        let now = self.now();
+        match service {
+            Service::MemoryGuard => {
+                let held = self.memory_held();
+                if held > self.memory_budget.get() {
+                    self.stop_producers(now, held);
+                }
+                self.schedule(SimTime::from_ms(now + MEMORY_CHECK_MS), Due::Service(service));
             }
-        });
+            Service::History => {
+                let mut history = self.history.borrow_mut();
+                super::observe::take_sample(self, now, std::sync::Arc::make_mut(&mut history));
+                drop(history);
+                self.schedule(SimTime::from_ms(now + super::history::SAMPLE_MS), Due::Service(service));
+            }
+            Service::Roll => super::command::roll::step(self),
+        }
     }
 
     fn stop_producers(&self, now: Ms, bytes: u64) {
@@ -496,25 +758,93 @@ impl World {
             let config = crate::config::ProducerConfig { rate: 0.0, ..p.borrow().config().clone() };
             p.borrow_mut().set_config(now, config);
         }
-        self.log
-            .borrow_mut()
-            .push(SimTime::from_ms(now), crate::sim::events::EventKind::ProducersStopped { bytes });
-        self.poke_all();
+        self.log.borrow_mut().push(SimTime::from_ms(now), EventKind::ProducersStopped { bytes });
+        self.rearm_all();
     }
 
-    /// Starts the network's delivery task: one timer, reset to the next arrival when it
-    /// changes, and the network's signal for new messages.
-    pub fn spawn_network(self: &Rc<Self>, local: &LocalSet) {
-        let world = self.clone();
-        local.spawn_local(async move {
-            let mut timer = Timer::new(&world);
-            loop {
-                timer.set(&world, world.net.next_due());
-                if timer.fires_before(|cx| world.net.poll_changed(cx)).await {
-                    world.net.deliver_due(world.now_us());
-                }
+    /// A deep copy of the whole world: every node's core and runtime state, the network, the
+    /// agenda, the ledger, the event log, the rng streams with their positions. The brokers'
+    /// shared offsets book is copied once and shared by the copied brokers, as in the original.
+    pub fn fork(&self) -> World {
+        let book = self.offsets_book.deep_clone();
+        let nodes = Registry::default();
+        for node in self.nodes.all() {
+            let core = node.core.deep_clone();
+            if let NodeCore::Broker(b) = &core {
+                b.borrow_mut().set_offsets_book(book.clone());
             }
-        });
+            nodes.insert(node.deep_clone(core));
+        }
+        World {
+            clock: Cell::new(self.clock.get()),
+            agenda: RefCell::new(self.agenda.borrow().clone()),
+            seed: self.seed,
+            offsets_book: book,
+            net: self.net.clone(),
+            handling: Cell::new(self.handling.get()),
+            nodes,
+            ledger: RefCell::new(self.ledger.borrow().clone()),
+            log: RefCell::new(self.log.borrow().clone()),
+            memory_budget: Cell::new(self.memory_budget.get()),
+            server_properties: RefCell::new(self.server_properties.borrow().clone()),
+            restart_pending: RefCell::new(self.restart_pending.borrow().clone()),
+            rolling: Cell::new(self.rolling.get()),
+            truncations: RefCell::new(self.truncations.borrow().clone()),
+            elections: RefCell::new(self.elections.borrow().clone()),
+            history: RefCell::new(self.history.borrow().clone()),
+            roll: RefCell::new(self.roll.borrow().clone()),
+            plant_swap: Cell::new(self.plant_swap.get()),
+            held_back: RefCell::new(self.held_back.borrow().clone()),
+        }
+    }
+}
+
+/// The network's way onto the agenda, through the brokers' request-processing threads, which
+/// each broker node keeps ([`Node::threads`]).
+struct WorldPost<'w> {
+    world: &'w World,
+    agenda: &'w mut Agenda<Due>,
+}
+
+impl Post for WorldPost<'_> {
+    fn schedule(&mut self, at: SimTime, what: Due) {
+        self.agenda.schedule(at, what);
+    }
+    fn take_seq(&mut self) -> u64 {
+        self.agenda.take_seq()
+    }
+    fn answered_at(&self, now: SimTime, broker: BrokerId, to: NodeId, msg: &Message) -> SimTime {
+        match self.world.nodes.get(NodeId::Broker(broker)) {
+            Some(node) => node.threads.borrow().answered_at(now, broker, to, msg),
+            None => now,
+        }
+    }
+    fn handled_at(&mut self, arrival: SimTime, broker: BrokerId, from: NodeId, msg: &Message) -> SimTime {
+        match self.world.nodes.get(NodeId::Broker(broker)) {
+            Some(node) => node.threads.borrow_mut().handled_at(arrival, broker, from, msg),
+            None => arrival,
+        }
+    }
+}
+
+/// What wakes a node's step: an agenda entry for that node.
+#[derive(Debug)]
+pub(crate) enum Wake {
+    /// A message reached its process (the network's checks passed).
+    Message(NodeId, Message),
+    /// Its timer of the given generation.
+    Timer(u64),
+    /// A resume of the given process life.
+    Resume(u64),
+}
+
+/// Calls `f` with the node's core, borrowed for the call.
+fn with_core<R>(core: &NodeCore, f: impl FnOnce(&mut dyn Core) -> R) -> R {
+    match core {
+        NodeCore::Controller(c) => f(&mut *c.borrow_mut()),
+        NodeCore::Broker(b) => f(&mut *b.borrow_mut()),
+        NodeCore::Producer(p) => f(&mut *p.borrow_mut()),
+        NodeCore::Consumer(c) => f(&mut *c.borrow_mut()),
     }
 }
 
@@ -525,125 +855,5 @@ pub(crate) fn node_label(node: NodeId) -> String {
         NodeId::Controller => "controller".into(),
         NodeId::Producer(p) => format!("producer-{p}"),
         NodeId::Consumer(c) => format!("consumer-{c}"),
-    }
-}
-
-/// How far ahead an unarmed [`Timer`] sleeps: never reached (tokio time runs a thousand times
-/// slow, so this is over a year of sim time).
-const NEVER: Duration = Duration::from_secs(1 << 35);
-
-/// A task's one timer: a tokio `Sleep` kept for the task's life and moved only when its
-/// deadline changes, instead of a new timer-wheel entry on every turn of the task's loop.
-struct Timer {
-    sleep: Pin<Box<Sleep>>,
-    /// When it fires; `None`: never.
-    at: Option<SimTime>,
-}
-
-impl Timer {
-    /// A timer that never fires.
-    fn new(world: &World) -> Self {
-        Timer { sleep: Box::pin(tokio::time::sleep_until(world.start + NEVER)), at: None }
-    }
-
-    /// Moves it to fire at `at` (never for `None`), when that is not where it stands.
-    fn set(&mut self, world: &World, at: Option<SimTime>) {
-        if at != self.at {
-            self.at = at;
-            self.sleep.as_mut().reset(at.map_or(world.start + NEVER, |t| world.instant(t)));
-        }
-    }
-
-    /// Whether it has fired; if not, the polling task is woken when it does.
-    fn poll(&mut self, cx: &mut Context<'_>) -> bool {
-        self.at.is_some() && self.sleep.as_mut().poll(cx).is_ready()
-    }
-
-    /// Waits for `signalled` (polled first) or for the timer: true when the timer fired.
-    async fn fires_before(&mut self, mut signalled: impl FnMut(&mut Context<'_>) -> bool) -> bool {
-        poll_fn(|cx| {
-            if signalled(cx) {
-                Poll::Ready(false)
-            } else if self.poll(cx) {
-                Poll::Ready(true)
-            } else {
-                Poll::Pending
-            }
-        })
-        .await
-    }
-}
-
-/// One node's task: deliver messages to its core, fire its timers, dispatch its outbox. It
-/// waits on its mailbox and its one timer; its outbox is reused from turn to turn.
-async fn run_node<C: Core>(world: Rc<World>, node: NodeId, core: Rc<RefCell<C>>, mailbox: Rc<Mailbox>) {
-    let mut last_tick = None;
-    let this = world.node(node);
-    let mut timer = Timer::new(&world);
-    let mut out = Outbox::default();
-    let mut listening = core.borrow().accepts_connections();
-    loop {
-        // A poke asks the task to re-read its core, which this turn does anyway.
-        mailbox.clear_poke();
-        if let Some(frozen) = this.as_ref().and_then(|n| n.frozen.get()) {
-            // Paused: nothing is read and no timer fires until a thaw pokes, or its time is up.
-            timer.set(&world, frozen.until.map(SimTime::from_ms));
-            let thawed = timer.fires_before(|cx| mailbox.poll_poke(cx)).await;
-            if let Some(n) = this.as_ref().filter(|_| thawed) {
-                world.thaw(n, world.now());
-            }
-            continue;
-        }
-        let mut due = core.borrow().next_deadline();
-        // A core that leaves a timer due after its tick must not spin at one instant.
-        if let (Some(d), Some(t)) = (due, last_tick)
-            && d <= t
-        {
-            due = Some(t + 1);
-        }
-        timer.set(&world, due.map(SimTime::from_ms));
-        let woken = poll_fn(|cx| match mailbox.poll(cx) {
-            Some(woken) => Poll::Ready(Some(woken)),
-            None if timer.poll(cx) => Poll::Ready(None),
-            None => Poll::Pending,
-        })
-        .await;
-        let now_us = world.now_us();
-        let now = now_us.as_ms();
-        match woken {
-            Some(Woken::Poked) => continue,
-            Some(Woken::Closed) => return,
-            Some(Woken::Message((from, msg))) => {
-                let _node = tracing::debug_span!("node", id = %node_label(node), t = now).entered();
-                let _request =
-                    tracing::debug_span!("request", from = %node_label(from), api = msg.api_name()).entered();
-                tracing::debug!("received");
-                tracing::trace!(?msg, "message");
-                core.borrow_mut().handle(now, from, msg, &mut out);
-            }
-            None => {
-                last_tick = Some(now);
-                let _span = tracing::trace_span!("node", id = %node_label(node), t = now).entered();
-                core.borrow_mut().on_tick(now, &mut out);
-            }
-        }
-        let stall = core.borrow().stall_ms(&out);
-        let mut sent_at = now_us;
-        if stall > 0 {
-            // The fsync blocks the broker: nothing goes out, and nothing else is read, until the
-            // slow disk is done (Kafka appends and flushes on the request's own thread).
-            let done = now_us.plus_micros(stall.saturating_mul(1000));
-            tokio::time::sleep_until(world.instant(done)).await;
-            sent_at = world.now_us();
-        }
-        world.dispatch_at(sent_at, node, &mut out);
-        if core.borrow().accepts_connections() != listening {
-            listening = !listening;
-            world.net.set_listening(node, listening);
-        }
-        if core.borrow().has_exited() {
-            world.on_exited(node, now);
-            return;
-        }
     }
 }

@@ -93,10 +93,21 @@ impl Driven for Sim {
 /// Runs `scenario` headless on a new [`Sim`], writing the report to `out`; the first line
 /// names the seed (`scenario.spec.seed`). Errors: the cluster cannot start, or `out` fails.
 pub fn run(scenario: &Scenario, out: &mut dyn Write) -> Result<Summary, RunError> {
+    run_with_driver(scenario, crate::cluster::driver::Driver::Direct, out).map(|(summary, _)| summary)
+}
+
+/// [`run`] with the given driver of the node steps; also returns the run's trace hash
+/// ([`Sim::trace_hash`]), so two drivers can be compared.
+pub fn run_with_driver(
+    scenario: &Scenario,
+    driver: crate::cluster::driver::Driver,
+    out: &mut dyn Write,
+) -> Result<(Summary, u64), RunError> {
     let end = format_instant(scenario.end);
     writeln!(out, "seed {} · scenario \"{}\" · runs to {end}", scenario.spec.seed, scenario.name)?;
-    let mut sim = Sim::new(scenario.spec.clone())?;
-    Ok(run_on(&mut sim, scenario, out)?)
+    let mut sim = Sim::with_driver(scenario.spec.clone(), driver)?;
+    let summary = run_on(&mut sim, scenario, out)?;
+    Ok((summary, sim.trace_hash()))
 }
 
 /// Steps `sim` through `scenario` and writes events, commands, narration, ✓/✗ lines, the

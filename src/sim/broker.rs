@@ -75,7 +75,7 @@ struct Purgatory {
 
 /// A broker process and the state it keeps on disk across crashes (its logs and the HW
 /// checkpoint).
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct Broker {
     id: BrokerId,
     broker_epoch: i64,

@@ -67,7 +67,7 @@ struct InFlightFetch {
 
 /// A simulated Kafka consumer (see the module docs). Sans-IO: the runtime feeds it messages
 /// and ticks and sends what it puts in the [`Outbox`].
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct ConsumerClient {
     index: u32,
     topics: Vec<Arc<str>>,

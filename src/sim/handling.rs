@@ -74,7 +74,7 @@ impl Work {
 /// Every broker's processing times and queues: per connection (the broker and the peer that
 /// sent), when it has worked through what came in so far; per broker, when each request
 /// handler thread is free.
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct RequestQueues {
     /// The processing times every broker has, unless set for it alone.
     defaults: HandlingConfig,

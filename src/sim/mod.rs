@@ -36,7 +36,7 @@ pub use crate::kafka::{
 
 /// What a sans-IO component wants done after handling an input: messages to send and events
 /// to publish. The runtime task drains it; unit tests inspect it.
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct Outbox {
     /// Messages to send, in order.
     pub sends: Vec<(protocol::NodeId, protocol::Message)>,

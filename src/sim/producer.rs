@@ -313,7 +313,7 @@ fn explain(error: ErrorCode) -> &'static str {
 /// `BuiltInPartitioner`, `RecordAccumulator`, `Sender` and idempotent `TransactionManager`;
 /// rule book R5.2, R5.7, R5.8). Sans-IO: the runtime feeds it messages and ticks and sends
 /// what it puts in the [`Outbox`].
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct ProducerClient {
     index: u32,
     topic: Arc<str>,

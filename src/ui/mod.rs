@@ -451,6 +451,9 @@ impl WallClock {
     }
 }
 
+// The frame ticker and the status line's expiry run on wall-clock time, on the UI thread's
+// own runtime: the simulation's clock is the sim thread's, and no sim code runs here.
+#[allow(clippy::disallowed_methods)]
 async fn event_loop(
     terminal: &mut Term,
     live: &LiveSim,

@@ -6,7 +6,7 @@ use super::{Applied, Catalog, ParseError, Unit, Words, known_topic, parse_error}
 use crate::cluster::build::new_consumer;
 use crate::cluster::node::NodeCore;
 use crate::cluster::spec::ConsumerSpec;
-use crate::cluster::world::{Spawner, World};
+use crate::cluster::world::World;
 use crate::config::ConsumerConfig;
 use crate::sim::Outbox;
 use crate::sim::error::SimError;
@@ -71,14 +71,14 @@ impl Unit for AddConsumer {
         self.topics.iter().try_for_each(|t| known_topic(cluster, t).map(|_| ()))
     }
 
-    fn apply(&self, world: &Rc<World>, spawner: Spawner<'_>, out: &mut Outbox) -> Result<Applied, SimError> {
+    fn apply(&self, world: &Rc<World>, out: &mut Outbox) -> Result<Applied, SimError> {
         let spec =
             ConsumerSpec { group: self.group.clone(), topics: self.topics.clone(), config: self.config()? };
         let index = world.consumers().len() as u32;
         let client = new_consumer(&mut world.controller().borrow_mut(), index, &spec, world.seed);
         let image = world.controller().borrow().full_image();
         client.borrow_mut().handle(world.now(), Message::Metadata(image), out);
-        world.add_node(spawner, NodeId::Consumer(index), NodeCore::Consumer(client));
+        world.add_node(NodeId::Consumer(index), NodeCore::Consumer(client));
         Ok(Applied::by(NodeId::Consumer(index)))
     }
 }

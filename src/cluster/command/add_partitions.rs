@@ -3,7 +3,7 @@
 //! (`ReplicationControlManager.createPartitions`). N is the new total.
 
 use super::{Applied, Catalog, ParseError, Unit, Words, known_topic};
-use crate::cluster::world::{Spawner, World};
+use crate::cluster::world::World;
 use crate::sim::Outbox;
 use crate::sim::controller::check_partition_increase;
 use crate::sim::error::SimError;
@@ -43,7 +43,7 @@ impl Unit for AddPartitions {
     }
 
     /// Errors: the controller's own refusal, e.g. every broker fenced.
-    fn apply(&self, world: &Rc<World>, _spawner: Spawner<'_>, out: &mut Outbox) -> Result<Applied, SimError> {
+    fn apply(&self, world: &Rc<World>, out: &mut Outbox) -> Result<Applied, SimError> {
         world.controller().borrow_mut().create_partitions(world.now(), &self.topic, self.count, out)?;
         Ok(Applied::by(NodeId::Controller))
     }

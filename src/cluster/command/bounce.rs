@@ -4,7 +4,7 @@
 //! run's session lives (`broker.session.timeout.ms`, R6.1), then unfences it.
 
 use super::{Applied, Catalog, ParseError, Unit, Words, crash, restart, running_broker};
-use crate::cluster::world::{Spawner, World};
+use crate::cluster::world::World;
 use crate::sim::error::SimError;
 use crate::sim::events::EventKind;
 use crate::sim::protocol::NodeId;
@@ -34,10 +34,10 @@ impl Unit for Bounce {
         running_broker(cluster, self.0).map(|_| ())
     }
 
-    fn apply(&self, world: &Rc<World>, spawner: Spawner<'_>, out: &mut Outbox) -> Result<Applied, SimError> {
+    fn apply(&self, world: &Rc<World>, out: &mut Outbox) -> Result<Applied, SimError> {
         crash::kill(world, self.0);
         out.emit(EventKind::BrokerCrashed { broker: self.0 });
-        restart::start(world, spawner, self.0, out);
+        restart::start(world, self.0, out);
         Ok(Applied::by(NodeId::Broker(self.0)))
     }
 }

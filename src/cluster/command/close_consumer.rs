@@ -3,7 +3,7 @@
 //! group rebalances at once instead of after `session.timeout.ms`. It reads nothing more.
 
 use super::{Applied, Catalog, ParseError, Unit, Words};
-use crate::cluster::world::{Spawner, World};
+use crate::cluster::world::World;
 use crate::sim::Outbox;
 use crate::sim::error::SimError;
 use crate::sim::protocol::NodeId;
@@ -43,7 +43,7 @@ impl Unit for CloseConsumer {
     }
 
     /// Errors (nothing changes): no such consumer, or it is closed already.
-    fn apply(&self, world: &Rc<World>, _spawner: Spawner<'_>, out: &mut Outbox) -> Result<Applied, SimError> {
+    fn apply(&self, world: &Rc<World>, out: &mut Outbox) -> Result<Applied, SimError> {
         let consumers = world.consumers();
         let Some(c) = consumers.get(self.index as usize) else {
             let n = consumers.len();

@@ -2,7 +2,6 @@
 //! notices only when heartbeats stop (`broker.session.timeout.ms`, R6.1).
 
 use super::{Applied, Catalog, ParseError, Unit, Words, broker_node, known_broker};
-use crate::cluster::world::Spawner;
 use crate::cluster::world::World;
 use crate::sim::error::SimError;
 use crate::sim::events::EventKind;
@@ -39,17 +38,17 @@ impl Unit for Crash {
         }
     }
 
-    fn apply(&self, world: &Rc<World>, _spawner: Spawner<'_>, out: &mut Outbox) -> Result<Applied, SimError> {
+    fn apply(&self, world: &Rc<World>, out: &mut Outbox) -> Result<Applied, SimError> {
         kill(world, self.0);
         out.emit(EventKind::BrokerCrashed { broker: self.0 });
         Ok(Applied::by(NodeId::Broker(self.0)))
     }
 }
 
-/// Stops broker `b`'s task and cuts its connections, as a killed process does.
+/// Ends broker `b`'s process and cuts its connections, as a killed process does.
 pub(crate) fn kill(world: &Rc<World>, b: BrokerId) {
     let Ok((node, core)) = broker_node(world, b) else { return };
-    world.kill_task(&node, world.now());
+    world.kill_process(&node, world.now());
     core.borrow_mut().crash(world.now());
 }
 

@@ -9,7 +9,6 @@
 
 use super::{Applied, Catalog, ParseError, Unit, Words};
 use crate::cluster::spec::TopicSpec;
-use crate::cluster::world::Spawner;
 use crate::cluster::world::World;
 use crate::kafka::errors::ErrorCode;
 use crate::sim::Outbox;
@@ -97,7 +96,7 @@ impl Unit for CreateTopic {
     }
 
     /// Errors: the controller's own refusal, e.g. every broker fenced.
-    fn apply(&self, world: &Rc<World>, _spawner: Spawner<'_>, out: &mut Outbox) -> Result<Applied, SimError> {
+    fn apply(&self, world: &Rc<World>, out: &mut Outbox) -> Result<Applied, SimError> {
         let spec = TopicSpec {
             name: self.name.clone(),
             partitions: self.partitions,

@@ -12,7 +12,6 @@
 use super::links::{End, change, change_both, check_ends, event};
 use super::{Applied, Catalog, ParseError, Unit, Words};
 use crate::cluster::link::LinkFaults;
-use crate::cluster::world::Spawner;
 use crate::cluster::world::World;
 use crate::sim::Outbox;
 use crate::sim::error::SimError;
@@ -68,7 +67,7 @@ impl Unit for Cut {
         check_ends(cluster, self.a, self.b)
     }
 
-    fn apply(&self, world: &Rc<World>, _spawner: Spawner<'_>, out: &mut Outbox) -> Result<Applied, SimError> {
+    fn apply(&self, world: &Rc<World>, out: &mut Outbox) -> Result<Applied, SimError> {
         match self.kind {
             CutKind::Both => change_both(world, self.a, self.b, |f| f.cut = true),
             CutKind::OneWay => change(world, self.a, self.b, |f| f.cut = true),

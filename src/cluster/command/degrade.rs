@@ -9,7 +9,6 @@
 
 use super::links::{End, change_both, check_ends, event};
 use super::{Applied, Catalog, ParseError, Unit, Words};
-use crate::cluster::world::Spawner;
 use crate::cluster::world::World;
 use crate::sim::error::SimError;
 use crate::sim::protocol::NodeId;
@@ -69,7 +68,7 @@ impl Unit for Degrade {
         check_ends(cluster, self.a, self.b)
     }
 
-    fn apply(&self, world: &Rc<World>, _spawner: Spawner<'_>, out: &mut Outbox) -> Result<Applied, SimError> {
+    fn apply(&self, world: &Rc<World>, out: &mut Outbox) -> Result<Applied, SimError> {
         match self.what {
             Degradation::Delay(ms) => change_both(world, self.a, self.b, |f| f.extra_delay_us = ms * 1000),
             Degradation::Loss(p) => change_both(world, self.a, self.b, |f| f.loss_percent = p),

@@ -5,7 +5,7 @@
 //! Kafka's producer does.
 
 use super::{Applied, Catalog, ParseError, Unit, Words, known_topic};
-use crate::cluster::world::{Spawner, World};
+use crate::cluster::world::World;
 use crate::sim::Outbox;
 use crate::sim::error::SimError;
 use crate::sim::protocol::NodeId;
@@ -37,7 +37,7 @@ impl Unit for DeleteTopic {
         known_topic(cluster, &self.topic).map(|_| ())
     }
 
-    fn apply(&self, world: &Rc<World>, _spawner: Spawner<'_>, out: &mut Outbox) -> Result<Applied, SimError> {
+    fn apply(&self, world: &Rc<World>, out: &mut Outbox) -> Result<Applied, SimError> {
         world.controller().borrow_mut().delete_topic(world.now(), &self.topic, out)?;
         Ok(Applied::by(NodeId::Controller))
     }

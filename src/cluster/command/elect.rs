@@ -12,7 +12,7 @@
 
 use super::catalog::known_partition;
 use super::{Applied, Catalog, Live, ParseError, Unit, Words, known_topic};
-use crate::cluster::world::{Spawner, World};
+use crate::cluster::world::World;
 use crate::kafka::errors::ErrorCode;
 use crate::sim::controller::{ElectionResults, ElectionType};
 use crate::sim::error::SimError;
@@ -176,7 +176,7 @@ impl Unit for Elect {
     }
 
     /// Errors: nothing could be elected (see the module docs); nothing changes then.
-    fn apply(&self, world: &Rc<World>, _spawner: Spawner<'_>, out: &mut Outbox) -> Result<Applied, SimError> {
+    fn apply(&self, world: &Rc<World>, out: &mut Outbox) -> Result<Applied, SimError> {
         let partitions = resolve(&Live(world), &self.partitions)?;
         let controller = world.controller();
         let mut controller = controller.borrow_mut();

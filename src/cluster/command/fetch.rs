@@ -3,7 +3,6 @@
 //! unfenced but falls behind until `replica.lag.time.max.ms` evicts it from the ISR.
 
 use super::{Applied, Catalog, ParseError, Unit, Words, broker_node, not_frozen, running_broker};
-use crate::cluster::world::Spawner;
 use crate::cluster::world::World;
 use crate::sim::error::SimError;
 use crate::sim::protocol::NodeId;
@@ -49,7 +48,7 @@ impl Unit for Fetch {
         }
     }
 
-    fn apply(&self, world: &Rc<World>, _spawner: Spawner<'_>, out: &mut Outbox) -> Result<Applied, SimError> {
+    fn apply(&self, world: &Rc<World>, out: &mut Outbox) -> Result<Applied, SimError> {
         let (_, core) = broker_node(world, self.broker)?;
         core.borrow_mut().set_fetch_paused(self.paused, world.now(), out);
         Ok(Applied::by(NodeId::Broker(self.broker)))

@@ -8,7 +8,7 @@
 //! believes it leads until it reads the metadata that says otherwise (a zombie leader).
 
 use super::{Applied, Catalog, ParseError, Unit, Words, running_broker};
-use crate::cluster::world::{Spawner, World};
+use crate::cluster::world::World;
 use crate::sim::error::SimError;
 use crate::sim::events::EventKind;
 use crate::sim::protocol::NodeId;
@@ -78,7 +78,7 @@ impl Unit for Freeze {
         }
     }
 
-    fn apply(&self, world: &Rc<World>, _spawner: Spawner<'_>, out: &mut Outbox) -> Result<Applied, SimError> {
+    fn apply(&self, world: &Rc<World>, out: &mut Outbox) -> Result<Applied, SimError> {
         let node =
             world.node(self.node).ok_or_else(|| SimError::InvalidState(format!("no {}", name(self.node))))?;
         match (self.freeze, node.frozen.get().is_some()) {

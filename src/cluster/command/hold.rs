@@ -5,7 +5,6 @@
 
 use super::links::{End, change, check_ends, event};
 use super::{Applied, Catalog, ParseError, Unit, Words};
-use crate::cluster::world::Spawner;
 use crate::cluster::world::World;
 use crate::sim::Outbox;
 use crate::sim::error::SimError;
@@ -42,7 +41,7 @@ impl Unit for Hold {
         check_ends(cluster, self.from, self.to)
     }
 
-    fn apply(&self, world: &Rc<World>, _spawner: Spawner<'_>, out: &mut Outbox) -> Result<Applied, SimError> {
+    fn apply(&self, world: &Rc<World>, out: &mut Outbox) -> Result<Applied, SimError> {
         if world.net.faults(self.from, self.to).held == self.held {
             let state = if self.held { "already held" } else { "not held" };
             return Err(SimError::InvalidState(format!(

@@ -10,7 +10,6 @@
 use super::links::{change_both, event};
 use super::{Applied, Catalog, ParseError, Unit, Words, known_broker};
 use crate::cluster::link::LinkFaults;
-use crate::cluster::world::Spawner;
 use crate::cluster::world::World;
 use crate::sim::error::SimError;
 use crate::sim::protocol::NodeId;
@@ -41,7 +40,7 @@ impl Unit for Isolate {
         self.0.map_or(Ok(()), |b| known_broker(cluster, b))
     }
 
-    fn apply(&self, world: &Rc<World>, _spawner: Spawner<'_>, out: &mut Outbox) -> Result<Applied, SimError> {
+    fn apply(&self, world: &Rc<World>, out: &mut Outbox) -> Result<Applied, SimError> {
         match self.0 {
             Some(b) => {
                 let others = world.broker_ids().into_iter().filter(|&o| o != b).map(NodeId::Broker);
@@ -52,7 +51,7 @@ impl Unit for Isolate {
             None => {
                 let now = world.now_us();
                 for ((from, to), _) in world.net.faulty_links() {
-                    world.net.set_faults(now, from, to, LinkFaults::default());
+                    world.with_post(|post| world.net.set_faults(post, now, from, to, LinkFaults::default()));
                 }
             }
         }

@@ -41,7 +41,7 @@ pub(crate) fn check_ends(cluster: &dyn Catalog, a: NodeId, b: NodeId) -> Result<
 pub(crate) fn change(world: &World, from: NodeId, to: NodeId, change: impl FnOnce(&mut LinkFaults)) {
     let mut faults = world.net.faults(from, to);
     change(&mut faults);
-    world.net.set_faults(world.now_us(), from, to, faults);
+    world.with_post(|post| world.net.set_faults(post, world.now_us(), from, to, faults));
 }
 
 /// Changes both directions of the link between `a` and `b` with `change`, now.

@@ -64,7 +64,7 @@ pub use catalog::{
 use words::{Words, parse_error};
 
 use super::node::Node;
-use super::world::{Spawner, World};
+use super::world::World;
 use crate::sim::broker::Broker;
 use crate::sim::error::SimError;
 use crate::sim::protocol::NodeId;
@@ -149,7 +149,7 @@ pub(crate) trait Unit: Sized + fmt::Display {
     fn validate(&self, cluster: &dyn Catalog) -> Result<(), SimError>;
     /// Carries the command out on the running world (after [`Unit::validate`] passed against
     /// it). Errors: a refusal only the cores can make; nothing changes then.
-    fn apply(&self, world: &Rc<World>, spawner: Spawner<'_>, out: &mut Outbox) -> Result<Applied, SimError>;
+    fn apply(&self, world: &Rc<World>, out: &mut Outbox) -> Result<Applied, SimError>;
 }
 
 /// Declares [`Command`], one variant per unit, and the dispatch to the units.
@@ -204,9 +204,9 @@ macro_rules! commands {
                 }
             }
 
-            fn apply_unit(&self, world: &Rc<World>, spawner: Spawner<'_>, out: &mut Outbox) -> Result<Applied, SimError> {
+            fn apply_unit(&self, world: &Rc<World>, out: &mut Outbox) -> Result<Applied, SimError> {
                 match self {
-                    $(Command::$variant(unit) => unit.apply(world, spawner, out),)*
+                    $(Command::$variant(unit) => unit.apply(world, out),)*
                 }
             }
         }
@@ -296,13 +296,13 @@ impl Command {
 
     /// Validates the command against the live world and carries it out at the current
     /// instant; the applied command joins the trace. Errors: the refusal; nothing changes.
-    pub(crate) fn apply(&self, world: &Rc<World>, spawner: Spawner<'_>) -> Result<Answer, SimError> {
+    pub(crate) fn apply(&self, world: &Rc<World>) -> Result<Answer, SimError> {
         self.validate(&Live(world))?;
         let now = world.now_us();
         let mut out = Outbox::default();
-        let applied = self.apply_unit(world, spawner, &mut out)?;
+        let applied = self.apply_unit(world, &mut out)?;
         world.dispatch(applied.origin, &mut out);
-        world.poke_all();
+        world.rearm_all();
         world.log.borrow_mut().record_command(now, self.clone());
         Ok(Answer { note: applied.note })
     }

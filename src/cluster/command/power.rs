@@ -7,7 +7,7 @@
 
 use super::{Applied, Catalog, ParseError, Unit, Words, broker_node, known_broker};
 use crate::cluster::node::ProcessState;
-use crate::cluster::world::{Spawner, World};
+use crate::cluster::world::World;
 use crate::sim::error::SimError;
 use crate::sim::protocol::NodeId;
 use crate::sim::{BrokerId, Outbox};
@@ -52,11 +52,11 @@ impl Unit for PowerLoss {
         Ok(())
     }
 
-    fn apply(&self, world: &Rc<World>, _spawner: Spawner<'_>, out: &mut Outbox) -> Result<Applied, SimError> {
+    fn apply(&self, world: &Rc<World>, out: &mut Outbox) -> Result<Applied, SimError> {
         let now = world.now();
         for &b in &self.0 {
             let (node, core) = broker_node(world, b)?;
-            world.kill_task(&node, now);
+            world.kill_process(&node, now);
             node.state.set(ProcessState::PoweredOff { since: now });
             core.borrow_mut().power_loss(now, out);
         }

@@ -10,7 +10,6 @@ use super::{Applied, Catalog, MAX_PRODUCE, ParseError, Unit, Words, known_topic}
 use crate::cluster::build::new_producer;
 use crate::cluster::node::NodeCore;
 use crate::cluster::spec::ProducerSpec;
-use crate::cluster::world::Spawner;
 use crate::cluster::world::World;
 use crate::config::ProducerConfig;
 use crate::sim::Outbox;
@@ -65,11 +64,11 @@ impl Unit for Produce {
         known_topic(cluster, &self.topic).map(|_| ())
     }
 
-    fn apply(&self, world: &Rc<World>, spawner: Spawner<'_>, out: &mut Outbox) -> Result<Applied, SimError> {
+    fn apply(&self, world: &Rc<World>, out: &mut Outbox) -> Result<Applied, SimError> {
         let existing = world.producers().iter().position(|p| p.borrow().topic().as_ref() == self.topic);
         let index = match existing {
             Some(i) => i as u32,
-            None => add_producer(world, spawner, &self.topic),
+            None => add_producer(world, &self.topic),
         };
         let now = world.now();
         let producer = world.producers()[index as usize].clone();
@@ -81,7 +80,7 @@ impl Unit for Produce {
 }
 
 /// Starts a new producer with `rate=0` writing to `topic`; returns its index.
-pub(crate) fn add_producer(world: &Rc<World>, spawner: Spawner<'_>, topic: &str) -> u32 {
+pub(crate) fn add_producer(world: &Rc<World>, topic: &str) -> u32 {
     let index = world.producers().len() as u32;
     let config = ProducerConfig { rate: 0.0, ..Default::default() };
     let spec = ProducerSpec { topic: topic.to_string(), config };
@@ -89,7 +88,7 @@ pub(crate) fn add_producer(world: &Rc<World>, spawner: Spawner<'_>, topic: &str)
     let image = world.controller().borrow().full_image();
     let mut out = Outbox::default();
     client.borrow_mut().handle(world.now(), Message::Metadata(image), &mut out);
-    world.add_node(spawner, NodeId::Producer(index), NodeCore::Producer(client));
+    world.add_node(NodeId::Producer(index), NodeCore::Producer(client));
     world.dispatch(NodeId::Producer(index), &mut out);
     index
 }

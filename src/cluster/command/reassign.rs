@@ -13,7 +13,7 @@
 
 use super::catalog::known_partition;
 use super::{Applied, Catalog, ParseError, Unit, Words, words::parse_error};
-use crate::cluster::world::{Spawner, World};
+use crate::cluster::world::World;
 use crate::sim::controller::validate_target;
 use crate::sim::error::SimError;
 use crate::sim::protocol::NodeId;
@@ -124,7 +124,7 @@ impl Unit for Reassign {
 
     /// Errors: the controller's refusal (a cancel without a reassignment, a revert that
     /// needs an unclean election, a verify with nothing started); nothing changes then.
-    fn apply(&self, world: &Rc<World>, _spawner: Spawner<'_>, out: &mut Outbox) -> Result<Applied, SimError> {
+    fn apply(&self, world: &Rc<World>, out: &mut Outbox) -> Result<Applied, SimError> {
         let now = world.now();
         let controller = world.controller();
         let mut controller = controller.borrow_mut();

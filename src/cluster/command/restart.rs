@@ -2,7 +2,6 @@
 //! controller, catches up on metadata, and rejoins ISRs as its followers catch up (R6.3).
 
 use super::{Applied, Catalog, ParseError, Unit, Words, broker_node, known_broker};
-use crate::cluster::world::Spawner;
 use crate::cluster::world::World;
 use crate::sim::error::SimError;
 use crate::sim::events::EventKind;
@@ -39,22 +38,22 @@ impl Unit for Restart {
         }
     }
 
-    fn apply(&self, world: &Rc<World>, spawner: Spawner<'_>, out: &mut Outbox) -> Result<Applied, SimError> {
-        start(world, spawner, self.0, out);
+    fn apply(&self, world: &Rc<World>, out: &mut Outbox) -> Result<Applied, SimError> {
+        start(world, self.0, out);
         Ok(Applied::by(NodeId::Broker(self.0)))
     }
 }
 
-/// Starts broker `b`'s process (a down one) and its task. Like a real start it reads
+/// Starts broker `b`'s process (a down one). Like a real start it reads
 /// `server.properties` ([`World::server_properties`]), so static configs set since its last
 /// start take effect now.
-pub(crate) fn start(world: &Rc<World>, spawner: Spawner<'_>, b: BrokerId, out: &mut Outbox) {
+pub(crate) fn start(world: &Rc<World>, b: BrokerId, out: &mut Outbox) {
     let Ok((node, core)) = broker_node(world, b) else { return };
     core.borrow_mut().load_config(world.server_properties.borrow().for_broker(b));
     world.restart_pending.borrow_mut().remove(&b);
     out.emit(EventKind::BrokerStarted { broker: b });
     core.borrow_mut().start(world.now(), out);
-    world.start_task(spawner, &node);
+    world.start_process(&node);
 }
 
 impl fmt::Display for Restart {

@@ -9,7 +9,7 @@
 //! ([`crate::sim::producer::ProducerClient::restart`]).
 
 use super::{Applied, Catalog, ParseError, Unit, Words, known_producer, no_such_producer};
-use crate::cluster::world::{Spawner, World};
+use crate::cluster::world::World;
 use crate::sim::Outbox;
 use crate::sim::error::SimError;
 use crate::sim::protocol::NodeId;
@@ -42,7 +42,7 @@ impl Unit for RestartProducer {
         known_producer(cluster, self.index).map(|_| ())
     }
 
-    fn apply(&self, world: &Rc<World>, _spawner: Spawner<'_>, out: &mut Outbox) -> Result<Applied, SimError> {
+    fn apply(&self, world: &Rc<World>, out: &mut Outbox) -> Result<Applied, SimError> {
         let producers = world.producers();
         let producer = producers
             .get(self.index as usize)

@@ -10,12 +10,13 @@
 
 use super::{Applied, Catalog, ParseError, Unit, Words, broker_node, parse_error};
 use super::{restart, shutdown};
+use crate::cluster::agenda::{Due, Service};
 use crate::cluster::node::ProcessState;
-use crate::cluster::world::{Spawner, World};
+use crate::cluster::world::World;
 use crate::sim::error::SimError;
 use crate::sim::events::{EventKind, RollStep};
 use crate::sim::protocol::NodeId;
-use crate::sim::{BrokerId, Ms, Outbox, join_ids};
+use crate::sim::{BrokerId, Ms, Outbox, SimTime, join_ids};
 use std::fmt;
 use std::rc::Rc;
 
@@ -78,33 +79,120 @@ impl Unit for Roll {
         Ok(())
     }
 
-    fn apply(&self, world: &Rc<World>, spawner: Spawner<'_>, out: &mut Outbox) -> Result<Applied, SimError> {
+    fn apply(&self, world: &Rc<World>, out: &mut Outbox) -> Result<Applied, SimError> {
         let order = world.broker_ids();
         world.rolling.set(true);
         out.emit(EventKind::Roll(RollStep::Started { order: order.clone(), wait: self.wait }));
-        spawner.spawn(drive(world.clone(), order.clone(), self.wait));
+        let rolling = Rolling {
+            order: order.clone(),
+            next: 0,
+            wait: self.wait,
+            phase: Phase::Stopping { asked: false },
+        };
+        *world.roll.borrow_mut() = Some(rolling);
+        // Its first step runs at this instant, after the command's own effects.
+        world.schedule(world.now_us(), Due::Service(Service::Roll));
         let note =
             format!("restarting brokers {} one at a time; the events show each step", join_ids(&order));
         Ok(Applied { origin: NodeId::Controller, note: Some(note) })
     }
 }
 
-/// The roll itself, on sim time.
-async fn drive(world: Rc<World>, order: Vec<BrokerId>, wait: bool) {
-    for b in order {
-        stop(&world, b).await;
-        let mut out = Outbox::default();
-        restart::start(&world, Spawner::Current, b, &mut out);
-        out.emit(EventKind::Roll(RollStep::Restarted(b)));
-        world.dispatch(NodeId::Broker(b), &mut out);
-        world.poke_all();
-        if wait && !back_in_every_isr(&world, b).await {
-            world.rolling.set(false);
-            return;
+/// Where a roll stands: the brokers in order, the next one, and what it waits for. Kept in
+/// the world (not in a task), so a fork of the world carries the roll on.
+#[derive(Clone, Debug)]
+pub(crate) struct Rolling {
+    order: Vec<BrokerId>,
+    next: usize,
+    wait: bool,
+    phase: Phase,
+}
+
+/// What the roll waits for with its current broker.
+#[derive(Clone, Copy, Debug)]
+enum Phase {
+    /// Its process to be down (a controlled shutdown asked for once it accepted).
+    Stopping { asked: bool },
+    /// It to be unfenced and back in the ISR of every partition it replicates (`roll`).
+    CatchingUp,
+}
+
+/// The roll's step on sim time (its agenda entry came): goes as far as it can now, then looks
+/// again [`ROLL_POLL_MS`] later, until it is done or abandoned.
+pub(crate) fn step(world: &Rc<World>) {
+    let Some(mut rolling) = world.roll.borrow_mut().take() else { return };
+    if advance(world, &mut rolling) {
+        let next = SimTime::from_ms(world.now() + ROLL_POLL_MS);
+        *world.roll.borrow_mut() = Some(rolling);
+        world.schedule(next, Due::Service(Service::Roll));
+    } else {
+        world.rolling.set(false);
+    }
+}
+
+/// Moves the roll on as far as it can at this instant; `true` while it goes on. For each
+/// broker: ask it for a controlled shutdown (again each look while it refuses, e.g. before it
+/// registered), wait until its process is down, start it again, and with `roll` wait until it
+/// is back in every ISR; an `Abandoned` event names a broker whose process goes down or
+/// freezes first.
+fn advance(world: &Rc<World>, rolling: &mut Rolling) -> bool {
+    loop {
+        let Some(&b) = rolling.order.get(rolling.next) else {
+            emit(world, RollStep::Done);
+            return false;
+        };
+        match rolling.phase {
+            Phase::Stopping { asked } => {
+                let state = broker_node(world, b).map(|(node, _)| node.state.get());
+                match state {
+                    Ok(ProcessState::Running) if !asked => {
+                        let mut out = Outbox::default();
+                        let asked = shutdown::begin(world, b, &mut out).is_ok();
+                        if asked {
+                            out.emit(EventKind::Roll(RollStep::Stopping(b)));
+                        }
+                        world.dispatch(NodeId::Broker(b), &mut out);
+                        world.rearm_all();
+                        rolling.phase = Phase::Stopping { asked };
+                        return true;
+                    }
+                    Ok(ProcessState::Running | ProcessState::ShuttingDown) => return true,
+                    _ => {
+                        let mut out = Outbox::default();
+                        restart::start(world, b, &mut out);
+                        out.emit(EventKind::Roll(RollStep::Restarted(b)));
+                        world.dispatch(NodeId::Broker(b), &mut out);
+                        world.rearm_all();
+                        if rolling.wait {
+                            rolling.phase = Phase::CatchingUp;
+                        } else {
+                            rolling.next += 1;
+                            rolling.phase = Phase::Stopping { asked: false };
+                        }
+                    }
+                }
+            }
+            Phase::CatchingUp => {
+                // Another broker going down while we wait would make the next step an outage,
+                // as an operator's roll script stops too: give up and say which broker.
+                if let Some(down) = world.broker_ids().into_iter().find(|id| !is_running(world, *id)) {
+                    emit(world, RollStep::Abandoned(down));
+                    return false;
+                }
+                let caught_up = world.with_image(|image| {
+                    let active = image.broker(b).is_some_and(|r| !r.fenced && !r.in_controlled_shutdown);
+                    active
+                        && image.partitions().filter(|p| p.replicas.contains(&b)).all(|p| p.isr.contains(&b))
+                });
+                if !caught_up {
+                    return true;
+                }
+                emit(world, RollStep::BackInIsrs(b));
+                rolling.next += 1;
+                rolling.phase = Phase::Stopping { asked: false };
+            }
         }
     }
-    emit(&world, RollStep::Done);
-    world.rolling.set(false);
 }
 
 fn emit(world: &World, step: RollStep) {
@@ -113,61 +201,8 @@ fn emit(world: &World, step: RollStep) {
     world.dispatch(NodeId::Controller, &mut out);
 }
 
-async fn tick(world: &World) {
-    let next = world.now() + ROLL_POLL_MS;
-    tokio::time::sleep_until(world.instant_ms(next)).await;
-}
-
-/// Asks broker `b` for a controlled shutdown (again each tick while it refuses, e.g. before it
-/// registered) and returns once its process is down.
-async fn stop(world: &Rc<World>, b: BrokerId) {
-    let mut asked = false;
-    loop {
-        let Ok((node, _)) = broker_node(world, b) else { return };
-        match node.state.get() {
-            ProcessState::Stopped { .. } | ProcessState::Crashed { .. } | ProcessState::PoweredOff { .. } => {
-                return;
-            }
-            ProcessState::ShuttingDown => {}
-            ProcessState::Running if !asked => {
-                let mut out = Outbox::default();
-                if shutdown::begin(world, b, &mut out).is_ok() {
-                    asked = true;
-                    out.emit(EventKind::Roll(RollStep::Stopping(b)));
-                }
-                world.dispatch(NodeId::Broker(b), &mut out);
-                world.poke_all();
-            }
-            ProcessState::Running => {}
-        }
-        tick(world).await;
-    }
-}
-
 fn is_running(world: &Rc<World>, b: BrokerId) -> bool {
     broker_node(world, b).is_ok_and(|(node, _)| node.state.get().is_running() && node.frozen.get().is_none())
-}
-
-/// Waits until broker `b` is unfenced and in the ISR of every partition it replicates; `false`
-/// (after an `Abandoned` event naming it) if any broker's process goes down or freezes first.
-async fn back_in_every_isr(world: &Rc<World>, b: BrokerId) -> bool {
-    loop {
-        // Another broker going down while we wait would make the next step an outage, as
-        // an operator's roll script stops too: give up and say which broker.
-        if let Some(down) = world.broker_ids().into_iter().find(|id| !is_running(world, *id)) {
-            emit(world, RollStep::Abandoned(down));
-            return false;
-        }
-        let caught_up = world.with_image(|image| {
-            let active = image.broker(b).is_some_and(|r| !r.fenced && !r.in_controlled_shutdown);
-            active && image.partitions().filter(|p| p.replicas.contains(&b)).all(|p| p.isr.contains(&b))
-        });
-        if caught_up {
-            emit(world, RollStep::BackInIsrs(b));
-            return true;
-        }
-        tick(world).await;
-    }
 }
 
 impl fmt::Display for Roll {

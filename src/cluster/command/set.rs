@@ -14,7 +14,6 @@ use super::catalog::{known_broker, known_producer, no_such_producer};
 use super::links::{End, check_ends};
 use super::produce::add_producer;
 use super::{Applied, Catalog, ParseError, Unit, Words, known_topic};
-use crate::cluster::world::Spawner;
 use crate::cluster::world::World;
 use crate::config::{self, LabConfig, ProducerConfig, Scope, UpdateMode};
 use crate::sim::error::SimError;
@@ -240,7 +239,7 @@ impl Unit for Set {
         }
     }
 
-    fn apply(&self, world: &Rc<World>, spawner: Spawner<'_>, out: &mut Outbox) -> Result<Applied, SimError> {
+    fn apply(&self, world: &Rc<World>, out: &mut Outbox) -> Result<Applied, SimError> {
         let (key, value) = self.key_value();
         if self.for_network()? {
             return set_network(self, world, key, value, out);
@@ -250,7 +249,7 @@ impl Unit for Set {
                 Set::Producer { index, .. } => *index,
                 _ => None,
             };
-            return set_producers(world, spawner, index, key, value, out);
+            return set_producers(world, index, key, value, out);
         }
         if let Set::Broker { broker, .. } = self {
             return set_one_broker(world, *broker, key, value, out);
@@ -340,7 +339,6 @@ fn set_one_broker(
 /// Each producer's config is checked before any changes, so a refusal changes nothing.
 fn set_producers(
     world: &Rc<World>,
-    spawner: Spawner<'_>,
     index: Option<u32>,
     key: &str,
     value: &str,
@@ -350,7 +348,7 @@ fn set_producers(
     if index.is_none() && world.producers().is_empty() {
         let topic = world.controller().borrow().topics().next().map(|t| t.name.to_string());
         let topic = topic.ok_or_else(|| SimError::InvalidState("there is no topic to produce to".into()))?;
-        add_producer(world, spawner, &topic);
+        add_producer(world, &topic);
     }
     let producers = world.producers();
     let chosen: Vec<_> = match index {
@@ -393,11 +391,11 @@ fn set_network(
             format!("link {} {}", End(*a), End(*b))
         }
         Set::Broker { broker, .. } => {
-            world.net.set_handling(Some(*broker), key, value)?;
+            world.set_handling(Some(*broker), key, value)?;
             format!("broker {broker}")
         }
         _ if config::lab::is_handling_property(key) => {
-            world.net.set_handling(None, key, value)?;
+            world.set_handling(None, key, value)?;
             "brokers".to_string()
         }
         _ => {

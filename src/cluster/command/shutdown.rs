@@ -3,7 +3,6 @@
 
 use super::{Applied, Catalog, ParseError, Unit, Words, broker_node, not_frozen, running_broker};
 use crate::cluster::node::ProcessState;
-use crate::cluster::world::Spawner;
 use crate::cluster::world::World;
 use crate::sim::error::SimError;
 use crate::sim::protocol::NodeId;
@@ -34,7 +33,7 @@ impl Unit for Shutdown {
     }
 
     /// Errors: the broker's own refusal (not running, already shutting down).
-    fn apply(&self, world: &Rc<World>, _spawner: Spawner<'_>, out: &mut Outbox) -> Result<Applied, SimError> {
+    fn apply(&self, world: &Rc<World>, out: &mut Outbox) -> Result<Applied, SimError> {
         begin(world, self.0, out)?;
         Ok(Applied::by(NodeId::Broker(self.0)))
     }

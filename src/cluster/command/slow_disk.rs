@@ -6,7 +6,7 @@
 //! models no cache misses. With Kafka's defaults (no fsync) a slow disk changes nothing here.
 
 use super::{Applied, Catalog, ParseError, Unit, Words, broker_node, known_broker};
-use crate::cluster::world::{Spawner, World};
+use crate::cluster::world::World;
 use crate::sim::error::SimError;
 use crate::sim::protocol::NodeId;
 use crate::sim::{BrokerId, Ms, Outbox};
@@ -44,12 +44,7 @@ impl Unit for SlowDisk {
         known_broker(cluster, self.broker)
     }
 
-    fn apply(
-        &self,
-        world: &Rc<World>,
-        _spawner: Spawner<'_>,
-        _out: &mut Outbox,
-    ) -> Result<Applied, SimError> {
+    fn apply(&self, world: &Rc<World>, _out: &mut Outbox) -> Result<Applied, SimError> {
         let (_, core) = broker_node(world, self.broker)?;
         core.borrow_mut().set_slow_disk(self.ms);
         Ok(Applied::by(NodeId::Broker(self.broker)))

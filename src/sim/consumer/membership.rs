@@ -34,6 +34,9 @@ pub enum Start {
 /// [`Membership::assignment`], [`Membership::start`] and [`Membership::commit`] has a default
 /// for a membership without a protocol of its own.
 pub trait Membership: fmt::Debug {
+    /// A copy of it (a fork of the world copies every consumer).
+    fn clone_box(&self) -> Box<dyn Membership>;
+
     /// Its `group.id`, if any.
     fn group(&self) -> Option<&str>;
 
@@ -89,7 +92,17 @@ pub trait Membership: fmt::Debug {
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Standalone;
 
+impl Clone for Box<dyn Membership> {
+    fn clone(&self) -> Self {
+        self.clone_box()
+    }
+}
+
 impl Membership for Standalone {
+    fn clone_box(&self) -> Box<dyn Membership> {
+        Box::new(*self)
+    }
+
     fn group(&self) -> Option<&str> {
         None
     }

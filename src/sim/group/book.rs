@@ -25,6 +25,13 @@ impl OffsetsBook {
         Values::Run { first, stride: 1, count }
     }
 
+    /// A copy with its own records, shared with nothing (a fork of the world copies the book
+    /// once and gives the copy to every copied broker).
+    pub fn deep_clone(&self) -> OffsetsBook {
+        let records = self.0.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        OffsetsBook(Arc::new(Mutex::new(records)))
+    }
+
     /// The record a log value stands for (`None` for any other value).
     pub fn get(&self, value: u64) -> Option<OffsetsRecord> {
         let index = usize::try_from(value.checked_sub(OFFSETS_VALUE_BASE)?).ok()?;

@@ -122,7 +122,7 @@ struct InFlight {
 }
 
 /// A consumer's group membership.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct GroupMember {
     config: MemberConfig,
     state: MemberState,

@@ -17,7 +17,7 @@ use std::sync::Arc;
 pub const CORRELATION_BASE: u64 = 1 << 40;
 
 /// A consumer's group membership.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct GroupMembership {
     member: GroupMember,
     /// Brokers the consumer's metadata names (leaders of its partitions), for FindCoordinator.
@@ -70,6 +70,10 @@ impl GroupMembership {
 }
 
 impl Membership for GroupMembership {
+    fn clone_box(&self) -> Box<dyn Membership> {
+        Box::new(self.clone())
+    }
+
     fn group(&self) -> Option<&str> {
         Some(&self.member.config().group)
     }

@@ -247,7 +247,7 @@ struct NodeLatency {
 
 /// One producer's partitioner state for its topic (Java keeps one `BuiltInPartitioner` per
 /// topic and one `RoundRobinPartitioner` counter per topic; an isrlab producer has one topic).
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct Partitioner {
     rng: ChaCha8Rng,
     sticky: Option<Sticky>,

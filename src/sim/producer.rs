@@ -313,7 +313,7 @@ fn explain(error: ErrorCode) -> &'static str {
 /// `BuiltInPartitioner`, `RecordAccumulator`, `Sender` and idempotent `TransactionManager`;
 /// rule book R5.2, R5.7, R5.8). Sans-IO: the runtime feeds it messages and ticks and sends
 /// what it puts in the [`Outbox`].
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct ProducerClient {
     index: u32,
     topic: Arc<str>,
@@ -2322,6 +2322,36 @@ mod tests {
         let a = run(42);
         assert!(a.0.len() > 100);
         assert_eq!(a, run(42));
+    }
+
+    /// A clone taken mid-run (a world checkpoint) carries on exactly as the original: same
+    /// requests, acknowledgements, events and errors, backoff jitter and sticky partition
+    /// choices included (both random streams clone with their position).
+    #[test]
+    fn a_clone_continues_like_the_original() {
+        let answer = |n: &mut u64, r: &ProduceRequest| {
+            *n += 1;
+            Some(if n.is_multiple_of(4) {
+                err(r, ErrorCode::NotEnoughReplicas, "")
+            } else {
+                ok(r, *n as i64, 0)
+            })
+        };
+        let mut p = producer(ProducerConfig { rate: 55.0, ..config() }, 9);
+        let mut out = Outbox::default();
+        p.handle(0, metadata(&[Some(0), Some(1), Some(2)], 0), &mut out);
+        let mut n = 0u64;
+        drive(&mut p, 7_000, &mut out, |r| answer(&mut n, r));
+        let mut twin = p.clone();
+        let mut twin_n = n;
+        let run_on = |p: &mut ProducerClient, n: &mut u64| {
+            let mut out = Outbox::default();
+            let sent = drive(p, 15_000, &mut out, |r| answer(n, r));
+            (sent, out.acked, out.events, p.view().errors, p.next_deadline())
+        };
+        let a = run_on(&mut p, &mut n);
+        assert!(a.0.len() > 50);
+        assert_eq!(a, run_on(&mut twin, &mut twin_n));
     }
 
     /// Sends one single-record batch at `t` (linger.ms = 0) and returns its request.

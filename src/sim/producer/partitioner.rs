@@ -22,8 +22,8 @@
 //!
 //! The random draws come from the producer's own seeded stream, so a run repeats exactly.
 
-use super::{BrokerId, Ms};
 use crate::config::{PartitionerClass, ProducerConfig, RECORD_BATCH_OVERHEAD};
+use crate::sim::{BrokerId, Ms};
 use rand::RngExt;
 use rand_chacha::ChaCha8Rng;
 use std::collections::BTreeMap;

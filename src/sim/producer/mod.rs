@@ -176,6 +176,10 @@ pub struct ProducerClient {
     last_error: Option<(Ms, String)>,
     /// Latencies of the records acknowledged lately ([`super::producer_latency`]).
     latency: LatencyRecorder,
+    /// Wakes the producer for every record the generator owes, as it did before records were
+    /// generated lazily: the reference the lazy generator is checked against.
+    #[cfg(test)]
+    tick_per_record: bool,
 }
 
 impl ProducerClient {
@@ -221,6 +225,8 @@ impl ProducerClient {
             errors: BTreeMap::new(),
             last_error: None,
             latency: LatencyRecorder::default(),
+            #[cfg(test)]
+            tick_per_record: false,
         }
     }
 
@@ -256,6 +262,8 @@ impl ProducerClient {
     /// Unknown or stale correlation ids (e.g. of expired batches) are ignored. Afterwards it
     /// does whatever is due at `now`, like [`Self::on_tick`].
     pub fn handle(&mut self, now: Ms, msg: Message, out: &mut Outbox) {
+        // Records owed from earlier instants came before the message.
+        self.generate_before(now);
         match msg {
             Message::Metadata(delta) => self.apply_metadata(now, &delta),
             Message::ProduceResponse(resp) => self.on_response(now, resp, out),
@@ -281,7 +289,8 @@ impl ProducerClient {
     /// when nothing will happen without an input. It may lie in the past (call it now).
     pub fn next_deadline(&self) -> Option<Ms> {
         let dt = self.config.delivery_timeout_ms;
-        let mut next = self.generation_due();
+        // Not every record's instant: only when records owed by then can matter.
+        let mut next = self.generation_deadline();
         let mut consider = |t: Option<Ms>| {
             if let Some(t) = t {
                 next = Some(next.map_or(t, |n: Ms| n.min(t)));
@@ -384,18 +393,25 @@ impl ProducerClient {
         });
     }
 
-    /// The producer's counters for the snapshot.
-    pub fn view(&self) -> ProducerView {
+    /// The producer's counters for the snapshot at `now` (the records the rate generator owes
+    /// by `now` counted as handed over, though the producer appends them only when it next
+    /// runs).
+    pub fn view(&self, now: Ms) -> ProducerView {
+        // Records the application handed over since the producer last ran wait in the
+        // accumulator (refused ones never get there).
+        let owed = self.owed(now);
+        let (waiting, refused) = if self.refuses_records() { (0, owed) } else { (owed, 0) };
         ProducerView {
             index: self.index,
             topic: self.topic.to_string(),
             config: self.config.clone(),
             idempotent: self.config.idempotence_in_effect(),
-            sent: self.sent,
+            sent: self.sent + owed,
             acked: self.acked,
             unacked: self.unacked,
-            failed: self.failed,
-            pending: self.unassigned.len() as u64
+            failed: self.failed + refused,
+            pending: waiting
+                + self.unassigned.len() as u64
                 + self.holding.all.iter().map(|&i| self.partitions[i].pending()).sum::<u64>(),
             errors: self.errors.clone(),
             last_error: self.last_error.clone(),

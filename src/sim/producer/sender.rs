@@ -69,6 +69,8 @@ impl RequestCounts {
 
 impl ProducerClient {
     pub(super) fn run(&mut self, now: Ms, out: &mut Outbox) {
+        // Records owed from earlier instants first: they met the metadata of their time.
+        self.generate_before(now);
         self.refresh_if_due(now);
         self.generate(now);
         self.expire(now, out);
@@ -162,6 +164,18 @@ impl ProducerClient {
             let can_drain = self.conns.is_ready(leader) && requests.of(leader) < max;
             self.partitioner.note_leader(&self.config, leader, now, can_drain);
         }
+    }
+
+    /// Load stats a pass left out of date ([`super::partitioner::Partitioner::defer_load`]),
+    /// computed from the queues as they stand.
+    pub(super) fn settle_partitioner(&mut self) {
+        let queues = Accumulated {
+            parts: &self.partitions,
+            with_leader: &self.with_leader,
+            holding: &self.holding.all,
+            per_batch: self.config.records_per_batch(),
+        };
+        self.partitioner.settle_load(&self.config, &queues);
     }
 
     /// Whether partition `i` has a batch to send at `now` and nothing holds it back.

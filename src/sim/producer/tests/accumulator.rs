@@ -7,8 +7,8 @@ fn rate_generates_records_evenly_and_fractional_rates_work() {
     let (mut p, mut out) = with_leaders(ProducerConfig { rate: 100.0, ..config() }, &[Some(0)], 0);
     // Records are created at 10, 20, …, 1000 ms; the last one leaves at 1005.
     let sent = drive(&mut p, 1005, &mut out, |r| Some(ok(r, 0, 0)));
-    assert_eq!(p.view().sent, 100);
-    assert_eq!(p.view().acked, 100);
+    assert_eq!(p.view_last().sent, 100);
+    assert_eq!(p.view_last().acked, 100);
     // One record every 10 ms, each sent alone after linger.ms = 5.
     assert_eq!(sent.len(), 100);
     assert_eq!(sent[0].0, 15);
@@ -19,7 +19,10 @@ fn rate_generates_records_evenly_and_fractional_rates_work() {
     let mut slow = producer(ProducerConfig { rate: 0.5, ..config() }, 1);
     slow.handle(0, metadata(&[Some(0)], 0), &mut out);
     drive(&mut slow, 10_000, &mut out, |r| Some(ok(r, 0, 0)));
-    assert_eq!(slow.view().sent, 5);
+    // The record of 10 000 ms is handed over, though it waits for its linger.ms before the
+    // producer wakes for it.
+    assert_eq!(slow.view(10_000).pending, 1);
+    assert_eq!(slow.view(10_000).sent, 5);
 }
 
 #[test]
@@ -34,7 +37,7 @@ fn full_batches_go_at_once_and_the_rest_after_linger() {
     // 561 bytes: the 61-byte batch header and five 100-byte records.
     assert!(sent.iter().all(|(_, r)| r.batch.record_size == 100));
     assert_eq!(sent[0].1.batch.size_bytes(), 561);
-    assert_eq!(p.view().pending, 0);
+    assert_eq!(p.view_last().pending, 0);
 }
 
 /// `max.request.size` bounds every request's bytes, below a larger `batch.size`
@@ -48,7 +51,7 @@ fn no_request_exceeds_max_request_size() {
     let shape: Vec<(Ms, usize)> = sent.iter().map(|(t, r)| (*t, r.batch.values.len())).collect();
     assert_eq!(shape, vec![(0, 10), (0, 10), (1000, 5)]);
     assert!(sent.iter().all(|(_, r)| r.batch.size_bytes() <= 1061));
-    assert_eq!(p.view().acked, 25);
+    assert_eq!(p.view_last().acked, 25);
 }
 
 /// A record that cannot fit in a request fails at once with `MESSAGE_TOO_LARGE`
@@ -60,7 +63,7 @@ fn a_record_larger_than_max_request_size_fails_without_being_sent() {
     p.enqueue(0, 3);
     let sent = drive(&mut p, 5000, &mut out, |r| Some(ok(r, 0, 0)));
     assert!(sent.is_empty());
-    let v = p.view();
+    let v = p.view_last();
     assert_eq!((v.sent, v.acked, v.failed, v.pending), (3, 0, 3, 0));
     assert_eq!(v.errors.get("MESSAGE_TOO_LARGE"), Some(&3));
     assert!(v.last_error.unwrap().1.contains("The message is 1062 bytes"));
@@ -75,7 +78,7 @@ fn partitions_after_metadata(partitioner_class: PartitionerClass) -> Vec<(NodeId
     p.enqueue(0, 2);
     p.on_tick(0, &mut out);
     assert!(out.sends.is_empty(), "no metadata yet: records wait");
-    assert_eq!(p.view().pending, 2);
+    assert_eq!(p.view_last().pending, 2);
     connect(&mut p, 0);
     connect(&mut p, 2);
     p.handle(1, metadata(&[Some(0), None, Some(2)], 0), &mut out);
@@ -155,7 +158,7 @@ fn delivery_timeout_expires_records_and_resets_sequences() {
     let sent =
         drive(&mut p, 20_000, &mut out, |r| Some(err(r, ErrorCode::NotEnoughReplicas, "isr too small")));
     assert!(sent.iter().all(|(t, r)| *t < 5_000 && r.batch.base_sequence == 0));
-    let v = p.view();
+    let v = p.view_last();
     assert_eq!(v.failed, 4);
     assert_eq!(v.pending, 0);
     assert_eq!(v.errors.get("TIMEOUT"), Some(&1));
@@ -186,7 +189,7 @@ fn records_for_a_leaderless_partition_expire_with_an_event() {
     assert_eq!(p.next_deadline(), Some(100));
     p.on_tick(5_100, &mut out);
     assert!(out.sends.is_empty());
-    assert_eq!(p.view().failed, 3);
+    assert_eq!(p.view_last().failed, 3);
     assert!(matches!(
         &out.events[..],
         [EventKind::ProduceFailing { failure, errors: 1, records_failed: 3, .. }]
@@ -209,16 +212,16 @@ fn a_leaderless_partition_expires_whole_batches() {
     while let Some(t) = p.next_deadline()
         && t <= 33_000
     {
-        let failed = p.view().failed;
+        let failed = p.view_last().failed;
         p.on_tick(t, &mut out);
-        if p.view().failed > failed {
-            expiries.push((t, p.view().failed - failed));
+        if p.view_last().failed > failed {
+            expiries.push((t, p.view_last().failed - failed));
         }
     }
     assert!(out.sends.is_empty());
     let expected: Vec<(Ms, u64)> = (0..6).map(|k| (30_100 + k * 500, 5)).collect();
     assert_eq!(expiries, expected);
-    let v = p.view();
+    let v = p.view_last();
     assert_eq!((v.errors.get("TIMEOUT"), v.failed), (Some(&6), 30));
     let last = out.events.last().unwrap();
     assert!(matches!(last, EventKind::ProduceFailing { errors: 6, records_failed: 30, .. }), "{last:?}");
@@ -258,7 +261,7 @@ fn same_seed_gives_the_same_requests() {
                 ok(r, n as i64, 0)
             })
         });
-        (sent, out.acked, out.events, p.view().errors)
+        (sent, out.acked, out.events, p.view_last().errors)
     };
     let a = run(42);
     assert!(a.0.len() > 100);
@@ -284,7 +287,7 @@ fn a_clone_continues_like_the_original() {
     let run_on = |p: &mut ProducerClient, n: &mut u64| {
         let mut out = Outbox::default();
         let sent = drive(p, 15_000, &mut out, |r| answer(n, r));
-        (sent, out.acked, out.events, p.view().errors, p.next_deadline())
+        (sent, out.acked, out.events, p.view_last().errors, p.next_deadline())
     };
     let a = run_on(&mut p, &mut n);
     assert!(a.0.len() > 50);

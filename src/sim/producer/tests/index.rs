@@ -24,7 +24,7 @@ impl ProducerClient {
     /// [`Self::next_deadline`] over every partition.
     fn next_deadline_walk(&self) -> Option<Ms> {
         let dt = self.config.delivery_timeout_ms;
-        let mut next = self.generation_due();
+        let mut next = self.generation_deadline();
         let mut consider = |t: Option<Ms>| {
             if let Some(t) = t {
                 next = Some(next.map_or(t, |n: Ms| n.min(t)));
@@ -204,7 +204,7 @@ proptest::proptest! {
             proptest::prop_assert_eq!(&p.holding, &p.holding_walk());
             proptest::prop_assert_eq!(p.in_flight_requests(), p.in_flight_requests_walk());
             proptest::prop_assert_eq!(p.next_deadline(), p.next_deadline_walk());
-            proptest::prop_assert_eq!(p.view().pending, p.pending_walk());
+            proptest::prop_assert_eq!(p.view_last().pending, p.pending_walk());
             let with_leader: Vec<usize> = (0..p.partitions.len()).filter(|&i| p.partitions[i].leader.is_some()).collect();
             proptest::prop_assert_eq!(&p.with_leader[..], &with_leader[..]);
             let requests = p.in_flight_requests();

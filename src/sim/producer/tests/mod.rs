@@ -14,6 +14,7 @@ use rand::SeedableRng;
 
 mod accumulator;
 mod index;
+mod lazy;
 mod sender;
 
 pub(super) const TOPIC: &str = "t";
@@ -139,4 +140,11 @@ pub(super) fn drive(
         }
     }
     all
+}
+
+impl ProducerClient {
+    /// [`ProducerClient::view`] as of the producer's last run.
+    pub(super) fn view_last(&self) -> ProducerView {
+        self.view(self.gen_last.unwrap_or(0))
+    }
 }

@@ -15,7 +15,7 @@ fn max_in_flight_one_mutes_the_partition_while_its_batch_is_in_flight() {
     p.enqueue(1, 3);
     p.on_tick(1, &mut out);
     assert!(out.sends.is_empty(), "later records wait for the in-flight request");
-    assert_eq!(p.view().pending, 4);
+    assert_eq!(p.view_last().pending, 4);
     p.handle(2, ok(&first[0].1, 0, 0), &mut out);
     let second = requests(&mut out);
     assert_eq!(second[0].1.batch.values, vec![1, 2, 3]);
@@ -34,7 +34,7 @@ fn retry_resends_the_same_batch_with_the_same_sequence() {
     p.handle(10, err(&first, ErrorCode::NotLeaderOrFollower, ""), &mut out);
     assert!(out.sends.is_empty());
     let retry_at = p.next_deadline().unwrap();
-    assert!((10 + 80..=10 + 120).contains(&retry_at), "backoff 100 ms ± 20 %: {retry_at}");
+    assert!((10 + 80..=10 + 120).contains(&retry_at), "backoff 100 ms +/- 20 %: {retry_at}");
     p.on_tick(retry_at, &mut out);
     // The retry goes first; the records behind it follow at once in the next request
     // (max.in.flight.requests.per.connection = 5).
@@ -64,7 +64,7 @@ fn not_enough_replicas_is_retried_in_one_error_run_that_a_success_ends() {
     for (gap, base) in gaps.iter().zip(expect) {
         assert!((base * 8 / 10..=(base * 12 / 10).min(1000)).contains(gap), "{gaps:?}");
     }
-    let v = p.view();
+    let v = p.view_last();
     assert_eq!(v.errors.get("NOT_ENOUGH_REPLICAS"), Some(&6));
     assert_eq!(v.acked, 1);
     assert_eq!(v.failed, 0);
@@ -124,7 +124,7 @@ fn another_error_code_starts_a_new_run_and_the_success_adds_up_both() {
     assert!(
         matches!(out.events.last(), Some(EventKind::ProduceRecovered { errors, .. }) if *errors == recovered)
     );
-    let v = p.view();
+    let v = p.view_last();
     assert_eq!(
         (v.errors.get("NETWORK_EXCEPTION"), v.errors.get("NOT_ENOUGH_REPLICAS")),
         (Some(&1), Some(&2))
@@ -138,8 +138,8 @@ fn non_retriable_error_fails_the_batch_and_takes_a_fresh_producer_id() {
     p.on_tick(0, &mut out);
     let first = requests(&mut out).remove(0).1;
     p.handle(5, err(&first, ErrorCode::OutOfOrderSequenceNumber, ""), &mut out);
-    assert_eq!(p.view().failed, 2);
-    assert_eq!(p.view().pending, 0);
+    assert_eq!(p.view_last().failed, 2);
+    assert_eq!(p.view_last().pending, 0);
     p.enqueue(6, 1);
     p.on_tick(6, &mut out);
     let next = requests(&mut out).remove(0).1;
@@ -154,7 +154,7 @@ fn retries_zero_means_no_retry() {
     p.enqueue(0, 1);
     let sent = drive(&mut p, 10_000, &mut out, |r| Some(err(r, ErrorCode::NotLeaderOrFollower, "")));
     assert_eq!(sent.len(), 1);
-    assert_eq!(p.view().failed, 1);
+    assert_eq!(p.view_last().failed, 1);
 }
 
 #[test]
@@ -165,20 +165,20 @@ fn unanswered_request_times_out_on_the_client_closes_the_connection_and_is_retri
     let first = requests(&mut out).remove(0).1;
     assert_eq!(p.next_deadline(), Some(30_000 + CLIENT_TIMEOUT_MARGIN_MS));
     p.on_tick(31_000, &mut out);
-    assert_eq!(p.view().errors.get("REQUEST_TIMED_OUT"), Some(&1));
-    assert!(p.view().last_error.unwrap().1.contains("Disconnected from node 1 due to timeout"));
+    assert_eq!(p.view_last().errors.get("REQUEST_TIMED_OUT"), Some(&1));
+    assert!(p.view_last().last_error.unwrap().1.contains("Disconnected from node 1 due to timeout"));
     // NetworkClient closed the connection: the retry needs a new one first.
-    assert_eq!(p.view().unreachable, vec![1]);
+    assert_eq!(p.view_last().unreachable, vec![1]);
     let t = p.next_deadline().unwrap();
     p.on_tick(t, &mut out);
     assert_eq!(connects(&mut out), vec![NodeId::Broker(1)]);
     p.handle(t + 2, Message::Connected { peer: NodeId::Broker(1) }, &mut out);
     let retry = requests(&mut out).remove(0).1;
     assert_eq!(retry.batch, first.batch);
-    assert!(p.view().unreachable.is_empty());
+    assert!(p.view_last().unreachable.is_empty());
     // The late answer to the abandoned request is ignored.
     p.handle(t + 3, ok(&first, 0, 0), &mut out);
-    assert_eq!(p.view().acked, 0);
+    assert_eq!(p.view_last().acked, 0);
 }
 
 #[test]
@@ -189,11 +189,11 @@ fn a_lost_connection_fails_the_request_in_flight_once_and_its_retry_waits_for_a_
     p.on_tick(0, &mut out);
     let first = requests(&mut out).remove(0).1;
     p.handle(1, Message::Disconnected { peer: NodeId::Broker(1), correlation_id: 0 }, &mut out);
-    assert_eq!(p.view().errors.get("NETWORK_EXCEPTION"), Some(&1));
+    assert_eq!(p.view_last().errors.get("NETWORK_EXCEPTION"), Some(&1));
     // The per-request notice of the same loss counts nothing more.
     let lost = Message::Disconnected { peer: NodeId::Broker(1), correlation_id: first.correlation_id };
     p.handle(1, lost, &mut out);
-    assert_eq!(p.view().errors.get("NETWORK_EXCEPTION"), Some(&1));
+    assert_eq!(p.view_last().errors.get("NETWORK_EXCEPTION"), Some(&1));
     let retry_at = p.next_deadline().unwrap();
     assert!(retry_at >= 4_000, "{retry_at}");
     // The controller moves leadership; the producer's copy is stale until the next disconnect.
@@ -212,7 +212,7 @@ fn a_lost_connection_fails_the_request_in_flight_once_and_its_retry_waits_for_a_
     assert_eq!(retry[0].0, NodeId::Broker(2));
     assert_eq!(retry[0].1.batch, first.batch);
     // A refused connection is no error response and spends no retry.
-    let v = p.view();
+    let v = p.view_last();
     assert_eq!((v.errors.len(), v.failed), (1, 0));
     assert!(v.unreachable.is_empty(), "broker 1 leads nothing now: nothing waits for it");
 }
@@ -245,7 +245,7 @@ fn batches_for_an_unreachable_leader_wait_without_spending_retries() {
     for (gap, base) in gaps.iter().zip([50, 100, 200, 400, 800, 1000, 1000]) {
         assert!((base * 8 / 10..=(base * 12 / 10).min(1000)).contains(gap), "{gaps:?}");
     }
-    let v = p.view();
+    let v = p.view_last();
     assert_eq!((v.failed, v.pending, v.errors.len()), (0, 3, 0));
     assert_eq!(v.unreachable, vec![1]);
     // The broker is back: the batch goes at once, as the first attempt.
@@ -253,8 +253,8 @@ fn batches_for_an_unreachable_leader_wait_without_spending_retries() {
     let sent = requests(&mut out).remove(0).1;
     assert_eq!(sent.batch.values, vec![0, 1, 2]);
     p.handle(now + 3, ok(&sent, 0, 0), &mut out);
-    assert_eq!((p.view().acked, p.view().failed), (3, 0));
-    assert!(p.view().unreachable.is_empty());
+    assert_eq!((p.view_last().acked, p.view_last().failed), (3, 0));
+    assert!(p.view_last().unreachable.is_empty());
 }
 
 #[test]
@@ -277,7 +277,7 @@ fn an_unanswered_connection_attempt_times_out_and_the_next_waits_longer() {
     // The second attempt may take twice as long (20 s ± 20 %).
     let second = p.next_deadline().unwrap() - again;
     assert!((16_000..=24_000).contains(&second), "{second}");
-    assert_eq!(p.view().errors.len(), 0);
+    assert_eq!(p.view_last().errors.len(), 0);
 }
 
 #[test]
@@ -289,7 +289,7 @@ fn acks_zero_never_waits_and_is_not_reported_to_the_ledger() {
     let sent = requests(&mut out);
     assert_eq!(sent.iter().map(|(_, r)| r.batch.values.len()).collect::<Vec<_>>(), vec![2, 2, 1]);
     assert!(sent.iter().all(|(_, r)| r.acks == Acks::Zero && r.batch.producer_id == -1));
-    let v = p.view();
+    let v = p.view_last();
     assert_eq!((v.acked, v.unacked, v.pending, v.idempotent), (0, 5, 0, false), "sent, never acked");
     assert!(out.acked.is_empty());
     assert_eq!(p.next_deadline(), Some(METADATA_MAX_AGE_MS));
@@ -314,7 +314,7 @@ fn acked_records_carry_offsets_epoch_and_acks() {
             retried: false,
         }]
     );
-    assert_eq!(p.view().acked, 3);
+    assert_eq!(p.view_last().acked, 3);
 }
 
 /// Sends one single-record batch at `t` (linger.ms = 0) and returns its request.
@@ -373,7 +373,7 @@ fn idempotent_retries_keep_the_order() {
     assert_eq!((first.batch.base_sequence, second.batch.base_sequence), (0, 1));
     p.handle(2, err(&first, ErrorCode::NotEnoughReplicas, ""), &mut out);
     p.handle(3, err(&second, ErrorCode::OutOfOrderSequenceNumber, ""), &mut out);
-    assert_eq!(p.view().failed, 0, "the second batch is retried, not failed");
+    assert_eq!(p.view_last().failed, 0, "the second batch is retried, not failed");
     let t = p.next_deadline().unwrap();
     p.on_tick(t, &mut out);
     let sent = requests(&mut out);
@@ -388,7 +388,7 @@ fn idempotent_retries_keep_the_order() {
     let offsets: Vec<(i64, Vec<u64>)> =
         out.acked.iter().map(|a| (a.base_offset, a.values.to_vec())).collect();
     assert_eq!(offsets, vec![(0, vec![0]), (1, vec![1])]);
-    assert_eq!(p.view().errors.get("OUT_OF_ORDER_SEQUENCE_NUMBER"), Some(&1));
+    assert_eq!(p.view_last().errors.get("OUT_OF_ORDER_SEQUENCE_NUMBER"), Some(&1));
 }
 
 /// An OUT_OF_ORDER_SEQUENCE_NUMBER for the next sequence (nothing earlier unresolved)
@@ -398,7 +398,7 @@ fn out_of_order_sequence_for_the_next_sequence_is_fatal() {
     let (mut p, mut out) = with_leaders(ProducerConfig { linger_ms: 0, ..config() }, &[Some(1)], 0);
     let first = send_one(&mut p, 0, &mut out);
     p.handle(1, err(&first, ErrorCode::OutOfOrderSequenceNumber, ""), &mut out);
-    assert_eq!(p.view().failed, 1);
+    assert_eq!(p.view_last().failed, 1);
 }
 
 #[test]
@@ -411,7 +411,7 @@ fn a_restart_abandons_what_it_held_and_starts_a_new_id_at_sequence_0() {
     // Two more wait in the accumulator (no tick has drained them yet).
     p.enqueue(1, 2);
     p.restart(1, 1005, &mut out);
-    let v = p.view();
+    let v = p.view_last();
     assert_eq!((v.sent, v.acked, v.failed, v.pending), (5, 0, 5, 0));
     assert!(matches!(
         out.events.last(),
@@ -427,7 +427,7 @@ fn a_restart_abandons_what_it_held_and_starts_a_new_id_at_sequence_0() {
     // The old request's late answer acknowledges nothing: nobody waits for it any more.
     p.handle(2, ok(&old, 0, 0), &mut out);
     assert!(out.acked.is_empty());
-    assert_eq!(p.view().acked, 0);
+    assert_eq!(p.view_last().acked, 0);
     p.enqueue(3, 1);
     p.on_tick(3, &mut out);
     let next = requests(&mut out).remove(0).1;

@@ -12,6 +12,7 @@ use super::sender::{InFlight, Retry};
 use super::transaction::increment_sequence;
 use crate::kafka::errors::ErrorCode;
 use crate::sim::producer_latency::SendTimes;
+use crate::sim::protocol::Values;
 use crate::sim::{Acks, BrokerId, Epoch, Ms, Outbox, TopicPartition};
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::mem;
@@ -31,7 +32,8 @@ pub(super) struct PendingRecord {
 /// A batch after it left the accumulator: it keeps its sequence for every retry.
 #[derive(Clone, Debug)]
 pub(super) struct ProducerBatch {
-    pub(super) values: Vec<u64>,
+    /// Its records' payloads, in order (formed once: sending and acknowledging clone them).
+    pub(super) values: Values,
     /// Creation time of its first record (Java `ProducerBatch.createdMs`).
     pub(super) created: Ms,
     /// Creation time of its last record: the batch's max timestamp (`CreateTime`).
@@ -217,7 +219,13 @@ impl ProducerClient {
         let producer_id = self.producer_id();
         let acks = self.config.acks;
         let p = &mut self.partitions[i];
-        let records: Vec<PendingRecord> = p.waiting.drain(..take).collect();
+        let records = p.waiting.range(..take);
+        // Callers form a batch only from waiting records.
+        let created = records.clone().next().map_or(0, |r| r.created);
+        let last_created = records.clone().next_back().map_or(created, |r| r.created);
+        let sent_at = SendTimes::from_times(records.clone().map(|r| r.created));
+        let values = values_of(records);
+        p.waiting.drain(..take);
         let (producer_id, base_sequence) = if idempotent {
             let seq = p.next_sequence;
             p.next_sequence = increment_sequence(seq, take);
@@ -226,10 +234,10 @@ impl ProducerClient {
             (-1, -1)
         };
         ProducerBatch {
-            created: records[0].created,
-            last_created: records[records.len() - 1].created,
-            sent_at: SendTimes::from_times(records.iter().map(|r| r.created)),
-            values: records.into_iter().map(|r| r.value).collect(),
+            created,
+            last_created,
+            sent_at,
+            values,
             producer_id,
             base_sequence,
             acks,
@@ -370,5 +378,34 @@ impl Queues for Accumulated<'_> {
 
     fn holding(&self) -> Vec<usize> {
         self.holding.iter().copied().collect()
+    }
+}
+
+/// The payloads of `records` as [`Values::from_slice`] gives them, without copying them out
+/// when they form a run (as a producer's batch almost always does).
+pub(super) fn values_of<'a>(records: impl Iterator<Item = &'a PendingRecord> + Clone) -> Values {
+    let mut values = records.clone().map(|r| r.value);
+    let run = match (values.next(), values.next()) {
+        (Some(first), None) => Some((first, 1, 1)),
+        (Some(first), Some(second)) => {
+            let stride = second.checked_sub(first).and_then(|s| u32::try_from(s).ok()).filter(|&s| s > 0);
+            stride.and_then(|stride| {
+                let mut count = 2u32;
+                let mut prev = second;
+                for v in values {
+                    if prev.checked_add(u64::from(stride)) != Some(v) {
+                        return None;
+                    }
+                    prev = v;
+                    count = count.checked_add(1)?;
+                }
+                Some((first, stride, count))
+            })
+        }
+        _ => None,
+    };
+    match run {
+        Some((first, stride, count)) => Values::Run { first, stride, count },
+        None => Values::from_slice(&records.map(|r| r.value).collect::<Vec<u64>>()),
     }
 }

@@ -11,7 +11,7 @@ use super::{CLIENT_TIMEOUT_MARGIN_MS, ProducerClient};
 use crate::kafka::errors::ErrorCode;
 use crate::sim::backoff::exponential_backoff;
 use crate::sim::connections::ConnectionState;
-use crate::sim::protocol::{Batch, Message, NodeId, ProduceRequest, ProduceResponse, Values};
+use crate::sim::protocol::{Batch, Message, NodeId, ProduceRequest, ProduceResponse};
 use crate::sim::{AckedRecords, Acks, BrokerId, Epoch, Ms, Outbox};
 use std::collections::BTreeSet;
 
@@ -306,7 +306,7 @@ impl ProducerClient {
             batch: Batch {
                 producer_id: batch.producer_id,
                 base_sequence: batch.base_sequence,
-                values: Values::from_slice(&batch.values),
+                values: batch.values.clone(),
                 record_size: self.config.record_size,
                 max_timestamp: batch.last_created,
             },
@@ -357,7 +357,7 @@ impl ProducerClient {
                     leader_epoch,
                     leader,
                     retried: batch.retries_done > 0,
-                    values: Values::from_slice(&batch.values),
+                    values: batch.values.clone(),
                     acks: batch.acks,
                 });
                 self.mark_success(i, out);

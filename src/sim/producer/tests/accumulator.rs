@@ -293,3 +293,28 @@ fn a_clone_continues_like_the_original() {
     assert!(a.0.len() > 50);
     assert_eq!(a, run_on(&mut twin, &mut twin_n));
 }
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig {
+        cases: 512,
+        rng_seed: proptest::test_runner::RngSeed::Fixed(20261204),
+        failure_persistence: None,
+        ..Default::default()
+    })]
+
+    /// A batch's payloads taken straight from the waiting records are what
+    /// `Values::from_slice` makes of them copied out: a run where they form one, else the list.
+    #[test]
+    fn batch_values_are_what_from_slice_gives(
+        first in 0u64..1_000,
+        steps in proptest::collection::vec(proptest::prop_oneof![4 => proptest::strategy::Just(1u64), 1 => 0u64..4], 0..12),
+    ) {
+        let mut values = vec![first];
+        for s in steps {
+            values.push(values[values.len() - 1] + s);
+        }
+        let records: Vec<PendingRecord> =
+            values.iter().map(|&value| PendingRecord { value, created: 0, key_hash: None }).collect();
+        proptest::prop_assert_eq!(super::super::accumulator::values_of(records.iter()), Values::from_slice(&values));
+    }
+}

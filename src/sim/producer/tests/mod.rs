@@ -1,7 +1,7 @@
 //! Tests of the producer, by part: the accumulator and partitioner, the sender, and the
 //! index of partitions checked against walks over every partition.
 
-use super::accumulator::Holding;
+use super::accumulator::{Holding, PendingRecord};
 use super::sender::RequestCounts;
 use super::*;
 use crate::config::PartitionerClass;

@@ -258,6 +258,14 @@ impl ProducerClient {
         let max = self.max_batch_records();
         let current = self.producer_id();
         let mut bump = false;
+        // Most passes expire nothing: they look without copying the index.
+        let expiring = |p: &PartitionQueue| {
+            p.waiting.front().is_some_and(|r| r.created + dt <= now)
+                || p.batches().any(|b| b.created + dt <= now)
+        };
+        if !self.holding.all.iter().any(|&i| expiring(&self.partitions[i])) {
+            return;
+        }
         // Only a partition that holds something can expire; in partition order, as the events go.
         for i in self.holding.snapshot() {
             let p = &mut self.partitions[i];

@@ -117,7 +117,7 @@ pub(crate) fn snapshot(world: &World, cache: &mut ViewCache) -> Snapshot {
         .iter()
         .map(|p| {
             let producer = p.borrow();
-            let mut view = producer.view();
+            let mut view = producer.view(o.now);
             view.latency = producer.latency(o.now);
             view.acked_lost = ledger.lost_by(view.index);
             view.unacked_lost = ledger.unacked_lost_by(view.index);
@@ -170,7 +170,7 @@ pub(crate) fn take_sample(world: &World, now: Ms, history: &mut History) {
         .iter()
         .map(|p| {
             let p = p.borrow();
-            let view = p.view();
+            let view = p.view(now);
             ProducerReading { sent: view.sent, acked: view.acked, latency: p.latency_in_second(last_second) }
         })
         .collect();

@@ -245,7 +245,14 @@ impl BatchStore {
 
     /// (run, batch) of the batch holding `offset`, or of the first after it.
     fn position(&self, offset: Offset) -> (usize, usize) {
-        let r = self.runs.partition_point(|r| r.next_offset() <= offset);
+        // Followers and consumers mostly read at the log's end: the last run first, then a
+        // binary search over the runs before it (a log holds thousands of runs after an hour).
+        let r = match self.runs.back() {
+            Some(last) if last.base_offset <= offset => {
+                self.runs.len() - usize::from(last.next_offset() > offset)
+            }
+            _ => self.runs.partition_point(|r| r.next_offset() <= offset),
+        };
         (r, self.runs.get(r).map_or(0, |run| run.index_of(offset)))
     }
 

@@ -21,7 +21,6 @@ pub mod image;
 pub mod log;
 pub mod loss_cause;
 pub mod partition;
-pub mod partitioner;
 pub mod producer;
 pub mod producer_latency;
 pub mod protocol;

@@ -22,8 +22,8 @@
 //!
 //! The random draws come from the producer's own seeded stream, so a run repeats exactly.
 
-use super::{BrokerId, Ms};
 use crate::config::{PartitionerClass, ProducerConfig, RECORD_BATCH_OVERHEAD};
+use crate::sim::{BrokerId, Ms};
 use rand::RngExt;
 use rand_chacha::ChaCha8Rng;
 use std::collections::BTreeMap;
@@ -253,6 +253,9 @@ pub struct Partitioner {
     sticky: Option<Sticky>,
     /// `None`: uniform choice among partitions with a leader.
     load: Option<LoadStats>,
+    /// The load stats are out of date: a sender pass should have recomputed them from the
+    /// queues as they are now ([`Self::defer_load`]).
+    load_due: bool,
     /// Partitions that have had a deque in the accumulator since the start (Java never removes
     /// an entry from `TopicInfo.batches`); adaptive partitioning waits until all have one.
     has_deque: Vec<bool>,
@@ -270,6 +273,7 @@ impl Partitioner {
             rng,
             sticky: None,
             load: None,
+            load_due: false,
             has_deque: Vec::new(),
             deques: 0,
             round_robin: 0,
@@ -293,7 +297,7 @@ impl Partitioner {
             (PartitionerClass::BuiltIn, Some(h)) if !config.partitioner_ignore_keys => {
                 partition_for_key(h, n)
             }
-            (PartitionerClass::BuiltIn, _) => self.sticky_append(Shape::of(config), queues),
+            (PartitionerClass::BuiltIn, _) => self.sticky_append(config, queues),
         };
         self.note_deque(chosen, n);
         chosen
@@ -312,13 +316,14 @@ impl Partitioner {
     /// batch is now full or gone (`partitionChanged`), then the record's bytes are added and
     /// the partition switches if `batch.size` is reached with no partly filled batch left, or
     /// twice `batch.size` is reached anyway (`updatePartitionInfo`).
-    fn sticky_append(&mut self, shape: Shape, queues: &impl Queues) -> usize {
+    fn sticky_append(&mut self, config: &ProducerConfig, queues: &impl Queues) -> usize {
+        let shape = Shape::of(config);
         let mut sticky = match self.sticky {
             Some(s) if s.partition < queues.count() => s,
-            _ => self.fresh_sticky(queues),
+            _ => self.fresh_sticky(config, queues),
         };
         if shape.tail_full(queues.waiting(sticky.partition)) && sticky.produced_bytes >= shape.batch_size {
-            sticky = self.fresh_sticky(queues);
+            sticky = self.fresh_sticky(config, queues);
         }
         let waiting = queues.waiting(sticky.partition);
         sticky.produced_bytes += shape.appended_bytes(waiting);
@@ -327,20 +332,22 @@ impl Partitioner {
         self.sticky = if (sticky.produced_bytes >= shape.batch_size && enable_switch)
             || sticky.produced_bytes >= 2 * shape.batch_size
         {
-            Some(self.fresh_sticky(queues))
+            Some(self.fresh_sticky(config, queues))
         } else {
             Some(sticky)
         };
         chosen
     }
 
-    fn fresh_sticky(&mut self, queues: &impl Queues) -> Sticky {
-        Sticky { partition: self.next_partition(queues), produced_bytes: 0 }
+    fn fresh_sticky(&mut self, config: &ProducerConfig, queues: &impl Queues) -> Sticky {
+        Sticky { partition: self.next_partition(config, queues), produced_bytes: 0 }
     }
 
     /// `BuiltInPartitioner.nextPartition`: a random partition, weighted by the load stats when
     /// there are any, else uniform among the partitions with a leader (all when none has one).
-    fn next_partition(&mut self, queues: &impl Queues) -> usize {
+    /// Stats left out of date by [`Self::defer_load`] are computed first.
+    fn next_partition(&mut self, config: &ProducerConfig, queues: &impl Queues) -> usize {
+        self.settle_load(config, queues);
         let random = to_positive(self.rng.random::<i32>()) as usize;
         match &self.load {
             Some(load) => load.pick(random),
@@ -365,6 +372,7 @@ impl Partitioner {
     /// are left out, and with `partitioner.availability.timeout.ms` so are those whose leader
     /// had ready batches it could not take for longer than that.
     pub fn update_load(&mut self, config: &ProducerConfig, queues: &impl Queues) {
+        self.load_due = false;
         let n = queues.count();
         let adaptive = config.partitioner_class == PartitionerClass::BuiltIn && config.partitioner_adaptive;
         if !adaptive || self.deques < n || n < 2 {
@@ -388,6 +396,24 @@ impl Partitioner {
             (batches > 0).then_some((i, batches as u32, slow))
         });
         self.load = LoadStats::build(n, led, events);
+    }
+
+    /// Marks the load stats out of date instead of recomputing them: a sender pass happened
+    /// (Java's `RecordAccumulator.partitionReady` would have run [`Self::update_load`]) and
+    /// the queues are as it would have found them. Only [`Self::next_partition`] reads the
+    /// stats, so they are computed when it next draws, or at [`Self::settle_load`]; the
+    /// caller settles them before anything else changes the queues (other than one record
+    /// appended after the draw that read them), which keeps the result exact.
+    pub fn defer_load(&mut self) {
+        self.load_due = true;
+    }
+
+    /// Computes load stats left out of date by [`Self::defer_load`], from `queues` (still as
+    /// the deferred pass found them).
+    pub fn settle_load(&mut self, config: &ProducerConfig, queues: &impl Queues) {
+        if self.load_due {
+            self.update_load(config, queues);
+        }
     }
 
     /// The sender found `leader` with batches ready at `now`; `can_drain` says whether it could
@@ -803,13 +829,13 @@ mod tests {
         }
         q.retries[0] = 3;
         p.update_load(&cfg, &q);
-        let picks: Vec<usize> = (0..9000).map(|_| p.next_partition(&q)).collect();
+        let picks: Vec<usize> = (0..9000).map(|_| p.next_partition(&cfg, &q)).collect();
         let zero = picks.iter().filter(|&&i| i == 0).count();
         assert!((800..1200).contains(&zero), "{zero} of 9000");
         // Off: uniform.
         let off = ProducerConfig { partitioner_adaptive: false, ..cfg.clone() };
         p.update_load(&off, &q);
-        let zero = (0..9000).filter(|_| p.next_partition(&q) == 0).count();
+        let zero = (0..9000).filter(|_| p.next_partition(&off, &q) == 0).count();
         assert!((2700..3300).contains(&zero), "{zero} of 9000");
         // Not before every partition had a deque.
         let mut fresh = partitioner(11);
@@ -836,7 +862,7 @@ mod tests {
         p.note_leader(&cfg, 1, 101, false);
         p.update_load(&cfg, &q);
         assert_eq!(p.load.as_ref().unwrap().dense().ids, vec![0, 2]);
-        assert!((0..500).all(|_| p.next_partition(&q) != 1));
+        assert!((0..500).all(|_| p.next_partition(&cfg, &q) != 1));
         p.note_leader(&cfg, 1, 102, true);
         p.update_load(&cfg, &q);
         assert_eq!(p.load, None);

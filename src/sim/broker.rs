@@ -74,8 +74,9 @@ struct Purgatory {
 }
 
 /// A broker process and the state it keeps on disk across crashes (its logs and the HW
-/// checkpoint).
-#[derive(Debug)]
+/// checkpoint). A clone is a checkpoint: it shares no state with its original (the
+/// offsets book, which stands for log bytes the cluster shares, aside).
+#[derive(Clone, Debug)]
 pub struct Broker {
     id: BrokerId,
     broker_epoch: i64,
@@ -160,6 +161,7 @@ macro_rules! ctx {
             topic: $self.topic_configs.get(&$tp.topic).unwrap_or(&NO_OVERRIDES),
             brokers: &$self.brokers,
             next_isr_check: $self.next_isr_check,
+            session_fetches: $self.purgatory.sessions.fetch_times(),
         }
     };
 }

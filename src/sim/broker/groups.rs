@@ -33,7 +33,7 @@ pub const CREATION_RETRY_MS: Ms = 1000;
 pub const OFFSETS_RECORD_BYTES: u32 = 100;
 
 /// The broker's group state.
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub(super) struct GroupHost {
     coordinator: Option<GroupCoordinator>,
     /// Leader of each `__consumer_offsets` partition, as the metadata says.

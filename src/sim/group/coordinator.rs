@@ -84,7 +84,7 @@ struct PendingWrite {
 }
 
 /// A broker's group coordinator.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct GroupCoordinator {
     broker: BrokerId,
     config: GroupCoordinatorConfig,

@@ -53,7 +53,8 @@ impl Fetcher {
 pub(super) struct Fetchers {
     by_leader: BTreeMap<BrokerId, Fetcher>,
     timers: BTreeSet<(Ms, BrokerId)>,
-    to_check: BTreeSet<BrokerId>,
+    /// Unordered, without repeats (a few at a time: a Vec keeps its room between passes).
+    to_check: Vec<BrokerId>,
     stale_backoff: BTreeSet<BrokerId>,
 }
 
@@ -126,8 +127,8 @@ impl Fetchers {
         } else {
             self.stale_backoff.remove(&leader);
         }
-        if check {
-            self.to_check.insert(leader);
+        if check && !self.to_check.contains(&leader) {
+            self.to_check.push(leader);
         }
     }
 
@@ -139,15 +140,27 @@ impl Fetchers {
             self.timers.remove(&(t, leader));
         }
         self.stale_backoff.remove(&leader);
-        self.to_check.remove(&leader);
+        self.to_check.retain(|&l| l != leader);
     }
 
-    /// The fetchers that may be ready to send at `now`: those changed since the last pass and
-    /// those whose timer is due (a backoff that ended).
-    fn take_candidates(&mut self, now: Ms) -> BTreeSet<BrokerId> {
+    /// The fetchers that may be ready to send at `now`, in leader order: those changed since
+    /// the last pass and those whose timer is due (a backoff that ended). Hand the list back
+    /// with [`Fetchers::give_back`].
+    fn take_candidates(&mut self, now: Ms) -> Vec<BrokerId> {
         let mut candidates = std::mem::take(&mut self.to_check);
-        candidates.extend(self.timers.iter().take_while(|&&(t, _)| t <= now).map(|&(_, l)| l));
+        let due = self.timers.iter().take_while(|&&(t, _)| t <= now).map(|&(_, l)| l);
+        candidates.extend(due);
+        candidates.sort_unstable();
+        candidates.dedup();
         candidates
+    }
+
+    /// Returns a list from [`Fetchers::take_candidates`], emptied, to keep its room.
+    fn give_back(&mut self, mut list: Vec<BrokerId>) {
+        if self.to_check.is_empty() {
+            list.clear();
+            self.to_check = list;
+        }
     }
 
     /// The fetchers whose timer is due at `now`, or whose backoff may be over while a request
@@ -173,27 +186,23 @@ impl Broker {
         }
         // Runs after every message: only the fetchers changed since the last pass, or whose
         // backoff ended, can have become ready; most of the time there are none.
-        let candidates = self.fetchers.take_candidates(now);
-        if candidates.is_empty() {
-            return;
-        }
-        let mut ready = Vec::new();
-        for leader in candidates {
-            let Some(f) = self.fetchers.get(leader) else { continue };
-            if f.members.is_empty() {
+        let mut ready = self.fetchers.take_candidates(now);
+        ready.retain(|&leader| match self.fetchers.get(leader) {
+            Some(f) if f.members.is_empty() => {
                 self.fetchers.remove(leader);
-            } else if f.in_flight.is_none() && now >= f.backoff_until {
-                ready.push(leader);
+                false
             }
-        }
+            Some(f) => f.in_flight.is_none() && now >= f.backoff_until,
+            None => false,
+        });
         if ready.is_empty() {
-            return;
+            return self.fetchers.give_back(ready);
         }
         let follower_over = self.follower_quota_exceeded(now);
         let mut requests = Vec::new();
         let mut throttled = BTreeSet::new();
         let mut retry = Vec::new();
-        for leader in ready {
+        for &leader in &ready {
             let held_back = self.throttle_marks(leader, follower_over);
             let Some(fetcher) = self.fetchers.get_mut(leader) else { continue };
             let data = build_fetch(&self.partitions, leader, fetcher, now, &held_back);
@@ -218,6 +227,7 @@ impl Broker {
         for leader in retry {
             self.fetchers.sync(leader, true);
         }
+        self.fetchers.give_back(ready);
         for (leader, correlation_id, data) in requests {
             for fp in &data.to_send {
                 if let Some(p) = self.partitions.get_mut(&fp.tp) {

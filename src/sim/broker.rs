@@ -24,23 +24,6 @@ static NO_OVERRIDES: TopicConfig = TopicConfig::NONE;
 /// then every `log.retention.check.interval.ms`).
 pub const LOG_INITIAL_TASK_DELAY_MS: Ms = 30_000;
 
-/// One follower fetch loop towards one leader broker (Kafka's `ReplicaFetcherThread` with
-/// its `FetchSessionHandler`).
-#[derive(Clone, Debug, Default)]
-struct Fetcher {
-    /// Correlation id and give-up time (`replica.socket.timeout.ms`) of the request in flight.
-    in_flight: Option<(u64, Ms)>,
-    /// No request before this time (after a connection error).
-    backoff_until: Ms,
-    /// The partitions this broker follows from that leader (`partitionStates`).
-    members: BTreeSet<TopicPartition>,
-    /// Its fetch session (KIP-227).
-    session: FetchSessionHandler,
-    /// Partitions its last fetch left out for the follower replication throttle (KIP-73):
-    /// looked at again at every fetch it builds.
-    held_back: BTreeSet<TopicPartition>,
-}
-
 /// A parked fetch's key: the fetching node (a follower broker or a consumer) and the request's
 /// correlation id.
 type ParkKey = (NodeId, u64);
@@ -74,7 +57,8 @@ struct Purgatory {
 }
 
 /// A broker process and the state it keeps on disk across crashes (its logs and the HW
-/// checkpoint).
+/// checkpoint). A clone is a checkpoint: it shares no state with its original (the
+/// offsets book, which stands for log bytes the cluster shares, aside).
 #[derive(Clone, Debug)]
 pub struct Broker {
     id: BrokerId,
@@ -95,7 +79,7 @@ pub struct Broker {
     partition_deadlines: BTreeSet<(Ms, TopicPartition)>,
     /// The same, by partition.
     partition_timers: BTreeMap<TopicPartition, Ms>,
-    fetchers: BTreeMap<BrokerId, Fetcher>,
+    fetchers: Fetchers,
     purgatory: Purgatory,
     fetch_paused: bool,
     next_heartbeat: Ms,
@@ -160,6 +144,7 @@ macro_rules! ctx {
             topic: $self.topic_configs.get(&$tp.topic).unwrap_or(&NO_OVERRIDES),
             brokers: &$self.brokers,
             next_isr_check: $self.next_isr_check,
+            session_fetches: $self.purgatory.sessions.fetch_times(),
         }
     };
 }
@@ -171,6 +156,7 @@ mod serve_fetch;
 mod throttle;
 mod view_marks;
 
+use fetcher::Fetchers;
 pub use view_marks::ViewMarks;
 
 impl Broker {
@@ -189,7 +175,7 @@ impl Broker {
             partitions: BTreeMap::new(),
             partition_deadlines: BTreeSet::new(),
             partition_timers: BTreeMap::new(),
-            fetchers: BTreeMap::new(),
+            fetchers: Fetchers::default(),
             purgatory: Purgatory::default(),
             fetch_paused: false,
             next_heartbeat: 0,
@@ -429,12 +415,12 @@ impl Broker {
         self.fetch_paused = paused;
         // A stalled fetcher does not process the answer to a request it already sent; its
         // session starts over as after a lost request.
-        for f in self.fetchers.values_mut() {
+        self.fetchers.update_all(|f| {
             if f.in_flight.take().is_some() {
                 f.session.handle_error(now);
             }
             f.backoff_until = 0;
-        }
+        });
         out.emit(EventKind::FetchPaused { broker: self.id, paused });
         self.process_changes(now, out);
         self.maybe_send_fetches(now, out);
@@ -564,17 +550,19 @@ impl Broker {
         }
         if before.fetching_from != after.fetching_from
             && let Some(old) = before.fetching_from
-            && let Some(f) = self.fetchers.get_mut(&old)
         {
-            f.members.remove(tp);
-            f.session.mark(tp);
+            self.fetchers.update(old, |f| {
+                f.members.remove(tp);
+                f.session.mark(tp);
+            });
         }
         if let Some(leader) = after.fetching_from {
-            let f = self.fetchers.entry(leader).or_default();
-            if !f.members.contains(tp) {
-                f.members.insert(tp.clone());
-            }
-            f.session.mark(tp);
+            self.fetchers.update_or_insert(leader, |f| {
+                if !f.members.contains(tp) {
+                    f.members.insert(tp.clone());
+                }
+                f.session.mark(tp);
+            });
         }
     }
 
@@ -827,10 +815,7 @@ impl Broker {
         }
         let parked = self.purgatory.deadlines.first().map(|(t, _)| *t);
         let partitions = self.partition_deadlines.first().map(|(t, _)| *t);
-        let fetchers = self.fetchers.values().flat_map(|f| {
-            let backoff = (f.in_flight.is_none() && f.backoff_until > 0).then_some(f.backoff_until);
-            f.in_flight.map(|(_, d)| d).into_iter().chain(backoff)
-        });
+        let fetchers = self.fetchers.next_timer();
         Some(parked.into_iter().chain(partitions).chain(fetchers).fold(next, Ms::min))
     }
 }

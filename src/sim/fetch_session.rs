@@ -19,8 +19,6 @@ use super::protocol::{FetchPartition, FetchedPartition};
 use super::{BrokerId, Ms, Offset, TopicIdPartition, TopicPartition};
 use crate::kafka::errors::ErrorCode;
 use std::collections::{BTreeMap, BTreeSet};
-use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Session id meaning "no session" (`FetchMetadata.INVALID_SESSION_ID`).
 pub const INVALID_SESSION_ID: u32 = 0;
@@ -266,21 +264,25 @@ impl FetchSessionHandler {
     }
 }
 
-/// The time (ms) of a session's latest fetch, shared with the leader's bookkeeping of the
-/// followers whose partitions sit idle in it (see `Partition::mark_idle_in_session`): while a
-/// partition is idle, every fetch of its session counts as a fetch of it, as Kafka's leader
-/// would record by reading it again on each fetch (`IncrementalFetchContext.foreachPartition`).
+/// The time (ms) of each session's latest fetch, read by the leader's bookkeeping of the
+/// followers whose partitions sit idle in a session (see `Partition::mark_idle_in_session`):
+/// while a partition is idle, every fetch of its session counts as a fetch of it, as Kafka's
+/// leader would record by reading it again on each fetch
+/// (`IncrementalFetchContext.foreachPartition`). A session's entry outlives the session (an
+/// evicted session's idle partitions keep its last fetch time until their follower's next full
+/// fetch reads them again); the table is emptied when the process stops, with the followers'
+/// state. Plain values, so a cloned broker shares nothing with its original.
 #[derive(Clone, Debug, Default)]
-pub struct SessionClock(Arc<AtomicU64>);
+pub struct SessionFetchTimes(BTreeMap<u32, Ms>);
 
-impl SessionClock {
-    /// The latest fetch time (ms).
-    pub fn get(&self) -> Ms {
-        self.0.load(Ordering::Relaxed)
+impl SessionFetchTimes {
+    /// The latest fetch time (ms) of session `id`, if it ever fetched.
+    pub fn get(&self, id: u32) -> Option<Ms> {
+        self.0.get(&id).copied()
     }
 
-    fn set(&self, now: Ms) {
-        self.0.store(now, Ordering::Relaxed);
+    fn set(&mut self, id: u32, now: Ms) {
+        self.0.insert(id, now);
     }
 }
 
@@ -351,20 +353,12 @@ pub struct FetchSession {
     pub created_ms: Ms,
     /// When it was last used (ms).
     pub last_used_ms: Ms,
-    /// The time of its latest fetch, shared with idle partitions.
-    pub clock: SessionClock,
 }
 
 impl FetchSession {
     /// Marks it used at `now` (`FetchSessionCacheShard.touch`).
     pub fn touch(&mut self, now: Ms) {
         self.last_used_ms = now;
-    }
-
-    /// Records that its follower fetched at `now`, after the fetch's partitions were read:
-    /// from then on its idle partitions count as fetched at `now`.
-    pub fn record_fetch(&mut self, now: Ms) {
-        self.clock.set(now);
     }
 }
 
@@ -389,9 +383,24 @@ pub struct FetchSessionCache {
     sessions: BTreeMap<u32, FetchSession>,
     by_partition: BTreeMap<TopicIdPartition, BTreeSet<u32>>,
     next_id: u32,
+    /// Each session's latest fetch time.
+    fetch_times: SessionFetchTimes,
 }
 
 impl FetchSessionCache {
+    /// Each session's latest fetch time, for the followers idle in a session.
+    pub fn fetch_times(&self) -> &SessionFetchTimes {
+        &self.fetch_times
+    }
+
+    /// Records that session `id`'s follower fetched at `now`, after the fetch's partitions
+    /// were read: from then on its idle partitions count as fetched at `now`.
+    pub fn record_fetch(&mut self, id: u32, now: Ms) {
+        if self.sessions.contains_key(&id) {
+            self.fetch_times.set(id, now);
+        }
+    }
+
     /// A session.
     pub fn get(&self, id: u32) -> Option<&FetchSession> {
         self.sessions.get(&id)
@@ -416,6 +425,7 @@ impl FetchSessionCache {
     pub fn clear(&mut self) {
         self.sessions.clear();
         self.by_partition.clear();
+        self.fetch_times.0.clear();
     }
 
     /// The sessions that cache `tp`.
@@ -516,10 +526,9 @@ impl FetchSessionCache {
             pending,
             created_ms: now,
             last_used_ms: now,
-            clock: SessionClock::default(),
         };
         session.touch(now);
-        session.record_fetch(now);
+        self.fetch_times.set(id, now);
         self.sessions.insert(id, session);
         id
     }
@@ -759,5 +768,22 @@ mod tests {
         let later = old + MIN_INCREMENTAL_FETCH_SESSION_EVICTION_MS + 1;
         assert_eq!(cache.maybe_create(later, 3, 1, &one, &[ok(0, 0)]), 3, "stale is evicted");
         assert_eq!(cache.len(), 1);
+    }
+
+    /// A cloned cache is a checkpoint: fetches recorded on the clone leave the original's
+    /// session times alone, and an evicted session's time stays for its idle partitions.
+    #[test]
+    fn session_fetch_times_belong_to_one_cache_and_outlive_their_session() {
+        let mut cache = FetchSessionCache::default();
+        let id = cache.maybe_create(5, 1, 1000, &[fp(0, 0)], &[ok(0, 0)]);
+        let mut clone = cache.clone();
+        clone.record_fetch(id, 500);
+        assert_eq!(clone.fetch_times().get(id), Some(500));
+        assert_eq!(cache.fetch_times().get(id), Some(5), "the original is untouched");
+        cache.remove(id);
+        cache.record_fetch(id, 900);
+        assert_eq!(cache.fetch_times().get(id), Some(5), "a removed session no longer fetches");
+        cache.clear();
+        assert_eq!(cache.fetch_times().get(id), None);
     }
 }

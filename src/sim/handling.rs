@@ -80,10 +80,17 @@ pub struct RequestQueues {
     defaults: HandlingConfig,
     /// Processing times set for one broker (`set broker B broker.*=…`).
     own: BTreeMap<BrokerId, HandlingConfig>,
-    /// When each connection's last message has been handled: (broker, sender) → instant.
-    lanes: BTreeMap<(BrokerId, NodeId), SimTime>,
-    /// When each of a broker's request handler threads is free.
-    handlers: BTreeMap<BrokerId, [SimTime; NUM_IO_THREADS]>,
+    /// Each broker's connections and threads (one lookup per message finds both).
+    brokers: BTreeMap<BrokerId, BrokerQueues>,
+}
+
+/// One broker's queues.
+#[derive(Clone, Debug, Default)]
+struct BrokerQueues {
+    /// When each connection's last message has been handled: sender → instant.
+    lanes: BTreeMap<NodeId, SimTime>,
+    /// When each of its request handler threads is free.
+    handlers: [SimTime; NUM_IO_THREADS],
 }
 
 impl RequestQueues {
@@ -126,21 +133,21 @@ impl RequestQueues {
     /// and takes effect: after what came before it on the connection, and for a request also
     /// after a request handler thread is free, plus its processing time (see the module).
     pub fn handled_at(&mut self, arrival: SimTime, broker: BrokerId, from: NodeId, msg: &Message) -> SimTime {
-        let lane = self.lanes.get(&(broker, from)).copied();
-        let start = lane.map_or(arrival, |l| l.max(arrival));
-        let done = match Work::of(msg) {
+        let work = Work::of(msg);
+        let took = work.map_or(0, |w| w.micros(&self.config(broker)));
+        let queues = self.brokers.entry(broker).or_default();
+        let lane = queues.lanes.entry(from);
+        let start = match &lane {
+            std::collections::btree_map::Entry::Occupied(l) => (*l.get()).max(arrival),
+            std::collections::btree_map::Entry::Vacant(_) => arrival,
+        };
+        let done = match work {
             None => start,
-            Some(work) => {
-                let took = work.micros(&self.config(broker));
-                if work == Work::Request {
-                    self.on_handler_thread(broker, start, took)
-                } else {
-                    start.plus_micros(took)
-                }
-            }
+            Some(Work::Request) => on_handler_thread(&mut queues.handlers, start, took),
+            Some(Work::FetchResponse) => start.plus_micros(took),
         };
         if done > arrival {
-            self.lanes.insert((broker, from), done);
+            lane.insert_entry(done);
         }
         done
     }
@@ -150,28 +157,26 @@ impl RequestQueues {
     /// completes it; every other message at once.
     pub fn answered_at(&self, now: SimTime, broker: BrokerId, to: NodeId, msg: &Message) -> SimTime {
         let parked = matches!(msg, Message::FetchResponse(_))
-            && self.lanes.get(&(broker, to)).is_some_and(|&handled| handled < now);
+            && self.brokers.get(&broker).and_then(|q| q.lanes.get(&to)).is_some_and(|&handled| handled < now);
         if parked { now.plus_micros(self.config(broker).request_handle_us) } else { now }
-    }
-
-    /// Runs `took` µs of work that may start at `ready` on the first of `broker`'s handler
-    /// threads to be free; returns when it is done.
-    fn on_handler_thread(&mut self, broker: BrokerId, ready: SimTime, took: u64) -> SimTime {
-        if took == 0 {
-            return ready;
-        }
-        let threads = self.handlers.entry(broker).or_insert([SimTime::ZERO; NUM_IO_THREADS]);
-        let first_free = (0..NUM_IO_THREADS).min_by_key(|&i| threads[i]).unwrap_or(0);
-        let done = threads[first_free].max(ready).plus_micros(took);
-        threads[first_free] = done;
-        done
     }
 
     /// `broker`'s process ended (or started again): the work it had queued is gone.
     pub fn forget(&mut self, broker: BrokerId) {
-        self.lanes.retain(|(b, _), _| *b != broker);
-        self.handlers.remove(&broker);
+        self.brokers.remove(&broker);
     }
+}
+
+/// Runs `took` µs of work that may start at `ready` on the first of a broker's handler
+/// `threads` to be free; returns when it is done.
+fn on_handler_thread(threads: &mut [SimTime; NUM_IO_THREADS], ready: SimTime, took: u64) -> SimTime {
+    if took == 0 {
+        return ready;
+    }
+    let first_free = (0..NUM_IO_THREADS).min_by_key(|&i| threads[i]).unwrap_or(0);
+    let done = threads[first_free].max(ready).plus_micros(took);
+    threads[first_free] = done;
+    done
 }
 
 #[cfg(test)]

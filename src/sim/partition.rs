@@ -4,7 +4,7 @@
 //! Rule book §2–§5 and §7.
 
 use super::events::{EventKind, ShrinkCause};
-use super::fetch_session::SessionClock;
+use super::fetch_session::SessionFetchTimes;
 use super::log::PartitionLog;
 use super::protocol::{
     BrokerRegistration, FetchPartition, FetchedData, FetchedPartition, IsrMember, LeaderRecoveryState,
@@ -35,6 +35,9 @@ pub struct Ctx<'a> {
     pub brokers: &'a BTreeMap<BrokerId, BrokerRegistration>,
     /// When this broker's ISR-expiration task runs next (ms, R4.2).
     pub next_isr_check: Ms,
+    /// The latest fetch time of each of this broker's fetch sessions, for followers idle in
+    /// one ([`FollowerState::idle_in_session`]).
+    pub session_fetches: &'a SessionFetchTimes,
 }
 
 /// ms from `now` until the ISR-expiration task, which runs at `next_check` and then every
@@ -66,25 +69,26 @@ pub struct FollowerState {
     pub broker_epoch: i64,
     /// Set while the partition sits idle in the follower's fetch session (caught up, in the
     /// ISR, nothing to say): each fetch of that session then counts as a fetch of this
-    /// partition at the same offset, without the leader reading it (KIP-227).
-    pub idle_in_session: Option<SessionClock>,
+    /// partition at the same offset, without the leader reading it (KIP-227). Holds the
+    /// session's id; its fetch times are in [`Ctx::session_fetches`].
+    pub idle_in_session: Option<u32>,
 }
 
 impl FollowerState {
     /// When it last fetched (ms), counting the fetches of the session it sits idle in.
-    pub fn last_fetch(&self) -> Option<Ms> {
-        self.with_session(self.last_fetch_time)
+    pub fn last_fetch(&self, sessions: &SessionFetchTimes) -> Option<Ms> {
+        self.with_session(self.last_fetch_time, sessions)
     }
 
     /// When it was last caught up (ms): an idle partition is caught up at every fetch of its
     /// session (`Replica.updateFetchStateOrThrow` with fetch offset = leader LEO).
-    pub fn caught_up_at(&self) -> Option<Ms> {
-        self.with_session(self.last_caught_up)
+    pub fn caught_up_at(&self, sessions: &SessionFetchTimes) -> Option<Ms> {
+        self.with_session(self.last_caught_up, sessions)
     }
 
-    fn with_session(&self, t: Option<Ms>) -> Option<Ms> {
-        match &self.idle_in_session {
-            Some(clock) => Some(t.map_or(clock.get(), |t| t.max(clock.get()))),
+    fn with_session(&self, t: Option<Ms>, sessions: &SessionFetchTimes) -> Option<Ms> {
+        match self.idle_in_session.and_then(|id| sessions.get(id)) {
+            Some(fetched) => Some(t.map_or(fetched, |t| t.max(fetched))),
             None => t,
         }
     }
@@ -273,21 +277,16 @@ impl Partition {
     /// After the leader served `replica`'s fetch `fp` through a fetch session with nothing to
     /// say: if the follower is caught up (fetch offset = LEO) and in the ISR, the partition is
     /// idle and the session leaves it alone until something changes; its follower state then
-    /// follows `clock`, the session's fetch times (a fetch at the LEO keeps it caught up,
+    /// follows session `session`'s fetch times (a fetch at the LEO keeps it caught up,
     /// `Replica.updateFetchStateOrThrow`). Returns whether it is idle.
-    pub fn mark_idle_in_session(
-        &mut self,
-        replica: BrokerId,
-        fp: &FetchPartition,
-        clock: &SessionClock,
-    ) -> bool {
+    pub fn mark_idle_in_session(&mut self, replica: BrokerId, fp: &FetchPartition, session: u32) -> bool {
         let idle = self.check_fetch_epoch(replica, fp).is_ok()
             && fp.fetch_offset == self.log.leo()
             && self.committed_isr().contains(&replica);
         let Role::Leader(ls) = &mut self.role else { return false };
         match ls.followers.get_mut(&replica) {
             Some(f) if idle && f.leo == Some(fp.fetch_offset) => {
-                f.idle_in_session = Some(clock.clone());
+                f.idle_in_session = Some(session);
                 true
             }
             _ => false,
@@ -573,8 +572,9 @@ impl Partition {
         }
     }
 
-    fn is_caught_up(f: &FollowerState, leader_leo: Offset, now: Ms, lag_ms: Ms) -> bool {
-        f.leo == Some(leader_leo) || f.caught_up_at().is_some_and(|t| now.saturating_sub(t) <= lag_ms)
+    fn is_caught_up(ctx: &Ctx, f: &FollowerState, leader_leo: Offset, lag_ms: Ms) -> bool {
+        f.leo == Some(leader_leo)
+            || f.caught_up_at(ctx.session_fetches).is_some_and(|t| ctx.now.saturating_sub(t) <= lag_ms)
     }
 
     fn is_isr_eligible(ctx: &Ctx, r: BrokerId, f: &FollowerState) -> bool {
@@ -601,7 +601,7 @@ impl Partition {
             .iter()
             .filter(|(r, f)| {
                 maximal.contains(r)
-                    || (Self::is_caught_up(f, leo, ctx.now, lag) && Self::is_isr_eligible(ctx, **r, f))
+                    || (Self::is_caught_up(ctx, f, leo, lag) && Self::is_isr_eligible(ctx, **r, f))
             })
             .map(|(_, f)| f.leo.unwrap_or(-1))
             .fold(leo, Offset::min);
@@ -803,8 +803,8 @@ impl Partition {
         let Role::Leader(ls) = &mut self.role else { return false };
         let f = ls.followers.entry(replica).or_default();
         // Fold the fetches it made while idle in its session into the explicit times.
-        f.last_fetch_time = f.last_fetch();
-        f.last_caught_up = f.caught_up_at();
+        f.last_fetch_time = f.last_fetch(ctx.session_fetches);
+        f.last_caught_up = f.caught_up_at(ctx.session_fetches);
         f.idle_in_session = None;
         let changed = f.leo != Some(fp.fetch_offset);
         f.leo = Some(fp.fetch_offset);
@@ -911,10 +911,11 @@ impl Partition {
                 continue;
             }
             let f = ls.followers.get(&r).cloned().unwrap_or_default();
-            if !Self::is_caught_up(&f, leo, ctx.now, lag) {
+            if !Self::is_caught_up(ctx, &f, leo, lag) {
                 removed.push(r);
-                behind_ms = behind_ms.max(ctx.now.saturating_sub(f.caught_up_at().unwrap_or(0)));
-                never_fetched &= f.last_fetch().is_none();
+                behind_ms =
+                    behind_ms.max(ctx.now.saturating_sub(f.caught_up_at(ctx.session_fetches).unwrap_or(0)));
+                never_fetched &= f.last_fetch(ctx.session_fetches).is_none();
             }
         }
         if removed.is_empty() {
@@ -1062,10 +1063,11 @@ impl Partition {
         let f = ls.followers.get(&r)?;
         let leo = self.log.leo();
         let lag_ms = ctx.config.replica_lag_time_max_ms;
-        let caught_up_ago = f.caught_up_at().map(|t| ctx.now.saturating_sub(t));
+        let caught_up = f.caught_up_at(ctx.session_fetches);
+        let caught_up_ago = caught_up.map(|t| ctx.now.saturating_sub(t));
         let behind = f.leo.is_none_or(|l| l < leo);
         let isr_expiry_in = (self.committed_isr().contains(&r) && behind)
-            .then(|| isr_removal_in(ctx.now, f.caught_up_at(), lag_ms, ctx.next_isr_check));
+            .then(|| isr_removal_in(ctx.now, caught_up, lag_ms, ctx.next_isr_check));
         Some(FollowerView { lag: f.leo.map(|l| leo - l), isr_expiry_in, caught_up_ago })
     }
 
@@ -1177,6 +1179,7 @@ mod tests {
         config: BrokerConfig,
         topic: TopicConfig,
         brokers: BTreeMap<BrokerId, BrokerRegistration>,
+        session_fetches: SessionFetchTimes,
     }
 
     impl Fixture {
@@ -1196,7 +1199,12 @@ mod tests {
                 })
                 .collect();
             let topic = TopicConfig { min_insync_replicas: Some(min_isr), ..Default::default() };
-            Self { config: BrokerConfig::default(), topic, brokers }
+            Self {
+                config: BrokerConfig::default(),
+                topic,
+                brokers,
+                session_fetches: SessionFetchTimes::default(),
+            }
         }
 
         fn ctx(&self, me: BrokerId, now: Ms) -> Ctx<'_> {
@@ -1208,6 +1216,7 @@ mod tests {
                 topic: &self.topic,
                 brokers: &self.brokers,
                 next_isr_check: 0,
+                session_fetches: &self.session_fetches,
             }
         }
     }

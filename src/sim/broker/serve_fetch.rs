@@ -199,10 +199,8 @@ impl Broker {
             }
             results.push(r);
         }
-        if let Some(s) = self.purgatory.sessions.get_mut(id)
-            && !stale
-        {
-            s.record_fetch(now);
+        if !stale {
+            self.purgatory.sessions.record_fetch(id, now);
         }
         if answers_now(&req, &pending, &results) {
             return self.respond_incremental(now, from, &req, id, results, out);
@@ -225,7 +223,7 @@ impl Broker {
         let quiet = s.partitions.get(&fp.key()).is_some_and(|c| !c.would_respond(r));
         if quiet
             && let Some(p) = self.partitions.get_mut(&fp.tp)
-            && p.mark_idle_in_session(replica, fp, &s.clock)
+            && p.mark_idle_in_session(replica, fp, id)
         {
             s.pending.remove(&fp.key());
             self.view_marks.mark(&fp.tp);

@@ -140,7 +140,7 @@ impl Broker {
         leader: BrokerId,
         quota_exceeded: bool,
     ) -> BTreeSet<TopicPartition> {
-        let Some(fetcher) = self.fetchers.get(&leader) else { return BTreeSet::new() };
+        let Some(fetcher) = self.fetchers.get(leader) else { return BTreeSet::new() };
         let held_back: BTreeSet<TopicPartition> = match quota_exceeded {
             false => BTreeSet::new(),
             true => fetcher
@@ -150,7 +150,7 @@ impl Broker {
                 .cloned()
                 .collect(),
         };
-        if let Some(f) = self.fetchers.get_mut(&leader) {
+        if let Some(f) = self.fetchers.get_mut(leader) {
             let previous = std::mem::take(&mut f.held_back);
             previous.iter().chain(&held_back).for_each(|tp| f.session.mark(tp));
         }
@@ -163,10 +163,11 @@ impl Broker {
     pub(super) fn back_off_throttled_fetchers(&mut self, now: Ms, throttled: BTreeSet<BrokerId>) {
         let until = now + self.config.replica_fetch_backoff_ms.max(1);
         for leader in throttled {
-            let fetcher = self.fetchers.entry(leader).or_default();
-            if fetcher.in_flight.is_none() && fetcher.backoff_until <= now {
-                fetcher.backoff_until = until;
-            }
+            self.fetchers.update_or_insert(leader, |fetcher| {
+                if fetcher.in_flight.is_none() && fetcher.backoff_until <= now {
+                    fetcher.backoff_until = until;
+                }
+            });
         }
     }
 }

@@ -108,6 +108,26 @@ pub enum Mode {
         #[arg(long)]
         headless: bool,
     },
+    /// What if: run a scenario once per setting, from the same seed and with the same
+    /// `[[at]]` steps (its faults), and print one table of availability (records failed,
+    /// time offline or under min ISR, produce latency) against durability (acknowledged
+    /// records lost, diverged records, records consumers read and then lost), a column per
+    /// run. Its expectations are not checked. Exit code 0, or 2 for invalid input.
+    #[command(allow_negative_numbers = true)]
+    Compare {
+        /// The scenario file.
+        #[arg(value_name = "FILE.toml")]
+        file: PathBuf,
+        /// A property and the values to try, e.g. `acks=1,all` (values split at commas).
+        /// Repeated, it runs every combination (`--vary acks=1,all --vary
+        /// min.insync.replicas=1,2` makes four runs).
+        #[arg(long, value_name = "KEY=V1,V2", value_parser = crate::compare::parse_vary)]
+        vary: Vec<crate::compare::Vary>,
+        /// One run's whole set of settings, separated by spaces, e.g. `'acks=1
+        /// min.insync.replicas=1'`; give it once per run (instead of `--vary`).
+        #[arg(long = "vary-set", value_name = "'K=V K=V'", value_parser = crate::compare::parse_vary_set)]
+        vary_set: Vec<crate::compare::VarySet>,
+    },
     /// Write the manual's reference pages (keys, commands, configuration, command line),
     /// generated from the tables the program runs on. For the project's own checkout, so
     /// hidden from the help.
@@ -131,6 +151,7 @@ impl Cli {
                 | Mode::Describe { .. }
                 | Mode::Lessons
                 | Mode::Lesson { headless: true, .. }
+                | Mode::Compare { .. }
                 | Mode::Docs { .. },
             ) => false,
         }
@@ -386,11 +407,11 @@ impl Cli {
     /// of them given, or an unknown lesson.
     pub fn source(&self) -> Result<Option<Source<'_>>, CliError> {
         match (&self.mode, &self.scenario) {
-            (Some(Mode::Run { .. } | Mode::Lesson { .. }), Some(_)) => Err(CliError::Invalid(
-                "give the scenario once: `isrlab run FILE`, `isrlab lesson NAME` or `isrlab --scenario FILE`"
+            (Some(Mode::Run { .. } | Mode::Lesson { .. } | Mode::Compare { .. }), Some(_)) => Err(CliError::Invalid(
+                "give the scenario once: `isrlab run FILE`, `isrlab lesson NAME`, `isrlab compare FILE` or `isrlab --scenario FILE`"
                     .into(),
             )),
-            (Some(Mode::Run { file }), None) => Ok(Some(Source::File(file))),
+            (Some(Mode::Run { file } | Mode::Compare { file, .. }), None) => Ok(Some(Source::File(file))),
             (Some(Mode::Lesson { name, .. }), None) => Ok(Some(lesson_source(name)?)),
             (_, s) => Ok(s.as_deref().map(Source::File)),
         }

@@ -5,6 +5,7 @@
 
 pub mod cli;
 pub mod cluster;
+pub mod compare;
 pub mod config;
 pub mod describe;
 pub mod docs;

@@ -33,6 +33,7 @@ fn main() -> ExitCode {
         Some(Mode::Run { .. } | Mode::Lesson { headless: true, .. }) => run_headless(&cli),
         Some(Mode::Describe { at, zk }) => report(describe_at(&cli, *at, *zk)),
         Some(Mode::Lessons) => list_lessons(),
+        Some(Mode::Compare { vary, vary_set, .. }) => report(compare(&cli, vary, vary_set)),
         Some(Mode::Docs { out }) => report(write_docs(out.as_deref())),
         None | Some(Mode::Lesson { headless: false, .. }) => match dashboard(&cli) {
             Ok(exit) => ExitCode::from(exit.code()),
@@ -88,6 +89,13 @@ fn run_headless(cli: &Cli) -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// `isrlab compare FILE --vary …`: the what-if table on stdout.
+fn compare(cli: &Cli, vary: &[isrlab::compare::Vary], sets: &[isrlab::compare::VarySet]) -> Result<()> {
+    let table = isrlab::compare::compare(cli, vary, sets, rand::random())?;
+    let mut out = ClosedPipeTolerant::new(std::io::stdout().lock());
+    out.write_all(table.as_bytes()).and_then(|()| out.flush()).wrap_err("cannot write the table")
 }
 
 /// `isrlab lessons`: the table of built-in lessons; exit code 1 if one cannot be loaded.

@@ -128,6 +128,34 @@ pub enum Mode {
         #[arg(long = "vary-set", value_name = "'K=V K=V'", value_parser = crate::compare::parse_vary_set)]
         vary_set: Vec<crate::compare::VarySet>,
     },
+    /// Export a scenario's dashboard for slides: SVG pictures of the screen at chosen sim
+    /// instants, an asciicast recording of the whole run, and an SVG timeline of one partition.
+    /// The same file and seed give the same files. Exit code 0, 1 when a file cannot be
+    /// written, 2 for invalid input.
+    #[command(allow_negative_numbers = true)]
+    Export {
+        /// The scenario file.
+        #[arg(value_name = "FILE.toml")]
+        file: PathBuf,
+        /// Sim instants to draw the dashboard at, separated by commas, e.g. `10s,25s`; each
+        /// becomes `DIR/screen-10s.svg`, … (needs `--svg`).
+        #[arg(long, value_name = "TIME,…", value_delimiter = ',', value_parser = parse_duration, allow_hyphen_values = true)]
+        at: Vec<SimTime>,
+        /// The directory to write the SVG files into (made if missing).
+        #[arg(long, value_name = "DIR")]
+        svg: Option<PathBuf>,
+        /// The screen size in cells, COLUMNSxROWS.
+        #[arg(long, value_name = "COLUMNSxROWS", default_value = "120x40", value_parser = crate::export::parse_size)]
+        size: crate::export::Size,
+        /// Write an asciicast v2 recording of the whole run (10 frames per sim second,
+        /// playing at 1×) to this file; asciinema's player plays it.
+        #[arg(long, value_name = "FILE.cast")]
+        cast: Option<PathBuf>,
+        /// Draw one partition over the run (leader and epoch, ISR size, HW and each
+        /// replica's LEO) as `DIR/timeline-TOPIC-P.svg` (needs `--svg`).
+        #[arg(long, value_name = "TOPIC-P", value_parser = crate::export::parse_partition)]
+        timeline: Option<crate::sim::TopicPartition>,
+    },
     /// Write the manual's reference pages (keys, commands, configuration, command line),
     /// generated from the tables the program runs on. For the project's own checkout, so
     /// hidden from the help.
@@ -152,6 +180,7 @@ impl Cli {
                 | Mode::Lessons
                 | Mode::Lesson { headless: true, .. }
                 | Mode::Compare { .. }
+                | Mode::Export { .. }
                 | Mode::Docs { .. },
             ) => false,
         }
@@ -407,11 +436,13 @@ impl Cli {
     /// of them given, or an unknown lesson.
     pub fn source(&self) -> Result<Option<Source<'_>>, CliError> {
         match (&self.mode, &self.scenario) {
-            (Some(Mode::Run { .. } | Mode::Lesson { .. } | Mode::Compare { .. }), Some(_)) => Err(CliError::Invalid(
-                "give the scenario once: `isrlab run FILE`, `isrlab lesson NAME`, `isrlab compare FILE` or `isrlab --scenario FILE`"
+            (Some(Mode::Run { .. } | Mode::Lesson { .. } | Mode::Compare { .. } | Mode::Export { .. }), Some(_)) => Err(CliError::Invalid(
+                "give the scenario once: `isrlab run FILE`, `isrlab lesson NAME`, `isrlab compare FILE`, `isrlab export FILE` or `isrlab --scenario FILE`"
                     .into(),
             )),
-            (Some(Mode::Run { file } | Mode::Compare { file, .. }), None) => Ok(Some(Source::File(file))),
+            (Some(Mode::Run { file } | Mode::Compare { file, .. } | Mode::Export { file, .. }), None) => {
+                Ok(Some(Source::File(file)))
+            }
             (Some(Mode::Lesson { name, .. }), None) => Ok(Some(lesson_source(name)?)),
             (_, s) => Ok(s.as_deref().map(Source::File)),
         }

@@ -9,6 +9,7 @@ pub mod compare;
 pub mod config;
 pub mod describe;
 pub mod docs;
+pub mod export;
 pub mod kafka;
 pub mod launch;
 pub mod logging;

@@ -34,6 +34,16 @@ fn main() -> ExitCode {
         Some(Mode::Describe { at, zk }) => report(describe_at(&cli, *at, *zk)),
         Some(Mode::Lessons) => list_lessons(),
         Some(Mode::Compare { vary, vary_set, .. }) => report(compare(&cli, vary, vary_set)),
+        Some(Mode::Export { at, svg, size, cast, timeline, .. }) => {
+            let request = isrlab::export::Request {
+                at: at.clone(),
+                svg: svg.clone(),
+                size: *size,
+                cast: cast.clone(),
+                timeline: timeline.clone(),
+            };
+            report(export(&cli, &request))
+        }
         Some(Mode::Docs { out }) => report(write_docs(out.as_deref())),
         None | Some(Mode::Lesson { headless: false, .. }) => match dashboard(&cli) {
             Ok(exit) => ExitCode::from(exit.code()),
@@ -96,6 +106,20 @@ fn compare(cli: &Cli, vary: &[isrlab::compare::Vary], sets: &[isrlab::compare::V
     let table = isrlab::compare::compare(cli, vary, sets, rand::random())?;
     let mut out = ClosedPipeTolerant::new(std::io::stdout().lock());
     out.write_all(table.as_bytes()).and_then(|()| out.flush()).wrap_err("cannot write the table")
+}
+
+/// `isrlab export FILE …`: writes the files and names each on stdout; a command the cluster
+/// refused on the way is named on stderr.
+fn export(cli: &Cli, request: &isrlab::export::Request) -> Result<()> {
+    let exported = isrlab::export::export_cli(cli, request, rand::random())?;
+    for r in &exported.refused {
+        eprintln!("isrlab: {r}");
+    }
+    isrlab::export::write(&exported.files).map_err(color_eyre::eyre::Report::msg)?;
+    for f in &exported.files {
+        println!("written: {}", f.path.display());
+    }
+    Ok(())
 }
 
 /// `isrlab lessons`: the table of built-in lessons; exit code 1 if one cannot be loaded.

@@ -228,7 +228,8 @@ impl Tracker {
             | EventKind::BrokerPowerLost { broker }
             | EventKind::BrokerStopped { broker }
             | EventKind::ProcessFrozen { node: NodeId::Broker(broker), .. } => self.broker(*broker, at, true),
-            EventKind::BrokerStarted { broker } | EventKind::ProcessThawed { node: NodeId::Broker(broker), .. } => {
+            EventKind::BrokerStarted { broker }
+            | EventKind::ProcessThawed { node: NodeId::Broker(broker), .. } => {
                 self.broker(*broker, at, false)
             }
             EventKind::Truncated { from, to, .. } => self.diverged += from.saturating_sub(*to).unsigned_abs(),
@@ -255,7 +256,8 @@ impl Tracker {
             }
         }
         let present: BTreeSet<&TopicPartition> = snap.partitions.iter().map(|p| &p.tp).collect();
-        let gone: Vec<TopicPartition> = self.partitions.keys().filter(|tp| !present.contains(tp)).cloned().collect();
+        let gone: Vec<TopicPartition> =
+            self.partitions.keys().filter(|tp| !present.contains(tp)).cloned().collect();
         for tp in gone {
             self.close(&tp, at);
             self.partitions.remove(&tp);
@@ -372,7 +374,10 @@ mod tests {
 
     fn leader(ms: Ms, new_leader: Option<BrokerId>, isr: Vec<BrokerId>) -> ClusterEvent {
         let kind = ElectionKind::Clean;
-        at(ms, EventKind::LeaderChanged { tp: tp(), old_leader: None, new_leader, leader_epoch: 1, isr, kind })
+        at(
+            ms,
+            EventKind::LeaderChanged { tp: tp(), old_leader: None, new_leader, leader_epoch: 1, isr, kind },
+        )
     }
 
     /// Offline from 2 s to 5 s, then under min ISR 2 from 5 s to 9 s, then led by a crashed

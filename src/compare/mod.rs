@@ -126,7 +126,9 @@ pub fn runs(vary: &[Vary], sets: &[VarySet]) -> Result<Vec<Run>, String> {
             );
         }
         (false, true) => {
-            if let Some((i, v)) = vary.iter().enumerate().find(|(i, v)| vary[..*i].iter().any(|w| w.key == v.key)) {
+            if let Some((i, v)) =
+                vary.iter().enumerate().find(|(i, v)| vary[..*i].iter().any(|w| w.key == v.key))
+            {
                 return Err(format!(
                     "--vary {} is given twice (number {}); list all its values in one: --vary {}=V1,V2",
                     v.key,
@@ -155,7 +157,8 @@ pub fn runs(vary: &[Vary], sets: &[VarySet]) -> Result<Vec<Run>, String> {
             let varied = |s: &Setting| vary.iter().any(|v| v.key == s.key && v.values.len() > 1);
             runs.into_iter()
                 .map(|settings| {
-                    let shown: Vec<String> = settings.iter().filter(|s| varied(s)).map(Setting::to_string).collect();
+                    let shown: Vec<String> =
+                        settings.iter().filter(|s| varied(s)).map(Setting::to_string).collect();
                     Run { label: shown.join(" "), settings }
                 })
                 .collect()
@@ -173,16 +176,22 @@ pub fn runs(vary: &[Vary], sets: &[VarySet]) -> Result<Vec<Run>, String> {
         }
     };
     if runs.len() < 2 {
-        return Err("compare needs at least two runs: give two values (--vary acks=1,all) or two --vary-set".into());
+        return Err(
+            "compare needs at least two runs: give two values (--vary acks=1,all) or two --vary-set".into()
+        );
     }
-    if let Some((i, r)) = runs.iter().enumerate().find(|(i, r)| runs[..*i].iter().any(|o| o.settings == r.settings)) {
+    if let Some((i, r)) =
+        runs.iter().enumerate().find(|(i, r)| runs[..*i].iter().any(|o| o.settings == r.settings))
+    {
         return Err(format!("run {} ({}) is given twice", i + 1, r.label));
     }
     Ok(runs)
 }
 
 fn too_many(count: usize) -> String {
-    format!("that is {count} runs; compare makes at most {MAX_RUNS} (vary fewer values, or one property at a time)")
+    format!(
+        "that is {count} runs; compare makes at most {MAX_RUNS} (vary fewer values, or one property at a time)"
+    )
 }
 
 /// Applies a run's `setting` to `spec` so that it holds for the whole cluster: a producer
@@ -206,7 +215,9 @@ pub fn apply(spec: &mut ClusterSpec, setting: &Setting) -> Result<(), ConfigErro
 pub fn compare(cli: &Cli, vary: &[Vary], sets: &[VarySet], fallback_seed: u64) -> Result<String, CliError> {
     let runs = runs(vary, sets).map_err(CliError::Invalid)?;
     let Some(Source::File(file)) = cli.source()? else {
-        return Err(CliError::Invalid("isrlab compare takes a scenario file: isrlab compare FILE.toml --vary KEY=V1,V2".into()));
+        return Err(CliError::Invalid(
+            "isrlab compare takes a scenario file: isrlab compare FILE.toml --vary KEY=V1,V2".into(),
+        ));
     };
     if !file.exists() {
         if let Ok(lesson) = lessons::find(&file.to_string_lossy()) {

@@ -2,9 +2,9 @@
 //! named in Kafka's words (the metric or error it corresponds to in parentheses).
 
 use super::Run;
+use super::measure::Outcome;
 use crate::cluster::command::Command;
 use crate::cluster::command::set::Set;
-use super::measure::Outcome;
 use crate::scenario::Scenario;
 use crate::sim::format_instant;
 
@@ -23,7 +23,10 @@ const AVAILABILITY: &[Row] = &[
     Row { heading: "records acknowledged", cell: |o| o.acknowledged.to_string() },
     Row { heading: "records failed (record-error-total)", cell: |o| o.failed.to_string() },
     Row { heading: "produce error responses (all error codes)", cell: |o| o.error_responses.to_string() },
-    Row { heading: "offline partitions × time (OfflinePartitionsCount)", cell: |o| partition_seconds(o.offline_us) },
+    Row {
+        heading: "offline partitions × time (OfflinePartitionsCount)",
+        cell: |o| partition_seconds(o.offline_us),
+    },
     Row {
         heading: "led by a stopped broker, not yet fenced × time",
         cell: |o| partition_seconds(o.leader_down_us),
@@ -64,13 +67,15 @@ pub fn table(scenario: &Scenario, runs: &[Run], outcomes: &[Outcome]) -> String 
         scenario.spec.seed,
         format_instant(scenario.end)
     );
-    let width = AVAILABILITY.iter().chain(DURABILITY).map(|r| r.heading.chars().count()).max().unwrap_or(0) + 2;
+    let width =
+        AVAILABILITY.iter().chain(DURABILITY).map(|r| r.heading.chars().count()).max().unwrap_or(0) + 2;
     let cells = |row: &Row| outcomes.iter().map(|o| (row.cell)(o)).collect::<Vec<_>>();
     let columns: Vec<usize> = runs
         .iter()
         .enumerate()
         .map(|(i, r)| {
-            let widest = AVAILABILITY.iter().chain(DURABILITY).map(|row| (row.cell)(&outcomes[i]).chars().count());
+            let widest =
+                AVAILABILITY.iter().chain(DURABILITY).map(|row| (row.cell)(&outcomes[i]).chars().count());
             widest.chain([r.label.chars().count()]).max().unwrap_or(0)
         })
         .collect();

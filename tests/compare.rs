@@ -90,7 +90,8 @@ fn the_same_seed_gives_the_same_table() {
 /// by the other replica and loses the records only the dead one had.
 #[test]
 fn offline_time_is_measured_and_traded_for_loss() {
-    let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/scenarios/fc-11a-last-isr-member-dies-restart.toml");
+    let file = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/scenarios/fc-11a-last-isr-member-dies-restart.toml");
     let scenario = load(&file).unwrap();
     let [off, on] = &outcomes(&scenario, &["unclean.leader.election.enable=false,true"])[..] else {
         panic!("two runs")
@@ -153,7 +154,11 @@ fn a_refused_step_is_listed_per_run() {
     let runs = compare::runs(&[parse_vary("acks=1,all").unwrap()], &[]).unwrap();
     let outcome = measure(&scenario, &runs[0]).unwrap();
     assert_eq!(outcome.refused.len(), 1, "{:?}", outcome.refused);
-    assert!(outcome.refused[0].starts_with("at 00:00:01.0 `restart 2` was refused:"), "{:?}", outcome.refused);
+    assert!(
+        outcome.refused[0].starts_with("at 00:00:01.0 `restart 2` was refused:"),
+        "{:?}",
+        outcome.refused
+    );
     let table = compare::table(&scenario, &runs, &[outcome.clone(), outcome]);
     assert!(table.contains("acks=1: at 00:00:01.0 `restart 2` was refused:"), "{table}");
 }

@@ -108,11 +108,14 @@ pub enum Mode {
         #[arg(long)]
         headless: bool,
     },
-    /// What if: run a scenario once per setting, from the same seed and with the same
-    /// `[[at]]` steps (its faults), and print one table of availability (records failed,
-    /// time offline or under min ISR, produce latency) against durability (acknowledged
-    /// records lost, diverged records, records consumers read and then lost), a column per
-    /// run. Its expectations are not checked. Exit code 0, or 2 for invalid input.
+    /// What if: run a scenario under several settings and print one table of availability
+    /// against durability.
+    ///
+    /// Every run starts from the same seed and plays the same `[[at]]` steps (its faults); the
+    /// table has a column per run: records failed, time offline or under min ISR, produce
+    /// latency, against acknowledged records lost, diverged records, and records consumers
+    /// read and then lost. The file's expectations are not checked. Exit code 0, or 2 for
+    /// invalid input.
     #[command(allow_negative_numbers = true)]
     Compare {
         /// The scenario file.
@@ -128,10 +131,12 @@ pub enum Mode {
         #[arg(long = "vary-set", value_name = "'K=V K=V'", value_parser = crate::compare::parse_vary_set)]
         vary_set: Vec<crate::compare::VarySet>,
     },
-    /// Export a scenario's dashboard for slides: SVG pictures of the screen at chosen sim
-    /// instants, an asciicast recording of the whole run, and an SVG timeline of one partition.
-    /// The same file and seed give the same files. Exit code 0, 1 when a file cannot be
-    /// written, 2 for invalid input.
+    /// Export a scenario's dashboard for slides: screens as SVG, a recording, a partition's
+    /// timeline.
+    ///
+    /// SVG pictures of the dashboard at chosen sim instants, an asciicast v2 recording of the
+    /// whole run, and an SVG figure of one partition over the run. The same file and seed give
+    /// the same files. Exit code 0, 1 when a file cannot be written, 2 for invalid input.
     #[command(allow_negative_numbers = true)]
     Export {
         /// The scenario file.

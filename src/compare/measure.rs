@@ -127,10 +127,10 @@ pub fn measure(scenario: &Scenario, run: &Run) -> Result<Outcome, MeasureError> 
         for action in scenario.timeline[next..].iter().take_while(|a| a.at == t) {
             next += 1;
             let Some(cmd) = &action.command else { continue };
-            if let Err(e) = Driven::apply(&mut sim, cmd) {
-                if action.refused.is_none() {
-                    refused.push(format!("at {} `{cmd}` was refused: {e}", format_instant(t)));
-                }
+            if let Err(e) = Driven::apply(&mut sim, cmd)
+                && action.refused.is_none()
+            {
+                refused.push(format!("at {} `{cmd}` was refused: {e}", format_instant(t)));
             }
         }
         tracker.observe_all(&Driven::drain_events(&mut sim));

@@ -219,15 +219,15 @@ pub fn compare(cli: &Cli, vary: &[Vary], sets: &[VarySet], fallback_seed: u64) -
             "isrlab compare takes a scenario file: isrlab compare FILE.toml --vary KEY=V1,V2".into(),
         ));
     };
-    if !file.exists() {
-        if let Ok(lesson) = lessons::find(&file.to_string_lossy()) {
-            return Err(CliError::Invalid(format!(
-                "`{}` is a built-in lesson, not a scenario file: compare runs scenario files ({} is played by `isrlab lesson {}`)",
-                file.display(),
-                lesson.path(),
-                lesson.slug
-            )));
-        }
+    if !file.exists()
+        && let Ok(lesson) = lessons::find(&file.to_string_lossy())
+    {
+        return Err(CliError::Invalid(format!(
+            "`{}` is a built-in lesson, not a scenario file: compare runs scenario files ({} is played by `isrlab lesson {}`)",
+            file.display(),
+            lesson.path(),
+            lesson.slug
+        )));
     }
     let scenario = cli.load_scenario(file, fallback_seed)?;
     if !scenario.questions.is_empty() {

@@ -18,10 +18,10 @@ pub mod table;
 pub use measure::{Outcome, measure};
 pub use table::table;
 
-use crate::cli::{Cli, CliError, Source};
 use crate::cluster::spec::ClusterSpec;
 use crate::config::{self, ConfigError, Scope};
-use crate::scenario::{checks, lessons};
+use crate::scenario::{Scenario, checks, lessons};
+use std::path::Path;
 
 /// Most runs one comparison makes (the cross product of the `--vary` values, or the
 /// `--vary-set`s): each is a whole headless run, and a table wider than that is unreadable.
@@ -207,41 +207,38 @@ pub fn apply(spec: &mut ClusterSpec, setting: &Setting) -> Result<(), ConfigErro
     Ok(())
 }
 
-/// `isrlab compare FILE.toml …`: loads the scenario of `cli` (with `--seed` and `--set`
-/// applied, as `isrlab run` does), makes every run and returns the table. Errors (exit 2): no
-/// scenario file, an invalid one, a lesson (its questions hold for its own settings only), bad
-/// `--vary`/`--vary-set` combinations, a setting that does not apply, a cluster that cannot
-/// start.
-pub fn compare(cli: &Cli, vary: &[Vary], sets: &[VarySet], fallback_seed: u64) -> Result<String, CliError> {
-    let runs = runs(vary, sets).map_err(CliError::Invalid)?;
-    let Some(Source::File(file)) = cli.source()? else {
-        return Err(CliError::Invalid(
-            "isrlab compare takes a scenario file: isrlab compare FILE.toml --vary KEY=V1,V2".into(),
-        ));
-    };
-    if !file.exists()
-        && let Ok(lesson) = lessons::find(&file.to_string_lossy())
-    {
-        return Err(CliError::Invalid(format!(
-            "`{}` is a built-in lesson, not a scenario file: compare runs scenario files ({} is played by `isrlab lesson {}`)",
-            file.display(),
-            lesson.path(),
-            lesson.slug
-        )));
+/// Why `file`, which does not exist, is no scenario to compare: it names a built-in lesson.
+/// `None` for anything else (loading it then says what is wrong).
+pub fn built_in_lesson(file: &Path) -> Option<String> {
+    if file.exists() {
+        return None;
     }
-    let scenario = cli.load_scenario(file, fallback_seed)?;
+    let lesson = lessons::find(&file.to_string_lossy()).ok()?;
+    Some(format!(
+        "`{}` is a built-in lesson, not a scenario file: compare runs scenario files ({} is played by `isrlab lesson {}`)",
+        file.display(),
+        lesson.path(),
+        lesson.slug
+    ))
+}
+
+/// `isrlab compare FILE.toml …`: makes every run of `scenario` (loaded from `file`, with
+/// `--seed` and `--set` applied as `isrlab run` applies them) and returns the table. Errors:
+/// a lesson (its questions hold for its own settings only), a setting that does not apply, a
+/// cluster that cannot start.
+pub fn compare(scenario: &Scenario, file: &Path, runs: &[Run]) -> Result<String, String> {
     if !scenario.questions.is_empty() {
-        return Err(CliError::Invalid(format!(
+        return Err(format!(
             "{} is a lesson: its [[ask]] questions and answers hold for its own settings only, so compare does not vary it; copy its [cluster], [[topic]], [[producer]] and [[at]] steps into a scenario file and compare that",
             file.display()
-        )));
+        ));
     }
     let outcomes = runs
         .iter()
-        .map(|run| measure(&scenario, run))
+        .map(|run| measure(scenario, run))
         .collect::<Result<Vec<_>, _>>()
-        .map_err(|e| CliError::Invalid(e.to_string()))?;
-    Ok(table(&scenario, &runs, &outcomes))
+        .map_err(|e| e.to_string())?;
+    Ok(table(scenario, runs, &outcomes))
 }
 
 #[cfg(test)]

@@ -18,13 +18,13 @@ pub mod timeline;
 
 pub use player::{FRAME_US, Play, Player, Size};
 
-use crate::cli::{Cli, CliError, Source};
 use crate::cluster::command::Command;
 use crate::cluster::snapshot::ScenarioInfo;
+use crate::scenario::Scenario;
 use crate::sim::{SimTime, TopicPartition, format_instant};
 use crate::ui::theme::Theme;
 use std::collections::BTreeSet;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// The smallest and largest `--size` (columns, rows).
 pub const SIZE_LIMITS: ((u16, u16), (u16, u16)) = ((20, 10), (500, 200));
@@ -189,44 +189,36 @@ pub fn export(play: &Play, request: &Request, theme: Theme) -> Result<Exported, 
     Ok(Exported { files, refused: player.refused().to_vec() })
 }
 
-/// `isrlab export FILE.toml …`: loads the scenario of `cli` (with `--seed` and `--set`, as
-/// `isrlab run` does) and makes the files, drawn with `--palette` and `--ascii`. Errors
-/// (exit 2): no scenario file or an invalid one, and those of [`export`].
-pub fn export_cli(cli: &Cli, request: &Request, fallback_seed: u64) -> Result<Exported, CliError> {
-    let Some(Source::File(file)) = cli.source()? else {
-        return Err(CliError::Invalid(
-            "isrlab export takes a scenario file: isrlab export FILE.toml --at 10s --svg DIR".into(),
-        ));
-    };
-    let scenario = cli.load_scenario(file, fallback_seed)?;
-    if let Some(tp) = &request.timeline {
-        let at_start =
-            scenario.spec.topics.iter().any(|t| *t.name == *tp.topic && tp.partition < t.partitions);
-        let created = scenario
-            .timeline
-            .iter()
-            .any(|a| matches!(&a.command, Some(Command::CreateTopic(c)) if *c.name == *tp.topic));
-        if !at_start && !created {
-            let names: Vec<String> = scenario
-                .spec
-                .topics
-                .iter()
-                .flat_map(|t| (0..t.partitions).map(|p| format!("{}-{p}", t.name)))
-                .collect();
-            return Err(CliError::Invalid(format!(
-                "--timeline {tp}: no such partition in {}; its partitions: {}",
-                file.display(),
-                names.join(", ")
-            )));
-        }
+impl Play {
+    /// What `scenario` plays: its cluster, its `[[at]]` steps, its name and end.
+    pub fn of(scenario: Scenario) -> Play {
+        let info = ScenarioInfo { name: scenario.name, end: scenario.end };
+        Play { spec: scenario.spec, timeline: scenario.timeline, info }
     }
-    let play = Play {
-        spec: scenario.spec,
-        timeline: scenario.timeline,
-        info: ScenarioInfo { name: scenario.name, end: scenario.end },
-    };
-    let theme = Theme::new(true).with_palette(cli.palette.unwrap_or_default()).with_ascii(cli.ascii);
-    export(&play, request, theme).map_err(CliError::Invalid)
+}
+
+/// Checks that `scenario` (loaded from `file`) has partition `tp` at start or creates its
+/// topic on the way, before the run. Errors: the partitions it has.
+pub fn check_partition(scenario: &Scenario, file: &Path, tp: &TopicPartition) -> Result<(), String> {
+    let at_start = scenario.spec.topics.iter().any(|t| *t.name == *tp.topic && tp.partition < t.partitions);
+    let created = scenario
+        .timeline
+        .iter()
+        .any(|a| matches!(&a.command, Some(Command::CreateTopic(c)) if *c.name == *tp.topic));
+    if at_start || created {
+        return Ok(());
+    }
+    let names: Vec<String> = scenario
+        .spec
+        .topics
+        .iter()
+        .flat_map(|t| (0..t.partitions).map(|p| format!("{}-{p}", t.name)))
+        .collect();
+    Err(format!(
+        "--timeline {tp}: no such partition in {}; its partitions: {}",
+        file.display(),
+        names.join(", ")
+    ))
 }
 
 /// Writes `files`, making their directories. Errors: the path and the system's words.

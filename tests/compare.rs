@@ -162,3 +162,21 @@ fn a_refused_step_is_listed_per_run() {
     let table = compare::table(&scenario, &runs, &[outcome.clone(), outcome]);
     assert!(table.contains("acks=1: at 00:00:01.0 `restart 2` was refused:"), "{table}");
 }
+
+/// The manual's table is what `compare` prints for the story (the lines up to the notes).
+#[test]
+fn the_manuals_table_is_what_compare_prints() {
+    let manual =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/src/compare.md")).unwrap();
+    let start = manual.find("```text\ncompare \"FC-15a").expect("the manual shows the story's table")
+        + "```text\n".len();
+    let shown = &manual[start..start + manual[start..].find("```").unwrap()];
+    let out = isrlab(&["compare", STORY, "--vary", "acks=1,all"]);
+    let printed = String::from_utf8(out.stdout).unwrap();
+    let table = printed.split("\n\nlatency:").next().unwrap();
+    assert_eq!(
+        shown.trim_end(),
+        table.trim_end(),
+        "docs/src/compare.md shows another table than `isrlab compare {STORY} --vary acks=1,all` prints; paste the printed one"
+    );
+}

@@ -44,6 +44,9 @@ pub struct Outcome {
     /// Records that failed for good (delivery timeout, a non-retriable error, or abandoned by a
     /// producer restart): the Java producer's `record-error-total`.
     pub failed: u64,
+    /// Records still waiting at the end, in the accumulator or in flight: not acknowledged
+    /// yet, not failed yet (their latency is in no percentile).
+    pub pending: u64,
     /// Error responses to produce requests, every Kafka error code together.
     pub error_responses: u64,
     /// Partition-microseconds without a leader (`OfflinePartitionsCount` over time).
@@ -144,6 +147,7 @@ pub fn measure(scenario: &Scenario, run: &Run) -> Result<Outcome, MeasureError> 
     Ok(Outcome {
         acknowledged: producers.iter().map(|p| p.acked).sum(),
         failed: producers.iter().map(|p| p.failed).sum(),
+        pending: producers.iter().map(|p| p.pending).sum(),
         error_responses: producers.iter().flat_map(|p| p.errors.values()).sum(),
         offline_us: tracker.offline_us,
         leader_down_us: tracker.leader_down_us,

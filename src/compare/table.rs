@@ -22,6 +22,7 @@ fn partition_seconds(us: u64) -> String {
 const AVAILABILITY: &[Row] = &[
     Row { heading: "records acknowledged", cell: |o| o.acknowledged.to_string() },
     Row { heading: "records failed (record-error-total)", cell: |o| o.failed.to_string() },
+    Row { heading: "records still unacknowledged at the end", cell: |o| o.pending.to_string() },
     Row { heading: "produce error responses (all error codes)", cell: |o| o.error_responses.to_string() },
     Row {
         heading: "offline partitions × time (OfflinePartitionsCount)",
@@ -95,7 +96,7 @@ pub fn table(scenario: &Scenario, runs: &[Run], outcomes: &[Outcome]) -> String 
         }
     }
     out.push_str(
-        "\nlatency: from send() to the acknowledgement, as kafka-producer-perf-test.sh counts it per sim second; p50 is the median of the seconds' p50 weighted by their records, p99 the worst second's p99\n",
+        "\nlatency: from send() to the acknowledgement, as kafka-producer-perf-test.sh counts it per sim second; p50 is the median of the seconds' p50 weighted by their records, p99 the worst second's p99; records still unacknowledged have none yet\n",
     );
     let varied: Vec<&str> = runs.iter().flat_map(|r| r.settings.iter().map(|s| s.key.as_str())).collect();
     for action in &scenario.timeline {

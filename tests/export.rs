@@ -2,7 +2,6 @@
 //! run, and a partition's timeline figure. The files parse (an XML parser, a JSON parser), show
 //! what the dashboard shows, and the same seed gives the same bytes.
 
-use isrlab::cluster::snapshot::ScenarioInfo;
 use isrlab::export::{self, Play, Request, Size};
 use isrlab::scenario::load;
 use isrlab::sim::{SimTime, TopicPartition};
@@ -13,8 +12,7 @@ use std::process::Command;
 const STORY: &str = "tests/scenarios/fc-15a-acks1-lost-clean-election.toml";
 
 fn play() -> Play {
-    let s = load(&Path::new(env!("CARGO_MANIFEST_DIR")).join(STORY)).expect("the story loads");
-    Play { spec: s.spec, timeline: s.timeline, info: ScenarioInfo { name: s.name, end: s.end } }
+    Play::of(load(&Path::new(env!("CARGO_MANIFEST_DIR")).join(STORY)).expect("the story loads"))
 }
 
 fn request(dir: &str) -> Request {
@@ -204,4 +202,40 @@ fn bad_instants_sizes_and_requests_are_clear_errors() {
     let err = refused(&["export", STORY, "--timeline", "t", "--svg", d]);
     assert!(err.contains("is not TOPIC-PARTITION"), "{err}");
     assert!(!dir.exists(), "nothing is written when the request is refused");
+}
+
+/// A step at 0 s is applied before the screen at 0 s is drawn, as the dashboard applies it
+/// before its first frame; a refused step is reported, not fatal.
+#[test]
+fn steps_at_the_start_show_on_the_first_screen() {
+    let text = r#"
+name = "crash at start"
+end = "2s"
+[cluster]
+brokers = [0, 1, 2]
+[[topic]]
+name = "t"
+partitions = 1
+replication_factor = 3
+[[at]]
+time = "0s"
+do = "crash 2"
+[[at]]
+time = "1s"
+do = "restart 0"
+"#;
+    let play = Play::of(isrlab::scenario::parse("start.toml", text).unwrap());
+    let mut player = export::Player::new(&play, Size { width: 80, height: 24 }, Theme::new(true)).unwrap();
+    player.advance_to(SimTime::ZERO);
+    let crashed = player.snapshot().brokers.iter().find(|b| b.id == 2).unwrap();
+    assert!(matches!(crashed.status, isrlab::cluster::snapshot::BrokerStatus::Crashed { .. }));
+    let screen: String = player.draw().content().iter().map(|c| c.symbol()).collect();
+    assert!(screen.contains("crashed"), "{screen}");
+    player.advance_to(SimTime::from_ms(2_000));
+    assert_eq!(player.refused().len(), 1, "{:?}", player.refused());
+    assert!(
+        player.refused()[0].starts_with("at 00:00:01.0 `restart 0` was refused"),
+        "{:?}",
+        player.refused()
+    );
 }

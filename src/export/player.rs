@@ -103,23 +103,33 @@ impl Player {
     /// Runs to `t` (never back), applying the commands due on the way at their instants and
     /// handing the model a snapshot at every [`FRAME_US`] boundary and at `t`.
     pub fn advance_to(&mut self, t: SimTime) {
+        if self.apply_due() {
+            self.take_snapshot(self.now());
+        }
         while self.now() < t {
             let frame = SimTime::from_micros((self.now().as_micros() / FRAME_US + 1) * FRAME_US);
             let command = self.timeline.get(self.next).map(|(at, _, _)| *at).filter(|at| *at <= t);
             let target = command.into_iter().chain([frame, t]).min().unwrap_or(t).max(self.now());
             Driven::advance_to(&mut self.sim, target);
-            while let Some((at, cmd, expected)) =
-                self.timeline.get(self.next).filter(|(at, _, _)| *at <= target)
-            {
-                if let Err(e) = Driven::apply(&mut self.sim, cmd)
-                    && !expected
-                {
-                    self.refused.push(format!("at {} `{cmd}` was refused: {e}", format_instant(*at)));
-                }
-                self.next += 1;
-            }
+            self.apply_due();
             self.take_snapshot(target);
         }
+    }
+
+    /// Applies the commands due by the sim's instant; whether there were any.
+    fn apply_due(&mut self) -> bool {
+        let now = Driven::now(&self.sim);
+        let mut any = false;
+        while let Some((at, cmd, expected)) = self.timeline.get(self.next).filter(|(at, _, _)| *at <= now) {
+            if let Err(e) = Driven::apply(&mut self.sim, cmd)
+                && !expected
+            {
+                self.refused.push(format!("at {} `{cmd}` was refused: {e}", format_instant(*at)));
+            }
+            self.next += 1;
+            any = true;
+        }
+        any
     }
 
     fn take_snapshot(&mut self, at: SimTime) {

@@ -53,7 +53,7 @@ fn the_table_sets_availability_against_durability() {
     let out = isrlab(&["compare", STORY, "--vary", "acks=1,all"]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let text = String::from_utf8(out.stdout).unwrap();
-    let header = text.lines().nth(2).unwrap();
+    let header = text.lines().nth(3).unwrap();
     assert!(header.trim_start().starts_with("acks=1") && header.trim_end().ends_with("acks=all"), "{text}");
     for heading in [
         "availability",
@@ -82,7 +82,7 @@ fn the_same_seed_gives_the_same_table() {
     let (a, b) = (isrlab(&args), isrlab(&args));
     assert!(a.status.success());
     assert_eq!(a.stdout, b.stdout);
-    assert_eq!(String::from_utf8_lossy(&a.stdout).lines().nth(2).unwrap().matches("acks=").count(), 4);
+    assert_eq!(String::from_utf8_lossy(&a.stdout).lines().nth(3).unwrap().matches("acks=").count(), 4);
 }
 
 /// Time without a leader is measured from the events: with unclean election off, the
@@ -101,13 +101,19 @@ fn offline_time_is_measured_and_traded_for_loss() {
 }
 
 /// A varied topic property overrides the topic's own value: the story's topic sets
-/// min.insync.replicas = 1, and the run with 2 is under min ISR once the follower is gone.
+/// min.insync.replicas = 1, and the run with 2 is under min ISR once the follower is gone,
+/// where its acks=all produces are refused.
 #[test]
 fn a_varied_topic_property_wins_over_the_files_override() {
     let scenario = story();
-    let [one, two] = &outcomes(&scenario, &["min.insync.replicas=1,2"])[..] else { panic!("two runs") };
+    let [one, two] = &outcomes(&scenario, &["acks=all", "min.insync.replicas=1,2"])[..] else {
+        panic!("two runs")
+    };
     assert_eq!(one.under_min_isr_us, 0, "{one:?}");
     assert!(two.under_min_isr_us > 0, "{two:?}");
+    // Under min ISR the leader refuses acks=all produces with Kafka's error, counted by code.
+    assert!(two.errors.get("NOT_ENOUGH_REPLICAS").is_some_and(|n| *n > 0), "{:?}", two.errors);
+    assert_eq!(two.error_responses, two.errors.values().sum::<u64>());
 }
 
 fn refused(args: &[&str]) -> String {

@@ -49,6 +49,8 @@ pub struct Outcome {
     pub pending: u64,
     /// Error responses to produce requests, every Kafka error code together.
     pub error_responses: u64,
+    /// The same by Kafka error code, all producers together.
+    pub errors: BTreeMap<String, u64>,
     /// Partition-microseconds without a leader (`OfflinePartitionsCount` over time).
     pub offline_us: u64,
     /// Partition-microseconds whose leader (in the metadata) was a stopped broker: crashed,
@@ -149,6 +151,10 @@ pub fn measure(scenario: &Scenario, run: &Run) -> Result<Outcome, MeasureError> 
         failed: producers.iter().map(|p| p.failed).sum(),
         pending: producers.iter().map(|p| p.pending).sum(),
         error_responses: producers.iter().flat_map(|p| p.errors.values()).sum(),
+        errors: producers.iter().flat_map(|p| p.errors.iter()).fold(BTreeMap::new(), |mut all, (code, n)| {
+            *all.entry(code.clone()).or_insert(0) += n;
+            all
+        }),
         offline_us: tracker.offline_us,
         leader_down_us: tracker.leader_down_us,
         under_min_isr_us: tracker.under_min_isr_us,

@@ -57,13 +57,13 @@ const DURABILITY: &[Row] = &[
     },
 ];
 
-/// The table of `outcomes`, one per run of `runs` in the same order, for `scenario`: a title
-/// line naming the scenario, its seed and end, the table, what the latency rows mean, and
-/// for each run the `[[at]]` commands it refused, and a note for every `[[at]]` step that
-/// sets a varied property itself.
+/// The table of `outcomes`, one per run of `runs` in the same order, for `scenario`: two
+/// title lines naming the scenario, its seed and end, the table, what the latency rows mean,
+/// each run's produce errors by Kafka error code, a note for every `[[at]]` step that sets a
+/// varied property itself, and for each run the `[[at]]` commands it refused.
 pub fn table(scenario: &Scenario, runs: &[Run], outcomes: &[Outcome]) -> String {
     let mut out = format!(
-        "compare \"{}\" · seed {} · to {} · the same seed and [[at]] steps in every run\n\n",
+        "compare \"{}\"\nseed {} · 0 to {} · the same seed and [[at]] steps in every run\n\n",
         scenario.name,
         scenario.spec.seed,
         format_instant(scenario.end)
@@ -98,6 +98,10 @@ pub fn table(scenario: &Scenario, runs: &[Run], outcomes: &[Outcome]) -> String 
     out.push_str(
         "\nlatency: from send() to the acknowledgement, as kafka-producer-perf-test.sh counts it per sim second; p50 is the median of the seconds' p50 weighted by their records, p99 the worst second's p99; records still unacknowledged have none yet\n",
     );
+    for (run, outcome) in runs.iter().zip(outcomes).filter(|(_, o)| !o.errors.is_empty()) {
+        let codes: Vec<String> = outcome.errors.iter().map(|(code, n)| format!("{code} {n}")).collect();
+        out.push_str(&format!("produce errors, {}: {}\n", run.label, codes.join(", ")));
+    }
     let varied: Vec<&str> = runs.iter().flat_map(|r| r.settings.iter().map(|s| s.key.as_str())).collect();
     for action in &scenario.timeline {
         let Some(Command::Set(set)) = &action.command else { continue };

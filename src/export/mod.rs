@@ -146,7 +146,8 @@ pub fn export(play: &Play, request: &Request, theme: Theme) -> Result<Exported, 
         |t: SimTime| format!("isrlab · {} · seed {} · {}", play.info.name, play.spec.seed, format_instant(t));
     let (width, height) = (request.size.width, request.size.height);
     let mut files = Vec::new();
-    let mut cast = request.cast.as_ref().map(|_| vec![cast::header(width, height, &title(SimTime::ZERO))]);
+    let named = format!("isrlab · {} · seed {}", play.info.name, play.spec.seed);
+    let mut cast = request.cast.as_ref().map(|_| vec![cast::header(width, height, &named)]);
     let mut shown: Option<ratatui::buffer::Buffer> = None;
     let mut samples = Vec::new();
     for t in instants {
@@ -178,10 +179,8 @@ pub fn export(play: &Play, request: &Request, theme: Theme) -> Result<Exported, 
             ));
         }
         let name = format!("{} · seed {}", play.info.name, play.spec.seed);
-        files.push(File {
-            path: dir.join(format!("timeline-{tp}.svg")),
-            text: timeline::figure(tp, &name, &samples),
-        });
+        let text = timeline::figure(tp, &name, &samples);
+        files.push(File { path: dir.join(format!("timeline-{tp}.svg")), text });
     }
     if let (Some(path), Some(lines)) = (&request.cast, cast) {
         files.push(File { path: path.clone(), text: lines.join("\n") + "\n" });

@@ -2,17 +2,21 @@
 //! the simulation already keeps or says:
 //!
 //! - the producers' counters in the final snapshot: records acknowledged, records failed for
-//!   good (the Java producer's `record-error-total`), error responses by Kafka error code;
+//!   good (the Java producer's `record-error-total`, `SenderMetricsRegistry`), error
+//!   responses by Kafka error code;
 //! - the audit ledger's counts in the final snapshot: acknowledged records lost, `acks=0`
 //!   records lost, acknowledged records written twice, records consumers read that were
 //!   erased afterwards ([`crate::sim::audit::Ledger`]);
 //! - the events, timed to the microsecond ([`Tracker`]): how long each partition had no leader
-//!   (Kafka's `OfflinePartitionsCount` over time), was led by a broker that had stopped
+//!   (Kafka's `OfflinePartitionsCount` over time, the KRaft controller's
+//!   `ControllerMetadataMetrics` gauge), was led by a broker that had stopped
 //!   (crashed, frozen, powered off or shut down) and was not fenced yet, so its metadata still
 //!   named it leader and produces to it could not succeed, or had a leader with fewer in-sync
-//!   replicas than its effective `min.insync.replicas` (`UnderMinIsrPartitionCount` over time),
+//!   replicas than its effective `min.insync.replicas` (`UnderMinIsrPartitionCount` over time,
+//!   `ReplicaManager`'s gauge of the partitions whose `Partition.isUnderMinIsr` holds),
 //!   summed over the partitions; and the records followers truncated on divergence
-//!   (`Truncated`, R7.5). A leader that runs but is cut off by a network fault counts as led;
+//!   (`Truncated`, R7.5; KIP-101, KIP-279). A leader that runs but is cut off by a network
+//!   fault counts as led;
 //! - the charts' per-second latency samples ([`crate::cluster::history`]): p50 and p99 of the
 //!   records acknowledged in each sim second, as `kafka-producer-perf-test.sh` computes them
 //!   ([`crate::sim::producer_latency`]). The run keeps no whole-run latency histogram, so the

@@ -108,6 +108,59 @@ pub enum Mode {
         #[arg(long)]
         headless: bool,
     },
+    /// What if: run a scenario under several settings and print one table of availability
+    /// against durability.
+    ///
+    /// Every run starts from the same seed and plays the same `[[at]]` steps (its faults); the
+    /// table has a column per run: records failed, time offline or under min ISR, produce
+    /// latency, against acknowledged records lost, diverged records, and records consumers
+    /// read and then lost. The file's expectations are not checked. Exit code 0, or 2 for
+    /// invalid input.
+    #[command(allow_negative_numbers = true)]
+    Compare {
+        /// The scenario file.
+        #[arg(value_name = "FILE.toml")]
+        file: PathBuf,
+        /// A property and the values to try, e.g. `acks=1,all` (values split at commas).
+        /// Repeated, it runs every combination (`--vary acks=1,all --vary
+        /// min.insync.replicas=1,2` makes four runs).
+        #[arg(long, value_name = "KEY=V1,V2", value_parser = crate::compare::parse_vary)]
+        vary: Vec<crate::compare::Vary>,
+        /// One run's whole set of settings, separated by spaces, e.g. `'acks=1
+        /// min.insync.replicas=1'`; give it once per run (instead of `--vary`).
+        #[arg(long = "vary-set", value_name = "'K=V K=V'", value_parser = crate::compare::parse_vary_set)]
+        vary_set: Vec<crate::compare::VarySet>,
+    },
+    /// Export a scenario's dashboard for slides: screens as SVG, a recording, a partition's
+    /// timeline.
+    ///
+    /// SVG pictures of the dashboard at chosen sim instants, an asciicast v2 recording of the
+    /// whole run, and an SVG figure of one partition over the run. The same file and seed give
+    /// the same files. Exit code 0, 1 when a file cannot be written, 2 for invalid input.
+    #[command(allow_negative_numbers = true)]
+    Export {
+        /// The scenario file.
+        #[arg(value_name = "FILE.toml")]
+        file: PathBuf,
+        /// Sim instants to draw the dashboard at, separated by commas, e.g. `10s,25s`; each
+        /// becomes `DIR/screen-10s.svg`, … (needs `--svg`).
+        #[arg(long, value_name = "TIME,…", value_delimiter = ',', value_parser = parse_duration, allow_hyphen_values = true)]
+        at: Vec<SimTime>,
+        /// The directory to write the SVG files into (made if missing).
+        #[arg(long, value_name = "DIR")]
+        svg: Option<PathBuf>,
+        /// The screen size in cells, COLUMNSxROWS.
+        #[arg(long, value_name = "COLUMNSxROWS", default_value = "120x40", value_parser = crate::export::parse_size)]
+        size: crate::export::Size,
+        /// Write an asciicast v2 recording of the whole run (10 frames per sim second,
+        /// playing at 1×) to this file; asciinema's player plays it.
+        #[arg(long, value_name = "FILE.cast")]
+        cast: Option<PathBuf>,
+        /// Draw one partition over the run (leader and epoch, ISR size, HW and each
+        /// replica's LEO) as `DIR/timeline-TOPIC-P.svg` (needs `--svg`).
+        #[arg(long, value_name = "TOPIC-P", value_parser = crate::export::parse_partition)]
+        timeline: Option<crate::sim::TopicPartition>,
+    },
     /// Write the manual's reference pages (keys, commands, configuration, command line),
     /// generated from the tables the program runs on. For the project's own checkout, so
     /// hidden from the help.
@@ -131,6 +184,8 @@ impl Cli {
                 | Mode::Describe { .. }
                 | Mode::Lessons
                 | Mode::Lesson { headless: true, .. }
+                | Mode::Compare { .. }
+                | Mode::Export { .. }
                 | Mode::Docs { .. },
             ) => false,
         }
@@ -386,11 +441,13 @@ impl Cli {
     /// of them given, or an unknown lesson.
     pub fn source(&self) -> Result<Option<Source<'_>>, CliError> {
         match (&self.mode, &self.scenario) {
-            (Some(Mode::Run { .. } | Mode::Lesson { .. }), Some(_)) => Err(CliError::Invalid(
-                "give the scenario once: `isrlab run FILE`, `isrlab lesson NAME` or `isrlab --scenario FILE`"
+            (Some(Mode::Run { .. } | Mode::Lesson { .. } | Mode::Compare { .. } | Mode::Export { .. }), Some(_)) => Err(CliError::Invalid(
+                "give the scenario once: `isrlab run FILE`, `isrlab lesson NAME`, `isrlab compare FILE`, `isrlab export FILE` or `isrlab --scenario FILE`"
                     .into(),
             )),
-            (Some(Mode::Run { file }), None) => Ok(Some(Source::File(file))),
+            (Some(Mode::Run { file } | Mode::Compare { file, .. } | Mode::Export { file, .. }), None) => {
+                Ok(Some(Source::File(file)))
+            }
             (Some(Mode::Lesson { name, .. }), None) => Ok(Some(lesson_source(name)?)),
             (_, s) => Ok(s.as_deref().map(Source::File)),
         }

@@ -5,9 +5,11 @@
 
 pub mod cli;
 pub mod cluster;
+pub mod compare;
 pub mod config;
 pub mod describe;
 pub mod docs;
+pub mod export;
 pub mod kafka;
 pub mod launch;
 pub mod logging;

@@ -1,11 +1,12 @@
 //! The `isrlab` binary: parses the command line and dispatches to the dashboard, a headless
-//! scenario or lesson run, the list of lessons, `describe` or `docs` (the reference pages). The
+//! scenario or lesson run, the list of lessons, `describe`, `compare` (what-if runs), `export`
+//! (files for slides) or `docs` (the reference pages). The
 //! only place where randomness comes from the OS: a run without `--seed` (and without a seed
 //! in its scenario file) gets a random seed, always shown.
 
 use clap::Parser;
 use color_eyre::eyre::{Result, WrapErr};
-use isrlab::cli::{Cli, CliError, ClosedPipeTolerant, Mode};
+use isrlab::cli::{Cli, CliError, ClosedPipeTolerant, Mode, Source};
 use isrlab::cluster::handle::LiveSim;
 use isrlab::describe::{describe, zk_partition_states};
 use isrlab::launch::{self, Start};
@@ -33,6 +34,17 @@ fn main() -> ExitCode {
         Some(Mode::Run { .. } | Mode::Lesson { headless: true, .. }) => run_headless(&cli),
         Some(Mode::Describe { at, zk }) => report(describe_at(&cli, *at, *zk)),
         Some(Mode::Lessons) => list_lessons(),
+        Some(Mode::Compare { vary, vary_set, .. }) => report(compare(&cli, vary, vary_set)),
+        Some(Mode::Export { at, svg, size, cast, timeline, .. }) => {
+            let request = isrlab::export::Request {
+                at: at.clone(),
+                svg: svg.clone(),
+                size: *size,
+                cast: cast.clone(),
+                timeline: timeline.clone(),
+            };
+            report(export(&cli, &request))
+        }
         Some(Mode::Docs { out }) => report(write_docs(out.as_deref())),
         None | Some(Mode::Lesson { headless: false, .. }) => match dashboard(&cli) {
             Ok(exit) => ExitCode::from(exit.code()),
@@ -88,6 +100,51 @@ fn run_headless(cli: &Cli) -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// The scenario file of `compare FILE` or `export FILE`.
+fn scenario_file(cli: &Cli) -> Result<&Path, CliError> {
+    match cli.source()? {
+        Some(Source::File(file)) => Ok(file),
+        _ => Err(CliError::Invalid(
+            "give the scenario file: isrlab compare FILE.toml or isrlab export FILE.toml".into(),
+        )),
+    }
+}
+
+/// `isrlab compare FILE --vary …`: the what-if table on stdout.
+fn compare(cli: &Cli, vary: &[isrlab::compare::Vary], sets: &[isrlab::compare::VarySet]) -> Result<()> {
+    let runs = isrlab::compare::runs(vary, sets).map_err(CliError::Invalid)?;
+    let file = scenario_file(cli)?;
+    if let Some(why) = isrlab::compare::built_in_lesson(file) {
+        return Err(CliError::Invalid(why).into());
+    }
+    let scenario = cli.load_scenario(file, rand::random())?;
+    let table = isrlab::compare::compare(&scenario, file, &runs).map_err(CliError::Invalid)?;
+    let mut out = ClosedPipeTolerant::new(std::io::stdout().lock());
+    out.write_all(table.as_bytes()).and_then(|()| out.flush()).wrap_err("cannot write the table")
+}
+
+/// `isrlab export FILE …`: writes the files and names each on stdout; a command the cluster
+/// refused on the way is named on stderr. Drawn with `--palette` and `--ascii`, never
+/// `NO_COLOR` (the files are for elsewhere).
+fn export(cli: &Cli, request: &isrlab::export::Request) -> Result<()> {
+    let file = scenario_file(cli)?;
+    let scenario = cli.load_scenario(file, rand::random())?;
+    if let Some(tp) = &request.timeline {
+        isrlab::export::check_partition(&scenario, file, tp).map_err(CliError::Invalid)?;
+    }
+    let theme = Theme::new(true).with_palette(cli.palette.unwrap_or_default()).with_ascii(cli.ascii);
+    let play = isrlab::export::Play::of(scenario);
+    let exported = isrlab::export::export(&play, request, theme).map_err(CliError::Invalid)?;
+    for r in &exported.refused {
+        eprintln!("isrlab: {r}");
+    }
+    isrlab::export::write(&exported.files).map_err(color_eyre::eyre::Report::msg)?;
+    for f in &exported.files {
+        println!("written: {}", f.path.display());
+    }
+    Ok(())
 }
 
 /// `isrlab lessons`: the table of built-in lessons; exit code 1 if one cannot be loaded.

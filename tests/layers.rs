@@ -2,7 +2,7 @@
 //!
 //! ```text
 //! suggest (did-you-mean) < kafka (shared vocabulary) < config < sim (sans-IO core) < cluster (runtime)
-//!   < describe < scenario < ui < logging < cli < user_config (the user's file fills the flags)
+//!   < describe < scenario < ui < compare (what-if runs) < export (files for slides) < logging < cli < user_config (the user's file fills the flags)
 //!   < launch (everything before the terminal) < docs (the reference pages, from every table)
 //! ```
 //!
@@ -22,6 +22,8 @@ const LAYERS: &[&str] = &[
     "describe",
     "scenario",
     "ui",
+    "compare",
+    "export",
     "logging",
     "cli",
     "user_config",

@@ -2,15 +2,16 @@
 //!
 //! - A ```` ```sh ```` block holds runnable command lines. Each line that runs isrlab
 //!   (`isrlab …`, a path ending in `/isrlab`, or `cargo run [--release] -- …`) is checked: a
-//!   mode without a terminal (`run`, `describe`, `lessons`, `lesson NAME --headless`, `docs`,
+//!   mode without a terminal (`run`, `describe`, `compare`, `export`, `lessons`, `lesson NAME --headless`, `docs`,
 //!   `--help`) is run with the built
 //!   binary from the repository's root and must exit 0, or the code a trailing `# exits N`
 //!   states; a dashboard line is parsed by the real parser and everything the dashboard does
 //!   before it opens the terminal is done (`isrlab::launch::dashboard`, then the cluster is
 //!   built). Words before the program that set variables (`NO_COLOR=1 isrlab`) are passed on;
 //!   a pipe or a redirection ends what is checked (`isrlab run F | head` checks `isrlab run
-//!   F`). `isrlab docs` writes into a scratch directory unless the line says `--out`, so a
-//!   test never rewrites the checkout. A synopsis (a placeholder in CAPITALS) has no place
+//!   F`). `isrlab docs` writes into a scratch directory unless the line says `--out`, and
+//!   `isrlab export` writes its `--svg` and `--cast` paths under it, so a test never rewrites
+//!   the checkout. A synopsis (a placeholder in CAPITALS) has no place
 //!   here.
 //! - An inline code span that starts with `isrlab ` is parsed and validated the same way
 //!   (a mode without a terminal is validated, not run), unless it holds a placeholder in
@@ -169,6 +170,11 @@ pub fn validate(cli: &Cli) -> Result<(), String> {
             cli.scenario(0).map(|_| ()).map_err(|e| e.to_string())
         }
         Some(Mode::Describe { .. }) => isrlab::launch::start(cli, 0).map(|_| ()).map_err(|e| e.to_string()),
+        Some(Mode::Compare { vary, vary_set, .. }) => {
+            isrlab::compare::runs(vary, vary_set)?;
+            cli.scenario(0).map(|_| ()).map_err(|e| e.to_string())
+        }
+        Some(Mode::Export { .. }) => cli.scenario(0).map(|_| ()).map_err(|e| e.to_string()),
         Some(Mode::Lessons) => Ok(()),
         Some(Mode::Docs { .. }) => Ok(()),
     }
@@ -232,6 +238,14 @@ fn run(env: &Env, cli: &Cli, cmd: &Line) -> Result<(), String> {
     {
         args.push("--out".into());
         args.push(env.scratch.join("reference").display().to_string());
+    }
+    // `isrlab export` writes where the line says, under the scratch directory.
+    if matches!(cli.mode, Some(Mode::Export { .. })) {
+        for i in 1..args.len() {
+            if matches!(args[i - 1].as_str(), "--svg" | "--cast") {
+                args[i] = env.scratch.join(&args[i]).display().to_string();
+            }
+        }
     }
     run_args(env, cmd, args)
 }

@@ -2,7 +2,7 @@
 //! parts that matter for replication, loss and duplicates (rule book R5.2, R5.7, R5.8).
 //!
 //! One [`ProducerClient`] plays the roles of several Java classes:
-//! - `BuiltInPartitioner` and `RoundRobinPartitioner` ([`super::partitioner`]): keyed records
+//! - `BuiltInPartitioner` and `RoundRobinPartitioner` ([`partitioner`]): keyed records
 //!   by the murmur2 hash of their key, keyless ones to a sticky partition that changes after
 //!   `batch.size` bytes, chosen among the partitions with a leader (FC-12) and weighted towards
 //!   short queues (KIP-794); or every record to the next partition with `partitioner.class`
@@ -31,7 +31,7 @@
 //! - `TransactionManager` (idempotent part): producer id and per-partition sequence numbers
 //!   (R5.8); after a batch with an assigned sequence fails for good, the producer takes a
 //!   fresh producer id and restarts sequences at 0, which stands in for the epoch bump of
-//!   KIP-360 (our [`Batch`] has no epoch field). An `OUT_OF_ORDER_SEQUENCE_NUMBER` for a
+//!   KIP-360 (our [`Batch`](super::protocol::Batch) has no epoch field). An `OUT_OF_ORDER_SEQUENCE_NUMBER` for a
 //!   batch behind an unresolved earlier one is retried (`TransactionManager.canRetry`), and
 //!   retried batches go one at a time in sequence order, so order survives retries.
 //!
@@ -70,12 +70,19 @@
 //!   sent its pending records again): flipping to acks=1 under `NOT_ENOUGH_REPLICAS` lets the
 //!   stuck records through at once.
 //!
-//! The code follows the Java classes: [`accumulator`] (`RecordAccumulator`, `ProducerBatch`),
-//! [`generator`] (the application calling `KafkaProducer.send` at `rate`), [`partitioner`]
-//! (`BuiltInPartitioner`, `RoundRobinPartitioner`), [`sender`] (`Sender`, `NetworkClient`'s
-//! in-flight requests and timeouts), [`metadata`] (`Metadata`), [`transaction`]
-//! (`TransactionManager`'s idempotent part) and [`failures`] (how errors are counted and told);
+//! The code follows the Java classes: `accumulator` (`RecordAccumulator`, `ProducerBatch`),
+//! `generator` (the application calling `KafkaProducer.send` at `rate`), [`partitioner`]
+//! (`BuiltInPartitioner`, `RoundRobinPartitioner`), `sender` (`Sender`, `NetworkClient`'s
+//! in-flight requests and timeouts), `metadata` (`Metadata`), `transaction`
+//! (`TransactionManager`'s idempotent part) and `failures` (how errors are counted and told);
 //! this file holds the facade, [`ProducerClient`] (`KafkaProducer`).
+//!
+//! Records at `rate` cost no wake-up each: the producer appends the records owed since it last
+//! ran when it next runs, each created at its own instant and with what its instant's sender
+//! pass did, and it asks to run only when those records can change something
+//! ([`ProducerClient::next_deadline`]); batches, sticky partition switches, timestamps,
+//! latencies and timeouts are those of a producer woken for every record (a test holds the
+//! two side by side).
 
 mod accumulator;
 mod failures;
@@ -287,6 +294,9 @@ impl ProducerClient {
 
     /// The earliest sim time (ms) at which [`Self::on_tick`] has something to do, or `None`
     /// when nothing will happen without an input. It may lie in the past (call it now).
+    /// Records the rate generator owes are not a deadline each: they are appended, each at its
+    /// own instant, whenever the producer next runs, and the deadline is the first instant at
+    /// which they can make something happen (a batch lingered or full, a record expired).
     pub fn next_deadline(&self) -> Option<Ms> {
         let dt = self.config.delivery_timeout_ms;
         // Not every record's instant: only when records owed by then can matter.

@@ -400,7 +400,7 @@ impl Partitioner {
 
     /// Marks the load stats out of date instead of recomputing them: a sender pass happened
     /// (Java's `RecordAccumulator.partitionReady` would have run [`Self::update_load`]) and
-    /// the queues are as it would have found them. Only [`Self::next_partition`] reads the
+    /// the queues are as it would have found them. Only `next_partition` reads the
     /// stats, so they are computed when it next draws, or at [`Self::settle_load`]; the
     /// caller settles them before anything else changes the queues (other than one record
     /// appended after the draw that read them), which keeps the result exact.

@@ -43,7 +43,7 @@ pub(crate) enum Due {
     Service(Service),
 }
 
-/// One scheduled entry: what it does (`D`, a [`Due`] in the simulation) and when.
+/// One scheduled entry: what it does (`D`, a `Due` in the simulation) and when.
 #[derive(Clone, Debug)]
 pub struct Entry<D> {
     /// When it runs.

@@ -1,4 +1,4 @@
-//! The two drivers of the one node step ([`World::step`]): one loop over the agenda, which
+//! The two drivers of the one node step (`World::step`): one loop over the agenda, which
 //! takes each entry due in order, sets the sim clock to its instant and carries it out. They
 //! differ only in how a node's step runs:
 //!

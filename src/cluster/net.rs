@@ -10,8 +10,9 @@
 //! connection to it is reset.
 //!
 //! A message that reaches a broker then waits for the broker's threads to work through it
-//! ([`RequestQueues`]: a request handler thread for a produce or fetch request, the replica
-//! fetcher for a fetch response), and only then does the broker's core read it.
+//! ([`crate::sim::handling::RequestQueues`], kept by each broker node: a request handler
+//! thread for a produce or fetch request, the replica fetcher for a fetch response), and only
+//! then does the broker's core read it.
 //!
 //! Messages in flight are entries of the world's agenda ([`super::agenda`]), keyed by (arrival
 //! µs, scheduling order): the message moves into the entry and out to the node's step, with no

@@ -1,6 +1,6 @@
 //! The running simulation: the sim clock and its agenda, the node registry (every process's
 //! sans-IO core, state and runtime state), the network, the event log and the audit ledger,
-//! and the one node step the drivers run ([`World::step`]). The runtime only moves messages
+//! and the one node step the drivers run (`World::step`). The runtime only moves messages
 //! and fires timers; all protocol decisions happen in the cores.
 
 use super::agenda::{Agenda, Due, Entry, Service};
@@ -150,7 +150,7 @@ pub(crate) struct World {
     /// Each partition's latest leader change (from the controller's `LeaderChanged` events),
     /// so a loss can say how the leader that lacks the records came to lead.
     pub elections: RefCell<BTreeMap<TopicPartition, Election>>,
-    /// The charts' samples ([`World::spawn_history`]); shared with the snapshots.
+    /// The charts' samples ([`World::schedule_services`]); shared with the snapshots.
     pub history: RefCell<std::sync::Arc<super::history::History>>,
 }
 

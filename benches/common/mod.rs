@@ -2,6 +2,8 @@
 
 #![allow(dead_code)]
 
+pub mod toy;
+
 use criterion::Criterion;
 use criterion::measurement::{Measurement, ValueFormatter, WallTime};
 use isrlab::cluster::command::Command;

@@ -71,6 +71,7 @@ pub(super) fn build_world(spec: &ClusterSpec) -> Result<Rc<World>, SimError> {
     let world = Rc::new(World {
         clock: Default::default(),
         agenda: Default::default(),
+        entries_taken: Default::default(),
         seed: spec.seed,
         offsets_book: book,
         net: Network::new(spec.seed, spec.net.links),

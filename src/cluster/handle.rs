@@ -207,6 +207,12 @@ impl Sim {
         self.world.memory_budget.set(bytes);
     }
 
+    /// Agenda entries the run has taken so far (messages delivered, timers fired, resumes,
+    /// services, and stale entries skipped): the unit the benchmarks divide their time by.
+    pub fn entries_taken(&self) -> u64 {
+        self.world.entries_taken.get()
+    }
+
     /// A hash of the whole trace so far (events and applied commands); equal runs give equal
     /// hashes.
     pub fn trace_hash(&self) -> u64 {

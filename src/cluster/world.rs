@@ -117,6 +117,9 @@ pub(crate) struct World {
     pub clock: Cell<SimTime>,
     /// Everything due later: messages in flight, node timers, resumes, services.
     pub agenda: RefCell<Agenda<Due>>,
+    /// Agenda entries taken so far (stale ones included): the work a run did, which the
+    /// benchmarks divide their time by.
+    pub entries_taken: Cell<u64>,
     pub seed: u64,
     /// The `__consumer_offsets` record book every broker shares.
     pub offsets_book: crate::sim::group::book::OffsetsBook,
@@ -548,6 +551,7 @@ impl World {
         }
         let mut agenda = self.agenda.borrow_mut();
         let first = agenda.pop_due(limit)?;
+        self.entries_taken.set(self.entries_taken.get() + 1);
         if self.plant_swap.get()
             && matches!(first.what, Due::Arrive { .. })
             && agenda.next_at() == Some(first.at)
@@ -778,6 +782,7 @@ impl World {
         World {
             clock: Cell::new(self.clock.get()),
             agenda: RefCell::new(self.agenda.borrow().clone()),
+            entries_taken: Cell::new(self.entries_taken.get()),
             seed: self.seed,
             offsets_book: book,
             net: self.net.clone(),

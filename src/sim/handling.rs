@@ -147,7 +147,12 @@ impl RequestQueues {
             Some(Work::FetchResponse) => start.plus_micros(took),
         };
         if done > arrival {
-            lane.insert_entry(done);
+            match lane {
+                std::collections::btree_map::Entry::Occupied(mut l) => *l.get_mut() = done,
+                std::collections::btree_map::Entry::Vacant(v) => {
+                    v.insert(done);
+                }
+            }
         }
         done
     }

@@ -38,6 +38,7 @@ use crate::config::HandlingConfig;
 use crate::kafka::{BrokerId, SimTime};
 use crate::sim::protocol::{Message, NodeId};
 use std::collections::BTreeMap;
+use std::collections::btree_map::Entry;
 
 /// Kafka's `num.io.threads` default (8, `ServerConfigs.NUM_IO_THREADS_DEFAULT`): the request
 /// handler threads of one broker.
@@ -138,8 +139,8 @@ impl RequestQueues {
         let queues = self.brokers.entry(broker).or_default();
         let lane = queues.lanes.entry(from);
         let start = match &lane {
-            std::collections::btree_map::Entry::Occupied(l) => (*l.get()).max(arrival),
-            std::collections::btree_map::Entry::Vacant(_) => arrival,
+            Entry::Occupied(l) => (*l.get()).max(arrival),
+            Entry::Vacant(_) => arrival,
         };
         let done = match work {
             None => start,
@@ -148,9 +149,9 @@ impl RequestQueues {
         };
         if done > arrival {
             match lane {
-                std::collections::btree_map::Entry::Occupied(mut l) => *l.get_mut() = done,
-                std::collections::btree_map::Entry::Vacant(v) => {
-                    v.insert(done);
+                Entry::Occupied(mut l) => *l.get_mut() = done,
+                Entry::Vacant(l) => {
+                    l.insert(done);
                 }
             }
         }

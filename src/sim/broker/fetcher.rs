@@ -199,7 +199,7 @@ impl Broker {
             return self.fetchers.give_back(ready);
         }
         let follower_over = self.follower_quota_exceeded(now);
-        let mut requests = Vec::new();
+        let mut requests = Vec::with_capacity(ready.len());
         let mut throttled = BTreeSet::new();
         let mut retry = Vec::new();
         for &leader in &ready {

@@ -66,6 +66,11 @@ pub struct Cli {
     /// `$XDG_STATE_HOME/isrlab/isrlab.log`; never to the terminal.
     #[arg(long, value_name = "FILE", global = true)]
     pub log: Option<PathBuf>,
+    /// Record the dashboard session into this scenario file as it runs (the seed, the
+    /// start-up settings, every command at its sim instant), rewritten on every command;
+    /// `isrlab replay FILE` plays it again.
+    #[arg(long, value_name = "FILE.toml", global = true)]
+    pub record: Option<PathBuf>,
 }
 
 /// The headless modes.
@@ -108,6 +113,18 @@ pub enum Mode {
         #[arg(long)]
         headless: bool,
     },
+    /// Play a recorded session (`--record FILE`, `w`, `:save FILE`) in the dashboard: its
+    /// commands at their sim instants, on its own cluster and seed. With `--headless`, print
+    /// what `isrlab run` prints; exit 2 when the file is not a valid recording.
+    #[command(allow_negative_numbers = true)]
+    Replay {
+        /// The recording (a scenario file).
+        #[arg(value_name = "FILE.toml")]
+        file: PathBuf,
+        /// Run it headless, as `isrlab run FILE` does.
+        #[arg(long)]
+        headless: bool,
+    },
     /// Write the manual's reference pages (keys, commands, configuration, command line),
     /// generated from the tables the program runs on. For the project's own checkout, so
     /// hidden from the help.
@@ -125,12 +142,13 @@ impl Cli {
     /// `--headless`), rather than running without a terminal and ending with an exit code.
     pub fn opens_dashboard(&self) -> bool {
         match self.mode {
-            None | Some(Mode::Lesson { headless: false, .. }) => true,
+            None | Some(Mode::Lesson { headless: false, .. } | Mode::Replay { headless: false, .. }) => true,
             Some(
                 Mode::Run { .. }
                 | Mode::Describe { .. }
                 | Mode::Lessons
                 | Mode::Lesson { headless: true, .. }
+                | Mode::Replay { headless: true, .. }
                 | Mode::Docs { .. },
             ) => false,
         }
@@ -334,6 +352,13 @@ impl Cli {
     /// questions, any flag that changes the cluster or the run (`--seed`, `--set` too), since
     /// the lesson's answers hold only for its own cluster and seed.
     pub fn load(&self, source: Source<'_>, fallback_seed: u64) -> Result<Scenario, CliError> {
+        if matches!(self.mode, Some(Mode::Replay { .. }))
+            && let Some(flags) = self.cluster_flags()
+        {
+            return Err(CliError::Invalid(format!(
+                "{flags} cannot be given with `isrlab replay`: a recording replays its own cluster, seed and settings; to vary it, copy the file and change its [cluster], [[producer]] or seed"
+            )));
+        }
         let cluster_flags = self.brokers.is_some() || !self.topics.is_empty() || self.placement.is_some();
         let lesson_mode = matches!(self.mode, Some(Mode::Lesson { .. }));
         if cluster_flags && !lesson_mode {
@@ -386,11 +411,11 @@ impl Cli {
     /// of them given, or an unknown lesson.
     pub fn source(&self) -> Result<Option<Source<'_>>, CliError> {
         match (&self.mode, &self.scenario) {
-            (Some(Mode::Run { .. } | Mode::Lesson { .. }), Some(_)) => Err(CliError::Invalid(
+            (Some(Mode::Run { .. } | Mode::Lesson { .. } | Mode::Replay { .. }), Some(_)) => Err(CliError::Invalid(
                 "give the scenario once: `isrlab run FILE`, `isrlab lesson NAME` or `isrlab --scenario FILE`"
                     .into(),
             )),
-            (Some(Mode::Run { file }), None) => Ok(Some(Source::File(file))),
+            (Some(Mode::Run { file } | Mode::Replay { file, .. }), None) => Ok(Some(Source::File(file))),
             (Some(Mode::Lesson { name, .. }), None) => Ok(Some(lesson_source(name)?)),
             (_, s) => Ok(s.as_deref().map(Source::File)),
         }

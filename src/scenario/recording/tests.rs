@@ -14,7 +14,7 @@ fn snap(now_us: u64, commands: &[AppliedCommand], events: &[ClusterEvent]) -> Sn
     Snapshot {
         now_us: SimTime::from_micros(now_us),
         now: now_us / 1000,
-        commands: commands.iter().cloned().collect::<Vec<_>>().into(),
+        commands: commands.to_vec().into(),
         recent_events: Arc::from(events.to_vec()),
         event_count: events.len() as u64,
         ..Default::default()

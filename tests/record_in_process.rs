@@ -253,3 +253,59 @@ fn bad_recordings_are_clear_errors() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("--record x.toml records a dashboard session"));
     assert!(!Path::new("x.toml").exists());
 }
+
+/// The manual's example recording, with the check a teacher added, passes as a scenario, as
+/// a replay and as a lesson, headless.
+#[test]
+fn the_manuals_recording_passes_headless() {
+    let file = "tests/fixtures/recorded-acks1-loss.toml";
+    for args in [&["run", file][..], &["replay", file, "--headless"], &["lesson", file, "--headless"]] {
+        let out = isrlab(args);
+        let report = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {report}{}", String::from_utf8_lossy(&out.stderr));
+        assert!(report.ends_with("1 passed, 0 failed\n"), "{args:?}: {report}");
+    }
+}
+
+/// A session opened from a scenario file (`--scenario FILE --record FILE`) is recorded as the
+/// file's text plus the commands given live, which passes `isrlab run` as the file does; with
+/// `--set` (not in the file's text) `--record` is refused before the screen opens.
+#[test]
+fn a_scenario_session_records_as_its_file_plus_the_live_commands() {
+    use isrlab::cluster::handle::ScheduledSim;
+    let dir = TempDir::new("record-scenario");
+    let file = dir.0.join("s3.toml");
+    let scenario_file = "tests/scenarios/s3-acks1-loss.toml";
+    let args = ["isrlab", "--scenario", scenario_file, "--record", file.to_str().unwrap()];
+    let cli = <Cli as clap::Parser>::try_parse_from(args).unwrap();
+    let ready = isrlab::launch::dashboard(&cli, None, 5).expect("the session starts");
+    let start = ready.start;
+    let mut recording = start.recording;
+    assert_eq!(recording.autosave.as_deref(), Some(file.as_path()));
+    let info = start.scenario.clone();
+    let commands = start.timeline.iter().filter_map(|a| a.command.clone().map(|c| (a.at, c))).collect();
+    let sim = ScheduledSim::new(start.spec, commands, info.clone()).unwrap();
+    let end = info.unwrap().end;
+    for (t, line) in [
+        (2_500_000, Some("set producer rate=0")),
+        (30_000_250, Some("set producer 0 rate=0")),
+        (end.as_micros(), None),
+    ] {
+        Cluster::advance_to(&sim, isrlab::sim::SimTime::from_micros(t));
+        if let Some(line) = line {
+            Cluster::apply(&sim, isrlab::cluster::command::Command::parse(line).unwrap()).unwrap();
+        }
+        recording.observe(&sim.latest());
+    }
+    assert_eq!(recording.steps().len(), 2, "only the live commands: {:?}", recording.steps());
+    recording.save(&file, sim.now_us()).expect("the recording is written");
+    let out = isrlab(&["run", file.to_str().unwrap()]);
+    let report = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{report}");
+    assert!(report.starts_with("seed 3 · scenario \"S3: acks=1"), "the file's own seed: {report}");
+    assert!(report.contains(" do: set producer 0 rate=0\n"), "{report}");
+    let with_set = ["isrlab", "--scenario", scenario_file, "--set", "acks=all", "--record", "x.toml"];
+    let cli = <Cli as clap::Parser>::try_parse_from(with_set).unwrap();
+    let err = isrlab::launch::dashboard(&cli, None, 5).unwrap_err().to_string();
+    assert!(err.starts_with("--record x.toml: the session's cluster is not the one"), "{err}");
+}

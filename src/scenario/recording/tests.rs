@@ -1,7 +1,7 @@
 use super::*;
-use crate::cli::Cli;
+use crate::cluster::spec::TopicSpec;
+use crate::config::TopicConfig;
 use crate::sim::events::{ClusterEvent, EventKind};
-use clap::Parser;
 use std::sync::Arc;
 
 fn applied(at_us: u64, line: &str) -> AppliedCommand {
@@ -25,10 +25,43 @@ fn crashed(at_us: u64, broker: i32) -> ClusterEvent {
     ClusterEvent { at: SimTime::from_micros(at_us), kind: EventKind::BrokerCrashed { broker } }
 }
 
+/// What the flags `--brokers`, `--topic`, `--placement` and `--set` make of the default run
+/// (`Cli::cluster_spec`, which this layer may not use), and the recording's origin.
 fn flags(args: &[&str]) -> (Origin, ClusterSpec) {
-    let cli = Cli::try_parse_from(std::iter::once("isrlab").chain(args.iter().copied())).unwrap();
-    let spec = cli.cluster_spec(cli.seed.unwrap_or(7)).unwrap();
-    let sets = cli.sets.iter().map(|s| (s.key.clone(), s.value.clone())).collect();
+    let mut spec = ClusterSpec::default_run(7);
+    let mut sets = Vec::new();
+    let mut placement = Placement::Kafka;
+    let mut topics = Vec::new();
+    for pair in args.chunks(2) {
+        match pair {
+            ["--seed", n] => spec.seed = n.parse().unwrap(),
+            ["--brokers", n] => spec.brokers = (0..n.parse::<i32>().unwrap()).collect(),
+            ["--placement", "seed"] => placement = Placement::Seed,
+            ["--topic", t] => {
+                let parts: Vec<&str> = t.split(':').collect();
+                topics.push(TopicSpec {
+                    name: parts[0].into(),
+                    partitions: parts[1].parse().unwrap(),
+                    replication_factor: parts[2].parse().unwrap(),
+                    placement: Placement::Kafka,
+                    config: TopicConfig::default(),
+                });
+            }
+            ["--set", kv] => {
+                let (k, v) = kv.split_once('=').unwrap();
+                sets.push((k.to_string(), v.to_string()));
+            }
+            other => panic!("not a flag here: {other:?}"),
+        }
+    }
+    if !topics.is_empty() {
+        spec.producers[0].topic = topics[0].name.clone();
+        spec.topics = topics;
+    }
+    spec.topics.iter_mut().for_each(|t| t.placement = placement.clone());
+    for (k, v) in &sets {
+        crate::scenario::checks::apply_setting(&mut spec, k, v).unwrap();
+    }
     (Origin::Flags { sets }, spec)
 }
 

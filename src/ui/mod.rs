@@ -475,6 +475,9 @@ async fn event_loop(
     lesson::begin(&mut model, &snap);
     if !look.warnings.is_empty() {
         model.say(app::StatusKind::Error, look.warnings.join("; "));
+    } else if let Some(path) = model.recording.as_ref().and_then(|r| r.autosave.clone()) {
+        let text = format!("recording this session to {} as it runs (w writes it now)", path.display());
+        model.say(app::StatusKind::Info, text);
     }
     let size = terminal.size()?;
     update(&mut model, Msg::Resize(size.width, size.height), &snap);

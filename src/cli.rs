@@ -66,6 +66,11 @@ pub struct Cli {
     /// `$XDG_STATE_HOME/isrlab/isrlab.log`; never to the terminal.
     #[arg(long, value_name = "FILE", global = true)]
     pub log: Option<PathBuf>,
+    /// Record the dashboard session into this scenario file as it runs (the seed, the
+    /// start-up settings, every command at its sim instant), rewritten on every command;
+    /// `isrlab replay FILE` plays it again.
+    #[arg(long, value_name = "FILE.toml", global = true)]
+    pub record: Option<PathBuf>,
 }
 
 /// The headless modes.
@@ -161,6 +166,18 @@ pub enum Mode {
         #[arg(long, value_name = "TOPIC-P", value_parser = crate::export::parse_partition)]
         timeline: Option<crate::sim::TopicPartition>,
     },
+    /// Play a recorded session (`--record FILE`, `w`, `:save FILE`) in the dashboard: its
+    /// commands at their sim instants, on its own cluster and seed. With `--headless`, print
+    /// what `isrlab run` prints; exit 2 when the file is not a valid recording.
+    #[command(allow_negative_numbers = true)]
+    Replay {
+        /// The recording (a scenario file).
+        #[arg(value_name = "FILE.toml")]
+        file: PathBuf,
+        /// Run it headless, as `isrlab run FILE` does.
+        #[arg(long)]
+        headless: bool,
+    },
     /// Write the manual's reference pages (keys, commands, configuration, command line),
     /// generated from the tables the program runs on. For the project's own checkout, so
     /// hidden from the help.
@@ -178,7 +195,7 @@ impl Cli {
     /// `--headless`), rather than running without a terminal and ending with an exit code.
     pub fn opens_dashboard(&self) -> bool {
         match self.mode {
-            None | Some(Mode::Lesson { headless: false, .. }) => true,
+            None | Some(Mode::Lesson { headless: false, .. } | Mode::Replay { headless: false, .. }) => true,
             Some(
                 Mode::Run { .. }
                 | Mode::Describe { .. }
@@ -186,6 +203,7 @@ impl Cli {
                 | Mode::Lesson { headless: true, .. }
                 | Mode::Compare { .. }
                 | Mode::Export { .. }
+                | Mode::Replay { headless: true, .. }
                 | Mode::Docs { .. },
             ) => false,
         }
@@ -389,6 +407,13 @@ impl Cli {
     /// questions, any flag that changes the cluster or the run (`--seed`, `--set` too), since
     /// the lesson's answers hold only for its own cluster and seed.
     pub fn load(&self, source: Source<'_>, fallback_seed: u64) -> Result<Scenario, CliError> {
+        if matches!(self.mode, Some(Mode::Replay { .. }))
+            && let Some(flags) = self.cluster_flags()
+        {
+            return Err(CliError::Invalid(format!(
+                "{flags} cannot be given with `isrlab replay`: a recording replays its own cluster, seed and settings; to vary it, copy the file and change its [cluster], [[producer]] or seed"
+            )));
+        }
         let cluster_flags = self.brokers.is_some() || !self.topics.is_empty() || self.placement.is_some();
         let lesson_mode = matches!(self.mode, Some(Mode::Lesson { .. }));
         if cluster_flags && !lesson_mode {
@@ -441,11 +466,11 @@ impl Cli {
     /// of them given, or an unknown lesson.
     pub fn source(&self) -> Result<Option<Source<'_>>, CliError> {
         match (&self.mode, &self.scenario) {
-            (Some(Mode::Run { .. } | Mode::Lesson { .. } | Mode::Compare { .. } | Mode::Export { .. }), Some(_)) => Err(CliError::Invalid(
-                "give the scenario once: `isrlab run FILE`, `isrlab lesson NAME`, `isrlab compare FILE`, `isrlab export FILE` or `isrlab --scenario FILE`"
+            (Some(Mode::Run { .. } | Mode::Lesson { .. } | Mode::Replay { .. } | Mode::Compare { .. } | Mode::Export { .. }), Some(_)) => Err(CliError::Invalid(
+                "give the scenario once: `isrlab run FILE`, `isrlab lesson NAME`, `isrlab replay FILE`, `isrlab compare FILE`, `isrlab export FILE` or `isrlab --scenario FILE`"
                     .into(),
             )),
-            (Some(Mode::Run { file } | Mode::Compare { file, .. } | Mode::Export { file, .. }), None) => {
+            (Some(Mode::Run { file } | Mode::Replay { file, .. } | Mode::Compare { file, .. } | Mode::Export { file, .. }), None) => {
                 Ok(Some(Source::File(file)))
             }
             (Some(Mode::Lesson { name, .. }), None) => Ok(Some(lesson_source(name)?)),

@@ -30,8 +30,17 @@ fn main() -> ExitCode {
         eprintln!("error: {e}");
         return ExitCode::from(EXIT_INVALID);
     }
+    if let Some(file) = cli.record.as_ref().filter(|_| !cli.opens_dashboard()) {
+        eprintln!(
+            "error: --record {} records a dashboard session; a headless run prints its report instead (redirect it to a file)",
+            file.display()
+        );
+        return ExitCode::from(EXIT_INVALID);
+    }
     match &cli.mode {
-        Some(Mode::Run { .. } | Mode::Lesson { headless: true, .. }) => run_headless(&cli),
+        Some(
+            Mode::Run { .. } | Mode::Lesson { headless: true, .. } | Mode::Replay { headless: true, .. },
+        ) => run_headless(&cli),
         Some(Mode::Describe { at, zk }) => report(describe_at(&cli, *at, *zk)),
         Some(Mode::Lessons) => list_lessons(),
         Some(Mode::Compare { vary, vary_set, .. }) => report(compare(&cli, vary, vary_set)),
@@ -46,10 +55,12 @@ fn main() -> ExitCode {
             report(export(&cli, &request))
         }
         Some(Mode::Docs { out }) => report(write_docs(out.as_deref())),
-        None | Some(Mode::Lesson { headless: false, .. }) => match dashboard(&cli) {
-            Ok(exit) => ExitCode::from(exit.code()),
-            Err(e) => report(Err(e)),
-        },
+        None | Some(Mode::Lesson { headless: false, .. } | Mode::Replay { headless: false, .. }) => {
+            match dashboard(&cli) {
+                Ok(exit) => ExitCode::from(exit.code()),
+                Err(e) => report(Err(e)),
+            }
+        }
     }
 }
 
@@ -198,13 +209,21 @@ fn describe_at(cli: &Cli, at: Option<SimTime>, zk: bool) -> Result<()> {
 fn dashboard(cli: &Cli) -> Result<isrlab::ui::Exit> {
     use std::io::IsTerminal;
     // The flags and the scenario file are checked first: their mistake is the one to report.
-    let launch::Dashboard { cli, start: Start { spec, timeline, scenario, script }, config: loaded } =
-        launch::dashboard(cli, user_config::default_path(), rand::random())?;
+    let launch::Dashboard {
+        cli,
+        start: Start { spec, timeline, scenario, script, recording },
+        config: loaded,
+    } = launch::dashboard(cli, user_config::default_path(), rand::random())?;
     if !std::io::stdin().is_terminal() || !std::io::stdout().is_terminal() {
         return Err(CliError::Invalid(
             "the dashboard needs a terminal (stdin and stdout are not both a TTY); for output into a file or pipe use `isrlab run FILE`, `isrlab lesson NAME --headless` or `isrlab describe`".into(),
         )
         .into());
+    }
+    if let Some(path) = &recording.autosave {
+        recording
+            .save(path, SimTime::ZERO)
+            .map_err(|why| CliError::Invalid(format!("--record {}: {why}", path.display())))?;
     }
     let seed = spec.seed;
     let commands = timeline.into_iter().filter_map(|a| a.command.map(|c| (a.at, c))).collect();
@@ -214,7 +233,15 @@ fn dashboard(cli: &Cli) -> Result<isrlab::ui::Exit> {
         .map_err(|e| CliError::Invalid(format!("the cluster cannot start: {e}")))?;
     let theme = Theme::from_env().with_palette(cli.palette.unwrap_or_default()).with_ascii(cli.ascii);
     let look = Look { theme, keys: loaded.config.keys, warnings: loaded.warnings };
-    let result = isrlab::ui::run_dashboard(live, cli.speed.unwrap_or(1.0), look, script);
+    let recorded = recording.autosave.clone();
+    let result = isrlab::ui::run_dashboard(live, cli.speed.unwrap_or(1.0), look, script, recording);
     eprintln!("isrlab: seed {seed} (replay with --seed {seed})");
+    if let Some(path) = recorded {
+        eprintln!(
+            "isrlab: session recorded in {} (replay with isrlab replay {})",
+            path.display(),
+            path.display()
+        );
+    }
     result
 }

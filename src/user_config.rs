@@ -61,7 +61,8 @@ impl Cli {
         self.speed = self.speed.or(cfg.speed);
         self.palette = self.palette.or(cfg.palette);
         self.ascii |= cfg.ascii.unwrap_or(false);
-        if matches!(self.mode, Some(crate::cli::Mode::Lesson { .. })) {
+        // A lesson and a recording play their own cluster and settings.
+        if matches!(self.mode, Some(crate::cli::Mode::Lesson { .. } | crate::cli::Mode::Replay { .. })) {
             return;
         }
         if self.scenario.is_none() {

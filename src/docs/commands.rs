@@ -55,6 +55,14 @@ fn palette_only(out: &mut String) {
          `isrlab describe` and `isrlab describe --zk` print the same text.\n\n",
     );
     out.push_str("Examples: `describe`, `describe test_repli`, `get /brokers/topics/test_repli/partitions/0/state`.\n\n");
+    out.push_str(&format!("## Palette only: save\n\n```text\n{}\n```\n\n", crate::ui::record::USAGE));
+    out.push_str(
+        "Writes the session's recording to FILE: a scenario file with the seed, the start-up \
+         settings and every command at the sim instant it was applied, which `isrlab replay \
+         FILE` plays again (see [Recording and replay](../record.md)). The key `w` writes it \
+         to the `--record` file, else to `isrlab-seed-SEED.toml`. Like `describe` it changes \
+         nothing in the cluster and is not recorded itself.\n\n",
+    );
 }
 
 /// The page for the grammar the program runs on.

@@ -17,6 +17,7 @@ pub mod format;
 pub mod history;
 pub mod lessons;
 pub mod markup;
+pub mod recording;
 pub mod report;
 pub mod runner;
 #[cfg(test)]

@@ -269,6 +269,9 @@ pub struct Model {
     pub lesson: Option<Lesson>,
     /// What the pane of `:describe` or `:get` shows ([`super::readout`]).
     pub readout: Option<super::readout::Readout>,
+    /// The session's recording, fed every snapshot; `None` when nothing records (a test's
+    /// model). Written by `w`, `:save FILE` and `--record FILE` ([`super::record`]).
+    pub recording: Option<crate::scenario::recording::Recording>,
 }
 
 /// Something that happened, fed to [`update`].
@@ -320,6 +323,10 @@ pub enum Effect {
     /// Restart the same cluster, seed and startup settings from time 0 and report it as
     /// [`Msg::Restarted`].
     Reset,
+    /// Write the session's recording ([`Model::recording`]) to this file, else to the
+    /// `--record` file or the default name ([`crate::ui::record::default_path`]), and say
+    /// where in the status line.
+    Save(Option<std::path::PathBuf>),
     /// Leave the dashboard.
     Quit,
 }
@@ -363,6 +370,7 @@ impl Model {
             quit: false,
             lesson: None,
             readout: None,
+            recording: None,
         }
     }
 
@@ -456,6 +464,9 @@ pub fn update(model: &mut Model, msg: Msg, snap: &Snapshot) -> Vec<Effect> {
             Vec::new()
         }
         Msg::Snapshot => {
+            if let Some(recording) = &mut model.recording {
+                recording.observe(snap);
+            }
             follow_selected_partition(model, snap);
             lesson::arrive(model, snap);
             Vec::new()

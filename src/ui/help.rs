@@ -77,6 +77,11 @@ fn grammar(theme: Theme, out: &mut Vec<Line<'static>>) {
         "  describe: kafka-topics.sh --describe; get: the partition's ZooKeeper-era state znode, from KRaft's metadata",
         theme.muted(),
     ));
+    out.push(Line::from(vec![Span::styled("  :", theme.key()), Span::raw(super::record::USAGE)]));
+    out.push(Line::styled(
+        "  save: write the session's recording, a scenario file `isrlab replay FILE` plays (w: to --record FILE)",
+        theme.muted(),
+    ));
     out.push(Line::raw(""));
     section(keymap::READOUT_TITLE, keymap::READOUT_BINDINGS, theme, out);
 }

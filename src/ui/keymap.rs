@@ -86,6 +86,9 @@ pub enum Action {
     FilterEvents,
     /// Restart the same cluster, seed and startup settings from time 0 (asks first).
     Reset,
+    /// Write the session's recording (a scenario file): to the `--record` file, else to
+    /// `isrlab-seed-SEED.toml` in the working directory.
+    SaveRecording,
     /// Open the command palette.
     OpenPalette,
     /// Show the help overlay.
@@ -218,7 +221,7 @@ impl Action {
             | RateDown | RateUp => Group::Settings,
             EventsOlder | EventsNewer | EventsFollow | ToggleImportant | FocusEvents | SearchEvents
             | FilterEvents => Group::Events,
-            Reset => Group::Time,
+            Reset | SaveRecording => Group::Time,
             OpenPalette => Group::Palette,
             ToggleHelp | Quit => Group::Quit,
             NextView | PrevView | ShowOverview | ShowPartition | ShowBrokers | ShowClients | ShowEvents
@@ -503,6 +506,13 @@ pub static BINDINGS: &[Binding<Action>] = &[
         footer: None,
         help: "restart from 0, same seed and startup settings (press twice)",
         action: Action::Reset,
+    },
+    Binding {
+        keys: &[ch('w')],
+        label: "w",
+        footer: None,
+        help: "write the session's recording, a scenario file (to --record FILE, else isrlab-seed-SEED.toml); :save FILE names one",
+        action: Action::SaveRecording,
     },
     Binding {
         keys: &[ch('['), ch(']')],

@@ -35,6 +35,7 @@ pub mod pane_memo;
 pub mod partition_filter;
 pub mod partitions;
 pub mod readout;
+pub mod record;
 pub mod rich;
 pub mod status_age;
 pub mod text;
@@ -248,6 +249,7 @@ pub fn run_effects(
                 update(model, Msg::Restarted(result), snap);
                 sync_stop(model, pacer);
             }
+            Effect::Save(path) => record::save(model, snap, path),
             Effect::Quit => quit = true,
         }
     }
@@ -261,6 +263,7 @@ fn on_snapshot(model: &mut Model, cluster: &impl Cluster, pacer: &mut Pacer, sna
         update(model, Msg::Events(cluster.take_events()), snap);
     }
     update(model, Msg::Snapshot, snap);
+    record::autosave(model, snap);
     sync_stop(model, pacer);
     if let Some(t) = pacer.refill(snap.now_us) {
         cluster.advance_to(t);
@@ -334,13 +337,16 @@ pub struct Look {
 }
 
 /// Opens the dashboard on a running simulation and returns how the user left it. `speed` is
-/// the initial sim speed (sim ms per wall ms, 0.01 to 100). The terminal is restored on quit,
+/// the initial sim speed (sim ms per wall ms, 0.01 to 100); `recording` is fed every snapshot
+/// and, with `--record`, written on every command and once more at the end (a failure of that
+/// last write is the error returned). The terminal is restored on quit,
 /// on Ctrl-C, on a signal and on a panic; mouse reporting is switched off with it.
 pub fn run_dashboard(
     live: LiveSim,
     speed: f64,
     look: Look,
     script: Option<lesson::Script>,
+    recording: crate::scenario::recording::Recording,
 ) -> color_eyre::Result<Exit> {
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
     // The panic hook restores the terminal (as `ratatui::init`'s does) before the report,
@@ -353,7 +359,7 @@ pub fn run_dashboard(
     }));
     let mut terminal = open_terminal().inspect_err(|_| ratatui::restore())?;
     let result = match execute!(std::io::stdout(), EnableMouseCapture) {
-        Ok(()) => runtime.block_on(event_loop(&mut terminal, &live, speed, look, script)),
+        Ok(()) => runtime.block_on(event_loop(&mut terminal, &live, speed, look, script, recording)),
         Err(e) => Err(e.into()),
     };
     let _ = execute!(std::io::stdout(), DisableMouseCapture);
@@ -460,16 +466,21 @@ async fn event_loop(
     speed: f64,
     look: Look,
     script: Option<lesson::Script>,
+    recording: crate::scenario::recording::Recording,
 ) -> color_eyre::Result<Exit> {
     let mut snapshots = live.watch();
     let mut snap: Arc<Snapshot> = snapshots.borrow_and_update().clone();
     let mut model = Model::new(speed, look.theme, &snap);
+    model.recording = Some(recording);
     model.keys = look.keys;
     model.lesson = script.map(|s| lesson::Lesson::new(Arc::new(s)));
     update(&mut model, Msg::Events(live.take_events()), &snap);
     lesson::begin(&mut model, &snap);
     if !look.warnings.is_empty() {
         model.say(app::StatusKind::Error, look.warnings.join("; "));
+    } else if let Some(path) = model.recording.as_ref().and_then(|r| r.autosave.clone()) {
+        let text = format!("recording this session to {} as it runs (w writes it now)", path.display());
+        model.say(app::StatusKind::Info, text);
     }
     let size = terminal.size()?;
     update(&mut model, Msg::Resize(size.width, size.height), &snap);
@@ -482,7 +493,8 @@ async fn event_loop(
     let (mut dirty, mut sim_alive) = (true, true);
     let mut stop = Stop::listen()?;
     let mut status_age = status_age::StatusAge::default();
-    loop {
+    // `return` in this block ends the loop, not the function: the recording is written after.
+    let exit: color_eyre::Result<Exit> = async { loop {
         // The status line ages out; once the sim is gone its last word stays.
         let status_due = status_age.remaining(&model, clock.since_start()).filter(|_| sim_alive);
         tokio::select! {
@@ -546,7 +558,11 @@ async fn event_loop(
                 dirty |= take_snapshot(changed, &mut snapshots, &mut model, live, &mut pacer, &mut snap, &mut sim_alive);
             }
         }
-    }
+    } }.await;
+    // The recording's last version ends where the session did.
+    record::finish(&model, &snap)
+        .map_err(|why| color_eyre::eyre::eyre!("cannot write the recording: {why}"))?;
+    exit
 }
 
 /// Takes in a new snapshot (`Ok(true)`), or the end of the sim (`Err`): tells the model and

@@ -84,7 +84,8 @@ fn znode(path: &str) -> Result<Query, String> {
 /// its list (the palette takes both).
 pub fn with_palette_usage(message: String) -> String {
     if message.starts_with("unknown command") {
-        format!("{message}; in the palette also: {}", USAGE.join(" | "))
+        let also: Vec<&str> = USAGE.iter().copied().chain([super::record::USAGE]).collect();
+        format!("{message}; in the palette also: {}", also.join(" | "))
     } else {
         message
     }

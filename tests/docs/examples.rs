@@ -166,7 +166,7 @@ pub fn validate(cli: &Cli) -> Result<(), String> {
     match &cli.mode {
         // The dashboard was validated above.
         None => Ok(()),
-        Some(Mode::Run { .. } | Mode::Lesson { .. }) => {
+        Some(Mode::Run { .. } | Mode::Lesson { .. } | Mode::Replay { .. }) => {
             cli.scenario(0).map(|_| ()).map_err(|e| e.to_string())
         }
         Some(Mode::Describe { .. }) => isrlab::launch::start(cli, 0).map(|_| ()).map_err(|e| e.to_string()),

@@ -81,6 +81,7 @@ pub(super) fn perform(model: &mut Model, action: Action, snap: &Snapshot) -> Vec
         Action::SearchEvents => event_keys::open_prompt(model, Ask::Search),
         Action::FilterEvents => event_keys::open_prompt(model, Ask::Filter),
         Action::Reset => reset(model, false, snap),
+        Action::SaveRecording => vec![Effect::Save(None)],
         Action::OpenPalette => {
             model.mode = Mode::Palette;
             model.palette.open();

@@ -47,6 +47,20 @@ fn submit(model: &mut Model, snap: &Snapshot) -> Vec<Effect> {
         model.mode = Mode::Normal;
         return Vec::new();
     }
+    if let Some(file) = crate::ui::record::parse(&line) {
+        return match file {
+            Ok(file) => {
+                model.palette.remember(&line);
+                model.palette.set_error(None);
+                model.mode = Mode::Normal;
+                vec![Effect::Save(Some(file))]
+            }
+            Err(why) => {
+                model.palette.set_error(Some(why));
+                Vec::new()
+            }
+        };
+    }
     if let Some(query) = crate::ui::readout::parse(&line) {
         return crate::ui::readout::open(model, query, &line, snap);
     }

@@ -208,7 +208,9 @@ fn the_palette_names_them_among_the_commands_and_the_help_lists_them() {
     run(&mut m, &snap, "descrbe");
     let why = m.palette.error().unwrap();
     assert!(why.starts_with("unknown command `descrbe`; commands: crash B"), "{why}");
-    assert!(why.ends_with("; in the palette also: describe [T] | get /brokers/topics/T/partitions/P/state"));
+    assert!(why.ends_with(
+        "; in the palette also: describe [T] | get /brokers/topics/T/partitions/P/state | save FILE"
+    ));
     let help: Vec<String> = crate::ui::help::lines(Theme::new(false))
         .iter()
         .map(|l| l.spans.iter().map(|s| s.content.as_ref()).collect())

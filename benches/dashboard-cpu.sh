@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# CPU of the live dashboard (issue 7: 50 brokers × 5 000 partitions at ≤ 5 % of a core at 1×,
+# CPU of the live dashboard (targets: 50 brokers × 5 000 partitions at ≤ 5 % of a core at 1×,
 # ≤ 1 % paused, and 100× reached). Runs the release binary in a detached 200×50 tmux session,
 # lets it start, then reads its utime + stime from /proc/PID/stat over a window, for each of:
 # running at 1×, paused (space), and running at 100× (where the header's "(actual N×)" says

@@ -10,7 +10,7 @@
 //!   charts row (throughput, the selected partition's ISR size, HW and LEOs, the producer's
 //!   records/s and latency), each chart built from the snapshot's history every frame.
 //! - `large`: the same with 50 brokers and one topic of 5 000 partitions (RF 3) 30 s into a
-//!   run, at 200×50 (issue 7's target: ≤ 2 ms).
+//!   run, at 200×50 (target: ≤ 2 ms).
 //! - `large, unhealthy only`: that cluster with broker 17 crashed 12 s before and fenced (300
 //!   under-replicated partitions), the table filtered with `U`.
 //!

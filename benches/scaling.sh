@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# How isrlab's cost grows (issue 7, item 6): CPU time and peak memory of one headless run
+# How isrlab's cost grows: CPU time and peak memory of one headless run
 # (`isrlab run`, release build) while one dimension moves away from a base cluster and the
 # others stay put. Prints a Markdown table.
 #

@@ -1,4 +1,4 @@
-//! Simulation cost, headless: how much wall time sim time costs (issue 7's targets).
+//! Simulation cost, headless: how much wall time sim time costs.
 //!
 //! - `sim hour`: one simulated hour of the default cluster (3 brokers, `test_repli` with 6
 //!   partitions, RF 3, one producer, acks=all) from t=0, at 100 and at 1 000 records/s. The

@@ -1,5 +1,5 @@
 //! Replication throughput at the highest producer rate, against a baseline of bare appends
-//! with the same record layout, in one run (issue 7's target: ≥ 5 M records/s and ≥ 50 % of
+//! with the same record layout, in one run (target: ≥ 5 M records/s and ≥ 50 % of
 //! the baseline).
 //!
 //! - `isrlab`: the default cluster (3 brokers, `test_repli` with 6 partitions, RF 3, acks=all,

@@ -369,8 +369,8 @@ impl Cli {
         }
         for t in &mut spec.topics {
             t.placement = placement.clone();
-            // Kafka's words first, then how to get a topic the brokers can hold (issue 9:
-            // `--brokers 2` alone failed with no hint, the default topic having RF 3).
+            // Kafka's words first, then how to get a topic the brokers can hold
+            // (`--brokers 2` alone failed with no hint, the default topic having RF 3).
             let brokers = spec.brokers.len();
             checks::check_replication_factor(t.replication_factor, brokers).map_err(|kafka| {
                 if (t.replication_factor as usize) <= brokers {

@@ -38,7 +38,7 @@ use std::iter::Peekable;
 use std::sync::Arc;
 
 /// The partition views of the last snapshot, kept so that the next one rebuilds only the
-/// partitions whose view changed and shares the others (issue 7: a 5 000-partition snapshot
+/// partitions whose view changed and shares the others (a 5 000-partition snapshot
 /// every frame). An unchanged partition costs a few comparisons and no allocation.
 /// `ViewCache::default()` is a scratch cache: it looks at every partition and leaves the
 /// brokers' marks alone; [`ViewCache::following`] takes the marks and looks only at what they

@@ -244,7 +244,7 @@ fn compact_line(p: &ProducerView, selected: bool, theme: Theme, width: usize) ->
 }
 
 /// ` errors: A 3, B 40` in `width` columns, with the unreachable brokers after it: the
-/// errors that do not fit give way whole (`+N more`), so no count is cut (issue 9: at 80
+/// errors that do not fit give way whole (`+N more`), so no count is cut (at 80
 /// columns the last error's count was cut off).
 fn errors_line(p: &ProducerView, theme: Theme, width: usize) -> Line<'static> {
     let unreachable = unreachable_span(p, theme);

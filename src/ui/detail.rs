@@ -34,7 +34,7 @@ pub fn height_needed(snap: &Snapshot) -> u16 {
 /// Rows the selected partition's notes (loss, HW, reassignment, ISR change, leader) take in
 /// full in a pane `width` columns wide; 0 without a partition. The layouts give the pane
 /// the rows beyond [`height_needed`]'s one note line where they have them, so the long form
-/// shows whenever it fits (issue 9).
+/// shows whenever it fits.
 pub fn notes_rows(model: &Model, snap: &Snapshot, width: u16) -> u16 {
     let Some(p) = model.partition(snap) else { return 0 };
     let paused = paused(snap);
@@ -368,7 +368,7 @@ fn offsets(r: &ReplicaView, cols: &Columns) -> String {
 /// The replica's role or trouble in words. A follower reads `in sync` only when it has
 /// caught up with a live leader and fetches: ISR membership is the `✔`, and a follower the
 /// controller still counts in the ISR can be far behind a leader that crashed before it was
-/// fenced (issue 9). Otherwise it says how far behind the leader's log it is (the leader's
+/// fenced. Otherwise it says how far behind the leader's log it is (the leader's
 /// own view while it runs, else its log on disk), that its fetching is paused (`paused`
 /// lists those brokers) and that the leader is down or missing.
 fn note(p: &PartitionView, r: &ReplicaView, paused: &[BrokerId], long: bool) -> String {
@@ -619,7 +619,7 @@ mod tests {
         lines.iter().flat_map(|l| l.spans.iter().map(|s| s.content.to_string())).collect()
     }
 
-    /// issue 9: a follower still in the ISR, behind a leader that crashed before it was
+    /// a follower still in the ISR, behind a leader that crashed before it was
     /// fenced and with its fetching paused, says all three, never `in sync`; the same follower
     /// caught up with a live leader is `in sync`.
     #[test]
@@ -648,7 +648,7 @@ mod tests {
         assert_eq!(note(p, &leader, &[], true), "leader, down");
     }
 
-    /// issue 9: the HW waiting for a member whose fetching is paused says so, in the first
+    /// the HW waiting for a member whose fetching is paused says so, in the first
     /// fetch's case and the known-LEO one; a member that fetches keeps the sim's words.
     #[test]
     fn the_hw_waiting_for_a_paused_member_says_it_is_paused() {

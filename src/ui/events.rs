@@ -66,7 +66,7 @@ pub fn rows_filled(model: &Model, snap: &Snapshot, width: usize, at_most: usize)
 /// Where an event cut short in this pane reads whole: `F5: in full` outside the events
 /// view; in it (whose pane has the screen's rows, so only the oldest event shown can be cut,
 /// an older loss among them), `[/]: scroll back for it whole`: scrolled back, it comes down
-/// the pane and reads whole (issue 9).
+/// the pane and reads whole.
 fn whole_elsewhere(model: &Model) -> Option<String> {
     if model.view == super::app::View::Events {
         return keymap::label_of(Action::EventsOlder).map(|key| format!("{key}: scroll back for it whole"));
@@ -421,7 +421,7 @@ pub fn fitting_lines(
 /// brief form ([`EventKind::brief`], then [`EventKind::briefer`] without the offsets: a loss
 /// keeps its cause) followed by `more` (where it reads whole), and when even that is too long
 /// for the rows, the briefer form cut at a word with `…` and `more` still after it, so a loss
-/// always says where it reads whole (issue 9: a 3-row status line left the loss cut with no
+/// always says where it reads whole (a 3-row status line left the loss cut with no
 /// pointer); any other event, its text cut, ending in `…`.
 fn lines_within(
     ev: &ClusterEvent,

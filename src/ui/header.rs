@@ -1,7 +1,7 @@
 //! The header line: `isrlab [view]  seed 42  t=00:01:23.4  ▶ 1×  <semantics>   acked lost: N`.
 //! The partition counts (under-replicated, under min ISR, offline) and the loss counter are
 //! right-aligned and always shown; the semantics text gives way first, and never shows
-//! where the seed (how a run is replayed) has no room (issue 9).
+//! where the seed (how a run is replayed) has no room.
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -244,7 +244,7 @@ mod tests {
                 let digits = seed.to_string();
                 let shown = line.contains(&format!("seed {digits} "));
                 assert!(shown || !line.contains("seed"), "the seed is cut: {line}");
-                // issue 9: the semantics never takes the seed's place.
+                // the semantics never takes the seed's place.
                 assert!(shown || !line.contains("KRaft"), "the semantics without the seed: {line}");
                 assert_eq!(line.chars().count(), 80);
             }

@@ -72,7 +72,7 @@ use crate::sim::{Ms, SimTime};
 
 /// Time between frame ticks: at most 20 redraws a second, plus one per key (drawn at once).
 /// 20 rather than 30: at 1× the default cluster changes every frame, so each tick draws, and
-/// 33 ms ticks cost 3.6–4.0 % of a core against issue 9's 3 % (50 ms: 2.5–2.7 %, README
+/// 33 ms ticks cost 3.6–4.0 % of a core against the 3 % target (50 ms: 2.5–2.7 %, README
 /// "Live CPU of the default cluster at 1×").
 pub const FRAME: Duration = Duration::from_millis(50);
 

@@ -1,4 +1,4 @@
-//! Status notices and errors age out (issue 9: an old error stayed on the status line for
+//! Status notices and errors age out (an old error stayed on the status line for
 //! more than a minute, across views, and read as the answer to later keys). The model keeps
 //! no wall clock, so this timer lives beside the event loop and is fed the wall time: a
 //! message goes once it has been shown for [`STATUS_TTL`]; a new message starts it again.

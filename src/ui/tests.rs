@@ -407,7 +407,7 @@ fn the_header_names_the_scenario_as_far_as_it_fits() {
     let snap = with_scenario(fixture::NOW + 60_000);
     let header =
         |w: u16| screen(&model_at(w, 40, &snap, false), &snap).lines().next().unwrap_or_default().to_string();
-    // At 80 columns the partition counts come before the scenario name (issue 9: the header
+    // At 80 columns the partition counts come before the scenario name (the header
     // counts unhealthy partitions); the name keeps its first columns.
     assert!(header(80).contains("▶ 1×  S3: ack…"), "{}", header(80));
     assert!(header(80).contains("URP 6 <minISR 1  acked lost: 0\""), "{}", header(80));

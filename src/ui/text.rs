@@ -6,7 +6,7 @@ use ratatui::text::{Line, Span};
 
 use crate::sim::Ms;
 
-/// `one` for a count of 1, else `many`: `1 more row`, `3 more rows` (issue 9: "↓1 more rows").
+/// `one` for a count of 1, else `many`: `1 more row`, `3 more rows` ("↓1 more rows").
 pub fn noun(n: u64, one: &'static str, many: &'static str) -> &'static str {
     if n == 1 { one } else { many }
 }

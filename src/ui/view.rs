@@ -127,7 +127,7 @@ pub fn plan(area: Rect, snap: &Snapshot, heights: Heights) -> Plan {
     let avail = middle.height - charts_h;
     let mut table_h = heights.table.min((avail / 2).max(TABLE_MIN)).min(avail);
     if !wide {
-        // What never gives way (issue 9): the selected partition's replicas and the producer
+        // What never gives way: the selected partition's replicas and the producer
         // lines. A long table (`__consumer_offsets` has 50 partitions) gives rows for them.
         let keep = detail_need + clients::min_rows(snap) + EVENTS_MIN_NARROW;
         let short = keep.saturating_sub(avail - table_h);

@@ -219,8 +219,8 @@ fn config_edit_in_place() {
 /// Kafka's UPPER_SNAKE error names) and for the short forms the screens are known to use
 /// (`Ep`, `ctrl`, `lag.max`, `Ldr`, `p0`, `hb 1.2s`, `ep 1`, the short states `fence in 5s`,
 /// `HW waits 2`, `HW <minISR`, `reassign`, …). The fixture alone never shows a crash story's
-/// short states at 80 columns, so the screens of one on the real sim are walked too (issue 9:
-/// `Ldr`, `p0`, `hb`, `ep 1`, `fence in 5s` and `HW waits 2` went unexplained). A new
+/// short states at 80 columns, so the screens of one on the real sim are walked too
+/// (`Ldr`, `p0`, `hb`, `ep 1`, `fence in 5s` and `HW waits 2` went unexplained). A new
 /// abbreviation without a definition fails here, and so does a Kafka error code shown on
 /// screen without its line in the glossary.
 #[test]

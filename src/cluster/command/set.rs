@@ -441,7 +441,7 @@ fn unclean_note(world: &World) -> String {
     let interval = controller.broker_config().unclean_leader_election_interval_ms;
     match controller.next_unclean_check_at() {
         // Short enough for the status line's three rows at 80 columns with the echoed
-        // command before it (issue 9), the check's time first.
+        // command before it, the check's time first.
         Some(at) => format!(
             "leaderless partitions get a leader at the controller's unclean check at {} or at a replica's unfencing",
             format_time(at)

@@ -1,5 +1,5 @@
-//! Which of a broker's replicas changed since the dashboard's snapshot last looked (issue 7,
-//! item 4): the snapshot rebuilds the views of marked partitions only. Marks change nothing
+//! Which of a broker's replicas changed since the dashboard's snapshot last looked:
+//! the snapshot rebuilds the views of marked partitions only. Marks change nothing
 //! in the simulation; they are read and cleared by [`Broker::take_view_marks`].
 
 use super::Broker;

@@ -12,8 +12,8 @@ use crate::cluster::snapshot::Snapshot;
 use crate::sim::{Acks, BrokerId};
 use crate::ui::filter_names::{self, broker_ids};
 
-/// Selects broker `id`. An id the cluster lacks is refused and the selection stays (issue 9:
-/// a mistyped digit should not lose the broker the user picked); the refusal names the
+/// Selects broker `id`. An id the cluster lacks is refused and the selection stays
+/// (a mistyped digit should not lose the broker the user picked); the refusal names the
 /// broker still selected, so the next `x` hits no broker the user does not expect.
 pub(super) fn select_broker(model: &mut Model, id: BrokerId, snap: &Snapshot) -> Vec<Effect> {
     match filter_names::broker(snap, id) {

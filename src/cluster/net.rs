@@ -32,6 +32,18 @@ use std::collections::{BTreeMap, BTreeSet};
 /// What a node's inbox receives: the sender and the message.
 pub type Delivery = (NodeId, Message);
 
+/// What becomes of a message that reached the end of its link ([`Network::arrive`]).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Arrival {
+    /// The receiver's process reads it.
+    Deliver,
+    /// The link was cut on the way and the message is the controller's metadata: the link
+    /// keeps it until it heals ([`Network::keep`]).
+    Keep,
+    /// Dropped, refused (the sender is told) or answered by the network itself.
+    Gone,
+}
+
 #[derive(Clone, Default)]
 struct NetState {
     seed: u64,
@@ -72,11 +84,24 @@ impl NetState {
     /// [`Post::answered_at`]): an [`Due::Arrive`] entry of the agenda, at the instant the
     /// receiving broker's threads have worked through it ([`Post::handled_at`]).
     fn enqueue(&mut self, post: &mut dyn Post, now: SimTime, from: NodeId, to: NodeId, msg: Message) {
+        let link = self.link(from, to);
+        Self::enqueue_on(link, post, now, from, to, msg);
+    }
+
+    /// [`NetState::enqueue`] on the link `from → to`, already looked up.
+    fn enqueue_on(
+        link: &mut Link,
+        post: &mut dyn Post,
+        now: SimTime,
+        from: NodeId,
+        to: NodeId,
+        msg: Message,
+    ) {
         let leaves = match from {
             NodeId::Broker(b) => post.answered_at(now, b, to, &msg),
             _ => now,
         };
-        let arrives = self.link(from, to).arrival(leaves, msg.size_bytes());
+        let arrives = link.arrival(leaves, msg.size_bytes());
         let at = match to {
             NodeId::Broker(b) => post.handled_at(arrives, b, from, &msg),
             _ => arrives,
@@ -260,8 +285,11 @@ impl Network {
         {
             open.remove(&(to, c));
         }
-        match fate(s.faults(from, to), from, &msg) {
-            None => s.enqueue(post, now, from, to, msg),
+        // One lookup for the faults and the send (a link is created on first use: one not
+        // created yet has no faults).
+        let link = s.link(from, to);
+        match fate(link.faults, from, &msg) {
+            None => NetState::enqueue_on(link, post, now, from, to, msg),
             Some(true) => {
                 let seq = post.take_seq();
                 s.keep(seq, from, to, msg);
@@ -308,48 +336,53 @@ impl Network {
     }
 
     /// A message from `from` reaches the end of its link to `to` at `now` (its agenda entry
-    /// came): the network's checks, and the message back if `to`'s process reads it. A message
-    /// on a link cut while it travelled is dropped (the controller's metadata is kept for the
-    /// heal); a request to a node that is down, or that does not listen yet, is answered with
-    /// [`Message::Disconnected`] (connection refused); a handshake is answered by the network
-    /// itself.
+    /// came): the network's checks, and what becomes of the message. A message on a link cut
+    /// while it travelled is dropped (the controller's metadata is kept for the heal:
+    /// [`Arrival::Keep`]); a request to a node that is down, or that does not listen yet, is
+    /// answered with [`Message::Disconnected`] (connection refused); a handshake is answered
+    /// by the network itself. The message is only read here, so it moves once, from its agenda
+    /// entry to the reader (or to the held link).
     pub(crate) fn arrive(
         &self,
         post: &mut dyn Post,
         now: SimTime,
         from: NodeId,
         to: NodeId,
-        msg: Message,
-    ) -> Option<Message> {
+        msg: &Message,
+    ) -> Arrival {
         let mut s = self.state.borrow_mut();
         let faults = s.faults(from, to);
         if faults.cut {
-            match fate(faults, from, &msg) {
-                Some(true) => {
-                    let seq = post.take_seq();
-                    s.keep(seq, from, to, msg);
-                }
-                _ => tracing::debug!(t = %now, ?from, ?to, api = msg.api_name(), "dropped: the link was cut"),
+            if fate(faults, from, msg) == Some(true) {
+                return Arrival::Keep;
             }
-            return None;
+            tracing::debug!(t = %now, ?from, ?to, api = msg.api_name(), "dropped: the link was cut");
+            return Arrival::Gone;
         }
-        if msg == Message::Connect {
+        if matches!(msg, Message::Connect) {
             drop(s);
             self.answer_connect(post, now, from, to);
-            return None;
+            return Arrival::Gone;
         }
-        if s.reaches(to, &msg) {
+        if s.reaches(to, msg) {
             if let Some(c) = msg.correlation_id() {
                 s.open.entry(to).or_default().insert((from, c));
             }
-            return Some(msg);
+            return Arrival::Deliver;
         }
         let bounce = msg.correlation_id().map(|c| Message::Disconnected { peer: to, correlation_id: c });
         drop(s);
         if let Some(b) = bounce {
             self.send(post, now, to, from, b);
         }
-        None
+        Arrival::Gone
+    }
+
+    /// Keeps a message that arrived on a cut link until the link heals ([`Arrival::Keep`]),
+    /// after what the link already keeps.
+    pub(crate) fn keep(&self, post: &mut dyn Post, from: NodeId, to: NodeId, msg: Message) {
+        let seq = post.take_seq();
+        self.state.borrow_mut().keep(seq, from, to, msg);
     }
 }
 
@@ -390,8 +423,10 @@ mod tests {
         fn deliver_due(&mut self, ms: u64) {
             while let Some(e) = self.agenda.pop_due(SimTime::from_ms(ms)) {
                 let Due::Arrive { from, to, msg } = e.what else { continue };
-                if let Some(msg) = self.net.arrive(&mut self.agenda, e.at, from, to, msg) {
-                    self.inboxes.entry(to).or_default().push((from, msg));
+                match self.net.arrive(&mut self.agenda, e.at, from, to, &msg) {
+                    Arrival::Deliver => self.inboxes.entry(to).or_default().push((from, msg)),
+                    Arrival::Keep => self.net.keep(&mut self.agenda, from, to, msg),
+                    Arrival::Gone => {}
                 }
             }
         }

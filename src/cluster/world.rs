@@ -5,7 +5,7 @@
 
 use super::agenda::{Agenda, Due, Entry, Service};
 use super::events::EventLog;
-use super::net::{Network, Post};
+use super::net::{Arrival, Network, Post};
 use super::node::{Frozen, Node, NodeCore, ProcessState, Registry, Role, Stall};
 use crate::config::{BrokerConfig, HandlingConfig};
 use crate::sim::audit::Ledger;
@@ -531,9 +531,10 @@ impl World {
             self.clock.set(entry.at);
             match entry.what {
                 Due::Arrive { from, to, msg } => {
-                    let msg = self.with_post(|post| self.net.arrive(post, entry.at, from, to, msg));
-                    if let Some(msg) = msg {
-                        return Some((to, Wake::Message(from, msg)));
+                    match self.with_post(|post| self.net.arrive(post, entry.at, from, to, &msg)) {
+                        Arrival::Deliver => return Some((to, Wake::Message(from, msg))),
+                        Arrival::Keep => self.with_post(|post| self.net.keep(post, from, to, msg)),
+                        Arrival::Gone => {}
                     }
                 }
                 Due::Timer { node, generation } => return Some((node, Wake::Timer(generation))),

@@ -146,7 +146,7 @@ impl QuorumController {
                     out,
                 );
                 tracing::debug!(t = now, tp = %tp, leader, ?result, "AlterPartition answered");
-                out.send(from, Message::AlterPartitionResponse { tp, result });
+                out.send(from, Message::AlterPartitionResponse { tp, result: Box::new(result) });
             }
             Message::CreateInternalTopic(spec) => self.auto_create_topic(now, &spec, out),
             other => {

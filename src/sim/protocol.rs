@@ -647,8 +647,10 @@ pub enum Message {
     AlterPartitionResponse {
         /// The partition.
         tp: TopicPartition,
-        /// The committed state, or why it was refused.
-        result: Result<PartitionState, ErrorCode>,
+        /// The committed state, or why it was refused (boxed: a partition state is the largest
+        /// payload of any message, and every message in flight is as large as its largest
+        /// variant).
+        result: Box<Result<PartitionState, ErrorCode>>,
     },
     /// Controller → brokers and clients: replayed metadata records.
     Metadata(MetadataDelta),
@@ -816,5 +818,17 @@ impl Message {
             Message::OffsetsForLeaderEpoch(r) => Some(r.correlation_id),
             _ => None,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every message in flight is moved from the outbox to the network, the agenda and the
+    /// core, and is as large as the largest variant: rare large payloads stay boxed.
+    #[test]
+    fn a_message_stays_small() {
+        assert!(std::mem::size_of::<Message>() <= 120, "{} bytes", std::mem::size_of::<Message>());
     }
 }

@@ -537,7 +537,7 @@ mod tests {
         out.sends
             .iter()
             .find_map(|(_, m)| match m {
-                Message::AlterPartitionResponse { result, .. } => Some(result.clone()),
+                Message::AlterPartitionResponse { result, .. } => Some((**result).clone()),
                 _ => None,
             })
             .expect("an AlterPartition response")

@@ -229,7 +229,7 @@ fn unclean_election_when_enabled_s9() {
     c.handle(21_200, NodeId::Broker(2), alter(both.clone(), LeaderRecoveryState::Recovering), &mut out);
     assert!(matches!(
         &out.sends[0].1,
-        Message::AlterPartitionResponse { result: Err(ErrorCode::IneligibleReplica), .. }
+        Message::AlterPartitionResponse { result, .. } if matches!(**result, Err(ErrorCode::IneligibleReplica))
     ));
     let mut out = Outbox::default();
     c.handle(21_300, NodeId::Broker(2), alter(both, LeaderRecoveryState::Recovered), &mut out);
@@ -357,7 +357,7 @@ fn alter_partition_validation() {
         match &out.sends[0] {
             (to, Message::AlterPartitionResponse { result, .. }) => {
                 assert_eq!(*to, NodeId::Broker(leader));
-                (result.clone(), out.sends.len())
+                ((**result).clone(), out.sends.len())
             }
             other => panic!("unexpected {other:?}"),
         }
@@ -397,7 +397,7 @@ fn alter_partition_validation() {
     c.handle(9002, NodeId::Broker(0), msg, &mut out);
     assert!(matches!(
         &out.sends[0].1,
-        Message::AlterPartitionResponse { result: Err(UnknownTopicOrPartition), .. }
+        Message::AlterPartitionResponse { result, .. } if matches!(**result, Err(UnknownTopicOrPartition))
     ));
 }
 

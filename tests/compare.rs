@@ -1,9 +1,11 @@
 //! `isrlab compare`: what-if runs of one scenario, from the same seed and fault timeline.
 
+mod support;
+
 use isrlab::compare::{self, Outcome, measure, parse_vary, runs};
 use isrlab::scenario::{Scenario, load};
 use std::path::Path;
-use std::process::Command;
+use support::isrlab;
 
 /// The manual's data-loss story as a scenario: acks=1, the leader crashes while its follower
 /// lags, a clean election loses the records only the leader had.
@@ -17,14 +19,6 @@ fn outcomes(scenario: &Scenario, vary: &[&str]) -> Vec<Outcome> {
     let vary: Vec<_> = vary.iter().map(|v| parse_vary(v).unwrap()).collect();
     let runs = runs(&vary, &[]).unwrap();
     runs.iter().map(|r| measure(scenario, r).unwrap()).collect()
-}
-
-fn isrlab(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_isrlab"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .expect("isrlab runs")
 }
 
 /// The same seed and faults: acks=1 loses acknowledged records (the leader acknowledged them

@@ -2,12 +2,14 @@
 //! run, and a partition's timeline figure. The files parse (an XML parser, a JSON parser), show
 //! what the dashboard shows, and the same seed gives the same bytes.
 
+mod support;
+
 use isrlab::export::{self, Play, Request, Size};
 use isrlab::scenario::load;
 use isrlab::sim::{SimTime, TopicPartition};
 use isrlab::ui::theme::Theme;
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use support::isrlab;
 
 const STORY: &str = "tests/scenarios/fc-15a-acks1-lost-clean-election.toml";
 
@@ -127,14 +129,6 @@ fn the_timeline_figure_shows_leaders_epochs_and_offsets() {
 #[test]
 fn the_same_seed_gives_the_same_files() {
     assert_eq!(&export_once(), exported());
-}
-
-fn isrlab(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_isrlab"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .expect("isrlab runs")
 }
 
 #[test]

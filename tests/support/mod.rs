@@ -227,3 +227,12 @@ pub fn broker_2_fenced_out(screen: &Screen) -> bool {
                 })
         })
 }
+
+/// Runs the isrlab binary with `args` from the crate's directory and waits for it.
+pub fn isrlab(args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_isrlab"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("isrlab runs")
+}

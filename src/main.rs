@@ -64,8 +64,22 @@ fn main() -> ExitCode {
     }
 }
 
+/// A file the command was asked to write could not be written (the message names it and
+/// why): one plain line and exit code 1, like a failed run.
+#[derive(Debug)]
+struct WriteFailed(String);
+
+impl std::fmt::Display for WriteFailed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for WriteFailed {}
+
 /// A user mistake ([`CliError`]) prints one plain line and exits 2, like clap's usage errors;
-/// anything else gets color-eyre's report and exits 1.
+/// a file that cannot be written ([`WriteFailed`]) one plain line and exits 1; anything else
+/// gets color-eyre's report and exits 1.
 fn report(result: Result<()>) -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -73,6 +87,10 @@ fn report(result: Result<()>) -> ExitCode {
             Some(mistake) => {
                 eprintln!("error: {mistake}");
                 ExitCode::from(EXIT_INVALID)
+            }
+            None if e.downcast_ref::<WriteFailed>().is_some() => {
+                eprintln!("error: {e}");
+                ExitCode::FAILURE
             }
             None => {
                 eprintln!("Error: {e:?}");
@@ -151,7 +169,7 @@ fn export(cli: &Cli, request: &isrlab::export::Request) -> Result<()> {
     for r in &exported.refused {
         eprintln!("isrlab: {r}");
     }
-    isrlab::export::write(&exported.files).map_err(color_eyre::eyre::Report::msg)?;
+    isrlab::export::write(&exported.files).map_err(WriteFailed)?;
     for f in &exported.files {
         println!("written: {}", f.path.display());
     }
@@ -235,13 +253,16 @@ fn dashboard(cli: &Cli) -> Result<isrlab::ui::Exit> {
     let look = Look { theme, keys: loaded.config.keys, warnings: loaded.warnings };
     let recorded = recording.autosave.clone();
     let result = isrlab::ui::run_dashboard(live, cli.speed.unwrap_or(1.0), look, script, recording);
-    eprintln!("isrlab: seed {seed} (replay with --seed {seed})");
-    if let Some(path) = recorded {
-        eprintln!(
-            "isrlab: session recorded in {} (replay with isrlab replay {})",
+    // The same seed starts the same cluster; only a recording replays the session itself.
+    match recorded {
+        Some(path) => eprintln!(
+            "isrlab: seed {seed}; session recorded in {} (replay with isrlab replay {})",
             path.display(),
             path.display()
-        );
+        ),
+        None => eprintln!(
+            "isrlab: seed {seed} (--seed {seed} starts the same cluster; `w` or --record FILE saves a session to replay)"
+        ),
     }
     result
 }

@@ -10,7 +10,7 @@
 //! - `ratatui::restore` turns raw mode off (no bytes: a `tcsetattr` on the tty, which we see
 //!   through the master's termios) and leaves the alternate screen (`ESC [ ? 1049 l`);
 //! - dropping the `Terminal` afterwards shows the cursor again (`ESC [ ? 25 h`);
-//! - after that the binary only prints its plain `isrlab: seed N (replay with --seed N)` line
+//! - after that the binary only prints its plain `isrlab: seed N …` line
 //!   on stderr, which shares the terminal, so that line is the only thing allowed to follow.
 //!
 //! Only what needs a real terminal is tested here (keys through the tty, raw mode, the

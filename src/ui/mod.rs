@@ -362,6 +362,9 @@ pub fn run_dashboard(
         Ok(()) => runtime.block_on(event_loop(&mut terminal, &live, speed, look, script, recording)),
         Err(e) => Err(e.into()),
     };
+    // Whatever the terminal still buffers (a resize's clear, a last frame) goes out now, on
+    // the alternate screen: written after leaving it, it would stay on the user's screen.
+    let _ = std::io::Write::flush(terminal.backend_mut());
     let _ = execute!(std::io::stdout(), DisableMouseCapture);
     ratatui::restore();
     result

@@ -167,12 +167,17 @@ impl Tape {
         }
     }
 
-    /// Applies `cmd` now. In the past of the current branch (after a rewind) it first starts a
-    /// new branch from this instant; the old one keeps its future. Errors: the refusal (a
-    /// refused command is kept on the tape too, as it is part of the trace).
+    /// Applies `cmd` now. In the past of the current branch (after a rewind) an accepted
+    /// command starts a new branch from this instant; the old one keeps its future (a refused
+    /// one changes nothing and starts none). Errors: the refusal.
     pub fn apply(&mut self, cmd: &Command) -> Result<Answer, SimError> {
         let now = self.sim.now_us();
-        if self.applied < self.branch().commands.len() || now < self.branch().tip {
+        let in_past = self.applied < self.branch().commands.len() || now < self.branch().tip;
+        let result = apply_before_end(&mut self.sim, cmd, self.end);
+        if in_past && result.is_err() {
+            return result;
+        }
+        if in_past {
             let old = self.branch();
             let fork = Branch {
                 commands: old.commands[..self.applied].to_vec(),
@@ -183,7 +188,6 @@ impl Tape {
             self.branches.push(fork);
             self.current = self.branches.len() - 1;
         }
-        let result = apply_before_end(&mut self.sim, cmd, self.end);
         if self.end.is_none_or(|e| now < e) {
             self.branches[self.current].commands.push((now, cmd.clone()));
             self.applied += 1;

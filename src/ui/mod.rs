@@ -267,9 +267,13 @@ pub fn run_effects(
             Effect::Apply(command) => {
                 let result = cluster.apply(command.clone()).map_err(|e| e.to_string());
                 *snap = cluster.latest();
-                after_command(model, cluster);
+                let forked = after_command(model, cluster);
                 on_snapshot(model, cluster, pacer, snap);
                 update(model, Msg::Verdict { command, result }, snap);
+                if let Some(note) = forked {
+                    let verdict = model.status.as_ref().map(|s| s.text.trim_start_matches("✔ ").to_string());
+                    model.say(StatusKind::Done, format!("{} · {note}", verdict.unwrap_or_default()));
+                }
             }
             Effect::Step(ms) => {
                 if let Some(t) = pacer.step(ms, snap.now_us) {
@@ -320,20 +324,18 @@ pub fn run_effects(
     quit
 }
 
-/// After a command: the tape hears whether it started a new branch, and says so.
-fn after_command(model: &mut Model, cluster: &impl Cluster) {
+/// After a command: the tape hears whether it started a new branch; if so, the words for the
+/// status line.
+fn after_command(model: &mut Model, cluster: &impl Cluster) -> Option<String> {
     let branches = cluster.branches();
     let before = model.tape.branch;
     model.tape.after_command(&branches);
-    if model.tape.branch != before {
-        model.say(
-            StatusKind::Info,
-            format!(
-                "a command in the past: branch {} starts here; branch {before} keeps its future (:branch {before} goes back)",
-                model.tape.branch
-            ),
-        );
-    }
+    (model.tape.branch != before).then(|| {
+        format!(
+            "branch {} starts here; branch {before} keeps its future (:branch {before} goes back)",
+            model.tape.branch
+        )
+    })
 }
 
 /// After a rewind or a branch switch: the new snapshot, a pacer from its instant, the tape and

@@ -11,6 +11,7 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use isrlab::cluster::handle::ScheduledSim;
 use isrlab::cluster::snapshot::Snapshot;
 use isrlab::cluster::spec::ClusterSpec;
+use isrlab::scenario::recording::{Origin, Recording};
 use isrlab::sim::{Ms, SimTime};
 use isrlab::ui::app::{Model, Msg, update};
 use isrlab::ui::pacer::Pacer;
@@ -30,10 +31,11 @@ struct App {
 
 impl App {
     fn start(cols: u16, rows: u16) -> App {
-        let sim =
-            ScheduledSim::new(ClusterSpec::default_run(42), Vec::new(), None).expect("the run is valid");
+        let spec = ClusterSpec::default_run(42);
+        let sim = ScheduledSim::new(spec.clone(), Vec::new(), None).expect("the run is valid");
         let snap = Cluster::latest(&sim);
         let mut model = Model::new(1.0, Theme::new(false), &snap);
+        model.recording = Some(Recording::new(Origin::Flags { sets: Vec::new() }, spec));
         update(&mut model, Msg::Resize(cols, rows), &snap);
         let pacer = Pacer::new(snap.now_us);
         App { sim, model, pacer, snap }
@@ -117,6 +119,13 @@ fn story(cols: u16, rows: u16) {
     assert_eq!(app.snap.acked_lost, 0, "acks=all loses nothing under the same faults");
     let screen = app.screen();
     assert!(screen.contains("b2/2"), "the tape is on branch 2:\n{}", screen_text(&screen));
+
+    // The recording holds branch 2 (its acks=all) and names branch 1 in comments.
+    let text = app.model.recording.as_ref().expect("recorded").render(app.snap.now_us);
+    let steps: Vec<&str> = text.lines().filter(|l| l.starts_with("do = ")).collect();
+    assert_eq!(steps.first(), Some(&"do = \"set producer acks=1\""), "{text}");
+    assert!(steps.contains(&"do = \"set producer acks=all\""), "{text}");
+    assert!(text.contains("# branch 1, the run as it started, up to "), "{text}");
 
     app.palette("branches");
     assert!(app.status().contains("2 (here): from 1 at 00:00:02.0"), "{}", app.status());

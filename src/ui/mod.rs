@@ -330,6 +330,9 @@ fn after_command(model: &mut Model, cluster: &impl Cluster) -> Option<String> {
     let branches = cluster.branches();
     let before = model.tape.branch;
     model.tape.after_command(&branches);
+    if let Some(recording) = &mut model.recording {
+        recording.set_other_branches(tape::other_branches(&branches));
+    }
     (model.tape.branch != before).then(|| {
         format!(
             "branch {} starts here; branch {before} keeps its future (:branch {before} goes back)",
@@ -354,7 +357,11 @@ fn went_back(
             *pacer = Pacer::new(snap.now_us);
             model.paused = true;
             model.events_anchor = None;
-            model.tape.went_back(snap, &cluster.branches());
+            let branches = cluster.branches();
+            model.tape.went_back(snap, &branches);
+            if let Some(recording) = &mut model.recording {
+                recording.set_other_branches(tape::other_branches(&branches));
+            }
             update(model, Msg::Snapshot, snap);
             model.say(StatusKind::Done, say(snap));
             sync_stop(model, pacer);

@@ -368,6 +368,32 @@ pub fn describe_branches(branches: &[BranchInfo]) -> String {
     format!("branches · {} · :branch N switches", parts.join(" · "))
 }
 
+/// The branches other than the current one, one line each, for a recording's comments:
+/// where each was forked from and its commands after that, at their instants.
+pub fn other_branches(branches: &[BranchInfo]) -> Vec<String> {
+    if branches.len() <= 1 {
+        return Vec::new();
+    }
+    branches
+        .iter()
+        .filter(|b| !b.current)
+        .map(|b| {
+            let from = match b.parent {
+                Some((p, at)) => format!("from branch {p} at {}", format_instant(at)),
+                None => "the run as it started".to_string(),
+            };
+            let own: Vec<String> = b
+                .commands
+                .iter()
+                .filter(|(at, _)| b.parent.is_none_or(|(_, f)| *at >= f))
+                .map(|(at, c)| format!("{} {c}", format_instant(*at)))
+                .collect();
+            let own = if own.is_empty() { "no commands".to_string() } else { own.join("; ") };
+            format!("branch {}, {from}, up to {}: {own}", b.number, format_instant(b.tip))
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

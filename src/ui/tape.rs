@@ -139,20 +139,25 @@ impl TapeView {
                 continue;
             }
             if let Some((kind, tp, epoch)) = mark_of(&event.kind) {
-                self.marks.push(Mark { at: event.at, kind, tp, epoch });
+                // After going back the branch's later ticks stay on the tape; replayed, the
+                // same events come again and are not ticked twice.
+                let mark = Mark { at: event.at, kind, tp, epoch };
+                if !self.marks.iter().rev().take_while(|m| m.at >= mark.at).any(|m| *m == mark) {
+                    self.marks.push(mark);
+                }
             }
         }
         self.seen_events = snap.event_count;
         self.tip = self.tip.max(snap.now_us);
     }
 
-    /// The run went back to the snapshot's instant (a rewind or a branch switch): ticks
-    /// after it go (they come again as time runs on), and on a switch the other branch's
-    /// ticks come back. `branches` is the sim's list; `to` the instant gone to.
+    /// The run went back to the snapshot's instant (a rewind or a branch switch): the
+    /// branch's ticks after it stay (its future, replayed as time runs on), and on a switch
+    /// the other branch's ticks come back. `branches` is the sim's list.
     pub fn went_back(&mut self, snap: &Snapshot, branches: &[BranchInfo]) {
         let current = branches.iter().find(|b| b.current).map_or(self.branch, |b| b.number);
         self.adopt_branch(current, branches);
-        self.marks.retain(|m| m.at <= snap.now_us);
+        self.marks.sort_by_key(|m| m.at);
         self.seen_events = snap.event_count;
         self.cursor = None;
     }
@@ -397,6 +402,59 @@ pub fn other_branches(branches: &[BranchInfo]) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn snap_with(now_ms: u64, events: &[(u64, EventKind)], count: u64) -> Snapshot {
+        let recent: Vec<crate::sim::events::ClusterEvent> = events
+            .iter()
+            .map(|(at, kind)| crate::sim::events::ClusterEvent {
+                at: SimTime::from_ms(*at),
+                kind: kind.clone(),
+            })
+            .collect();
+        Snapshot {
+            now_us: SimTime::from_ms(now_ms),
+            recent_events: recent.into(),
+            event_count: count,
+            ..Snapshot::default()
+        }
+    }
+
+    /// After going back, the branch's later ticks stay; replaying the same events does not
+    /// tick them twice, and a new branch keeps only the ticks before its fork.
+    #[test]
+    fn ticks_survive_going_back_once_each_and_a_fork_keeps_those_before_it() {
+        let crash = EventKind::BrokerCrashed { broker: 2 };
+        let fenced = EventKind::BrokerFenced { broker: 2, silent_ms: 9_000, timeout_ms: 9_000 };
+        let mut tape = TapeView::new();
+        tape.observe(&snap_with(20_000, &[(5_000, crash.clone()), (14_000, fenced.clone())], 2));
+        assert_eq!(tape.marks.len(), 2);
+        let one = |tip: u64| BranchInfo {
+            number: 1,
+            parent: None,
+            tip: SimTime::from_ms(tip),
+            commands: Vec::new(),
+            current: true,
+        };
+        tape.went_back(&snap_with(1_000, &[], 0), &[one(20_000)]);
+        assert_eq!(tape.marks.len(), 2, "the future's ticks stay");
+        tape.observe(&snap_with(20_000, &[(5_000, crash.clone()), (14_000, fenced)], 2));
+        assert_eq!(tape.marks.len(), 2, "replayed events are not ticked twice");
+        let mut first = one(20_000);
+        first.current = false;
+        let second = BranchInfo {
+            number: 2,
+            parent: Some((1, SimTime::from_ms(10_000))),
+            tip: SimTime::from_ms(10_000),
+            commands: Vec::new(),
+            current: true,
+        };
+        tape.after_command(&[first.clone(), second]);
+        assert_eq!((tape.branch, tape.branches), (2, 2));
+        assert_eq!(tape.marks.iter().map(|m| m.kind).collect::<Vec<_>>(), vec![MarkKind::Crash]);
+        first.current = true;
+        tape.went_back(&snap_with(20_000, &[], 2), &[first]);
+        assert_eq!(tape.marks.len(), 2, "branch 1's ticks come back");
+    }
 
     #[test]
     fn the_palette_reads_the_tape_commands_and_explains_bad_ones() {

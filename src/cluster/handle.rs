@@ -5,6 +5,7 @@ use super::driver::{Driver, Runner};
 use super::observe;
 use super::snapshot::{ScenarioInfo, Snapshot};
 use super::spec::ClusterSpec;
+use super::tape::{BranchInfo, Tape};
 use super::world::World;
 use crate::cluster::command::{Answer, Command};
 use crate::cluster::events::AppliedCommand;
@@ -71,6 +72,26 @@ impl Sim {
         let runner = Runner::new(driver)?;
         runner.attach(&world);
         Ok(Sim { world, runner, views: RefCell::new(observe::ViewCache::following()) })
+    }
+
+    /// A frozen checkpoint: a deep copy of the world as it is now, without a driver (so it
+    /// holds no runtime); [`Sim::thaw`] runs a copy of it.
+    pub fn freeze(&self) -> Frozen {
+        Frozen(Rc::new(self.world.fork()))
+    }
+
+    /// A sim run by `driver` from a copy of `frozen` (which stays as it is, to thaw again).
+    /// Errors: the driver could not start.
+    pub fn thaw(frozen: &Frozen, driver: Driver) -> Result<Sim, SimError> {
+        let world = Rc::new(frozen.0.fork());
+        let runner = Runner::new(driver)?;
+        runner.attach(&world);
+        Ok(Sim { world, runner, views: RefCell::new(observe::ViewCache::following()) })
+    }
+
+    /// How many events and commands the trace holds so far.
+    pub(crate) fn trace_len(&self) -> u64 {
+        self.world.log.borrow().count()
     }
 
     /// Which driver runs it.
@@ -220,6 +241,9 @@ impl Sim {
     }
 }
 
+/// A frozen copy of a simulation's world ([`Sim::freeze`]).
+pub struct Frozen(Rc<World>);
+
 /// What the dashboard thread sends the sim thread.
 enum Control {
     AdvanceTo(SimTime),
@@ -227,6 +251,9 @@ enum Control {
     /// Look `Ms` ahead for the next event, never past the instant given.
     NextEvent(Ms, Option<SimTime>, mpsc::Sender<Option<SimTime>>),
     Reset(mpsc::Sender<Result<(), SimError>>),
+    Rewind(SimTime, mpsc::Sender<Result<(), SimError>>),
+    Branches(mpsc::Sender<Vec<BranchInfo>>),
+    Switch(usize, mpsc::Sender<Result<(), SimError>>),
 }
 
 /// Why [`pace`] returned.
@@ -301,7 +328,7 @@ impl LiveSim {
                         sim
                     })
                 };
-                let mut sim = match start(spec.clone()) {
+                let sim = match start(spec.clone()) {
                     Ok(sim) => sim,
                     Err(e) => {
                         let _ = ready_tx.send(Err(e));
@@ -318,16 +345,15 @@ impl LiveSim {
                 publish(&sim);
                 let _ = ready_tx.send(Ok(()));
                 let end = scenario.as_ref().map(|s| s.end);
-                let mut left: Timeline = timeline.clone().into_iter().peekable();
-                while let Paced::Reset(reply) = pace(&mut sim, &control_rx, &mut left, end, &publish) {
+                let mut tape = Tape::new(sim, timeline.clone(), end);
+                while let Paced::Reset(reply) = pace(&mut tape, &control_rx, &publish) {
                     // The same spec started once, so it starts again; if not, the run goes on.
                     let fresh = start(spec.clone()).map(|fresh| {
-                        sim = fresh;
-                        left = timeline.clone().into_iter().peekable();
+                        tape = Tape::new(fresh, timeline.clone(), end);
                         if tapped {
                             let _ = tap_tx.send(Tapped::Restarted);
                         }
-                        publish(&sim);
+                        publish(tape.sim());
                     });
                     let _ = reply.send(fresh);
                 }
@@ -407,6 +433,30 @@ impl LiveSim {
         rx.recv().unwrap_or_else(|_| Err(SimError::InvalidState("the simulation has stopped".into())))
     }
 
+    /// Puts the run back at sim instant `t` of the current branch (see [`Tape::rewind_to`]);
+    /// the clock stays there until the next [`LiveSim::advance_to`], and by the time this
+    /// returns [`LiveSim::latest`] shows the cluster as it was at `t`. Errors: it could not.
+    pub fn rewind_to(&self, t: SimTime) -> Result<(), SimError> {
+        let (tx, rx) = mpsc::channel();
+        self.send(Control::Rewind(t, tx));
+        rx.recv().unwrap_or_else(|_| Err(SimError::InvalidState("the simulation has stopped".into())))
+    }
+
+    /// Every branch of the run, branch 1 (the run as it started) first.
+    pub fn branches(&self) -> Vec<BranchInfo> {
+        let (tx, rx) = mpsc::channel();
+        self.send(Control::Branches(tx));
+        rx.recv().unwrap_or_default()
+    }
+
+    /// Switches to branch `number` at the latest instant it reached ([`Tape::switch_to`]).
+    /// Errors: no such branch, or it has stopped.
+    pub fn switch_branch(&self, number: usize) -> Result<(), SimError> {
+        let (tx, rx) = mpsc::channel();
+        self.send(Control::Switch(number, tx));
+        rx.recv().unwrap_or_else(|_| Err(SimError::InvalidState("the simulation has stopped".into())))
+    }
+
     /// The newest snapshot.
     pub fn latest(&self) -> Arc<Snapshot> {
         self.snapshots.borrow().clone()
@@ -435,15 +485,9 @@ pub fn scenario_ended(end: SimTime) -> SimError {
     ))
 }
 
-/// The sim thread's loop: wait (the clock is frozen meanwhile), advance (never past `end`),
-/// apply, publish; until the dashboard is gone or asks for a restart.
-fn pace(
-    sim: &mut Sim,
-    control: &mpsc::Receiver<Control>,
-    timeline: &mut Timeline,
-    end: Option<SimTime>,
-    publish: &impl Fn(&Sim),
-) -> Paced {
+/// The sim thread's loop: wait (the clock is frozen meanwhile), advance (never past the
+/// end), apply, rewind, publish; until the dashboard is gone or asks for a restart.
+fn pace(tape: &mut Tape, control: &mpsc::Receiver<Control>, publish: &impl Fn(&Sim)) -> Paced {
     while let Ok(first) = control.recv() {
         let mut target = None;
         for c in std::iter::once(first).chain(control.try_iter()) {
@@ -451,36 +495,47 @@ fn pace(
                 Control::AdvanceTo(t) => target = Some(target.map_or(t, |x: SimTime| x.max(t))),
                 Control::Apply(cmd, reply) => {
                     // Publish before answering, so the caller sees the command's effect at once.
-                    let result = apply_before_end(sim, &cmd, end);
-                    publish(sim);
+                    let result = tape.apply(&cmd);
+                    publish(tape.sim());
                     let _ = reply.send(result);
                 }
                 Control::NextEvent(within, stop, reply) => {
-                    advance(sim, timeline, target.take(), end);
-                    let found = next_event(sim, timeline, within, earliest(end, stop));
-                    publish(sim);
+                    tape.advance(target.take());
+                    let found = tape.next_event(within, stop);
+                    publish(tape.sim());
                     let _ = reply.send(found);
+                }
+                Control::Rewind(t, reply) => {
+                    target = None;
+                    let result = tape.rewind_to(t);
+                    publish(tape.sim());
+                    let _ = reply.send(result);
+                }
+                Control::Branches(reply) => {
+                    let _ = reply.send(tape.branches());
+                }
+                Control::Switch(n, reply) => {
+                    target = None;
+                    let result = tape.switch_to(n);
+                    publish(tape.sim());
+                    let _ = reply.send(result);
                 }
                 Control::Reset(reply) => return Paced::Reset(reply),
             }
         }
-        advance(sim, timeline, target, end);
-        publish(sim);
+        tape.advance(target);
+        publish(tape.sim());
     }
     Paced::Closed
 }
 
-/// The earlier of two optional instants.
-fn earliest(a: Option<SimTime>, b: Option<SimTime>) -> Option<SimTime> {
-    match (a, b) {
-        (Some(a), Some(b)) => Some(a.min(b)),
-        (a, b) => a.or(b),
-    }
-}
-
 /// Applies `cmd` now, unless sim time reached the scenario's `end` (then every command is
 /// refused).
-fn apply_before_end(sim: &mut Sim, cmd: &Command, end: Option<SimTime>) -> Result<Answer, SimError> {
+pub(crate) fn apply_before_end(
+    sim: &mut Sim,
+    cmd: &Command,
+    end: Option<SimTime>,
+) -> Result<Answer, SimError> {
     match end.filter(|e| sim.now_us() >= *e) {
         Some(e) => Err(scenario_ended(e)),
         None => sim.apply(cmd),
@@ -492,8 +547,7 @@ fn apply_before_end(sim: &mut Sim, cmd: &Command, end: Option<SimTime>) -> Resul
 /// whole-app test in process plays a scenario exactly as the dashboard does. Keeps every
 /// event for [`ScheduledSim::take_events`].
 pub struct ScheduledSim {
-    sim: RefCell<Sim>,
-    timeline: RefCell<Timeline>,
+    tape: RefCell<Tape>,
     scenario: Option<ScenarioInfo>,
     /// What it started from, to start again.
     start: (ClusterSpec, Vec<(SimTime, Command)>),
@@ -505,14 +559,13 @@ impl ScheduledSim {
     /// [`SimError`].
     pub fn new(
         spec: ClusterSpec,
-        mut timeline: Vec<(SimTime, Command)>,
+        timeline: Vec<(SimTime, Command)>,
         scenario: Option<ScenarioInfo>,
     ) -> Result<ScheduledSim, SimError> {
-        timeline.sort_by_key(|(t, _)| *t);
         let sim = Sim::with_driver(spec.clone(), Driver::Tasks)?;
+        let end = scenario.as_ref().map(|s| s.end);
         Ok(ScheduledSim {
-            sim: RefCell::new(sim),
-            timeline: RefCell::new(timeline.clone().into_iter().peekable()),
+            tape: RefCell::new(Tape::new(sim, timeline.clone(), end)),
             scenario,
             start: (spec, timeline),
         })
@@ -522,49 +575,64 @@ impl ScheduledSim {
     /// again (the old run goes on).
     pub fn reset(&self) -> Result<(), SimError> {
         let (spec, timeline) = &self.start;
-        *self.sim.borrow_mut() = Sim::with_driver(spec.clone(), Driver::Tasks)?;
-        *self.timeline.borrow_mut() = timeline.clone().into_iter().peekable();
+        let sim = Sim::with_driver(spec.clone(), Driver::Tasks)?;
+        *self.tape.borrow_mut() = Tape::new(sim, timeline.clone(), self.scenario.as_ref().map(|s| s.end));
         Ok(())
-    }
-
-    fn end(&self) -> Option<SimTime> {
-        self.scenario.as_ref().map(|s| s.end)
     }
 
     /// Runs sim time up to `t` (never past the end), applying scheduled commands on the way.
     pub fn advance_to(&self, t: SimTime) {
-        advance(&mut self.sim.borrow_mut(), &mut self.timeline.borrow_mut(), Some(t), self.end());
+        self.tape.borrow_mut().advance(Some(t));
     }
 
     /// Applies a command now, as [`LiveSim::apply`] does (refused once the scenario ended).
     pub fn apply(&self, cmd: &Command) -> Result<Answer, SimError> {
-        apply_before_end(&mut self.sim.borrow_mut(), cmd, self.end())
+        self.tape.borrow_mut().apply(cmd)
     }
 
     /// [`LiveSim::next_event_until`].
     pub fn next_event_until(&self, within: Ms, stop: Option<SimTime>) -> Option<SimTime> {
-        let limit = earliest(self.end(), stop);
-        next_event(&mut self.sim.borrow_mut(), &mut self.timeline.borrow_mut(), within, limit)
+        self.tape.borrow_mut().next_event(within, stop)
+    }
+
+    /// [`LiveSim::rewind_to`].
+    pub fn rewind_to(&self, t: SimTime) -> Result<(), SimError> {
+        self.tape.borrow_mut().rewind_to(t)
+    }
+
+    /// [`LiveSim::branches`].
+    pub fn branches(&self) -> Vec<BranchInfo> {
+        self.tape.borrow().branches()
+    }
+
+    /// [`LiveSim::switch_branch`].
+    pub fn switch_branch(&self, number: usize) -> Result<(), SimError> {
+        self.tape.borrow_mut().switch_to(number)
     }
 
     /// The cluster as it is now, naming the scenario.
     pub fn snapshot(&self) -> Snapshot {
-        Snapshot { scenario: self.scenario.clone(), ..self.sim.borrow().snapshot() }
+        Snapshot { scenario: self.scenario.clone(), ..self.tape.borrow().sim().snapshot() }
     }
 
     /// The events logged since the last call, oldest first.
     pub fn take_events(&self) -> Vec<ClusterEvent> {
-        self.sim.borrow().take_events()
+        self.tape.borrow().sim().take_events()
     }
 
     /// Current sim time.
     pub fn now_us(&self) -> SimTime {
-        self.sim.borrow().now_us()
+        self.tape.borrow().sim().now_us()
+    }
+
+    /// A hash of the whole trace so far ([`Sim::trace_hash`]).
+    pub fn trace_hash(&self) -> u64 {
+        self.tape.borrow().sim().trace_hash()
     }
 }
 
 /// The scenario's scheduled commands not yet applied, in time order.
-type Timeline = std::iter::Peekable<std::vec::IntoIter<(SimTime, Command)>>;
+pub(crate) type Timeline = std::iter::Peekable<std::vec::IntoIter<(SimTime, Command)>>;
 
 /// Applies the next scheduled command if it is due by `t`; returns whether there was one.
 fn apply_due(sim: &mut Sim, timeline: &mut Timeline, t: SimTime) -> bool {
@@ -577,7 +645,7 @@ fn apply_due(sim: &mut Sim, timeline: &mut Timeline, t: SimTime) -> bool {
 }
 
 /// Runs sim time up to `target` (never past `end`), applying scheduled commands on the way.
-fn advance(sim: &mut Sim, timeline: &mut Timeline, target: Option<SimTime>, end: Option<SimTime>) {
+pub(crate) fn advance(sim: &mut Sim, timeline: &mut Timeline, target: Option<SimTime>, end: Option<SimTime>) {
     if let Some(t) = target.map(|t| end.map_or(t, |e| t.min(e))) {
         while apply_due(sim, timeline, t) {}
         if t > sim.now_us() {
@@ -586,11 +654,9 @@ fn advance(sim: &mut Sim, timeline: &mut Timeline, target: Option<SimTime>, end:
     }
 }
 
-/// [`Sim::run_to_next_event`] within `within` ms and never past `end`; a scheduled command on
-/// the way is applied, and counts as the next event when it logs one.
-fn next_event(sim: &mut Sim, timeline: &mut Timeline, within: Ms, end: Option<SimTime>) -> Option<SimTime> {
-    let look_ahead = sim.now_us().plus_micros(within.saturating_mul(1000));
-    let deadline = end.map_or(look_ahead, |e| e.min(look_ahead));
+/// Runs sim time to the next new event, never past `deadline`; a scheduled command on the way
+/// is applied, and counts as the next event when it logs one.
+pub(crate) fn next_event_to(sim: &mut Sim, timeline: &mut Timeline, deadline: SimTime) -> Option<SimTime> {
     loop {
         let stop = timeline.peek().map_or(deadline, |(at, _)| (*at).clamp(sim.now_us(), deadline));
         if let Some(t) = sim.next_event_by(stop) {
@@ -616,12 +682,12 @@ mod tests {
         let (control_tx, control_rx) = mpsc::channel();
         let (seen_tx, seen_rx) = mpsc::channel();
         let pacer = std::thread::spawn(move || {
-            let mut sim = Sim::new(ClusterSpec::default_run(7)).unwrap();
-            let mut timeline: Timeline = Vec::new().into_iter().peekable();
-            pace(&mut sim, &control_rx, &mut timeline, Some(SimTime::from_ms(1_000)), &|s: &Sim| {
+            let sim = Sim::new(ClusterSpec::default_run(7)).unwrap();
+            let mut tape = Tape::new(sim, Vec::new(), Some(SimTime::from_ms(1_000)));
+            pace(&mut tape, &control_rx, &|s: &Sim| {
                 let _ = seen_tx.send(s.now());
             });
-            sim.commands()
+            tape.sim().commands()
         });
         control_tx.send(Control::AdvanceTo(SimTime::from_ms(5_000))).unwrap();
         while seen_rx.recv().unwrap() < 1_000 {}
@@ -846,10 +912,10 @@ mod tests {
         let scheduled = ScheduledSim::new(ClusterSpec::default_run(7), timeline.clone(), Some(info)).unwrap();
         let (control_tx, control_rx) = mpsc::channel();
         let thread = std::thread::spawn(move || {
-            let mut sim = Sim::new(ClusterSpec::default_run(7)).unwrap();
-            let mut left: Timeline = timeline.into_iter().peekable();
-            pace(&mut sim, &control_rx, &mut left, Some(SimTime::from_ms(15_000)), &|_: &Sim| {});
-            sim.trace_hash()
+            let sim = Sim::new(ClusterSpec::default_run(7)).unwrap();
+            let mut tape = Tape::new(sim, timeline, Some(SimTime::from_ms(15_000)));
+            pace(&mut tape, &control_rx, &|_: &Sim| {});
+            tape.sim().trace_hash()
         });
         for t in [1_000, 2_000, 7_500, 20_000] {
             scheduled.advance_to(SimTime::from_ms(t));
@@ -858,7 +924,7 @@ mod tests {
         assert_eq!(scheduled.now_us(), SimTime::from_ms(15_000), "never past the end");
         assert!(scheduled.apply(&Command::parse("restart 2").unwrap()).is_err(), "refused after the end");
         drop(control_tx);
-        assert_eq!(scheduled.sim.borrow().trace_hash(), thread.join().unwrap());
+        assert_eq!(scheduled.trace_hash(), thread.join().unwrap());
         assert!(
             scheduled.take_events().iter().any(|e| matches!(e.kind, EventKind::BrokerCrashed { broker: 2 }))
         );
@@ -868,10 +934,10 @@ mod tests {
     fn next_event_of_a_live_sim_applies_scheduled_commands_on_the_way_and_stops_at_the_end() {
         let (control_tx, control_rx) = mpsc::channel();
         let pacer = std::thread::spawn(move || {
-            let mut sim = Sim::new(ClusterSpec::default_run(7)).unwrap();
+            let sim = Sim::new(ClusterSpec::default_run(7)).unwrap();
             let timeline = vec![(SimTime::from_ms(5_000), Command::parse("crash 2").unwrap())];
-            let mut timeline: Timeline = timeline.into_iter().peekable();
-            pace(&mut sim, &control_rx, &mut timeline, Some(SimTime::from_ms(20_000)), &|_: &Sim| {});
+            let mut tape = Tape::new(sim, timeline, Some(SimTime::from_ms(20_000)));
+            pace(&mut tape, &control_rx, &|_: &Sim| {});
         });
         let next = |within| {
             let (tx, rx) = mpsc::channel();

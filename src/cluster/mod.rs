@@ -18,6 +18,7 @@ pub mod net;
 pub mod node;
 mod observe;
 pub mod snapshot;
+pub mod tape;
 mod truncations;
 #[doc(hidden)]
 pub mod wake;

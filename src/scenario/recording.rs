@@ -84,6 +84,9 @@ pub struct Recording {
     changed: bool,
     /// `--record FILE`: the file rewritten on every new command and at the end.
     pub autosave: Option<PathBuf>,
+    /// The other branches of the run (after going back and acting there), one line each,
+    /// written as comments at the end: the recording holds the branch the run is on.
+    other_branches: Vec<String>,
 }
 
 impl Recording {
@@ -103,6 +106,16 @@ impl Recording {
             now: SimTime::ZERO,
             changed: false,
             autosave: None,
+            other_branches: Vec::new(),
+        }
+    }
+
+    /// Names the run's other branches (one line each), written as comments at the end of the
+    /// file; the recording itself holds the branch the run is on.
+    pub fn set_other_branches(&mut self, lines: Vec<String>) {
+        if lines != self.other_branches {
+            self.other_branches = lines;
+            self.changed = true;
         }
     }
 
@@ -214,6 +227,12 @@ impl Recording {
             }
             if step.more_events > 0 {
                 let _ = writeln!(out, "# … and {} more events", step.more_events);
+            }
+        }
+        if !self.other_branches.is_empty() {
+            out.push_str("\n# This is the branch the session was on. Its other branches (:branch N in the dashboard):\n");
+            for line in &self.other_branches {
+                let _ = writeln!(out, "# {line}");
             }
         }
         out

@@ -272,6 +272,8 @@ pub struct Model {
     /// The session's recording, fed every snapshot; `None` when nothing records (a test's
     /// model). Written by `w`, `:save FILE` and `--record FILE` ([`super::record`]).
     pub recording: Option<crate::scenario::recording::Recording>,
+    /// The timeline strip: its ticks, cursor and branches ([`super::tape`]).
+    pub tape: super::tape::TapeView,
 }
 
 /// Something that happened, fed to [`update`].
@@ -327,6 +329,13 @@ pub enum Effect {
     /// `--record` file or the default name ([`crate::ui::record::default_path`]), and say
     /// where in the status line.
     Save(Option<std::path::PathBuf>),
+    /// Take the cluster back (or forward on its branch) to this instant, paused there
+    /// ([`super::Cluster::rewind_to`]).
+    Rewind(SimTime),
+    /// Switch to this branch ([`super::Cluster::switch_branch`]).
+    SwitchBranch(usize),
+    /// Say which branches there are.
+    ListBranches,
     /// Leave the dashboard.
     Quit,
 }
@@ -371,6 +380,7 @@ impl Model {
             lesson: None,
             readout: None,
             recording: None,
+            tape: super::tape::TapeView::new(),
         }
     }
 
@@ -467,6 +477,7 @@ pub fn update(model: &mut Model, msg: Msg, snap: &Snapshot) -> Vec<Effect> {
             if let Some(recording) = &mut model.recording {
                 recording.observe(snap);
             }
+            model.tape.observe(snap);
             follow_selected_partition(model, snap);
             lesson::arrive(model, snap);
             Vec::new()

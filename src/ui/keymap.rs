@@ -89,6 +89,14 @@ pub enum Action {
     /// Write the session's recording (a scenario file): to the `--record` file, else to
     /// `isrlab-seed-SEED.toml` in the working directory.
     SaveRecording,
+    /// Show or hide the timeline strip ([`crate::ui::tape`]).
+    ToggleTape,
+    /// Move the tape's cursor to the tick before it (shows the strip).
+    TapeBack,
+    /// Move the tape's cursor to the tick after it (shows the strip).
+    TapeForward,
+    /// Take the cluster to the tape cursor's instant, paused there.
+    TapeGo,
     /// Open the command palette.
     OpenPalette,
     /// Show the help overlay.
@@ -221,7 +229,7 @@ impl Action {
             | RateDown | RateUp => Group::Settings,
             EventsOlder | EventsNewer | EventsFollow | ToggleImportant | FocusEvents | SearchEvents
             | FilterEvents => Group::Events,
-            Reset | SaveRecording => Group::Time,
+            Reset | SaveRecording | ToggleTape | TapeBack | TapeForward | TapeGo => Group::Time,
             OpenPalette => Group::Palette,
             ToggleHelp | Quit => Group::Quit,
             NextView | PrevView | ShowOverview | ShowPartition | ShowBrokers | ShowClients | ShowEvents
@@ -515,6 +523,27 @@ pub static BINDINGS: &[Binding<Action>] = &[
         action: Action::SaveRecording,
     },
     Binding {
+        keys: &[ch('t')],
+        label: "t",
+        footer: None,
+        help: "show / hide the timeline strip: epochs, crashes, elections, ISR changes, losses, commands",
+        action: Action::ToggleTape,
+    },
+    Binding {
+        keys: &[ch('('), ch(')')],
+        label: "(/)",
+        footer: None,
+        help: "timeline: cursor to the tick before / after (a command's tick: just before it)",
+        action: Action::TapeBack,
+    },
+    Binding {
+        keys: &[ch('T')],
+        label: "T",
+        footer: None,
+        help: "timeline: go to the cursor, paused (a command then starts a branch; :branches, :branch N)",
+        action: Action::TapeGo,
+    },
+    Binding {
         keys: &[ch('['), ch(']')],
         label: "[/]",
         footer: Some("events"),
@@ -740,6 +769,7 @@ impl Paired for Action {
             Action::EventsOlder => Some(Action::EventsNewer),
             Action::PreviousBroker => Some(Action::NextBroker),
             Action::NextView => Some(Action::PrevView),
+            Action::TapeBack => Some(Action::TapeForward),
             _ => None,
         }
     }

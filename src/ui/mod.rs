@@ -38,6 +38,7 @@ pub mod readout;
 pub mod record;
 pub mod rich;
 pub mod status_age;
+pub mod tape;
 pub mod text;
 pub mod theme;
 pub mod view;
@@ -59,7 +60,7 @@ use crossterm::terminal::{BeginSynchronizedUpdate, EndSynchronizedUpdate};
 use crossterm::{execute, queue};
 use tokio::time::MissedTickBehavior;
 
-use self::app::{Effect, Model, Msg, update};
+use self::app::{Effect, Model, Msg, StatusKind, update};
 use self::input::Input;
 use self::meter::SpeedMeter;
 use self::pacer::Pacer;
@@ -67,8 +68,9 @@ use self::theme::Theme;
 use crate::cluster::command::{Answer, Command};
 use crate::cluster::handle::{LiveSim, ScheduledSim, Sim, SimError};
 use crate::cluster::snapshot::Snapshot;
+use crate::cluster::tape::BranchInfo;
 use crate::sim::events::ClusterEvent;
-use crate::sim::{Ms, SimTime};
+use crate::sim::{Ms, SimTime, format_instant};
 
 /// Time between frame ticks: at most 20 redraws a second, plus one per key (drawn at once).
 /// 20 rather than 30: at 1× the default cluster changes every frame, so each tick draws, and
@@ -99,6 +101,21 @@ pub trait Cluster {
     /// scenario's timeline), every counter cleared. When it returns, [`Cluster::latest`]
     /// shows time 0. Errors: the simulation cannot start again (the old run goes on).
     fn reset(&self) -> Result<(), SimError>;
+    /// Takes the run back (or forward on its branch) to sim instant `t`, paused there; when
+    /// it returns, [`Cluster::latest`] shows the cluster as it was at `t`. Errors: this
+    /// cluster keeps no checkpoints, or the rewind failed (the run stays where it was).
+    fn rewind_to(&self, _t: SimTime) -> Result<(), SimError> {
+        Err(SimError::InvalidState("this simulation keeps no checkpoints, so it cannot go back".into()))
+    }
+    /// The run's branches, branch 1 first (empty for a cluster without a tape).
+    fn branches(&self) -> Vec<BranchInfo> {
+        Vec::new()
+    }
+    /// Switches to branch `number` at the latest instant it reached. Errors: no such branch,
+    /// or this cluster keeps no branches.
+    fn switch_branch(&self, _number: usize) -> Result<(), SimError> {
+        Err(SimError::InvalidState("this simulation keeps no branches".into()))
+    }
 }
 
 impl Cluster for LiveSim {
@@ -124,6 +141,18 @@ impl Cluster for LiveSim {
 
     fn reset(&self) -> Result<(), SimError> {
         LiveSim::reset(self)
+    }
+
+    fn rewind_to(&self, t: SimTime) -> Result<(), SimError> {
+        LiveSim::rewind_to(self, t)
+    }
+
+    fn branches(&self) -> Vec<BranchInfo> {
+        LiveSim::branches(self)
+    }
+
+    fn switch_branch(&self, number: usize) -> Result<(), SimError> {
+        LiveSim::switch_branch(self, number)
     }
 }
 
@@ -151,6 +180,18 @@ impl Cluster for ScheduledSim {
 
     fn reset(&self) -> Result<(), SimError> {
         ScheduledSim::reset(self)
+    }
+
+    fn rewind_to(&self, t: SimTime) -> Result<(), SimError> {
+        ScheduledSim::rewind_to(self, t)
+    }
+
+    fn branches(&self) -> Vec<BranchInfo> {
+        ScheduledSim::branches(self)
+    }
+
+    fn switch_branch(&self, number: usize) -> Result<(), SimError> {
+        ScheduledSim::switch_branch(self, number)
     }
 }
 
@@ -226,8 +267,13 @@ pub fn run_effects(
             Effect::Apply(command) => {
                 let result = cluster.apply(command.clone()).map_err(|e| e.to_string());
                 *snap = cluster.latest();
+                let forked = after_command(model, cluster);
                 on_snapshot(model, cluster, pacer, snap);
                 update(model, Msg::Verdict { command, result }, snap);
+                if let Some(note) = forked {
+                    let verdict = model.status.as_ref().map(|s| s.text.trim_start_matches("✔ ").to_string());
+                    model.say(StatusKind::Done, format!("{} · {note}", verdict.unwrap_or_default()));
+                }
             }
             Effect::Step(ms) => {
                 if let Some(t) = pacer.step(ms, snap.now_us) {
@@ -250,10 +296,78 @@ pub fn run_effects(
                 sync_stop(model, pacer);
             }
             Effect::Save(path) => record::save(model, snap, path),
+            Effect::Rewind(t) => {
+                let result = cluster.rewind_to(t);
+                went_back(model, cluster, pacer, snap, result, |snap| {
+                    format!(
+                        "at {} (paused): the cluster as it was then · space runs on; a command starts a new branch",
+                        format_instant(snap.now_us)
+                    )
+                });
+            }
+            Effect::SwitchBranch(n) => {
+                let result = cluster.switch_branch(n);
+                went_back(model, cluster, pacer, snap, result, |snap| {
+                    format!(
+                        "on branch {n}, at {} (paused), where it had reached · :branches lists them",
+                        format_instant(snap.now_us)
+                    )
+                });
+            }
+            Effect::ListBranches => {
+                let branches = cluster.branches();
+                model.say(StatusKind::Info, tape::describe_branches(&branches));
+            }
             Effect::Quit => quit = true,
         }
     }
     quit
+}
+
+/// After a command: the tape hears whether it started a new branch; if so, the words for the
+/// status line.
+fn after_command(model: &mut Model, cluster: &impl Cluster) -> Option<String> {
+    let branches = cluster.branches();
+    let before = model.tape.branch;
+    model.tape.after_command(&branches);
+    if let Some(recording) = &mut model.recording {
+        recording.set_other_branches(tape::other_branches(&branches));
+    }
+    (model.tape.branch != before).then(|| {
+        format!(
+            "branch {} starts here; branch {before} keeps its future (:branch {before} goes back)",
+            model.tape.branch
+        )
+    })
+}
+
+/// After a rewind or a branch switch: the new snapshot, a pacer from its instant, the tape and
+/// the recording follow, and the status line says where the run is (or why it is not).
+fn went_back(
+    model: &mut Model,
+    cluster: &impl Cluster,
+    pacer: &mut Pacer,
+    snap: &mut Arc<Snapshot>,
+    result: Result<(), SimError>,
+    say: impl Fn(&Snapshot) -> String,
+) {
+    match result {
+        Ok(()) => {
+            *snap = cluster.latest();
+            *pacer = Pacer::new(snap.now_us);
+            model.paused = true;
+            model.events_anchor = None;
+            let branches = cluster.branches();
+            model.tape.went_back(snap, &branches);
+            if let Some(recording) = &mut model.recording {
+                recording.set_other_branches(tape::other_branches(&branches));
+            }
+            update(model, Msg::Snapshot, snap);
+            model.say(StatusKind::Done, say(snap));
+            sync_stop(model, pacer);
+        }
+        Err(e) => model.say(StatusKind::Error, format!("cannot go there: {e}")),
+    }
 }
 
 /// A newer snapshot is in `snap`: tells the model (a lesson first hears of the events that

@@ -59,6 +59,8 @@ pub struct Heights {
     pub notes: u16,
     /// The view shown.
     pub view: View,
+    /// Whether the timeline strip takes a row ([`super::tape`]).
+    pub tape: bool,
     /// The lesson pane's rows, when a scenario is played.
     pub lesson: Option<narration::Rows>,
     /// What the lesson's focus keeps on screen.
@@ -100,6 +102,8 @@ pub struct Plan {
     pub chart: Option<Rect>,
     /// The lesson pane: narration, checks, questions (at the bottom, above the status line).
     pub lesson: Option<Rect>,
+    /// The timeline strip under the broker strip, when shown ([`super::tape`]).
+    pub tape: Option<Rect>,
 }
 
 /// Lays the screen out for `area` (at least [`MIN_WIDTH`]×[`MIN_HEIGHT`]). Status rows
@@ -111,8 +115,15 @@ pub fn plan(area: Rect, snap: &Snapshot, heights: Heights) -> Plan {
     use Constraint::{Fill, Length};
     let wide = area.width >= WIDE;
     let strip = heights.strip.clamp(1, 2);
-    let [header, brokers, middle, status, footer] =
-        Layout::vertical([Length(1), Length(strip + 1), Fill(1), Length(1), Length(1)]).areas(area);
+    let [header, brokers, tape, middle, status, footer] = Layout::vertical([
+        Length(1),
+        Length(strip + 1),
+        Length(u16::from(heights.tape)),
+        Fill(1),
+        Length(1),
+        Length(1),
+    ])
+    .areas(area);
     let detail_need = detail::height_needed(snap);
     let clients_need = clients::height_needed(snap);
     // A wide screen gives the lesson pane its rows at the bottom first, leaving the table,
@@ -197,6 +208,7 @@ pub fn plan(area: Rect, snap: &Snapshot, heights: Heights) -> Plan {
         body: None,
         chart: None,
         lesson,
+        tape: some_if(tape, tape.height),
     };
     if wide { plan } else { lesson_plan::narrow(middle, snap, heights, plan) }
 }
@@ -208,8 +220,15 @@ fn plan_view(area: Rect, snap: &Snapshot, heights: Heights) -> Plan {
     use Constraint::{Fill, Length, Percentage};
     let wide = area.width >= WIDE;
     let strip = heights.strip.clamp(1, 2);
-    let [header, brokers, middle, status, footer] =
-        Layout::vertical([Length(1), Length(strip + 1), Fill(1), Length(1), Length(1)]).areas(area);
+    let [header, brokers, tape, middle, status, footer] = Layout::vertical([
+        Length(1),
+        Length(strip + 1),
+        Length(u16::from(heights.tape)),
+        Fill(1),
+        Length(1),
+        Length(1),
+    ])
+    .areas(area);
     let extra = heights.status.saturating_sub(1).min(middle.height.saturating_sub(EVENTS_MIN));
     let middle = Rect { height: middle.height - extra, ..middle };
     let status = Rect { y: status.y - extra, height: status.height + extra, ..status };
@@ -229,6 +248,7 @@ fn plan_view(area: Rect, snap: &Snapshot, heights: Heights) -> Plan {
         body: None,
         chart: None,
         lesson,
+        tape: some_if(tape, tape.height),
     };
     match heights.view {
         View::Brokers | View::Config | View::Overview => plan.body = Some(middle),
@@ -388,7 +408,18 @@ pub fn heights(model: &Model, snap: &Snapshot, width: u16) -> Heights {
         }
         None => 0,
     };
-    Heights { strip, status, why, table, notes, view: model.view, lesson, keep, events }
+    Heights {
+        strip,
+        status,
+        why,
+        table,
+        notes,
+        view: model.view,
+        tape: model.tape.open,
+        lesson,
+        keep,
+        events,
+    }
 }
 
 /// What the played lesson's focus keeps on screen.
@@ -430,6 +461,9 @@ fn draw_panes(model: &Model, snap: &Snapshot, frame: &mut Frame) {
     let plan = plan(area, snap, heights(model, snap, area.width));
     header::render(frame, plan.header, model, snap);
     brokers::render(frame, plan.brokers, model, snap);
+    if let Some(r) = plan.tape {
+        model.tape.render(frame, r, model, snap);
+    }
     if model.view == View::Overview {
         partitions::render(frame, plan.table, model, snap, plan.wide);
     }

@@ -82,6 +82,36 @@ pub(super) fn perform(model: &mut Model, action: Action, snap: &Snapshot) -> Vec
         Action::FilterEvents => event_keys::open_prompt(model, Ask::Filter),
         Action::Reset => reset(model, false, snap),
         Action::SaveRecording => vec![Effect::Save(None)],
+        Action::ToggleTape => {
+            model.tape.open = !model.tape.open;
+            if !model.tape.open {
+                model.tape.cursor = None;
+            }
+            let text = if model.tape.open {
+                model.tape.describe(model.selected_tp.as_ref(), snap)
+            } else {
+                "timeline hidden · t shows it".to_string()
+            };
+            model.say(StatusKind::Info, text);
+            Vec::new()
+        }
+        Action::TapeBack | Action::TapeForward => {
+            let tp = model.selected_tp.clone();
+            let text = model.tape.step(action == Action::TapeForward, tp.as_ref(), snap);
+            model.say(StatusKind::Info, text);
+            Vec::new()
+        }
+        Action::TapeGo => match model.tape.cursor {
+            Some(t) => {
+                model.paused = true;
+                vec![Effect::Rewind(t)]
+            }
+            None => {
+                model.tape.open = true;
+                model.say(StatusKind::Info, "move the timeline's cursor first: ( back, ) forward, then T");
+                Vec::new()
+            }
+        },
         Action::OpenPalette => {
             model.mode = Mode::Palette;
             model.palette.open();

@@ -7,6 +7,7 @@ use super::{Effect, Mode, Model, ended_text};
 use crate::cluster::command::Command;
 use crate::cluster::snapshot::Snapshot;
 use crate::ui::keymap::PaletteAction;
+use crate::ui::tape::TapeCommand;
 
 pub(super) fn on_palette(model: &mut Model, action: PaletteAction, snap: &Snapshot) -> Vec<Effect> {
     match action {
@@ -54,6 +55,24 @@ fn submit(model: &mut Model, snap: &Snapshot) -> Vec<Effect> {
                 model.palette.set_error(None);
                 model.mode = Mode::Normal;
                 vec![Effect::Save(Some(file))]
+            }
+            Err(why) => {
+                model.palette.set_error(Some(why));
+                Vec::new()
+            }
+        };
+    }
+    if let Some(tape) = crate::ui::tape::parse(&line) {
+        return match tape {
+            Ok(tape) => {
+                model.palette.remember(&line);
+                model.palette.set_error(None);
+                model.mode = Mode::Normal;
+                vec![match tape {
+                    TapeCommand::Rewind(t) => Effect::Rewind(t),
+                    TapeCommand::Branches => Effect::ListBranches,
+                    TapeCommand::Branch(n) => Effect::SwitchBranch(n),
+                }]
             }
             Err(why) => {
                 model.palette.set_error(Some(why));

@@ -106,6 +106,22 @@ pub struct Plan {
     pub tape: Option<Rect>,
 }
 
+/// The screen's rows, top to bottom, in every view: header, broker strip (one or two rows
+/// and its border), the timeline strip (when shown), the view's own area, status, footer.
+fn rows(area: Rect, heights: Heights) -> [Rect; 6] {
+    use Constraint::{Fill, Length};
+    let strip = heights.strip.clamp(1, 2);
+    Layout::vertical([
+        Length(1),
+        Length(strip + 1),
+        Length(u16::from(heights.tape)),
+        Fill(1),
+        Length(1),
+        Length(1),
+    ])
+    .areas(area)
+}
+
 /// Lays the screen out for `area` (at least [`MIN_WIDTH`]×[`MIN_HEIGHT`]). Status rows
 /// beyond the first are taken from the event log, which keeps at least its title row.
 pub fn plan(area: Rect, snap: &Snapshot, heights: Heights) -> Plan {
@@ -114,16 +130,7 @@ pub fn plan(area: Rect, snap: &Snapshot, heights: Heights) -> Plan {
     }
     use Constraint::{Fill, Length};
     let wide = area.width >= WIDE;
-    let strip = heights.strip.clamp(1, 2);
-    let [header, brokers, tape, middle, status, footer] = Layout::vertical([
-        Length(1),
-        Length(strip + 1),
-        Length(u16::from(heights.tape)),
-        Fill(1),
-        Length(1),
-        Length(1),
-    ])
-    .areas(area);
+    let [header, brokers, tape, middle, status, footer] = rows(area, heights);
     let detail_need = detail::height_needed(snap);
     let clients_need = clients::height_needed(snap);
     // A wide screen gives the lesson pane its rows at the bottom first, leaving the table,
@@ -219,16 +226,7 @@ pub fn plan(area: Rect, snap: &Snapshot, heights: Heights) -> Plan {
 fn plan_view(area: Rect, snap: &Snapshot, heights: Heights) -> Plan {
     use Constraint::{Fill, Length, Percentage};
     let wide = area.width >= WIDE;
-    let strip = heights.strip.clamp(1, 2);
-    let [header, brokers, tape, middle, status, footer] = Layout::vertical([
-        Length(1),
-        Length(strip + 1),
-        Length(u16::from(heights.tape)),
-        Fill(1),
-        Length(1),
-        Length(1),
-    ])
-    .areas(area);
+    let [header, brokers, tape, middle, status, footer] = rows(area, heights);
     let extra = heights.status.saturating_sub(1).min(middle.height.saturating_sub(EVENTS_MIN));
     let middle = Rect { height: middle.height - extra, ..middle };
     let status = Rect { y: status.y - extra, height: status.height + extra, ..status };

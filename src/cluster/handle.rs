@@ -254,6 +254,8 @@ enum Control {
     Rewind(SimTime, mpsc::Sender<Result<(), SimError>>),
     Branches(mpsc::Sender<Vec<BranchInfo>>),
     Switch(usize, mpsc::Sender<Result<(), SimError>>),
+    WhatIf(Command, mpsc::Sender<Result<Answer, SimError>>),
+    EndWhatIf(bool, mpsc::Sender<Result<(), SimError>>),
 }
 
 /// Why [`pace`] returned.
@@ -335,17 +337,18 @@ impl LiveSim {
                         return;
                     }
                 };
-                let publish = |sim: &Sim| {
+                let publish = |tape: &Tape| {
+                    let sim = tape.sim();
                     // The events first: whoever sees the snapshot finds its events in the tap.
                     if tapped {
                         let _ = tap_tx.send(Tapped::Events(sim.take_events()));
                     }
-                    let _ = snap_tx.send(Arc::new(Snapshot { scenario: scenario.clone(), ..sim.snapshot() }));
+                    let _ = snap_tx.send(Arc::new(tape_snapshot(tape, scenario.clone())));
                 };
-                publish(&sim);
-                let _ = ready_tx.send(Ok(()));
                 let end = scenario.as_ref().map(|s| s.end);
                 let mut tape = Tape::new(sim, timeline.clone(), end);
+                publish(&tape);
+                let _ = ready_tx.send(Ok(()));
                 while let Paced::Reset(reply) = pace(&mut tape, &control_rx, &publish) {
                     // The same spec started once, so it starts again; if not, the run goes on.
                     let fresh = start(spec.clone()).map(|fresh| {
@@ -353,7 +356,7 @@ impl LiveSim {
                         if tapped {
                             let _ = tap_tx.send(Tapped::Restarted);
                         }
-                        publish(tape.sim());
+                        publish(&tape);
                     });
                     let _ = reply.send(fresh);
                 }
@@ -457,6 +460,22 @@ impl LiveSim {
         rx.recv().unwrap_or_else(|_| Err(SimError::InvalidState("the simulation has stopped".into())))
     }
 
+    /// Forks the present into a what-if run with `setting` changed, run beside this one
+    /// ([`Tape::start_whatif`]). Errors: the refusal.
+    pub fn start_whatif(&self, setting: Command) -> Result<Answer, SimError> {
+        let (tx, rx) = mpsc::channel();
+        self.send(Control::WhatIf(setting, tx));
+        rx.recv().unwrap_or_else(|_| Err(SimError::InvalidState("the simulation has stopped".into())))
+    }
+
+    /// Ends the what-if, going on with the what-if run when `keep_whatif`
+    /// ([`Tape::end_whatif`]). Errors: none is on, or it has stopped.
+    pub fn end_whatif(&self, keep_whatif: bool) -> Result<(), SimError> {
+        let (tx, rx) = mpsc::channel();
+        self.send(Control::EndWhatIf(keep_whatif, tx));
+        rx.recv().unwrap_or_else(|_| Err(SimError::InvalidState("the simulation has stopped".into())))
+    }
+
     /// The newest snapshot.
     pub fn latest(&self) -> Arc<Snapshot> {
         self.snapshots.borrow().clone()
@@ -487,7 +506,7 @@ pub fn scenario_ended(end: SimTime) -> SimError {
 
 /// The sim thread's loop: wait (the clock is frozen meanwhile), advance (never past the
 /// end), apply, rewind, publish; until the dashboard is gone or asks for a restart.
-fn pace(tape: &mut Tape, control: &mpsc::Receiver<Control>, publish: &impl Fn(&Sim)) -> Paced {
+fn pace(tape: &mut Tape, control: &mpsc::Receiver<Control>, publish: &impl Fn(&Tape)) -> Paced {
     while let Ok(first) = control.recv() {
         let mut target = None;
         for c in std::iter::once(first).chain(control.try_iter()) {
@@ -496,19 +515,19 @@ fn pace(tape: &mut Tape, control: &mpsc::Receiver<Control>, publish: &impl Fn(&S
                 Control::Apply(cmd, reply) => {
                     // Publish before answering, so the caller sees the command's effect at once.
                     let result = tape.apply(&cmd);
-                    publish(tape.sim());
+                    publish(tape);
                     let _ = reply.send(result);
                 }
                 Control::NextEvent(within, stop, reply) => {
                     tape.advance(target.take());
                     let found = tape.next_event(within, stop);
-                    publish(tape.sim());
+                    publish(tape);
                     let _ = reply.send(found);
                 }
                 Control::Rewind(t, reply) => {
                     target = None;
                     let result = tape.rewind_to(t);
-                    publish(tape.sim());
+                    publish(tape);
                     let _ = reply.send(result);
                 }
                 Control::Branches(reply) => {
@@ -517,16 +536,33 @@ fn pace(tape: &mut Tape, control: &mpsc::Receiver<Control>, publish: &impl Fn(&S
                 Control::Switch(n, reply) => {
                     target = None;
                     let result = tape.switch_to(n);
-                    publish(tape.sim());
+                    publish(tape);
+                    let _ = reply.send(result);
+                }
+                Control::WhatIf(cmd, reply) => {
+                    let result = tape.start_whatif(&cmd);
+                    publish(tape);
+                    let _ = reply.send(result);
+                }
+                Control::EndWhatIf(keep, reply) => {
+                    let result = tape.end_whatif(keep);
+                    publish(tape);
                     let _ = reply.send(result);
                 }
                 Control::Reset(reply) => return Paced::Reset(reply),
             }
         }
         tape.advance(target);
-        publish(tape.sim());
+        publish(tape);
     }
     Paced::Closed
+}
+
+/// The snapshot the dashboard gets of `tape`: the run's, naming `scenario`, with the what-if
+/// run beside it while one is on.
+fn tape_snapshot(tape: &Tape, scenario: Option<ScenarioInfo>) -> Snapshot {
+    let whatif = tape.whatif_view(scenario.clone()).map(Arc::new);
+    Snapshot { scenario, whatif, ..tape.sim().snapshot() }
 }
 
 /// Applies `cmd` now, unless sim time reached the scenario's `end` (then every command is
@@ -610,9 +646,19 @@ impl ScheduledSim {
         self.tape.borrow_mut().switch_to(number)
     }
 
-    /// The cluster as it is now, naming the scenario.
+    /// [`LiveSim::start_whatif`].
+    pub fn start_whatif(&self, setting: &Command) -> Result<Answer, SimError> {
+        self.tape.borrow_mut().start_whatif(setting)
+    }
+
+    /// [`LiveSim::end_whatif`].
+    pub fn end_whatif(&self, keep_whatif: bool) -> Result<(), SimError> {
+        self.tape.borrow_mut().end_whatif(keep_whatif)
+    }
+
+    /// The cluster as it is now, naming the scenario, with the what-if run while one is on.
     pub fn snapshot(&self) -> Snapshot {
-        Snapshot { scenario: self.scenario.clone(), ..self.tape.borrow().sim().snapshot() }
+        tape_snapshot(&self.tape.borrow(), self.scenario.clone())
     }
 
     /// The events logged since the last call, oldest first.
@@ -684,8 +730,8 @@ mod tests {
         let pacer = std::thread::spawn(move || {
             let sim = Sim::new(ClusterSpec::default_run(7)).unwrap();
             let mut tape = Tape::new(sim, Vec::new(), Some(SimTime::from_ms(1_000)));
-            pace(&mut tape, &control_rx, &|s: &Sim| {
-                let _ = seen_tx.send(s.now());
+            pace(&mut tape, &control_rx, &|t: &Tape| {
+                let _ = seen_tx.send(t.sim().now());
             });
             tape.sim().commands()
         });
@@ -914,7 +960,7 @@ mod tests {
         let thread = std::thread::spawn(move || {
             let sim = Sim::new(ClusterSpec::default_run(7)).unwrap();
             let mut tape = Tape::new(sim, timeline, Some(SimTime::from_ms(15_000)));
-            pace(&mut tape, &control_rx, &|_: &Sim| {});
+            pace(&mut tape, &control_rx, &|_: &Tape| {});
             tape.sim().trace_hash()
         });
         for t in [1_000, 2_000, 7_500, 20_000] {
@@ -937,7 +983,7 @@ mod tests {
             let sim = Sim::new(ClusterSpec::default_run(7)).unwrap();
             let timeline = vec![(SimTime::from_ms(5_000), Command::parse("crash 2").unwrap())];
             let mut tape = Tape::new(sim, timeline, Some(SimTime::from_ms(20_000)));
-            pace(&mut tape, &control_rx, &|_: &Sim| {});
+            pace(&mut tape, &control_rx, &|_: &Tape| {});
         });
         let next = |within| {
             let (tx, rx) = mpsc::channel();

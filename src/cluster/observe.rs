@@ -157,6 +157,7 @@ pub(crate) fn snapshot(world: &World, cache: &mut ViewCache) -> Snapshot {
             .map(|((from, to), faults)| LinkFaultView { from, to, faults })
             .collect(),
         next_unclean_check_at: world.controller().borrow().next_unclean_check_at(),
+        whatif: None,
     }
 }
 

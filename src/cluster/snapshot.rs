@@ -74,6 +74,21 @@ pub struct Snapshot {
     /// armed (some partition has no leader; R6.5,
     /// `QuorumController.maybeScheduleNextElectUncleanLeaders`).
     pub next_unclean_check_at: Option<Ms>,
+    /// The what-if run beside this one, while the dashboard compares two
+    /// ([`crate::cluster::tape::Tape::start_whatif`]); `None` otherwise.
+    pub whatif: Option<Arc<WhatIfView>>,
+}
+
+/// The what-if run of a dashboard that compares two: the present forked with one setting
+/// changed, run on beside the first at the same sim instants with the same later commands.
+#[derive(Clone, Debug)]
+pub struct WhatIfView {
+    /// The `set` command the what-if run was forked with.
+    pub setting: super::command::Command,
+    /// The instant it was forked at.
+    pub since: SimTime,
+    /// The what-if run as it is now.
+    pub snapshot: Snapshot,
 }
 
 /// One direction of a link that has a fault: messages `from → to` are cut, held, delayed or

@@ -7,6 +7,7 @@
 //! branch from that instant, and the old future is kept as a branch to go back to.
 
 use super::handle::{Frozen, Sim, SimError, Timeline, advance, apply_before_end, next_event_to};
+use super::snapshot::{ScenarioInfo, Snapshot, WhatIfView};
 use crate::cluster::command::{Answer, Command};
 use crate::sim::{Ms, SimTime};
 use std::rc::Rc;
@@ -60,6 +61,20 @@ pub struct BranchInfo {
     pub current: bool,
 }
 
+/// The what-if run beside the current one ([`Tape::start_whatif`]): a fork of the present
+/// with one setting changed, kept at the current run's instant and given the same commands.
+struct Twin {
+    sim: Sim,
+    timeline: Timeline,
+    /// The `set` command it was forked with.
+    setting: Command,
+    /// The instant it was forked at.
+    since: SimTime,
+    /// Its history as a branch would hold it: the current branch's commands before the fork,
+    /// the setting, then every command it took since.
+    commands: Vec<(SimTime, Command)>,
+}
+
 /// The running sim with its checkpoints and branches (see the module doc).
 pub struct Tape {
     sim: Sim,
@@ -70,6 +85,8 @@ pub struct Tape {
     /// How many of the current branch's commands the sim has applied.
     applied: usize,
     every: Ms,
+    /// The what-if run, while one is compared with the current run.
+    twin: Option<Twin>,
 }
 
 impl Tape {
@@ -100,6 +117,7 @@ impl Tape {
             current: 0,
             applied: 0,
             every: every.max(1),
+            twin: None,
         };
         tape.checkpoint();
         tape
@@ -158,6 +176,7 @@ impl Tape {
             advance(&mut self.sim, &mut self.timeline, Some(at), self.end);
             let cmd = self.branch().commands[self.applied].1.clone();
             let _ = apply_before_end(&mut self.sim, &cmd, self.end);
+            let _ = self.twin_apply(&cmd);
             self.applied += 1;
             self.moved();
         }
@@ -180,6 +199,7 @@ impl Tape {
                 break;
             }
         }
+        self.twin_follow();
     }
 
     /// Applies `cmd` now. In the past of the current branch (after a rewind) an accepted
@@ -188,9 +208,13 @@ impl Tape {
     pub fn apply(&mut self, cmd: &Command) -> Result<Answer, SimError> {
         let now = self.sim.now_us();
         let in_past = self.applied < self.branch().commands.len() || now < self.branch().tip;
-        let result = apply_before_end(&mut self.sim, cmd, self.end);
+        let mut result = apply_before_end(&mut self.sim, cmd, self.end);
         if in_past && result.is_err() {
             return result;
+        }
+        if let (Ok(answer), Some(Err(why))) = (&mut result, self.twin_apply(cmd)) {
+            let note = format!("the what-if run refused it: {why}");
+            answer.note = Some(answer.note.take().map_or(note.clone(), |n| format!("{n}; {note}")));
         }
         if in_past {
             let old = self.branch();
@@ -213,6 +237,13 @@ impl Tape {
     /// [`Sim::run_to_next_event`] within `within` ms and never past `stop` or the end; scheduled
     /// commands and the branch's later commands on the way are applied.
     pub fn next_event(&mut self, within: Ms, stop: Option<SimTime>) -> Option<SimTime> {
+        let found = self.next_event_here(within, stop);
+        self.twin_follow();
+        found
+    }
+
+    /// [`Tape::next_event`] of the current run alone.
+    fn next_event_here(&mut self, within: Ms, stop: Option<SimTime>) -> Option<SimTime> {
         let look_ahead = self.sim.now_us().plus_micros(within.saturating_mul(1000));
         let deadline = [Some(look_ahead), stop, self.end].into_iter().flatten().min().unwrap_or(look_ahead);
         loop {
@@ -238,6 +269,7 @@ impl Tape {
     /// (those at `t` and after stay on the tape and play as time runs on). Errors: the
     /// checkpoint's driver could not start (the run stays where it was).
     pub fn rewind_to(&mut self, t: SimTime) -> Result<(), SimError> {
+        self.twin = None;
         let t = self.end.map_or(t, |e| t.min(e));
         let branch = self.branch();
         let cp = branch.checkpoints.iter().rev().find(|c| c.at < t || c.at == SimTime::ZERO).cloned();
@@ -280,6 +312,7 @@ impl Tape {
                 self.branches.len()
             )));
         }
+        self.twin = None;
         let previous = self.current;
         self.current = number - 1;
         let tip = self.branch().tip;
@@ -288,6 +321,96 @@ impl Tape {
             self.current = previous;
         }
         result
+    }
+}
+
+/// What-if: the present forked into two runs, one with a setting changed, run side by side.
+impl Tape {
+    /// Forks the present into a what-if run with `setting` (a `set` command) applied, which
+    /// from now on runs beside the current one: time advances both to the same instants, and
+    /// every later command (the user's, and the branch's own as they replay) is applied to
+    /// both. Errors: a what-if is on already, the fork's driver could not start, or the what-if
+    /// run refused the setting (nothing changes then).
+    pub fn start_whatif(&mut self, setting: &Command) -> Result<Answer, SimError> {
+        if let Some(twin) = &self.twin {
+            return Err(SimError::InvalidState(format!(
+                "a what-if ({}) is on already: leave it first",
+                twin.setting
+            )));
+        }
+        let mut sim = self.sim.fork()?;
+        let answer = apply_before_end(&mut sim, setting, self.end)?;
+        let since = self.sim.now_us();
+        let mut commands = self.branch().commands[..self.applied].to_vec();
+        commands.push((since, setting.clone()));
+        let timeline = self.timeline.clone();
+        self.twin = Some(Twin { sim, timeline, setting: setting.clone(), since, commands });
+        Ok(answer)
+    }
+
+    /// Ends the what-if. With `keep_whatif` the what-if run goes on as the run, on a new
+    /// branch forked at the what-if's instant (its commands: the branch's before it, the
+    /// setting, and those given since), and the run it was compared with stays a branch to
+    /// go back to; otherwise the what-if run is dropped. Errors: no what-if is on.
+    pub fn end_whatif(&mut self, keep_whatif: bool) -> Result<(), SimError> {
+        let Some(twin) = self.twin.take() else {
+            return Err(SimError::InvalidState("no what-if is on".into()));
+        };
+        if !keep_whatif {
+            return Ok(());
+        }
+        let Twin { sim, timeline, since, commands, .. } = twin;
+        let now = sim.now_us();
+        let old = self.branch();
+        let branch = Branch {
+            checkpoints: old.checkpoints.iter().filter(|c| c.at <= since).cloned().collect(),
+            tip: now,
+            parent: Some((self.current + 1, since)),
+            commands,
+        };
+        self.applied = branch.commands.len();
+        self.branches.push(branch);
+        self.current = self.branches.len() - 1;
+        self.sim = sim;
+        self.timeline = timeline;
+        Ok(())
+    }
+
+    /// The what-if run as the dashboard shows it, naming `scenario`; `None` when no what-if
+    /// is on.
+    pub fn whatif_view(&self, scenario: Option<ScenarioInfo>) -> Option<WhatIfView> {
+        let twin = self.twin.as_ref()?;
+        Some(WhatIfView {
+            setting: twin.setting.clone(),
+            since: twin.since,
+            snapshot: Snapshot { scenario, ..twin.sim.snapshot() },
+        })
+    }
+
+    /// The what-if run, if one is on (for tests and headless callers).
+    pub fn whatif_sim(&self) -> Option<&Sim> {
+        self.twin.as_ref().map(|t| &t.sim)
+    }
+
+    /// Runs the what-if run up to the current run's instant.
+    fn twin_follow(&mut self) {
+        let now = self.sim.now_us();
+        if let Some(twin) = &mut self.twin {
+            advance(&mut twin.sim, &mut twin.timeline, Some(now), self.end);
+        }
+    }
+
+    /// Applies `cmd` to the what-if run at the current run's instant; `None` without one.
+    fn twin_apply(&mut self, cmd: &Command) -> Option<Result<Answer, SimError>> {
+        self.twin_follow();
+        let end = self.end;
+        let twin = self.twin.as_mut()?;
+        let now = twin.sim.now_us();
+        let result = apply_before_end(&mut twin.sim, cmd, end);
+        if end.is_none_or(|e| now < e) {
+            twin.commands.push((now, cmd.clone()));
+        }
+        Some(result)
     }
 }
 
@@ -359,5 +482,39 @@ mod tests {
         tape.switch_to(2).unwrap();
         assert_eq!(tape.sim().trace_hash(), second);
         assert!(tape.switch_to(3).is_err());
+    }
+
+    /// A what-if runs beside the run with the same later commands at the same instants;
+    /// kept, it becomes a branch whose replay gives its trace exactly, and the run it was
+    /// compared with stays branch 1.
+    #[test]
+    fn a_kept_whatif_is_a_branch_that_replays_to_its_own_trace() {
+        let mut tape =
+            Tape::with_interval(Sim::new(ClusterSpec::default_run(3)).unwrap(), Vec::new(), None, 5_000);
+        tape.advance(Some(SimTime::from_ms(4_000)));
+        tape.start_whatif(&cmd("set producer acks=1")).unwrap();
+        assert!(tape.start_whatif(&cmd("set producer acks=0")).is_err(), "one what-if at a time");
+        tape.advance(Some(SimTime::from_ms(9_000)));
+        tape.apply(&cmd("crash 1")).unwrap();
+        tape.advance(Some(SimTime::from_ms(20_000)));
+        let twin = tape.whatif_sim().unwrap();
+        assert_eq!(twin.now_us(), tape.sim().now_us(), "both runs stand at the same instant");
+        let crashes = |sim: &Sim| sim.commands().iter().filter(|c| c.command == cmd("crash 1")).count();
+        assert_eq!(crashes(twin), 1, "the later command reached the what-if run");
+        let (run, whatif) = (tape.sim().trace_hash(), twin.trace_hash());
+        assert_ne!(run, whatif, "the setting made a difference");
+
+        tape.end_whatif(true).unwrap();
+        assert!(tape.whatif_sim().is_none());
+        assert_eq!(tape.sim().trace_hash(), whatif, "the what-if run goes on");
+        let branches = tape.branches();
+        assert_eq!(branches[1].parent, Some((1, SimTime::from_ms(4_000))));
+        assert_eq!(branches[1].commands.len(), 2, "{:?}", branches[1].commands);
+        tape.rewind_to(SimTime::from_ms(3_000)).unwrap();
+        tape.advance(Some(SimTime::from_ms(20_000)));
+        assert_eq!(tape.sim().trace_hash(), whatif, "the branch replays to the what-if's trace");
+        tape.switch_to(1).unwrap();
+        assert_eq!(tape.sim().trace_hash(), run, "the compared run stays branch 1");
+        assert!(tape.end_whatif(false).is_err(), "no what-if is on");
     }
 }

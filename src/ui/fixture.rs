@@ -70,6 +70,7 @@ pub fn snapshot() -> Snapshot {
         history: Arc::new(history()),
         faulty_links: vec![delayed_link()],
         next_unclean_check_at: None,
+        whatif: None,
     }
 }
 

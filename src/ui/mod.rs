@@ -116,6 +116,18 @@ pub trait Cluster {
     fn switch_branch(&self, _number: usize) -> Result<(), SimError> {
         Err(SimError::InvalidState("this simulation keeps no branches".into()))
     }
+    /// Forks the present into a what-if run with `setting` (a `set` command) applied, shown
+    /// beside the run; later commands and time apply to both. When it returns,
+    /// [`Cluster::latest`] carries the what-if run. Errors: the refusal, or this cluster
+    /// cannot fork.
+    fn start_whatif(&self, _setting: Command) -> Result<Answer, SimError> {
+        Err(SimError::InvalidState("this simulation keeps no tape, so it cannot fork a what-if".into()))
+    }
+    /// Ends the what-if, going on with the what-if run when `keep_whatif` (as a new branch),
+    /// else with the run. Errors: no what-if is on.
+    fn end_whatif(&self, _keep_whatif: bool) -> Result<(), SimError> {
+        Err(SimError::InvalidState("no what-if is on".into()))
+    }
 }
 
 impl Cluster for LiveSim {
@@ -153,6 +165,14 @@ impl Cluster for LiveSim {
 
     fn switch_branch(&self, number: usize) -> Result<(), SimError> {
         LiveSim::switch_branch(self, number)
+    }
+
+    fn start_whatif(&self, setting: Command) -> Result<Answer, SimError> {
+        LiveSim::start_whatif(self, setting)
+    }
+
+    fn end_whatif(&self, keep_whatif: bool) -> Result<(), SimError> {
+        LiveSim::end_whatif(self, keep_whatif)
     }
 }
 
@@ -192,6 +212,14 @@ impl Cluster for ScheduledSim {
 
     fn switch_branch(&self, number: usize) -> Result<(), SimError> {
         ScheduledSim::switch_branch(self, number)
+    }
+
+    fn start_whatif(&self, setting: Command) -> Result<Answer, SimError> {
+        ScheduledSim::start_whatif(self, &setting)
+    }
+
+    fn end_whatif(&self, keep_whatif: bool) -> Result<(), SimError> {
+        ScheduledSim::end_whatif(self, keep_whatif)
     }
 }
 

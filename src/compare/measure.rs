@@ -24,6 +24,7 @@
 //!   and its p99 the worst second's p99 ([`Latency`]).
 
 use super::{Run, apply};
+use crate::cluster::counts::counts;
 use crate::cluster::handle::{Sim, SimError};
 use crate::cluster::history::{History, SAMPLE_MS};
 use crate::cluster::snapshot::{BrokerStatus, Snapshot};
@@ -149,25 +150,22 @@ pub fn measure(scenario: &Scenario, run: &Run) -> Result<Outcome, MeasureError> 
     }
     let snap = Driven::snapshot(&sim);
     tracker.finish(snap.now_us);
-    let producers = &snap.producers;
+    let counts = counts(&snap);
     Ok(Outcome {
-        acknowledged: producers.iter().map(|p| p.acked).sum(),
-        failed: producers.iter().map(|p| p.failed).sum(),
-        pending: producers.iter().map(|p| p.pending).sum(),
-        error_responses: producers.iter().flat_map(|p| p.errors.values()).sum(),
-        errors: producers.iter().flat_map(|p| p.errors.iter()).fold(BTreeMap::new(), |mut all, (code, n)| {
-            *all.entry(code.clone()).or_insert(0) += n;
-            all
-        }),
+        acknowledged: counts.acknowledged,
+        failed: counts.failed,
+        pending: counts.pending,
+        error_responses: counts.error_responses,
+        errors: counts.errors,
         offline_us: tracker.offline_us,
         leader_down_us: tracker.leader_down_us,
         under_min_isr_us: tracker.under_min_isr_us,
         latency: latency.summary(),
-        acked_lost: snap.acked_lost,
-        unacked_lost: snap.unacked_lost,
-        duplicates: snap.duplicates,
+        acked_lost: counts.acked_lost,
+        unacked_lost: counts.unacked_lost,
+        duplicates: counts.duplicates,
         diverged: tracker.diverged,
-        seen_erased: (!snap.consumers.is_empty()).then_some(snap.seen_erased),
+        seen_erased: counts.seen_erased,
         refused,
         trace_hash: sim.trace_hash(),
     })

@@ -167,6 +167,12 @@ impl Recording {
         self.seen_events = snap.event_count;
     }
 
+    /// Starts the recording again from the next snapshot's command list: the run went on
+    /// as another one at the same instant (a what-if kept), whose commands differ.
+    pub fn start_again(&mut self) {
+        self.restart();
+    }
+
     fn restart(&mut self) {
         self.steps.clear();
         self.seen_commands = 0;

@@ -274,6 +274,8 @@ pub struct Model {
     pub recording: Option<crate::scenario::recording::Recording>,
     /// The timeline strip: its ticks, cursor and branches ([`super::tape`]).
     pub tape: super::tape::TapeView,
+    /// Which run the dashboard shows while a what-if is on ([`super::whatif`]).
+    pub whatif: super::whatif::WhatIfState,
 }
 
 /// Something that happened, fed to [`update`].
@@ -336,6 +338,12 @@ pub enum Effect {
     SwitchBranch(usize),
     /// Say which branches there are.
     ListBranches,
+    /// Fork the present into a what-if run with this `set` command applied
+    /// ([`super::Cluster::start_whatif`]).
+    StartWhatIf(Command),
+    /// Leave the what-if, going on with the what-if run when `true`
+    /// ([`super::Cluster::end_whatif`]).
+    EndWhatIf(bool),
     /// Leave the dashboard.
     Quit,
 }
@@ -381,6 +389,7 @@ impl Model {
             readout: None,
             recording: None,
             tape: super::tape::TapeView::new(),
+            whatif: Default::default(),
         }
     }
 
@@ -478,6 +487,7 @@ pub fn update(model: &mut Model, msg: Msg, snap: &Snapshot) -> Vec<Effect> {
                 recording.observe(snap);
             }
             model.tape.observe(snap);
+            model.whatif.observe(snap);
             follow_selected_partition(model, snap);
             lesson::arrive(model, snap);
             Vec::new()

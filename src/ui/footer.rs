@@ -18,6 +18,12 @@ pub const STATUS_MAX_LINES: usize = 3;
 /// lines indented under the text after the `✔`/`✖`), or the current selection when there is
 /// no message.
 pub fn status_lines(model: &Model, snap: &Snapshot, width: u16) -> Vec<Line<'static>> {
+    let whatif = super::whatif::line(model, width).map(|l| Line::styled(format!(" {l}"), model.theme.warn()));
+    whatif.into_iter().chain(status_only(model, snap, width)).collect()
+}
+
+/// The status line alone (see [`status_lines`]).
+fn status_only(model: &Model, snap: &Snapshot, width: u16) -> Vec<Line<'static>> {
     let theme = model.theme;
     let room = usize::from(width).saturating_sub(2);
     let Some(status) = &model.status else {

@@ -97,6 +97,11 @@ pub enum Action {
     TapeForward,
     /// Take the cluster to the tape cursor's instant, paused there.
     TapeGo,
+    /// Start a what-if (opens the palette on `whatif `), or, while one is on, show the other
+    /// run ([`crate::ui::whatif`]).
+    WhatIf,
+    /// Leave the what-if, going on with the run shown.
+    LeaveWhatIf,
     /// Open the command palette.
     OpenPalette,
     /// Show the help overlay.
@@ -229,7 +234,9 @@ impl Action {
             | RateDown | RateUp => Group::Settings,
             EventsOlder | EventsNewer | EventsFollow | ToggleImportant | FocusEvents | SearchEvents
             | FilterEvents => Group::Events,
-            Reset | SaveRecording | ToggleTape | TapeBack | TapeForward | TapeGo => Group::Time,
+            Reset | SaveRecording | ToggleTape | TapeBack | TapeForward | TapeGo | WhatIf | LeaveWhatIf => {
+                Group::Time
+            }
             OpenPalette => Group::Palette,
             ToggleHelp | Quit => Group::Quit,
             NextView | PrevView | ShowOverview | ShowPartition | ShowBrokers | ShowClients | ShowEvents
@@ -542,6 +549,20 @@ pub static BINDINGS: &[Binding<Action>] = &[
         footer: None,
         help: "timeline: go to the cursor, paused (a command then starts a branch; :branches, :branch N)",
         action: Action::TapeGo,
+    },
+    Binding {
+        keys: &[ch('v')],
+        label: "v",
+        footer: None,
+        help: "what-if: fork the present with one setting changed (:whatif PROPERTY=VALUE); while on, show the other run",
+        action: Action::WhatIf,
+    },
+    Binding {
+        keys: &[ch('V')],
+        label: "V",
+        footer: None,
+        help: "leave the what-if, going on with the run shown (the other stays a branch when the what-if is kept)",
+        action: Action::LeaveWhatIf,
     },
     Binding {
         keys: &[ch('['), ch(']')],

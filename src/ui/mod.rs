@@ -43,6 +43,7 @@ pub mod text;
 pub mod theme;
 pub mod view;
 pub mod waits;
+pub mod whatif;
 pub mod why;
 
 #[cfg(test)]
@@ -345,6 +346,60 @@ pub fn run_effects(
             Effect::ListBranches => {
                 let branches = cluster.branches();
                 model.say(StatusKind::Info, tape::describe_branches(&branches));
+            }
+            Effect::StartWhatIf(setting) => {
+                let result = cluster.start_whatif(setting.clone());
+                *snap = cluster.latest();
+                on_snapshot(model, cluster, pacer, snap);
+                match result {
+                    Ok(answer) => {
+                        let name = snap.whatif.as_deref().map(whatif::name).unwrap_or_default();
+                        let note = answer.note.map(|n| format!(" ({n})")).unwrap_or_default();
+                        model.say(
+                            StatusKind::Done,
+                            format!(
+                                "{name}{note}: two runs from {} on; later commands go to both · v shows the other, V goes on with the one shown",
+                                format_instant(snap.now_us)
+                            ),
+                        );
+                    }
+                    Err(e) => model.say(StatusKind::Error, format!("whatif {setting}: {e}")),
+                }
+            }
+            Effect::EndWhatIf(keep_whatif) => {
+                let name = snap.whatif.as_deref().map(whatif::name).unwrap_or_default();
+                match cluster.end_whatif(keep_whatif) {
+                    Ok(()) => {
+                        *snap = cluster.latest();
+                        let branches = cluster.branches();
+                        if keep_whatif {
+                            // The run is the what-if's branch now: its ticks and its recording.
+                            model.tape.went_back(snap, &branches);
+                            if let Some(recording) = &mut model.recording {
+                                recording.start_again();
+                            }
+                        }
+                        if let Some(recording) = &mut model.recording {
+                            recording.set_other_branches(tape::other_branches(&branches));
+                        }
+                        on_snapshot(model, cluster, pacer, snap);
+                        let text = if keep_whatif {
+                            format!(
+                                "going on with {name}, as branch {}; the run it was compared with is branch {} (:branch N goes back)",
+                                model.tape.branch,
+                                branches
+                                    .iter()
+                                    .find(|b| b.current)
+                                    .and_then(|b| b.parent)
+                                    .map_or(1, |(n, _)| n)
+                            )
+                        } else {
+                            format!("going on with the run; {name} is dropped")
+                        };
+                        model.say(StatusKind::Done, text);
+                    }
+                    Err(e) => model.say(StatusKind::Error, format!("cannot leave the what-if: {e}")),
+                }
             }
             Effect::Quit => quit = true,
         }

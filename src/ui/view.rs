@@ -450,7 +450,9 @@ pub fn view(model: &Model, snap: &Snapshot, frame: &mut Frame) {
     }
 }
 
-fn draw_panes(model: &Model, snap: &Snapshot, frame: &mut Frame) {
+fn draw_panes(model: &Model, run: &Snapshot, frame: &mut Frame) {
+    // While a what-if is on, the panes show the run `v` chose.
+    let snap = super::whatif::shown(model, run);
     let area = frame.area();
     if area.width < MIN_WIDTH || area.height < MIN_HEIGHT {
         too_small(frame, area, model.theme);
@@ -477,11 +479,19 @@ fn draw_panes(model: &Model, snap: &Snapshot, frame: &mut Frame) {
             _ => charts::render_partition(frame, r, model, snap),
         }
     }
-    if let Some(r) = plan.detail {
-        detail::render(frame, r, model, snap);
-    }
-    if let Some(r) = plan.clients {
-        clients::render(frame, r, model.theme, snap, model.marked_producer(snap));
+    match (plan.detail, plan.clients) {
+        // From WIDE columns the what-if's two runs side by side take the logs and clients.
+        (Some(d), Some(c)) if run.whatif.is_some() && plan.wide => {
+            super::whatif::render(frame, d.union(c), model, run);
+        }
+        (detail, clients) => {
+            if let Some(r) = detail {
+                detail::render(frame, r, model, snap);
+            }
+            if let Some(r) = clients {
+                clients::render(frame, r, model.theme, snap, model.marked_producer(snap));
+            }
+        }
     }
     if let Some(r) = plan.charts {
         render_charts(frame, r, model, snap);

@@ -101,6 +101,33 @@ pub(super) fn perform(model: &mut Model, action: Action, snap: &Snapshot) -> Vec
             model.say(StatusKind::Info, text);
             Vec::new()
         }
+        Action::WhatIf => match &snap.whatif {
+            Some(w) => {
+                model.whatif.showing_whatif = !model.whatif.showing_whatif;
+                let which = if model.whatif.showing_whatif {
+                    crate::ui::whatif::name(w)
+                } else {
+                    "the run".to_string()
+                };
+                model.say(
+                    StatusKind::Info,
+                    format!("showing {which} · v the other, V goes on with the one shown"),
+                );
+                Vec::new()
+            }
+            None => {
+                model.mode = Mode::Palette;
+                model.palette.open_as("", "whatif ");
+                Vec::new()
+            }
+        },
+        Action::LeaveWhatIf => match snap.whatif {
+            Some(_) => vec![Effect::EndWhatIf(model.whatif.showing_whatif)],
+            None => {
+                model.say(StatusKind::Info, "no what-if is on · v starts one (:whatif PROPERTY=VALUE)");
+                Vec::new()
+            }
+        },
         Action::TapeGo => match model.tape.cursor {
             Some(t) => {
                 model.paused = true;

@@ -8,6 +8,7 @@ use crate::cluster::command::Command;
 use crate::cluster::snapshot::Snapshot;
 use crate::ui::keymap::PaletteAction;
 use crate::ui::tape::TapeCommand;
+use crate::ui::whatif::WhatIfCommand;
 
 pub(super) fn on_palette(model: &mut Model, action: PaletteAction, snap: &Snapshot) -> Vec<Effect> {
     match action {
@@ -72,6 +73,27 @@ fn submit(model: &mut Model, snap: &Snapshot) -> Vec<Effect> {
                     TapeCommand::Rewind(t) => Effect::Rewind(t),
                     TapeCommand::Branches => Effect::ListBranches,
                     TapeCommand::Branch(n) => Effect::SwitchBranch(n),
+                }]
+            }
+            Err(why) => {
+                model.palette.set_error(Some(why));
+                Vec::new()
+            }
+        };
+    }
+    if let Some(whatif) = crate::ui::whatif::parse(&line) {
+        return match whatif {
+            Ok(_) if model.scenario_over(snap) => {
+                model.palette.set_error(Some(ended_text(snap)));
+                Vec::new()
+            }
+            Ok(whatif) => {
+                model.palette.remember(&line);
+                model.palette.set_error(None);
+                model.mode = Mode::Normal;
+                vec![match whatif {
+                    WhatIfCommand::Start(cmd) => Effect::StartWhatIf(cmd),
+                    WhatIfCommand::End => Effect::EndWhatIf(model.whatif.showing_whatif),
                 }]
             }
             Err(why) => {

@@ -82,6 +82,11 @@ fn grammar(theme: Theme, out: &mut Vec<Line<'static>>) {
         "  save: write the session's recording, a scenario file `isrlab replay FILE` plays (w: to --record FILE)",
         theme.muted(),
     ));
+    out.push(Line::from(vec![Span::styled("  :", theme.key()), Span::raw(super::whatif::USAGE)]));
+    out.push(Line::styled(
+        "  whatif: two runs from now, one with the setting changed; later commands go to both (v, V)",
+        theme.muted(),
+    ));
     out.push(Line::raw(""));
     section(keymap::READOUT_TITLE, keymap::READOUT_BINDINGS, theme, out);
 }
@@ -93,12 +98,16 @@ pub const READOUT_COMMANDS_TITLE: &str =
 
 /// Every line of the help, in order.
 pub fn lines(theme: Theme) -> Vec<Line<'static>> {
-    let mut out = Vec::new();
-    glossary(theme, &mut out);
+    // The keys first, as the help opens on its first line; the glossary after them.
+    let mut out = vec![Line::styled(
+        "The keys first; the glossary of the screen's terms and the glyphs follow them (PgDn)",
+        theme.muted(),
+    )];
     dashboard_keys(theme, &mut out);
     section(keymap::LESSON_TITLE, keymap::LESSON_BINDINGS, theme, &mut out);
     section(keymap::QUESTION_TITLE, keymap::QUESTION_BINDINGS, theme, &mut out);
     section(keymap::HELP_TITLE, keymap::HELP_BINDINGS, theme, &mut out);
+    glossary(theme, &mut out);
     out.push(Line::styled("Glyphs", theme.title()));
     out.push(Line::raw(format!(
         "  {} up  {} crashed/down  {} stopped  {} shutting down  {} in ISR  {} not in ISR",
@@ -426,6 +435,18 @@ mod tests {
             .collect()
     }
 
+    /// The help opens at the keys: its first section is the dashboard's first key group, and
+    /// the glossary comes after every key section.
+    #[test]
+    fn the_help_opens_at_the_keys_and_the_glossary_follows_them() {
+        let lines = plain();
+        let first_title = lines.iter().skip(1).find(|l| !l.is_empty()).expect("a title");
+        assert_eq!(*first_title, Group::ALL[0].title());
+        let glossary = lines.iter().position(|l| l == "Glossary").expect("a glossary");
+        let help_keys = lines.iter().position(|l| l == keymap::HELP_TITLE).expect("the help's keys");
+        assert!(glossary > help_keys, "the glossary follows the keys");
+    }
+
     /// At 80 columns every line fits the box: long ones wrap under the text after the key
     /// column, and nothing is lost.
     /// Issue 9: the glossary opens with the core terms, not with `Long.MAX`.
@@ -445,7 +466,7 @@ mod tests {
     fn every_glossary_term_is_set_apart_from_its_meaning() {
         for width in [80, 200] {
             let model = crate::ui::app::Model::new(1.0, Theme::new(false), &crate::ui::fixture::snapshot());
-            let height = 200;
+            let height = 900;
             let backend = ratatui::backend::TestBackend::new(width, height);
             let mut terminal = ratatui::Terminal::new(backend).expect("a test backend");
             terminal.draw(|f| render(f, f.area(), &model)).expect("a frame");

@@ -255,7 +255,7 @@ fn unexplained(snap: &Snapshot, sizes: &[(u16, u16)]) -> std::collections::BTree
         ["Ep", "ctrl", "lag.max", "min.insync", "p50", "p99", "idempotent", "rec/s"];
     // Capitals that are not abbreviations: the palette grammar's placeholders, and the marks
     // row's `H` and `E` glyphs side by side.
-    const NOT_TERMS: [&str; 3] = ["KEY", "VALUE", "HE"];
+    const NOT_TERMS: [&str; 6] = ["KEY", "VALUE", "PROPERTY", "FILE", "SEED", "HE"];
     // Lower-case short forms with a number, and one-capital ones, each with its glossary term.
     let patterns: Vec<(regex::Regex, &str)> = [
         (r"(?:^|[^\w.])Ldr(?:$|\W)", "Ldr"),

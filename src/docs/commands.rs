@@ -63,6 +63,14 @@ fn palette_only(out: &mut String) {
          to the `--record` file, else to `isrlab-seed-SEED.toml`. Like `describe` it changes \
          nothing in the cluster and is not recorded itself.\n\n",
     );
+    out.push_str(&format!("## Palette only: whatif\n\n```text\n{}\n```\n\n", crate::ui::whatif::USAGE));
+    out.push_str(
+        "Forks the present into two runs, the run and a what-if run with one setting changed \
+         (the words `set` takes), and shows them side by side: time advances both, and every \
+         later command applies to both at the same sim instant (see [What if, side by \
+         side](../timeline.md#what-if-side-by-side)). `whatif end` (or `V`) goes on with the \
+         run shown; the what-if run kept becomes a branch whose recording holds the `set`.\n\n",
+    );
 }
 
 /// The page for the grammar the program runs on.

@@ -512,6 +512,26 @@ fn internal_producer_topic(name: &str) -> String {
     )
 }
 
+/// A usage error in at most two lines: clap's message (its list of missing arguments and its
+/// tips joined onto it) and the usage with where to find more, without clap's blank lines and
+/// its "For more information" trailer. `rendered` is clap's rendered error.
+pub fn usage_error(rendered: &str) -> String {
+    let mut message = Vec::new();
+    let mut usage = None;
+    for line in rendered.lines().map(str::trim).filter(|l| !l.is_empty()) {
+        if let Some(u) = line.strip_prefix("Usage: ") {
+            usage = Some(u.to_string());
+        } else if !line.starts_with("For more information") {
+            message.push(line.trim_end_matches(':').to_string());
+        }
+    }
+    let first = message.join(": ").replacen(": tip: ", "; tip: ", 1);
+    match usage {
+        Some(u) => format!("{first}\nusage: {u} (--help tells more)"),
+        None => first,
+    }
+}
+
 fn topic_spec(t: &TopicArg) -> TopicSpec {
     TopicSpec {
         name: t.name.clone(),
@@ -586,6 +606,23 @@ mod tests {
         fn flush(&mut self) -> std::io::Result<()> {
             Ok(())
         }
+    }
+
+    /// Usage errors are two lines at most, the trailer gone: an unknown flag, a missing
+    /// argument (clap's list joined onto its message), a tip kept on the first line.
+    #[test]
+    fn usage_errors_are_two_lines() {
+        use clap::Parser;
+        for args in [&["--bogus"][..], &["replay"][..], &["--seeed", "4"][..]] {
+            let e = Cli::try_parse_from(std::iter::once("isrlab").chain(args.iter().copied())).unwrap_err();
+            let text = usage_error(&e.render().to_string());
+            let lines: Vec<&str> = text.lines().collect();
+            assert_eq!(lines.len(), 2, "{args:?}: {text}");
+            assert!(lines[0].starts_with("error: ") && lines[1].starts_with("usage: isrlab"), "{text}");
+            assert!(!text.contains("For more information"), "{text}");
+        }
+        let e = Cli::try_parse_from(["isrlab", "replay"]).unwrap_err();
+        assert!(usage_error(&e.render().to_string()).contains("not provided: <FILE.toml>"));
     }
 
     #[test]

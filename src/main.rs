@@ -25,7 +25,15 @@ fn main() -> ExitCode {
     if let Err(e) = hooks.install() {
         eprintln!("isrlab: cannot install the error reporter: {e}");
     }
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        // --help and --version print to stdout and exit 0, as clap does.
+        Err(e) if !e.use_stderr() => e.exit(),
+        Err(e) => {
+            eprintln!("{}", isrlab::cli::usage_error(&e.render().to_string()));
+            return ExitCode::from(EXIT_INVALID);
+        }
+    };
     if let Err(e) = isrlab::logging::init(cli.log.as_deref()) {
         eprintln!("error: {e}");
         return ExitCode::from(EXIT_INVALID);

@@ -512,6 +512,39 @@ fn internal_producer_topic(name: &str) -> String {
     )
 }
 
+/// The global flags `isrlab replay` refuses (a recording replays its own cluster, seed and
+/// settings), by argument id: its help does not offer them.
+const REPLAY_REFUSES: [&str; 6] = ["seed", "sets", "brokers", "topics", "placement", "scenario"];
+
+impl Cli {
+    /// The command line as its help shows it: clap's, with the global flags `isrlab replay`
+    /// refuses hidden from replay's help, so that help offers only what replay takes. For
+    /// help only: the arguments are parsed by [`Cli`] itself (a built command changed
+    /// afterwards would match values to the wrong flags).
+    pub fn command_line() -> clap::Command {
+        let mut cmd = <Cli as clap::CommandFactory>::command();
+        cmd.build();
+        cmd.mut_subcommand("replay", |replay| {
+            REPLAY_REFUSES.iter().fold(replay, |replay, id| replay.mut_arg(*id, |a| a.hide(true)))
+        })
+    }
+
+    /// The help `args` ask for, when they ask for replay's (`replay --help`, `replay -h`,
+    /// `help replay`): from [`Cli::command_line`]. `None` for any other.
+    pub fn replay_help(args: &[String]) -> Option<String> {
+        let words: Vec<&str> =
+            args.iter().skip(1).map(String::as_str).filter(|a| !a.starts_with('-')).collect();
+        let asks = words.first() == Some(&"replay") || words.starts_with(&["help", "replay"]);
+        if !asks {
+            return None;
+        }
+        let mut cmd = Cli::command_line();
+        let replay = cmd.find_subcommand_mut("replay")?;
+        let short = args.iter().any(|a| a == "-h");
+        Some(if short { replay.render_help() } else { replay.render_long_help() }.to_string())
+    }
+}
+
 /// A usage error in at most two lines: clap's message (its list of missing arguments and its
 /// tips joined onto it) and the usage with where to find more, without clap's blank lines and
 /// its "For more information" trailer. `rendered` is clap's rendered error.
@@ -623,6 +656,28 @@ mod tests {
         }
         let e = Cli::try_parse_from(["isrlab", "replay"]).unwrap_err();
         assert!(usage_error(&e.render().to_string()).contains("not provided: <FILE.toml>"));
+    }
+
+    /// `isrlab help replay` offers only the flags replay takes: the ones it refuses are
+    /// hidden there (and still refused with a reason when given), shown for the dashboard.
+    #[test]
+    fn replay_help_offers_only_what_replay_takes() {
+        let mut cmd = Cli::command_line();
+        let replay = cmd.find_subcommand_mut("replay").expect("replay").render_long_help().to_string();
+        for flag in ["--seed", "--set", "--brokers", "--topic", "--placement", "--scenario"] {
+            assert!(!replay.contains(flag), "{flag} in:\n{replay}");
+        }
+        assert!(replay.contains("--headless") && replay.contains("--speed"), "{replay}");
+        assert!(cmd.render_long_help().to_string().contains("--seed"));
+        let args = |a: &[&str]| a.iter().map(ToString::to_string).collect::<Vec<_>>();
+        assert!(
+            Cli::replay_help(&args(&["isrlab", "help", "replay"])).is_some_and(|h| !h.contains("--seed"))
+        );
+        assert!(Cli::replay_help(&args(&["isrlab", "replay", "-h"])).is_some());
+        assert!(Cli::replay_help(&args(&["isrlab", "run", "--help"])).is_none());
+        let refused =
+            parse(&["replay", "x.toml", "--seed", "3"]).unwrap().load_scenario(Path::new("x.toml"), 1);
+        assert!(refused.is_err());
     }
 
     #[test]

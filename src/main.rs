@@ -27,7 +27,16 @@ fn main() -> ExitCode {
     }
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
-        // --help and --version print to stdout and exit 0, as clap does.
+        Err(e) if e.kind() == clap::error::ErrorKind::DisplayHelp => {
+            match Cli::replay_help(&std::env::args().collect::<Vec<_>>()) {
+                Some(help) => {
+                    print!("{help}");
+                    return ExitCode::SUCCESS;
+                }
+                None => e.exit(),
+            }
+        }
+        // --version prints to stdout and exits 0, as clap does.
         Err(e) if !e.use_stderr() => e.exit(),
         Err(e) => {
             eprintln!("{}", isrlab::cli::usage_error(&e.render().to_string()));

@@ -2,7 +2,6 @@
 //! the help of `isrlab` and of each of its visible subcommands, as `--help` prints it.
 
 use super::markdown::{code, page_start};
-use clap::CommandFactory;
 
 /// The page's file name under the reference directory.
 pub const FILE: &str = "cli.md";
@@ -37,7 +36,7 @@ pub fn page(cli: clap::Command) -> String {
 
 /// The page for the command line the program parses.
 pub fn built_in() -> String {
-    page(crate::cli::Cli::command())
+    page(crate::cli::Cli::command_line())
 }
 
 fn section(title: &str, cmd: &mut clap::Command, out: &mut String) {
@@ -64,7 +63,8 @@ mod tests {
     /// The page follows the parser: another flag changes it.
     #[test]
     fn another_parser_gives_another_page() {
-        let cli = crate::cli::Cli::command().arg(clap::Arg::new("extra").long("extra").help("EXTRA FLAG"));
+        let cli = <crate::cli::Cli as clap::CommandFactory>::command()
+            .arg(clap::Arg::new("extra").long("extra").help("EXTRA FLAG"));
         let page = page(cli);
         assert!(page.contains("EXTRA FLAG"), "{page}");
         assert_ne!(page, built_in());

@@ -89,13 +89,18 @@ pub fn name(w: &WhatIfView) -> String {
     format!("what if {words}")
 }
 
+/// One count of a run, by name in [`differences`].
+type CountOf = fn(&Counts) -> u64;
+/// One thing of a partition, in words, by name in [`differences`].
+type PartitionWord = fn(&PartitionView) -> String;
+
 /// What differs between the run (`a`) and the what-if run (`b`), each as `name a|b`: the
 /// counts, then the partitions' leaders, ISRs and HWs (one partition by name, several
 /// counted). Empty when nothing differs.
 pub fn differences(a: &Snapshot, b: &Snapshot) -> Vec<String> {
     let (ca, cb) = (counts(a), counts(b));
     let mut out = Vec::new();
-    let pairs: [(&str, fn(&Counts) -> u64); 4] = [
+    let pairs: [(&str, CountOf); 4] = [
         ("acked lost", |c| c.acked_lost),
         ("failed produces", |c| c.failed),
         ("acked", |c| c.acknowledged),
@@ -106,7 +111,7 @@ pub fn differences(a: &Snapshot, b: &Snapshot) -> Vec<String> {
             out.push(format!("{label} {}|{}", get(&ca), get(&cb)));
         }
     }
-    let parts: [(&str, fn(&PartitionView) -> String); 3] = [
+    let parts: [(&str, PartitionWord); 3] = [
         ("leader", |p| p.leader.map_or("none".into(), |l| l.to_string())),
         ("ISR", |p| join_ids(&p.isr)),
         ("HW", |p| p.hw.to_string()),

@@ -7,90 +7,24 @@
 
 mod support;
 
-use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-use isrlab::cluster::handle::ScheduledSim;
-use isrlab::cluster::snapshot::Snapshot;
 use isrlab::cluster::spec::ClusterSpec;
-use isrlab::scenario::recording::{Origin, Recording};
-use isrlab::sim::{Ms, SimTime};
-use isrlab::ui::app::{Model, Msg, update};
-use isrlab::ui::pacer::Pacer;
-use isrlab::ui::theme::Theme;
-use isrlab::ui::{Cluster, handle_input, view};
-use ratatui::Terminal;
-use ratatui::backend::TestBackend;
-use std::sync::Arc;
-use support::Screen;
+use isrlab::sim::SimTime;
+use support::app::{App, screen_text};
 
-struct App {
-    sim: ScheduledSim,
-    model: Model,
-    pacer: Pacer,
-    snap: Arc<Snapshot>,
-}
-
-impl App {
-    fn start(cols: u16, rows: u16) -> App {
-        let spec = ClusterSpec::default_run(42);
-        let sim = ScheduledSim::new(spec.clone(), Vec::new(), None).expect("the run is valid");
-        let snap = Cluster::latest(&sim);
-        let mut model = Model::new(1.0, Theme::new(false), &snap);
-        model.recording = Some(Recording::new(Origin::Flags { sets: Vec::new() }, spec));
-        update(&mut model, Msg::Resize(cols, rows), &snap);
-        let pacer = Pacer::new(snap.now_us);
-        App { sim, model, pacer, snap }
-    }
-
-    fn key(&mut self, code: KeyCode) {
-        let key = Msg::Key(KeyEvent::new(code, KeyModifiers::NONE));
-        assert!(!handle_input(key, &mut self.model, &self.sim, &mut self.pacer, &mut self.snap));
-    }
-
-    fn press(&mut self, keys: &str) {
-        for c in keys.chars() {
-            self.key(KeyCode::Char(c));
-        }
-    }
-
-    /// `:LINE` Enter.
-    fn palette(&mut self, line: &str) {
-        self.press(":");
-        self.press(line);
-        self.key(KeyCode::Enter);
-    }
-
-    fn run_for(&mut self, ms: Ms) {
-        Cluster::advance_to(&self.sim, self.snap.now_us.plus_micros(ms * 1000));
-        self.snap = Cluster::latest(&self.sim);
-        update(&mut self.model, Msg::Snapshot, &self.snap);
-    }
-
-    fn screen(&self) -> Screen {
-        let (cols, rows) = self.model.screen;
-        let mut terminal = Terminal::new(TestBackend::new(cols, rows)).expect("a test backend");
-        terminal.draw(|frame| view::view(&self.model, &self.snap, frame)).expect("a frame");
-        Screen::of_buffer(terminal.backend().buffer())
-    }
-
-    fn status(&self) -> String {
-        self.model.status.as_ref().map(|s| s.text.clone()).unwrap_or_default()
-    }
-
-    /// The faults: the followers of broker 2 stop fetching, then broker 2 (a leader) crashes,
-    /// and the new leaders lack what it acknowledged alone (with acks=1).
-    fn faults(&mut self) {
-        self.press("0p1p");
-        self.run_for(1_500);
-        self.press("2x");
-        self.run_for(25_000);
-    }
+/// The faults: the followers of broker 2 stop fetching, then broker 2 (a leader) crashes,
+/// and the new leaders lack what it acknowledged alone (with acks=1).
+fn faults(app: &mut App) {
+    app.press("0p1p");
+    app.run_for(1_500);
+    app.press("2x");
+    app.run_for(25_000);
 }
 
 fn story(cols: u16, rows: u16) {
-    let mut app = App::start(cols, rows);
+    let mut app = App::start(ClusterSpec::default_run(42), cols, rows);
     app.palette("set producer acks=1");
     app.run_for(2_000);
-    app.faults();
+    faults(&mut app);
     let lost = app.snap.acked_lost;
     assert!(lost > 0, "acks=1 loses acknowledged records: {}", app.status());
     let at_loss = app.snap.now_us;
@@ -115,7 +49,7 @@ fn story(cols: u16, rows: u16) {
     app.palette("set producer acks=all");
     assert!(app.status().contains("branch 2 starts here"), "{}", app.status());
     app.model.paused = false;
-    app.faults();
+    faults(&mut app);
     assert_eq!(app.snap.acked_lost, 0, "acks=all loses nothing under the same faults");
     let screen = app.screen();
     assert!(screen.contains("b2/2"), "the tape is on branch 2:\n{}", screen_text(&screen));
@@ -138,10 +72,6 @@ fn story(cols: u16, rows: u16) {
     assert!(screen.contains("b1/2"), "{}", screen_text(&screen));
     app.palette("branch 3");
     assert!(app.status().contains("there is no branch 3"), "{}", app.status());
-}
-
-fn screen_text(screen: &Screen) -> String {
-    (0..screen.lines.len()).map(|r| screen.line(r)).collect::<Vec<_>>().join("\n")
 }
 
 #[test]

@@ -9,29 +9,12 @@
 
 mod support;
 
-use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-use isrlab::cluster::handle::ScheduledSim;
+use crossterm::event::KeyCode;
 use isrlab::cluster::snapshot::Snapshot;
 use isrlab::cluster::spec::ClusterSpec;
 use isrlab::config::TopicConfig;
-use isrlab::scenario::recording::{Origin, Recording};
-use isrlab::sim::Ms;
 use isrlab::sim::spec::{Placement, TopicSpec};
-use isrlab::ui::app::{Model, Msg, update};
-use isrlab::ui::pacer::Pacer;
-use isrlab::ui::theme::Theme;
-use isrlab::ui::{Cluster, handle_input, view};
-use ratatui::Terminal;
-use ratatui::backend::TestBackend;
-use std::sync::Arc;
-use support::Screen;
-
-struct App {
-    sim: ScheduledSim,
-    model: Model,
-    pacer: Pacer,
-    snap: Arc<Snapshot>,
-}
+use support::app::{App, screen_text};
 
 /// `isrlab --seed 42 --topic lab:1:3`: one partition, led by broker 1, followers 2 and 0.
 fn lab() -> ClusterSpec {
@@ -49,57 +32,12 @@ fn lab() -> ClusterSpec {
     spec
 }
 
-impl App {
-    fn start(cols: u16, rows: u16) -> App {
-        let spec = lab();
-        let sim = ScheduledSim::new(spec.clone(), Vec::new(), None).expect("the run is valid");
-        let snap = Cluster::latest(&sim);
-        let mut model = Model::new(1.0, Theme::new(false), &snap);
-        model.recording = Some(Recording::new(Origin::Flags { sets: Vec::new() }, spec));
-        update(&mut model, Msg::Resize(cols, rows), &snap);
-        let pacer = Pacer::new(snap.now_us);
-        App { sim, model, pacer, snap }
-    }
-
-    fn key(&mut self, code: KeyCode) {
-        let key = Msg::Key(KeyEvent::new(code, KeyModifiers::NONE));
-        assert!(!handle_input(key, &mut self.model, &self.sim, &mut self.pacer, &mut self.snap));
-    }
-
-    fn press(&mut self, keys: &str) {
-        for c in keys.chars() {
-            self.key(KeyCode::Char(c));
-        }
-    }
-
-    fn run_for(&mut self, ms: Ms) {
-        Cluster::advance_to(&self.sim, self.snap.now_us.plus_micros(ms * 1000));
-        self.snap = Cluster::latest(&self.sim);
-        update(&mut self.model, Msg::Snapshot, &self.snap);
-    }
-
-    fn screen(&self) -> Screen {
-        let (cols, rows) = self.model.screen;
-        let mut terminal = Terminal::new(TestBackend::new(cols, rows)).expect("a test backend");
-        terminal.draw(|frame| view::view(&self.model, &self.snap, frame)).expect("a frame");
-        Screen::of_buffer(terminal.backend().buffer())
-    }
-
-    fn status(&self) -> String {
-        self.model.status.as_ref().map(|s| s.text.clone()).unwrap_or_default()
-    }
-
-    fn whatif(&self) -> &Snapshot {
-        &self.snap.whatif.as_ref().expect("a what-if is on").snapshot
-    }
-}
-
-fn screen_text(screen: &Screen) -> String {
-    (0..screen.lines.len()).map(|r| screen.line(r)).collect::<Vec<_>>().join("\n")
+fn whatif(app: &App) -> &Snapshot {
+    &app.snap.whatif.as_ref().expect("a what-if is on").snapshot
 }
 
 fn story(cols: u16, rows: u16) {
-    let mut app = App::start(cols, rows);
+    let mut app = App::start(lab(), cols, rows);
     app.press("aa");
     app.run_for(2_000);
     assert!(app.status().contains("acks=1"), "{}", app.status());
@@ -110,7 +48,7 @@ fn story(cols: u16, rows: u16) {
     app.key(KeyCode::Enter);
     assert!(app.status().contains("what if acks=all"), "{}", app.status());
     let since = app.snap.now_us;
-    assert_eq!(app.whatif().now_us, since);
+    assert_eq!(whatif(&app).now_us, since);
 
     // The followers catch up, then stall; the leader crashes: in both runs, at the same instants.
     app.run_for(500);
@@ -118,11 +56,11 @@ fn story(cols: u16, rows: u16) {
     app.run_for(1_500);
     app.press("1x");
     app.run_for(25_000);
-    assert_eq!(app.whatif().now_us, app.snap.now_us, "time advances both runs together");
+    assert_eq!(whatif(&app).now_us, app.snap.now_us, "time advances both runs together");
     let lost = app.snap.acked_lost;
     assert!(lost > 0, "acks=1 loses acknowledged records: {}", app.status());
-    assert_eq!(app.whatif().acked_lost, 0, "acks=all loses none under the same faults");
-    assert_ne!(app.whatif().partitions[0].leader, Some(1), "the crash reached the what-if run too");
+    assert_eq!(whatif(&app).acked_lost, 0, "acks=all loses none under the same faults");
+    assert_ne!(whatif(&app).partitions[0].leader, Some(1), "the crash reached the what-if run too");
 
     // Both on screen: the line of what differs, and from 120 columns the two runs.
     let screen = app.screen();
@@ -145,7 +83,7 @@ fn story(cols: u16, rows: u16) {
     assert!(screen.contains("acked lost: 0"), "the header is the what-if's:\n{text}");
 
     // `V`: go on with the what-if as a branch; the run stays branch 1.
-    let whatif_hash = isrlab::cluster::counts::counts(app.whatif());
+    let whatif_hash = isrlab::cluster::counts::counts(whatif(&app));
     app.press("V");
     assert!(app.snap.whatif.is_none());
     assert_eq!(isrlab::cluster::counts::counts(&app.snap), whatif_hash);
@@ -154,16 +92,8 @@ fn story(cols: u16, rows: u16) {
     assert!(text.contains("time = \"2.000000s\"\ndo = \"set producer acks=all\""), "{text}");
     app.run_for(1_000);
     assert_eq!(app.snap.acked_lost, 0);
-    app.palette_line("branch 1");
+    app.palette("branch 1");
     assert_eq!(app.snap.acked_lost, lost, "branch 1 is the run with its loss");
-}
-
-impl App {
-    fn palette_line(&mut self, line: &str) {
-        self.press(":");
-        self.press(line);
-        self.key(KeyCode::Enter);
-    }
 }
 
 #[test]

@@ -2,6 +2,7 @@
 //! (through `vt100`) or from ratatui's `TestBackend`, and the partition table read off it.
 #![allow(dead_code)] // each test crate uses its own part
 
+pub mod app;
 pub mod files;
 
 /// Column titles of the partition table, in order: the full set (terminals 120 columns wide

@@ -176,14 +176,7 @@ pub fn figure(tp: &TopicPartition, title: &str, samples: &[Sample]) -> String {
     let rf = samples.iter().map(|s| s.replicas.max(s.isr)).max().unwrap_or(1).max(1);
     let isr_y = |n: usize| ISR.1 - n as f64 / rf as f64 * (ISR.1 - ISR.0);
     for n in [0, rf] {
-        let y = isr_y(n);
-        let _ = writeln!(out, r#"<line x1="{LEFT}" y1="{y:.1}" x2="{end}" y2="{y:.1}" stroke="{FAINT}"/>"#);
-        let _ = writeln!(
-            out,
-            r#"<text x="{}" y="{:.1}" fill="{INK}" text-anchor="end">{n}</text>"#,
-            LEFT - 6.0,
-            y + 4.0
-        );
+        gridline(&mut out, isr_y(n), end, n);
     }
     let _ = writeln!(out, "{}", steps(&spans, |s| Some(isr_y(s.isr)), INK, 2.0));
 
@@ -194,14 +187,7 @@ pub fn figure(tp: &TopicPartition, title: &str, samples: &[Sample]) -> String {
     let off_y = |o: Offset| OFFSETS.1 - (o - low) as f64 / (high - low) as f64 * (OFFSETS.1 - OFFSETS.0);
     let middle = low + (high - low) / 2;
     for o in [low, middle, high].into_iter().filter(|o| *o != low || middle != low) {
-        let y = off_y(o);
-        let _ = writeln!(out, r#"<line x1="{LEFT}" y1="{y:.1}" x2="{end}" y2="{y:.1}" stroke="{FAINT}"/>"#);
-        let _ = writeln!(
-            out,
-            r#"<text x="{}" y="{:.1}" fill="{INK}" text-anchor="end">{o}</text>"#,
-            LEFT - 6.0,
-            y + 4.0
-        );
+        gridline(&mut out, off_y(o), end, o);
     }
     // The HW underneath, wide and pale; each LEO over it, a pixel or two apart from the
     // others, so equal offsets stay visible side by side.
@@ -277,6 +263,17 @@ fn steps(
         paths.push(current);
     }
     format!(r#"<path d="{}" fill="none" stroke="{stroke}" stroke-width="{width}"/>"#, paths.join(" "))
+}
+
+/// A faint horizontal line across the plot at `y`, up to `end`, with `label` left of it.
+fn gridline(out: &mut String, y: f64, end: impl std::fmt::Display, label: impl std::fmt::Display) {
+    let _ = writeln!(out, r#"<line x1="{LEFT}" y1="{y:.1}" x2="{end}" y2="{y:.1}" stroke="{FAINT}"/>"#);
+    let _ = writeln!(
+        out,
+        r#"<text x="{}" y="{:.1}" fill="{INK}" text-anchor="end">{label}</text>"#,
+        LEFT - 6.0,
+        y + 4.0
+    );
 }
 
 #[cfg(test)]

@@ -33,6 +33,16 @@ fn story(cols: u16, rows: u16) {
     app.press("t");
     let screen = app.screen();
     assert!(screen.contains("b1/1"), "the tape names the branch:\n{}", screen_text(&screen));
+    // The mouse scrubs: a click near the band's left end, then a drag to its middle.
+    let row = (0..screen.lines.len()).find(|r| screen.line(*r).contains("b1/1")).expect("the strip");
+    let band = screen.line(row).find('|').expect("the band") as u16 + 1;
+    let width = app.model.screen.0;
+    app.click(band + 1, row as u16, false);
+    let early = app.model.tape.cursor.expect("a click moves the cursor");
+    assert!(app.status().starts_with("tape at "), "{}", app.status());
+    app.click(width / 2, row as u16, true);
+    let middle = app.model.tape.cursor.expect("a drag moves the cursor");
+    assert!(early < middle && middle < at_loss, "{early} {middle} {at_loss}");
     app.press("(((");
     assert!(app.status().starts_with("tape at "), "{}", app.status());
     let cursor = app.model.tape.cursor.expect("the cursor moved");

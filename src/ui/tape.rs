@@ -241,19 +241,34 @@ impl TapeView {
         format!("tape at {}{what} · ( ) move · T go there · t hide", format_instant(at))
     }
 
+    /// The strip's parts on a row `width` columns wide: the cursor's time label, the branch
+    /// label, how many cells the band has and the instant (µs) its right end stands for;
+    /// `None` when the band would be too narrow to draw.
+    fn geometry(&self, width: u16, snap: &Snapshot) -> Option<(String, String, usize, u64)> {
+        let at = self.cursor_at(snap);
+        let label = format!("{} ", format_instant(at));
+        let branch = format!(" b{}/{}", self.branch, self.branches);
+        let cells = usize::from(width).saturating_sub(label.chars().count() + branch.chars().count() + 2);
+        let end = self.tip.max(snap.now_us).max(at).as_micros().max(1);
+        (cells >= 4).then_some((label, branch, cells, end))
+    }
+
+    /// The instant under column `x` of a strip `width` columns wide (the mouse: a click or a
+    /// drag on the band moves the cursor there); `None` off the band. Never past the newest
+    /// instant the branch reached.
+    pub fn instant_at(&self, width: u16, x: u16, snap: &Snapshot) -> Option<SimTime> {
+        let (label, _, cells, end) = self.geometry(width, snap)?;
+        let c = usize::from(x).checked_sub(label.chars().count() + 1).filter(|c| *c < cells)?;
+        let micros = (u128::from(end) * (c as u128 * 2 + 1) / (cells as u128 * 2)) as u64;
+        Some(SimTime::from_micros(micros.min(self.tip.max(snap.now_us).as_micros())))
+    }
+
     /// The strip: the cursor's time, the bands and ticks, the branch.
     pub fn render(&self, frame: &mut Frame, area: Rect, model: &Model, snap: &Snapshot) {
         let theme = model.theme;
         let tp = model.selected_tp.as_ref();
         let at = self.cursor_at(snap);
-        let label = format!("{} ", format_instant(at));
-        let branch = format!(" b{}/{}", self.branch, self.branches);
-        let width = usize::from(area.width);
-        let cells = width.saturating_sub(label.chars().count() + branch.chars().count() + 2);
-        if cells < 4 {
-            return;
-        }
-        let end = self.tip.max(snap.now_us).max(at).as_micros().max(1);
+        let Some((label, branch, cells, end)) = self.geometry(area.width, snap) else { return };
         let column = |t: SimTime| -> usize {
             let c = (u128::from(t.as_micros()) * cells as u128 / u128::from(end)) as usize;
             c.min(cells - 1)

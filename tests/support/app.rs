@@ -48,6 +48,18 @@ impl App {
         }
     }
 
+    /// A left click (or, with `drag`, a drag) at column `col`, row `row`.
+    pub fn click(&mut self, col: u16, row: u16, drag: bool) {
+        use crossterm::event::{MouseButton, MouseEvent, MouseEventKind};
+        let kind = if drag {
+            MouseEventKind::Drag(MouseButton::Left)
+        } else {
+            MouseEventKind::Down(MouseButton::Left)
+        };
+        let ev = MouseEvent { kind, column: col, row, modifiers: KeyModifiers::NONE };
+        assert!(!handle_input(Msg::Mouse(ev), &mut self.model, &self.sim, &mut self.pacer, &mut self.snap));
+    }
+
     /// `:LINE` Enter.
     pub fn palette(&mut self, line: &str) {
         self.press(":");

@@ -1,5 +1,6 @@
-//! The mouse: a click selects the partition row or broker under it, the wheel scrolls the pane
-//! under the pointer (the partition table or the event log). Everything else is ignored, so a
+//! The mouse: a click selects the partition row or broker under it, a click or drag on the
+//! timeline strip moves its cursor, the wheel scrolls the pane under the pointer (the
+//! partition table or the event log). Everything else is ignored, so a
 //! stray drag never changes the cluster.
 
 use crossterm::event::{MouseButton, MouseEvent, MouseEventKind};
@@ -27,11 +28,28 @@ pub(super) fn on_mouse(model: &mut Model, ev: MouseEvent, snap: &Snapshot) -> Ve
         MouseEventKind::ScrollDown if over_events => event_keys::scroll(model, snap, WHEEL_ROWS),
         MouseEventKind::ScrollUp => move_selection(model, -WHEEL_ROWS, snap),
         MouseEventKind::ScrollDown => move_selection(model, WHEEL_ROWS, snap),
+        MouseEventKind::Down(MouseButton::Left) | MouseEventKind::Drag(MouseButton::Left)
+            if plan.tape.is_some_and(|r| r.contains(at)) =>
+        {
+            let strip = plan.tape.unwrap_or_default();
+            scrub(model, snap, strip.width, ev.column.saturating_sub(strip.x));
+            Vec::new()
+        }
         MouseEventKind::Down(MouseButton::Left) => {
             click(model, snap, &plan, at);
             Vec::new()
         }
         _ => Vec::new(),
+    }
+}
+
+/// A click or drag on the timeline strip's band: its cursor goes to the instant under the
+/// pointer, said in the status line (`T` then goes there).
+fn scrub(model: &mut Model, snap: &Snapshot, width: u16, x: u16) {
+    if let Some(t) = model.tape.instant_at(width, x, snap) {
+        model.tape.cursor = Some(t);
+        let text = model.tape.describe(model.selected_tp.as_ref(), snap);
+        model.say(super::StatusKind::Info, text);
     }
 }
 

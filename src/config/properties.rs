@@ -165,6 +165,28 @@ pub static PROPERTIES: &[Property] = &[
         kind: long(1, MAX_INT),
         doc: "how often the controller checks for leader imbalance",
     },
+    // `KafkaApis.handleTopicMetadataRequest`, `AutoTopicCreationManager.createTopics`.
+    Property {
+        name: "auto.create.topics.enable",
+        scope: Scope::Broker,
+        default: "true",
+        kind: Kind::Bool,
+        doc: "a Metadata request that allows it (a producer's always does, a consumer's with allow.auto.create.topics) creates a missing topic with num.partitions and default.replication.factor",
+    },
+    Property {
+        name: "num.partitions",
+        scope: Scope::Broker,
+        default: "1",
+        kind: long(1, MAX_INT),
+        doc: "partitions of a topic created automatically (auto.create.topics.enable)",
+    },
+    Property {
+        name: "default.replication.factor",
+        scope: Scope::Broker,
+        default: "1",
+        kind: long(1, i16::MAX as i64),
+        doc: "replication factor of a topic created automatically; the creation fails while fewer brokers are registered",
+    },
     Property {
         name: "offsets.topic.num.partitions",
         scope: Scope::Broker,

@@ -2,7 +2,8 @@
 //! `ClassicGroupMember`, `ClassicGroupState`). The request handling and timers that move it
 //! between states are in [`super::coordinator`].
 
-use super::super::{Ms, Offset, TopicPartition};
+use super::super::{Ms, TopicPartition};
+use crate::sim::consumer::OffsetAndEpoch;
 use super::messages::{GroupId, MemberId, Subscription};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
@@ -137,7 +138,7 @@ pub struct ClassicGroup {
     /// When members that have not synced are removed (ms).
     pub sync_deadline: Option<Ms>,
     /// Committed offsets (only those whose write reached the HW).
-    pub offsets: BTreeMap<TopicPartition, Offset>,
+    pub offsets: BTreeMap<TopicPartition, OffsetAndEpoch>,
 }
 
 impl ClassicGroup {

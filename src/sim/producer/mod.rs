@@ -144,6 +144,9 @@ pub struct ProducerClient {
     base_producer_id: i64,
     /// How many fresh producer ids were taken (KIP-360 stand-in).
     generation: i64,
+    /// Partitions whose sequences an epoch bump must restart before the next send
+    /// (`TransactionManager.partitionsToRewriteSequences`).
+    epoch_bump_for: BTreeSet<usize>,
     rng: ChaCha8Rng,
     /// Indexed by partition number.
     partitions: Vec<PartitionQueue>,
@@ -161,6 +164,12 @@ pub struct ProducerClient {
     last_refresh: Option<Ms>,
     /// An error asked for a metadata update.
     refresh_wanted: bool,
+    /// Whether the metadata lists its topic (false before it does, and after a deletion).
+    topic_in_metadata: bool,
+    /// The unfenced brokers the metadata lists: where a Metadata request can go.
+    brokers: BTreeSet<BrokerId>,
+    /// When the last Metadata request for its missing topic went out.
+    topic_request_sent: Option<Ms>,
     /// Records handed over before the topic's metadata was known.
     unassigned: VecDeque<PendingRecord>,
     /// Picks each record's partition (its own seeded stream).
@@ -210,6 +219,7 @@ impl ProducerClient {
             config,
             base_producer_id: producer_id,
             generation: 0,
+            epoch_bump_for: BTreeSet::new(),
             rng,
             partitions: Vec::new(),
             holding: Holding::default(),
@@ -218,6 +228,9 @@ impl ProducerClient {
             latest: BTreeMap::new(),
             last_refresh: None,
             refresh_wanted: false,
+            topic_in_metadata: false,
+            brokers: BTreeSet::new(),
+            topic_request_sent: None,
             unassigned: VecDeque::new(),
             partitioner: Partitioner::new(partitioner_rng),
             next_value: 0,
@@ -274,6 +287,7 @@ impl ProducerClient {
         match msg {
             Message::Metadata(delta) => self.apply_metadata(now, &delta),
             Message::ProduceResponse(resp) => self.on_response(now, resp, out),
+            Message::TopicMetadataResponse { errors, .. } => self.on_topic_metadata_errors(now, &errors),
             Message::Connected { peer: NodeId::Broker(b) } => self.conns.ready(b),
             Message::Disconnected { peer: NodeId::Broker(b), correlation_id } => {
                 self.on_disconnected(now, b, correlation_id, out)
@@ -307,6 +321,7 @@ impl ProducerClient {
             }
         };
         consider(self.metadata_refresh_at());
+        consider(self.topic_metadata_request_at());
         consider(self.unassigned.front().map(|r| r.created + dt));
         let requests = self.in_flight_requests();
         // A partition that holds nothing has no deadline.
@@ -392,6 +407,7 @@ impl ProducerClient {
         self.failed += unsent + unanswered;
         self.base_producer_id = producer_id;
         self.generation = 0;
+        self.epoch_bump_for.clear();
         self.refresh_wanted = true;
         out.emit(EventKind::ProducerRestarted {
             producer: self.index,

@@ -368,10 +368,7 @@ mod tests {
         assert_eq!(created.len(), 1);
         assert_eq!((created[0].partitions, created[0].replication_factor), (50, 3));
         let again = group(&mut b, 20, GroupRequest::FindCoordinator { group: "g".into() });
-        assert!(
-            !again.sends.iter().any(|(_, m)| matches!(m, Message::AutoCreateTopic(_))),
-            "one in flight"
-        );
+        assert!(!again.sends.iter().any(|(_, m)| matches!(m, Message::AutoCreateTopic(_))), "one in flight");
     }
 
     /// Broker 0 leads the one-partition `__consumer_offsets` with follower 1 in the ISR: the

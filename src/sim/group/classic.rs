@@ -3,8 +3,8 @@
 //! between states are in [`super::coordinator`].
 
 use super::super::{Ms, TopicPartition};
-use crate::sim::consumer::OffsetAndEpoch;
 use super::messages::{GroupId, MemberId, Subscription};
+use crate::sim::consumer::OffsetAndEpoch;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::sync::Arc;

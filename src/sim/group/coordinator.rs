@@ -20,7 +20,6 @@
 //! offset expiry, transactions, `group.max.size`.
 
 use super::super::{BrokerId, Ms, Offset, TopicPartition};
-use crate::sim::consumer::OffsetAndEpoch;
 use super::classic::{
     ClassicGroup, ClientId, GroupMember, GroupState, JoinTimer, NEW_MEMBER_JOIN_TIMEOUT_MS,
 };
@@ -30,6 +29,7 @@ use super::messages::{
 };
 use super::{GroupCoordinatorConfig, partition_for};
 use crate::kafka::errors::ErrorCode;
+use crate::sim::consumer::OffsetAndEpoch;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -321,7 +321,8 @@ impl GroupCoordinator {
     pub fn on_topic_deleted(&mut self, now: Ms, topic: &str, out: &mut GroupOutbox) {
         let groups: Vec<(GroupId, Vec<TopicPartition>)> = (self.groups.values_mut())
             .filter_map(|g| {
-                let gone: Vec<TopicPartition> = g.offsets.keys().filter(|tp| &*tp.topic == topic).cloned().collect();
+                let gone: Vec<TopicPartition> =
+                    g.offsets.keys().filter(|tp| &*tp.topic == topic).cloned().collect();
                 gone.iter().for_each(|tp| _ = g.offsets.remove(tp));
                 (!gone.is_empty()).then(|| (g.id.clone(), gone))
             })

@@ -14,11 +14,11 @@
 //! time), static membership, the consumer (KIP-848) protocol, synchronous commit retries.
 
 use super::super::{BrokerId, Ms, TopicPartition};
-use crate::sim::consumer::OffsetAndEpoch;
 use super::assignor::Assignor;
 use super::event::GroupEvent;
 use super::messages::{GroupId, GroupRequest, GroupResponse, JoinResponse, MemberId, Subscription};
 use crate::kafka::errors::ErrorCode;
+use crate::sim::consumer::OffsetAndEpoch;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 

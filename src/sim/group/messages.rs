@@ -5,8 +5,8 @@
 //! `__consumer_offsets` (`OffsetCommitKey/Value`, `GroupMetadataKey/Value`).
 
 use super::super::{BrokerId, Epoch, Offset, TopicPartition};
-use crate::sim::consumer::OffsetAndEpoch;
 use crate::kafka::errors::ErrorCode;
+use crate::sim::consumer::OffsetAndEpoch;
 use std::sync::Arc;
 
 /// A group id (`group.id`).

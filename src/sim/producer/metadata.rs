@@ -150,11 +150,14 @@ impl ProducerClient {
         for (topic, error) in errors.iter().filter(|(t, _)| *t == self.topic) {
             *self.errors.entry(error.name().to_string()).or_insert(0) += 1;
             let detail = match error {
-                ErrorCode::LeaderNotAvailable => "the broker is creating the topic (auto.create.topics.enable)",
+                ErrorCode::LeaderNotAvailable => {
+                    "the broker is creating the topic (auto.create.topics.enable)"
+                }
                 ErrorCode::UnknownTopicOrPartition => "no such topic, and the broker does not create it",
                 _ => "the broker refused the topic",
             };
-            self.last_error = Some((now, format!("{error} for topic {topic} in a Metadata answer: {detail}")));
+            self.last_error =
+                Some((now, format!("{error} for topic {topic} in a Metadata answer: {detail}")));
         }
     }
 }

@@ -233,7 +233,10 @@ fn unloading_answers_not_coordinator_and_loading_replays_the_log() {
     let mut other = GroupCoordinator::new(2, GroupCoordinatorConfig::default(), P);
     other.load(8000, part, &records, 2, &mut out);
     let g = other.group("g").unwrap();
-    assert_eq!((g.state, g.generation, g.offsets.get(&tp(0))), (GroupState::Stable, 1, Some(&OffsetAndEpoch { offset: 9, leader_epoch: Some(4) })));
+    assert_eq!(
+        (g.state, g.generation, g.offsets.get(&tp(0))),
+        (GroupState::Stable, 1, Some(&OffsetAndEpoch { offset: 9, leader_epoch: Some(4) }))
+    );
     assert_eq!(g.members[&b].assignment, [tp(1)]);
     assert_eq!(heartbeat(&mut other, 8100, 1, &b, 1), None);
 }

@@ -414,12 +414,18 @@ fn out_of_order_sequence_for_the_next_sequence_bumps_the_epoch_and_retries() {
     let t = p.next_deadline().unwrap();
     p.on_tick(t, &mut out);
     let retry = requests(&mut out).remove(0).1;
-    assert_eq!((retry.batch.producer_id, retry.batch.base_sequence, retry.batch.values.to_vec()), (new_id, 0, vec![0]));
+    assert_eq!(
+        (retry.batch.producer_id, retry.batch.base_sequence, retry.batch.values.to_vec()),
+        (new_id, 0, vec![0])
+    );
     p.handle(t + 1, ok(&retry, 10, 1), &mut out);
     let t = p.next_deadline().unwrap().max(t + 1);
     p.on_tick(t, &mut out);
     let next = requests(&mut out).remove(0).1;
-    assert_eq!((next.batch.producer_id, next.batch.base_sequence, next.batch.values.to_vec()), (new_id, 1, vec![1]));
+    assert_eq!(
+        (next.batch.producer_id, next.batch.base_sequence, next.batch.values.to_vec()),
+        (new_id, 1, vec![1])
+    );
     p.handle(t + 1, ok(&next, 11, 1), &mut out);
     let v = p.view_last();
     assert_eq!((v.acked, v.failed), (2, 0));

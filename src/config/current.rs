@@ -113,6 +113,7 @@ impl ConsumerConfig {
             "max.partition.fetch.bytes" => v(self.max_partition_fetch_bytes),
             "fetch.max.bytes" => v(self.fetch_max_bytes),
             "max.poll.records" => v(self.max_poll_records.into()),
+            "allow.auto.create.topics" => Some(self.allow_auto_create_topics.to_string()),
             "session.timeout.ms" => v(self.session_timeout_ms),
             "heartbeat.interval.ms" => v(self.heartbeat_interval_ms),
             "max.poll.interval.ms" => v(self.max_poll_interval_ms),

@@ -418,6 +418,14 @@ pub static PROPERTIES: &[Property] = &[
         kind: long(0, MAX_INT),
         doc: "bytes in one consumer fetch response (soft)",
     },
+    // `ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG`, `ConsumerMetadata` (KIP-361).
+    Property {
+        name: "allow.auto.create.topics",
+        scope: Scope::Consumer,
+        default: "true",
+        kind: Kind::Bool,
+        doc: "its Metadata requests let the broker create a subscribed topic that does not exist (when the broker's auto.create.topics.enable is true too)",
+    },
     Property {
         name: "max.poll.records",
         scope: Scope::Consumer,

@@ -700,9 +700,14 @@ impl GroupMember {
             return;
         }
         for (tp, offset) in offsets.into_iter().filter(|(tp, _)| self.unstarted.remove(tp)) {
-            if let Some(o) = offset {
-                self.positions.insert(tp.clone(), o);
-                self.committed.insert(tp.clone(), o);
+            match offset {
+                Some(o) => {
+                    self.positions.insert(tp.clone(), o);
+                    self.committed.insert(tp.clone(), o);
+                }
+                // Nothing committed (any more: a deleted topic's offsets are tombstoned), so an
+                // older commit it remembers must not stop it committing the same offset again.
+                None => _ = self.committed.remove(&tp),
             }
             self.starts.insert(tp.clone(), offset);
             out.started.push((tp, offset));

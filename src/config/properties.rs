@@ -115,7 +115,7 @@ pub static PROPERTIES: &[Property] = &[
         scope: Scope::Broker,
         default: "2000",
         kind: long(1, MAX_INT),
-        doc: "brokers heartbeat the KRaft controller this often",
+        doc: "how often brokers heartbeat the controller",
     },
     // Rule book R6.1.
     Property {
@@ -147,7 +147,7 @@ pub static PROPERTIES: &[Property] = &[
         scope: Scope::Broker,
         default: "300000",
         kind: long(1, MAX_INT),
-        doc: "how often the KRaft controller retries unclean elections",
+        doc: "how often the controller retries unclean elections",
     },
     // Rule book R6.7.
     Property {

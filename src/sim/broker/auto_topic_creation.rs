@@ -77,3 +77,72 @@ impl Broker {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::BrokerConfig;
+    use crate::sim::protocol::{BrokerRegistration, MetadataDelta};
+
+    fn broker(config: BrokerConfig) -> Broker {
+        let mut b = Broker::new(0, config);
+        let reg = BrokerRegistration { id: 0, broker_epoch: 1, fenced: false, in_controlled_shutdown: false };
+        let image = MetadataDelta { brokers: vec![reg], ..Default::default() };
+        b.start_bootstrapped(0, 1, &image, &mut Outbox::default());
+        b
+    }
+
+    fn creations(out: &Outbox) -> Vec<(String, u32, u32)> {
+        (out.sends.iter())
+            .filter_map(|(to, m)| match m {
+                Message::AutoCreateTopic(s) if *to == NodeId::Controller => {
+                    Some((s.name.clone(), s.partitions, s.replication_factor))
+                }
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// `KafkaApis.handleTopicMetadataRequest` with `AutoTopicCreationManager`: a missing topic
+    /// is forwarded with `num.partitions` and `default.replication.factor` and answered
+    /// LEADER_NOT_AVAILABLE; while that creation is in flight the same topic is
+    /// UNKNOWN_TOPIC_OR_PARTITION (`inflightTopics`); an illegal name is
+    /// INVALID_TOPIC_EXCEPTION and is never forwarded.
+    #[test]
+    fn a_missing_topic_is_created_once_with_the_broker_defaults() {
+        let config =
+            BrokerConfig { num_partitions: 4, default_replication_factor: 2, ..BrokerConfig::default() };
+        let mut b = broker(config);
+        let mut out = Outbox::default();
+        let topics: Vec<Arc<str>> = vec!["orders".into(), "bad name".into()];
+        let errors = b.topic_metadata_errors(10, &topics, true, &mut out);
+        assert_eq!(
+            errors,
+            vec![
+                (Arc::from("orders"), ErrorCode::LeaderNotAvailable),
+                (Arc::from("bad name"), ErrorCode::InvalidTopicException)
+            ]
+        );
+        assert_eq!(creations(&out), vec![("orders".to_string(), 4, 2)]);
+        let mut again = Outbox::default();
+        let errors = b.topic_metadata_errors(20, &topics[..1], true, &mut again);
+        assert_eq!(errors, vec![(Arc::from("orders"), ErrorCode::UnknownTopicOrPartition)]);
+        assert!(creations(&again).is_empty(), "one creation in flight");
+        let later = b.topic_metadata_errors(10 + CREATION_RETRY_MS, &topics[..1], true, &mut again);
+        assert_eq!(later, vec![(Arc::from("orders"), ErrorCode::LeaderNotAvailable)]);
+    }
+
+    /// Without `allowAutoTopicCreation` in the request, or with `auto.create.topics.enable`
+    /// false, a missing topic is UNKNOWN_TOPIC_OR_PARTITION and nothing is created.
+    #[test]
+    fn no_creation_when_the_request_or_the_broker_forbids_it() {
+        let topics: Vec<Arc<str>> = vec!["orders".into()];
+        let unknown = vec![(Arc::from("orders"), ErrorCode::UnknownTopicOrPartition)];
+        let mut out = Outbox::default();
+        let mut b = broker(BrokerConfig::default());
+        assert_eq!(b.topic_metadata_errors(10, &topics, false, &mut out), unknown);
+        let mut off = broker(BrokerConfig { auto_create_topics_enable: false, ..BrokerConfig::default() });
+        assert_eq!(off.topic_metadata_errors(10, &topics, true, &mut out), unknown);
+        assert!(creations(&out).is_empty());
+    }
+}

@@ -29,17 +29,24 @@
 //!   `NETWORK_EXCEPTION` and are retried, and a metadata update is requested
 //!   (`NetworkClient.processDisconnection`, `DefaultMetadataUpdater.handleServerDisconnect`).
 //! - `TransactionManager` (idempotent part): producer id and per-partition sequence numbers
-//!   (R5.8); after a batch with an assigned sequence fails for good, the producer takes a
-//!   fresh producer id and restarts sequences at 0, which stands in for the epoch bump of
-//!   KIP-360 (our [`Batch`](super::protocol::Batch) has no epoch field). An `OUT_OF_ORDER_SEQUENCE_NUMBER` for a
-//!   batch behind an unresolved earlier one is retried (`TransactionManager.canRetry`), and
-//!   retried batches go one at a time in sequence order, so order survives retries.
+//!   (R5.8). An `OUT_OF_ORDER_SEQUENCE_NUMBER` is retried, as Java's client does since 2.5
+//!   (KIP-360, `TransactionManager.canRetry`): for a batch behind an unresolved earlier one
+//!   as it is; for the next sequence (a real gap, e.g. after an unclean election) with an
+//!   epoch bump that restarts the partition's unresolved batches at sequence 0
+//!   (`requestEpochBumpForPartition`, `TxnPartitionEntry.startSequencesAtBeginning`). Our
+//!   [`Batch`](super::protocol::Batch) has no epoch field, so a bump takes a fresh producer id,
+//!   which the leader treats the same way. After a batch with an assigned sequence fails for
+//!   another reason, the producer also takes a fresh id and restarts sequences at 0. Retried
+//!   batches go one at a time in sequence order, so order survives retries.
+//! - `ProducerMetadata`: while its topic is missing from the metadata and records wait for
+//!   it, a Metadata request with `allowAutoTopicCreation` goes to a broker every
+//!   `retry.backoff.ms`, which lets the broker create the topic (`auto.create.topics.enable`).
 //!
 //! Simplifications (isrlab's, not Kafka's):
-//! - Batches stay in flight under the producer id they were sent with: Kafka re-stamps the
-//!   unresolved batches of a partition with the new epoch and sequences from 0 after an
-//!   epoch bump (`TransactionManager.startSequencesAtBeginning`); isrlab only holds new
-//!   batches back until the old id's batches are resolved.
+//! - After a batch failed for good for another reason than `OUT_OF_ORDER_SEQUENCE_NUMBER`,
+//!   batches stay in flight under the producer id they were sent with (Kafka re-stamps the
+//!   partition's unresolved batches, `TxnPartitionEntry.startSequencesAtBeginning`); isrlab
+//!   holds new batches back until the old id's batches are resolved.
 //! - acks=0 requests are fire-and-forget: the records are done for the producer when sent
 //!   (R5.2), counted as sent without acknowledgement (never as acknowledged), they never
 //!   occupy the in-flight slot and never get a response.

@@ -60,6 +60,13 @@ pub struct BrokerConfig {
     pub auto_leader_rebalance_enable: bool,
     /// `leader.imbalance.check.interval.seconds` (s).
     pub leader_imbalance_check_interval_seconds: u64,
+    /// `auto.create.topics.enable`: a Metadata request that allows it creates a missing topic
+    /// (`KafkaApis.handleTopicMetadataRequest`).
+    pub auto_create_topics_enable: bool,
+    /// `num.partitions`: partitions of an automatically created topic.
+    pub num_partitions: u32,
+    /// `default.replication.factor`: replicas of an automatically created topic.
+    pub default_replication_factor: u32,
     /// `offsets.topic.num.partitions` (partitions).
     pub offsets_topic_num_partitions: u32,
     /// `offsets.topic.replication.factor` (replicas).
@@ -127,6 +134,9 @@ impl Default for BrokerConfig {
             unclean_leader_election_interval_ms: 300_000,
             auto_leader_rebalance_enable: true,
             leader_imbalance_check_interval_seconds: 300,
+            auto_create_topics_enable: true,
+            num_partitions: 1,
+            default_replication_factor: 1,
             offsets_topic_num_partitions: 50,
             offsets_topic_replication_factor: 3,
             offsets_commit_timeout_ms: 5000,
@@ -310,6 +320,9 @@ impl BrokerConfig {
             "leader.imbalance.check.interval.seconds" => {
                 self.leader_imbalance_check_interval_seconds = as_u64(v)
             }
+            "auto.create.topics.enable" => self.auto_create_topics_enable = as_bool(v),
+            "num.partitions" => self.num_partitions = as_u64(v) as u32,
+            "default.replication.factor" => self.default_replication_factor = as_u64(v) as u32,
             "offsets.topic.num.partitions" => self.offsets_topic_num_partitions = as_u64(v) as u32,
             "offsets.topic.replication.factor" => self.offsets_topic_replication_factor = as_u64(v) as u32,
             "offsets.commit.timeout.ms" => self.offsets_commit_timeout_ms = as_u64(v),

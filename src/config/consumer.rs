@@ -50,6 +50,8 @@ pub struct ConsumerConfig {
     pub fetch_max_bytes: u64,
     /// `max.poll.records` (records).
     pub max_poll_records: u32,
+    /// `allow.auto.create.topics`: its Metadata requests allow auto-creation (KIP-361).
+    pub allow_auto_create_topics: bool,
     /// `session.timeout.ms` (ms).
     pub session_timeout_ms: Ms,
     /// `heartbeat.interval.ms` (ms).
@@ -77,6 +79,7 @@ impl Default for ConsumerConfig {
             max_partition_fetch_bytes: 1_048_576,
             fetch_max_bytes: 52_428_800,
             max_poll_records: 500,
+            allow_auto_create_topics: true,
             session_timeout_ms: 45_000,
             heartbeat_interval_ms: 3000,
             max_poll_interval_ms: 300_000,
@@ -112,6 +115,7 @@ impl ConsumerConfig {
             ("max.partition.fetch.bytes", v) => self.max_partition_fetch_bytes = as_u64(v),
             ("fetch.max.bytes", v) => self.fetch_max_bytes = as_u64(v),
             ("max.poll.records", v) => self.max_poll_records = as_u64(v) as u32,
+            ("allow.auto.create.topics", v) => self.allow_auto_create_topics = as_bool(v),
             ("session.timeout.ms", v) => self.session_timeout_ms = as_u64(v),
             ("heartbeat.interval.ms", v) => self.heartbeat_interval_ms = as_u64(v),
             ("max.poll.interval.ms", v) => self.max_poll_interval_ms = as_u64(v),

@@ -115,7 +115,7 @@ pub static PROPERTIES: &[Property] = &[
         scope: Scope::Broker,
         default: "2000",
         kind: long(1, MAX_INT),
-        doc: "brokers heartbeat the KRaft controller this often",
+        doc: "how often brokers heartbeat the controller",
     },
     // Rule book R6.1.
     Property {
@@ -147,7 +147,7 @@ pub static PROPERTIES: &[Property] = &[
         scope: Scope::Broker,
         default: "300000",
         kind: long(1, MAX_INT),
-        doc: "how often the KRaft controller retries unclean elections",
+        doc: "how often the controller retries unclean elections",
     },
     // Rule book R6.7.
     Property {
@@ -164,6 +164,28 @@ pub static PROPERTIES: &[Property] = &[
         default: "300",
         kind: long(1, MAX_INT),
         doc: "how often the controller checks for leader imbalance",
+    },
+    // `KafkaApis.handleTopicMetadataRequest`, `AutoTopicCreationManager.createTopics`.
+    Property {
+        name: "auto.create.topics.enable",
+        scope: Scope::Broker,
+        default: "true",
+        kind: Kind::Bool,
+        doc: "a Metadata request that allows it (a producer's always does, a consumer's with allow.auto.create.topics) creates a missing topic with num.partitions and default.replication.factor",
+    },
+    Property {
+        name: "num.partitions",
+        scope: Scope::Broker,
+        default: "1",
+        kind: long(1, MAX_INT),
+        doc: "partitions of a topic created automatically (auto.create.topics.enable)",
+    },
+    Property {
+        name: "default.replication.factor",
+        scope: Scope::Broker,
+        default: "1",
+        kind: long(1, i16::MAX as i64),
+        doc: "replication factor of a topic created automatically; the creation fails while fewer brokers are registered",
     },
     Property {
         name: "offsets.topic.num.partitions",
@@ -395,6 +417,14 @@ pub static PROPERTIES: &[Property] = &[
         default: "52428800",
         kind: long(0, MAX_INT),
         doc: "bytes in one consumer fetch response (soft)",
+    },
+    // `ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG`, `ConsumerMetadata` (KIP-361).
+    Property {
+        name: "allow.auto.create.topics",
+        scope: Scope::Consumer,
+        default: "true",
+        kind: Kind::Bool,
+        doc: "its Metadata requests let the broker create a subscribed topic that does not exist (when the broker's auto.create.topics.enable is true too)",
     },
     Property {
         name: "max.poll.records",

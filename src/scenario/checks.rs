@@ -124,8 +124,15 @@ impl Known {
                 let n = self.broker_config.offsets_topic_num_partitions;
                 self.topics.entry(OFFSETS_TOPIC.to_string()).or_insert(n);
             }
-            // A topic no producer writes to gets a rate-0 producer (`produce::add_producer`).
-            Command::Produce(p) if !self.produced.contains(&p.topic) => self.add_producer(&p.topic),
+            // A topic no producer writes to gets a rate-0 producer (`produce::add_producer`);
+            // a missing one is created with `num.partitions` (auto.create.topics.enable).
+            Command::Produce(p) => {
+                if !self.produced.contains(&p.topic) {
+                    self.add_producer(&p.topic);
+                }
+                let n = self.broker_config.num_partitions;
+                self.topics.entry(p.topic.clone()).or_insert(n);
+            }
             _ => {}
         }
         Ok(())
@@ -305,6 +312,10 @@ mod tests {
         assert_eq!(check(&mut known, "crash 7").unwrap_err(), "broker 7 does not exist (brokers: 0,1,2)");
         assert!(check(&mut known, "set min.insync.replica=2").unwrap_err().contains("did you mean"));
         assert_eq!(check(&mut known, "set acks=1"), Ok(()));
+        // auto.create.topics.enable (default true): the producer's Metadata request creates it.
+        assert_eq!(check(&mut known, "produce auto 5"), Ok(()));
+        assert_eq!(known.topic("auto"), Ok(1));
+        assert!(check(&mut known, "set auto.create.topics.enable=false").is_ok());
         assert_eq!(
             check(&mut known, "produce other 5").unwrap_err(),
             "UNKNOWN_TOPIC_OR_PARTITION: topic `other` does not exist"

@@ -100,6 +100,9 @@ pub struct Broker {
     quotas: ReplicationQuotas,
     /// Its part in consumer groups: FindCoordinator and the group coordinator ([`groups`]).
     groups: groups::GroupHost,
+    /// Topics whose automatic creation it forwarded to the controller, with when
+    /// (`AutoTopicCreationManager.inflightTopics`, [`auto_topic_creation`]).
+    auto_creating: BTreeMap<Arc<str>, Ms>,
     /// The replicas changed since the dashboard's snapshot last looked ([`view_marks`]).
     view_marks: ViewMarks,
 }
@@ -149,6 +152,7 @@ macro_rules! ctx {
     };
 }
 
+mod auto_topic_creation;
 mod fetcher;
 mod groups;
 mod serve_consumer;
@@ -191,6 +195,7 @@ impl Broker {
             registration: RegistrationRetry::default(),
             quotas: ReplicationQuotas::new(&config),
             groups: groups::GroupHost::default(),
+            auto_creating: BTreeMap::new(),
             view_marks: ViewMarks::default(),
             config,
         }
@@ -392,6 +397,7 @@ impl Broker {
             p.reset_role();
         }
         self.groups.crash();
+        self.auto_creating.clear();
     }
 
     /// Asks the controller for a controlled shutdown (R6.6) with an immediate heartbeat.
@@ -486,6 +492,10 @@ impl Broker {
             }
             Message::Group { correlation_id, request } => {
                 self.on_group_request(now, from, correlation_id, *request, out);
+            }
+            Message::TopicMetadata { correlation_id, topics, allow_auto_topic_creation } => {
+                let errors = self.topic_metadata_errors(now, &topics, allow_auto_topic_creation, out);
+                out.send(from, Message::TopicMetadataResponse { correlation_id, errors });
             }
             _ => {}
         }
@@ -612,10 +622,15 @@ impl Broker {
             self.topic_names.retain(|_, n| n != name);
             if &**name == OFFSETS_TOPIC {
                 self.offsets_topic_deleted(now, out);
+            } else {
+                self.groups_topic_deleted(now, name, out);
             }
         }
         for ps in &delta.partitions {
             self.groups.note_partition(ps);
+            // A created topic is no longer in flight (`AutoTopicCreationManager` clears it
+            // when the CreateTopics answer comes).
+            self.auto_creating.remove(&ps.tp.topic);
             if !self.topic_names.contains_key(&ps.topic_id) {
                 // One id per name, as the metadata cache holds them: a new id replaces the
                 // old one of the same name.

@@ -227,6 +227,12 @@ impl ConsumerClient {
             Message::FetchResponse(resp) => self.on_fetch_response(now, resp, out),
             Message::ListOffsetsResponse(resp) => self.on_list_offsets(now, resp, out),
             Message::OffsetsForLeaderEpochResponse(resp) => self.on_epoch_end(now, resp, out),
+            Message::TopicMetadataResponse { errors, .. } => {
+                if let Some((topic, error)) = errors.first() {
+                    let why = format!("{error} for topic {topic} in a Metadata answer");
+                    self.last_error = Some((now, why));
+                }
+            }
             other => {
                 if let Some(m) = self.membership.handle(now, other, out) {
                     tracing::error!(t = now, api = m.api_name(), "a consumer cannot handle this message");
@@ -249,6 +255,7 @@ impl ConsumerClient {
         }
         let mut times: Vec<Ms> = Vec::new();
         times.extend(self.metadata.refresh_at(self.config.retry_backoff_ms));
+        times.extend(self.metadata.topic_request_at(self.config.retry_backoff_ms));
         times.extend(self.fetches.values().map(|f| f.timeout_at));
         times.extend(self.conns.next_setup_timeout());
         times.extend(self.membership.next_deadline());
@@ -296,6 +303,24 @@ impl ConsumerClient {
         }
     }
 
+    /// Sends a Metadata request for the subscribed topics the metadata does not list, when
+    /// due, allowing auto-creation as `allow.auto.create.topics` says.
+    fn request_missing_topics(&mut self, now: Ms, out: &mut Outbox) {
+        if self.metadata.topic_request_at(self.config.retry_backoff_ms).is_none_or(|t| t > now) {
+            return;
+        }
+        let conns = &self.conns;
+        let Some((broker, topics)) = self.metadata.take_topic_request(now, |b| conns.is_ready(b)) else {
+            return;
+        };
+        let correlation_id = self.correlation();
+        let allow_auto_topic_creation = self.config.allow_auto_create_topics;
+        out.send(
+            NodeId::Broker(broker),
+            Message::TopicMetadata { correlation_id, topics, allow_auto_topic_creation },
+        );
+    }
+
     fn correlation(&mut self) -> u64 {
         let id = self.next_correlation_id;
         self.next_correlation_id += 1;
@@ -326,6 +351,7 @@ impl ConsumerClient {
                 });
             }
         }
+        self.request_missing_topics(now, out);
         self.time_out(now);
         self.sync_assignment();
         self.start_partitions(now, out);

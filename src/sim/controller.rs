@@ -88,8 +88,9 @@ pub struct QuorumController {
     published: MetadataImage,
     /// The last refusal of a forwarded auto-creation, so a repeat is not reported again.
     auto_create_error: Option<String>,
-    /// The target of each reassignment started with `reassign` and not yet verified done:
-    /// what `kafka-reassign-partitions.sh --verify` reads back from its JSON file.
+    /// The last target each partition was given with `reassign`: what
+    /// `kafka-reassign-partitions.sh --verify` reads back from its JSON file, which neither a
+    /// cancel nor a verify erases.
     reassign_targets: BTreeMap<TopicPartition, Vec<BrokerId>>,
     /// The next producer id to hand out ([`QuorumController::allocate_producer_id`]).
     next_producer_id: i64,
@@ -148,7 +149,7 @@ impl QuorumController {
                 tracing::debug!(t = now, tp = %tp, leader, ?result, "AlterPartition answered");
                 out.send(from, Message::AlterPartitionResponse { tp, result: Box::new(result) });
             }
-            Message::CreateInternalTopic(spec) => self.auto_create_topic(now, &spec, out),
+            Message::AutoCreateTopic(spec) => self.auto_create_topic(now, &spec, out),
             other => {
                 tracing::error!(
                     t = now,

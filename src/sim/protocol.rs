@@ -704,9 +704,33 @@ pub enum Message {
         /// The answer (boxed, as the request).
         response: Box<GroupResponse>,
     },
-    /// Broker → controller: create an internal topic, as the CreateTopics a broker's
-    /// `AutoTopicCreationManager` forwards when a FindCoordinator finds no `__consumer_offsets`.
-    CreateInternalTopic(Box<TopicSpec>),
+    /// Broker → controller: create a topic, as the CreateTopics a broker's
+    /// `AutoTopicCreationManager` forwards when a FindCoordinator finds no
+    /// `__consumer_offsets`, or a Metadata request that allows it names a missing topic.
+    AutoCreateTopic(Box<TopicSpec>),
+    /// Client → broker: a `Metadata` request for `topics`, with `allowAutoTopicCreation`
+    /// (`MetadataRequest` v4+; a producer's always allows it, a consumer's when
+    /// `allow.auto.create.topics` is true). Only what it does for missing topics is modelled:
+    /// the partitions and leaders a real answer lists reach the clients as
+    /// [`Message::Metadata`].
+    TopicMetadata {
+        /// Correlation id, echoed in the answer.
+        correlation_id: u64,
+        /// The topics asked for.
+        topics: Vec<Arc<str>>,
+        /// `allowAutoTopicCreation`.
+        allow_auto_topic_creation: bool,
+    },
+    /// Broker → client: the per-topic errors of a Metadata answer
+    /// (`KafkaApis.handleTopicMetadataRequest`): `LEADER_NOT_AVAILABLE` while a topic is
+    /// being created, `UNKNOWN_TOPIC_OR_PARTITION` for a missing topic that is not,
+    /// `INVALID_TOPIC_EXCEPTION` for a name Kafka refuses.
+    TopicMetadataResponse {
+        /// Echo of the request's correlation id.
+        correlation_id: u64,
+        /// The topics with an error (those that exist have none).
+        errors: Vec<(Arc<str>, ErrorCode)>,
+    },
 }
 
 /// Bytes every message costs on a link besides its record batches: the 4-byte size prefix,
@@ -777,7 +801,9 @@ impl Message {
             Message::Disconnected { .. } => "Disconnected",
             Message::Group { request, .. } => request.api_name(),
             Message::GroupResponse { .. } => "GroupResponse",
-            Message::CreateInternalTopic(_) => "CreateTopics",
+            Message::AutoCreateTopic(_) => "CreateTopics",
+            Message::TopicMetadata { .. } => "Metadata",
+            Message::TopicMetadataResponse { .. } => "MetadataResponse",
         }
     }
 
@@ -789,6 +815,7 @@ impl Message {
             Message::GroupResponse { correlation_id, .. } => Some(*correlation_id),
             Message::ListOffsetsResponse(r) => Some(r.correlation_id),
             Message::OffsetsForLeaderEpochResponse(r) => Some(r.correlation_id),
+            Message::TopicMetadataResponse { correlation_id, .. } => Some(*correlation_id),
             _ => None,
         }
     }
@@ -805,6 +832,7 @@ impl Message {
                 | Message::ListOffsets(_)
                 | Message::OffsetsForLeaderEpoch(_)
                 | Message::Group { .. }
+                | Message::TopicMetadata { .. }
         )
     }
 
@@ -816,6 +844,7 @@ impl Message {
             Message::Group { correlation_id, .. } => Some(*correlation_id),
             Message::ListOffsets(r) => Some(r.correlation_id),
             Message::OffsetsForLeaderEpoch(r) => Some(r.correlation_id),
+            Message::TopicMetadata { correlation_id, .. } => Some(*correlation_id),
             _ => None,
         }
     }

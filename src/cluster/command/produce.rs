@@ -33,7 +33,7 @@ impl Unit for Produce {
     const VERBS: &'static [&'static str] = &["produce"];
     const USAGE: &'static [&'static str] = &["produce T N [key=K]"];
 
-    const ABOUT: &'static str = "Hand N records to the producer of topic T now, on top of its rate. A topic that no producer writes to gets one with `rate=0`, which sends only what `produce` hands it. Without a key the records are keyless and the sticky partitioner places them; with `key=K` every record has key K and goes to that key's partition.";
+    const ABOUT: &'static str = "Hand N records to the producer of topic T now, on top of its rate. A topic that no producer writes to gets one with `rate=0`, which sends only what `produce` hands it. A topic that does not exist is created by the broker the producer asks for its metadata while `auto.create.topics.enable` is true (the default), with `num.partitions` and `default.replication.factor`. Without a key the records are keyless and the sticky partitioner places them; with `key=K` every record has key K and goes to that key's partition.";
     const KAFKA: Option<&'static str> = Some(
         "the built-in partitioner, which sends a key to partition `toPositive(murmur2(key)) % partitions`",
     );
@@ -60,8 +60,18 @@ impl Unit for Produce {
         Ok(Produce { topic, count, key })
     }
 
+    /// A missing topic is accepted while `auto.create.topics.enable` is true: the producer's
+    /// Metadata request has the broker create it (`AutoTopicCreationManager`), with
+    /// `num.partitions` and `default.replication.factor`. Errors: a missing topic when it is
+    /// false ([`SimError::UnknownTopic`]; Kafka's producer would wait `max.block.ms` for it),
+    /// and a name Kafka refuses.
     fn validate(&self, cluster: &dyn Catalog) -> Result<(), SimError> {
-        known_topic(cluster, &self.topic).map(|_| ())
+        match known_topic(cluster, &self.topic) {
+            Err(_) if cluster.broker_config().auto_create_topics_enable => {
+                crate::sim::assignment::validate_topic_name(&self.topic)
+            }
+            other => other.map(|_| ()),
+        }
     }
 
     fn apply(&self, world: &Rc<World>, out: &mut Outbox) -> Result<Applied, SimError> {

@@ -18,7 +18,6 @@ use crate::sim::group::coordinator::{GroupCoordinator, GroupOutbox};
 use crate::sim::group::messages::{GroupRequest, GroupResponse, OffsetsRecord};
 use crate::sim::group::{GroupCoordinatorConfig, OFFSETS_TOPIC, partition_for};
 use crate::sim::protocol::{Batch, Message, NodeId, PartitionState};
-use crate::sim::spec::TopicSpec;
 use crate::sim::{BrokerId, Ms, Outbox, TopicPartition};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -161,14 +160,8 @@ impl Broker {
             return;
         }
         self.groups.creation_sent = Some(now);
-        let spec = TopicSpec {
-            name: OFFSETS_TOPIC.to_string(),
-            partitions: self.config.offsets_topic_num_partitions,
-            replication_factor: self.config.offsets_topic_replication_factor,
-            placement: Default::default(),
-            config: Default::default(),
-        };
-        out.send(NodeId::Controller, Message::CreateInternalTopic(Box::new(spec)));
+        let spec = self.creatable_topic(OFFSETS_TOPIC);
+        out.send(NodeId::Controller, Message::AutoCreateTopic(Box::new(spec)));
     }
 
     /// Creates the coordinator once the offsets topic is known.
@@ -222,6 +215,17 @@ impl Broker {
         self.groups.leaders.clear();
         self.groups.dirty.clear();
         self.groups.creation_sent = None;
+    }
+
+    /// Topic `topic` (not `__consumer_offsets`) was deleted: the coordinator drops the
+    /// groups' committed offsets of it and writes their tombstones
+    /// ([`GroupCoordinator::on_topic_deleted`]).
+    pub(super) fn groups_topic_deleted(&mut self, now: Ms, topic: &str, out: &mut Outbox) {
+        let mut g = GroupOutbox::default();
+        if let Some(c) = self.groups.coordinator.as_mut() {
+            c.on_topic_deleted(now, topic, &mut g);
+        }
+        self.drain_group_outbox(now, g, out);
     }
 
     /// Fires the coordinator's timers.
@@ -353,21 +357,18 @@ mod tests {
                 coordinator: None
             }]
         );
-        let created: Vec<&TopicSpec> = out
+        let created: Vec<&crate::sim::spec::TopicSpec> = out
             .sends
             .iter()
             .filter_map(|(to, m)| match m {
-                Message::CreateInternalTopic(s) if *to == NodeId::Controller => Some(&**s),
+                Message::AutoCreateTopic(s) if *to == NodeId::Controller => Some(&**s),
                 _ => None,
             })
             .collect();
         assert_eq!(created.len(), 1);
         assert_eq!((created[0].partitions, created[0].replication_factor), (50, 3));
         let again = group(&mut b, 20, GroupRequest::FindCoordinator { group: "g".into() });
-        assert!(
-            !again.sends.iter().any(|(_, m)| matches!(m, Message::CreateInternalTopic(_))),
-            "one in flight"
-        );
+        assert!(!again.sends.iter().any(|(_, m)| matches!(m, Message::AutoCreateTopic(_))), "one in flight");
     }
 
     /// Broker 0 leads the one-partition `__consumer_offsets` with follower 1 in the ISR: the
@@ -390,7 +391,7 @@ mod tests {
             group: "g".into(),
             member: "".into(),
             generation: -1,
-            offsets: vec![(TopicPartition::new("t", 0), 5)],
+            offsets: vec![(TopicPartition::new("t", 0), crate::sim::consumer::OffsetAndEpoch::at(5))],
         };
         let out = group(&mut b, 20, commit);
         assert!(answers(&out).is_empty(), "waits for the follower to fetch the record");

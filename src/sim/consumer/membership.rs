@@ -19,6 +19,14 @@ pub struct OffsetAndEpoch {
     pub leader_epoch: Option<Epoch>,
 }
 
+impl OffsetAndEpoch {
+    /// `offset` with no known leader epoch (a commit made without one, as clients before
+    /// KIP-320 made them).
+    pub const fn at(offset: Offset) -> Self {
+        OffsetAndEpoch { offset, leader_epoch: None }
+    }
+}
+
 /// Where a newly owned partition starts.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum Start {

@@ -9,6 +9,11 @@
 //! alone, so the refresh after the deletion drops the topic's partitions. The subscription keeps
 //! the topic (`SubscriptionState.subscription` is the topics asked for, not those that exist):
 //! were it created again, the next refresh would bring its partitions back.
+//!
+//! A subscribed topic the metadata does not list is asked for with a Metadata request whose
+//! `allowAutoTopicCreation` is `allow.auto.create.topics` (`ConsumerMetadata`, KIP-361): with
+//! the broker's `auto.create.topics.enable` the broker has it created
+//! ([`crate::sim::broker::Broker::topic_metadata_errors`]).
 
 use crate::sim::producer::METADATA_MAX_AGE_MS;
 use crate::sim::protocol::MetadataDelta;
@@ -27,6 +32,12 @@ pub struct ClientMetadata {
     routing: BTreeMap<TopicPartition, LeaderAndEpoch>,
     last_refresh: Option<Ms>,
     refresh_wanted: bool,
+    /// A push arrived: a subscribed topic it does not list is missing.
+    pushed: bool,
+    /// The unfenced brokers, where a Metadata request can go.
+    brokers: BTreeSet<BrokerId>,
+    /// When the last Metadata request for missing topics went out.
+    topic_request_sent: Option<Ms>,
 }
 
 impl ClientMetadata {
@@ -38,6 +49,14 @@ impl ClientMetadata {
     /// Takes in a push; an older leader epoch than known is ignored, a deleted topic's
     /// partitions are forgotten.
     pub fn apply(&mut self, delta: &MetadataDelta) {
+        self.pushed = true;
+        for b in &delta.brokers {
+            if b.fenced {
+                self.brokers.remove(&b.id);
+            } else {
+                self.brokers.insert(b.id);
+            }
+        }
         for name in delta.deleted_topics.iter().filter(|t| self.topics.contains(*t)) {
             self.latest.retain(|tp, _| tp.topic != *name);
         }
@@ -47,6 +66,39 @@ impl ClientMetadata {
                 self.latest.insert(state.tp.clone(), (state.leader, state.leader_epoch));
             }
         }
+    }
+
+    /// The subscribed topics the latest metadata does not list (none before the first push).
+    pub fn missing_topics(&self) -> Vec<Arc<str>> {
+        if !self.pushed {
+            return Vec::new();
+        }
+        let listed: BTreeSet<&Arc<str>> = self.latest.keys().map(|tp| &tp.topic).collect();
+        self.topics.iter().filter(|t| !listed.contains(t)).cloned().collect()
+    }
+
+    /// When the next Metadata request for missing topics is due: at once for the first, then
+    /// every `retry_backoff_ms` while one is missing (Java's `Metadata` backs off up to
+    /// `retry.backoff.max.ms`; isrlab keeps the first step).
+    pub fn topic_request_at(&self, retry_backoff_ms: Ms) -> Option<Ms> {
+        if self.brokers.is_empty() || self.missing_topics().is_empty() {
+            return None;
+        }
+        Some(self.topic_request_sent.map_or(0, |t| t + retry_backoff_ms.max(1)))
+    }
+
+    /// Where a Metadata request for the missing topics goes at `now`
+    /// (`NetworkClient.leastLoadedNode`: the first broker `connected` accepts, else the lowest
+    /// id), and the topics; notes it as sent.
+    pub fn take_topic_request(
+        &mut self,
+        now: Ms,
+        connected: impl Fn(BrokerId) -> bool,
+    ) -> Option<(BrokerId, Vec<Arc<str>>)> {
+        let broker =
+            self.brokers.iter().copied().find(|&b| connected(b)).or(self.brokers.first().copied())?;
+        self.topic_request_sent = Some(now);
+        Some((broker, self.missing_topics()))
     }
 
     /// Asks for a refresh at the next chance (an error said the metadata is stale).

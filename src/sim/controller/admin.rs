@@ -312,7 +312,8 @@ impl QuorumController {
             report(p, &plan, None, ElectionKind::Reassignment, out);
         }
         // `cancelAssignment` clears the throttles right after cancelling, whatever else runs.
-        let target = self.reassign_targets.remove(&p.tp).unwrap_or_default();
+        // The target stays for `--verify`, as the JSON file the user cancelled with does.
+        let target = self.reassign_targets.get(&p.tp).cloned().unwrap_or_default();
         self.clear_all_throttles(&[(p.tp.clone(), target)], out);
         Ok(())
     }
@@ -346,8 +347,11 @@ impl QuorumController {
     /// `reassign --verify [T-P]` (`ReassignPartitionsCommand.verifyAssignment`): the state of
     /// each reassignment started with `reassign` (of `only`, or of all of them), and, when no
     /// reassignment is running anywhere in the cluster, the removal of every throttle
-    /// (`Self::clear_all_throttles`). The verified targets are then forgotten, as a JSON file
-    /// whose moves are done has nothing more to say.
+    /// (`Self::clear_all_throttles`). The targets are kept, as the tool's JSON file is: a
+    /// second `--verify` reports the same moves again and clears the throttles again, and a
+    /// cancelled move reads "There is no active reassignment of partition t-0, but replica set
+    /// is 1,2,3 rather than 1,2,4." (`findPartitionReassignmentStates`: a partition missing
+    /// from `listPartitionReassignments` is compared with its target).
     ///
     /// Errors: `InvalidState` when no reassignment (of `only`) was started with `reassign`,
     /// since the tool verifies against the targets it was given.
@@ -390,7 +394,6 @@ impl QuorumController {
         }
         if !self.partitions().any(PartitionState::is_reassigning) {
             report.cleared = self.clear_all_throttles(&targets, out);
-            targets.iter().for_each(|(tp, _)| _ = self.reassign_targets.remove(tp));
             self.after_write(now);
             self.flush(out);
         }
@@ -602,8 +605,9 @@ mod tests {
             (None, None)
         );
         assert!(c.broker_config().throttle_rates_by_broker.is_empty());
-        let again = c.verify_reassignments(40, None, &mut Outbox::default()).unwrap_err();
-        assert_eq!(again.to_string(), "no reassignment was started with `reassign`; nothing to verify");
+        // The targets are the tool's JSON file: verifying again reports the move again.
+        let again = c.verify_reassignments(40, None, &mut Outbox::default()).unwrap();
+        assert_eq!(again.states, verified.states);
     }
 
     /// `--cancel` clears the throttles right away (`cancelAssignment` → `clearAllThrottles`),
@@ -629,7 +633,6 @@ mod tests {
         let u = TopicPartition::new("u", 0);
         c.alter_reassignment(50, &u, Some(&[1, 2, 4]), None, &mut Outbox::default()).unwrap();
         c.alter_reassignment(51, &u, None, None, &mut Outbox::default()).unwrap();
-        c.reassign_targets.insert(u.clone(), vec![1, 2, 4]);
         let report = c.verify_reassignments(60, Some(&u), &mut Outbox::default()).unwrap();
         assert_eq!(
             report.states,

@@ -209,17 +209,23 @@ impl QuorumController {
         Ok(())
     }
 
-    /// Creates an internal topic a broker's `AutoTopicCreationManager` forwarded (the first
-    /// FindCoordinator creates `__consumer_offsets`). An existing topic is left alone; a
-    /// refusal (e.g. `offsets.topic.replication.factor` above the registered brokers:
+    /// Creates a topic a broker's `AutoTopicCreationManager` forwarded (the first
+    /// FindCoordinator creates `__consumer_offsets`; a Metadata request that allows it creates
+    /// any missing topic). An existing topic is left alone; a refusal of `__consumer_offsets`
+    /// (e.g. `offsets.topic.replication.factor` above the registered brokers:
     /// `INVALID_REPLICATION_FACTOR`) is reported once per distinct reason, and the next
-    /// FindCoordinator tries again.
+    /// FindCoordinator tries again. A refusal of another topic is only logged, as Kafka's
+    /// `AutoTopicCreationManager` does: its clients keep getting `UNKNOWN_TOPIC_OR_PARTITION` or
+    /// `LEADER_NOT_AVAILABLE` from their Metadata requests.
     pub fn auto_create_topic(&mut self, now: Ms, spec: &TopicSpec, out: &mut Outbox) {
         if self.topics.contains_key(spec.name.as_str()) {
             return;
         }
         match self.create_topic(now, spec, out) {
             Ok(()) => self.auto_create_error = None,
+            Err(e) if spec.name != crate::sim::group::OFFSETS_TOPIC => {
+                tracing::info!(t = now, topic = spec.name, error = %e, "auto-creation refused");
+            }
             Err(e) => {
                 let reason = e.to_string();
                 if self.auto_create_error.as_ref() != Some(&reason) {

@@ -47,7 +47,12 @@ mod tests {
     #[test]
     fn values_read_back_as_records() {
         let book = OffsetsBook::default();
-        let r = |o| OffsetsRecord::Commit { group: "g".into(), tp: TopicPartition::new("t", 0), offset: o };
+        let r = |o| OffsetsRecord::Commit {
+            group: "g".into(),
+            tp: TopicPartition::new("t", 0),
+            offset: o,
+            leader_epoch: Some(0),
+        };
         let values = book.add(vec![r(1), r(2)]);
         assert_eq!(values.count(), 2);
         assert_eq!(book.get(values.get(1).unwrap()), Some(r(2)));

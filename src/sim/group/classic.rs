@@ -2,8 +2,9 @@
 //! `ClassicGroupMember`, `ClassicGroupState`). The request handling and timers that move it
 //! between states are in [`super::coordinator`].
 
-use super::super::{Ms, Offset, TopicPartition};
+use super::super::{Ms, TopicPartition};
 use super::messages::{GroupId, MemberId, Subscription};
+use crate::sim::consumer::OffsetAndEpoch;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::sync::Arc;
@@ -137,7 +138,7 @@ pub struct ClassicGroup {
     /// When members that have not synced are removed (ms).
     pub sync_deadline: Option<Ms>,
     /// Committed offsets (only those whose write reached the HW).
-    pub offsets: BTreeMap<TopicPartition, Offset>,
+    pub offsets: BTreeMap<TopicPartition, OffsetAndEpoch>,
 }
 
 impl ClassicGroup {

@@ -29,6 +29,7 @@ use super::messages::{
 };
 use super::{GroupCoordinatorConfig, partition_for};
 use crate::kafka::errors::ErrorCode;
+use crate::sim::consumer::OffsetAndEpoch;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -69,7 +70,7 @@ pub fn coordinator_error(append_error: ErrorCode) -> ErrorCode {
 
 #[derive(Clone, Debug)]
 enum WriteKind {
-    Commit { client: ClientId, group: GroupId, offsets: Vec<(TopicPartition, Offset)> },
+    Commit { client: ClientId, group: GroupId, offsets: Vec<(TopicPartition, OffsetAndEpoch)> },
     Sync { group: GroupId, generation: i32, assignment: Vec<(MemberId, Vec<TopicPartition>)> },
     Empty,
 }
@@ -310,6 +311,31 @@ impl GroupCoordinator {
         }
     }
 
+    /// The partitions of `topic` were deleted (`GroupCoordinatorService.onPartitionsDeleted`,
+    /// called by `BrokerMetadataPublisher` for each topic id a metadata delta deletes): every
+    /// group loaded here forgets its committed offsets of the topic, and a tombstone for each
+    /// goes to its offsets partition (`OffsetMetadataManager.onPartitionsDeleted`), so a
+    /// coordinator that loads the partition later forgets them too. A topic created again
+    /// under the same name (a new topic id) starts with no committed offsets: its consumers
+    /// begin at `auto.offset.reset`.
+    pub fn on_topic_deleted(&mut self, now: Ms, topic: &str, out: &mut GroupOutbox) {
+        let groups: Vec<(GroupId, Vec<TopicPartition>)> = (self.groups.values_mut())
+            .filter_map(|g| {
+                let gone: Vec<TopicPartition> =
+                    g.offsets.keys().filter(|tp| &*tp.topic == topic).cloned().collect();
+                gone.iter().for_each(|tp| _ = g.offsets.remove(tp));
+                (!gone.is_empty()).then(|| (g.id.clone(), gone))
+            })
+            .collect();
+        for (group, gone) in groups {
+            let records = gone
+                .into_iter()
+                .map(|tp| OffsetsRecord::CommitTombstone { group: group.clone(), tp })
+                .collect();
+            self.write(now, &group, records, WriteKind::Empty, out);
+        }
+    }
+
     /// When [`Self::on_tick`] next has something to do (ms).
     pub fn next_deadline(&self) -> Option<Ms> {
         let writes = self.writes.values().map(|w| w.deadline);
@@ -539,7 +565,7 @@ impl GroupCoordinator {
         group: GroupId,
         member: MemberId,
         generation: i32,
-        offsets: Vec<(TopicPartition, Offset)>,
+        offsets: Vec<(TopicPartition, OffsetAndEpoch)>,
         out: &mut GroupOutbox,
     ) {
         if !self.groups.contains_key(&group) && generation < 0 {
@@ -554,10 +580,11 @@ impl GroupCoordinator {
         }
         let records = offsets
             .iter()
-            .map(|(tp, offset)| OffsetsRecord::Commit {
+            .map(|(tp, committed)| OffsetsRecord::Commit {
                 group: group.clone(),
                 tp: tp.clone(),
-                offset: *offset,
+                offset: committed.offset,
+                leader_epoch: committed.leader_epoch,
             })
             .collect();
         self.write(
@@ -866,8 +893,11 @@ fn reset_and_propagate(g: &mut ClassicGroup, error: ErrorCode, out: &mut GroupOu
 /// Replays one record into `g` while loading.
 fn replay(g: &mut ClassicGroup, record: &OffsetsRecord, now: Ms) {
     match record {
-        OffsetsRecord::Commit { tp, offset, .. } => {
-            g.offsets.insert(tp.clone(), *offset);
+        OffsetsRecord::Commit { tp, offset, leader_epoch, .. } => {
+            g.offsets.insert(tp.clone(), OffsetAndEpoch { offset: *offset, leader_epoch: *leader_epoch });
+        }
+        OffsetsRecord::CommitTombstone { tp, .. } => {
+            g.offsets.remove(tp);
         }
         OffsetsRecord::Metadata { generation, protocol, leader, members, .. } => {
             g.generation = *generation;

@@ -13,11 +13,12 @@
 //! Not modelled: `max.poll.interval.ms` expiry (the simulated application polls all the
 //! time), static membership, the consumer (KIP-848) protocol, synchronous commit retries.
 
-use super::super::{BrokerId, Ms, Offset, TopicPartition};
+use super::super::{BrokerId, Ms, TopicPartition};
 use super::assignor::Assignor;
 use super::event::GroupEvent;
 use super::messages::{GroupId, GroupRequest, GroupResponse, JoinResponse, MemberId, Subscription};
 use crate::kafka::errors::ErrorCode;
+use crate::sim::consumer::OffsetAndEpoch;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
@@ -106,7 +107,7 @@ pub struct MemberOutbox {
     pub events: Vec<GroupEvent>,
     /// Partitions to start fetching, from the committed offset (`None`: nothing committed,
     /// reset by `auto.offset.reset`).
-    pub started: Vec<(TopicPartition, Option<Offset>)>,
+    pub started: Vec<(TopicPartition, Option<OffsetAndEpoch>)>,
     /// Partitions to stop fetching.
     pub revoked: Vec<TopicPartition>,
 }
@@ -135,9 +136,9 @@ pub struct GroupMember {
     unstarted: BTreeSet<TopicPartition>,
     /// Where each assigned partition starts, once its committed offset is known (`None`:
     /// nothing committed).
-    starts: BTreeMap<TopicPartition, Option<Offset>>,
-    positions: BTreeMap<TopicPartition, Offset>,
-    committed: BTreeMap<TopicPartition, Offset>,
+    starts: BTreeMap<TopicPartition, Option<OffsetAndEpoch>>,
+    positions: BTreeMap<TopicPartition, OffsetAndEpoch>,
+    committed: BTreeMap<TopicPartition, OffsetAndEpoch>,
     metadata: BTreeMap<Arc<str>, u32>,
     /// Partition counts the leader assigned from (`ConsumerCoordinator.assignmentSnapshot`).
     assigned_from: Option<BTreeMap<Arc<str>, u32>>,
@@ -211,7 +212,7 @@ impl GroupMember {
     /// Where assigned partition `tp` starts: `None` while its committed offset is being
     /// fetched, `Some(None)` when nothing is committed (`auto.offset.reset` decides),
     /// `Some(Some(offset))` at the committed offset.
-    pub fn start(&self, tp: &TopicPartition) -> Option<Option<Offset>> {
+    pub fn start(&self, tp: &TopicPartition) -> Option<Option<OffsetAndEpoch>> {
         self.starts.get(tp).copied()
     }
 
@@ -224,7 +225,7 @@ impl GroupMember {
     }
 
     /// Offsets the coordinator confirmed committing, per partition.
-    pub fn committed(&self) -> &BTreeMap<TopicPartition, Offset> {
+    pub fn committed(&self) -> &BTreeMap<TopicPartition, OffsetAndEpoch> {
         &self.committed
     }
 
@@ -234,8 +235,8 @@ impl GroupMember {
     }
 
     /// The consumer's position on `tp` (the next offset it will read).
-    pub fn set_position(&mut self, tp: TopicPartition, offset: Offset) {
-        self.positions.insert(tp, offset);
+    pub fn set_position(&mut self, tp: TopicPartition, position: OffsetAndEpoch) {
+        self.positions.insert(tp, position);
     }
 
     /// Partition counts of the subscribed topics (from the consumer's metadata). A leader
@@ -260,7 +261,7 @@ impl GroupMember {
         if self.state != MemberState::Stable || self.in_flight.commit.is_some() {
             return;
         }
-        let offsets: Vec<(TopicPartition, Offset)> = self
+        let offsets: Vec<(TopicPartition, OffsetAndEpoch)> = self
             .assigned
             .iter()
             .filter_map(|tp| self.positions.get(tp).map(|o| (tp.clone(), *o)))
@@ -658,7 +659,7 @@ impl GroupMember {
         &mut self,
         now: Ms,
         error: Option<ErrorCode>,
-        offsets: Vec<(TopicPartition, Offset)>,
+        offsets: Vec<(TopicPartition, OffsetAndEpoch)>,
         out: &mut MemberOutbox,
     ) {
         self.in_flight.commit = None;
@@ -686,7 +687,7 @@ impl GroupMember {
         &mut self,
         now: Ms,
         error: Option<ErrorCode>,
-        offsets: Vec<(TopicPartition, Option<Offset>)>,
+        offsets: Vec<(TopicPartition, Option<OffsetAndEpoch>)>,
         out: &mut MemberOutbox,
     ) {
         if self.in_flight.fetch_offsets.take().is_none() {
@@ -699,9 +700,14 @@ impl GroupMember {
             return;
         }
         for (tp, offset) in offsets.into_iter().filter(|(tp, _)| self.unstarted.remove(tp)) {
-            if let Some(o) = offset {
-                self.positions.insert(tp.clone(), o);
-                self.committed.insert(tp.clone(), o);
+            match offset {
+                Some(o) => {
+                    self.positions.insert(tp.clone(), o);
+                    self.committed.insert(tp.clone(), o);
+                }
+                // Nothing committed (any more: a deleted topic's offsets are tombstoned), so an
+                // older commit it remembers must not stop it committing the same offset again.
+                None => _ = self.committed.remove(&tp),
             }
             self.starts.insert(tp.clone(), offset);
             out.started.push((tp, offset));

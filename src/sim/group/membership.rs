@@ -89,13 +89,13 @@ impl Membership for GroupMembership {
         match self.member.start(tp) {
             None => Start::Pending,
             Some(None) => Start::Reset,
-            Some(Some(offset)) => Start::At(OffsetAndEpoch { offset, leader_epoch: None }),
+            Some(Some(committed)) => Start::At(committed),
         }
     }
 
     fn commit(&mut self, now: Ms, offsets: &[(TopicPartition, OffsetAndEpoch)], out: &mut Outbox) {
         for (tp, p) in offsets {
-            self.member.set_position(tp.clone(), p.offset);
+            self.member.set_position(tp.clone(), *p);
         }
         let mut mo = MemberOutbox::default();
         self.member.commit(now, &mut mo);
@@ -138,7 +138,7 @@ impl Membership for GroupMembership {
 
     fn note_positions(&mut self, positions: &[(TopicPartition, OffsetAndEpoch)]) {
         for (tp, p) in positions {
-            self.member.set_position(tp.clone(), p.offset);
+            self.member.set_position(tp.clone(), *p);
         }
     }
 
@@ -163,7 +163,7 @@ impl Membership for GroupMembership {
             coordinator: m.coordinator(),
             state: format!("{:?}", m.state()),
             rebalances: m.rebalances(),
-            committed: m.committed().iter().map(|(tp, o)| (tp.clone(), *o)).collect(),
+            committed: m.committed().iter().map(|(tp, o)| (tp.clone(), o.offset)).collect(),
         })
     }
 }

@@ -4,8 +4,9 @@
 //! `ConsumerProtocolAssignment`) decoded, and the records the coordinator writes to
 //! `__consumer_offsets` (`OffsetCommitKey/Value`, `GroupMetadataKey/Value`).
 
-use super::super::{BrokerId, Offset, TopicPartition};
+use super::super::{BrokerId, Epoch, Offset, TopicPartition};
 use crate::kafka::errors::ErrorCode;
+use crate::sim::consumer::OffsetAndEpoch;
 use std::sync::Arc;
 
 /// A group id (`group.id`).
@@ -83,8 +84,10 @@ pub enum GroupRequest {
         member: MemberId,
         /// Its generation, or -1.
         generation: i32,
-        /// Offsets to commit: the next record the group should read, per partition.
-        offsets: Vec<(TopicPartition, Offset)>,
+        /// Offsets to commit: the next record the group should read, per partition, with the
+        /// leader epoch of the record before it (`OffsetCommitRequest` v7+
+        /// `committedLeaderEpoch`, KIP-320).
+        offsets: Vec<(TopicPartition, OffsetAndEpoch)>,
     },
     /// `OffsetFetch` (`require_stable` is not modelled: isrlab has no transactions).
     FetchOffsets {
@@ -191,14 +194,15 @@ pub enum GroupResponse {
         /// `None` on success.
         error: Option<ErrorCode>,
         /// The offsets of the request.
-        offsets: Vec<(TopicPartition, Offset)>,
+        offsets: Vec<(TopicPartition, OffsetAndEpoch)>,
     },
     /// `OffsetFetch`: the committed offset per partition asked for (`None`: nothing committed).
     FetchOffsets {
         /// `None` on success.
         error: Option<ErrorCode>,
-        /// Committed offsets.
-        offsets: Vec<(TopicPartition, Option<Offset>)>,
+        /// Committed offsets, with their leader epochs (`OffsetFetchResponse`
+        /// `committedLeaderEpoch`).
+        offsets: Vec<(TopicPartition, Option<OffsetAndEpoch>)>,
     },
 }
 
@@ -214,6 +218,17 @@ pub enum OffsetsRecord {
         tp: TopicPartition,
         /// The committed offset.
         offset: Offset,
+        /// The leader epoch committed with it (`OffsetCommitValue.leaderEpoch`, KIP-320).
+        leader_epoch: Option<Epoch>,
+    },
+    /// An `OffsetCommitKey` with no value: the tombstone that erases `group`'s committed
+    /// offset of `tp` (`OffsetMetadataManager.appendOffsetCommitTombstone`), written when
+    /// the partition's topic is deleted.
+    CommitTombstone {
+        /// The group.
+        group: GroupId,
+        /// The partition.
+        tp: TopicPartition,
     },
     /// `GroupMetadataKey/Value`: the group's generation and members with assignments
     /// (written when a generation completes its sync, or the group empties).
@@ -250,7 +265,9 @@ impl OffsetsRecord {
     /// The group the record belongs to.
     pub fn group(&self) -> &GroupId {
         match self {
-            OffsetsRecord::Commit { group, .. } | OffsetsRecord::Metadata { group, .. } => group,
+            OffsetsRecord::Commit { group, .. }
+            | OffsetsRecord::CommitTombstone { group, .. }
+            | OffsetsRecord::Metadata { group, .. } => group,
         }
     }
 }

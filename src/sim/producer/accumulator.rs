@@ -45,6 +45,11 @@ pub(super) struct ProducerBatch {
     pub(super) retries_done: u32,
     /// Error of the latest failed attempt.
     pub(super) last_error: Option<ErrorCode>,
+    /// Its producer id and sequence were re-stamped by an epoch bump after it was first sent
+    /// (Java `ProducerBatch.sequenceHasBeenReset`, set by `resetProducerState`): an
+    /// `OUT_OF_ORDER_SEQUENCE_NUMBER` for an attempt sent under the old stamp is retried
+    /// without another bump.
+    pub(super) sequence_reset: bool,
     /// When each of its records was handed to the producer (for the produce latency).
     pub(super) sent_at: SendTimes,
 }
@@ -243,6 +248,7 @@ impl ProducerClient {
             acks,
             retries_done: 0,
             last_error: None,
+            sequence_reset: false,
         }
     }
 

@@ -29,17 +29,24 @@
 //!   `NETWORK_EXCEPTION` and are retried, and a metadata update is requested
 //!   (`NetworkClient.processDisconnection`, `DefaultMetadataUpdater.handleServerDisconnect`).
 //! - `TransactionManager` (idempotent part): producer id and per-partition sequence numbers
-//!   (R5.8); after a batch with an assigned sequence fails for good, the producer takes a
-//!   fresh producer id and restarts sequences at 0, which stands in for the epoch bump of
-//!   KIP-360 (our [`Batch`](super::protocol::Batch) has no epoch field). An `OUT_OF_ORDER_SEQUENCE_NUMBER` for a
-//!   batch behind an unresolved earlier one is retried (`TransactionManager.canRetry`), and
-//!   retried batches go one at a time in sequence order, so order survives retries.
+//!   (R5.8). An `OUT_OF_ORDER_SEQUENCE_NUMBER` is retried, as Java's client does since 2.5
+//!   (KIP-360, `TransactionManager.canRetry`): for a batch behind an unresolved earlier one
+//!   as it is; for the next sequence (a real gap, e.g. after an unclean election) with an
+//!   epoch bump that restarts the partition's unresolved batches at sequence 0
+//!   (`requestEpochBumpForPartition`, `TxnPartitionEntry.startSequencesAtBeginning`). Our
+//!   [`Batch`](super::protocol::Batch) has no epoch field, so a bump takes a fresh producer id,
+//!   which the leader treats the same way. After a batch with an assigned sequence fails for
+//!   another reason, the producer also takes a fresh id and restarts sequences at 0. Retried
+//!   batches go one at a time in sequence order, so order survives retries.
+//! - `ProducerMetadata`: while its topic is missing from the metadata and records wait for
+//!   it, a Metadata request with `allowAutoTopicCreation` goes to a broker every
+//!   `retry.backoff.ms`, which lets the broker create the topic (`auto.create.topics.enable`).
 //!
 //! Simplifications (isrlab's, not Kafka's):
-//! - Batches stay in flight under the producer id they were sent with: Kafka re-stamps the
-//!   unresolved batches of a partition with the new epoch and sequences from 0 after an
-//!   epoch bump (`TransactionManager.startSequencesAtBeginning`); isrlab only holds new
-//!   batches back until the old id's batches are resolved.
+//! - After a batch failed for good for another reason than `OUT_OF_ORDER_SEQUENCE_NUMBER`,
+//!   batches stay in flight under the producer id they were sent with (Kafka re-stamps the
+//!   partition's unresolved batches, `TxnPartitionEntry.startSequencesAtBeginning`); isrlab
+//!   holds new batches back until the old id's batches are resolved.
 //! - acks=0 requests are fire-and-forget: the records are done for the producer when sent
 //!   (R5.2), counted as sent without acknowledgement (never as acknowledged), they never
 //!   occupy the in-flight slot and never get a response.
@@ -144,6 +151,9 @@ pub struct ProducerClient {
     base_producer_id: i64,
     /// How many fresh producer ids were taken (KIP-360 stand-in).
     generation: i64,
+    /// Partitions whose sequences an epoch bump must restart before the next send
+    /// (`TransactionManager.partitionsToRewriteSequences`).
+    epoch_bump_for: BTreeSet<usize>,
     rng: ChaCha8Rng,
     /// Indexed by partition number.
     partitions: Vec<PartitionQueue>,
@@ -161,6 +171,12 @@ pub struct ProducerClient {
     last_refresh: Option<Ms>,
     /// An error asked for a metadata update.
     refresh_wanted: bool,
+    /// Whether the metadata lists its topic (false before it does, and after a deletion).
+    topic_in_metadata: bool,
+    /// The unfenced brokers the metadata lists: where a Metadata request can go.
+    brokers: BTreeSet<BrokerId>,
+    /// When the last Metadata request for its missing topic went out.
+    topic_request_sent: Option<Ms>,
     /// Records handed over before the topic's metadata was known.
     unassigned: VecDeque<PendingRecord>,
     /// Picks each record's partition (its own seeded stream).
@@ -210,6 +226,7 @@ impl ProducerClient {
             config,
             base_producer_id: producer_id,
             generation: 0,
+            epoch_bump_for: BTreeSet::new(),
             rng,
             partitions: Vec::new(),
             holding: Holding::default(),
@@ -218,6 +235,9 @@ impl ProducerClient {
             latest: BTreeMap::new(),
             last_refresh: None,
             refresh_wanted: false,
+            topic_in_metadata: false,
+            brokers: BTreeSet::new(),
+            topic_request_sent: None,
             unassigned: VecDeque::new(),
             partitioner: Partitioner::new(partitioner_rng),
             next_value: 0,
@@ -274,6 +294,7 @@ impl ProducerClient {
         match msg {
             Message::Metadata(delta) => self.apply_metadata(now, &delta),
             Message::ProduceResponse(resp) => self.on_response(now, resp, out),
+            Message::TopicMetadataResponse { errors, .. } => self.on_topic_metadata_errors(now, &errors),
             Message::Connected { peer: NodeId::Broker(b) } => self.conns.ready(b),
             Message::Disconnected { peer: NodeId::Broker(b), correlation_id } => {
                 self.on_disconnected(now, b, correlation_id, out)
@@ -307,6 +328,7 @@ impl ProducerClient {
             }
         };
         consider(self.metadata_refresh_at());
+        consider(self.topic_metadata_request_at());
         consider(self.unassigned.front().map(|r| r.created + dt));
         let requests = self.in_flight_requests();
         // A partition that holds nothing has no deadline.
@@ -392,6 +414,7 @@ impl ProducerClient {
         self.failed += unsent + unanswered;
         self.base_producer_id = producer_id;
         self.generation = 0;
+        self.epoch_bump_for.clear();
         self.refresh_wanted = true;
         out.emit(EventKind::ProducerRestarted {
             producer: self.index,

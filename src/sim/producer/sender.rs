@@ -73,6 +73,7 @@ impl ProducerClient {
         self.generate_before(now);
         self.refresh_if_due(now);
         self.generate(now);
+        self.request_topic_metadata(now, out);
         self.expire(now, out);
         self.time_out_requests(now, out);
         for broker in self.conns.timed_out_attempts(now) {
@@ -81,6 +82,8 @@ impl ProducerClient {
         }
         // A disconnect above asks for metadata, which the sends below should already use.
         self.refresh_if_due(now);
+        // `Sender.runOnce`: a requested epoch bump happens before anything is sent.
+        self.bump_epoch_if_needed();
         self.drain(now, out);
     }
 
@@ -400,18 +403,26 @@ impl ProducerClient {
                 | ErrorCode::UnknownLeaderEpoch
         );
         batch.last_error = Some(error);
-        let can_retry = (error.is_retriable() || self.sequence_overtaken(i, &batch, error))
+        // Idempotent batches: every OUT_OF_ORDER_SEQUENCE_NUMBER is retriable since KIP-360.
+        let sequence_error = error == ErrorCode::OutOfOrderSequenceNumber && batch.base_sequence >= 0;
+        let gap = self.sequence_gap(i, &batch, error);
+        let can_retry = (error.is_retriable() || sequence_error)
             && batch.retries_done < self.config.retries
             && now < batch.created + self.config.delivery_timeout_ms;
         let given_up = if can_retry { 0 } else { batch.values.len() as u64 };
         self.note_error(now, i, error, detail, given_up, out);
+        if gap || (sequence_error && !can_retry) {
+            // `canRetry` asks for the bump when the retry is allowed; `handleFailedBatch` when
+            // the batch fails for good.
+            self.request_epoch_bump(i);
+        }
         if can_retry {
             batch.retries_done += 1;
             let retry_at = now + self.retry_backoff(batch.retries_done);
             self.reenqueue(i, Retry { retry_at, sent_epoch, batch });
         } else {
             self.failed += batch.values.len() as u64;
-            if batch.producer_id >= 0 && batch.producer_id == self.producer_id() {
+            if !sequence_error && batch.producer_id >= 0 && batch.producer_id == self.producer_id() {
                 self.bump_producer_id();
             }
         }

@@ -1,4 +1,5 @@
 use super::*;
+use crate::sim::consumer::OffsetAndEpoch;
 
 const P: u32 = 50;
 
@@ -145,7 +146,7 @@ fn commits_wait_for_the_hw_and_time_out_as_coordinator_not_available() {
         group: "g".into(),
         member: a.clone(),
         generation: 1,
-        offsets: vec![(tp(0), offset)],
+        offsets: vec![(tp(0), OffsetAndEpoch { offset, leader_epoch: Some(2) })],
     };
     c.handle(10_000, 0, commit(5), &mut out);
     let w = out.appends.last().unwrap().write;
@@ -169,7 +170,7 @@ fn commits_wait_for_the_hw_and_time_out_as_coordinator_not_available() {
     );
     assert!(matches!(
         out.responses.pop(),
-        Some((0, GroupResponse::FetchOffsets { error: None, offsets })) if offsets == vec![(tp(0), Some(7)), (tp(1), None)]
+        Some((0, GroupResponse::FetchOffsets { error: None, offsets })) if offsets == vec![(tp(0), Some(OffsetAndEpoch { offset: 7, leader_epoch: Some(2) })), (tp(1), None)]
     ));
 }
 
@@ -189,7 +190,7 @@ fn commit_validation() {
         group: "g".into(),
         member: member.into(),
         generation,
-        offsets: vec![(tp(0), 1)],
+        offsets: vec![(tp(0), OffsetAndEpoch::at(1))],
     };
     c.handle(7000, 0, req(&a, 0), &mut out);
     assert!(matches!(
@@ -222,7 +223,7 @@ fn unloading_answers_not_coordinator_and_loading_replays_the_log() {
     let (mut c, part) = coord();
     let (a, b) = stable_pair(&mut c, part);
     let records = vec![
-        OffsetsRecord::Commit { group: "g".into(), tp: tp(0), offset: 9 },
+        OffsetsRecord::Commit { group: "g".into(), tp: tp(0), offset: 9, leader_epoch: Some(4) },
         metadata_record(c.group("g").unwrap(), &c.group("g").unwrap().assignment()),
     ];
     let mut out = GroupOutbox::default();
@@ -232,7 +233,10 @@ fn unloading_answers_not_coordinator_and_loading_replays_the_log() {
     let mut other = GroupCoordinator::new(2, GroupCoordinatorConfig::default(), P);
     other.load(8000, part, &records, 2, &mut out);
     let g = other.group("g").unwrap();
-    assert_eq!((g.state, g.generation, g.offsets.get(&tp(0))), (GroupState::Stable, 1, Some(&9)));
+    assert_eq!(
+        (g.state, g.generation, g.offsets.get(&tp(0))),
+        (GroupState::Stable, 1, Some(&OffsetAndEpoch { offset: 9, leader_epoch: Some(4) }))
+    );
     assert_eq!(g.members[&b].assignment, [tp(1)]);
     assert_eq!(heartbeat(&mut other, 8100, 1, &b, 1), None);
 }

@@ -3,6 +3,7 @@
 //! under min ISR).
 
 use super::*;
+use crate::sim::Offset;
 use crate::sim::group::GroupCoordinatorConfig;
 use crate::sim::group::coordinator::{GroupCoordinator, GroupOutbox};
 use crate::sim::group::messages::OffsetsRecord;
@@ -17,7 +18,7 @@ struct Lab {
     members: Vec<GroupMember>,
     frozen: BTreeSet<usize>,
     events: Vec<GroupEvent>,
-    started: Vec<Vec<(TopicPartition, Option<Offset>)>>,
+    started: Vec<Vec<(TopicPartition, Option<OffsetAndEpoch>)>>,
 }
 
 fn tp(p: u32) -> TopicPartition {
@@ -209,13 +210,13 @@ fn a_frozen_member_is_removed_after_session_timeout_ms() {
 fn commits_stall_while_the_hw_is_frozen_and_recover_after() {
     let mut lab = Lab::new(vec![Assignor::Range], 1);
     lab.run_until(8000);
-    lab.members[0].set_position(tp(0), 10);
+    lab.members[0].set_position(tp(0), OffsetAndEpoch::at(10));
     lab.run_until(11_000);
-    assert_eq!(lab.members[0].committed().get(&tp(0)), Some(&10));
+    assert_eq!(lab.members[0].committed().get(&tp(0)).map(|c| c.offset), Some(10));
     lab.hw_frozen = true;
-    lab.members[0].set_position(tp(0), 20);
+    lab.members[0].set_position(tp(0), OffsetAndEpoch::at(20));
     lab.run_until(30_000);
-    assert_eq!(lab.members[0].committed().get(&tp(0)), Some(&10));
+    assert_eq!(lab.members[0].committed().get(&tp(0)).map(|c| c.offset), Some(10));
     assert!(
         lab.events
             .iter()
@@ -224,7 +225,7 @@ fn commits_stall_while_the_hw_is_frozen_and_recover_after() {
     assert!(lab.count(|e| matches!(e, GroupEvent::CoordinatorLost { .. })) >= 1);
     lab.hw_frozen = false;
     lab.run_until(45_000);
-    assert_eq!(lab.members[0].committed().get(&tp(0)), Some(&20));
+    assert_eq!(lab.members[0].committed().get(&tp(0)).map(|c| c.offset), Some(20));
     assert_eq!(lab.count(|e| matches!(e, GroupEvent::CommitRecovered { .. })), 1);
 }
 
@@ -247,7 +248,7 @@ fn cooperative_members_move_only_what_must_move() {
 fn members_follow_a_coordinator_move() {
     let mut lab = Lab::new(vec![Assignor::Range], 2);
     lab.run_until(8000);
-    lab.members[0].set_position(tp(0), 3);
+    lab.members[0].set_position(tp(0), OffsetAndEpoch::at(3));
     lab.run_until(11_000);
     let mut out = GroupOutbox::default();
     let part = lab.part;
@@ -267,5 +268,5 @@ fn members_follow_a_coordinator_move() {
     assert_eq!(lab.group_state(), crate::sim::group::classic::GroupState::Stable);
     assert!(lab.members.iter().all(|m| m.coordinator() == Some(2) && m.generation() == 1));
     let g = lab.coordinators[&2].group("g").unwrap();
-    assert_eq!(g.offsets.get(&tp(0)), Some(&3));
+    assert_eq!(g.offsets.get(&tp(0)).map(|c| c.offset), Some(3));
 }

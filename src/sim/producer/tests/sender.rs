@@ -137,7 +137,8 @@ fn non_retriable_error_fails_the_batch_and_takes_a_fresh_producer_id() {
     p.enqueue(0, 2);
     p.on_tick(0, &mut out);
     let first = requests(&mut out).remove(0).1;
-    p.handle(5, err(&first, ErrorCode::OutOfOrderSequenceNumber, ""), &mut out);
+    // Not OUT_OF_ORDER_SEQUENCE_NUMBER: the idempotent producer retries that one (KIP-360).
+    p.handle(5, err(&first, ErrorCode::InvalidTopicException, ""), &mut out);
     assert_eq!(p.view_last().failed, 2);
     assert_eq!(p.view_last().pending, 0);
     p.enqueue(6, 1);
@@ -391,14 +392,44 @@ fn idempotent_retries_keep_the_order() {
     assert_eq!(p.view_last().errors.get("OUT_OF_ORDER_SEQUENCE_NUMBER"), Some(&1));
 }
 
-/// An OUT_OF_ORDER_SEQUENCE_NUMBER for the next sequence (nothing earlier unresolved)
-/// fails the batch for good, as before.
+/// An OUT_OF_ORDER_SEQUENCE_NUMBER for the next sequence (nothing earlier unresolved) is a
+/// real gap: since KIP-360 the idempotent producer bumps its epoch (here: a fresh producer
+/// id), restarts the partition's unresolved batches at sequence 0 and retries
+/// (`TransactionManager.canRetry`, `requestEpochBumpForPartition`,
+/// `TxnPartitionEntry.startSequencesAtBeginning`); the batch behind it, in flight under the
+/// old stamp, is re-stamped too, and its own OUT_OF_ORDER_SEQUENCE_NUMBER asks for no second
+/// bump (`ProducerBatch.sequenceHasBeenReset`).
 #[test]
-fn out_of_order_sequence_for_the_next_sequence_is_fatal() {
+fn out_of_order_sequence_for_the_next_sequence_bumps_the_epoch_and_retries() {
     let (mut p, mut out) = with_leaders(ProducerConfig { linger_ms: 0, ..config() }, &[Some(1)], 0);
     let first = send_one(&mut p, 0, &mut out);
-    p.handle(1, err(&first, ErrorCode::OutOfOrderSequenceNumber, ""), &mut out);
-    assert_eq!(p.view_last().failed, 1);
+    let second = send_one(&mut p, 1, &mut out);
+    let old_id = p.producer_id();
+    p.handle(2, err(&first, ErrorCode::OutOfOrderSequenceNumber, ""), &mut out);
+    assert_eq!(p.view_last().failed, 0, "retried, not failed");
+    let new_id = p.producer_id();
+    assert_ne!(new_id, old_id, "the epoch was bumped");
+    p.handle(3, err(&second, ErrorCode::OutOfOrderSequenceNumber, ""), &mut out);
+    assert_eq!(p.producer_id(), new_id, "a re-stamped batch asks for no second bump");
+    let t = p.next_deadline().unwrap();
+    p.on_tick(t, &mut out);
+    let retry = requests(&mut out).remove(0).1;
+    assert_eq!(
+        (retry.batch.producer_id, retry.batch.base_sequence, retry.batch.values.to_vec()),
+        (new_id, 0, vec![0])
+    );
+    p.handle(t + 1, ok(&retry, 10, 1), &mut out);
+    let t = p.next_deadline().unwrap().max(t + 1);
+    p.on_tick(t, &mut out);
+    let next = requests(&mut out).remove(0).1;
+    assert_eq!(
+        (next.batch.producer_id, next.batch.base_sequence, next.batch.values.to_vec()),
+        (new_id, 1, vec![1])
+    );
+    p.handle(t + 1, ok(&next, 11, 1), &mut out);
+    let v = p.view_last();
+    assert_eq!((v.acked, v.failed), (2, 0));
+    assert_eq!(v.errors.get("OUT_OF_ORDER_SEQUENCE_NUMBER"), Some(&2));
 }
 
 #[test]

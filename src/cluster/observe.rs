@@ -270,9 +270,10 @@ fn reach_by_broker(
         let me = NodeId::Broker(id);
         let both = |p: NodeId| blocked.contains(&(me, p)) && blocked.contains(&(p, me));
         let others = cores.keys().filter(|&&b| b != id).map(|&b| NodeId::Broker(b));
-        if others.chain(std::iter::once(NodeId::Controller)).all(both) {
+        let controller = NodeId::Controller(cores[&id].known_controller().0);
+        if others.chain(std::iter::once(controller)).all(both) {
             Reach::Isolated
-        } else if blocked.contains(&(me, NodeId::Controller)) {
+        } else if blocked.contains(&(me, controller)) {
             Reach::NoController
         } else {
             Reach::Controller

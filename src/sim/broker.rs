@@ -10,7 +10,7 @@ use super::log::PartitionLog;
 use super::partition::{ChangeStamp, Ctx, Partition};
 use super::protocol::{BrokerRegistration, FetchRequest, Message, MetadataDelta, NodeId};
 use super::quota::ReplicationQuotas;
-use super::{BrokerId, Ms, Offset, Outbox, TopicId, TopicIdPartition, TopicPartition};
+use super::{BrokerId, Epoch, Ms, Offset, Outbox, TopicId, TopicIdPartition, TopicPartition};
 use crate::config::{BrokerConfig, TopicConfig};
 use crate::kafka::errors::ErrorCode;
 use crate::kafka::is_internal;
@@ -102,6 +102,13 @@ pub struct Broker {
     groups: groups::GroupHost,
     /// The replicas changed since the dashboard's snapshot last looked ([`view_marks`]).
     view_marks: ViewMarks,
+    /// The active controller it knows and that controller's epoch: where its requests to the
+    /// controller go ([`NodeId::ActiveController`]), learned from the metadata log's leader
+    /// changes (Kafka's `RaftManager` leader and `MetadataCache` controller id).
+    controller: (i32, Epoch),
+    /// The metadata log offset it has applied (`BrokerLifecycleManager`'s
+    /// `highestMetadataOffsetProvider`, sent in its heartbeats).
+    metadata_offset: i64,
 }
 
 /// The broker's registration retries (Kafka's `BrokerLifecycleManager`): after a refusal it
@@ -179,6 +186,8 @@ impl Broker {
             purgatory: Purgatory::default(),
             fetch_paused: false,
             next_heartbeat: 0,
+            controller: (crate::sim::CONTROLLER_ID, 1),
+            metadata_offset: 0,
             next_isr_check: 0,
             next_checkpoint: 0,
             next_flush_check: Ms::MAX,
@@ -359,7 +368,23 @@ impl Broker {
     /// ([`REGISTRATION_RPC_TIMEOUT_MS`]): unanswered by then, it is sent again.
     fn send_registration(&mut self, now: Ms, out: &mut Outbox) {
         self.registration.next_attempt = Some(now + REGISTRATION_RPC_TIMEOUT_MS);
-        out.send(NodeId::Controller, Message::RegisterBroker { broker: self.id });
+        out.send(NodeId::ActiveController, Message::RegisterBroker { broker: self.id });
+    }
+
+    /// The active controller this broker knows (node id) and its epoch.
+    pub fn known_controller(&self) -> (i32, Epoch) {
+        self.controller
+    }
+
+    /// Sets the active controller a starting broker finds through
+    /// `controller.quorum.bootstrap.servers` (the quorum's current leader and epoch).
+    pub fn set_known_controller(&mut self, controller: i32, epoch: Epoch) {
+        self.controller = (controller, epoch);
+    }
+
+    /// The metadata log offset this broker has applied.
+    pub fn metadata_offset(&self) -> i64 {
+        self.metadata_offset
     }
 
     /// When the process went down (ms) and whether it stopped cleanly; `None` while it runs.
@@ -437,6 +462,7 @@ impl Broker {
                 self.registered = true;
                 self.registration = RegistrationRetry::default();
                 self.next_heartbeat = now;
+                self.metadata_offset = self.metadata_offset.max(image.offset);
                 self.delete_strays(now, &image, out);
                 self.apply_metadata(now, &image, out);
             }
@@ -451,7 +477,19 @@ impl Broker {
                 return;
             }
             Message::HeartbeatResponse { fenced: false, .. } if self.registered => self.accepting = true,
-            Message::Metadata(delta) => self.apply_metadata(now, &delta, out),
+            Message::Metadata(delta) => {
+                self.metadata_offset = self.metadata_offset.max(delta.offset);
+                self.apply_metadata(now, &delta, out)
+            }
+            Message::LeaderChange { epoch } => {
+                if let NodeId::Controller(c) = from
+                    && epoch >= self.controller.1
+                {
+                    self.controller = (c, epoch);
+                    // Its pending request to the old controller is lost: heartbeat the new one.
+                    self.next_heartbeat = now;
+                }
+            }
             Message::AlterPartitionResponse { tp, result } => {
                 self.touch(now, &tp, |p, ctx| p.on_alter_partition_response(ctx, &result, out));
             }
@@ -728,7 +766,7 @@ impl Broker {
         }
         if self.registered && now >= self.next_heartbeat {
             out.send(
-                NodeId::Controller,
+                NodeId::ActiveController,
                 Message::Heartbeat {
                     broker: self.id,
                     broker_epoch: self.broker_epoch,

@@ -15,8 +15,13 @@ use std::sync::Arc;
 pub enum NodeId {
     /// A broker, by `node.id`.
     Broker(BrokerId),
-    /// The KRaft controller ([`super::CONTROLLER_ID`]).
-    Controller,
+    /// A KRaft controller (a voter of the metadata quorum) by `node.id`: 3000, 3001, …
+    /// ([`super::CONTROLLER_ID`] is the first).
+    Controller(i32),
+    /// Whichever controller the sender knows as the active one: a broker's requests to the
+    /// controller (`NodeToControllerChannelManager`), addressed by the runtime to the
+    /// controller the broker learned from the metadata log.
+    ActiveController,
     /// A producer client, by index in the scenario's producer list.
     Producer(u32),
     /// A consumer client, by index in the scenario's consumer list.
@@ -376,6 +381,9 @@ pub struct MetadataDelta {
     /// Topics deleted (KRaft `RemoveTopicRecord`): brokers delete their replicas, clients
     /// forget them.
     pub deleted_topics: Vec<Arc<str>>,
+    /// The metadata log end offset once these records are in (`__cluster_metadata`); 0 when
+    /// the quorum has not stamped it (start-up images).
+    pub offset: i64,
 }
 
 /// A replica id plus the broker epoch the leader saw in its fetches (KIP-903).
@@ -707,6 +715,14 @@ pub enum Message {
     /// Broker → controller: create an internal topic, as the CreateTopics a broker's
     /// `AutoTopicCreationManager` forwards when a FindCoordinator finds no `__consumer_offsets`.
     CreateInternalTopic(Box<TopicSpec>),
+    /// Controller ↔ controller: the metadata quorum's RPCs (Vote, BeginQuorumEpoch, Fetch).
+    Raft(Box<super::raft::RaftMessage>),
+    /// Controller → broker: a new active controller took over in `epoch` (the
+    /// `LeaderChangeMessage` record brokers read from the metadata log).
+    LeaderChange {
+        /// The quorum epoch, which is the new controller epoch.
+        epoch: Epoch,
+    },
 }
 
 /// Bytes every message costs on a link besides its record batches: the 4-byte size prefix,
@@ -778,6 +794,14 @@ impl Message {
             Message::Group { request, .. } => request.api_name(),
             Message::GroupResponse { .. } => "GroupResponse",
             Message::CreateInternalTopic(_) => "CreateTopics",
+            Message::Raft(m) => match **m {
+                super::raft::RaftMessage::Vote { .. } => "Vote",
+                super::raft::RaftMessage::VoteResponse { .. } => "VoteResponse",
+                super::raft::RaftMessage::BeginQuorumEpoch { .. } => "BeginQuorumEpoch",
+                super::raft::RaftMessage::Fetch { .. } => "Fetch",
+                super::raft::RaftMessage::FetchResponse { .. } => "FetchResponse",
+            },
+            Message::LeaderChange { .. } => "LeaderChange",
         }
     }
 

@@ -16,7 +16,8 @@ impl fmt::Display for End {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.0 {
             NodeId::Broker(b) => write!(f, "{b}"),
-            NodeId::Controller => f.write_str("controller"),
+            NodeId::Controller(c) => write!(f, "{c}"),
+            NodeId::ActiveController => f.write_str("controller"),
             NodeId::Producer(p) => write!(f, "producer-{p}"),
             NodeId::Consumer(c) => write!(f, "consumer-{c}"),
         }

@@ -168,7 +168,7 @@ impl Broker {
             placement: Default::default(),
             config: Default::default(),
         };
-        out.send(NodeId::Controller, Message::CreateInternalTopic(Box::new(spec)));
+        out.send(NodeId::ActiveController, Message::CreateInternalTopic(Box::new(spec)));
     }
 
     /// Creates the coordinator once the offsets topic is known.
@@ -357,7 +357,7 @@ mod tests {
             .sends
             .iter()
             .filter_map(|(to, m)| match m {
-                Message::CreateInternalTopic(s) if *to == NodeId::Controller => Some(&**s),
+                Message::CreateInternalTopic(s) if *to == NodeId::ActiveController => Some(&**s),
                 _ => None,
             })
             .collect();
@@ -382,7 +382,7 @@ mod tests {
         };
         let mut out = Outbox::default();
         b.start_bootstrapped(0, 1, &image, &mut out);
-        b.handle(1, NodeId::Controller, Message::Metadata(MetadataDelta::default()), &mut out);
+        b.handle(1, NodeId::Controller(3000), Message::Metadata(MetadataDelta::default()), &mut out);
         assert!(b.group_coordinator().is_some_and(|c| c.is_coordinator_for("g")));
         let found = answers(&group(&mut b, 10, GroupRequest::FindCoordinator { group: "g".into() }));
         assert!(matches!(&found[0], GroupResponse::FindCoordinator { coordinator: Some(0), .. }));

@@ -336,7 +336,11 @@ impl World {
         if from == NodeId::ActiveController {
             // A command's changes to the active controller: written to its metadata log, and
             // sent from it once committed.
-            let Some(id) = self.active_controller_id() else { return out.sends.clear() };
+            let Some(id) = self.active_controller_id() else {
+                // No active controller: nothing is written; what happened is still told.
+                out.sends.clear();
+                return self.dispatch_at(now, NodeId::Controller(crate::sim::CONTROLLER_ID), out);
+            };
             let node = self.controller_node(id).expect("the active controller is a node");
             let mut written = Outbox::default();
             written.touched.append(&mut out.touched);

@@ -330,6 +330,11 @@ impl RaftState {
                 let wait = parked.values().map(|&t| t + FETCH_MAX_WAIT_MS).min();
                 wait.map_or(self.deadline, |w| w.min(self.deadline))
             }
+            // A follower with no fetch in flight sends one at once; one in flight is sent
+            // again after `controller.quorum.request.timeout.ms`.
+            Role::Follower { in_flight, .. } => {
+                in_flight.map_or(0, |t| t + self.config.request_timeout_ms).min(self.deadline)
+            }
             _ => self.deadline,
         }
     }
@@ -372,6 +377,7 @@ impl RaftState {
             self.answer_parked(now, out);
         }
         if now < self.deadline {
+            self.send_fetch(now, out);
             return changes;
         }
         match self.role.clone() {

@@ -37,7 +37,11 @@ impl Unit for Isolate {
     }
 
     fn validate(&self, cluster: &dyn Catalog) -> Result<(), SimError> {
-        self.0.map_or(Ok(()), |b| known_broker(cluster, b))
+        match self.0 {
+            Some(c) if c >= crate::sim::CONTROLLER_ID => super::catalog::known_controller(cluster, c),
+            Some(b) => known_broker(cluster, b),
+            None => Ok(()),
+        }
     }
 
     fn apply(&self, world: &Rc<World>, out: &mut Outbox) -> Result<Applied, SimError> {

@@ -53,7 +53,8 @@ pub(super) fn build_world(spec: &ClusterSpec) -> Result<Rc<World>, SimError> {
         }
         consumers.push(new_consumer(&mut controller, i as u32, c, spec.seed));
     }
-    let image = controller.full_image();
+    // The metadata log at start holds the quorum's first leader-change record (offset 1).
+    let image = crate::sim::protocol::MetadataDelta { offset: 1, ..controller.full_image() };
     let book = crate::sim::group::book::OffsetsBook::default();
     let brokers: Vec<Broker> = spec
         .brokers

@@ -106,6 +106,14 @@ pub struct Broker {
     /// controller go ([`NodeId::ActiveController`]), learned from the metadata log's leader
     /// changes (Kafka's `RaftManager` leader and `MetadataCache` controller id).
     controller: (i32, Epoch),
+    /// Its heartbeat in flight (`BrokerLifecycleManager.communicationInFlight`): when it went
+    /// out. One at a time; the next goes `broker.heartbeat.interval.ms` after the answer.
+    heartbeat_sent: Option<Ms>,
+    /// Heartbeats that timed out in a row (the resend backoff's exponent).
+    heartbeat_failures: u32,
+    /// A heartbeat is wanted as soon as the one in flight is answered (a controlled shutdown
+    /// asked for meanwhile: `nextSchedulingShouldBeImmediate`).
+    heartbeat_immediate: bool,
     /// The metadata log offset it has applied (`BrokerLifecycleManager`'s
     /// `highestMetadataOffsetProvider`, sent in its heartbeats).
     metadata_offset: i64,
@@ -130,6 +138,13 @@ struct RegistrationRetry {
 /// timed-out registration (`BrokerRegistrationResponseHandler.onTimeout`) as a failed attempt
 /// and tries again; without it a registration lost on a cut link would never be repeated.
 pub const REGISTRATION_RPC_TIMEOUT_MS: Ms = 30_000;
+
+/// How long a broker waits for the answer to a heartbeat (ms): half of
+/// `broker.session.timeout.ms`, the request timeout of the heartbeat channel
+/// (`BrokerServer`, KAFKA-14392), so that a lost heartbeat is sent again within the session.
+pub fn heartbeat_request_timeout(session_timeout_ms: Ms) -> Ms {
+    session_timeout_ms / 2
+}
 
 /// First registration retry backoff (ms), Kafka's `BrokerLifecycleManager`.
 pub const REGISTRATION_BACKOFF_INITIAL_MS: Ms = 100;
@@ -187,6 +202,9 @@ impl Broker {
             fetch_paused: false,
             next_heartbeat: 0,
             controller: (crate::sim::CONTROLLER_ID, 1),
+            heartbeat_sent: None,
+            heartbeat_failures: 0,
+            heartbeat_immediate: false,
             metadata_offset: 0,
             next_isr_check: 0,
             next_checkpoint: 0,
@@ -287,6 +305,9 @@ impl Broker {
 
     fn timers_from(&mut self, now: Ms) {
         self.next_heartbeat = now;
+        self.heartbeat_sent = None;
+        self.heartbeat_failures = 0;
+        self.heartbeat_immediate = false;
         self.next_isr_check = now + self.config.replica_lag_time_max_ms / 2;
         self.next_checkpoint = now + self.config.replica_high_watermark_checkpoint_interval_ms;
         self.next_retention_check = now + LOG_INITIAL_TASK_DELAY_MS;
@@ -376,6 +397,17 @@ impl Broker {
         self.controller
     }
 
+    /// Books an answered heartbeat (`BrokerHeartbeatResponseEvent`): the next goes
+    /// `broker.heartbeat.interval.ms` later, or at once when one was asked for meanwhile.
+    /// Returns `false`, so the answer is then read for what it says.
+    fn after_heartbeat_answer(&mut self, now: Ms) -> bool {
+        self.heartbeat_failures = 0;
+        let wait = if self.heartbeat_immediate { 0 } else { self.config.broker_heartbeat_interval_ms };
+        self.heartbeat_immediate = false;
+        self.next_heartbeat = now + wait;
+        false
+    }
+
     /// Sets the active controller a starting broker finds through
     /// `controller.quorum.bootstrap.servers` (the quorum's current leader and epoch).
     pub fn set_known_controller(&mut self, controller: i32, epoch: Epoch) {
@@ -430,6 +462,7 @@ impl Broker {
         }
         self.shutting_down = true;
         self.next_heartbeat = now;
+        self.heartbeat_immediate = self.heartbeat_sent.is_some();
         self.on_tick(now, out);
         Ok(())
     }
@@ -472,6 +505,8 @@ impl Broker {
                     Some(now + registration_backoff(r.failures, self.config.broker_session_timeout_ms));
                 r.failures = r.failures.saturating_add(1);
             }
+            Message::HeartbeatResponse { .. } if self.heartbeat_sent.take().is_none() => {}
+            Message::HeartbeatResponse { .. } if self.after_heartbeat_answer(now) => {}
             Message::HeartbeatResponse { should_shutdown: true, .. } if self.shutting_down => {
                 self.stop(now, out);
                 return;
@@ -486,7 +521,9 @@ impl Broker {
                     && epoch >= self.controller.1
                 {
                     self.controller = (c, epoch);
-                    // Its pending request to the old controller is lost: heartbeat the new one.
+                    // Its heartbeat to the old controller will not be answered: heartbeat the
+                    // new one now (the channel manager sends to the new active controller).
+                    self.heartbeat_sent = None;
                     self.next_heartbeat = now;
                 }
             }
@@ -764,7 +801,18 @@ impl Broker {
         if !self.registered && self.registration.next_attempt.is_some_and(|t| now >= t) {
             self.send_registration(now, out);
         }
-        if self.registered && now >= self.next_heartbeat {
+        if self.registered
+            && let Some(sent) = self.heartbeat_sent
+            && now >= sent + heartbeat_request_timeout(self.config.broker_session_timeout_ms)
+        {
+            // Timed out (KAFKA-14392): tried again after the resend backoff.
+            self.heartbeat_sent = None;
+            self.next_heartbeat =
+                now + registration_backoff(self.heartbeat_failures, self.config.broker_session_timeout_ms);
+            self.heartbeat_failures = self.heartbeat_failures.saturating_add(1);
+        }
+        if self.registered && self.heartbeat_sent.is_none() && now >= self.next_heartbeat {
+            self.heartbeat_sent = Some(now);
             out.send(
                 NodeId::ActiveController,
                 Message::Heartbeat {
@@ -773,7 +821,6 @@ impl Broker {
                     want_shutdown: self.shutting_down,
                 },
             );
-            self.next_heartbeat = now + self.config.broker_heartbeat_interval_ms;
         }
         self.run_periodic_tasks(now, out);
         self.fire_partition_timers(now, out);
@@ -843,7 +890,10 @@ impl Broker {
             .min(self.next_retention_check)
             .min(self.next_flush_check);
         if self.registered {
-            next = next.min(self.next_heartbeat);
+            next = next.min(match self.heartbeat_sent {
+                Some(sent) => sent + heartbeat_request_timeout(self.config.broker_session_timeout_ms),
+                None => self.next_heartbeat,
+            });
         }
         if let Some(t) = self.registration.next_attempt {
             next = next.min(t);

@@ -394,12 +394,19 @@ fn a_started_broker_accepts_connections_from_its_first_unfencing_on() {
         Message::RegisterBrokerResponse { broker_epoch: 7, image },
         &mut out,
     );
+    // One heartbeat in flight at a time: each answer follows a heartbeat sent, and the next
+    // goes broker.heartbeat.interval.ms (2 s) after the answer.
+    b.on_tick(1100, &mut out);
     b.handle(1101, NodeId::Controller(3000), heartbeat(true), &mut out);
     assert!(!b.accepts_connections(), "registered but fenced");
-    b.handle(1102, NodeId::Controller(3000), heartbeat(false), &mut out);
+    b.on_tick(3101, &mut out);
+    b.handle(3102, NodeId::Controller(3000), heartbeat(false), &mut out);
     assert!(b.accepts_connections(), "unfenced");
-    b.handle(1103, NodeId::Controller(3000), heartbeat(true), &mut out);
+    b.on_tick(5102, &mut out);
+    b.handle(5103, NodeId::Controller(3000), heartbeat(true), &mut out);
     assert!(b.accepts_connections(), "a later fence does not close the socket server");
+    let sent = out.sends.iter().filter(|(_, m)| matches!(m, Message::Heartbeat { .. })).count();
+    assert_eq!(sent, 3, "one heartbeat per answer");
     b.crash(1200);
     assert!(!b.accepts_connections(), "down");
     b.start_bootstrapped(1300, 8, &MetadataDelta::default(), &mut out);

@@ -35,6 +35,10 @@ pub struct Cli {
     /// Number of brokers, ids 0..N-1 (default 3, at most 100).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=MAX_BROKERS as i64), global = true)]
     pub brokers: Option<u16>,
+    /// Voters of the KRaft controller quorum, node ids 3000.. (1, 3 or 5; default 1, as
+    /// Kafka's quickstart formats a cluster).
+    #[arg(long, value_name = "N", value_parser = parse_controllers, global = true)]
+    pub controllers: Option<usize>,
     /// A topic to create instead of the default `test_repli:6:3` (repeatable); the producer
     /// writes to the first one.
     #[arg(long = "topic", value_name = "NAME:PARTITIONS:RF", value_parser = parse_topic, global = true)]
@@ -319,6 +323,14 @@ pub fn parse_setting(text: &str) -> Result<Setting, String> {
     Ok(Setting { key: key.to_string(), value: value.to_string() })
 }
 
+/// `--controllers`: 1, 3 or 5.
+fn parse_controllers(s: &str) -> Result<usize, String> {
+    match s.parse::<usize>() {
+        Ok(n) if crate::cluster::spec::CONTROLLER_COUNTS.contains(&n) => Ok(n),
+        _ => Err(format!("`{s}`: the controller quorum has 1, 3 or 5 voters")),
+    }
+}
+
 /// Parses a seed, a whole number from 0 to 18446744073709551615. Errors: the problem in words.
 pub fn parse_seed(text: &str) -> Result<u64, String> {
     text.parse::<u64>()
@@ -350,6 +362,9 @@ impl Cli {
         let mut spec = ClusterSpec::default_run(seed);
         if let Some(n) = self.brokers {
             spec.brokers = (0..i32::from(n)).collect();
+        }
+        if let Some(n) = self.controllers {
+            spec.controllers = n;
         }
         let placement = self.placement.map_or(Placement::Kafka, Placement::from);
         if let Some(first) = self.topics.first() {
@@ -414,7 +429,10 @@ impl Cli {
                 "{flags} cannot be given with `isrlab replay`: a recording replays its own cluster, seed and settings; to vary it, copy the file and change its [cluster], [[producer]] or seed"
             )));
         }
-        let cluster_flags = self.brokers.is_some() || !self.topics.is_empty() || self.placement.is_some();
+        let cluster_flags = self.brokers.is_some()
+            || self.controllers.is_some()
+            || !self.topics.is_empty()
+            || self.placement.is_some();
         let lesson_mode = matches!(self.mode, Some(Mode::Lesson { .. }));
         if cluster_flags && !lesson_mode {
             return Err(CliError::Invalid(SCENARIO_CLUSTER_FLAGS.into()));
@@ -444,6 +462,7 @@ impl Cli {
             ("--seed", self.seed.is_some()),
             ("--set", !self.sets.is_empty()),
             ("--brokers", self.brokers.is_some()),
+            ("--controllers", self.controllers.is_some()),
             ("--topic", !self.topics.is_empty()),
             ("--placement", self.placement.is_some()),
         ];

@@ -95,6 +95,7 @@ fn single_partition(acks: Acks, min_isr: u32) -> ClusterSpec {
         }],
         consumers: Vec::new(),
         net: Default::default(),
+        controllers: 1,
     }
 }
 

@@ -164,7 +164,7 @@ mod tests {
         agenda.schedule(t(5), Due::Service(Service::History));
         agenda.schedule(t(3), Due::Service(Service::Roll));
         agenda.schedule(t(5), Due::Service(Service::MemoryGuard));
-        agenda.schedule(t(3), Due::Timer { node: NodeId::Controller, generation: 1 });
+        agenda.schedule(t(3), Due::Timer { node: NodeId::Controller(3000), generation: 1 });
         let mut order = Vec::new();
         while let Some(e) = agenda.pop_due(t(4)) {
             order.push((e.at, format!("{:?}", e.what)));

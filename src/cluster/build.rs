@@ -7,7 +7,6 @@ use super::net::Network;
 use super::node::NodeCore;
 use super::spec::{ClusterSpec, ConsumerSpec, ProducerSpec};
 use super::world::{MEMORY_BUDGET_BYTES, World};
-use crate::sim::Outbox;
 use crate::sim::audit::Ledger;
 use crate::sim::broker::Broker;
 use crate::sim::consumer::ConsumerClient;
@@ -17,6 +16,9 @@ use crate::sim::group::member::{GroupMember, MemberConfig};
 use crate::sim::group::membership::GroupMembership;
 use crate::sim::producer::ProducerClient;
 use crate::sim::protocol::{Message, NodeId};
+use crate::sim::quorum::ControllerNode;
+use crate::sim::raft::{QuorumConfig, RaftState};
+use crate::sim::{CONTROLLER_ID, Outbox};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use std::cell::RefCell;
@@ -51,7 +53,8 @@ pub(super) fn build_world(spec: &ClusterSpec) -> Result<Rc<World>, SimError> {
         }
         consumers.push(new_consumer(&mut controller, i as u32, c, spec.seed));
     }
-    let image = controller.full_image();
+    // The metadata log at start holds the quorum's first leader-change record (offset 1).
+    let image = crate::sim::protocol::MetadataDelta { offset: 1, ..controller.full_image() };
     let book = crate::sim::group::book::OffsetsBook::default();
     let brokers: Vec<Broker> = spec
         .brokers
@@ -91,14 +94,24 @@ pub(super) fn build_world(spec: &ClusterSpec) -> Result<Rc<World>, SimError> {
         held_back: Default::default(),
     });
     world.schedule_services();
-    world.add_node(NodeId::Controller, NodeCore::Controller(Rc::new(RefCell::new(controller))));
+    let voters: Vec<i32> = (0..spec.controllers.max(1) as i32).map(|i| CONTROLLER_ID + i).collect();
+    for &id in &voters {
+        // Each voter draws its election timeouts from its own stream.
+        let rng = stream(spec.seed, 20_000 + u64::from(id as u32));
+        let mut node = ControllerNode::new(
+            RaftState::new(id, &voters, QuorumConfig::default(), rng),
+            controller.clone(),
+        );
+        node.bootstrap(0, CONTROLLER_ID);
+        world.add_node(NodeId::Controller(id), NodeCore::Controller(Rc::new(RefCell::new(node))));
+    }
     for b in brokers {
         world.add_node(NodeId::Broker(b.id()), NodeCore::Broker(Rc::new(RefCell::new(b))));
     }
     for (i, p) in producers.into_iter().enumerate() {
         world.add_node(NodeId::Producer(i as u32), NodeCore::Producer(p));
     }
-    world.dispatch(NodeId::Controller, &mut out);
+    world.dispatch(NodeId::Controller(CONTROLLER_ID), &mut out);
     for (i, c) in consumers.into_iter().enumerate() {
         let id = NodeId::Consumer(i as u32);
         // Its first metadata, and the connections it opens on it, are its own sends.

@@ -60,7 +60,8 @@ pub(crate) struct Link {
 fn node_code(node: NodeId) -> u64 {
     match node {
         NodeId::Broker(b) => u64::from(b as u32),
-        NodeId::Controller => u64::from(crate::sim::CONTROLLER_ID as u32),
+        NodeId::Controller(c) => u64::from(c as u32),
+        NodeId::ActiveController => u64::from(u32::MAX),
         NodeId::Producer(p) => (1 << 31) | u64::from(p),
         NodeId::Consumer(c) => (1 << 30) | u64::from(c),
     }

@@ -155,7 +155,7 @@ impl Post for Agenda<Due> {
 /// link keeps the controller's metadata until it heals instead of dropping it; everything
 /// else on a cut link is lost, as on a broken TCP connection.
 fn fate(faults: LinkFaults, from: NodeId, msg: &Message) -> Option<bool> {
-    let metadata = from == NodeId::Controller && matches!(msg, Message::Metadata(_));
+    let metadata = matches!(from, NodeId::Controller(_)) && matches!(msg, Message::Metadata(_));
     if faults.cut {
         Some(metadata)
     } else if faults.held {
@@ -496,7 +496,7 @@ mod tests {
         h.send(0, client, server, Message::Connect);
         h.send(0, follower, server, Message::Fetch(fetch.clone()));
         let metadata = Message::Metadata(Default::default());
-        h.send(0, NodeId::Controller, server, metadata.clone());
+        h.send(0, NodeId::Controller(3000), server, metadata.clone());
         let answer = Message::FetchResponse(FetchResponse {
             correlation_id: 3,
             leader: 2,
@@ -515,7 +515,7 @@ mod tests {
             h.drain(follower),
             vec![(server, Message::Disconnected { peer: server, correlation_id: 9 })]
         );
-        assert_eq!(h.drain(server), vec![(NodeId::Controller, metadata), (follower, answer)]);
+        assert_eq!(h.drain(server), vec![(NodeId::Controller(3000), metadata), (follower, answer)]);
 
         // Unfenced: it listens.
         h.net.set_listening(server, true);
@@ -530,7 +530,7 @@ mod tests {
     #[test]
     fn a_cut_drops_requests_but_keeps_the_metadata_log_for_after_the_heal() {
         let mut h = Harness::new();
-        let (broker, controller) = (NodeId::Broker(1), NodeId::Controller);
+        let (broker, controller) = (NodeId::Broker(1), NodeId::Controller(3000));
         h.up(broker, true);
         h.up(controller, true);
         let cut = LinkFaults { cut: true, ..LinkFaults::default() };

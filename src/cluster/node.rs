@@ -5,10 +5,10 @@
 use crate::config::HandlingConfig;
 use crate::sim::broker::Broker;
 use crate::sim::consumer::ConsumerClient;
-use crate::sim::controller::QuorumController;
 use crate::sim::handling::RequestQueues;
 use crate::sim::producer::ProducerClient;
 use crate::sim::protocol::{Message, NodeId};
+use crate::sim::quorum::ControllerNode;
 use crate::sim::{Ms, Outbox, SimTime};
 use std::cell::{Cell, RefCell};
 use std::collections::{BTreeMap, VecDeque};
@@ -74,7 +74,7 @@ impl ProcessState {
 /// A node's sans-IO core, by role.
 #[derive(Clone)]
 pub(crate) enum NodeCore {
-    Controller(Rc<RefCell<QuorumController>>),
+    Controller(Rc<RefCell<ControllerNode>>),
     Broker(Rc<RefCell<Broker>>),
     Producer(Rc<RefCell<ProducerClient>>),
     Consumer(Rc<RefCell<ConsumerClient>>),
@@ -235,6 +235,6 @@ mod tests {
         assert_eq!(ids, [NodeId::Broker(0), NodeId::Broker(1), NodeId::Broker(2)]);
         assert!(reg.with_role(Role::Producer).is_empty());
         assert!(reg.get(NodeId::Broker(1)).unwrap().state.get().is_running());
-        assert!(reg.get(NodeId::Controller).is_none());
+        assert!(reg.get(NodeId::Controller(3000)).is_none());
     }
 }

@@ -72,6 +72,28 @@ struct SharedInputs {
 
 /// The cluster as it is now; partitions whose view equals the one in `cache` are shared with
 /// the previous snapshot, and `cache` keeps the new views for the next call.
+/// The quorum's voters, the active controller, and each broker's applied metadata offset.
+fn quorum_view(world: &World) -> super::snapshot::QuorumView {
+    let voters: Vec<super::snapshot::VoterView> = world
+        .controller_nodes()
+        .into_iter()
+        .map(|(id, c)| {
+            let node = world.node(NodeId::Controller(id));
+            let up = node.is_some_and(|n| n.state.get().is_running() && n.frozen.get().is_none());
+            let c = c.borrow();
+            super::snapshot::VoterView { id, up, epoch: c.raft().epoch(), log_end: c.raft().log().end }
+        })
+        .collect();
+    let active = world.active_controller_id();
+    let active_node = active.and_then(|id| world.controller_node(id));
+    let (epoch, committed) = match &active_node {
+        Some(c) => (c.borrow().raft().epoch(), c.borrow().raft().high_watermark()),
+        None => (voters.iter().map(|v| v.epoch).max().unwrap_or(0), 0),
+    };
+    let applied = world.brokers().iter().map(|(id, b)| (*id, b.borrow().metadata_offset())).collect();
+    super::snapshot::QuorumView { voters, active, epoch, committed, applied }
+}
+
 pub(crate) fn snapshot(world: &World, cache: &mut ViewCache) -> Snapshot {
     let controller = world.controller();
     let controller = controller.borrow();
@@ -134,6 +156,7 @@ pub(crate) fn snapshot(world: &World, cache: &mut ViewCache) -> Snapshot {
         now: o.now,
         now_us: world.now_us(),
         semantics: broker_config.semantics,
+        quorum: quorum_view(world),
         brokers,
         topics,
         partitions,
@@ -271,9 +294,10 @@ fn reach_by_broker(
         let me = NodeId::Broker(id);
         let both = |p: NodeId| blocked.contains(&(me, p)) && blocked.contains(&(p, me));
         let others = cores.keys().filter(|&&b| b != id).map(|&b| NodeId::Broker(b));
-        if others.chain(std::iter::once(NodeId::Controller)).all(both) {
+        let controller = NodeId::Controller(cores[&id].known_controller().0);
+        if others.chain(std::iter::once(controller)).all(both) {
             Reach::Isolated
-        } else if blocked.contains(&(me, NodeId::Controller)) {
+        } else if blocked.contains(&(me, controller)) {
             Reach::NoController
         } else {
             Reach::Controller

@@ -25,6 +25,9 @@ pub struct Snapshot {
     pub semantics: Semantics,
     /// Brokers in id order.
     pub brokers: Vec<BrokerView>,
+    /// The KRaft controller quorum: its voters, the active one, and the metadata offset each
+    /// broker has applied.
+    pub quorum: QuorumView,
     /// Topics in name order.
     pub topics: Vec<TopicView>,
     /// Partitions in (topic, partition) order. Shared: a view that did not change since the
@@ -293,6 +296,36 @@ impl std::fmt::Display for BrokerState {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.name())
     }
+}
+
+/// The controller quorum as the dashboard shows it.
+#[derive(Clone, PartialEq, Eq, Debug, Default)]
+pub struct QuorumView {
+    /// Each voter: node id, whether its process runs (and is not frozen), and its quorum
+    /// epoch.
+    pub voters: Vec<VoterView>,
+    /// The active controller (the quorum's leader), if any.
+    pub active: Option<i32>,
+    /// The active controller's epoch (the controller epoch); the highest voter epoch when
+    /// none is active.
+    pub epoch: i32,
+    /// The metadata log's committed offset (the active controller's high watermark).
+    pub committed: i64,
+    /// Per broker, the metadata log offset it has applied, in id order.
+    pub applied: Vec<(BrokerId, i64)>,
+}
+
+/// One voter of the controller quorum.
+#[derive(Clone, PartialEq, Eq, Debug, Default)]
+pub struct VoterView {
+    /// Its node id.
+    pub id: i32,
+    /// Its process runs and is not frozen.
+    pub up: bool,
+    /// Its quorum epoch.
+    pub epoch: i32,
+    /// Its metadata log end offset.
+    pub log_end: i64,
 }
 
 /// One broker.

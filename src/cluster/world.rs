@@ -17,8 +17,9 @@ use crate::sim::image::MetadataImage;
 use crate::sim::loss_cause::Election;
 use crate::sim::producer::ProducerClient;
 use crate::sim::protocol::{Message, NodeId};
+use crate::sim::quorum::ControllerNode;
 use crate::sim::{BrokerId, Ms, Outbox, SimTime, TopicPartition};
-use std::cell::{Cell, RefCell};
+use std::cell::{Cell, Ref, RefCell, RefMut};
 use std::collections::{BTreeMap, BTreeSet};
 use std::rc::Rc;
 
@@ -75,15 +76,30 @@ impl Core for Broker {
     }
 }
 
-impl Core for QuorumController {
+impl Core for ControllerNode {
     fn handle(&mut self, now: Ms, from: NodeId, msg: Message, out: &mut Outbox) {
-        QuorumController::handle(self, now, from, msg, out)
+        ControllerNode::handle(self, now, from, msg, out)
     }
     fn on_tick(&mut self, now: Ms, out: &mut Outbox) {
-        QuorumController::on_tick(self, now, out)
+        ControllerNode::on_tick(self, now, out)
     }
     fn next_deadline(&self) -> Option<Ms> {
-        QuorumController::next_deadline(self)
+        ControllerNode::next_deadline(self)
+    }
+}
+
+/// A controller process's controller state, borrowed as a [`QuorumController`]: what
+/// [`World::controller`] hands out.
+pub(crate) struct ControllerRef(Rc<RefCell<ControllerNode>>);
+
+impl ControllerRef {
+    /// Reads the controller state.
+    pub fn borrow(&self) -> Ref<'_, QuorumController> {
+        Ref::map(self.0.borrow(), ControllerNode::controller)
+    }
+    /// Changes the controller state (what a command asks of the active controller).
+    pub fn borrow_mut(&self) -> RefMut<'_, QuorumController> {
+        RefMut::map(self.0.borrow_mut(), ControllerNode::controller_mut)
     }
 }
 
@@ -174,12 +190,80 @@ impl World {
         self.agenda.borrow_mut().schedule(at, what);
     }
 
-    /// The active controller's core. Every world has one (built first by `build_world`).
-    pub fn controller(&self) -> Rc<RefCell<QuorumController>> {
-        match self.nodes.get(NodeId::Controller).map(|n| n.core.clone()) {
-            Some(NodeCore::Controller(c)) => c,
-            _ => unreachable!("every world is built with a controller node"),
+    /// The controller state as the cluster knows it: the active controller's, or while the
+    /// quorum has no leader the most up-to-date voter's (the metadata brokers last read).
+    /// Every world has at least one controller (built first by `build_world`).
+    pub fn controller(&self) -> ControllerRef {
+        if let Some(id) = self.active_controller_id() {
+            return ControllerRef(self.controller_node(id).expect("the active controller is a node"));
         }
+        let best = self
+            .controller_nodes()
+            .into_iter()
+            .max_by_key(|(id, c)| {
+                let c = c.borrow();
+                (c.raft().log().last_epoch(), c.raft().log().end, -id)
+            })
+            .map(|(_, c)| c);
+        ControllerRef(best.expect("every world is built with a controller node"))
+    }
+
+    /// The active controller's state, for a command that changes metadata. Errors: the
+    /// quorum has no active controller (an admin client's request would time out).
+    pub fn active_controller(&self) -> Result<ControllerRef, crate::sim::error::SimError> {
+        match self.active_controller_id() {
+            Some(id) => Ok(ControllerRef(self.controller_node(id).expect("the active controller is a node"))),
+            None => Err(crate::sim::error::SimError::InvalidState(
+                "REQUEST_TIMED_OUT: no active controller (the controller quorum has no leader: a majority of \
+                 voters must run and reach each other)"
+                    .into(),
+            )),
+        }
+    }
+
+    /// The node id of the active controller: the running, unfrozen voter that leads the
+    /// highest epoch. `None` while the quorum has no leader.
+    pub fn active_controller_id(&self) -> Option<i32> {
+        self.controller_nodes()
+            .into_iter()
+            .filter(|(id, c)| {
+                let node = self.nodes.get(NodeId::Controller(*id));
+                node.is_some_and(|n| n.state.get().is_running()) && c.borrow().is_active()
+            })
+            .max_by_key(|(_, c)| c.borrow().raft().epoch())
+            .map(|(id, _)| id)
+    }
+
+    /// One controller process by node id.
+    pub fn controller_node(&self, id: i32) -> Option<Rc<RefCell<ControllerNode>>> {
+        match self.nodes.get(NodeId::Controller(id))?.core.clone() {
+            NodeCore::Controller(c) => Some(c),
+            _ => None,
+        }
+    }
+
+    /// Every controller process (the quorum's voters), in id order.
+    pub fn controller_nodes(&self) -> Vec<(i32, Rc<RefCell<ControllerNode>>)> {
+        let nodes = self.nodes.with_role(Role::Controller);
+        nodes
+            .iter()
+            .filter_map(|n| match (&n.id, &n.core) {
+                (NodeId::Controller(id), NodeCore::Controller(c)) => Some((*id, c.clone())),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// Where a message to [`NodeId::ActiveController`] goes: for a broker, the active
+    /// controller it knows; for anyone else, the active controller. `None`: nowhere.
+    fn resolve_controller(&self, from: NodeId) -> Option<NodeId> {
+        if let NodeId::Broker(b) = from
+            && let Some(core) = self.broker(b)
+            && let Ok(core) = core.try_borrow()
+        {
+            return Some(NodeId::Controller(core.known_controller().0));
+        }
+        self.active_controller_id().map(NodeId::Controller)
     }
 
     /// Reads the metadata image the active controller has published.
@@ -249,9 +333,34 @@ impl World {
 
     /// [`World::dispatch`] by a caller that has read the clock: `now` is the current instant.
     fn dispatch_at(&self, now: SimTime, from: NodeId, out: &mut Outbox) {
+        if from == NodeId::ActiveController {
+            // A command's changes to the active controller: written to its metadata log, and
+            // sent from it once committed.
+            let Some(id) = self.active_controller_id() else {
+                // No active controller: nothing is written; what happened is still told.
+                out.sends.clear();
+                return self.dispatch_at(now, NodeId::Controller(crate::sim::CONTROLLER_ID), out);
+            };
+            let node = self.controller_node(id).expect("the active controller is a node");
+            let mut written = Outbox::default();
+            written.touched.append(&mut out.touched);
+            node.borrow_mut().write_command(now.as_ms(), out, &mut written);
+            self.dispatch_at(now, NodeId::Controller(id), &mut written);
+            if let Some(n) = self.nodes.get(NodeId::Controller(id)) {
+                self.rearm(&n);
+            }
+            return;
+        }
         if !out.sends.is_empty() {
             self.with_post(|post| {
                 for (to, msg) in out.sends.drain(..) {
+                    let to = match to {
+                        NodeId::ActiveController => match self.resolve_controller(from) {
+                            Some(to) => to,
+                            None => continue,
+                        },
+                        to => to,
+                    };
                     self.net.send(post, now, from, to, msg);
                 }
             });
@@ -858,7 +967,8 @@ fn with_core<R>(core: &NodeCore, f: impl FnOnce(&mut dyn Core) -> R) -> R {
 pub(crate) fn node_label(node: NodeId) -> String {
     match node {
         NodeId::Broker(b) => format!("broker-{b}"),
-        NodeId::Controller => "controller".into(),
+        NodeId::Controller(c) => format!("controller-{c}"),
+        NodeId::ActiveController => "active-controller".into(),
         NodeId::Producer(p) => format!("producer-{p}"),
         NodeId::Consumer(c) => format!("consumer-{c}"),
     }

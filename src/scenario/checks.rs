@@ -72,6 +72,8 @@ pub struct Known {
     pub topic_configs: BTreeMap<String, TopicConfig>,
     /// Each producer's config, in index order, as the timeline leaves it.
     pub producer_configs: Vec<ProducerConfig>,
+    /// The controller quorum's voter ids.
+    pub controllers: Vec<i32>,
 }
 
 impl Known {
@@ -87,6 +89,7 @@ impl Known {
                 .or_insert(spec.broker_config.offsets_topic_num_partitions);
         }
         Self {
+            controllers: (0..spec.controllers.max(1) as i32).map(|i| crate::sim::CONTROLLER_ID + i).collect(),
             brokers: spec.brokers.clone(),
             topics,
             produced: spec.producers.iter().map(|p| p.topic.clone()).collect(),
@@ -208,6 +211,12 @@ impl Catalog for Known {
         None
     }
     fn controller_frozen(&self) -> Option<bool> {
+        None
+    }
+    fn controller_ids(&self) -> Vec<i32> {
+        self.controllers.clone()
+    }
+    fn controller_running(&self, _id: i32) -> Option<bool> {
         None
     }
 }

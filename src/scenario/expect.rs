@@ -229,6 +229,11 @@ pub enum Check {
     Reordered(Comparison),
     /// Partitions without a leader (`OfflinePartitionsCount`).
     OfflinePartitions(Comparison),
+    /// The active controller's node id; `-1` (written `"none"`) when the quorum has none.
+    ActiveController(Comparison),
+    /// The controller epoch: the active controller's quorum epoch (the highest voter epoch
+    /// while none is active).
+    ControllerEpoch(Comparison),
     /// Partitions with a leader whose ISR is smaller than the replica list.
     UnderReplicated(Comparison),
     /// Error responses of one producer (by index) with one Kafka error.
@@ -381,6 +386,11 @@ fn check_partition(check: &Check, p: &PartitionView) -> Found {
     }
 }
 
+/// A controller id as expectations print it: `none` for `-1`.
+fn controller_text(id: i64) -> String {
+    if id < 0 { "none".into() } else { id.to_string() }
+}
+
 fn count(n: usize) -> i64 {
     i64::try_from(n).unwrap_or(i64::MAX)
 }
@@ -423,6 +433,11 @@ fn check_cluster(check: &Check, snap: &Snapshot, history: &History) -> Found {
         Check::OfflinePartitions(want) => {
             compare(want, count(snap.partitions.iter().filter(|p| p.leader.is_none()).count()))
         }
+        Check::ActiveController(want) => {
+            let actual = snap.quorum.active.map_or(-1, i64::from);
+            (controller_text(actual), want.holds(actual))
+        }
+        Check::ControllerEpoch(want) => compare(want, i64::from(snap.quorum.epoch)),
         Check::UnderReplicated(want) => {
             let under = snap
                 .partitions
@@ -498,6 +513,8 @@ impl Check {
             Check::Duplicates(_) => "duplicates".into(),
             Check::Reordered(_) => "reordered".into(),
             Check::OfflinePartitions(_) => "offline_partitions".into(),
+            Check::ActiveController(_) => "active_controller".into(),
+            Check::ControllerEpoch(_) => "controller_epoch".into(),
             Check::UnderReplicated(_) => "under_replicated".into(),
             Check::ProducerErrors { producer, error, .. } => format!("producer {producer} errors {error}"),
             Check::Producer(producer, number, _) => format!("producer {producer} {}", number.key()),
@@ -522,6 +539,8 @@ impl Check {
             Check::Broker(_, want) => want.to_string(),
             Check::Group(_, want) => want.to_string(),
             Check::Event(pattern) => format!("an event matching {pattern}"),
+            Check::ActiveController(c) if c.op == Op::Eq => controller_text(c.value),
+            Check::ActiveController(c) => c.to_string(),
             Check::Partition(_, _, c)
             | Check::Replica(_, _, _, c)
             | Check::AckedLost(c)
@@ -530,6 +549,7 @@ impl Check {
             | Check::Reordered(c)
             | Check::OfflinePartitions(c)
             | Check::UnderReplicated(c)
+            | Check::ControllerEpoch(c)
             | Check::Producer(_, _, c)
             | Check::ConsumerPosition(_, _, c)
             | Check::Consumer(_, _, c)

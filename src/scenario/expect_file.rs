@@ -45,6 +45,8 @@ pub(super) struct RawExpect {
     duplicates: Option<Spanned<Value>>,
     reordered: Option<Spanned<Value>>,
     offline_partitions: Option<Spanned<Value>>,
+    active_controller: Option<Spanned<Value>>,
+    controller_epoch: Option<Spanned<Value>>,
     under_replicated: Option<Spanned<Value>>,
     producer: Option<Spanned<u32>>,
     errors: Option<Table>,
@@ -151,12 +153,20 @@ pub(super) fn checks_at(
         (&e.duplicates, Check::Duplicates),
         (&e.reordered, Check::Reordered),
         (&e.offline_partitions, Check::OfflinePartitions),
+        (&e.controller_epoch, Check::ControllerEpoch),
         (&e.under_replicated, Check::UnderReplicated),
     ];
     for (v, check) in counts {
         if let Some(v) = v {
             checks.push(check(comparison_of(v)?));
         }
+    }
+    if let Some(v) = &e.active_controller {
+        let want = match v.get_ref() {
+            Value::String(s) if s == "none" => Comparison::exactly(-1),
+            _ => comparison_of(v)?,
+        };
+        checks.push(Check::ActiveController(want));
     }
     checks.extend(producer_checks(e, names.producers)?);
     checks.extend(super::expect_consumer::consumer_checks(e, names, at)?);

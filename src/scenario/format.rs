@@ -16,7 +16,9 @@ use super::expect::Expectation;
 use super::expect_file::{Names, RawExpect, expectation};
 use super::focus::{self, Focus, RawFocus};
 use crate::cluster::command::Command;
-use crate::cluster::spec::{ClusterSpec, Placement, ProducerSpec, TopicSpec};
+use crate::cluster::spec::{
+    CONTROLLER_COUNTS, CONTROLLERS_DEFAULT, ClusterSpec, Placement, ProducerSpec, TopicSpec,
+};
 use crate::config::{self, BrokerConfig, ConfigError, LabConfig, ProducerConfig, Scope, TopicConfig};
 use crate::sim::{BrokerId, CONTROLLER_ID, SimTime, format_instant, join_ids};
 use serde::Deserialize;
@@ -158,6 +160,7 @@ struct RawScenario {
 #[serde(deny_unknown_fields)]
 struct RawCluster {
     brokers: Spanned<Value>,
+    controllers: Option<Spanned<i64>>,
     placement: Option<Spanned<String>>,
     #[serde(default)]
     config: Table,
@@ -318,7 +321,29 @@ fn cluster_spec(raw: &RawScenario) -> Res<ClusterSpec> {
     let producers = raw.producer.iter().map(|p| producer(p, &topics)).collect::<Res<Vec<_>>>()?;
     let consumers =
         raw.consumer.iter().map(|c| consumer_table::consumer(c, &topics)).collect::<Res<Vec<_>>>()?;
-    Ok(ClusterSpec { seed: raw.seed.unwrap_or(0), brokers, broker_config, topics, producers, consumers, net })
+    let controllers = controllers(raw.cluster.controllers.as_ref())?;
+    Ok(ClusterSpec {
+        seed: raw.seed.unwrap_or(0),
+        brokers,
+        broker_config,
+        topics,
+        producers,
+        consumers,
+        net,
+        controllers,
+    })
+}
+
+/// `controllers`: the quorum's voters, 1, 3 or 5; [`CONTROLLERS_DEFAULT`] when absent.
+fn controllers(v: Option<&Spanned<i64>>) -> Res<usize> {
+    let Some(v) = v else { return Ok(CONTROLLERS_DEFAULT) };
+    match usize::try_from(*v.get_ref()).ok().filter(|n| CONTROLLER_COUNTS.contains(n)) {
+        Some(n) => Ok(n),
+        None => err(
+            v.span(),
+            format!("controllers is 1, 3 or 5 (voters of the KRaft quorum), not {}", v.get_ref()),
+        ),
+    }
 }
 
 fn end_time(v: &Spanned<Value>) -> Res<SimTime> {

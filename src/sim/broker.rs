@@ -10,7 +10,7 @@ use super::log::PartitionLog;
 use super::partition::{ChangeStamp, Ctx, Partition};
 use super::protocol::{BrokerRegistration, FetchRequest, Message, MetadataDelta, NodeId};
 use super::quota::ReplicationQuotas;
-use super::{BrokerId, Ms, Offset, Outbox, TopicId, TopicIdPartition, TopicPartition};
+use super::{BrokerId, Epoch, Ms, Offset, Outbox, TopicId, TopicIdPartition, TopicPartition};
 use crate::config::{BrokerConfig, TopicConfig};
 use crate::kafka::errors::ErrorCode;
 use crate::kafka::is_internal;
@@ -105,6 +105,21 @@ pub struct Broker {
     auto_creating: BTreeMap<Arc<str>, Ms>,
     /// The replicas changed since the dashboard's snapshot last looked ([`view_marks`]).
     view_marks: ViewMarks,
+    /// The active controller it knows and that controller's epoch: where its requests to the
+    /// controller go ([`NodeId::ActiveController`]), learned from the metadata log's leader
+    /// changes (Kafka's `RaftManager` leader and `MetadataCache` controller id).
+    controller: (i32, Epoch),
+    /// Its heartbeat in flight (`BrokerLifecycleManager.communicationInFlight`): when it went
+    /// out. One at a time; the next goes `broker.heartbeat.interval.ms` after the answer.
+    heartbeat_sent: Option<Ms>,
+    /// Heartbeats that timed out in a row (the resend backoff's exponent).
+    heartbeat_failures: u32,
+    /// A heartbeat is wanted as soon as the one in flight is answered (a controlled shutdown
+    /// asked for meanwhile: `nextSchedulingShouldBeImmediate`).
+    heartbeat_immediate: bool,
+    /// The metadata log offset it has applied (`BrokerLifecycleManager`'s
+    /// `highestMetadataOffsetProvider`, sent in its heartbeats).
+    metadata_offset: i64,
 }
 
 /// The broker's registration retries (Kafka's `BrokerLifecycleManager`): after a refusal it
@@ -126,6 +141,13 @@ struct RegistrationRetry {
 /// timed-out registration (`BrokerRegistrationResponseHandler.onTimeout`) as a failed attempt
 /// and tries again; without it a registration lost on a cut link would never be repeated.
 pub const REGISTRATION_RPC_TIMEOUT_MS: Ms = 30_000;
+
+/// How long a broker waits for the answer to a heartbeat (ms): half of
+/// `broker.session.timeout.ms`, the request timeout of the heartbeat channel
+/// (`BrokerServer`, KAFKA-14392), so that a lost heartbeat is sent again within the session.
+pub fn heartbeat_request_timeout(session_timeout_ms: Ms) -> Ms {
+    session_timeout_ms / 2
+}
 
 /// First registration retry backoff (ms), Kafka's `BrokerLifecycleManager`.
 pub const REGISTRATION_BACKOFF_INITIAL_MS: Ms = 100;
@@ -183,6 +205,11 @@ impl Broker {
             purgatory: Purgatory::default(),
             fetch_paused: false,
             next_heartbeat: 0,
+            controller: (crate::sim::CONTROLLER_ID, 1),
+            heartbeat_sent: None,
+            heartbeat_failures: 0,
+            heartbeat_immediate: false,
+            metadata_offset: 0,
             next_isr_check: 0,
             next_checkpoint: 0,
             next_flush_check: Ms::MAX,
@@ -283,6 +310,9 @@ impl Broker {
 
     fn timers_from(&mut self, now: Ms) {
         self.next_heartbeat = now;
+        self.heartbeat_sent = None;
+        self.heartbeat_failures = 0;
+        self.heartbeat_immediate = false;
         self.next_isr_check = now + self.config.replica_lag_time_max_ms / 2;
         self.next_checkpoint = now + self.config.replica_high_watermark_checkpoint_interval_ms;
         self.next_retention_check = now + LOG_INITIAL_TASK_DELAY_MS;
@@ -364,7 +394,34 @@ impl Broker {
     /// ([`REGISTRATION_RPC_TIMEOUT_MS`]): unanswered by then, it is sent again.
     fn send_registration(&mut self, now: Ms, out: &mut Outbox) {
         self.registration.next_attempt = Some(now + REGISTRATION_RPC_TIMEOUT_MS);
-        out.send(NodeId::Controller, Message::RegisterBroker { broker: self.id });
+        out.send(NodeId::ActiveController, Message::RegisterBroker { broker: self.id });
+    }
+
+    /// The active controller this broker knows (node id) and its epoch.
+    pub fn known_controller(&self) -> (i32, Epoch) {
+        self.controller
+    }
+
+    /// Books an answered heartbeat (`BrokerHeartbeatResponseEvent`): the next goes
+    /// `broker.heartbeat.interval.ms` later, or at once when one was asked for meanwhile.
+    /// Returns `false`, so the answer is then read for what it says.
+    fn after_heartbeat_answer(&mut self, now: Ms) -> bool {
+        self.heartbeat_failures = 0;
+        let wait = if self.heartbeat_immediate { 0 } else { self.config.broker_heartbeat_interval_ms };
+        self.heartbeat_immediate = false;
+        self.next_heartbeat = now + wait;
+        false
+    }
+
+    /// Sets the active controller a starting broker finds through
+    /// `controller.quorum.bootstrap.servers` (the quorum's current leader and epoch).
+    pub fn set_known_controller(&mut self, controller: i32, epoch: Epoch) {
+        self.controller = (controller, epoch);
+    }
+
+    /// The metadata log offset this broker has applied.
+    pub fn metadata_offset(&self) -> i64 {
+        self.metadata_offset
     }
 
     /// When the process went down (ms) and whether it stopped cleanly; `None` while it runs.
@@ -411,6 +468,7 @@ impl Broker {
         }
         self.shutting_down = true;
         self.next_heartbeat = now;
+        self.heartbeat_immediate = self.heartbeat_sent.is_some();
         self.on_tick(now, out);
         Ok(())
     }
@@ -443,6 +501,7 @@ impl Broker {
                 self.registered = true;
                 self.registration = RegistrationRetry::default();
                 self.next_heartbeat = now;
+                self.metadata_offset = self.metadata_offset.max(image.offset);
                 self.delete_strays(now, &image, out);
                 self.apply_metadata(now, &image, out);
             }
@@ -452,12 +511,28 @@ impl Broker {
                     Some(now + registration_backoff(r.failures, self.config.broker_session_timeout_ms));
                 r.failures = r.failures.saturating_add(1);
             }
+            Message::HeartbeatResponse { .. } if self.heartbeat_sent.take().is_none() => {}
+            Message::HeartbeatResponse { .. } if self.after_heartbeat_answer(now) => {}
             Message::HeartbeatResponse { should_shutdown: true, .. } if self.shutting_down => {
                 self.stop(now, out);
                 return;
             }
             Message::HeartbeatResponse { fenced: false, .. } if self.registered => self.accepting = true,
-            Message::Metadata(delta) => self.apply_metadata(now, &delta, out),
+            Message::Metadata(delta) => {
+                self.metadata_offset = self.metadata_offset.max(delta.offset);
+                self.apply_metadata(now, &delta, out)
+            }
+            Message::LeaderChange { epoch } => {
+                if let NodeId::Controller(c) = from
+                    && epoch >= self.controller.1
+                {
+                    self.controller = (c, epoch);
+                    // Its heartbeat to the old controller will not be answered: heartbeat the
+                    // new one now (the channel manager sends to the new active controller).
+                    self.heartbeat_sent = None;
+                    self.next_heartbeat = now;
+                }
+            }
             Message::AlterPartitionResponse { tp, result } => {
                 self.touch(now, &tp, |p, ctx| p.on_alter_partition_response(ctx, &result, out));
             }
@@ -741,16 +816,26 @@ impl Broker {
         if !self.registered && self.registration.next_attempt.is_some_and(|t| now >= t) {
             self.send_registration(now, out);
         }
-        if self.registered && now >= self.next_heartbeat {
+        if self.registered
+            && let Some(sent) = self.heartbeat_sent
+            && now >= sent + heartbeat_request_timeout(self.config.broker_session_timeout_ms)
+        {
+            // Timed out (KAFKA-14392): tried again after the resend backoff.
+            self.heartbeat_sent = None;
+            self.next_heartbeat =
+                now + registration_backoff(self.heartbeat_failures, self.config.broker_session_timeout_ms);
+            self.heartbeat_failures = self.heartbeat_failures.saturating_add(1);
+        }
+        if self.registered && self.heartbeat_sent.is_none() && now >= self.next_heartbeat {
+            self.heartbeat_sent = Some(now);
             out.send(
-                NodeId::Controller,
+                NodeId::ActiveController,
                 Message::Heartbeat {
                     broker: self.id,
                     broker_epoch: self.broker_epoch,
                     want_shutdown: self.shutting_down,
                 },
             );
-            self.next_heartbeat = now + self.config.broker_heartbeat_interval_ms;
         }
         self.run_periodic_tasks(now, out);
         self.fire_partition_timers(now, out);
@@ -820,7 +905,10 @@ impl Broker {
             .min(self.next_retention_check)
             .min(self.next_flush_check);
         if self.registered {
-            next = next.min(self.next_heartbeat);
+            next = next.min(match self.heartbeat_sent {
+                Some(sent) => sent + heartbeat_request_timeout(self.config.broker_session_timeout_ms),
+                None => self.next_heartbeat,
+            });
         }
         if let Some(t) = self.registration.next_attempt {
             next = next.min(t);

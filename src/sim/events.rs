@@ -260,6 +260,55 @@ pub enum EventKind {
         /// `broker.session.timeout.ms`.
         timeout_ms: Ms,
     },
+    /// A controller's process was killed (`crash 3000`).
+    ControllerCrashed {
+        /// The controller.
+        controller: i32,
+    },
+    /// A controller's process started again (`restart 3000`).
+    ControllerStarted {
+        /// The controller.
+        controller: i32,
+    },
+    /// A voter of the controller quorum won an election and is the active controller
+    /// (KRaft leader) in `epoch`, which is the new controller epoch.
+    ControllerElected {
+        /// The controller's node id.
+        controller: i32,
+        /// The quorum epoch.
+        epoch: Epoch,
+        /// The other voters that voted for it.
+        voted_for_it: Vec<i32>,
+    },
+    /// A follower of the quorum stopped hearing from its leader and asks the voters for
+    /// pre-votes (KIP-996).
+    ControllerLostLeader {
+        /// The follower.
+        controller: i32,
+        /// The leader it lost.
+        leader: i32,
+        /// The epoch.
+        epoch: Epoch,
+        /// `controller.quorum.fetch.timeout.ms`.
+        timeout_ms: Ms,
+    },
+    /// A voter stands for election in a new epoch (its pre-vote passed, or it is alone).
+    ControllerCandidate {
+        /// The candidate.
+        controller: i32,
+        /// The epoch it asks votes for.
+        epoch: Epoch,
+    },
+    /// The active controller gave up leadership: a majority of voters has not fetched from it
+    /// within 1.5 × `controller.quorum.fetch.timeout.ms` (check quorum).
+    ControllerResigned {
+        /// The controller.
+        controller: i32,
+        /// Its epoch.
+        epoch: Epoch,
+        /// The check-quorum limit (ms).
+        silent_ms: Ms,
+    },
     /// A broker asked for a controlled shutdown; the controller moved its leaderships.
     ControlledShutdownStarted {
         /// The broker.

@@ -24,7 +24,9 @@ pub mod partition;
 pub mod producer;
 pub mod producer_latency;
 pub mod protocol;
+pub mod quorum;
 pub mod quota;
+pub mod raft;
 pub mod segments;
 pub mod spec;
 

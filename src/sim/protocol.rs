@@ -15,8 +15,13 @@ use std::sync::Arc;
 pub enum NodeId {
     /// A broker, by `node.id`.
     Broker(BrokerId),
-    /// The KRaft controller ([`super::CONTROLLER_ID`]).
-    Controller,
+    /// A KRaft controller (a voter of the metadata quorum) by `node.id`: 3000, 3001, …
+    /// ([`super::CONTROLLER_ID`] is the first).
+    Controller(i32),
+    /// Whichever controller the sender knows as the active one: a broker's requests to the
+    /// controller (`NodeToControllerChannelManager`), addressed by the runtime to the
+    /// controller the broker learned from the metadata log.
+    ActiveController,
     /// A producer client, by index in the scenario's producer list.
     Producer(u32),
     /// A consumer client, by index in the scenario's consumer list.
@@ -376,6 +381,9 @@ pub struct MetadataDelta {
     /// Topics deleted (KRaft `RemoveTopicRecord`): brokers delete their replicas, clients
     /// forget them.
     pub deleted_topics: Vec<Arc<str>>,
+    /// The metadata log end offset once these records are in (`__cluster_metadata`); 0 when
+    /// the quorum has not stamped it (start-up images).
+    pub offset: i64,
 }
 
 /// A replica id plus the broker epoch the leader saw in its fetches (KIP-903).
@@ -731,6 +739,14 @@ pub enum Message {
         /// The topics with an error (those that exist have none).
         errors: Vec<(Arc<str>, ErrorCode)>,
     },
+    /// Controller ↔ controller: the metadata quorum's RPCs (Vote, BeginQuorumEpoch, Fetch).
+    Raft(Box<super::raft::RaftMessage>),
+    /// Controller → broker: a new active controller took over in `epoch` (the
+    /// `LeaderChangeMessage` record brokers read from the metadata log).
+    LeaderChange {
+        /// The quorum epoch, which is the new controller epoch.
+        epoch: Epoch,
+    },
 }
 
 /// Bytes every message costs on a link besides its record batches: the 4-byte size prefix,
@@ -804,6 +820,14 @@ impl Message {
             Message::AutoCreateTopic(_) => "CreateTopics",
             Message::TopicMetadata { .. } => "Metadata",
             Message::TopicMetadataResponse { .. } => "MetadataResponse",
+            Message::Raft(m) => match **m {
+                super::raft::RaftMessage::Vote { .. } => "Vote",
+                super::raft::RaftMessage::VoteResponse { .. } => "VoteResponse",
+                super::raft::RaftMessage::BeginQuorumEpoch { .. } => "BeginQuorumEpoch",
+                super::raft::RaftMessage::Fetch { .. } => "Fetch",
+                super::raft::RaftMessage::FetchResponse { .. } => "FetchResponse",
+            },
+            Message::LeaderChange { .. } => "LeaderChange",
         }
     }
 

@@ -68,7 +68,19 @@ pub struct ClusterSpec {
     /// The lab properties: the network's (`net.*`) every link starts with and the brokers'
     /// processing times (`broker.*`).
     pub net: LabConfig,
+    /// Voters of the KRaft controller quorum: 1, 3 or 5 ([`CONTROLLERS_DEFAULT`]), node ids
+    /// from [`crate::sim::CONTROLLER_ID`] up.
+    pub controllers: usize,
 }
+
+/// The controller quorum's size when a scenario or the command line does not say: one
+/// controller, as Kafka's quickstart formats a new cluster (`config/server.properties`, one
+/// combined node; `controller.quorum.bootstrap.servers=localhost:9093`).
+pub const CONTROLLERS_DEFAULT: usize = 1;
+
+/// The quorum sizes isrlab runs: an odd number of voters, as Kafka advises (a majority of 1, 2
+/// or 3).
+pub const CONTROLLER_COUNTS: [usize; 3] = [1, 3, 5];
 
 impl ClusterSpec {
     /// The seed document's cluster: brokers 0, 1, 2, topic `test_repli` with 6 partitions and
@@ -88,6 +100,7 @@ impl ClusterSpec {
             producers: vec![ProducerSpec { topic: "test_repli".into(), config: ProducerConfig::default() }],
             consumers: Vec::new(),
             net: LabConfig::default(),
+            controllers: CONTROLLERS_DEFAULT,
         }
     }
 }

@@ -90,7 +90,8 @@ fn heartbeat(b: &BrokerView, snap: &Snapshot) -> String {
 fn end(n: NodeId) -> String {
     match n {
         NodeId::Broker(b) => b.to_string(),
-        NodeId::Controller => "ctrl".into(),
+        NodeId::Controller(c) => format!("c{c}"),
+        NodeId::ActiveController => "ctrl".into(),
         NodeId::Producer(p) => format!("p{p}"),
         NodeId::Consumer(c) => format!("c{c}"),
     }

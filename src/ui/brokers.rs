@@ -169,6 +169,33 @@ enum Pick {
     Attention,
 }
 
+/// The quorum in a few words: the active controller with a `*` and its epoch, each other
+/// voter with `✖` when its process is down or frozen, and the lowest metadata offset a broker
+/// has applied against the committed one. `quorum 3001* e3 3000✖ 3002 · meta 41/41`; while
+/// no voter leads: `quorum NO ACTIVE e3 ...`.
+fn quorum_text(q: &crate::cluster::snapshot::QuorumView, form: Form) -> String {
+    let voters: Vec<String> = q
+        .voters
+        .iter()
+        .map(|v| {
+            let mark = if q.active == Some(v.id) {
+                "*"
+            } else if v.up {
+                ""
+            } else {
+                "✖"
+            };
+            format!("{}{mark}", v.id)
+        })
+        .collect();
+    let head = if q.active.is_some() { format!("e{}", q.epoch) } else { format!("NO ACTIVE e{}", q.epoch) };
+    let applied = q.applied.iter().map(|a| a.1).min().unwrap_or(0);
+    match form {
+        Form::Long => format!("   quorum {} {head} · metadata {applied}/{}", voters.join(" "), q.committed),
+        _ => format!("  q {} {head}", voters.join(" ")),
+    }
+}
+
 /// Whether a broker is anything but running with its links whole: down, frozen, fenced,
 /// shutting down, cut off, counting down to fencing, fetching paused or restart pending.
 fn needs_attention(b: &BrokerView) -> bool {
@@ -212,7 +239,9 @@ fn strip_chunks(model: &Model, snap: &Snapshot, form: Form, ctrl: bool, pick: Pi
         .filter(|b| pick == Pick::All || model.selected_broker == Some(b.id) || needs_attention(b));
     chunks.extend(listed.map(|b| broker_chunk(model, b, snap.now, form)));
     if ctrl && snap.semantics.metadata_mode == MetadataMode::KRaft {
-        let text = if form == Form::Long {
+        let text = if snap.quorum.voters.len() > 1 {
+            quorum_text(&snap.quorum, form)
+        } else if form == Form::Long {
             format!("   KRaft controller {CONTROLLER_ID}")
         } else {
             format!("  ctrl {CONTROLLER_ID}")

@@ -72,6 +72,11 @@ impl Category {
                 Category::Fault
             }
             ControlledShutdownStarted { .. } | ProcessFrozen { .. } | ProcessThawed { .. } => Category::Fault,
+            ControllerCrashed { .. } | ControllerStarted { .. } => Category::Fault,
+            ControllerElected { .. }
+            | ControllerLostLeader { .. }
+            | ControllerCandidate { .. }
+            | ControllerResigned { .. } => Category::Election,
             NetworkChanged { .. } | FetchPaused { .. } => Category::Fault,
             ProduceFailing { .. } | ProduceRecovered { .. } | ProducersStopped { .. } => Category::Client,
             ProducerRestarted { .. } => Category::Client,
@@ -330,6 +335,12 @@ impl Subjects {
             },
             Group(e) => e.broker().map_or_else(Subjects::default, one_broker),
             ProducersStopped { .. } | NetworkChanged { .. } | ConfigChanged { .. } => Subjects::default(),
+            ControllerCrashed { .. }
+            | ControllerStarted { .. }
+            | ControllerElected { .. }
+            | ControllerLostLeader { .. }
+            | ControllerCandidate { .. }
+            | ControllerResigned { .. } => Subjects::default(),
         }
     }
 
@@ -338,7 +349,7 @@ impl Subjects {
             NodeId::Broker(b) => Subjects { brokers: vec![b], ..Subjects::default() },
             NodeId::Producer(p) => Subjects { client: Some(Client::Producer(p)), ..Subjects::default() },
             NodeId::Consumer(c) => Subjects { client: Some(Client::Consumer(c)), ..Subjects::default() },
-            NodeId::Controller => Subjects::default(),
+            NodeId::Controller(_) | NodeId::ActiveController => Subjects::default(),
         }
     }
 }

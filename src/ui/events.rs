@@ -175,6 +175,10 @@ pub fn is_important(kind: &EventKind) -> bool {
         // the data-loss recipe starts with the pause, the failover story ends with the restart.
         BrokerStarted { .. } | ControlledShutdownStarted { .. } | FetchPaused { .. } => true,
         ProcessFrozen { .. } | ProcessThawed { .. } | NetworkChanged { .. } => true,
+        // The quorum's changes: who is the active controller decides whether metadata moves.
+        ControllerCrashed { .. } | ControllerStarted { .. } | ControllerElected { .. } => true,
+        ControllerResigned { .. } | ControllerLostLeader { .. } => true,
+        ControllerCandidate { .. } => false,
         ProduceFailing { .. } | ProduceRecovered { .. } | DuplicateAcked { .. } | ProducersStopped { .. } => {
             false
         }

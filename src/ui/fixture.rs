@@ -38,6 +38,7 @@ const FIXTURE_TOPIC_ID: &str = "pT2xQ0cLRyuM9bV1YwJk3A";
 /// The whole fixture.
 pub fn snapshot() -> Snapshot {
     Snapshot {
+        quorum: Default::default(),
         seed: 42,
         now: NOW,
         now_us: crate::sim::SimTime::from_ms(NOW),

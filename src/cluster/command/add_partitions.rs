@@ -44,8 +44,13 @@ impl Unit for AddPartitions {
 
     /// Errors: the controller's own refusal, e.g. every broker fenced.
     fn apply(&self, world: &Rc<World>, out: &mut Outbox) -> Result<Applied, SimError> {
-        world.controller().borrow_mut().create_partitions(world.now(), &self.topic, self.count, out)?;
-        Ok(Applied::by(NodeId::Controller))
+        world.active_controller()?.borrow_mut().create_partitions(
+            world.now(),
+            &self.topic,
+            self.count,
+            out,
+        )?;
+        Ok(Applied::by(NodeId::ActiveController))
     }
 }
 

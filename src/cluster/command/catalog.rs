@@ -45,6 +45,23 @@ pub trait Catalog {
     /// Whether the controller's process is paused (`freeze controller`); `None` when not
     /// known.
     fn controller_frozen(&self) -> Option<bool>;
+    /// The controller quorum's voter ids, ascending.
+    fn controller_ids(&self) -> Vec<i32>;
+    /// Whether controller `id`'s process runs; `None` when not known.
+    fn controller_running(&self, id: i32) -> Option<bool>;
+}
+
+/// Errors unless `id` is one of the quorum's controllers.
+pub fn known_controller(cluster: &dyn Catalog, id: i32) -> Result<(), SimError> {
+    let ids = cluster.controller_ids();
+    if ids.contains(&id) {
+        Ok(())
+    } else {
+        Err(SimError::InvalidState(format!(
+            "controller {id} does not exist (controllers: {})",
+            join_ids(&ids)
+        )))
+    }
 }
 
 /// Errors with [`SimError::UnknownBroker`] unless `broker` exists.
@@ -153,7 +170,14 @@ impl Catalog for Live<'_> {
     fn roll_running(&self) -> Option<bool> {
         Some(self.0.rolling.get())
     }
+    fn controller_ids(&self) -> Vec<i32> {
+        self.0.controller_nodes().into_iter().map(|(id, _)| id).collect()
+    }
+    fn controller_running(&self, id: i32) -> Option<bool> {
+        self.0.node(NodeId::Controller(id)).map(|n| n.state.get().is_running())
+    }
     fn controller_frozen(&self) -> Option<bool> {
-        Some(self.0.node(NodeId::Controller).is_some_and(|n| n.frozen.get().is_some()))
+        let active = self.0.active_controller_id().map(NodeId::Controller);
+        Some(active.and_then(|id| self.0.node(id)).is_some_and(|n| n.frozen.get().is_some()))
     }
 }

@@ -104,8 +104,8 @@ impl Unit for CreateTopic {
             placement: Default::default(),
             config: Default::default(),
         };
-        world.controller().borrow_mut().create_topic(world.now(), &spec, out)?;
-        Ok(Applied::by(NodeId::Controller))
+        world.active_controller()?.borrow_mut().create_topic(world.now(), &spec, out)?;
+        Ok(Applied::by(NodeId::ActiveController))
     }
 }
 

@@ -38,8 +38,8 @@ impl Unit for DeleteTopic {
     }
 
     fn apply(&self, world: &Rc<World>, out: &mut Outbox) -> Result<Applied, SimError> {
-        world.controller().borrow_mut().delete_topic(world.now(), &self.topic, out)?;
-        Ok(Applied::by(NodeId::Controller))
+        world.active_controller()?.borrow_mut().delete_topic(world.now(), &self.topic, out)?;
+        Ok(Applied::by(NodeId::ActiveController))
     }
 }
 

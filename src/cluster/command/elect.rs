@@ -178,7 +178,7 @@ impl Unit for Elect {
     /// Errors: nothing could be elected (see the module docs); nothing changes then.
     fn apply(&self, world: &Rc<World>, out: &mut Outbox) -> Result<Applied, SimError> {
         let partitions = resolve(&Live(world), &self.partitions)?;
-        let controller = world.controller();
+        let controller = world.active_controller()?;
         let mut controller = controller.borrow_mut();
         let named: Option<Vec<TopicPartition>> = match &partitions {
             Partitions::All => None,
@@ -192,7 +192,7 @@ impl Unit for Elect {
         };
         let results = controller.elect_leaders(world.now(), self.election, named.as_deref(), out);
         let note = answer(self.election, &results)?;
-        Ok(Applied { origin: NodeId::Controller, note })
+        Ok(Applied { origin: NodeId::ActiveController, note })
     }
 }
 

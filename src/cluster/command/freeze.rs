@@ -35,6 +35,7 @@ fn name(node: NodeId) -> String {
     match node {
         NodeId::Broker(b) => format!("broker {b}"),
         NodeId::Consumer(c) => format!("consumer-{c}"),
+        NodeId::Controller(c) => format!("controller {c}"),
         _ => "the controller".into(),
     }
 }
@@ -64,7 +65,7 @@ impl Unit for Freeze {
         let frozen = match self.node {
             NodeId::Broker(b) => running_broker(cluster, b)?.map(|s| s.frozen),
             // A consumer's state is checked when the command applies.
-            NodeId::Consumer(_) => None,
+            NodeId::Consumer(_) | NodeId::Controller(_) => None,
             _ => cluster.controller_frozen(),
         };
         match frozen {
@@ -79,8 +80,9 @@ impl Unit for Freeze {
     }
 
     fn apply(&self, world: &Rc<World>, out: &mut Outbox) -> Result<Applied, SimError> {
+        let target = super::crash::controller_target(world, self.node)?;
         let node =
-            world.node(self.node).ok_or_else(|| SimError::InvalidState(format!("no {}", name(self.node))))?;
+            world.node(target).ok_or_else(|| SimError::InvalidState(format!("no {}", name(self.node))))?;
         match (self.freeze, node.frozen.get().is_some()) {
             (true, true) => {
                 return Err(SimError::InvalidState(format!("{} is already frozen", name(self.node))));
@@ -92,11 +94,11 @@ impl Unit for Freeze {
         }
         if self.freeze {
             world.freeze(&node, world.now(), self.thaw_after);
-            out.emit(EventKind::ProcessFrozen { node: self.node, thaw_after: self.thaw_after });
+            out.emit(EventKind::ProcessFrozen { node: target, thaw_after: self.thaw_after });
         } else {
             world.thaw(&node, world.now());
         }
-        Ok(Applied::by(self.node))
+        Ok(Applied::by(target))
     }
 }
 
@@ -106,6 +108,7 @@ impl fmt::Display for Freeze {
         let node = match self.node {
             NodeId::Broker(b) => b.to_string(),
             NodeId::Consumer(c) => format!("consumer-{c}"),
+            NodeId::Controller(c) => c.to_string(),
             _ => "controller".into(),
         };
         write!(f, "{verb} {node}")?;

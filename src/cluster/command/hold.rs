@@ -42,7 +42,9 @@ impl Unit for Hold {
     }
 
     fn apply(&self, world: &Rc<World>, out: &mut Outbox) -> Result<Applied, SimError> {
-        if world.net.faults(self.from, self.to).held == self.held {
+        let from = super::crash::controller_target(world, self.from)?;
+        let to = super::crash::controller_target(world, self.to)?;
+        if world.net.faults(from, to).held == self.held {
             let state = if self.held { "already held" } else { "not held" };
             return Err(SimError::InvalidState(format!(
                 "the link {} → {} is {state}",

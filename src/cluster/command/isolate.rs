@@ -37,15 +37,21 @@ impl Unit for Isolate {
     }
 
     fn validate(&self, cluster: &dyn Catalog) -> Result<(), SimError> {
-        self.0.map_or(Ok(()), |b| known_broker(cluster, b))
+        match self.0 {
+            Some(c) if c >= crate::sim::CONTROLLER_ID => super::catalog::known_controller(cluster, c),
+            Some(b) => known_broker(cluster, b),
+            None => Ok(()),
+        }
     }
 
     fn apply(&self, world: &Rc<World>, out: &mut Outbox) -> Result<Applied, SimError> {
         match self.0 {
             Some(b) => {
-                let others = world.broker_ids().into_iter().filter(|&o| o != b).map(NodeId::Broker);
-                for other in others.chain([NodeId::Controller]) {
-                    change_both(world, NodeId::Broker(b), other, |f| f.cut = true);
+                let me = super::crash::node_of(b);
+                let brokers = world.broker_ids().into_iter().map(NodeId::Broker);
+                let voters = world.controller_nodes().into_iter().map(|(id, _)| NodeId::Controller(id));
+                for other in brokers.chain(voters).filter(|&o| o != me) {
+                    change_both(world, me, other, |f| f.cut = true);
                 }
             }
             None => {
@@ -56,7 +62,7 @@ impl Unit for Isolate {
             }
         }
         out.emit(event(self));
-        Ok(Applied::by(self.0.map_or(NodeId::Controller, NodeId::Broker)))
+        Ok(Applied::by(self.0.map_or(NodeId::ActiveController, super::crash::node_of)))
     }
 }
 

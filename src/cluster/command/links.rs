@@ -16,7 +16,8 @@ impl fmt::Display for End {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.0 {
             NodeId::Broker(b) => write!(f, "{b}"),
-            NodeId::Controller => f.write_str("controller"),
+            NodeId::Controller(c) => write!(f, "{c}"),
+            NodeId::ActiveController => f.write_str("controller"),
             NodeId::Producer(p) => write!(f, "producer-{p}"),
             NodeId::Consumer(c) => write!(f, "consumer-{c}"),
         }
@@ -27,8 +28,10 @@ impl fmt::Display for End {
 /// controller). Errors: an unknown broker, or a link from a node to itself.
 pub(crate) fn check_ends(cluster: &dyn Catalog, a: NodeId, b: NodeId) -> Result<(), SimError> {
     for end in [a, b] {
-        if let NodeId::Broker(id) = end {
-            known_broker(cluster, id)?;
+        match end {
+            NodeId::Broker(id) => known_broker(cluster, id)?,
+            NodeId::Controller(id) => super::catalog::known_controller(cluster, id)?,
+            _ => {}
         }
     }
     if a == b {
@@ -39,6 +42,12 @@ pub(crate) fn check_ends(cluster: &dyn Catalog, a: NodeId, b: NodeId) -> Result<
 
 /// Changes the faults of the link `from → to` with `change`, now.
 pub(crate) fn change(world: &World, from: NodeId, to: NodeId, change: impl FnOnce(&mut LinkFaults)) {
+    // `controller` names the active controller at the instant of the command.
+    let (Ok(from), Ok(to)) =
+        (super::crash::controller_target(world, from), super::crash::controller_target(world, to))
+    else {
+        return;
+    };
     let mut faults = world.net.faults(from, to);
     change(&mut faults);
     world.with_post(|post| world.net.set_faults(post, world.now_us(), from, to, faults));

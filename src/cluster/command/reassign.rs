@@ -126,7 +126,7 @@ impl Unit for Reassign {
     /// needs an unclean election, a verify with nothing started); nothing changes then.
     fn apply(&self, world: &Rc<World>, out: &mut Outbox) -> Result<Applied, SimError> {
         let now = world.now();
-        let controller = world.controller();
+        let controller = world.active_controller()?;
         let mut controller = controller.borrow_mut();
         match self {
             Reassign::Move { topic, partition, target, throttle } => {
@@ -140,10 +140,10 @@ impl Unit for Reassign {
             Reassign::Verify(only) => {
                 let tp = only.as_ref().map(|(t, p)| TopicPartition::new(t.as_str(), *p));
                 let report = controller.verify_reassignments(now, tp.as_ref(), out)?;
-                return Ok(Applied { origin: NodeId::Controller, note: Some(report.line()) });
+                return Ok(Applied { origin: NodeId::ActiveController, note: Some(report.line()) });
             }
         }
-        Ok(Applied::by(NodeId::Controller))
+        Ok(Applied::by(NodeId::ActiveController))
     }
 }
 

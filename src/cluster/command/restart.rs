@@ -29,6 +29,15 @@ impl Unit for Restart {
     }
 
     fn validate(&self, cluster: &dyn Catalog) -> Result<(), SimError> {
+        if self.0 >= crate::sim::CONTROLLER_ID {
+            super::catalog::known_controller(cluster, self.0)?;
+            return match cluster.controller_running(self.0) {
+                Some(true) => {
+                    Err(SimError::InvalidState(format!("controller {} is already running", self.0)))
+                }
+                _ => Ok(()),
+            };
+        }
         known_broker(cluster, self.0)?;
         match cluster.broker_state(self.0) {
             Some(s) if s.running => {
@@ -39,6 +48,17 @@ impl Unit for Restart {
     }
 
     fn apply(&self, world: &Rc<World>, out: &mut Outbox) -> Result<Applied, SimError> {
+        if self.0 >= crate::sim::CONTROLLER_ID {
+            let id = self.0;
+            let node = world.node(NodeId::Controller(id));
+            let node = node.ok_or_else(|| SimError::InvalidState(format!("no controller {id}")))?;
+            if let Some(c) = world.controller_node(id) {
+                c.borrow_mut().restart(world.now());
+            }
+            out.emit(EventKind::ControllerStarted { controller: id });
+            world.start_process(&node);
+            return Ok(Applied::by(NodeId::Controller(id)));
+        }
         start(world, self.0, out);
         Ok(Applied::by(NodeId::Broker(self.0)))
     }
@@ -52,6 +72,10 @@ pub(crate) fn start(world: &Rc<World>, b: BrokerId, out: &mut Outbox) {
     core.borrow_mut().load_config(world.server_properties.borrow().for_broker(b));
     world.restart_pending.borrow_mut().remove(&b);
     out.emit(EventKind::BrokerStarted { broker: b });
+    if let Some(active) = world.active_controller_id().and_then(|id| world.controller_node(id)) {
+        let active = active.borrow();
+        core.borrow_mut().set_known_controller(active.raft().id(), active.raft().epoch());
+    }
     core.borrow_mut().start(world.now(), out);
     world.start_process(&node);
 }

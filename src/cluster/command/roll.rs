@@ -94,7 +94,7 @@ impl Unit for Roll {
         world.schedule(world.now_us(), Due::Service(Service::Roll));
         let note =
             format!("restarting brokers {} one at a time; the events show each step", join_ids(&order));
-        Ok(Applied { origin: NodeId::Controller, note: Some(note) })
+        Ok(Applied { origin: NodeId::ActiveController, note: Some(note) })
     }
 }
 
@@ -198,7 +198,7 @@ fn advance(world: &Rc<World>, rolling: &mut Rolling) -> bool {
 fn emit(world: &World, step: RollStep) {
     let mut out = Outbox::default();
     out.emit(EventKind::Roll(step));
-    world.dispatch(NodeId::Controller, &mut out);
+    world.dispatch(NodeId::ActiveController, &mut out);
 }
 
 fn is_running(world: &Rc<World>, b: BrokerId) -> bool {

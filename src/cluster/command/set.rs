@@ -257,10 +257,10 @@ impl Unit for Set {
         let Set::Topic { topic, .. } = self else {
             return set_broker(world, key, value, out);
         };
-        world.controller().borrow_mut().set_topic_config(world.now(), topic, key, value, out)?;
+        world.active_controller()?.borrow_mut().set_topic_config(world.now(), topic, key, value, out)?;
         let note = effect_note(key, value, world);
         out.emit(config_event(&format!("topic {topic}"), key, value, note.clone()));
-        Ok(Applied { origin: NodeId::Controller, note })
+        Ok(Applied { origin: NodeId::ActiveController, note })
     }
 }
 
@@ -278,7 +278,7 @@ fn set_broker(world: &Rc<World>, key: &str, value: &str, out: &mut Outbox) -> Re
     stored.validate()?;
     let note = match property.update_mode() {
         UpdateMode::Dynamic | UpdateMode::Client => {
-            world.controller().borrow_mut().set_broker_config(world.now(), key, value, out)?;
+            world.active_controller()?.borrow_mut().set_broker_config(world.now(), key, value, out)?;
             effect_note(key, value, world)
         }
         UpdateMode::BrokerRestart => {
@@ -297,7 +297,7 @@ fn set_broker(world: &Rc<World>, key: &str, value: &str, out: &mut Outbox) -> Re
     };
     *world.server_properties.borrow_mut() = stored;
     out.emit(config_event("broker", key, value, note.clone()));
-    Ok(Applied { origin: NodeId::Controller, note })
+    Ok(Applied { origin: NodeId::ActiveController, note })
 }
 
 /// Sets a property for `broker` alone (`kafka-configs.sh --entity-type brokers --entity-name
@@ -325,13 +325,19 @@ fn set_one_broker(
             ))
         }
         _ => {
-            world.controller().borrow_mut().set_broker_config_for(world.now(), broker, key, value, out)?;
+            world.active_controller()?.borrow_mut().set_broker_config_for(
+                world.now(),
+                broker,
+                key,
+                value,
+                out,
+            )?;
             None
         }
     };
     *world.server_properties.borrow_mut() = stored;
     out.emit(config_event(&format!("broker {broker}"), key, value, note.clone()));
-    Ok(Applied { origin: NodeId::Controller, note })
+    Ok(Applied { origin: NodeId::ActiveController, note })
 }
 
 /// Sets a property on producer `index` alone, or on every producer (adding a rate-0 producer
@@ -404,7 +410,7 @@ fn set_network(
         }
     };
     out.emit(config_event(&scope, key, value, None));
-    Ok(Applied::by(NodeId::Controller))
+    Ok(Applied::by(NodeId::ActiveController))
 }
 
 /// What a dynamic change means beyond "done", for the answer and the event alike: when

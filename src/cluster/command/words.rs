@@ -68,7 +68,10 @@ impl<'a> Words<'a> {
         let usage = self.usage;
         let w = self.word("broker id or `controller`")?;
         if w == "controller" {
-            return Ok(NodeId::Controller);
+            return Ok(NodeId::ActiveController);
+        }
+        if let Some(c) = w.parse::<i32>().ok().filter(|&c| c >= crate::sim::CONTROLLER_ID) {
+            return Ok(NodeId::Controller(c));
         }
         if let Some(c) = w.strip_prefix("consumer-").and_then(|n| n.parse().ok()) {
             return Ok(NodeId::Consumer(c));

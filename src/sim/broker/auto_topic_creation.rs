@@ -52,7 +52,7 @@ impl Broker {
                 ErrorCode::UnknownTopicOrPartition
             } else {
                 self.auto_creating.insert(topic.clone(), now);
-                out.send(NodeId::Controller, Message::AutoCreateTopic(Box::new(self.creatable_topic(topic))));
+                out.send(NodeId::ActiveController, Message::AutoCreateTopic(Box::new(self.creatable_topic(topic))));
                 ErrorCode::LeaderNotAvailable
             };
             errors.push((topic.clone(), error));
@@ -95,7 +95,7 @@ mod tests {
     fn creations(out: &Outbox) -> Vec<(String, u32, u32)> {
         (out.sends.iter())
             .filter_map(|(to, m)| match m {
-                Message::AutoCreateTopic(s) if *to == NodeId::Controller => {
+                Message::AutoCreateTopic(s) if *to == NodeId::ActiveController => {
                     Some((s.name.clone(), s.partitions, s.replication_factor))
                 }
                 _ => None,

@@ -161,7 +161,7 @@ impl Broker {
         }
         self.groups.creation_sent = Some(now);
         let spec = self.creatable_topic(OFFSETS_TOPIC);
-        out.send(NodeId::Controller, Message::AutoCreateTopic(Box::new(spec)));
+        out.send(NodeId::ActiveController, Message::AutoCreateTopic(Box::new(spec)));
     }
 
     /// Creates the coordinator once the offsets topic is known.
@@ -361,7 +361,7 @@ mod tests {
             .sends
             .iter()
             .filter_map(|(to, m)| match m {
-                Message::AutoCreateTopic(s) if *to == NodeId::Controller => Some(&**s),
+                Message::AutoCreateTopic(s) if *to == NodeId::ActiveController => Some(&**s),
                 _ => None,
             })
             .collect();
@@ -383,7 +383,7 @@ mod tests {
         };
         let mut out = Outbox::default();
         b.start_bootstrapped(0, 1, &image, &mut out);
-        b.handle(1, NodeId::Controller, Message::Metadata(MetadataDelta::default()), &mut out);
+        b.handle(1, NodeId::Controller(3000), Message::Metadata(MetadataDelta::default()), &mut out);
         assert!(b.group_coordinator().is_some_and(|c| c.is_coordinator_for("g")));
         let found = answers(&group(&mut b, 10, GroupRequest::FindCoordinator { group: "g".into() }));
         assert!(matches!(&found[0], GroupResponse::FindCoordinator { coordinator: Some(0), .. }));

@@ -46,7 +46,7 @@ fn controlled_shutdown_stops_the_fetchers_of_partitions_it_left() {
         ..Default::default()
     };
     let mut out = Outbox::default();
-    b.handle(200, NodeId::Controller, Message::Metadata(delta), &mut out);
+    b.handle(200, NodeId::Controller(3000), Message::Metadata(delta), &mut out);
     let stopped: Vec<u32> = out
         .events
         .iter()
@@ -162,7 +162,7 @@ fn a_partition_record_under_a_new_topic_id_replaces_the_stray_log() {
     let mut out = Outbox::default();
     b.handle(
         20,
-        NodeId::Controller,
+        NodeId::Controller(3000),
         Message::Metadata(MetadataDelta { partitions: vec![recreated], ..Default::default() }),
         &mut out,
     );
@@ -226,7 +226,7 @@ fn replicas_that_leave_are_deleted_and_produce_answers_follow_the_metadata() {
     let mut out = Outbox::default();
     b.handle(
         10,
-        NodeId::Controller,
+        NodeId::Controller(3000),
         Message::Metadata(MetadataDelta { partitions: vec![moved], ..Default::default() }),
         &mut out,
     );
@@ -242,7 +242,7 @@ fn replicas_that_leave_are_deleted_and_produce_answers_follow_the_metadata() {
     };
     assert_eq!(answer(&mut b, 0), Some(ErrorCode::NotLeaderOrFollower));
     let deleted = MetadataDelta { deleted_topics: vec![Arc::from("foo")], ..Default::default() };
-    b.handle(30, NodeId::Controller, Message::Metadata(deleted), &mut Outbox::default());
+    b.handle(30, NodeId::Controller(3000), Message::Metadata(deleted), &mut Outbox::default());
     assert_eq!(b.partitions().count(), 0);
     assert_eq!(answer(&mut b, 1), Some(ErrorCode::UnknownTopicOrPartition));
 }
@@ -347,7 +347,7 @@ fn a_refused_registration_is_retried_with_capped_exponential_backoff() {
     let refused = Message::RegisterBrokerRefused { error: ErrorCode::DuplicateBrokerRegistration };
     let mut now = 1000;
     for wait in [100, 200, 400, 800, 1600, 3200, 4500, 4500] {
-        b.handle(now, NodeId::Controller, refused.clone(), &mut Outbox::default());
+        b.handle(now, NodeId::Controller(3000), refused.clone(), &mut Outbox::default());
         let mut out = Outbox::default();
         b.on_tick(now + wait - 1, &mut out);
         assert!(out.sends.is_empty(), "nothing before {wait} ms: {:?}", out.sends);
@@ -359,7 +359,12 @@ fn a_refused_registration_is_retried_with_capped_exponential_backoff() {
     }
     // Accepted: the retries stop and the backoff starts over at the next start.
     let image = MetadataDelta::default();
-    b.handle(now, NodeId::Controller, Message::RegisterBrokerResponse { broker_epoch: 7, image }, &mut out);
+    b.handle(
+        now,
+        NodeId::Controller(3000),
+        Message::RegisterBrokerResponse { broker_epoch: 7, image },
+        &mut out,
+    );
     assert_eq!(b.broker_epoch(), 7);
     assert_eq!(registration_backoff(0, 9000), 100);
     assert_eq!(registration_backoff(40, 9000), 4500);
@@ -379,17 +384,29 @@ fn a_started_broker_accepts_connections_from_its_first_unfencing_on() {
     b.start(1000, &mut out);
     assert!(!b.accepts_connections(), "registering");
     let refused = Message::RegisterBrokerRefused { error: ErrorCode::DuplicateBrokerRegistration };
-    b.handle(1001, NodeId::Controller, refused, &mut out);
-    b.handle(1002, NodeId::Controller, heartbeat(false), &mut out);
+    b.handle(1001, NodeId::Controller(3000), refused, &mut out);
+    b.handle(1002, NodeId::Controller(3000), heartbeat(false), &mut out);
     assert!(!b.accepts_connections(), "refused registration: an answer to the old run does not count");
     let image = MetadataDelta::default();
-    b.handle(1100, NodeId::Controller, Message::RegisterBrokerResponse { broker_epoch: 7, image }, &mut out);
-    b.handle(1101, NodeId::Controller, heartbeat(true), &mut out);
+    b.handle(
+        1100,
+        NodeId::Controller(3000),
+        Message::RegisterBrokerResponse { broker_epoch: 7, image },
+        &mut out,
+    );
+    // One heartbeat in flight at a time: each answer follows a heartbeat sent, and the next
+    // goes broker.heartbeat.interval.ms (2 s) after the answer.
+    b.on_tick(1100, &mut out);
+    b.handle(1101, NodeId::Controller(3000), heartbeat(true), &mut out);
     assert!(!b.accepts_connections(), "registered but fenced");
-    b.handle(1102, NodeId::Controller, heartbeat(false), &mut out);
+    b.on_tick(3101, &mut out);
+    b.handle(3102, NodeId::Controller(3000), heartbeat(false), &mut out);
     assert!(b.accepts_connections(), "unfenced");
-    b.handle(1103, NodeId::Controller, heartbeat(true), &mut out);
+    b.on_tick(5102, &mut out);
+    b.handle(5103, NodeId::Controller(3000), heartbeat(true), &mut out);
     assert!(b.accepts_connections(), "a later fence does not close the socket server");
+    let sent = out.sends.iter().filter(|(_, m)| matches!(m, Message::Heartbeat { .. })).count();
+    assert_eq!(sent, 3, "one heartbeat per answer");
     b.crash(1200);
     assert!(!b.accepts_connections(), "down");
     b.start_bootstrapped(1300, 8, &MetadataDelta::default(), &mut out);

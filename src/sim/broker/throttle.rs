@@ -214,6 +214,7 @@ mod tests {
             topic_configs: vec![(Arc::from("foo"), topic)],
             broker_config: Some(Arc::new(config.clone())),
             deleted_topics: Vec::new(),
+            offset: 0,
         }
     }
 

@@ -242,7 +242,7 @@ fn a_consumer_gets_nothing_above_the_hw() {
     let (mut c, mut leader, _) = started(ConsumerConfig::default());
     let mut two = image(1);
     two.partitions[0].isr = vec![0, 1];
-    leader.handle(30, NodeId::Controller, Message::Metadata(two.clone()), &mut Outbox::default());
+    leader.handle(30, NodeId::Controller(3000), Message::Metadata(two.clone()), &mut Outbox::default());
     c.handle(30, Message::Metadata(two), &mut Outbox::default());
     assert!(produce(&mut leader, 31, 5, 3).sends.is_empty());
     let mut out = Outbox::default();

@@ -234,6 +234,21 @@ impl QuorumController {
         self.elect_leaderless(false, usize::MAX, out);
     }
 
+    /// Takes over as the active controller at `now` in quorum epoch `epoch`
+    /// (`QuorumController.QuorumMetaLogListener.handleLeaderChange` → `claim`): every broker
+    /// gets a fresh session, since `ClusterControlManager.activate` builds a new
+    /// `BrokerHeartbeatManager` whose `register` stamps each broker's last contact now (no
+    /// broker is fenced for the silence before the takeover), and every registered broker
+    /// reads the leader change from the metadata log (a [`Message::LeaderChange`]).
+    pub fn activate(&mut self, now: Ms, epoch: crate::sim::Epoch, _offset: i64, out: &mut Outbox) {
+        for b in self.brokers.values_mut().filter(|b| b.registered) {
+            b.last_heartbeat = now;
+        }
+        for b in self.brokers.values().filter(|b| b.registered) {
+            out.send(NodeId::Broker(b.id), Message::LeaderChange { epoch });
+        }
+    }
+
     /// Hands out the next broker epoch (monotonic, like KRaft's metadata offsets).
     fn next_broker_epoch(&mut self) -> i64 {
         self.last_broker_epoch += 1;

@@ -28,6 +28,7 @@ impl QuorumController {
             topic_configs: self.topics.values().map(|t| (t.name.clone(), t.config.clone())).collect(),
             broker_config: Some(Arc::new(self.config.clone())),
             deleted_topics: Vec::new(),
+            offset: 0,
         }
     }
 

@@ -182,6 +182,34 @@ impl fmt::Display for EventKind {
                 "broker {broker} fenced: no heartbeat for {} ms (broker.session.timeout.ms={timeout_ms})",
                 group(*silent_ms)
             ),
+            ControllerCrashed { controller } => write!(f, "controller {controller} crashed"),
+            ControllerStarted { controller } => {
+                write!(
+                    f,
+                    "controller {controller} started: it rejoins the quorum as a voter, its metadata log from disk"
+                )
+            }
+            ControllerElected { controller, epoch, voted_for_it } => {
+                write!(f, "controller {controller} became active in epoch {epoch}")?;
+                match voted_for_it.as_slice() {
+                    [] => write!(f, ": the only voter"),
+                    [one] => write!(f, ": voter {one} voted for it"),
+                    many => write!(f, ": voters {} voted for it", join_ids(many)),
+                }
+            }
+            ControllerLostLeader { controller, leader, epoch, timeout_ms } => write!(
+                f,
+                "controller {controller} lost the active controller {leader} of epoch {epoch}: no fetch answered for {} ms (controller.quorum.fetch.timeout.ms); it asks the voters for pre-votes",
+                group(*timeout_ms)
+            ),
+            ControllerCandidate { controller, epoch } => {
+                write!(f, "controller {controller} stands for election in epoch {epoch}")
+            }
+            ControllerResigned { controller, epoch, silent_ms } => write!(
+                f,
+                "controller {controller} resigned as active controller of epoch {epoch}: no fetch from a majority of voters for {} ms (1.5 × controller.quorum.fetch.timeout.ms)",
+                group(*silent_ms)
+            ),
             ControlledShutdownStarted { broker } => {
                 write!(
                     f,
@@ -410,7 +438,8 @@ fn who(b: Option<BrokerId>) -> String {
 fn node_name(node: NodeId) -> String {
     match node {
         NodeId::Broker(b) => format!("broker {b}"),
-        NodeId::Controller => "the controller".into(),
+        NodeId::Controller(c) => format!("controller {c}"),
+        NodeId::ActiveController => "the active controller".into(),
         NodeId::Producer(p) => format!("producer {p}"),
         NodeId::Consumer(c) => format!("consumer-{c}"),
     }

@@ -97,7 +97,7 @@ impl Partition {
         tracing::debug!(t = ctx.now, tp = %self.tp, ?isr, ?change, partition_epoch, "AlterPartition proposed");
         let new_isr = isr.iter().map(|&r| Self::isr_member(ctx, ls, r)).collect();
         out.send(
-            NodeId::Controller,
+            NodeId::ActiveController,
             Message::AlterPartition {
                 leader: ctx.me,
                 broker_epoch: ctx.broker_epoch,

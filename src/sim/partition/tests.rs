@@ -218,7 +218,7 @@ fn caught_up_follower_is_expanded_into_the_isr() {
     let (_, out) = fetch(&mut p, &f, 3, 3, 2);
     assert!(out.sends.is_empty(), "LEO 2 is below the HW 4");
     let (_, out) = fetch(&mut p, &f, 4, 3, 4);
-    assert!(matches!(&out.sends[..], [(NodeId::Controller, Message::AlterPartition { .. })]));
+    assert!(matches!(&out.sends[..], [(NodeId::ActiveController, Message::AlterPartition { .. })]));
     assert_eq!(p.maximal_isr(), vec![1, 2, 3]);
     let mut out = Outbox::default();
     p.apply_state(&f.ctx(1, 5), &state(Some(1), &[1, 2, 3], 0, 1), &mut out);

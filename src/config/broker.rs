@@ -105,8 +105,17 @@ pub struct BrokerConfig {
 
 impl Default for BrokerConfig {
     fn default() -> Self {
+        Self::defaults_for(&Semantics::CURRENT)
+    }
+}
+
+impl BrokerConfig {
+    /// Kafka's broker defaults in the given Kafka version (rule book §11): the version's
+    /// `replica.lag.time.max.ms` (KIP-537) and `unclean.leader.election.enable` (KIP-106)
+    /// defaults, and its replication rules.
+    pub fn defaults_for(semantics: &Semantics) -> Self {
         Self {
-            replica_lag_time_max_ms: 30_000,
+            replica_lag_time_max_ms: semantics.default_replica_lag_time_max_ms,
             replica_fetch_wait_max_ms: 500,
             replica_fetch_max_bytes: 1_048_576,
             replica_fetch_response_max_bytes: 10_485_760,
@@ -123,7 +132,7 @@ impl Default for BrokerConfig {
             broker_heartbeat_interval_ms: 2000,
             broker_session_timeout_ms: 9000,
             min_insync_replicas: 1,
-            unclean_leader_election_enable: false,
+            unclean_leader_election_enable: semantics.default_unclean_leader_election,
             unclean_leader_election_interval_ms: 300_000,
             auto_leader_rebalance_enable: true,
             leader_imbalance_check_interval_seconds: 300,
@@ -145,7 +154,7 @@ impl Default for BrokerConfig {
             log_flush_scheduler_interval_ms: i64::MAX as u64,
             os_dirty_expire_ms: 30_000,
             os_dirty_writeback_ms: 5_000,
-            semantics: Semantics::CURRENT,
+            semantics: *semantics,
         }
     }
 }

@@ -16,6 +16,10 @@ const MS_PER_HOUR: i64 = 3_600_000;
 pub struct BrokerConfig {
     /// `replica.lag.time.max.ms` (ms).
     pub replica_lag_time_max_ms: Ms,
+    /// `replica.lag.max.messages` (messages): Kafka 0.8's count rule (R4.4), read only when
+    /// [`Semantics::isr_lag`] is [`super::semantics::IsrLag::TimeAndMessages`]
+    /// (`KafkaConfig.replicaLagMaxMessages` at 0.8.2, default 4000).
+    pub replica_lag_max_messages: u64,
     /// `replica.fetch.wait.max.ms` (ms).
     pub replica_fetch_wait_max_ms: Ms,
     /// `replica.fetch.max.bytes` (bytes).
@@ -116,6 +120,7 @@ impl BrokerConfig {
     pub fn defaults_for(semantics: &Semantics) -> Self {
         Self {
             replica_lag_time_max_ms: semantics.default_replica_lag_time_max_ms,
+            replica_lag_max_messages: 4000,
             replica_fetch_wait_max_ms: 500,
             replica_fetch_max_bytes: 1_048_576,
             replica_fetch_response_max_bytes: 10_485_760,
@@ -180,6 +185,16 @@ impl BrokerConfig {
             ));
         }
         Ok(())
+    }
+
+    /// How often a leader runs its `isr-expiration` check (ms, R4.2): half of
+    /// `replica.lag.time.max.ms` (`ReplicaManager.startup`), or all of it under Kafka 0.8's
+    /// count rule (`ReplicaManager.startup` at 0.8.2 scheduled it every `replicaLagTimeMaxMs`).
+    pub fn isr_check_interval_ms(&self) -> Ms {
+        match self.semantics.isr_lag {
+            super::semantics::IsrLag::Time => self.replica_lag_time_max_ms / 2,
+            super::semantics::IsrLag::TimeAndMessages => self.replica_lag_time_max_ms,
+        }
     }
 
     /// The broker default of `retention.ms` (ms, -1 = keep forever): `log.retention.ms`, else
@@ -295,6 +310,7 @@ impl BrokerConfig {
         let v = p.parse(text)?;
         match p.name {
             "replica.lag.time.max.ms" => self.replica_lag_time_max_ms = as_u64(v),
+            "replica.lag.max.messages" => self.replica_lag_max_messages = as_u64(v),
             "replica.fetch.wait.max.ms" => self.replica_fetch_wait_max_ms = as_u64(v),
             "replica.fetch.max.bytes" => self.replica_fetch_max_bytes = as_u64(v),
             "replica.fetch.response.max.bytes" => self.replica_fetch_response_max_bytes = as_u64(v),

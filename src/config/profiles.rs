@@ -171,7 +171,7 @@ pub static TOGGLES: &[Toggle] = &[
         set: Some(|s, v| s.isr_lag = if v == "time" { IsrLag::Time } else { IsrLag::TimeAndMessages }),
         since: "0.9.0",
         change: "KIP-16, KAFKA-1546",
-        modelled: false,
+        modelled: true,
     },
     Toggle {
         name: "truncation",

@@ -278,7 +278,7 @@ impl Broker {
 
     fn timers_from(&mut self, now: Ms) {
         self.next_heartbeat = now;
-        self.next_isr_check = now + self.config.replica_lag_time_max_ms / 2;
+        self.next_isr_check = now + self.config.isr_check_interval_ms();
         self.next_checkpoint = now + self.config.replica_high_watermark_checkpoint_interval_ms;
         self.next_retention_check = now + LOG_INITIAL_TASK_DELAY_MS;
         self.next_flush_check = now.saturating_add(self.config.log_flush_scheduler_interval_ms);
@@ -756,7 +756,7 @@ impl Broker {
                     self.view_marks.mark(tp);
                 }
             }
-            self.next_isr_check = now + (self.config.replica_lag_time_max_ms / 2).max(1);
+            self.next_isr_check = now + self.config.isr_check_interval_ms().max(1);
         }
         if now >= self.next_retention_check {
             let tps: Vec<TopicPartition> = self.partitions.keys().cloned().collect();

@@ -65,6 +65,11 @@ pub struct Cli {
     /// How replicas are placed on brokers.
     #[arg(long, value_enum, global = true)]
     pub placement: Option<PlacementArg>,
+    /// The Kafka release whose replication rules and defaults the cluster follows, e.g.
+    /// `kafka-0.10` (see `isrlab profiles`; default the newest). It replaces a scenario
+    /// file's own `profile`.
+    #[arg(long, value_name = "NAME", value_parser = parse_profile, global = true)]
+    pub profile: Option<crate::config::profiles::Profile>,
     /// Write the developer log (tracing) to this file, filtered by `ISRLAB_LOG` (RUST_LOG
     /// syntax, default `info`). With `ISRLAB_LOG` alone it goes to
     /// `$XDG_STATE_HOME/isrlab/isrlab.log`; never to the terminal.
@@ -103,6 +108,13 @@ pub enum Mode {
     },
     /// List the built-in lessons: number, name, minutes, title and what each teaches.
     Lessons,
+    /// List the semantics profiles (`--profile`): the Kafka releases isrlab can play, what
+    /// each changes against the newest release, and the Kafka version and KIP behind it.
+    Profiles {
+        /// Print the table in Markdown, as the manual's profiles chapter holds it.
+        #[arg(long)]
+        markdown: bool,
+    },
     /// Play a lesson in the dashboard: a built-in one by name or number (see `isrlab lessons`),
     /// or a lesson file of your own. With `--headless`, run it as `isrlab run` does. A lesson
     /// plays its own cluster and seed: `--seed`, `--set`, `--brokers`, `--topic` and
@@ -204,6 +216,7 @@ impl Cli {
                 Mode::Run { .. }
                 | Mode::Describe { .. }
                 | Mode::Lessons
+                | Mode::Profiles { .. }
                 | Mode::Lesson { headless: true, .. }
                 | Mode::Compare { .. }
                 | Mode::Export { .. }
@@ -314,6 +327,11 @@ pub fn parse_topic(text: &str) -> Result<TopicArg, String> {
     Ok(TopicArg { name: name.to_string(), partitions, replication_factor })
 }
 
+/// A `--profile NAME`, one of `isrlab profiles`. Errors: an unknown name, listing the known.
+pub fn parse_profile(text: &str) -> Result<crate::config::profiles::Profile, String> {
+    crate::config::profiles::find(text).map_err(|e| e.to_string())
+}
+
 /// Parses `KEY=VALUE` and checks it against the config registry. Errors: the problem in words.
 pub fn parse_setting(text: &str) -> Result<Setting, String> {
     let Some((key, value)) = text.split_once('=').filter(|(k, v)| !k.is_empty() && !v.is_empty()) else {
@@ -359,7 +377,8 @@ impl Cli {
     /// `--placement` and `--set` applied. Errors: an impossible topic (Kafka's
     /// `INVALID_REPLICATION_FACTOR` message) or a bad setting.
     pub fn cluster_spec(&self, seed: u64) -> Result<ClusterSpec, CliError> {
-        let mut spec = ClusterSpec::default_run(seed);
+        let semantics = self.profile.as_ref().map_or(crate::config::Semantics::CURRENT, |p| p.semantics);
+        let mut spec = ClusterSpec::default_run_as(seed, &semantics);
         if let Some(n) = self.brokers {
             spec.brokers = (0..i32::from(n)).collect();
         }
@@ -438,8 +457,8 @@ impl Cli {
             return Err(CliError::Invalid(SCENARIO_CLUSTER_FLAGS.into()));
         }
         let mut scenario = match source {
-            Source::File(file) => crate::scenario::load(file)?,
-            Source::Lesson(lesson) => lesson.load()?,
+            Source::File(file) => crate::scenario::load_as(file, self.profile.as_ref())?,
+            Source::Lesson(lesson) => lesson.load_as(self.profile.as_ref())?,
         };
         if lesson_mode {
             match self.cluster_flags() {
@@ -465,6 +484,7 @@ impl Cli {
             ("--controllers", self.controllers.is_some()),
             ("--topic", !self.topics.is_empty()),
             ("--placement", self.placement.is_some()),
+            ("--profile", self.profile.is_some()),
         ];
         let names: Vec<&str> = given.iter().filter(|(_, on)| *on).map(|(name, _)| *name).collect();
         match names.split_last()? {

@@ -11,7 +11,8 @@
 //!   throttles), a topic's overrides and its logs' effective settings (`topic`), the producer's
 //!   (`producer`), the consumer's (`consumer`), and isrlab's lab properties (`lab` for
 //!   processing times, `net` for the network);
-//! - `semantics`: every version-dependent rule, one value; `current`: the effective value of
+//! - `semantics`: every version-dependent rule, one value; `profiles`: its named values per
+//!   Kafka release and the toggles that override it; `current`: the effective value of
 //!   every property; `warnings`: combinations that lose data or stall.
 
 mod broker;
@@ -21,6 +22,7 @@ mod error;
 pub mod lab;
 mod net;
 mod producer;
+pub mod profiles;
 mod properties;
 mod registry;
 pub mod semantics;

@@ -60,6 +60,7 @@ fn main() -> ExitCode {
         ) => run_headless(&cli),
         Some(Mode::Describe { at, zk }) => report(describe_at(&cli, *at, *zk)),
         Some(Mode::Lessons) => list_lessons(),
+        Some(Mode::Profiles { markdown }) => list_profiles(*markdown),
         Some(Mode::Compare { vary, vary_set, .. }) => report(compare(&cli, vary, vary_set)),
         Some(Mode::Export { at, svg, size, cast, timeline, .. }) => {
             let request = isrlab::export::Request {
@@ -202,6 +203,18 @@ fn list_lessons() -> ExitCode {
         return ExitCode::FAILURE;
     }
     if ok { ExitCode::SUCCESS } else { ExitCode::FAILURE }
+}
+
+/// `isrlab profiles [--markdown]`: the semantics profiles and what each changes.
+fn list_profiles(markdown: bool) -> ExitCode {
+    use isrlab::config::profiles;
+    let text = if markdown { profiles::markdown_table() } else { profiles::text_table() };
+    let mut out = ClosedPipeTolerant::new(std::io::stdout().lock());
+    if let Err(e) = out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        eprintln!("isrlab: cannot write the list of profiles: {e}");
+        return ExitCode::FAILURE;
+    }
+    ExitCode::SUCCESS
 }
 
 /// `isrlab docs [--out DIR]`: write the reference pages, one line per page.

@@ -3,13 +3,21 @@
 //! shutdowns, stalled fetchers, frozen processes, one broker's power loss, and link faults:
 //! cuts, one-way cuts, isolation, holds, delays, loss), and
 //! the controller's invariants hold at every check (rule book R4.11, R5.9, DESIGN promise 2).
+//! The same holds under the older profiles whose rules isrlab models (Kafka 2.8 and 3.6 with
+//! their own defaults, the safe settings set explicitly); under Kafka 0.10's defaults
+//! (`acks=1`, unclean leader election on) the same schedules find acknowledged records lost,
+//! as they were then.
 
 use isrlab::cluster::command::Command;
 use isrlab::cluster::handle::Sim;
 use isrlab::cluster::snapshot::Snapshot;
 use isrlab::cluster::spec::ClusterSpec;
+use isrlab::config::Semantics;
+use isrlab::config::profiles;
+use isrlab::kafka::Acks;
 use proptest::prelude::*;
-use proptest::test_runner::RngSeed;
+use proptest::strategy::ValueTree;
+use proptest::test_runner::{RngSeed, TestRunner};
 
 /// A fixed seed, so CI checks the same schedules every run. To explore new ones locally:
 /// `ISRLAB_PROPTEST_RANDOM=1 ISRLAB_PROPTEST_CASES=500 cargo test --release --test invariants`.
@@ -82,6 +90,38 @@ proptest! {
     ) {
         check_schedule(seed, faults)?;
     }
+
+    #[test]
+    fn safe_settings_never_lose_acknowledged_records_in_kafka_2_8_and_3_6(
+        seed in 0u64..1000,
+        faults in prop::collection::vec(fault(), 1..10),
+        old in prop::sample::select(vec!["kafka-2.8", "kafka-3.6-zk"]),
+    ) {
+        let semantics = profiles::find(old).unwrap().semantics;
+        check_schedule_as(seed, faults, &semantics)?;
+    }
+}
+
+/// Under Kafka 0.10's defaults (`acks=1`, `unclean.leader.election.enable=true`, rule book
+/// §11) the fault schedules of the property test find acknowledged records lost: the loss
+/// the newer defaults (KIP-106, KIP-679) were made against.
+#[test]
+fn kafka_0_10_defaults_lose_acknowledged_records_under_the_same_faults() {
+    let semantics = profiles::find("kafka-0.10").unwrap().semantics;
+    let mut runner = TestRunner::new(ProptestConfig { rng_seed: RngSeed::Fixed(20261129), ..config() });
+    let schedules = (0u64..1000, prop::collection::vec(fault(), 1..10));
+    let mut lost = 0;
+    for _ in 0..12 {
+        let (seed, mut faults) = schedules.new_tree(&mut runner).unwrap().current();
+        faults.sort();
+        one_power_loss(&mut faults);
+        let mut spec = ClusterSpec::default_run_as(seed, &semantics);
+        spec.producers[0].config.rate = 50.0;
+        assert_eq!(spec.producers[0].config.acks, Acks::One, "Kafka 0.10's producer default");
+        assert!(spec.broker_config.unclean_leader_election_enable, "Kafka 0.10's broker default");
+        lost += run(spec, &faults).acked_lost;
+    }
+    assert!(lost > 0, "no acknowledged record lost under Kafka 0.10's defaults in 12 schedules");
 }
 
 /// Found by the property test: broker 1 led test_repli-1 for 3 ms and died before appending;
@@ -119,11 +159,23 @@ fn one_power_loss(faults: &mut [(u64, String)]) {
     }
 }
 
-fn check_schedule(seed: u64, mut faults: Vec<(u64, String)>) -> Result<(), TestCaseError> {
+fn check_schedule(seed: u64, faults: Vec<(u64, String)>) -> Result<(), TestCaseError> {
+    check_schedule_as(seed, faults, &Semantics::CURRENT)
+}
+
+/// The safe settings (acks=all, min.insync.replicas=2, unclean election off) on a cluster of
+/// the given Kafka version, whatever its defaults.
+fn check_schedule_as(
+    seed: u64,
+    mut faults: Vec<(u64, String)>,
+    semantics: &Semantics,
+) -> Result<(), TestCaseError> {
     faults.sort();
     one_power_loss(&mut faults);
-    let mut spec = ClusterSpec::default_run(seed);
+    let mut spec = ClusterSpec::default_run_as(seed, semantics);
     spec.producers[0].config.rate = 50.0;
+    spec.producers[0].config.acks = Acks::All;
+    spec.broker_config.unclean_leader_election_enable = false;
     spec.topics[0].config.min_insync_replicas = Some(2);
     let mut sim = Sim::new(spec).unwrap();
     for (t, line) in &faults {
@@ -132,6 +184,29 @@ fn check_schedule(seed: u64, mut faults: Vec<(u64, String)>) -> Result<(), TestC
         let _ = sim.apply(&Command::parse(line).unwrap());
         check_invariants(&sim.snapshot())?;
     }
+    let s = finish(&mut sim);
+    check_invariants(&s)?;
+    prop_assert_eq!(s.acked_lost, 0, "events: {:#?}", s.recent_events);
+    for p in &s.partitions {
+        prop_assert!(p.leader.is_some(), "{} still offline", p.tp);
+        prop_assert_eq!(p.isr.len(), 3, "{} ISR {:?}", p.tp, &p.isr);
+    }
+    prop_assert!(s.producers[0].acked > 0);
+    Ok(())
+}
+
+/// Runs `faults` on `spec` and ends every fault, as [`finish`] does.
+fn run(spec: ClusterSpec, faults: &[(u64, String)]) -> Snapshot {
+    let mut sim = Sim::new(spec).unwrap();
+    for (t, line) in faults {
+        sim.advance_to(*t);
+        let _ = sim.apply(&Command::parse(line).unwrap());
+    }
+    finish(&mut sim)
+}
+
+/// Ends every fault at 130 s, restarts every broker at 160 s, and returns the state at 230 s.
+fn finish(sim: &mut Sim) -> Snapshot {
     sim.advance_to(130_000);
     let _ = sim.apply(&Command::parse("heal-all").unwrap());
     let _ = sim.apply(&Command::parse("thaw controller").unwrap());
@@ -146,13 +221,5 @@ fn check_schedule(seed: u64, mut faults: Vec<(u64, String)>) -> Result<(), TestC
         let _ = sim.apply(&Command::parse(&format!("resume-fetch {b}")).unwrap());
     }
     sim.advance_to(230_000);
-    let s = sim.snapshot();
-    check_invariants(&s)?;
-    prop_assert_eq!(s.acked_lost, 0, "events: {:#?}", s.recent_events);
-    for p in &s.partitions {
-        prop_assert!(p.leader.is_some(), "{} still offline", p.tp);
-        prop_assert_eq!(p.isr.len(), 3, "{} ISR {:?}", p.tp, &p.isr);
-    }
-    prop_assert!(s.producers[0].acked > 0);
-    Ok(())
+    sim.snapshot()
 }

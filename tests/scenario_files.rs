@@ -71,7 +71,7 @@ fn times_isrlab_cannot_keep_point_at_the_time() {
 fn an_unknown_property_names_close_matches() {
     assert_eq!(
         invalid("unknown-property.toml"),
-        "tests/invalid/unknown-property.toml:7:1: unknown property `replica.lag.time.max`; did you mean `replica.lag.time.max.ms` or `replica.fetch.wait.max.ms` or `replica.socket.timeout.ms`?"
+        "tests/invalid/unknown-property.toml:7:1: unknown property `replica.lag.time.max`; did you mean `replica.lag.time.max.ms` or `replica.lag.max.messages` or `replica.fetch.wait.max.ms`?"
     );
 }
 

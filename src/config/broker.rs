@@ -16,6 +16,10 @@ const MS_PER_HOUR: i64 = 3_600_000;
 pub struct BrokerConfig {
     /// `replica.lag.time.max.ms` (ms).
     pub replica_lag_time_max_ms: Ms,
+    /// `replica.lag.max.messages` (messages): Kafka 0.8's count rule (R4.4), read only when
+    /// [`Semantics::isr_lag`] is [`super::semantics::IsrLag::TimeAndMessages`]
+    /// (`KafkaConfig.replicaLagMaxMessages` at 0.8.2, default 4000).
+    pub replica_lag_max_messages: u64,
     /// `replica.fetch.wait.max.ms` (ms).
     pub replica_fetch_wait_max_ms: Ms,
     /// `replica.fetch.max.bytes` (bytes).
@@ -112,8 +116,18 @@ pub struct BrokerConfig {
 
 impl Default for BrokerConfig {
     fn default() -> Self {
+        Self::defaults_for(&Semantics::CURRENT)
+    }
+}
+
+impl BrokerConfig {
+    /// Kafka's broker defaults in the given Kafka version (rule book §11): the version's
+    /// `replica.lag.time.max.ms` (KIP-537) and `unclean.leader.election.enable` (KIP-106)
+    /// defaults, and its replication rules.
+    pub fn defaults_for(semantics: &Semantics) -> Self {
         Self {
-            replica_lag_time_max_ms: 30_000,
+            replica_lag_time_max_ms: semantics.default_replica_lag_time_max_ms,
+            replica_lag_max_messages: 4000,
             replica_fetch_wait_max_ms: 500,
             replica_fetch_max_bytes: 1_048_576,
             replica_fetch_response_max_bytes: 10_485_760,
@@ -130,7 +144,7 @@ impl Default for BrokerConfig {
             broker_heartbeat_interval_ms: 2000,
             broker_session_timeout_ms: 9000,
             min_insync_replicas: 1,
-            unclean_leader_election_enable: false,
+            unclean_leader_election_enable: semantics.default_unclean_leader_election,
             unclean_leader_election_interval_ms: 300_000,
             auto_leader_rebalance_enable: true,
             leader_imbalance_check_interval_seconds: 300,
@@ -155,7 +169,7 @@ impl Default for BrokerConfig {
             log_flush_scheduler_interval_ms: i64::MAX as u64,
             os_dirty_expire_ms: 30_000,
             os_dirty_writeback_ms: 5_000,
-            semantics: Semantics::CURRENT,
+            semantics: *semantics,
         }
     }
 }
@@ -181,6 +195,16 @@ impl BrokerConfig {
             ));
         }
         Ok(())
+    }
+
+    /// How often a leader runs its `isr-expiration` check (ms, R4.2): half of
+    /// `replica.lag.time.max.ms` (`ReplicaManager.startup`), or all of it under Kafka 0.8's
+    /// count rule (`ReplicaManager.startup` at 0.8.2 scheduled it every `replicaLagTimeMaxMs`).
+    pub fn isr_check_interval_ms(&self) -> Ms {
+        match self.semantics.isr_lag {
+            super::semantics::IsrLag::Time => self.replica_lag_time_max_ms / 2,
+            super::semantics::IsrLag::TimeAndMessages => self.replica_lag_time_max_ms,
+        }
     }
 
     /// The broker default of `retention.ms` (ms, -1 = keep forever): `log.retention.ms`, else
@@ -296,6 +320,7 @@ impl BrokerConfig {
         let v = p.parse(text)?;
         match p.name {
             "replica.lag.time.max.ms" => self.replica_lag_time_max_ms = as_u64(v),
+            "replica.lag.max.messages" => self.replica_lag_max_messages = as_u64(v),
             "replica.fetch.wait.max.ms" => self.replica_fetch_wait_max_ms = as_u64(v),
             "replica.fetch.max.bytes" => self.replica_fetch_max_bytes = as_u64(v),
             "replica.fetch.response.max.bytes" => self.replica_fetch_response_max_bytes = as_u64(v),

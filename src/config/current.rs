@@ -13,6 +13,7 @@ impl BrokerConfig {
         let v = |n: u64| Some(n.to_string());
         match name {
             "replica.lag.time.max.ms" => v(self.replica_lag_time_max_ms),
+            "replica.lag.max.messages" => v(self.replica_lag_max_messages),
             "replica.fetch.wait.max.ms" => v(self.replica_fetch_wait_max_ms),
             "replica.fetch.max.bytes" => v(self.replica_fetch_max_bytes),
             "replica.fetch.response.max.bytes" => v(self.replica_fetch_response_max_bytes),

@@ -95,12 +95,13 @@ impl Default for ProducerConfig {
 
 impl ProducerConfig {
     /// The Java client's defaults in the given Kafka version (R5.7): `enable.idempotence` and
-    /// `linger.ms` come from the semantics (KIP-679, KIP-1030).
+    /// `linger.ms` come from the semantics (KIP-679, KIP-1030), and so do `acks` (KIP-679) and
+    /// `retries` (KIP-91).
     pub fn defaults_for(semantics: &Semantics) -> Self {
         Self {
-            acks: Acks::All,
+            acks: semantics.default_acks,
             enable_idempotence: semantics.idempotence_by_default,
-            retries: i32::MAX as u32,
+            retries: semantics.default_retries,
             delivery_timeout_ms: 120_000,
             request_timeout_ms: 30_000,
             retry_backoff_ms: 100,

@@ -30,6 +30,14 @@ pub static PROPERTIES: &[Property] = &[
         kind: long(1, MAX_INT),
         doc: "a follower not caught up for this long leaves the ISR",
     },
+    // Rule book R4.4: read only under the profile kafka-0.8 (`isr_lag=time+messages`).
+    Property {
+        name: "replica.lag.max.messages",
+        scope: Scope::Broker,
+        default: "4000",
+        kind: long(0, i64::MAX),
+        doc: "Kafka 0.8 only (removed in 0.9 by KIP-16): a follower more than this many messages behind the leader leaves the ISR; read with isr_lag=time+messages (profile kafka-0.8)",
+    },
     // Rule book R2.4.
     Property {
         name: "replica.fetch.wait.max.ms",

@@ -6,7 +6,7 @@
 //! older behaviours (HW truncation before 0.11, `NOT_ENOUGH_REPLICAS_AFTER_APPEND` as the usual
 //! outcome before 3.7, the ZooKeeper controller, ELR) become other values of this type.
 
-use crate::kafka::Ms;
+use crate::kafka::{Acks, Ms};
 use std::fmt;
 
 /// Which controller keeps the cluster metadata.
@@ -14,6 +14,37 @@ use std::fmt;
 pub enum MetadataMode {
     /// The KRaft quorum controller (KIP-500, KIP-631); the only mode since Kafka 4.0.
     KRaft,
+}
+
+/// How the leader judges that a follower fell out of sync (rule book R4.1, R4.4).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum IsrLag {
+    /// Time only (KIP-16, KAFKA-1546, Kafka 0.9.0): out of sync when not caught up to the
+    /// leader's LEO for `replica.lag.time.max.ms` (`Partition.getOutOfSyncReplicas`).
+    Time,
+    /// Kafka 0.8 (`Partition.getOutOfSyncReplicas` at 0.8.2): out of sync when *stuck* (no
+    /// fetch for `replica.lag.time.max.ms`) or *slow* (more than `replica.lag.max.messages`
+    /// behind the leader's LEO), so one burst larger than that count threw healthy followers
+    /// out.
+    TimeAndMessages,
+}
+
+/// How a follower finds where its log stops agreeing with the leader's (rule book R7.1–R7.6).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Truncation {
+    /// Kafka 2.8+ (KAFKA-10554): the follower fetches from its LEO with `lastFetchedEpoch`
+    /// and the leader answers a `divergingEpoch` (`AbstractFetcherThread.truncateOnFetchResponse`).
+    EpochOnFetch,
+    /// Kafka 2.0–2.7: an `OffsetsForLeaderEpoch` request before fetching, asked again with a
+    /// smaller epoch while the answer's epoch is not the follower's own (KIP-279).
+    OffsetsForLeaderEpoch,
+    /// Kafka 0.11–1.1: `OffsetsForLeaderEpoch` once, for the follower's latest epoch only
+    /// (KIP-101), which KIP-279 found could still leave logs diverged after fast leader changes.
+    Kip101,
+    /// Kafka ≤ 0.10.2: truncate to the local high watermark on becoming a follower, then
+    /// resolve `OFFSET_OUT_OF_RANGE` by the leader's LEO (`ReplicaFetcherThread.handleOffsetOutOfRange`);
+    /// the rule behind both KIP-101 traces.
+    HighWatermark,
 }
 
 /// Every version-dependent replication rule isrlab models, with the Kafka release it comes from.
@@ -55,6 +86,24 @@ pub struct Semantics {
     pub idempotence_by_default: bool,
     /// The producer's `linger.ms` default in ms (KIP-1030: 5 since Kafka 4.0, 0 before).
     pub default_linger_ms: Ms,
+    /// The Kafka version ran a ZooKeeper controller (before 2.8 always, by default until 3.x,
+    /// removed in 4.0). isrlab has no ZooKeeper mode yet: its KRaft controller stands in, and
+    /// the header says so.
+    pub zookeeper_era: bool,
+    /// How ISR lag is judged (KIP-16, Kafka 0.9.0, R4.4).
+    pub isr_lag: IsrLag,
+    /// How a follower finds its truncation point (KIP-101 0.11.0, KIP-279 2.0.0, KAFKA-10554
+    /// 2.8.0, R7).
+    pub truncation: Truncation,
+    /// The producer's `acks` default (KIP-679: `all` since Kafka 3.0, `1` before).
+    pub default_acks: Acks,
+    /// The producer's `retries` default (KIP-91: `Integer.MAX_VALUE` since Kafka 2.1, 0 before).
+    pub default_retries: u32,
+    /// The `unclean.leader.election.enable` default (KIP-106: `false` since Kafka 0.11.0,
+    /// `true` before).
+    pub default_unclean_leader_election: bool,
+    /// The `replica.lag.time.max.ms` default in ms (KIP-537: 30000 since Kafka 2.5, 10000 before).
+    pub default_replica_lag_time_max_ms: Ms,
 }
 
 impl Semantics {
@@ -73,6 +122,13 @@ impl Semantics {
         reregister_after_controlled_shutdown: true,
         idempotence_by_default: true,
         default_linger_ms: 5,
+        zookeeper_era: false,
+        isr_lag: IsrLag::Time,
+        truncation: Truncation::EpochOnFetch,
+        default_acks: Acks::All,
+        default_retries: i32::MAX as u32,
+        default_unclean_leader_election: false,
+        default_replica_lag_time_max_ms: 30_000,
     };
 
     /// The behaviour isrlab simulates unless told otherwise.
@@ -89,6 +145,7 @@ impl Default for Semantics {
 impl fmt::Display for Semantics {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let mode = match self.metadata_mode {
+            MetadataMode::KRaft if self.zookeeper_era => "ZooKeeper era on KRaft",
             MetadataMode::KRaft => "KRaft",
         };
         let elr = if self.eligible_leader_replicas { "on" } else { "off" };

@@ -39,6 +39,9 @@ pub fn check_topic_name(name: &str) -> Result<(), String> {
 /// the cluster-wide broker config.
 /// Errors: unknown property (with close matches) or a bad value; nothing changes then.
 pub fn apply_setting(spec: &mut ClusterSpec, key: &str, value: &str) -> Result<(), ConfigError> {
+    if config::profiles::toggle(key).is_some() {
+        return config::profiles::set_toggle(&mut spec.broker_config.semantics, key, value);
+    }
     match config::lookup(key)?.scope {
         Scope::Producer => {
             ProducerConfig::default().set(key, value)?;

@@ -19,7 +19,10 @@ use crate::cluster::command::Command;
 use crate::cluster::spec::{
     CONTROLLER_COUNTS, CONTROLLERS_DEFAULT, ClusterSpec, Placement, ProducerSpec, TopicSpec,
 };
-use crate::config::{self, BrokerConfig, ConfigError, LabConfig, ProducerConfig, Scope, TopicConfig};
+use crate::config::profiles::{self, Profile};
+use crate::config::{
+    self, BrokerConfig, ConfigError, LabConfig, ProducerConfig, Scope, Semantics, TopicConfig,
+};
 use crate::sim::{BrokerId, CONTROLLER_ID, SimTime, format_instant, join_ids};
 use serde::Deserialize;
 use std::collections::{BTreeMap, BTreeSet};
@@ -161,6 +164,7 @@ struct RawScenario {
 struct RawCluster {
     brokers: Spanned<Value>,
     controllers: Option<Spanned<i64>>,
+    profile: Option<Spanned<String>>,
     placement: Option<Spanned<String>>,
     #[serde(default)]
     config: Table,
@@ -193,19 +197,29 @@ struct RawAction {
 /// Reads and validates a scenario file. Errors: [`LoadError`] naming the file, and for
 /// invalid content the line and column of the offending value.
 pub fn load(path: &Path) -> Result<Scenario, LoadError> {
+    load_as(path, None)
+}
+
+/// [`load`], with `profile` in place of the file's own `profile` (`--profile`).
+pub fn load_as(path: &Path, profile: Option<&Profile>) -> Result<Scenario, LoadError> {
     let file = path.display().to_string();
     let text = std::fs::read_to_string(path)
         .map_err(|e| LoadError::Read { file: file.clone(), message: e.to_string() })?;
-    parse(&file, &text)
+    parse_as(&file, &text, profile)
 }
 
 /// Validates scenario `text`; `file` names it in errors. Errors: [`LoadError::Invalid`].
 pub fn parse(file: &str, text: &str) -> Result<Scenario, LoadError> {
+    parse_as(file, text, None)
+}
+
+/// [`parse`], with `profile` in place of the file's own `profile` (`--profile`).
+pub fn parse_as(file: &str, text: &str, profile: Option<&Profile>) -> Result<Scenario, LoadError> {
     let raw: RawScenario = toml::from_str(text).map_err(|e| {
         let span = e.span().unwrap_or(0..0);
         SpanError::new(span, e.message().trim().to_string()).locate(file, text)
     })?;
-    build(raw).map_err(|e| e.locate(file, text))
+    build(raw, profile).map_err(|e| e.locate(file, text))
 }
 
 /// An error at byte range `spanned_at` of the file.
@@ -213,10 +227,17 @@ pub(super) fn err<T>(spanned_at: std::ops::Range<usize>, message: impl Into<Stri
     Err(SpanError::new(spanned_at, message))
 }
 
-fn build(raw: RawScenario) -> Res<Scenario> {
+fn build(raw: RawScenario, profile: Option<&Profile>) -> Res<Scenario> {
     let version = version(&raw)?;
     let end = end_time(&raw.end)?;
-    let spec = cluster_spec(&raw)?;
+    let semantics = match (profile, &raw.cluster.profile) {
+        (Some(p), _) => p.semantics,
+        (None, Some(name)) => {
+            profiles::find(name.get_ref()).map_err(|e| SpanError::new(name.span(), e.to_string()))?.semantics
+        }
+        (None, None) => Semantics::CURRENT,
+    };
+    let spec = cluster_spec(&raw, &semantics)?;
     let mut over_time = KnownOverTime::new(Known::new(&spec));
     let timeline = timeline(&raw.at, &mut over_time, end)?;
     // Consumers an `add-consumer` starts take the indices after the file's, in timeline order.
@@ -302,14 +323,19 @@ fn teaches(v: &Spanned<String>) -> Res<String> {
     Ok(text.to_string())
 }
 
-fn cluster_spec(raw: &RawScenario) -> Res<ClusterSpec> {
+fn cluster_spec(raw: &RawScenario, semantics: &Semantics) -> Res<ClusterSpec> {
     let brokers = broker_ids(&raw.cluster.brokers)?;
     let placement = placement(raw.cluster.placement.as_ref())?;
-    let mut broker_config = BrokerConfig::default();
+    let mut broker_config = BrokerConfig::defaults_for(semantics);
     let mut net = LabConfig::default();
-    apply_config(in_file_order(&raw.cluster.config), |k, v| match config::lookup(k)?.scope {
-        Scope::Lab => net.set(k, v),
-        _ => broker_config.set(k, v),
+    apply_config(in_file_order(&raw.cluster.config), |k, v| {
+        if profiles::toggle(k).is_some() {
+            return profiles::set_toggle(&mut broker_config.semantics, k, v);
+        }
+        match config::lookup(k)?.scope {
+            Scope::Lab => net.set(k, v),
+            _ => broker_config.set(k, v),
+        }
     })?;
     let mut topics: Vec<TopicSpec> = Vec::new();
     for t in &raw.topic {
@@ -318,7 +344,7 @@ fn cluster_spec(raw: &RawScenario) -> Res<ClusterSpec> {
         }
         topics.push(topic(t, &brokers, &placement)?);
     }
-    let producers = raw.producer.iter().map(|p| producer(p, &topics)).collect::<Res<Vec<_>>>()?;
+    let producers = raw.producer.iter().map(|p| producer(p, &topics, semantics)).collect::<Res<Vec<_>>>()?;
     let consumers =
         raw.consumer.iter().map(|c| consumer_table::consumer(c, &topics)).collect::<Res<Vec<_>>>()?;
     let controllers = controllers(raw.cluster.controllers.as_ref())?;
@@ -515,7 +541,7 @@ pub(super) fn existing_broker(
     }
 }
 
-fn producer(table: &Spanned<Table>, topics: &[TopicSpec]) -> Res<ProducerSpec> {
+fn producer(table: &Spanned<Table>, topics: &[TopicSpec], semantics: &Semantics) -> Res<ProducerSpec> {
     let topic = table.get_ref().iter().find(|(k, _)| k.get_ref() == "topic").map(|(_, v)| v);
     let Some(topic) = topic else {
         return err(table.span(), "a [[producer]] needs `topic = \"NAME\"`");
@@ -536,7 +562,7 @@ fn producer(table: &Spanned<Table>, topics: &[TopicSpec]) -> Res<ProducerSpec> {
             return err(topic.span(), format!("{what}: {known}"));
         }
     };
-    let mut config = ProducerConfig::default();
+    let mut config = ProducerConfig::defaults_for(semantics);
     let rest = in_file_order(table.get_ref()).into_iter().filter(|(k, _)| k.get_ref() != "topic");
     apply_config(rest, |k, v| config.set(k, v))?;
     Ok(ProducerSpec { topic: name, config })

@@ -4,7 +4,7 @@
 //! `isrlab lesson NAME` finds one by number, slug or file name ([`find`]).
 
 use super::error::LoadError;
-use super::format::{Scenario, parse};
+use super::format::Scenario;
 use std::fmt::Write as _;
 
 /// One embedded lesson file.
@@ -37,7 +37,12 @@ impl Lesson {
     /// The lesson's scenario. Errors: [`LoadError::Invalid`] at `assets/lessons/FILE:LINE:COLUMN`
     /// (the tests load every built-in lesson, so a shipped one does not fail).
     pub fn load(&self) -> Result<Scenario, LoadError> {
-        parse(&self.path(), self.text)
+        self.load_as(None)
+    }
+
+    /// [`Lesson::load`] with another semantics profile (`--profile`) in place of its own.
+    pub fn load_as(&self, profile: Option<&crate::config::profiles::Profile>) -> Result<Scenario, LoadError> {
+        super::parse_as(&self.path(), self.text, profile)
     }
 }
 

@@ -26,4 +26,4 @@ mod v2_tests;
 pub use ask::{Choice, Question, QuestionOutcome, SimAnswer};
 pub use error::LoadError;
 pub use focus::{Focus, Pane};
-pub use format::{Action, Scenario, load, parse};
+pub use format::{Action, Scenario, load, load_as, parse, parse_as};

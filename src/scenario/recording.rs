@@ -262,6 +262,12 @@ impl Recording {
         if spec.topics.iter().any(|t| t.placement == Placement::Seed) {
             out.push_str("placement = \"seed\"\n");
         }
+        // The profile the session started from (`--profile`); its toggles overridden with
+        // `--set` follow in [cluster.config].
+        let profile = config::profiles::of(&spec.broker_config.semantics);
+        if profile != config::profiles::newest() {
+            let _ = writeln!(out, "profile = {}", quoted(&profile.name));
+        }
         let (producer_sets, cluster_sets): (Vec<_>, Vec<_>) = sets
             .iter()
             .filter(|(k, _)| config::lookup(k).map_or(true, |p| p.scope != Scope::Consumer))

@@ -313,7 +313,7 @@ impl Broker {
         self.heartbeat_sent = None;
         self.heartbeat_failures = 0;
         self.heartbeat_immediate = false;
-        self.next_isr_check = now + self.config.replica_lag_time_max_ms / 2;
+        self.next_isr_check = now + self.config.isr_check_interval_ms();
         self.next_checkpoint = now + self.config.replica_high_watermark_checkpoint_interval_ms;
         self.next_retention_check = now + LOG_INITIAL_TASK_DELAY_MS;
         self.next_flush_check = now.saturating_add(self.config.log_flush_scheduler_interval_ms);
@@ -856,7 +856,7 @@ impl Broker {
                     self.view_marks.mark(tp);
                 }
             }
-            self.next_isr_check = now + (self.config.replica_lag_time_max_ms / 2).max(1);
+            self.next_isr_check = now + self.config.isr_check_interval_ms().max(1);
         }
         if now >= self.next_retention_check {
             let tps: Vec<TopicPartition> = self.partitions.keys().cloned().collect();

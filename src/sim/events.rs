@@ -61,6 +61,14 @@ pub enum ShrinkCause {
         /// The configured limit (ms).
         limit_ms: Ms,
     },
+    /// Kafka 0.8's count rule (R4.4, `Partition.getOutOfSyncReplicas` at 0.8.2): more than
+    /// `replica.lag.max.messages` behind the leader's LEO at the check.
+    TooFarBehind {
+        /// Messages behind the leader's LEO.
+        behind: i64,
+        /// The configured limit (messages).
+        limit: u64,
+    },
     /// The controller fenced the broker (missed heartbeats).
     Fenced,
     /// The broker is in controlled shutdown.

@@ -112,6 +112,8 @@ enum IsrChange {
         removed: Vec<BrokerId>,
         behind_ms: Ms,
         never_fetched: bool,
+        /// Messages behind, when Kafka 0.8's count rule removed them (R4.4).
+        behind_messages: Option<i64>,
     },
 }
 

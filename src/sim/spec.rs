@@ -86,10 +86,16 @@ impl ClusterSpec {
     /// The seed document's cluster: brokers 0, 1, 2, topic `test_repli` with 6 partitions and
     /// replication factor 3, one producer at 100 records/s with Kafka's current defaults.
     pub fn default_run(seed: u64) -> Self {
+        Self::default_run_as(seed, &crate::config::Semantics::CURRENT)
+    }
+
+    /// [`ClusterSpec::default_run`] with the defaults and rules of another Kafka version
+    /// (a semantics profile, `--profile`).
+    pub fn default_run_as(seed: u64, semantics: &crate::config::Semantics) -> Self {
         Self {
             seed,
             brokers: vec![0, 1, 2],
-            broker_config: BrokerConfig::default(),
+            broker_config: BrokerConfig::defaults_for(semantics),
             topics: vec![TopicSpec {
                 name: "test_repli".into(),
                 partitions: 6,
@@ -97,7 +103,10 @@ impl ClusterSpec {
                 placement: Placement::Kafka,
                 config: TopicConfig::default(),
             }],
-            producers: vec![ProducerSpec { topic: "test_repli".into(), config: ProducerConfig::default() }],
+            producers: vec![ProducerSpec {
+                topic: "test_repli".into(),
+                config: ProducerConfig::defaults_for(semantics),
+            }],
             consumers: Vec::new(),
             net: LabConfig::default(),
             controllers: CONTROLLERS_DEFAULT,

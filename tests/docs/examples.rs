@@ -175,7 +175,7 @@ pub fn validate(cli: &Cli) -> Result<(), String> {
             cli.scenario(0).map(|_| ()).map_err(|e| e.to_string())
         }
         Some(Mode::Export { .. }) => cli.scenario(0).map(|_| ()).map_err(|e| e.to_string()),
-        Some(Mode::Lessons) => Ok(()),
+        Some(Mode::Lessons | Mode::Profiles { .. }) => Ok(()),
         Some(Mode::Docs { .. }) => Ok(()),
     }
 }

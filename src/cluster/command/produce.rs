@@ -92,7 +92,9 @@ impl Unit for Produce {
 /// Starts a new producer with `rate=0` writing to `topic`; returns its index.
 pub(crate) fn add_producer(world: &Rc<World>, topic: &str) -> u32 {
     let index = world.producers().len() as u32;
-    let config = ProducerConfig { rate: 0.0, ..Default::default() };
+    // The client defaults of the cluster's Kafka version (`acks`, idempotence, `linger.ms`).
+    let semantics = world.controller().borrow().broker_config().semantics;
+    let config = ProducerConfig { rate: 0.0, ..ProducerConfig::defaults_for(&semantics) };
     let spec = ProducerSpec { topic: topic.to_string(), config };
     let client = new_producer(&mut world.controller().borrow_mut(), index, &spec, world.seed);
     let image = world.controller().borrow().full_image();

@@ -214,7 +214,11 @@ impl Unit for Set {
                 _ => cluster.producer_configs(),
             };
             // With no producer, the command adds one with the default config.
-            let configs = if configs.is_empty() { vec![ProducerConfig::default()] } else { configs };
+            let configs = if configs.is_empty() {
+                vec![ProducerConfig::defaults_for(&cluster.broker_config().semantics)]
+            } else {
+                configs
+            };
             for mut c in configs {
                 c.set(key, value)?;
                 c.validate()?;

@@ -258,6 +258,10 @@ impl fmt::Display for EventKind {
                         "it has not fetched from this leader since it took over {} ms ago (replica.lag.time.max.ms={limit_ms})",
                         group(*behind_ms)
                     ),
+                    ShrinkCause::TooFarBehind { behind, limit } => format!(
+                        "{} messages behind the leader (replica.lag.max.messages={limit}, Kafka 0.8's count rule)",
+                        group(*behind as u64)
+                    ),
                     ShrinkCause::Fenced => "its broker was fenced by the controller".to_string(),
                     ShrinkCause::ControlledShutdown => "its broker is in controlled shutdown".to_string(),
                 };

@@ -4,6 +4,7 @@
 //! `handleAlterPartitionUpdate`.
 
 use super::*;
+use crate::config::semantics::IsrLag;
 
 impl Partition {
     /// When the committed state equals the leader's own pending proposal, the proposal was
@@ -17,17 +18,24 @@ impl Partition {
         let completed = new.leader == Some(ctx.me)
             && self.state.as_ref().is_some_and(PartitionState::is_reassigning)
             && !new.is_reassigning();
+        // Before metadata version 3.6 the controller also bumped the leader epoch of an
+        // accepted shrink (KAFKA-15021, R4.10): the leader is the same, its epoch is not.
+        let bumped_shrink = matches!(pending.change, IsrChange::Shrink { .. })
+            && ctx.config.semantics.leader_epoch_bump_on_isr_shrink
+            && new.leader == Some(ctx.me);
         let kept: Vec<BrokerId> = pending.isr.iter().copied().filter(|r| new.replicas.contains(r)).collect();
-        if !(same_epoch || completed) || kept != new.isr {
+        if !(same_epoch || completed || bumped_shrink) || kept != new.isr {
             return;
         }
         let event = match &pending.change {
             IsrChange::Expand(r) => {
                 EventKind::IsrExpanded { tp: self.tp.clone(), added: *r, isr: new.isr.clone() }
             }
-            IsrChange::Shrink { removed, behind_ms, never_fetched } => {
+            IsrChange::Shrink { removed, behind_ms, never_fetched, behind_messages } => {
                 let (behind_ms, limit_ms) = (*behind_ms, ctx.config.replica_lag_time_max_ms);
-                let cause = if *never_fetched {
+                let cause = if let Some(behind) = *behind_messages {
+                    ShrinkCause::TooFarBehind { behind, limit: ctx.config.replica_lag_max_messages }
+                } else if *never_fetched {
                     ShrinkCause::NoFetchSinceElection { behind_ms, limit_ms }
                 } else {
                     ShrinkCause::Lagging { behind_ms, limit_ms }
@@ -140,12 +148,16 @@ impl Partition {
         let mut removed = Vec::new();
         let mut behind_ms = 0;
         let mut never_fetched = true;
+        let mut behind_messages = None;
         for &r in self.committed_isr() {
             if r == ctx.me {
                 continue;
             }
             let f = ls.followers.get(&r).cloned().unwrap_or_default();
-            if !Self::is_caught_up(ctx, &f, leo, lag) {
+            if let Some(behind) = Self::too_far_behind(ctx, &f, leo) {
+                removed.push(r);
+                behind_messages = Some(behind_messages.unwrap_or(0).max(behind));
+            } else if Self::is_out_of_sync(ctx, &f, leo, lag) {
                 removed.push(r);
                 behind_ms =
                     behind_ms.max(ctx.now.saturating_sub(f.caught_up_at(ctx.session_fetches).unwrap_or(0)));
@@ -156,7 +168,28 @@ impl Partition {
             return;
         }
         let isr = self.committed_isr().iter().copied().filter(|r| !removed.contains(r)).collect();
-        self.propose(ctx, isr, IsrChange::Shrink { removed, behind_ms, never_fetched }, out);
+        let change = IsrChange::Shrink { removed, behind_ms, never_fetched, behind_messages };
+        self.propose(ctx, isr, change, out);
+    }
+
+    /// Out of sync by time (R4.1): not caught up for `replica.lag.time.max.ms`. Under Kafka
+    /// 0.8's rule (R4.4, `Partition.getOutOfSyncReplicas` at 0.8.2) it is *stuck* instead: no
+    /// fetch moved its LEO for that long (`Replica.logEndOffsetUpdateTimeMs`), caught up or not.
+    fn is_out_of_sync(ctx: &Ctx, f: &FollowerState, leader_leo: Offset, lag_ms: Ms) -> bool {
+        match (ctx.config.semantics.isr_lag, f.last_fetch(ctx.session_fetches)) {
+            (IsrLag::TimeAndMessages, Some(fetched)) => ctx.now.saturating_sub(fetched) > lag_ms,
+            _ => !Self::is_caught_up(ctx, f, leader_leo, lag_ms),
+        }
+    }
+
+    /// Kafka 0.8's *slow* follower (R4.4): more than `replica.lag.max.messages` behind the
+    /// leader's LEO, however recently it fetched; `None` under the time rule (KIP-16, 0.9).
+    fn too_far_behind(ctx: &Ctx, f: &FollowerState, leader_leo: Offset) -> Option<i64> {
+        if ctx.config.semantics.isr_lag != IsrLag::TimeAndMessages {
+            return None;
+        }
+        let behind = leader_leo - f.leo?;
+        (behind > ctx.config.replica_lag_max_messages as i64).then_some(behind)
     }
 
     /// The leader's unanswered ISR proposal, in words.

@@ -63,6 +63,7 @@ fn node_code(node: NodeId) -> u64 {
         NodeId::Controller => u64::from(crate::sim::CONTROLLER_ID as u32),
         NodeId::Producer(p) => (1 << 31) | u64::from(p),
         NodeId::Consumer(c) => (1 << 30) | u64::from(c),
+        NodeId::Client(c) => (1 << 29) | u64::from(c),
     }
 }
 

@@ -23,4 +23,5 @@ mod truncations;
 #[doc(hidden)]
 pub mod wake;
 pub use crate::sim::spec;
+mod wire_nodes;
 pub mod world;

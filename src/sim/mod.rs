@@ -27,6 +27,7 @@ pub mod protocol;
 pub mod quota;
 pub mod segments;
 pub mod spec;
+pub mod wire_client;
 
 pub use crate::kafka::{
     Acks, BrokerId, CONTROLLER_ID, Epoch, Ms, Offset, SimTime, TopicId, TopicIdPartition, TopicPartition,

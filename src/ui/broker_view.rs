@@ -93,6 +93,7 @@ fn end(n: NodeId) -> String {
         NodeId::Controller => "ctrl".into(),
         NodeId::Producer(p) => format!("p{p}"),
         NodeId::Consumer(c) => format!("c{c}"),
+        NodeId::Client(c) => format!("k{c}"),
     }
 }
 

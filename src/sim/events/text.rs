@@ -413,6 +413,7 @@ fn node_name(node: NodeId) -> String {
         NodeId::Controller => "the controller".into(),
         NodeId::Producer(p) => format!("producer {p}"),
         NodeId::Consumer(c) => format!("consumer-{c}"),
+        NodeId::Client(c) => format!("client {c}"),
     }
 }
 

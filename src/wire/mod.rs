@@ -55,13 +55,16 @@ pub enum Pacing {
     External,
 }
 
+/// Where each open connection's answers go, by connection number.
+type Routes = Arc<Mutex<BTreeMap<u32, UnboundedSender<(NodeId, Message)>>>>;
+
 /// What the listeners share.
 pub(crate) struct Shared {
     port: WirePort,
     /// The address each broker listens on, by broker id.
     addrs: BTreeMap<BrokerId, SocketAddr>,
     /// Where each open connection's answers go, by connection number.
-    routes: Arc<Mutex<BTreeMap<u32, UnboundedSender<(NodeId, Message)>>>>,
+    routes: Routes,
     next_client: AtomicU32,
     store: RecordStore,
     max_frame: usize,
@@ -150,6 +153,9 @@ impl Drop for Listeners {
 /// Collects the brokers' answers every [`PUMP_EVERY`] and hands each to its connection; with
 /// [`Pacing::Wall`], also lets sim time follow the wall clock. Ends when stopped or when the
 /// simulation has stopped.
+// Real clients live on the wall clock: the pump's period and the 1× pacing read it; the sim
+// itself never does (it only receives "advance to T").
+#[allow(clippy::disallowed_methods)]
 async fn pump(shared: Arc<Shared>, pacing: Pacing, stop: Arc<AtomicBool>) {
     let started = Instant::now();
     let mut tick = tokio::time::interval(PUMP_EVERY);

@@ -114,8 +114,10 @@ fn synthesize(b: &RecordBatch, out: &mut BytesMut) {
             producer_epoch: if b.producer_id < 0 { -1 } else { 0 },
             timestamp_type: TimestampType::Creation,
             offset: b.base_offset + i as i64,
+            // The encoder keeps records in one batch while offset − sequence stays the same and
+            // writes the first record's sequence: a batch without idempotence keeps -1.
             sequence: if b.base_sequence < 0 {
-                -1
+                b.base_sequence.wrapping_add(i as i32)
             } else {
                 crate::sim::protocol::sequence_after(b.base_sequence, i as u32)
             },
@@ -149,7 +151,7 @@ mod tests {
                 producer_epoch: -1,
                 timestamp_type: TimestampType::Creation,
                 offset: i as i64,
-                sequence: -1,
+                sequence: i as i32 - 1,
                 timestamp: 1000,
                 key: None,
                 value: Some(Bytes::from(v.to_string())),

@@ -199,3 +199,70 @@ fn bad_frames_close_only_their_connection() {
     }
     assert_eq!(api_versions(&mut good, 2), 2, "the first connection still answers");
 }
+
+/// Runs a client script of `tests/clients` with `python3`, the bootstrap list as argument;
+/// returns its child with stdout piped.
+fn python(script: &str, boot: &str) -> Child {
+    Command::new("timeout")
+        .args(["150", "python3", &format!("{}/tests/clients/{script}", env!("CARGO_MANIFEST_DIR")), boot])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("python3 runs")
+}
+
+/// Whether kafka-python can be imported; when not, panics unless missing clients may be skipped.
+fn have_kafka_python() -> bool {
+    let found = Command::new("python3")
+        .args(["-c", "import kafka"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    if !found {
+        assert!(
+            std::env::var_os("ISRLAB_SKIP_MISSING_CLIENTS").is_some(),
+            "kafka-python is not installed (.ci/run installs it; set ISRLAB_SKIP_MISSING_CLIENTS=1 to skip)"
+        );
+        eprintln!("skipped: kafka-python is not installed");
+    }
+    found
+}
+
+#[test]
+fn kafka_python_keeps_every_acknowledged_record_through_a_leader_crash() {
+    if !have_kafka_python() {
+        return;
+    }
+    let mut served = Served::start(&["--topic", "orders:1:3"]);
+    let boot = served.addrs.join(",");
+    let mut child = python("kafka_python_failover.py", &boot);
+    let mut lines = BufReader::new(child.stdout.take().expect("stdout")).lines().map_while(Result::ok);
+    let leader = lines.next().expect("the leader line");
+    let leader = leader.strip_prefix("leader ").unwrap_or_else(|| panic!("{leader}"));
+    assert!(served.apply(&format!("crash {leader}")).starts_with('✔'));
+    let rest: Vec<String> = lines.collect();
+    let _ = child.wait();
+    let last = rest.last().cloned().unwrap_or_default();
+    assert!(last.ends_with(" missing 0"), "no acknowledged record lost: {rest:?}");
+    let acked: usize = last.split_whitespace().nth(1).and_then(|n| n.parse().ok()).unwrap_or(0);
+    assert!(acked > 250, "most records acknowledged through the failover: {rest:?}");
+}
+
+#[test]
+fn kafka_python_gets_not_enough_replicas_below_min_insync_replicas() {
+    if !have_kafka_python() {
+        return;
+    }
+    let mut served = Served::start(&["--topic", "orders:1:3"]);
+    let boot = served.addrs.join(",");
+    assert!(served.apply("set topic orders min.insync.replicas=3").starts_with('✔'));
+    let ok = python("kafka_python_min_isr.py", &boot).wait_with_output().expect("ends");
+    assert_eq!(String::from_utf8_lossy(&ok.stdout).trim(), "acked", "the full ISR acknowledges");
+    assert!(served.apply("crash 0").starts_with('✔'));
+    // The controller fences the crashed broker and shrinks the ISR after
+    // broker.session.timeout.ms (9 s at 1× speed).
+    std::thread::sleep(Duration::from_secs(11));
+    let refused = python("kafka_python_min_isr.py", &boot).wait_with_output().expect("ends");
+    assert_eq!(String::from_utf8_lossy(&refused.stdout).trim(), "NotEnoughReplicasError");
+}

@@ -40,6 +40,13 @@ impl World {
         }
     }
 
+    /// Whether broker `broker`'s process runs and accepts connections: while it does not,
+    /// its real listener is closed, so clients' connections are refused as by a dead host.
+    pub fn wire_listening(&self, broker: BrokerId) -> bool {
+        self.node(NodeId::Broker(broker))
+            .is_some_and(|n| n.state.get().is_running() && n.rt.borrow().listening)
+    }
+
     /// Every answer a connection received since the last call, by connection, oldest first.
     pub fn wire_take(&self) -> Vec<(u32, NodeId, Message)> {
         let mut taken = Vec::new();

@@ -15,14 +15,46 @@ use tokio::net::tcp::OwnedReadHalf;
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::mpsc;
 
-/// Accepts connections to broker `broker` until the runtime ends.
+/// Accepts connections to broker `broker` until the runtime ends. While the broker's process
+/// is down its listener is closed, so connections are refused as by a dead host; when it runs
+/// again the listener binds the same address again.
 pub(super) async fn accept_loop(shared: Arc<Shared>, broker: BrokerId, listener: TcpListener) {
+    let Ok(addr) = listener.local_addr() else { return };
+    let mut listener = Some(listener);
+    let mut news = shared.listening.subscribe();
     loop {
-        match listener.accept().await {
-            Ok((stream, peer)) => {
-                tokio::spawn(serve(shared.clone(), broker, stream, peer));
+        let up = news.borrow_and_update().get(&broker).copied().unwrap_or(false);
+        match (&listener, up) {
+            (Some(_), false) => {
+                tracing::info!(broker, %addr, "the broker is down: its listener closes");
+                listener = None;
+                continue;
             }
-            Err(e) => tracing::warn!(broker, "accept failed: {e}"),
+            (None, true) => match TcpListener::bind(addr).await {
+                Ok(l) => {
+                    tracing::info!(broker, %addr, "the broker runs again: listening");
+                    listener = Some(l);
+                    continue;
+                }
+                Err(e) => tracing::warn!(broker, %addr, "cannot listen again: {e}"),
+            },
+            _ => {}
+        }
+        match &listener {
+            Some(l) => tokio::select! {
+                accepted = l.accept() => match accepted {
+                    Ok((stream, peer)) => {
+                        tokio::spawn(serve(shared.clone(), broker, stream, peer));
+                    }
+                    Err(e) => tracing::warn!(broker, "accept failed: {e}"),
+                },
+                changed = news.changed() => if changed.is_err() { return },
+            },
+            None => {
+                if news.changed().await.is_err() {
+                    return;
+                }
+            }
         }
     }
 }

@@ -14,11 +14,11 @@ use crate::sim::protocol::{
 use crate::sim::{Acks, BrokerId, TopicId, TopicPartition};
 use bytes::{BufMut, Bytes, BytesMut};
 use kafka_protocol::messages::{
-    ApiKey, ApiVersionsResponse, FetchRequest, FetchResponse, ListOffsetsRequest as WireListOffsets,
-    ListOffsetsResponse, MetadataRequest, MetadataResponse, OffsetForLeaderEpochRequest,
-    OffsetForLeaderEpochResponse, ProduceRequest, ProduceResponse, RequestKind, ResponseHeader, ResponseKind,
-    TopicName, api_versions_response::ApiVersion, fetch_response, list_offsets_response, metadata_response,
-    offset_for_leader_epoch_response, produce_response,
+    ApiKey, ApiVersionsResponse, FetchRequest, FetchResponse, InitProducerIdRequest, InitProducerIdResponse,
+    ListOffsetsRequest as WireListOffsets, ListOffsetsResponse, MetadataRequest, MetadataResponse,
+    OffsetForLeaderEpochRequest, OffsetForLeaderEpochResponse, ProduceRequest, ProduceResponse, RequestKind,
+    ResponseHeader, ResponseKind, TopicName, api_versions_response::ApiVersion, fetch_response,
+    list_offsets_response, metadata_response, offset_for_leader_epoch_response, produce_response,
 };
 use kafka_protocol::protocol::{Encodable, StrBytes, decode_request_header_from_buffer};
 use std::collections::{BTreeMap, BTreeSet};
@@ -181,6 +181,7 @@ impl Handler {
             RequestKind::Fetch(r) => Some(self.fetch(r, version).await?.into()),
             RequestKind::ListOffsets(r) => Some(self.list_offsets(r, version).await?.into()),
             RequestKind::OffsetForLeaderEpoch(r) => Some(self.offset_for_leader_epoch(r).await?.into()),
+            RequestKind::InitProducerId(r) => Some(self.init_producer_id(r).await?.into()),
             _ => return Err(Closed(format!("{key:?} is not served"))),
         };
         match response {
@@ -487,6 +488,26 @@ impl Handler {
                 }
             }
         }
+        Ok(resp)
+    }
+
+    /// InitProducerId without a transactional id (an idempotent producer): a new producer id
+    /// from the controller, epoch 0, as `TransactionCoordinator.handleInitProducerId` does
+    /// when `transactionalId` is null (isrlab asks the controller for each id rather than for
+    /// a block, `ProducerIdControlManager`). Errors: a transactional producer (transactions are
+    /// not served).
+    async fn init_producer_id(&mut self, r: InitProducerIdRequest) -> Result<InitProducerIdResponse, Closed> {
+        if r.transactional_id.is_some() {
+            return Err(Closed("transactional producers are not served".into()));
+        }
+        let (tx, rx) = tokio::sync::oneshot::channel();
+        self.shared.port.run(move |w| {
+            let _ = tx.send(w.controller().borrow_mut().allocate_producer_id());
+        });
+        let id = rx.await.map_err(|_| Closed("the simulation stopped".into()))?;
+        let mut resp = InitProducerIdResponse::default();
+        resp.producer_id = id.into();
+        resp.producer_epoch = 0;
         Ok(resp)
     }
 

@@ -68,6 +68,8 @@ pub(crate) struct Shared {
     next_client: AtomicU32,
     store: RecordStore,
     max_frame: usize,
+    /// Which brokers listen (their process runs and accepts connections), by broker id.
+    listening: tokio::sync::watch::Sender<BTreeMap<BrokerId, bool>>,
 }
 
 impl Shared {
@@ -124,6 +126,7 @@ impl Listeners {
             next_client: AtomicU32::new(0),
             store: RecordStore::default(),
             max_frame: MAX_FRAME_BYTES,
+            listening: tokio::sync::watch::Sender::new(brokers.iter().map(|b| (*b, true)).collect()),
         });
         let stop = Arc::new(AtomicBool::new(false));
         let stopping = stop.clone();
@@ -166,7 +169,15 @@ async fn pump(shared: Arc<Shared>, pacing: Pacing, stop: Arc<AtomicBool>) {
             shared.port.advance_to(start.plus_micros(elapsed));
         }
         let routes = shared.routes.clone();
+        let listening = shared.listening.clone();
+        let brokers: Vec<BrokerId> = shared.addrs.keys().copied().collect();
         let alive = shared.port.run(move |w| {
+            let now: BTreeMap<BrokerId, bool> = brokers.iter().map(|b| (*b, w.wire_listening(*b))).collect();
+            listening.send_if_modified(|was| {
+                let changed = *was != now;
+                *was = now;
+                changed
+            });
             let answers = w.wire_take();
             if answers.is_empty() {
                 return;

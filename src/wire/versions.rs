@@ -11,6 +11,7 @@ pub const SUPPORTED: &[(ApiKey, i16, i16)] = &[
     (ApiKey::Metadata, 0, 12),
     (ApiKey::OffsetForLeaderEpoch, 2, 4),
     (ApiKey::ApiVersions, 0, 4),
+    (ApiKey::InitProducerId, 0, 4),
 ];
 
 /// The supported range of `key`, if it is served.

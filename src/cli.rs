@@ -47,6 +47,13 @@ pub struct Cli {
     /// e.g. `--set acks=1 --set min.insync.replicas=2`.
     #[arg(long = "set", value_name = "KEY=VALUE", value_parser = parse_setting, global = true)]
     pub sets: Vec<Setting>,
+    /// In the dashboard, let every broker listen for real Kafka clients on 127.0.0.1 (broker
+    /// i on `--listen-base` + i, 9092 + i by default). Keep the speed at 1× while clients run.
+    #[arg(long)]
+    pub listen: bool,
+    /// The first broker's port for `--listen` (broker i listens on this + i).
+    #[arg(long, value_name = "PORT", global = true)]
+    pub listen_base: Option<u16>,
     /// Initial sim speed in the dashboard, 0.01 to 100 (sim ms per wall ms; default 1).
     #[arg(long, value_name = "X", value_parser = parse_speed, global = true)]
     pub speed: Option<f64>,
@@ -105,6 +112,16 @@ pub enum Mode {
         /// `kafka-topics.sh --describe`.
         #[arg(long)]
         zk: bool,
+    },
+    /// Run the cluster headless at 1× wall speed with every broker listening for real Kafka
+    /// clients on 127.0.0.1 (broker i on `--listen-base` + i, 9092 + i by default; 0 picks free ports). Prints each broker's address,
+    /// then reads palette commands (`crash 1`, `set min.insync.replicas=3`) from stdin, one
+    /// per line, and prints each verdict; stops at end of input or after `--for`.
+    #[command(allow_negative_numbers = true)]
+    Serve {
+        /// Stop after this much time, e.g. `30s` (default: at the end of stdin).
+        #[arg(long = "for", value_name = "TIME", value_parser = parse_duration)]
+        duration: Option<SimTime>,
     },
     /// List the built-in lessons: number, name, minutes, title and what each teaches.
     Lessons,
@@ -215,6 +232,7 @@ impl Cli {
             Some(
                 Mode::Run { .. }
                 | Mode::Describe { .. }
+                | Mode::Serve { .. }
                 | Mode::Lessons
                 | Mode::Profiles { .. }
                 | Mode::Lesson { headless: true, .. }

@@ -18,3 +18,4 @@ pub mod sim;
 pub mod suggest;
 pub mod ui;
 pub mod user_config;
+pub mod wire;

@@ -61,6 +61,9 @@ fn main() -> ExitCode {
         Some(Mode::Describe { at, zk }) => report(describe_at(&cli, *at, *zk)),
         Some(Mode::Lessons) => list_lessons(),
         Some(Mode::Profiles { markdown }) => list_profiles(*markdown),
+        Some(Mode::Serve { duration }) => {
+            report(serve(&cli, cli.listen_base.unwrap_or(isrlab::wire::DEFAULT_BASE_PORT), *duration))
+        }
         Some(Mode::Compare { vary, vary_set, .. }) => report(compare(&cli, vary, vary_set)),
         Some(Mode::Export { at, svg, size, cast, timeline, .. }) => {
             let request = isrlab::export::Request {
@@ -253,6 +256,57 @@ fn describe_at(cli: &Cli, at: Option<SimTime>, zk: bool) -> Result<()> {
     }
 }
 
+/// `isrlab serve`: the cluster at 1× wall speed, every broker listening for real clients;
+/// palette commands from stdin, one per line.
+fn serve(cli: &Cli, listen_base: u16, duration: Option<SimTime>) -> Result<()> {
+    use isrlab::cluster::command::Command;
+    use isrlab::wire::{Listeners, Pacing};
+    use std::io::BufRead;
+    let Start { spec, timeline, .. } = launch::start(cli, rand::random())?;
+    let brokers = spec.brokers.clone();
+    let commands = timeline.into_iter().filter_map(|a| a.command.map(|c| (a.at, c))).collect();
+    let live = isrlab::cluster::handle::LiveSim::spawn(spec, commands, None)
+        .map_err(|e| CliError::Invalid(e.to_string()))?;
+    let port = live.wire_port().ok_or_else(|| CliError::Invalid("the simulation stopped".into()))?;
+    let ip = std::net::IpAddr::from([127, 0, 0, 1]);
+    let listeners = Listeners::start(port, &brokers, ip, listen_base, Pacing::Wall { start: SimTime::ZERO })
+        .map_err(|e| CliError::Invalid(e.to_string()))?;
+    let mut out = std::io::stdout().lock();
+    for (b, addr) in &listeners.addrs {
+        writeln!(out, "broker {b} listening on {addr}")?;
+    }
+    out.flush()?;
+    drop(out);
+    if let Some(d) = duration {
+        std::thread::spawn(move || {
+            std::thread::sleep(std::time::Duration::from_micros(d.as_micros()));
+            std::process::exit(0);
+        });
+    }
+    for line in std::io::stdin().lock().lines() {
+        let line = line?;
+        let line = line.trim();
+        if line.is_empty() {
+            continue;
+        }
+        let verdict = match Command::parse(line) {
+            Ok(cmd) => match live.apply(cmd) {
+                Ok(_) => format!("✔ {line}"),
+                Err(e) => format!("✘ {line}: {e}"),
+            },
+            Err(e) => format!("✘ {line}: {e}"),
+        };
+        println!("{verdict}");
+    }
+    if duration.is_some() {
+        loop {
+            std::thread::park();
+        }
+    }
+    drop(listeners);
+    Ok(())
+}
+
 /// `isrlab` and `isrlab --scenario FILE`: the live dashboard.
 fn dashboard(cli: &Cli) -> Result<isrlab::ui::Exit> {
     use std::io::IsTerminal;
@@ -277,8 +331,21 @@ fn dashboard(cli: &Cli) -> Result<isrlab::ui::Exit> {
     let commands = timeline.into_iter().filter_map(|a| a.command.map(|c| (a.at, c))).collect();
     // A lesson watches every event (its `event` checks, the reveals' explanations).
     let spawn = if script.is_some() { LiveSim::spawn_tapped } else { LiveSim::spawn };
+    let brokers = spec.brokers.clone();
     let live = spawn(spec, commands, scenario)
         .map_err(|e| CliError::Invalid(format!("the cluster cannot start: {e}")))?;
+    let _listeners = match (cli.listen, live.wire_port()) {
+        (true, Some(port)) => {
+            let base = cli.listen_base.unwrap_or(isrlab::wire::DEFAULT_BASE_PORT);
+            let ip = std::net::IpAddr::from([127, 0, 0, 1]);
+            let pacing = isrlab::wire::Pacing::External;
+            Some(
+                isrlab::wire::Listeners::start(port, &brokers, ip, base, pacing)
+                    .map_err(|e| CliError::Invalid(e.to_string()))?,
+            )
+        }
+        _ => None,
+    };
     let theme = Theme::from_env().with_palette(cli.palette.unwrap_or_default()).with_ascii(cli.ascii);
     let look = Look { theme, keys: loaded.config.keys, warnings: loaded.warnings };
     let recorded = recording.autosave.clone();

@@ -20,6 +20,7 @@ const LAYERS: &[&str] = &[
     "sim",
     "cluster",
     "describe",
+    "wire",
     "scenario",
     "ui",
     "compare",

@@ -256,6 +256,31 @@ enum Control {
     Switch(usize, mpsc::Sender<Result<(), SimError>>),
     WhatIf(Command, mpsc::Sender<Result<Answer, SimError>>),
     EndWhatIf(bool, mpsc::Sender<Result<(), SimError>>),
+    /// Work of the wire adapter on the world, at the current sim instant (a real client's
+    /// request, or collecting the answers).
+    Wire(WireWork),
+}
+
+/// A piece of the wire adapter's work, run on the sim thread against the world.
+pub(crate) type WireWork = Box<dyn FnOnce(&World) + Send>;
+
+/// The wire adapter's way into a [`LiveSim`]'s thread: cheap to clone, usable from any
+/// thread. Its work runs between two advances, at the sim instant the thread has reached.
+#[derive(Clone)]
+pub struct WirePort {
+    control: mpsc::Sender<Control>,
+}
+
+impl WirePort {
+    /// Runs `work` on the sim thread. Returns false once the simulation has stopped.
+    pub(crate) fn run(&self, work: impl FnOnce(&World) + Send + 'static) -> bool {
+        self.control.send(Control::Wire(Box::new(work))).is_ok()
+    }
+
+    /// Lets sim time run up to `t`, as [`LiveSim::advance_to`] does.
+    pub fn advance_to(&self, t: SimTime) {
+        let _ = self.control.send(Control::AdvanceTo(t));
+    }
 }
 
 /// Why [`pace`] returned.
@@ -476,6 +501,11 @@ impl LiveSim {
         rx.recv().unwrap_or_else(|_| Err(SimError::InvalidState("the simulation has stopped".into())))
     }
 
+    /// A port for the wire adapter (`crate::wire`), `None` once stopped.
+    pub fn wire_port(&self) -> Option<WirePort> {
+        self.control.as_ref().map(|c| WirePort { control: c.clone() })
+    }
+
     /// The newest snapshot.
     pub fn latest(&self) -> Arc<Snapshot> {
         self.snapshots.borrow().clone()
@@ -550,6 +580,7 @@ fn pace(tape: &mut Tape, control: &mpsc::Receiver<Control>, publish: &impl Fn(&T
                     let _ = reply.send(result);
                 }
                 Control::Reset(reply) => return Paced::Reset(reply),
+                Control::Wire(work) => work(&tape.sim().world),
             }
         }
         tape.advance(target);

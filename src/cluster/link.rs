@@ -64,6 +64,7 @@ fn node_code(node: NodeId) -> u64 {
         NodeId::ActiveController => u64::from(u32::MAX),
         NodeId::Producer(p) => (1 << 31) | u64::from(p),
         NodeId::Consumer(c) => (1 << 30) | u64::from(c),
+        NodeId::Client(c) => (1 << 29) | u64::from(c),
     }
 }
 

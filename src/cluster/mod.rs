@@ -24,4 +24,5 @@ mod truncations;
 #[doc(hidden)]
 pub mod wake;
 pub use crate::sim::spec;
+mod wire_nodes;
 pub mod world;

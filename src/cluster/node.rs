@@ -9,6 +9,7 @@ use crate::sim::handling::RequestQueues;
 use crate::sim::producer::ProducerClient;
 use crate::sim::protocol::{Message, NodeId};
 use crate::sim::quorum::ControllerNode;
+use crate::sim::wire_client::WireClient;
 use crate::sim::{Ms, Outbox, SimTime};
 use std::cell::{Cell, RefCell};
 use std::collections::{BTreeMap, VecDeque};
@@ -25,6 +26,8 @@ pub enum Role {
     Producer,
     /// A consumer client.
     Consumer,
+    /// A real client's connection through the wire adapter.
+    Client,
 }
 
 /// The operating-system view of a node's process. Fencing is not a process state: it is what
@@ -78,6 +81,7 @@ pub(crate) enum NodeCore {
     Broker(Rc<RefCell<Broker>>),
     Producer(Rc<RefCell<ProducerClient>>),
     Consumer(Rc<RefCell<ConsumerClient>>),
+    Client(Rc<RefCell<WireClient>>),
 }
 
 impl NodeCore {
@@ -88,6 +92,7 @@ impl NodeCore {
             NodeCore::Broker(_) => Role::Broker,
             NodeCore::Producer(_) => Role::Producer,
             NodeCore::Consumer(_) => Role::Consumer,
+            NodeCore::Client(_) => Role::Client,
         }
     }
 }
@@ -100,6 +105,7 @@ impl NodeCore {
             NodeCore::Broker(b) => NodeCore::Broker(Rc::new(RefCell::new(b.borrow().clone()))),
             NodeCore::Producer(p) => NodeCore::Producer(Rc::new(RefCell::new(p.borrow().clone()))),
             NodeCore::Consumer(c) => NodeCore::Consumer(Rc::new(RefCell::new(c.borrow().clone()))),
+            NodeCore::Client(c) => NodeCore::Client(Rc::new(RefCell::new(c.borrow().clone()))),
         }
     }
 }

@@ -18,6 +18,7 @@ use crate::sim::loss_cause::Election;
 use crate::sim::producer::ProducerClient;
 use crate::sim::protocol::{Message, NodeId};
 use crate::sim::quorum::ControllerNode;
+use crate::sim::wire_client::WireClient;
 use crate::sim::{BrokerId, Ms, Outbox, SimTime, TopicPartition};
 use std::cell::{Cell, Ref, RefCell, RefMut};
 use std::collections::{BTreeMap, BTreeSet};
@@ -112,6 +113,16 @@ impl Core for ProducerClient {
     }
     fn next_deadline(&self) -> Option<Ms> {
         ProducerClient::next_deadline(self)
+    }
+}
+
+impl Core for WireClient {
+    fn handle(&mut self, now: Ms, from: NodeId, msg: Message, out: &mut Outbox) {
+        self.handle(now, from, msg, out);
+    }
+    fn on_tick(&mut self, _now: Ms, _out: &mut Outbox) {}
+    fn next_deadline(&self) -> Option<Ms> {
+        None
     }
 }
 
@@ -960,6 +971,7 @@ fn with_core<R>(core: &NodeCore, f: impl FnOnce(&mut dyn Core) -> R) -> R {
         NodeCore::Broker(b) => f(&mut *b.borrow_mut()),
         NodeCore::Producer(p) => f(&mut *p.borrow_mut()),
         NodeCore::Consumer(c) => f(&mut *c.borrow_mut()),
+        NodeCore::Client(c) => f(&mut *c.borrow_mut()),
     }
 }
 
@@ -971,5 +983,6 @@ pub(crate) fn node_label(node: NodeId) -> String {
         NodeId::ActiveController => "active-controller".into(),
         NodeId::Producer(p) => format!("producer-{p}"),
         NodeId::Consumer(c) => format!("consumer-{c}"),
+        NodeId::Client(c) => format!("client-{c}"),
     }
 }

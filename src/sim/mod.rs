@@ -29,6 +29,7 @@ pub mod quota;
 pub mod raft;
 pub mod segments;
 pub mod spec;
+pub mod wire_client;
 
 pub use crate::kafka::{
     Acks, BrokerId, CONTROLLER_ID, Epoch, Ms, Offset, SimTime, TopicId, TopicIdPartition, TopicPartition,

@@ -723,7 +723,7 @@ fn respond(
     error_message: String,
 ) {
     out.send(
-        NodeId::Producer(producer),
+        super::protocol::producer_node(producer),
         Message::ProduceResponse(ProduceResponse { correlation_id, tp: tp.clone(), result, error_message }),
     );
 }

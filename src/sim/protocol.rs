@@ -26,6 +26,22 @@ pub enum NodeId {
     Producer(u32),
     /// A consumer client, by index in the scenario's consumer list.
     Consumer(u32),
+    /// A real client's TCP connection to one broker, through the wire adapter
+    /// ([`super::wire_client::WireClient`]), numbered in the order connections opened.
+    Client(u32),
+}
+
+/// Where the producer numbers of real clients' connections start
+/// ([`ProduceRequest::producer`] of a [`NodeId::Client`]): above every simulated producer.
+pub const WIRE_PRODUCER_BASE: u32 = 1 << 31;
+
+/// The node a produce answer goes to: the simulated producer with that index, or the real
+/// client's connection numbered from [`WIRE_PRODUCER_BASE`].
+pub fn producer_node(producer: u32) -> NodeId {
+    match producer.checked_sub(WIRE_PRODUCER_BASE) {
+        Some(client) => NodeId::Client(client),
+        None => NodeId::Producer(producer),
+    }
 }
 
 /// The replica id a consumer's Fetch carries (Kafka's `FetchRequest.CONSUMER_REPLICA_ID`):
@@ -512,7 +528,7 @@ pub struct FetchResponse {
 pub struct ProduceRequest {
     /// Correlation id, echoed in the response.
     pub correlation_id: u64,
-    /// The sending producer.
+    /// The sending producer: its index, or a real client's connection from [`WIRE_PRODUCER_BASE`] ([`producer_node`]).
     pub producer: u32,
     /// Target partition.
     pub tp: TopicPartition,

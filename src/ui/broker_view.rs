@@ -94,6 +94,7 @@ fn end(n: NodeId) -> String {
         NodeId::ActiveController => "ctrl".into(),
         NodeId::Producer(p) => format!("p{p}"),
         NodeId::Consumer(c) => format!("c{c}"),
+        NodeId::Client(c) => format!("k{c}"),
     }
 }
 

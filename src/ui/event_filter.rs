@@ -349,7 +349,7 @@ impl Subjects {
             NodeId::Broker(b) => Subjects { brokers: vec![b], ..Subjects::default() },
             NodeId::Producer(p) => Subjects { client: Some(Client::Producer(p)), ..Subjects::default() },
             NodeId::Consumer(c) => Subjects { client: Some(Client::Consumer(c)), ..Subjects::default() },
-            NodeId::Controller(_) | NodeId::ActiveController => Subjects::default(),
+            NodeId::Controller(_) | NodeId::ActiveController | NodeId::Client(_) => Subjects::default(),
         }
     }
 }

@@ -169,7 +169,9 @@ pub fn validate(cli: &Cli) -> Result<(), String> {
         Some(Mode::Run { .. } | Mode::Lesson { .. } | Mode::Replay { .. }) => {
             cli.scenario(0).map(|_| ()).map_err(|e| e.to_string())
         }
-        Some(Mode::Describe { .. }) => isrlab::launch::start(cli, 0).map(|_| ()).map_err(|e| e.to_string()),
+        Some(Mode::Describe { .. } | Mode::Serve { .. }) => {
+            isrlab::launch::start(cli, 0).map(|_| ()).map_err(|e| e.to_string())
+        }
         Some(Mode::Compare { vary, vary_set, .. }) => {
             isrlab::compare::runs(vary, vary_set)?;
             cli.scenario(0).map(|_| ()).map_err(|e| e.to_string())

@@ -20,6 +20,7 @@ impl fmt::Display for End {
             NodeId::ActiveController => f.write_str("controller"),
             NodeId::Producer(p) => write!(f, "producer-{p}"),
             NodeId::Consumer(c) => write!(f, "consumer-{c}"),
+            NodeId::Client(c) => write!(f, "client-{c}"),
         }
     }
 }

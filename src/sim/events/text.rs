@@ -446,6 +446,7 @@ fn node_name(node: NodeId) -> String {
         NodeId::ActiveController => "the active controller".into(),
         NodeId::Producer(p) => format!("producer {p}"),
         NodeId::Consumer(c) => format!("consumer-{c}"),
+        NodeId::Client(c) => format!("client {c}"),
     }
 }
 

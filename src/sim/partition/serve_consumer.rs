@@ -17,6 +17,11 @@ impl Partition {
             return Err(ErrorCode::NotLeaderOrFollower);
         }
         let epoch = self.leader_epoch();
+        // `Partition.checkCurrentLeaderEpoch`: a request without an epoch (its -1 is
+        // `Optional.empty`, as an older request version sends, `NO_PARTITION_LEADER_EPOCH`) is not checked.
+        if current_leader_epoch == -1 {
+            return Ok(());
+        }
         if current_leader_epoch < epoch {
             return Err(ErrorCode::FencedLeaderEpoch);
         }

@@ -590,6 +590,8 @@ mod tests {
             isr: isr.to_vec(),
             adding: Vec::new(),
             removing: Vec::new(),
+            elr: Vec::new(),
+            last_known_elr: Vec::new(),
             reassign_bytes_left: None,
             leader,
             leader_epoch: 1,

@@ -486,12 +486,14 @@ impl Facts<'_> {
         let elr = self.elr_after_losing(gone, &isr);
         // Only a leaderless partition's LastKnownELR counts: losing a leader records it there
         // for the election after this one.
-        let last_known = match (self.snap.semantics.eligible_leader_replicas, gone, p.last_known_elr.as_slice()) {
-            (true, None, [only]) => Some(*only),
-            _ => None,
-        };
+        let last_known =
+            match (self.snap.semantics.eligible_leader_replicas, gone, p.last_known_elr.as_slice()) {
+                (true, None, [only]) => Some(*only),
+                _ => None,
+            };
         let acceptable = |r: BrokerId| Some(r) != gone && self.active(r);
-        let (winner, unclean) = elect_any(&p.replicas, &isr, &elr, last_known, None, self.unclean, &acceptable);
+        let (winner, unclean) =
+            elect_any(&p.replicas, &isr, &elr, last_known, None, self.unclean, &acceptable);
         let from_elr = winner.is_some_and(|w| isr.is_empty() && elr.contains(&w));
         let setting = format!(
             "unclean.leader.election.enable={}{}",

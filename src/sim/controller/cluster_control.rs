@@ -121,7 +121,10 @@ impl QuorumController {
             out.send(from, Message::RegisterBrokerRefused { error: ErrorCode::DuplicateBrokerRegistration });
             return;
         }
-        let clean = self.brokers.get(&broker).is_some_and(|b| b.registered && b.broker_epoch == previous_broker_epoch);
+        let clean = self
+            .brokers
+            .get(&broker)
+            .is_some_and(|b| b.registered && b.broker_epoch == previous_broker_epoch);
         if !clean {
             self.handle_unclean_shutdown(broker, out);
         }

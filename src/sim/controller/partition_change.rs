@@ -161,7 +161,8 @@ pub(super) fn plan_assignment(
     election: Election,
     rules: &Rules,
 ) -> Option<Plan> {
-    let (target, mut target_isr) = target.complete(target_isr).unwrap_or_else(|| (target, target_isr.to_vec()));
+    let (target, mut target_isr) =
+        target.complete(target_isr).unwrap_or_else(|| (target, target_isr.to_vec()));
     let elr_on = rules.elr_min_isr.is_some();
     let mut target_elr = target_elr(p, &target_isr, rules);
     let last_known = last_known_leader(p, elr_on);
@@ -279,7 +280,12 @@ fn elect_preferred(
 
 /// `PartitionChangeBuilder.isValidNewLeader`: an acceptable member of the ISR, or of the ELR
 /// when the ISR is empty.
-fn valid_leader(r: BrokerId, isr: &[BrokerId], elr: &[BrokerId], acceptable: &dyn Fn(BrokerId) -> bool) -> bool {
+fn valid_leader(
+    r: BrokerId,
+    isr: &[BrokerId],
+    elr: &[BrokerId],
+    acceptable: &dyn Fn(BrokerId) -> bool,
+) -> bool {
     (isr.contains(&r) || (isr.is_empty() && elr.contains(&r))) && acceptable(r)
 }
 

@@ -101,7 +101,9 @@ pub(super) fn report(
             isr: new.isr.clone(),
             kind: match (plan.unclean, kind) {
                 _ if plan.from_elr => ElectionKind::Eligible,
-                (true, _) if old.last_known_elr == new.isr && new.isr.len() == 1 => ElectionKind::LastKnownLeader,
+                (true, _) if old.last_known_elr == new.isr && new.isr.len() == 1 => {
+                    ElectionKind::LastKnownLeader
+                }
                 (true, ElectionKind::Requested) => ElectionKind::UncleanRequested,
                 (true, _) => ElectionKind::Unclean,
                 (false, kind) => kind,

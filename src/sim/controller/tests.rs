@@ -56,7 +56,12 @@ fn heartbeat(c: &mut QuorumController, now: Ms, id: BrokerId, want_shutdown: boo
 
 fn register(c: &mut QuorumController, now: Ms, id: BrokerId) -> Outbox {
     let mut out = Outbox::default();
-    c.handle(now, NodeId::Broker(id), Message::RegisterBroker { broker: id, previous_broker_epoch: -1 }, &mut out);
+    c.handle(
+        now,
+        NodeId::Broker(id),
+        Message::RegisterBroker { broker: id, previous_broker_epoch: -1 },
+        &mut out,
+    );
     out
 }
 

@@ -238,7 +238,11 @@ impl fmt::Display for EventKind {
                 ids_or_none(last_known_elr)
             ),
             ElrChanged { tp, elr, last_known_elr, min_isr_changed: false } if elr.is_empty() => {
-                write!(f, "{tp} has no eligible leader replicas now (LastKnownElr {})", ids_or_none(last_known_elr))
+                write!(
+                    f,
+                    "{tp} has no eligible leader replicas now (LastKnownElr {})",
+                    ids_or_none(last_known_elr)
+                )
             }
             ElrChanged { tp, elr, last_known_elr, min_isr_changed: false } => write!(
                 f,

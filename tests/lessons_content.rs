@@ -1,5 +1,5 @@
-//! The built-in lessons (`assets/lessons/NN-slug.toml`, as the binary embeds them) as a teacher needs them: twelve of
-//! them, numbered 01 to 12 without a gap; each short enough to play in a few minutes at 1×;
+//! The built-in lessons (`assets/lessons/NN-slug.toml`, as the binary embeds them) as a teacher needs them: thirteen of
+//! them, numbered 01 to 13 without a gap; each short enough to play in a few minutes at 1×;
 //! each opening with narration and a pause; each with at least two questions that state their
 //! answer and explain it; each naming in its narration every setting and link fault it uses to
 //! slow down or shorten what the learner watches; and, together, asking the three
@@ -10,7 +10,7 @@ use isrlab::scenario::{Scenario, lessons};
 use toml::Value;
 
 /// How many built-in lessons there are.
-const LESSONS: usize = 12;
+const LESSONS: usize = 13;
 /// The longest sim time a lesson may run: at 1× sim time is wall time, and the pauses and
 /// questions add the learner's reading time on top.
 const MAX_END_MS: u64 = 60_000;
@@ -30,7 +30,7 @@ fn narration(s: &Scenario) -> String {
 }
 
 #[test]
-fn there_are_twelve_lessons_numbered_01_to_12() {
+fn there_are_thirteen_lessons_numbered_01_to_13() {
     let numbers: Vec<u32> = lessons::all().iter().map(|l| l.number).collect();
     assert_eq!(
         numbers,

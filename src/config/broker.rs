@@ -202,6 +202,11 @@ impl BrokerConfig {
             leader_replication_throttled_rate: latest.leader_replication_throttled_rate,
             follower_replication_throttled_rate: latest.follower_replication_throttled_rate,
             throttle_rates_by_broker: latest.throttle_rates_by_broker.clone(),
+            // A feature level reaches every node through the metadata log.
+            semantics: Semantics {
+                eligible_leader_replicas: latest.semantics.eligible_leader_replicas,
+                ..self.semantics
+            },
             ..self.clone()
         }
     }

@@ -115,7 +115,7 @@ pub static PROPERTIES: &[Property] = &[
         scope: Scope::Broker,
         default: "2000",
         kind: long(1, MAX_INT),
-        doc: "brokers heartbeat the KRaft controller this often",
+        doc: "brokers heartbeat the controller this often",
     },
     // Rule book R6.1.
     Property {

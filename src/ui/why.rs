@@ -388,7 +388,14 @@ impl Facts<'_> {
         let behind = r.lag.filter(|&l| l > 0).map_or(String::new(), |l| format!(", {l} behind"));
         if let Some(unheard) = self.unheard(r.broker) {
             let left = text::countdown(self.fenced_in(r.broker).unwrap_or(0));
-            let body = if self.last_isr_member_when_fenced(r.broker) {
+            let elr = self.snap.semantics.eligible_leader_replicas;
+            let body = if elr && self.last_isr_member_when_fenced(r.broker) {
+                format!(
+                    "{unheard}: still in the ISR{behind}; the other members are fenced first, so when the \
+                     controller fences it in {left} the ISR becomes empty and it joins the eligible leader \
+                     replicas (ELR on)"
+                )
+            } else if self.last_isr_member_when_fenced(r.broker) {
                 format!(
                     "{unheard}: still in the ISR{behind}; the other members are fenced first, so when the \
                      controller fences it in {left} it is the last ISR member and stays, with no leader"

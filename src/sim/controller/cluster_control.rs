@@ -101,8 +101,7 @@ impl QuorumController {
     /// `previous_broker_epoch` is not the epoch of the registration it replaces (no clean
     /// shutdown file: a crash or a power loss), or there was none, the shutdown was unclean and
     /// the broker leaves every ISR and ELR first ([`Self::handle_unclean_shutdown`];
-    /// `ClusterControlManager.registerBroker`, restored by KAFKA-18635, R8.3); with ELR off that
-    /// changes nothing. Replies with the full image; emits `BrokerRegistered`.
+    /// `ClusterControlManager.registerBroker`, restored by KAFKA-18635, R8.3), with ELR on. Replies with the full image; emits `BrokerRegistered`.
     pub(super) fn on_register(
         &mut self,
         now: Ms,
@@ -125,7 +124,10 @@ impl QuorumController {
             .brokers
             .get(&broker)
             .is_some_and(|b| b.registered && b.broker_epoch == previous_broker_epoch);
-        if !clean {
+        // Kafka runs this whenever the metadata version supports ELR (4.0-IV1+), also with the
+        // feature at 0, where it can start an unclean election at registration on a topic that
+        // allows one; isrlab runs it with ELR on only (see the fidelity chapter).
+        if !clean && self.config.semantics.eligible_leader_replicas {
             self.handle_unclean_shutdown(broker, out);
         }
         let epoch = self.next_broker_epoch();

@@ -441,9 +441,7 @@ impl QuorumController {
     /// `handleBrokerUncleanShutdown` (KIP-966, R8.3): a broker registered without a matching
     /// `PreviousBrokerEpoch`, so it may have lost records it had acknowledged. Every partition
     /// with it in the ISR or the ELR gets a change with it out of both and never acceptable as
-    /// leader (`generateLeaderAndIsrUpdates` with `brokerWithUncleanShutdown`). With ELR off the
-    /// change does nothing: the broker left its ISRs when it was fenced, and an empty ISR is not
-    /// applied.
+    /// leader (`generateLeaderAndIsrUpdates` with `brokerWithUncleanShutdown`).
     pub(super) fn handle_unclean_shutdown(&mut self, broker: BrokerId, out: &mut Outbox) {
         let active = self.active_set();
         let acceptable = |r: BrokerId| r != broker && active.contains(&r);

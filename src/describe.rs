@@ -8,8 +8,10 @@
 //!
 //! `Leader: none` marks an offline partition. While a reassignment runs, `Adding Replicas:` and
 //! `Removing Replicas:` follow `Isr:`, as `TopicCommand.PartitionDescription.printDescription`
-//! prints them for a partition `listPartitionReassignments` returns. The snapshot carries no ELR yet (ELR is off by
-//! default in Kafka 4.0), so `Elr:` and `LastKnownElr:` are printed empty, as Kafka does then.
+//! prints them for a partition `listPartitionReassignments` returns. `Elr:` and `LastKnownElr:`
+//! list the eligible leader replicas and the last known leader the controller keeps (KIP-966,
+//! `DescribeTopicPartitions`); both are empty while the ISR has at least min ISR members, and
+//! always with ELR off.
 
 use crate::cluster::snapshot::{PartitionView, Snapshot, TopicView};
 use crate::sim::join_ids;
@@ -57,11 +59,13 @@ pub fn partition_line(p: &PartitionView) -> String {
         format!("\tAdding Replicas: {}\tRemoving Replicas: {}", join_ids(&p.adding), join_ids(&p.removing))
     };
     format!(
-        "\tTopic: {}\tPartition: {}\tLeader: {leader}\tReplicas: {}\tIsr: {}{reassignment}\tElr: \tLastKnownElr: ",
+        "\tTopic: {}\tPartition: {}\tLeader: {leader}\tReplicas: {}\tIsr: {}{reassignment}\tElr: {}\tLastKnownElr: {}",
         p.tp.topic,
         p.tp.partition,
         join_ids(&p.replicas),
-        join_ids(&p.isr)
+        join_ids(&p.isr),
+        join_ids(&p.elr),
+        join_ids(&p.last_known_elr)
     )
 }
 
@@ -126,6 +130,8 @@ mod tests {
             isr: isr.to_vec(),
             adding: Vec::new(),
             removing: Vec::new(),
+            elr: Vec::new(),
+            last_known_elr: Vec::new(),
             reassign_bytes_left: None,
             leader,
             leader_epoch: 0,
@@ -181,6 +187,19 @@ Topic: t\tTopicId: tId0000000000000000\tPartitionCount: 2\tReplicationFactor: 3\
         assert_eq!(
             partition_line(&p),
             "\tTopic: t\tPartition: 0\tLeader: 1\tReplicas: 1,2,4,3\tIsr: 1,2,3\tAdding Replicas: 4\tRemoving Replicas: 3\tElr: \tLastKnownElr: "
+        );
+    }
+
+    /// An offline partition with ELR on (KIP-966): the ISR is empty, broker 2 is eligible and
+    /// broker 1 was the last leader; `TopicCommand` joins each list with commas.
+    #[test]
+    fn eligible_leader_replicas_are_listed() {
+        let mut p = partition("t", 0, None, &[1, 2, 3], &[]);
+        p.elr = vec![1, 2];
+        p.last_known_elr = vec![1];
+        assert_eq!(
+            partition_line(&p),
+            "\tTopic: t\tPartition: 0\tLeader: none\tReplicas: 1,2,3\tIsr: \tElr: 1,2\tLastKnownElr: 1"
         );
     }
 

@@ -69,12 +69,29 @@ fn fault() -> impl Strategy<Value = (u64, String)> {
     (1_000u64..120_000, line)
 }
 
+/// The controller's invariants (R4.11, R8.3): the ISR is a subset of the replicas, empty only
+/// with ELR on, and holds the leader; the ELR shares no member with the ISR. And KIP-966's
+/// promise (R8.2): an eligible leader replica on an unfenced broker holds every record below
+/// the leader's HW. (A fenced one may have lost its page cache; it leaves the ELR when it
+/// registers again, before it is unfenced.)
 fn check_invariants(s: &Snapshot) -> Result<(), TestCaseError> {
     for p in &s.partitions {
-        prop_assert!(!p.isr.is_empty(), "{} has an empty ISR", p.tp);
+        prop_assert!(!p.isr.is_empty() || s.semantics.eligible_leader_replicas, "{} has an empty ISR", p.tp);
         prop_assert!(p.isr.iter().all(|r| p.replicas.contains(r)), "{} ISR {:?} ⊄ replicas", p.tp, p.isr);
+        prop_assert!(!p.elr.iter().any(|r| p.isr.contains(r)), "{} ELR {:?} ∩ ISR {:?}", p.tp, p.elr, p.isr);
         if let Some(l) = p.leader {
             prop_assert!(p.isr.contains(&l), "{} leader {l} not in ISR {:?}", p.tp, p.isr);
+            for r in p.replica_views.iter().filter(|r| p.elr.contains(&r.broker)) {
+                let unfenced = s.brokers.iter().any(|b| b.id == r.broker && !b.fenced);
+                prop_assert!(
+                    !unfenced || r.leo >= p.hw,
+                    "{} ELR member {} has LEO {} under the HW {}",
+                    p.tp,
+                    r.broker,
+                    r.leo,
+                    p.hw
+                );
+            }
         }
     }
     Ok(())

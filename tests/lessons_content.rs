@@ -1,4 +1,4 @@
-//! The built-in lessons (`assets/lessons/NN-slug.toml`, as the binary embeds them) as a teacher needs them: fourteen of
+//! The built-in lessons (`assets/lessons/NN-slug.toml`, as the binary embeds them) as a teacher needs them: fifteen of
 //! them, numbered 01 to 13 without a gap; each short enough to play in a few minutes at 1×;
 //! each opening with narration and a pause; each with at least two questions that state their
 //! answer and explain it; each naming in its narration every setting and link fault it uses to
@@ -10,7 +10,7 @@ use isrlab::scenario::{Scenario, lessons};
 use toml::Value;
 
 /// How many built-in lessons there are.
-const LESSONS: usize = 14;
+const LESSONS: usize = 15;
 /// The longest sim time a lesson may run: at 1× sim time is wall time, and the pauses and
 /// questions add the learner's reading time on top.
 const MAX_END_MS: u64 = 60_000;
@@ -30,7 +30,7 @@ fn narration(s: &Scenario) -> String {
 }
 
 #[test]
-fn there_are_fourteen_lessons_numbered_01_to_14() {
+fn there_are_fifteen_lessons_numbered_01_to_15() {
     let numbers: Vec<u32> = lessons::all().iter().map(|l| l.number).collect();
     assert_eq!(
         numbers,

@@ -342,9 +342,12 @@ fn a_leaderless_partition_is_one_event_line_that_agrees_with_the_counters() {
     let mut sim = Sim::new(spec).unwrap();
     run(&mut sim, 5_000, "crash 1");
     sim.advance_to(200_000);
-    // Topic, crash, fencing, offline, and the one line of the TIMEOUT run.
+    // Topic, crash, fencing, the ELR line and the ISR shrink (with ELR on the fenced last ISR
+    // member leaves the ISR and becomes eligible, KIP-966), offline, and the one line of the
+    // TIMEOUT run.
     let lines: Vec<String> = sim.drain_events().iter().map(|e| e.kind.to_string()).collect();
-    assert_eq!(lines.len(), 5, "{lines:#?}");
+    assert_eq!(lines.len(), 7, "{lines:#?}");
+    assert_eq!(lines.iter().filter(|l| l.contains("eligible leader replicas now 1")).count(), 1);
     assert_eq!(lines.iter().filter(|l| l.starts_with("produce to t-0 failing with TIMEOUT")).count(), 1);
     let p = sim.snapshot().producers[0].clone();
     let expired = p.errors["TIMEOUT"];

@@ -73,7 +73,10 @@ pub fn level(kind: &EventKind) -> Level {
         | ConsumerTruncationDetected { .. }
         | ConsumerPartitionStopped { .. }
         | FetchTopicIdRefused { .. } => Level::WARN,
-        LeaderChanged { kind: ElectionKind::Unclean | ElectionKind::UncleanRequested, .. }
+        LeaderChanged {
+            kind: ElectionKind::Unclean | ElectionKind::UncleanRequested | ElectionKind::LastKnownLeader,
+            ..
+        }
         | LeaderChanged { new_leader: None, .. } => Level::WARN,
         TopicCreated { .. }
         | ReassignmentStarted { .. }

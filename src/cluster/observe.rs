@@ -477,6 +477,8 @@ impl Observer<'_> {
             isr: Vec::new(),
             adding: ps.adding.clone(),
             removing: ps.removing.clone(),
+            elr: ps.elr.clone(),
+            last_known_elr: ps.last_known_elr.clone(),
             reassign_bytes_left: bytes_left(ps, src),
             leader: ps.leader,
             leader_epoch: ps.leader_epoch,
@@ -693,6 +695,8 @@ fn unchanged(
         isr,
         adding,
         removing,
+        elr,
+        last_known_elr,
         reassign_bytes_left,
         leader,
         leader_epoch,
@@ -719,6 +723,8 @@ fn unchanged(
         && *isr == ps.isr
         && *adding == draft.adding
         && *removing == draft.removing
+        && *elr == draft.elr
+        && *last_known_elr == draft.last_known_elr
         && *reassign_bytes_left == draft.reassign_bytes_left
         && *leader == draft.leader
         && *leader_epoch == draft.leader_epoch

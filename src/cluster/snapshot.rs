@@ -585,6 +585,10 @@ pub struct PartitionView {
     pub adding: Vec<BrokerId>,
     /// Replicas a reassignment is removing (KIP-455 `removingReplicas`).
     pub removing: Vec<BrokerId>,
+    /// Eligible leader replicas (KIP-966, R8.3), as the controller keeps them.
+    pub elr: Vec<BrokerId>,
+    /// LastKnownELR: the last leader once the ISR became empty (R8.3).
+    pub last_known_elr: Vec<BrokerId>,
     /// While a reassignment adds replicas: the bytes they still have to fetch, the leader's
     /// log size minus each adding replica's, summed (bytes).
     pub reassign_bytes_left: Option<u64>,

@@ -175,15 +175,9 @@ impl BrokerConfig {
 }
 
 impl BrokerConfig {
-    /// Checks the combinations Kafka's `KafkaConfig` refuses at start-up, and that the semantics
-    /// asks only for what isrlab models (no ELR yet). Errors: [`ConfigError::Conflict`] with
-    /// Kafka's message.
+    /// Checks the combinations Kafka's `KafkaConfig` refuses at start-up. Errors:
+    /// [`ConfigError::Conflict`] with Kafka's message.
     pub fn validate(&self) -> Result<(), ConfigError> {
-        if self.semantics.eligible_leader_replicas {
-            return Err(ConfigError::Conflict(
-                "eligible.leader.replicas.version=1 (KIP-966 ELR) is not modelled yet: the cluster runs with ELR off".into(),
-            ));
-        }
         if self.replica_fetch_wait_max_ms > self.replica_socket_timeout_ms {
             return Err(ConfigError::Conflict(
                 "replica.socket.timeout.ms should always be at least replica.fetch.wait.max.ms to prevent unnecessary socket timeouts".into(),
@@ -242,6 +236,11 @@ impl BrokerConfig {
             leader_replication_throttled_rate: latest.leader_replication_throttled_rate,
             follower_replication_throttled_rate: latest.follower_replication_throttled_rate,
             throttle_rates_by_broker: latest.throttle_rates_by_broker.clone(),
+            // A feature level reaches every node through the metadata log.
+            semantics: Semantics {
+                eligible_leader_replicas: latest.semantics.eligible_leader_replicas,
+                ..self.semantics
+            },
             ..self.clone()
         }
     }
@@ -341,6 +340,7 @@ impl BrokerConfig {
             "min.insync.replicas" => self.min_insync_replicas = as_u64(v) as u32,
             "unclean.leader.election.enable" => self.unclean_leader_election_enable = as_bool(v),
             "unclean.leader.election.interval.ms" => self.unclean_leader_election_interval_ms = as_u64(v),
+            "eligible.leader.replicas.version" => self.semantics.eligible_leader_replicas = as_u64(v) == 1,
             "auto.leader.rebalance.enable" => self.auto_leader_rebalance_enable = as_bool(v),
             "leader.imbalance.check.interval.seconds" => {
                 self.leader_imbalance_check_interval_seconds = as_u64(v)

@@ -34,6 +34,7 @@ impl BrokerConfig {
             "min.insync.replicas" => v(self.min_insync_replicas.into()),
             "unclean.leader.election.enable" => Some(self.unclean_leader_election_enable.to_string()),
             "unclean.leader.election.interval.ms" => v(self.unclean_leader_election_interval_ms),
+            "eligible.leader.replicas.version" => v(u64::from(self.semantics.eligible_leader_replicas)),
             "auto.leader.rebalance.enable" => Some(self.auto_leader_rebalance_enable.to_string()),
             "leader.imbalance.check.interval.seconds" => v(self.leader_imbalance_check_interval_seconds),
             "auto.create.topics.enable" => Some(self.auto_create_topics_enable.to_string()),

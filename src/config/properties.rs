@@ -157,6 +157,16 @@ pub static PROPERTIES: &[Property] = &[
         kind: long(1, MAX_INT),
         doc: "how often the controller retries unclean elections",
     },
+    // Rule book R8 (KIP-966): a feature level, finalized at format time
+    // (`kafka-storage.sh format --feature eligible.leader.replicas.version=0`) and changed with
+    // `kafka-features.sh upgrade|downgrade`; `EligibleLeaderReplicasVersion`.
+    Property {
+        name: "eligible.leader.replicas.version",
+        scope: Scope::Broker,
+        default: "1",
+        kind: long(0, 1),
+        doc: "feature level: 1 keeps eligible leader replicas (ELR), 0 turns them off",
+    },
     // Rule book R6.7.
     Property {
         name: "auto.leader.rebalance.enable",

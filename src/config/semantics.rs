@@ -2,9 +2,10 @@
 //! the Kafka version (rule book §0.2, "Simulator toggles"). The sim core reads each such rule
 //! from here, never from a hard-coded version check, and the dashboard's header renders it.
 //!
-//! Only the behaviour of the current release exists today ([`Semantics::KAFKA_4_1_ELR_OFF`]);
-//! older behaviours (HW truncation before 0.11, `NOT_ENOUGH_REPLICAS_AFTER_APPEND` as the usual
-//! outcome before 3.7, the ZooKeeper controller, ELR) become other values of this type.
+//! The newest release isrlab models is [`Semantics::KAFKA_4_3`], a cluster formatted by Kafka 4.3
+//! with its default features (ELR on); older behaviours (HW truncation before 0.11,
+//! `NOT_ENOUGH_REPLICAS_AFTER_APPEND` as the usual outcome before 3.7, the ZooKeeper controller,
+//! ELR off) become other values of this type.
 
 use crate::kafka::{Acks, Ms};
 use std::fmt;
@@ -71,10 +72,13 @@ pub struct Semantics {
     /// `MetadataVersion.isLeaderEpochBumpRequiredOnIsrShrink`, R4.10). Since 3.6 a
     /// leader-initiated or controller-driven shrink bumps only the partition epoch.
     pub leader_epoch_bump_on_isr_shrink: bool,
-    /// KIP-966 Eligible Leader Replicas (R8): off by default in Kafka 4.0, on by default for new
-    /// clusters from 4.1 (feature `eligible.leader.replicas.version`). isrlab models the
-    /// cluster with the feature off; an ISR never becomes empty (R4.8), and a broker config
-    /// asking for ELR is refused ([`super::BrokerConfig::validate`]).
+    /// KIP-966 Eligible Leader Replicas (R8): the feature `eligible.leader.replicas.version`
+    /// at level 1. Off by default in Kafka 4.0, on by default for clusters formatted by 4.1 or
+    /// later (`EligibleLeaderReplicasVersion.ELRV_1`, bootstrap metadata version 4.1-IV0); a
+    /// cluster upgraded from 4.0 keeps level 0 until `kafka-features.sh upgrade`. With it the
+    /// controller keeps ELR and LastKnownELR per partition and an ISR may become empty
+    /// (`PartitionChangeBuilder`, R8.3, R8.4); without it an ISR keeps its last member (R4.8).
+    /// The property `eligible.leader.replicas.version` (0 or 1) sets it.
     pub eligible_leader_replicas: bool,
     /// A broker that completed a controlled shutdown may register again while its old session
     /// is still valid (KAFKA-19047, apache/kafka PR #19296, merged after 4.0.0, so in 4.1.0);
@@ -107,18 +111,20 @@ pub struct Semantics {
 }
 
 impl Semantics {
-    /// Kafka 4.1 in KRaft mode with the ELR feature off (`eligible.leader.replicas.version=0`,
-    /// as on a cluster upgraded from 4.0 or formatted without ELR): strict min ISR, the KRaft
-    /// controller's own unclean elections, fast re-registration after a controlled shutdown,
-    /// the idempotent producer with `linger.ms=5` by default. It is 4.1 rather than 4.0 because
-    /// of KAFKA-19047, which 4.0.0 did not have.
-    pub const KAFKA_4_1_ELR_OFF: Semantics = Semantics {
-        kafka_version: "4.1",
+    /// Kafka 4.3 in KRaft mode as `kafka-storage.sh format` leaves a new cluster: ELR on
+    /// (`eligible.leader.replicas.version=1`, KIP-966 part 1; part 2, unclean recovery, is not
+    /// in any release), strict min ISR, the KRaft controller's own unclean elections, fast
+    /// re-registration after a controlled shutdown (KAFKA-19047, 4.1), the last known leader
+    /// elected only when it is unfenced (KAFKA-19522, 4.1), the idempotent producer with
+    /// `linger.ms=5` by default. The replication rules did not change between 4.1 and 4.3; the
+    /// version names the newest release isrlab was checked against.
+    pub const KAFKA_4_3: Semantics = Semantics {
+        kafka_version: "4.3",
         metadata_mode: MetadataMode::KRaft,
         strict_min_isr: true,
         kraft_unclean_election: true,
         leader_epoch_bump_on_isr_shrink: false,
-        eligible_leader_replicas: false,
+        eligible_leader_replicas: true,
         reregister_after_controlled_shutdown: true,
         idempotence_by_default: true,
         default_linger_ms: 5,
@@ -132,7 +138,7 @@ impl Semantics {
     };
 
     /// The behaviour isrlab simulates unless told otherwise.
-    pub const CURRENT: Semantics = Semantics::KAFKA_4_1_ELR_OFF;
+    pub const CURRENT: Semantics = Semantics::KAFKA_4_3;
 }
 
 impl Default for Semantics {
@@ -141,7 +147,7 @@ impl Default for Semantics {
     }
 }
 
-/// The profile in words, as the dashboard's header shows it: `KRaft · Kafka 4.1 · ELR off`.
+/// The profile in words, as the dashboard's header shows it: `KRaft · Kafka 4.3 · ELR on`.
 impl fmt::Display for Semantics {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let mode = match self.metadata_mode {
@@ -158,10 +164,12 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_current_profile_is_kafka_4_1_with_elr_off_and_says_so() {
+    fn the_current_profile_is_kafka_4_3_with_elr_on_and_says_so() {
         let s = Semantics::default();
-        assert_eq!(s, Semantics::KAFKA_4_1_ELR_OFF);
-        assert_eq!(s.to_string(), "KRaft · Kafka 4.1 · ELR off");
-        assert!(s.strict_min_isr && s.kraft_unclean_election && !s.eligible_leader_replicas);
+        assert_eq!(s, Semantics::KAFKA_4_3);
+        assert_eq!(s.to_string(), "KRaft · Kafka 4.3 · ELR on");
+        assert!(s.strict_min_isr && s.kraft_unclean_election && s.eligible_leader_replicas);
+        let off = Semantics { eligible_leader_replicas: false, ..s };
+        assert_eq!(off.to_string(), "KRaft · Kafka 4.3 · ELR off");
     }
 }

@@ -314,9 +314,12 @@ fn version_dependent_rules_read_the_semantics() {
     let p = ProducerConfig::defaults_for(&old);
     assert!(!p.enable_idempotence && p.linger_ms == 0);
     assert_eq!(ProducerConfig::default(), ProducerConfig::defaults_for(&Semantics::CURRENT));
-    let elr =
-        BrokerConfig { semantics: Semantics { eligible_leader_replicas: true, ..Semantics::CURRENT }, ..b };
-    assert!(elr.validate().unwrap_err().to_string().contains("ELR"), "ELR is refused, not half-modelled");
+    let mut elr = BrokerConfig::default();
+    assert!(elr.semantics.eligible_leader_replicas, "a new cluster has ELR on");
+    elr.set("eligible.leader.replicas.version", "0").unwrap();
+    assert!(!elr.semantics.eligible_leader_replicas);
+    assert_eq!(elr.get("eligible.leader.replicas.version").as_deref(), Some("0"));
+    assert!(elr.set("eligible.leader.replicas.version", "2").is_err(), "level 1 is the highest");
 }
 
 #[test]

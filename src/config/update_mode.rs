@@ -100,6 +100,9 @@ impl Property {
             Scope::BrokerAndTopic | Scope::Topic | Scope::Lab => UpdateMode::Dynamic,
             Scope::Broker if DYNAMIC_LOG_DEFAULTS.contains(&self.name) => UpdateMode::Dynamic,
             Scope::Broker if DYNAMIC_QUOTA_CONFIGS.contains(&self.name) => UpdateMode::Dynamic,
+            // A feature level goes through the metadata log (`kafka-features.sh`,
+            // `FeatureControlManager`), so every node has it at once.
+            Scope::Broker if self.name == "eligible.leader.replicas.version" => UpdateMode::Dynamic,
             Scope::Broker if READ_BY_CONTROLLER.contains(&self.name) => UpdateMode::ControllerRestart,
             Scope::Broker => UpdateMode::BrokerRestart,
         }

@@ -211,6 +211,10 @@ pub enum Check {
     Adding(TopicPartition, Vec<BrokerId>),
     /// The replicas a reassignment is removing (KIP-455 `removingReplicas`), ascending.
     Removing(TopicPartition, Vec<BrokerId>),
+    /// The eligible leader replicas (KIP-966), compared as a set.
+    Elr(TopicPartition, Vec<BrokerId>),
+    /// LastKnownELR (KIP-966), compared as a set.
+    LastKnownElr(TopicPartition, Vec<BrokerId>),
     /// A number of the partition (epochs, leader HW, ISR change counts).
     Partition(TopicPartition, PartitionNumber, Comparison),
     /// An offset of the replica on a broker.
@@ -340,6 +344,12 @@ fn list(ids: &[BrokerId]) -> String {
     format!("[{}]", join_ids(ids))
 }
 
+/// A list compared as a set (no member twice): the actual list as text, and whether it holds.
+fn same_set(want: &[BrokerId], actual: &[BrokerId]) -> (String, bool) {
+    let same = want.iter().collect::<BTreeSet<_>>() == actual.iter().collect::<BTreeSet<_>>();
+    (list(actual), same && want.len() == actual.len())
+}
+
 fn leader_text(leader: Option<BrokerId>) -> String {
     leader.map_or_else(|| "none".to_string(), |b| b.to_string())
 }
@@ -366,10 +376,9 @@ fn compare(want: &Comparison, actual: i64) -> Found {
 fn check_partition(check: &Check, p: &PartitionView) -> Found {
     match check {
         Check::Leader(_, want) => (leader_text(p.leader), want.holds(p.leader)),
-        Check::Isr(_, want) => {
-            let same = want.iter().collect::<BTreeSet<_>>() == p.isr.iter().collect::<BTreeSet<_>>();
-            (list(&p.isr), same && want.len() == p.isr.len())
-        }
+        Check::Isr(_, want) => same_set(want, &p.isr),
+        Check::Elr(_, want) => same_set(want, &p.elr),
+        Check::LastKnownElr(_, want) => same_set(want, &p.last_known_elr),
         Check::Replicas(_, want) => (list(&p.replicas), *want == p.replicas),
         Check::Adding(_, want) => (list(&p.adding), *want == p.adding),
         Check::Removing(_, want) => (list(&p.removing), *want == p.removing),
@@ -482,6 +491,8 @@ impl Check {
             | Check::Replicas(tp, _)
             | Check::Adding(tp, _)
             | Check::Removing(tp, _)
+            | Check::Elr(tp, _)
+            | Check::LastKnownElr(tp, _)
             | Check::Partition(tp, _, _)
             | Check::Replica(tp, _, _, _)
             | Check::LeaderRecovery(tp, _) => Some(tp),
@@ -505,6 +516,8 @@ impl Check {
             Check::Replicas(tp, _) => format!("{tp} replicas"),
             Check::Adding(tp, _) => format!("{tp} adding"),
             Check::Removing(tp, _) => format!("{tp} removing"),
+            Check::Elr(tp, _) => format!("{tp} elr"),
+            Check::LastKnownElr(tp, _) => format!("{tp} last_known_elr"),
             Check::Partition(tp, number, _) => format!("{tp} {}", number.key()),
             Check::Replica(tp, broker, number, _) => format!("{tp} {} of broker {broker}", number.key()),
             Check::LeaderRecovery(tp, _) => format!("{tp} leader_recovery_state"),
@@ -534,7 +547,9 @@ impl Check {
             Check::Isr(_, want)
             | Check::Replicas(_, want)
             | Check::Adding(_, want)
-            | Check::Removing(_, want) => list(want),
+            | Check::Removing(_, want)
+            | Check::Elr(_, want)
+            | Check::LastKnownElr(_, want) => list(want),
             Check::LeaderRecovery(_, want) => recovery_name(*want).to_string(),
             Check::Broker(_, want) => want.to_string(),
             Check::Group(_, want) => want.to_string(),
@@ -610,6 +625,8 @@ mod tests {
             isr: isr.to_vec(),
             adding: Vec::new(),
             removing: Vec::new(),
+            elr: Vec::new(),
+            last_known_elr: Vec::new(),
             reassign_bytes_left: None,
             leader,
             leader_epoch: 1,

@@ -31,6 +31,8 @@ pub(super) struct RawExpect {
     replicas: Option<IdList>,
     adding: Option<IdList>,
     removing: Option<IdList>,
+    elr: Option<IdList>,
+    last_known_elr: Option<IdList>,
     leader_epoch: Option<Spanned<Value>>,
     partition_epoch: Option<Spanned<Value>>,
     hw: Option<Spanned<HwValue>>,
@@ -238,6 +240,8 @@ fn no_partition_checks(e: &RawExpect) -> Res<Vec<Check>> {
         ("replicas", e.replicas.as_ref().map(Spanned::span)),
         ("adding", e.adding.as_ref().map(Spanned::span)),
         ("removing", e.removing.as_ref().map(Spanned::span)),
+        ("elr", e.elr.as_ref().map(Spanned::span)),
+        ("last_known_elr", e.last_known_elr.as_ref().map(Spanned::span)),
         ("leader_epoch", e.leader_epoch.as_ref().map(Spanned::span)),
         ("partition_epoch", e.partition_epoch.as_ref().map(Spanned::span)),
         ("hw", e.hw.as_ref().map(Spanned::span)),
@@ -272,6 +276,12 @@ fn partition_checks(e: &RawExpect, tp: &TopicPartition, brokers: &[BrokerId]) ->
     }
     if let Some(list) = &e.removing {
         checks.push(Check::Removing(tp.clone(), id_list(list, brokers)?));
+    }
+    if let Some(list) = &e.elr {
+        checks.push(Check::Elr(tp.clone(), id_list(list, brokers)?));
+    }
+    if let Some(list) = &e.last_known_elr {
+        checks.push(Check::LastKnownElr(tp.clone(), id_list(list, brokers)?));
     }
     let numbers = [
         (&e.leader_epoch, PartitionNumber::LeaderEpoch),
@@ -311,7 +321,7 @@ fn partition_checks(e: &RawExpect, tp: &TopicPartition, brokers: &[BrokerId]) ->
         let span = e.partition.as_ref().map_or(0..0, Spanned::span);
         return err(
             span,
-            "nothing to check for this partition; add `leader`, `isr`, `replicas`, `adding`, `removing`, `leader_epoch`, `partition_epoch`, `hw`, `leo`, `log_start`, `fetch_requests`, `isr_shrinks`, `isr_expands` or `leader_recovery_state`",
+            "nothing to check for this partition; add `leader`, `isr`, `replicas`, `adding`, `removing`, `elr`, `last_known_elr`, `leader_epoch`, `partition_epoch`, `hw`, `leo`, `log_start`, `fetch_requests`, `isr_shrinks`, `isr_expands` or `leader_recovery_state`",
         );
     }
     Ok(checks)

@@ -398,6 +398,8 @@ mod tests_support {
                 isr: if self.failed_over { vec![0, 1] } else { vec![2, 0, 1] },
                 adding: Vec::new(),
                 removing: Vec::new(),
+                elr: Vec::new(),
+                last_known_elr: Vec::new(),
                 reassign_bytes_left: None,
                 leader: Some(leader),
                 leader_epoch: i32::from(self.failed_over),

@@ -394,7 +394,10 @@ impl Broker {
     /// ([`REGISTRATION_RPC_TIMEOUT_MS`]): unanswered by then, it is sent again.
     fn send_registration(&mut self, now: Ms, out: &mut Outbox) {
         self.registration.next_attempt = Some(now + REGISTRATION_RPC_TIMEOUT_MS);
-        out.send(NodeId::ActiveController, Message::RegisterBroker { broker: self.id });
+        // The clean-shutdown file holds the epoch of the incarnation that stopped cleanly; a
+        // crash leaves none (`LogManager.readBrokerEpochFromCleanShutdownFiles`).
+        let previous_broker_epoch = if self.stopped_cleanly { self.broker_epoch } else { -1 };
+        out.send(NodeId::ActiveController, Message::RegisterBroker { broker: self.id, previous_broker_epoch });
     }
 
     /// The active controller this broker knows (node id) and its epoch.

@@ -1,4 +1,4 @@
-//! The KRaft quorum controller as a plain, sans-IO struct (Kafka 4.x, ELR off). Version-dependent
+//! The KRaft quorum controller as a plain, sans-IO struct (Kafka 4.x). Version-dependent
 //! rules come from the broker config's [`crate::config::Semantics`].
 //!
 //! [`QuorumController`] keeps what the active controller keeps (rule book §0.2b): per broker its
@@ -125,7 +125,9 @@ impl QuorumController {
     /// anything else is ignored. Replies go to `from`; changes are broadcast afterwards.
     pub fn handle(&mut self, now: Ms, from: NodeId, msg: Message, out: &mut Outbox) {
         match msg {
-            Message::RegisterBroker { broker } => self.on_register(now, from, broker, out),
+            Message::RegisterBroker { broker, previous_broker_epoch } => {
+                self.on_register(now, from, broker, previous_broker_epoch, out)
+            }
             Message::Heartbeat { broker, broker_epoch, want_shutdown } => {
                 self.on_heartbeat(now, from, broker, broker_epoch, want_shutdown, out)
             }
@@ -229,11 +231,15 @@ impl QuorumController {
     }
 
     /// Checks the R4.11 invariants on every partition: a leader is in its ISR, the ISR is a
-    /// non-empty subset of the replicas. Errors: the first violation, in words.
+    /// subset of the replicas, non-empty unless ELR is on (R8.3); the ELR is a subset of the
+    /// replicas that shares no member with the ISR. Errors: the first violation, in words.
     pub fn check_invariants(&self) -> Result<(), String> {
         for p in self.partitions() {
-            if p.isr.is_empty() {
+            if p.isr.is_empty() && !self.config.semantics.eligible_leader_replicas {
                 return Err(format!("{}: empty ISR", p.tp));
+            }
+            if let Some(r) = p.elr.iter().find(|r| p.isr.contains(r) || !p.replicas.contains(r)) {
+                return Err(format!("{}: ELR member {r} is in the ISR or not a replica", p.tp));
             }
             if let Some(r) = p.isr.iter().find(|r| !p.replicas.contains(r)) {
                 return Err(format!("{}: ISR member {r} is not a replica", p.tp));

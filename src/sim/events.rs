@@ -41,6 +41,14 @@ pub enum ElectionKind {
     /// --election-type unclean`): no live ISR member, first live replica, whatever
     /// `unclean.leader.election.enable` says.
     UncleanRequested,
+    /// The ISR was empty and the new leader came from the eligible leader replicas (KIP-966,
+    /// R8.4): it left the ISR while the ISR was under min ISR, so it holds every committed
+    /// record. A clean election.
+    Eligible,
+    /// The ISR and the ELR were empty and the last known leader came back (KIP-966 "balanced
+    /// recovery", `canElectLastKnownLeader`, R8.4): elected the way an unclean leader is (ISR
+    /// = it alone, RECOVERING), whatever `unclean.leader.election.enable` says.
+    LastKnownLeader,
 }
 
 /// Who removed a replica from an ISR and why (R4.1, R4.8).
@@ -73,6 +81,9 @@ pub enum ShrinkCause {
     Fenced,
     /// The broker is in controlled shutdown.
     ControlledShutdown,
+    /// The broker registered again after a crash: its `PreviousBrokerEpoch` did not match, so
+    /// it may have lost acknowledged records (KIP-966 `handleBrokerUncleanShutdown`, R8.3).
+    UncleanShutdown,
 }
 
 /// Why a producer batch failed at least once (shown when a partition starts failing).
@@ -341,6 +352,18 @@ pub enum EventKind {
         isr: Vec<BrokerId>,
         /// Which rule chose.
         kind: ElectionKind,
+    },
+    /// The controller changed a partition's eligible leader replicas or LastKnownELR (KIP-966,
+    /// R8.3).
+    ElrChanged {
+        /// The partition.
+        tp: TopicPartition,
+        /// ELR after the change (before it, for a clearing).
+        elr: Vec<BrokerId>,
+        /// LastKnownELR after the change (before it, for a clearing).
+        last_known_elr: Vec<BrokerId>,
+        /// The change is the clearing that follows a `min.insync.replicas` change.
+        min_isr_changed: bool,
     },
     /// Replicas left an ISR.
     IsrShrunk {

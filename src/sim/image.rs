@@ -143,6 +143,8 @@ mod tests {
             leader_recovery: LeaderRecoveryState::Recovered,
             adding: Vec::new(),
             removing: Vec::new(),
+            elr: Vec::new(),
+            last_known_elr: Vec::new(),
         }
     }
 

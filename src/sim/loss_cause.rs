@@ -90,6 +90,8 @@ impl LossCause {
         let then = match self.election.filter(|e| e.new_leader == m).map(|e| e.kind) {
             Some(ElectionKind::Clean) => "won a clean election",
             Some(ElectionKind::Unclean | ElectionKind::UncleanRequested) => "won an UNCLEAN election",
+            Some(ElectionKind::Eligible) => "was elected from the eligible leader replicas",
+            Some(ElectionKind::LastKnownLeader) => "was elected as the last known leader",
             _ => "became leader",
         };
         format!("{how}; {who} {then}")
@@ -142,6 +144,11 @@ impl fmt::Display for LossCause {
                     ElectionKind::Recovered => ("became leader when it came back", ""),
                     ElectionKind::Requested => ("became leader in an election an operator asked for", ""),
                     ElectionKind::Reassignment => ("became leader when a reassignment moved it", ""),
+                    ElectionKind::Eligible => ("was elected from the eligible leader replicas", ""),
+                    ElectionKind::LastKnownLeader => (
+                        "was elected as the last known leader, outside the ISR and the ELR",
+                        "no ISR or ELR member was left, ",
+                    ),
                 };
                 write!(f, "; {before}broker {m}, whose log lacks them, {how} ({why}leader epoch {epoch})")?;
             }

@@ -336,6 +336,14 @@ pub struct PartitionState {
     /// Replicas a reassignment is removing (KIP-455 `removingReplicas`, ascending); they stay
     /// in `replicas` until every target replica is in the ISR. Empty when none runs.
     pub removing: Vec<BrokerId>,
+    /// Eligible leader replicas (KIP-966, `PartitionRegistration.elr`, ascending): replicas
+    /// that left the ISR while it was below min ISR and so hold every record up to the HW
+    /// (R8.2, R8.3). Always empty with `eligible.leader.replicas.version=0`.
+    pub elr: Vec<BrokerId>,
+    /// `PartitionRegistration.lastKnownElr`: with the controller's default
+    /// `useLastKnownLeaderInBalancedRecovery`, the last leader, recorded when the ISR became
+    /// empty and cleared once the partition has a leader again (R8.3, R8.4).
+    pub last_known_elr: Vec<BrokerId>,
 }
 
 impl PartitionState {
@@ -359,6 +367,8 @@ impl PartitionState {
             leader_recovery: LeaderRecoveryState::Recovered,
             adding: Vec::new(),
             removing: Vec::new(),
+            elr: Vec::new(),
+            last_known_elr: Vec::new(),
         }
     }
 
@@ -619,6 +629,11 @@ pub enum Message {
     RegisterBroker {
         /// The broker.
         broker: BrokerId,
+        /// `BrokerRegistrationRequest.PreviousBrokerEpoch`: the broker epoch its last clean
+        /// shutdown wrote to the `.kafka_cleanshutdown` file (`LogManager.shutdown`,
+        /// `BrokerLifecycleManager`), `-1` after a crash. The controller treats a mismatch as an
+        /// unclean shutdown (KIP-966, R8.3).
+        previous_broker_epoch: i64,
     },
     /// Controller → broker: registration accepted, with the full metadata image.
     RegisterBrokerResponse {

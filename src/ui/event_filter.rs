@@ -66,6 +66,7 @@ impl Category {
             AckedOutOfOrder { .. } => Category::Loss,
             LeaderChanged { .. } => Category::Election,
             IsrShrunk { .. } | IsrExpanded { .. } | FollowerCaughtUp { .. } => Category::Isr,
+            ElrChanged { .. } => Category::Isr,
             BrokerFenced { .. } | BrokerUnfenced { .. } | BrokerRegistered { .. } => Category::Fencing,
             BrokerRegistrationRefused { .. } => Category::Fencing,
             BrokerCrashed { .. } | BrokerStopped { .. } | BrokerStarted { .. } | BrokerPowerLost { .. } => {
@@ -297,6 +298,7 @@ impl Subjects {
                 on(tp, old_leader.iter().chain(new_leader.iter()).copied().collect())
             }
             IsrShrunk { tp, removed, .. } => on(tp, removed.clone()),
+            ElrChanged { tp, elr, .. } => on(tp, elr.clone()),
             IsrExpanded { tp, added, .. } => on(tp, vec![*added]),
             AckedRecordsLost { tp, leader, .. } | UnackedRecordsLost { tp, leader, .. } => {
                 on(tp, vec![*leader])

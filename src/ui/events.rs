@@ -168,7 +168,7 @@ pub fn is_important(kind: &EventKind) -> bool {
         AckedRecordsLost { .. } | UnackedRecordsLost { .. } | Truncated { .. } | UnflushedTailLost { .. } => {
             true
         }
-        LeaderChanged { .. } | IsrShrunk { .. } | IsrExpanded { .. } => true,
+        LeaderChanged { .. } | IsrShrunk { .. } | IsrExpanded { .. } | ElrChanged { .. } => true,
         BrokerFenced { .. } | BrokerUnfenced { .. } => true,
         BrokerCrashed { .. } | BrokerStopped { .. } | BrokerPowerLost { .. } => true,
         // A restart, a controlled shutdown and a fetch pause are faults the user injects:
@@ -491,7 +491,10 @@ fn style_of(kind: &EventKind, theme: Theme) -> Style {
         ConsumerTruncationDetected { .. } | ConsumerPartitionStopped { .. } => theme.bad(),
         BrokerPowerLost { .. } | UnflushedTailLost { .. } | ProcessFrozen { .. } => theme.bad(),
         LeaderChanged { new_leader: None, .. }
-        | LeaderChanged { kind: ElectionKind::Unclean | ElectionKind::UncleanRequested, .. } => theme.bad(),
+        | LeaderChanged {
+            kind: ElectionKind::Unclean | ElectionKind::UncleanRequested | ElectionKind::LastKnownLeader,
+            ..
+        } => theme.bad(),
         BrokerFenced { .. } | IsrShrunk { .. } | DuplicateAcked { .. } | FetchPaused { paused: true, .. } => {
             theme.warn()
         }

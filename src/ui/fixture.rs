@@ -237,6 +237,8 @@ fn partition(n: u32, epoch: Epoch, health: PartitionHealth, replicas: Vec<R>) ->
         isr,
         adding: Vec::new(),
         removing: Vec::new(),
+        elr: Vec::new(),
+        last_known_elr: Vec::new(),
         reassign_bytes_left: None,
         leader,
         leader_epoch: epoch,

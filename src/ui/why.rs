@@ -388,7 +388,14 @@ impl Facts<'_> {
         let behind = r.lag.filter(|&l| l > 0).map_or(String::new(), |l| format!(", {l} behind"));
         if let Some(unheard) = self.unheard(r.broker) {
             let left = text::countdown(self.fenced_in(r.broker).unwrap_or(0));
-            let body = if self.last_isr_member_when_fenced(r.broker) {
+            let elr = self.snap.semantics.eligible_leader_replicas;
+            let body = if elr && self.last_isr_member_when_fenced(r.broker) {
+                format!(
+                    "{unheard}: still in the ISR{behind}; the other members are fenced first, so when the \
+                     controller fences it in {left} the ISR becomes empty and it joins the eligible leader \
+                     replicas (ELR on)"
+                )
+            } else if self.last_isr_member_when_fenced(r.broker) {
                 format!(
                     "{unheard}: still in the ISR{behind}; the other members are fenced first, so when the \
                      controller fences it in {left} it is the last ISR member and stays, with no leader"
@@ -460,16 +467,41 @@ impl Facts<'_> {
         })
     }
 
+    /// The ELR an election after losing `gone` would see (`maybePopulateTargetElr`, R8.3): with
+    /// ELR on and fewer than min ISR members left, the ELR and the old ISR less the ISR left.
+    fn elr_after_losing(&self, gone: Option<BrokerId>, isr: &[BrokerId]) -> Vec<BrokerId> {
+        let p = self.p;
+        if !self.snap.semantics.eligible_leader_replicas || gone.is_none() {
+            return p.elr.clone();
+        }
+        if isr.len() >= p.effective_min_isr {
+            return Vec::new();
+        }
+        let all: std::collections::BTreeSet<BrokerId> = p.elr.iter().chain(&p.isr).copied().collect();
+        all.into_iter().filter(|r| !isr.contains(r)).collect()
+    }
+
     /// Who could win an election now, by the controller's own rule ([`elect_any`],
-    /// `PartitionChangeBuilder.electLeader` with ELR off; `ReplicationControlManager` runs it
-    /// when the leader is fenced or shuts down): with a leader, the election its loss would
-    /// start (the leader excluded); without one, the election that waits for a candidate.
+    /// `PartitionChangeBuilder.electLeader`; `ReplicationControlManager` runs it when the
+    /// leader is fenced or shuts down): with a leader, the election its loss would start (the
+    /// leader excluded); without one, the election that waits for a candidate. With ELR on an
+    /// empty ISR hands the election to the ELR, then to the last known leader (R8.4).
     fn election(&self, topic: Option<&TopicView>) -> Vec<Entry> {
         let p = self.p;
         let gone = p.leader;
         let isr: Vec<BrokerId> = p.isr.iter().copied().filter(|&r| Some(r) != gone).collect();
+        let elr = self.elr_after_losing(gone, &isr);
+        // Only a leaderless partition's LastKnownELR counts: losing a leader records it there
+        // for the election after this one.
+        let last_known =
+            match (self.snap.semantics.eligible_leader_replicas, gone, p.last_known_elr.as_slice()) {
+                (true, None, [only]) => Some(*only),
+                _ => None,
+            };
         let acceptable = |r: BrokerId| Some(r) != gone && self.active(r);
-        let (winner, unclean) = elect_any(&p.replicas, &isr, None, self.unclean, &acceptable);
+        let (winner, unclean) =
+            elect_any(&p.replicas, &isr, &elr, last_known, None, self.unclean, &acceptable);
+        let from_elr = winner.is_some_and(|w| isr.is_empty() && elr.contains(&w));
         let setting = format!(
             "unclean.leader.election.enable={}{}",
             self.unclean,
@@ -505,11 +537,21 @@ impl Facts<'_> {
                          so records only the others had are lost"
                 )
             }
+            Some(w) if from_elr => format!(
+                "{when}, broker {w} {would} lead: no ISR member is left, and it is the first live eligible \
+                 leader replica (ELR {}) in replica order; it left the ISR under min ISR, so it has every \
+                 committed record",
+                join_ids(&elr)
+            ),
             Some(w) => format!(
                 "{when}, broker {w} {would} lead: the first live ISR member in replica order ({setting})"
             ),
             None if gone.is_some() => {
                 let kept = match gone {
+                    Some(l) if p.isr == [l] && self.snap.semantics.eligible_leader_replicas => format!(
+                        ", with an empty ISR; ELR {} waits for a member to come back",
+                        if elr.is_empty() { "none".to_string() } else { join_ids(&elr) }
+                    ),
                     Some(l) if p.isr == [l] => {
                         format!(", with broker {l} left in its ISR (the last member stays, leader none)")
                     }
@@ -517,6 +559,12 @@ impl Facts<'_> {
                 };
                 format!("{when}, no replica could lead ({setting}): the partition {would} go offline{kept}")
             }
+            None if p.isr.is_empty() => format!(
+                "{when}, no replica can lead ({setting}): it stays offline until an eligible leader replica \
+                 (ELR {}) or its last leader ({}) is unfenced",
+                if p.elr.is_empty() { "none".to_string() } else { join_ids(&p.elr) },
+                if p.last_known_elr.is_empty() { "none".to_string() } else { join_ids(&p.last_known_elr) }
+            ),
             None => format!(
                 "{when}, no replica can lead ({setting}): it stays offline until an ISR member is unfenced"
             ),

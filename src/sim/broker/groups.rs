@@ -309,6 +309,8 @@ mod tests {
             leader_recovery: LeaderRecoveryState::Recovered,
             adding: vec![],
             removing: vec![],
+            elr: Vec::new(),
+            last_known_elr: Vec::new(),
         }
     }
 

@@ -18,6 +18,8 @@ fn state(partition: u32, isr: &[BrokerId], leader: Option<BrokerId>, epochs: (i3
         leader_recovery: crate::sim::protocol::LeaderRecoveryState::Recovered,
         adding: Vec::new(),
         removing: Vec::new(),
+        elr: Vec::new(),
+        last_known_elr: Vec::new(),
     }
 }
 

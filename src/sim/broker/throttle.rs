@@ -210,6 +210,8 @@ mod tests {
                 leader_recovery: LeaderRecoveryState::Recovered,
                 adding: Vec::new(),
                 removing: Vec::new(),
+                elr: Vec::new(),
+                last_known_elr: Vec::new(),
             }],
             topic_configs: vec![(Arc::from("foo"), topic)],
             broker_config: Some(Arc::new(config.clone())),

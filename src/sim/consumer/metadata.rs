@@ -171,6 +171,8 @@ mod tests {
             leader_recovery: LeaderRecoveryState::Recovered,
             adding: vec![],
             removing: vec![],
+            elr: Vec::new(),
+            last_known_elr: Vec::new(),
         }
     }
 

@@ -129,6 +129,8 @@ fn image(epoch: Epoch) -> MetadataDelta {
             leader_recovery: LeaderRecoveryState::Recovered,
             adding: Vec::new(),
             removing: Vec::new(),
+            elr: Vec::new(),
+            last_known_elr: Vec::new(),
         }],
         ..Default::default()
     }

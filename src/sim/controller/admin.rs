@@ -12,7 +12,7 @@
 //! `reassign --verify` can read it back.
 
 use super::QuorumController;
-use super::partition_change::{Assignment, Election, plan_assignment, plan_change};
+use super::partition_change::{Assignment, Election, Rules, plan_assignment, plan_change};
 use super::replication::report;
 use crate::config::with_partition;
 use crate::kafka::errors::ErrorCode;
@@ -176,8 +176,9 @@ impl QuorumController {
             ElectionType::Preferred => Election::Preferred,
             ElectionType::Unclean => Election::Any { unclean: true },
         };
-        let bump = self.config.semantics.leader_epoch_bump_on_isr_shrink;
-        let Some(plan) = plan_change(&p, &p.isr, None, kind, &|r| active.contains(&r), bump) else {
+        let acceptable = |r: BrokerId| active.contains(&r);
+        let rules = Rules { elr_min_isr: self.topic_elr_min_isr(&p.tp.topic), ..self.rules(&acceptable) };
+        let Some(plan) = plan_change(&p, &p.isr, None, kind, &rules) else {
             return Err(match election {
                 ElectionType::Preferred => ErrorCode::PreferredLeaderNotAvailable,
                 ElectionType::Unclean => ErrorCode::EligibleLeadersNotAvailable,
@@ -250,11 +251,10 @@ impl QuorumController {
         validate_target(target, &|b| self.broker(b).is_some_and(|info| info.registered))?;
         let wanted = Assignment::reassign(&p.replicas, target);
         let active = self.active_set();
-        let bump = self.config.semantics.leader_epoch_bump_on_isr_shrink;
+        let acceptable = |r: BrokerId| active.contains(&r);
+        let rules = Rules { elr_min_isr: self.topic_elr_min_isr(&p.tp.topic), ..self.rules(&acceptable) };
         let election = Election::Any { unclean: false };
-        let Some(plan) =
-            plan_assignment(p, wanted.clone(), &p.isr, None, election, &|r| active.contains(&r), bump)
-        else {
+        let Some(plan) = plan_assignment(p, wanted.clone(), &p.isr, None, election, &rules) else {
             return Ok(());
         };
         let throttle = throttle.filter(|_| plan.state.is_reassigning());
@@ -302,11 +302,11 @@ impl QuorumController {
             )));
         }
         let active = self.active_set();
-        let bump = self.config.semantics.leader_epoch_bump_on_isr_shrink;
+        let acceptable = |r: BrokerId| active.contains(&r);
+        let rules = Rules { elr_min_isr: self.topic_elr_min_isr(&p.tp.topic), ..self.rules(&acceptable) };
         let replicas = reverted.replicas.clone();
         let election = Election::Any { unclean };
-        if let Some(plan) = plan_assignment(p, reverted, &isr, None, election, &|r| active.contains(&r), bump)
-        {
+        if let Some(plan) = plan_assignment(p, reverted, &isr, None, election, &rules) {
             self.replace_partition(plan.state.clone());
             out.emit(EventKind::ReassignmentCancelled { tp: p.tp.clone(), replicas });
             report(p, &plan, None, ElectionKind::Reassignment, out);

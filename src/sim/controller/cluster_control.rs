@@ -97,11 +97,19 @@ impl QuorumController {
     /// from a second process with the same id. Sessions that ran out are fenced first, as the
     /// fencing timer would at this same instant. Emits `BrokerRegistrationRefused`.
     ///
-    /// Accepted: a new broker epoch, fenced until its first heartbeat (R6.1). Registering
-    /// changes no partition: with ELR off, Kafka's `handleBrokerUncleanShutdown` does nothing,
-    /// and the previous incarnation already left its ISRs when it was fenced or shut down
-    /// (R4.8, R6.2). Replies with the full image; emits `BrokerRegistered`.
-    pub(super) fn on_register(&mut self, now: Ms, from: NodeId, broker: BrokerId, out: &mut Outbox) {
+    /// Accepted: a new broker epoch, fenced until its first heartbeat (R6.1). When
+    /// `previous_broker_epoch` is not the epoch of the registration it replaces (no clean
+    /// shutdown file: a crash or a power loss), or there was none, the shutdown was unclean and
+    /// the broker leaves every ISR and ELR first ([`Self::handle_unclean_shutdown`];
+    /// `ClusterControlManager.registerBroker`, restored by KAFKA-18635, R8.3), with ELR on. Replies with the full image; emits `BrokerRegistered`.
+    pub(super) fn on_register(
+        &mut self,
+        now: Ms,
+        from: NodeId,
+        broker: BrokerId,
+        previous_broker_epoch: i64,
+        out: &mut Outbox,
+    ) {
         self.fence_stale_brokers(now, out);
         if let Some(old) = self.brokers.get(&broker).filter(|b| self.has_valid_session(b, now)) {
             out.emit(EventKind::BrokerRegistrationRefused {
@@ -111,6 +119,16 @@ impl QuorumController {
             });
             out.send(from, Message::RegisterBrokerRefused { error: ErrorCode::DuplicateBrokerRegistration });
             return;
+        }
+        let clean = self
+            .brokers
+            .get(&broker)
+            .is_some_and(|b| b.registered && b.broker_epoch == previous_broker_epoch);
+        // Kafka runs this whenever the metadata version supports ELR (4.0-IV1+), also with the
+        // feature at 0, where it can start an unclean election at registration on a topic that
+        // allows one; isrlab runs it with ELR on only (see the fidelity chapter).
+        if !clean && self.config.semantics.eligible_leader_replicas {
+            self.handle_unclean_shutdown(broker, out);
         }
         let epoch = self.next_broker_epoch();
         self.brokers.insert(

@@ -13,7 +13,9 @@ impl QuorumController {
     /// brokers`) and broadcasts the new config. Enabling `unclean.leader.election.enable` acts at
     /// the next periodic unclean check, as in KRaft 3.9+ (R6.5); interval changes move the
     /// pending deadlines; disabling `auto.leader.rebalance.enable` cancels a pending rebalance.
-    /// Emits no event (the supervisor reports config changes).
+    /// With ELR on, setting `min.insync.replicas`, even to the value it had, clears every
+    /// partition's ELR and LastKnownELR ([`QuorumController::clear_elr`]). Emits no event of its
+    /// own (the supervisor reports config changes).
     ///
     /// Errors: [`ConfigError`] for an unknown name, a bad value or a producer property; nothing
     /// changes then.
@@ -24,7 +26,19 @@ impl QuorumController {
         value: &str,
         out: &mut Outbox,
     ) -> Result<(), ConfigError> {
-        self.change_broker_config(now, out, |c| c.set(key, value))
+        self.change_broker_config(now, out, |c| c.set(key, value))?;
+        self.clear_elr_after(key, None, now, out);
+        Ok(())
+    }
+
+    /// Clears ELR state after a `min.insync.replicas` change of `topic` (or the cluster), with
+    /// ELR on (R8.3), and broadcasts it.
+    fn clear_elr_after(&mut self, key: &str, topic: Option<&str>, now: Ms, out: &mut Outbox) {
+        if key == "min.insync.replicas" && self.config.semantics.eligible_leader_replicas {
+            self.clear_elr(topic, out);
+            self.after_write(now);
+            self.flush(out);
+        }
     }
 
     /// Sets a property for broker `broker` alone (`kafka-configs.sh --entity-type brokers
@@ -66,7 +80,8 @@ impl QuorumController {
 
     /// Sets a topic-level override (`kafka-configs.sh --entity-type topics`) and broadcasts the
     /// topic's new config. Enabling unclean election acts at the next periodic unclean check
-    /// (R6.5, KRaft 3.9+). Emits no event.
+    /// (R6.5, KRaft 3.9+). With ELR on, setting `min.insync.replicas` clears the ELR state of
+    /// the topic's partitions, even for the same value. Emits no event of its own.
     ///
     /// Errors (nothing changes): [`SimError::UnknownTopic`]; [`SimError::Config`] for a bad name,
     /// value or a property topics cannot override.
@@ -87,6 +102,7 @@ impl QuorumController {
         }
         self.after_write(now);
         self.flush(out);
+        self.clear_elr_after(key, Some(topic), now, out);
         Ok(())
     }
 }

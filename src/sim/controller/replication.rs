@@ -7,8 +7,8 @@
 use super::MAX_ELECTIONS_PER_IMBALANCE;
 use super::QuorumController;
 use super::cluster_control::BrokerInfo;
-use super::partition_change::{Election, Plan, plan_change};
-use crate::config::TopicConfig;
+use super::partition_change::{Election, Plan, Rules, plan_change};
+use crate::config::{BrokerConfig, TopicConfig};
 use crate::kafka::errors::ErrorCode;
 use crate::sim::assignment;
 use crate::sim::error::SimError;
@@ -42,6 +42,25 @@ impl TopicInfo {
     }
 }
 
+/// What a topic's config makes of its partitions' changes.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct TopicRules {
+    /// The topic allows unclean election (R6.5).
+    pub(super) unclean: bool,
+    /// With ELR on, the topic's effective min ISR ([`Rules::elr_min_isr`]).
+    pub(super) elr_min_isr: Option<usize>,
+}
+
+/// With ELR on (`eligible.leader.replicas.version=1`), the topic's effective min ISR as the
+/// controller computes it (`ReplicationControlManager.getTopicEffectiveMinIsr`:
+/// `min.insync.replicas` capped at the replica count of partition 0); `None` with ELR off.
+pub(super) fn elr_min_isr(config: &BrokerConfig, topic: &TopicInfo) -> Option<usize> {
+    config.semantics.eligible_leader_replicas.then(|| {
+        let rf = topic.partitions.first().map_or(topic.replication_factor as usize, |p| p.replicas.len());
+        (topic.config.min_insync_replicas(config) as usize).min(rf)
+    })
+}
+
 /// Emits the events of one controller-made partition change: `IsrShrunk` when members left the
 /// ISR (not for an unclean election, whose `LeaderChanged` names the new ISR) and
 /// `LeaderChanged` when the leader changed.
@@ -54,6 +73,14 @@ pub(super) fn report(
 ) {
     let new = &plan.state;
     report_completion(old, new, out);
+    if new.elr != old.elr || new.last_known_elr != old.last_known_elr {
+        out.emit(EventKind::ElrChanged {
+            tp: new.tp.clone(),
+            elr: new.elr.clone(),
+            last_known_elr: new.last_known_elr.clone(),
+            min_isr_changed: false,
+        });
+    }
     if let (Some(cause), false) = (cause, plan.unclean) {
         let removed: Vec<BrokerId> = old.isr.iter().copied().filter(|r| !new.isr.contains(r)).collect();
         if !removed.is_empty() {
@@ -73,6 +100,10 @@ pub(super) fn report(
             leader_epoch: new.leader_epoch,
             isr: new.isr.clone(),
             kind: match (plan.unclean, kind) {
+                _ if plan.from_elr => ElectionKind::Eligible,
+                (true, _) if old.last_known_elr == new.isr && new.isr.len() == 1 => {
+                    ElectionKind::LastKnownLeader
+                }
                 (true, ElectionKind::Requested) => ElectionKind::UncleanRequested,
                 (true, _) => ElectionKind::Unclean,
                 (false, kind) => kind,
@@ -258,15 +289,15 @@ impl QuorumController {
         out: &mut Outbox,
     ) -> Result<PartitionState, ErrorCode> {
         let active = self.active_set();
-        let bump = self.config.semantics.leader_epoch_bump_on_isr_shrink;
+        let acceptable = |r: BrokerId| active.contains(&r);
+        let mut rules = self.rules(&acceptable);
         let topic = self.topics.get_mut(&*tp.topic).ok_or(ErrorCode::UnknownTopicOrPartition)?;
         let unclean = topic.config.unclean_election_automatic(&self.config);
+        rules.elr_min_isr = elr_min_isr(&self.config, topic);
         let p = topic.partitions.get_mut(tp.partition as usize).ok_or(ErrorCode::UnknownTopicOrPartition)?;
         validate_alter(p, &self.brokers, sender, leader_epoch, partition_epoch, new_isr, recovery)?;
         let ids: Vec<BrokerId> = new_isr.iter().map(|m| m.id).collect();
-        let Some(plan) =
-            plan_change(p, &ids, Some(recovery), Election::Any { unclean }, &|r| active.contains(&r), bump)
-        else {
+        let Some(plan) = plan_change(p, &ids, Some(recovery), Election::Any { unclean }, &rules) else {
             return Ok(p.clone());
         };
         let old = std::mem::replace(p, plan.state.clone());
@@ -291,13 +322,14 @@ impl QuorumController {
     ) {
         let active = self.active_set();
         let acceptable = |r: BrokerId| r != broker && active.contains(&r);
-        let bump = self.config.semantics.leader_epoch_bump_on_isr_shrink;
-        let changed = self.change_partitions(|p, unclean| {
+        let rules = self.rules(&acceptable);
+        let changed = self.change_partitions(|p, topic| {
             if !p.isr.contains(&broker) {
                 return None;
             }
             let target: Vec<BrokerId> = p.isr.iter().copied().filter(|&r| r != broker).collect();
-            plan_change(p, &target, None, Election::Any { unclean }, &acceptable, bump)
+            let rules = Rules { elr_min_isr: topic.elr_min_isr, ..rules };
+            plan_change(p, &target, None, Election::Any { unclean: topic.unclean }, &rules)
         });
         for (old, plan) in &changed {
             report(old, plan, Some(cause), kind, out);
@@ -316,17 +348,18 @@ impl QuorumController {
     ) -> bool {
         let active = self.active_set();
         let acceptable = |r: BrokerId| active.contains(&r);
-        let bump = self.config.semantics.leader_epoch_bump_on_isr_shrink;
+        let rules = self.rules(&acceptable);
         let (mut elected, mut more) = (0, false);
-        let changed = self.change_partitions(|p, unclean| {
-            if p.leader.is_some() || (only_unclean_topics && !unclean) {
+        let changed = self.change_partitions(|p, topic| {
+            if p.leader.is_some() || (only_unclean_topics && !topic.unclean) {
                 return None;
             }
             if elected >= max {
                 more = true;
                 return None;
             }
-            let plan = plan_change(p, &p.isr, None, Election::Any { unclean }, &acceptable, bump)?;
+            let rules = Rules { elr_min_isr: topic.elr_min_isr, ..rules };
+            let plan = plan_change(p, &p.isr, None, Election::Any { unclean: topic.unclean }, &rules)?;
             elected += 1;
             Some(plan)
         });
@@ -343,10 +376,10 @@ impl QuorumController {
     pub(super) fn balance_leaders(&mut self, out: &mut Outbox) -> bool {
         let active = self.active_set();
         let acceptable = |r: BrokerId| active.contains(&r);
-        let bump = self.config.semantics.leader_epoch_bump_on_isr_shrink;
+        let rules = self.rules(&acceptable);
         let mut elected = 0;
         let mut more = false;
-        let changed = self.change_partitions(|p, _| {
+        let changed = self.change_partitions(|p, topic| {
             if p.leader == p.replicas.first().copied() {
                 return None;
             }
@@ -354,7 +387,8 @@ impl QuorumController {
                 more = true;
                 return None;
             }
-            let plan = plan_change(p, &p.isr, None, Election::Preferred, &acceptable, bump)?;
+            let rules = Rules { elr_min_isr: topic.elr_min_isr, ..rules };
+            let plan = plan_change(p, &p.isr, None, Election::Preferred, &rules)?;
             elected += 1;
             Some(plan)
         });
@@ -364,17 +398,87 @@ impl QuorumController {
         more
     }
 
-    /// Runs `plan` over every partition in (topic, partition) order, with whether its topic
-    /// allows unclean election; applies and queues the changes; returns (old state, plan) pairs.
+    /// The rules every partition change of this controller follows, with `acceptable` as the
+    /// test of who may lead; [`Rules::elr_min_isr`] is left to the caller, per topic.
+    pub(super) fn rules<'a>(&self, acceptable: &'a dyn Fn(BrokerId) -> bool) -> Rules<'a> {
+        Rules {
+            acceptable,
+            shrink_bumps_leader_epoch: self.config.semantics.leader_epoch_bump_on_isr_shrink,
+            elr_min_isr: None,
+            unclean_shutdown: None,
+        }
+    }
+
+    /// The ELR min ISR of topic `name` ([`elr_min_isr`]); `None` with ELR off or for an
+    /// unknown topic.
+    pub(super) fn topic_elr_min_isr(&self, name: &str) -> Option<usize> {
+        self.topics.get(name).and_then(|t| elr_min_isr(&self.config, t))
+    }
+
+    /// Clears the ELR and LastKnownELR of every partition of `topic`, or of every topic
+    /// (`None`), as the controller does when `min.insync.replicas` is set for the topic or the
+    /// cluster, even to the same value: the eligibility was computed against the old min ISR
+    /// (KIP-966; the operations page "Eligible Leader Replicas", Kafka 4.1+, R8.3). No election
+    /// follows: a partition whose ISR is empty stays leaderless. Emits `ElrCleared` for each
+    /// partition that had any.
+    pub(super) fn clear_elr(&mut self, topic: Option<&str>, out: &mut Outbox) {
+        let changed = self.change_partitions(|p, _| {
+            let keep = topic.is_some_and(|t| *p.tp.topic != *t);
+            if keep || (p.elr.is_empty() && p.last_known_elr.is_empty()) {
+                return None;
+            }
+            let mut state = p.clone();
+            state.elr.clear();
+            state.last_known_elr.clear();
+            state.partition_epoch += 1;
+            Some(Plan { state, unclean: false, from_elr: false })
+        });
+        for (old, _) in &changed {
+            // The event names what was cleared.
+            out.emit(EventKind::ElrChanged {
+                tp: old.tp.clone(),
+                elr: old.elr.clone(),
+                last_known_elr: old.last_known_elr.clone(),
+                min_isr_changed: true,
+            });
+        }
+    }
+
+    /// `handleBrokerUncleanShutdown` (KIP-966, R8.3): a broker registered without a matching
+    /// `PreviousBrokerEpoch`, so it may have lost records it had acknowledged. Every partition
+    /// with it in the ISR or the ELR gets a change with it out of both and never acceptable as
+    /// leader (`generateLeaderAndIsrUpdates` with `brokerWithUncleanShutdown`).
+    pub(super) fn handle_unclean_shutdown(&mut self, broker: BrokerId, out: &mut Outbox) {
+        let active = self.active_set();
+        let acceptable = |r: BrokerId| r != broker && active.contains(&r);
+        let rules = Rules { unclean_shutdown: Some(broker), ..self.rules(&acceptable) };
+        let changed = self.change_partitions(|p, topic| {
+            if !p.isr.contains(&broker) && !p.elr.contains(&broker) {
+                return None;
+            }
+            let target: Vec<BrokerId> = p.isr.iter().copied().filter(|&r| r != broker).collect();
+            let rules = Rules { elr_min_isr: topic.elr_min_isr, ..rules };
+            plan_change(p, &target, None, Election::Any { unclean: topic.unclean }, &rules)
+        });
+        for (old, plan) in &changed {
+            report(old, plan, Some(&ShrinkCause::UncleanShutdown), ElectionKind::Clean, out);
+        }
+    }
+
+    /// Runs `plan` over every partition in (topic, partition) order, with what its topic allows
+    /// ([`TopicRules`]); applies and queues the changes; returns (old state, plan) pairs.
     fn change_partitions<F>(&mut self, mut plan: F) -> Vec<(PartitionState, Plan)>
     where
-        F: FnMut(&PartitionState, bool) -> Option<Plan>,
+        F: FnMut(&PartitionState, TopicRules) -> Option<Plan>,
     {
         let mut changed = Vec::new();
         for topic in self.topics.values_mut() {
-            let unclean = topic.config.unclean_election_automatic(&self.config);
+            let rules = TopicRules {
+                unclean: topic.config.unclean_election_automatic(&self.config),
+                elr_min_isr: elr_min_isr(&self.config, topic),
+            };
             for p in &mut topic.partitions {
-                if let Some(next) = plan(p, unclean) {
+                if let Some(next) = plan(p, rules) {
                     let old = std::mem::replace(p, next.state.clone());
                     changed.push((old, next));
                 }

@@ -15,7 +15,19 @@ const CLIENT: NodeId = NodeId::Producer(0);
 
 /// A controller with every broker bootstrapped (registered, unfenced) at t=0 and one client.
 pub(super) fn cluster(ids: &[BrokerId]) -> QuorumController {
-    let mut c = QuorumController::new(BrokerConfig::default(), ids, ChaCha8Rng::seed_from_u64(42));
+    cluster_with(BrokerConfig::default(), ids)
+}
+
+/// A cluster with ELR off (`eligible.leader.replicas.version=0`), for the stories of the last
+/// ISR member staying in the ISR (R4.8).
+fn cluster_elr_off(ids: &[BrokerId]) -> QuorumController {
+    let mut config = BrokerConfig::default();
+    config.set("eligible.leader.replicas.version", "0").unwrap();
+    cluster_with(config, ids)
+}
+
+fn cluster_with(config: BrokerConfig, ids: &[BrokerId]) -> QuorumController {
+    let mut c = QuorumController::new(config, ids, ChaCha8Rng::seed_from_u64(42));
     for &id in ids {
         c.bootstrap_broker(id, 0);
     }
@@ -56,7 +68,12 @@ fn heartbeat(c: &mut QuorumController, now: Ms, id: BrokerId, want_shutdown: boo
 
 fn register(c: &mut QuorumController, now: Ms, id: BrokerId) -> Outbox {
     let mut out = Outbox::default();
-    c.handle(now, NodeId::Broker(id), Message::RegisterBroker { broker: id }, &mut out);
+    c.handle(
+        now,
+        NodeId::Broker(id),
+        Message::RegisterBroker { broker: id, previous_broker_epoch: -1 },
+        &mut out,
+    );
     out
 }
 
@@ -166,7 +183,7 @@ fn fencing_broker_2_in_the_seed_example() {
 
 #[test]
 fn last_isr_member_keeps_its_place_and_the_partition_goes_offline_s8() {
-    let mut c = cluster(&[1, 2]);
+    let mut c = cluster_elr_off(&[1, 2]);
     explicit(&mut c, "t", vec![vec![1, 2]]);
     // Broker 2 crashes: fenced after 9 s, ISR [1].
     run(&mut c, 0, 9001, &[1]);
@@ -300,7 +317,7 @@ fn the_unclean_check_re_arms_while_partitions_stay_leaderless() {
 
 #[test]
 fn controlled_shutdown_moves_leadership_then_lets_the_broker_stop() {
-    let mut c = cluster(&[1, 2, 3]);
+    let mut c = cluster_elr_off(&[1, 2, 3]);
     explicit(&mut c, "t", vec![vec![1, 2, 3], vec![2, 1, 3]]);
     explicit(&mut c, "solo", vec![vec![1]]);
     let out = heartbeat(&mut c, 1000, 1, true);
@@ -415,7 +432,7 @@ fn refused(out: &Outbox) -> bool {
 /// fenced, no partition touched; its first heartbeat unfences it and re-elects (R6.4).
 #[test]
 fn restart_within_the_session_is_refused_until_the_old_session_is_fenced() {
-    let mut c = cluster(&[0, 1, 2]);
+    let mut c = cluster_elr_off(&[0, 1, 2]);
     explicit(&mut c, "t", vec![vec![2, 0, 1], vec![0, 1, 2]]);
     explicit(&mut c, "solo", vec![vec![2]]);
     let before = c.full_image();

@@ -231,6 +231,12 @@ impl fmt::Display for EventKind {
                     ElectionKind::UncleanRequested => {
                         "UNCLEAN election requested by an operator (kafka-leader-election.sh): no live ISR member, first live replica"
                     }
+                    ElectionKind::Eligible => {
+                        "elected from the eligible leader replicas (ELR): the ISR was empty, and it left the ISR under min ISR, so it has every committed record"
+                    }
+                    ElectionKind::LastKnownLeader => {
+                        "the last known leader came back with no ISR or ELR member left: elected as an unclean leader (KIP-966)"
+                    }
                 };
                 match new_leader {
                     Some(_) => write!(
@@ -240,6 +246,11 @@ impl fmt::Display for EventKind {
                         who(*new_leader),
                         join_ids(isr)
                     ),
+                    None if isr.is_empty() => write!(
+                        f,
+                        "{tp} OFFLINE: leader {} lost and no live ISR or ELR member can lead; the ISR is empty (leader epoch {leader_epoch})",
+                        who(*old_leader),
+                    ),
                     None => write!(
                         f,
                         "{tp} OFFLINE: leader {} lost and no live ISR member can lead; ISR stays {} (leader epoch {leader_epoch})",
@@ -248,6 +259,25 @@ impl fmt::Display for EventKind {
                     ),
                 }
             }
+            ElrChanged { tp, elr, last_known_elr, min_isr_changed: true } => write!(
+                f,
+                "{tp} eligible leader replicas cleared (were {}, LastKnownElr {}): min.insync.replicas changed",
+                ids_or_none(elr),
+                ids_or_none(last_known_elr)
+            ),
+            ElrChanged { tp, elr, last_known_elr, min_isr_changed: false } if elr.is_empty() => {
+                write!(
+                    f,
+                    "{tp} has no eligible leader replicas now (LastKnownElr {})",
+                    ids_or_none(last_known_elr)
+                )
+            }
+            ElrChanged { tp, elr, last_known_elr, min_isr_changed: false } => write!(
+                f,
+                "{tp} eligible leader replicas now {} (LastKnownElr {}): they left the ISR while it was under min.insync.replicas, so they hold every committed record",
+                ids_or_none(elr),
+                ids_or_none(last_known_elr)
+            ),
             IsrShrunk { tp, removed, isr, cause } => {
                 let why = match cause {
                     ShrinkCause::Lagging { behind_ms, limit_ms } => format!(
@@ -264,6 +294,9 @@ impl fmt::Display for EventKind {
                     ),
                     ShrinkCause::Fenced => "its broker was fenced by the controller".to_string(),
                     ShrinkCause::ControlledShutdown => "its broker is in controlled shutdown".to_string(),
+                    ShrinkCause::UncleanShutdown => {
+                        "its broker came back from an unclean shutdown (it may have lost acknowledged records)".to_string()
+                    }
                 };
                 write!(
                     f,
@@ -467,4 +500,9 @@ impl fmt::Display for ClusterEvent {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{} {}", crate::sim::format_stamp(self.at, false), self.kind)
     }
+}
+
+/// Broker ids joined by commas, or `none`.
+fn ids_or_none(ids: &[BrokerId]) -> String {
+    if ids.is_empty() { "none".to_string() } else { join_ids(ids) }
 }

@@ -56,6 +56,8 @@ fn state(
         leader_recovery: LeaderRecoveryState::Recovered,
         adding: Vec::new(),
         removing: Vec::new(),
+        elr: Vec::new(),
+        last_known_elr: Vec::new(),
     }
 }
 

@@ -76,6 +76,8 @@ pub(super) fn metadata(leaders: &[Option<BrokerId>], epoch: Epoch) -> Message {
                 leader_recovery: Default::default(),
                 adding: Vec::new(),
                 removing: Vec::new(),
+                elr: Vec::new(),
+                last_known_elr: Vec::new(),
             })
             .collect(),
         ..Default::default()

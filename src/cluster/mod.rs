@@ -9,6 +9,7 @@
 pub mod agenda;
 mod build;
 pub mod command;
+pub mod consistency;
 pub mod driver;
 pub mod events;
 pub mod handle;

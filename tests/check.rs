@@ -16,12 +16,13 @@ fn set(key: &str, value: &str) -> Setting {
 }
 
 /// A small cluster (3 brokers, one topic of 2 partitions, RF 3, the default load) under
-/// `sets`, faults for 10 s, settling 20 s: short runs, so many seeds fit in CI.
+/// `sets`, faults for 8 s, then 12 s to heal (the brokers restart 10 s after the heal): short
+/// runs, so many seeds fit in CI.
 fn check(sets: &[Setting], faults: Vec<FaultKind>) -> Check {
     let topic = TopicArg { name: "t".into(), partitions: 2, replication_factor: 3 };
     let base = Base::from_flags(None, &[topic], None, sets).unwrap();
-    let mut check = Check::new(base, 10_000, faults).unwrap();
-    check.settle = 20_000;
+    let mut check = Check::new(base, 8_000, faults).unwrap();
+    check.settle = 12_000;
     check
 }
 

@@ -12,7 +12,7 @@ use isrlab::cluster::spec::ClusterSpec;
 use isrlab::ui::app::{Model, Msg, update};
 use isrlab::ui::pacer::Pacer;
 use isrlab::ui::theme::Theme;
-use isrlab::ui::{handle_input, view};
+use isrlab::ui::{Cluster, handle_input, view};
 use proptest::prelude::*;
 use proptest::test_runner::RngSeed;
 use ratatui::Terminal;
@@ -113,7 +113,7 @@ fn input() -> impl Strategy<Value = Input> {
         prop::collection::vec(prop::sample::select(WORDS), 0..5).prop_map(|w| Input::Palette(w.join(" ")));
     let resize = (1u16..220, 1u16..70).prop_map(|(c, r)| Input::Resize(c, r));
     let tiny = (1u16..4, 1u16..4).prop_map(|(c, r)| Input::Resize(c, r));
-    let run = (0u64..20_000).prop_map(Input::Run);
+    let run = (0u64..3_000).prop_map(Input::Run);
     prop_oneof![6 => chars, 3 => keys, 2 => palette, 1 => resize, 1 => tiny, 1 => run]
 }
 

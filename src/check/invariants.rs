@@ -128,7 +128,10 @@ pub fn unsafe_because(spec: &ClusterSpec, kinds: &[FaultKind]) -> Option<String>
 #[derive(Default)]
 pub struct Monitor {
     leaders: BTreeMap<(TopicPartition, Epoch), BrokerId>,
-    hws: BTreeMap<(TopicPartition, Epoch), Offset>,
+    /// The highest HW of each (partition, epoch), with the leader that had it: a leader whose
+    /// process starts again reads its HW back from its checkpoint
+    /// (`replication-offset-checkpoint`), so its entries are dropped then.
+    hws: BTreeMap<(TopicPartition, Epoch), (BrokerId, Offset)>,
     /// What broke so far (the first of each invariant only).
     pub violations: Vec<Violation>,
     /// Producers (index) with `enable.idempotence=true`.
@@ -177,6 +180,7 @@ impl Monitor {
                         }
                     }
                 }
+                EventKind::BrokerStarted { broker, .. } => self.hws.retain(|_, (leader, _)| leader != broker),
                 EventKind::DuplicateAcked { tp, value, .. } => {
                     let producer = (value / VALUES_PER_PRODUCER) as u32;
                     if self.idempotent.contains(&producer) {
@@ -200,7 +204,8 @@ impl Monitor {
     }
 
     /// Checks the cluster's state: each ISR within its replicas, holding the leader, never
-    /// empty; each leader's HW not below what it was earlier in the same epoch.
+    /// empty; each leader's HW not below what it was earlier in the same epoch and the same
+    /// run of its process.
     pub fn on_state(&mut self, snap: &Snapshot) {
         for p in &snap.partitions {
             if p.isr.is_empty() || !p.isr.iter().all(|r| p.replicas.contains(r)) {
@@ -218,14 +223,13 @@ impl Monitor {
             if !p.leader.is_some_and(running) {
                 continue;
             }
-            let key = (p.tp.clone(), p.leader_epoch);
-            let high = self.hws.entry(key).or_insert(p.hw);
-            if p.hw < *high {
-                let detail = format!("{} epoch {}: HW {} after {}", p.tp, p.leader_epoch, p.hw, *high);
-                *high = p.hw;
+            let (Some(leader), key) = (p.leader, (p.tp.clone(), p.leader_epoch)) else { continue };
+            let (_, high) = *self.hws.entry(key.clone()).or_insert((leader, p.hw));
+            self.hws.insert(key, (leader, p.hw));
+            if p.hw < high {
+                let detail =
+                    format!("{} epoch {}: leader {leader}'s HW {} after {high}", p.tp, p.leader_epoch, p.hw);
                 self.broke(Invariant::HwMonotonic, detail);
-            } else {
-                *high = p.hw;
             }
         }
     }

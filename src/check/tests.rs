@@ -44,9 +44,9 @@ fn planted_bugs_are_caught_within_20_seeds() {
     for bug in [PlantedBug::HwFromLeaderAlone, PlantedBug::ElectionIgnoresIsr, PlantedBug::IsrBeforeCaughtUp]
     {
         plant(Some(bug));
-        let found = first_failure(&check, 20);
+        let found = first_failure(&check, 10);
         plant(None);
-        assert!(found.is_some(), "{bug:?} not caught in 20 seeds");
+        assert!(found.is_some(), "{bug:?} not caught in 10 seeds");
     }
     assert_eq!(first_failure(&check, 12), None);
 }

@@ -17,7 +17,8 @@ pub struct Row {
     pub unclean: bool,
     /// Whether power loss is in the fault mix.
     pub power_loss: bool,
-    /// `flush.messages=1` (else Kafka's default, never forced).
+    /// `flush.messages=1`, set as the broker default `log.flush.interval.messages=1` (else
+    /// Kafka's default, never forced).
     pub flush_each: bool,
 }
 
@@ -50,7 +51,7 @@ impl Row {
             sets.push(Setting { key: "enable.idempotence".into(), value: "false".into() });
         }
         if self.flush_each {
-            sets.push(Setting { key: "flush.messages".into(), value: "1".into() });
+            sets.push(Setting { key: "log.flush.interval.messages".into(), value: "1".into() });
         }
         sets
     }

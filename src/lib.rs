@@ -3,6 +3,7 @@
 
 #![warn(missing_docs)]
 
+pub mod check;
 pub mod cli;
 pub mod cluster;
 pub mod compare;

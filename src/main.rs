@@ -76,6 +76,10 @@ fn main() -> ExitCode {
             report(export(&cli, &request))
         }
         Some(Mode::Docs { out }) => report(write_docs(out.as_deref())),
+        Some(Mode::Check { .. }) => match isrlab::check::command::main(&cli) {
+            Ok(code) => ExitCode::from(code),
+            Err(e) => report(Err(e.into())),
+        },
         None | Some(Mode::Lesson { headless: false, .. } | Mode::Replay { headless: false, .. }) => {
             match dashboard(&cli) {
                 Ok(exit) => ExitCode::from(exit.code()),

@@ -110,6 +110,18 @@ impl Sim {
         Ok(Sim { world, runner, views: RefCell::new(observe::ViewCache::following()) })
     }
 
+    /// Followers whose committed prefix differs from their leader's (log matching; see
+    /// [`super::consistency`]).
+    pub fn diverged_replicas(&self) -> Vec<super::consistency::Divergence> {
+        super::consistency::diverged_replicas(&self.world)
+    }
+
+    /// Offsets consumers jumped over between two reads of a partition (the audit ledger's
+    /// [`crate::sim::audit::Ledger::poll_skipped`]).
+    pub fn poll_skipped(&self) -> u64 {
+        self.world.ledger.borrow().poll_skipped()
+    }
+
     /// A planted fault, for the test that shows the driver-equivalence check can fail: from
     /// now on, of two messages due at the same instant the later-scheduled one is taken first.
     #[doc(hidden)]

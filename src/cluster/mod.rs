@@ -9,6 +9,7 @@
 pub mod agenda;
 mod build;
 pub mod command;
+pub mod consistency;
 pub mod counts;
 pub mod driver;
 pub mod events;

@@ -133,6 +133,9 @@ struct PartitionLedger {
     last_isr: Option<Arc<[BrokerId]>>,
     /// Why its latest loss happened.
     cause: Option<LossCause>,
+    /// For a consumer's ledger: the offset after the last record it read, to spot a poll
+    /// that starts further on (a skip).
+    read_end: Option<Offset>,
 }
 
 /// How many of a partition's latest entries an acknowledgement is compared with to skip a
@@ -165,6 +168,9 @@ pub struct Ledger {
     deleted_lost: BTreeMap<u32, u64>,
     deleted_unacked_lost: BTreeMap<u32, u64>,
     deleted_seen_erased: BTreeMap<u32, u64>,
+    /// Offsets consumers jumped over between two reads of a partition (see
+    /// [`Ledger::poll_skipped`]).
+    poll_skipped: u64,
 }
 
 /// The records of `e` that `log` does not hold: how many, and the first and last such
@@ -522,6 +528,9 @@ impl Ledger {
         log: Option<&PartitionLog>,
     ) {
         let p = self.seen.entry((consumer, tp.clone())).or_default();
+        let skipped = p.read_end.map_or(0, |end| (base_offset - end).max(0));
+        p.read_end = Some(base_offset + Offset::from(values.count()));
+        self.poll_skipped += skipped as u64;
         if let Some(checked) = p.add(base_offset, values, None, log) {
             p.lost += checked.newly.count;
         }
@@ -540,6 +549,16 @@ impl Ledger {
                 .take_while(|((c, _), _)| *c == consumer)
                 .map(|(_, p)| p.lost)
                 .sum::<u64>()
+    }
+
+    /// Offsets consumers jumped over: a read of a partition that began after the offset where
+    /// the same consumer's previous read of it ended (Jepsen's "poll skip"). A consumer that
+    /// reads again from an earlier offset (a rebalance, a reset) is not a skip. Counted per
+    /// consumer, so it means a skip only for a consumer that reads its partitions alone (one
+    /// member per group, or no group): two members taking turns on a partition skip what the
+    /// other read.
+    pub fn poll_skipped(&self) -> u64 {
+        self.poll_skipped
     }
 
     /// Records any consumer read that were erased afterwards.

@@ -21,6 +21,7 @@ pub mod image;
 pub mod log;
 pub mod loss_cause;
 pub mod partition;
+pub mod planted;
 pub mod producer;
 pub mod producer_latency;
 pub mod protocol;

@@ -2,7 +2,7 @@
 //!
 //! - A ```` ```sh ```` block holds runnable command lines. Each line that runs isrlab
 //!   (`isrlab …`, a path ending in `/isrlab`, or `cargo run [--release] -- …`) is checked: a
-//!   mode without a terminal (`run`, `describe`, `compare`, `export`, `lessons`, `lesson NAME --headless`, `docs`,
+//!   mode without a terminal (`run`, `describe`, `compare`, `export`, `check`, `lessons`, `lesson NAME --headless`, `docs`,
 //!   `--help`) is run with the built
 //!   binary from the repository's root and must exit 0, or the code a trailing `# exits N`
 //!   states; a dashboard line is parsed by the real parser and everything the dashboard does
@@ -179,6 +179,7 @@ pub fn validate(cli: &Cli) -> Result<(), String> {
         Some(Mode::Export { .. }) => cli.scenario(0).map(|_| ()).map_err(|e| e.to_string()),
         Some(Mode::Lessons | Mode::Profiles { .. }) => Ok(()),
         Some(Mode::Docs { .. }) => Ok(()),
+        Some(Mode::Check { .. }) => isrlab::check::command::validate(cli).map_err(|e| e.to_string()),
     }
 }
 

@@ -318,7 +318,8 @@ pub fn elect_any(
     unclean: bool,
     acceptable: &dyn Fn(BrokerId) -> bool,
 ) -> (Option<BrokerId>, bool) {
-    let valid = |r: BrokerId| valid_leader(r, isr, elr, acceptable);
+    let ignore_isr = crate::sim::planted::active(crate::sim::planted::PlantedBug::ElectionIgnoresIsr);
+    let valid = |r: BrokerId| (ignore_isr && acceptable(r)) || valid_leader(r, isr, elr, acceptable);
     if current.is_some_and(valid) {
         (current, false)
     } else if let Some(r) = replicas.iter().copied().find(|&r| valid(r)) {

@@ -4,6 +4,7 @@
 //! does not move.
 
 use super::*;
+use crate::sim::planted::{self, PlantedBug};
 
 impl Partition {
     /// Recomputes the leader's HW (R3.3, Kafka 3.7+): frozen under min ISR, else the minimum
@@ -25,6 +26,7 @@ impl Partition {
                     || (Self::is_caught_up(ctx, f, leo, lag) && Self::is_isr_eligible(ctx, **r, f))
             })
             .map(|(_, f)| f.leo.unwrap_or(-1))
+            .filter(|_| !planted::active(PlantedBug::HwFromLeaderAlone))
             .fold(leo, Offset::min);
         let moved = self.log.maybe_increment_hw(candidate);
         if moved {

@@ -5,6 +5,7 @@
 
 use super::*;
 use crate::config::semantics::IsrLag;
+use crate::sim::planted::{self, PlantedBug};
 
 impl Partition {
     /// When the committed state equals the leader's own pending proposal, the proposal was
@@ -129,7 +130,10 @@ impl Partition {
         }
         let Some(f) = ls.followers.get(&replica) else { return };
         let Some(leo) = f.leo else { return };
-        if leo >= hw && leo >= ls.epoch_start_offset && Self::is_isr_eligible(ctx, replica, f) {
+        let caught_up = leo >= hw && leo >= ls.epoch_start_offset;
+        if (caught_up || planted::active(PlantedBug::IsrBeforeCaughtUp))
+            && Self::is_isr_eligible(ctx, replica, f)
+        {
             let mut isr = self.committed_isr().to_vec();
             isr.push(replica);
             self.propose(ctx, isr, IsrChange::Expand(replica), out);

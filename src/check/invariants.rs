@@ -204,11 +204,14 @@ impl Monitor {
     }
 
     /// Checks the cluster's state: each ISR within its replicas, holding the leader, never
-    /// empty; each leader's HW not below what it was earlier in the same epoch and the same
+    /// empty but for a leaderless partition under ELR (KIP-966: `PartitionChangeBuilder`
+    /// lets the last member go into the ELR, and `LastKnownElr` then names the last leader);
+    /// each leader's HW not below what it was earlier in the same epoch and the same
     /// run of its process.
     pub fn on_state(&mut self, snap: &Snapshot) {
         for p in &snap.partitions {
-            if p.isr.is_empty() || !p.isr.iter().all(|r| p.replicas.contains(r)) {
+            let empty_under_elr = p.leader.is_none() && !(p.elr.is_empty() && p.last_known_elr.is_empty());
+            if (p.isr.is_empty() && !empty_under_elr) || !p.isr.iter().all(|r| p.replicas.contains(r)) {
                 let detail = format!("{}: ISR [{:?}], replicas {:?}", p.tp, p.isr, p.replicas);
                 self.broke(Invariant::IsrWithinReplicas, detail);
             }

@@ -96,13 +96,14 @@ fn grammar(theme: Theme, out: &mut Vec<Line<'static>>) {
 pub const READOUT_COMMANDS_TITLE: &str =
     "In the palette only: the cluster in Kafka's words (changes nothing)";
 
+/// The help's first line: where the keys and the glossary are.
+pub const HELP_INTRO: &str =
+    "The keys first; the glossary of the screen's terms and the glyphs follow them (PgDn)";
+
 /// Every line of the help, in order.
 pub fn lines(theme: Theme) -> Vec<Line<'static>> {
     // The keys first, as the help opens on its first line; the glossary after them.
-    let mut out = vec![Line::styled(
-        "The keys first; the glossary of the screen's terms and the glyphs follow them (PgDn)",
-        theme.muted(),
-    )];
+    let mut out = vec![Line::styled(HELP_INTRO, theme.muted())];
     dashboard_keys(theme, &mut out);
     section(keymap::LESSON_TITLE, keymap::LESSON_BINDINGS, theme, &mut out);
     section(keymap::QUESTION_TITLE, keymap::QUESTION_BINDINGS, theme, &mut out);

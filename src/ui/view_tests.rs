@@ -144,7 +144,7 @@ fn the_config_view_at_80_columns_cuts_no_number() {
     }
     let mut m = Model::new(1.0, Theme::new(false), &snap);
     update(&mut m, Msg::Resize(80, 24), &snap);
-    for k in [KeyCode::F(6), KeyCode::Down, KeyCode::Down, KeyCode::Down, KeyCode::Down] {
+    for k in [KeyCode::F(6), KeyCode::Down, KeyCode::Down, KeyCode::Down, KeyCode::Down, KeyCode::Down] {
         update(&mut m, Msg::Key(KeyEvent::new(k, KeyModifiers::NONE)), &snap);
     }
     let mut terminal = Terminal::new(TestBackend::new(80, 24)).unwrap();

@@ -192,7 +192,12 @@ pub static TOGGLES: &[Toggle] = &[
         }),
         since: "2.8.0",
         change: "KIP-101 (0.11), KIP-279 (2.0), KAFKA-10554 (2.8)",
-        modelled: false,
+        // `hw` is Kafka 0.10.2's rule (`ReplicaManager.makeFollowers` truncates to the HW,
+        // `ReplicaFetcherThread.handleOffsetOutOfRange` to the leader's LEO); the three epoch
+        // values run the fetch-time divergence check, which truncates where KIP-101's
+        // OffsetsForLeaderEpoch would in every trace isrlab plays (KIP-279's residual
+        // divergence after fast leader changes is not reproduced).
+        modelled: true,
     },
     Toggle {
         name: "strict_min_isr_hw",

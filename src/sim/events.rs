@@ -118,6 +118,16 @@ pub enum RollStep {
     Abandoned(BrokerId),
 }
 
+/// [`EventKind::Truncated`]'s epoch when a replica becoming a follower truncated to its own
+/// high watermark, before KIP-101 (R7.1; Kafka 0.10.2 `ReplicaManager.makeFollowers` →
+/// `logManager.truncateTo(… highWatermark)`); `leader_end_offset` is then that HW.
+pub const TRUNCATED_TO_HW: Epoch = -2;
+
+/// [`EventKind::Truncated`]'s epoch when a follower's fetch offset was past the leader's LEO
+/// and it truncated to that LEO, before KIP-101 (R7.1; Kafka 0.10.2
+/// `ReplicaFetcherThread.handleOffsetOutOfRange`).
+pub const TRUNCATED_TO_LEADER_LEO: Epoch = -3;
+
 /// What happened.
 #[derive(Clone, PartialEq, Debug)]
 pub enum EventKind {
@@ -385,7 +395,7 @@ pub enum EventKind {
         /// ISR after the change.
         isr: Vec<BrokerId>,
     },
-    /// A follower truncated its log (R7.5, R7.6).
+    /// A follower truncated its log (R7.1, R7.5, R7.6).
     Truncated {
         /// The truncating broker.
         broker: BrokerId,
@@ -395,7 +405,8 @@ pub enum EventKind {
         from: Offset,
         /// LEO after.
         to: Offset,
-        /// The epoch of the leader's answer (R7.5).
+        /// The epoch of the leader's answer (R7.5); [`TRUNCATED_TO_HW`] or
+        /// [`TRUNCATED_TO_LEADER_LEO`] under the rule before KIP-101 (R7.1), which asks no epoch.
         diverging_epoch: Epoch,
         /// Where that epoch ends in the leader's log.
         leader_end_offset: Offset,

@@ -427,6 +427,7 @@ impl Partition {
             };
             if backoff_until.is_none() {
                 self.start_following(new);
+                self.truncate_to_hw_on_follow(ctx, out);
             }
             self.role = Role::Follower { leader: new.leader, backoff_until: backoff_until.unwrap_or(0) };
         }
@@ -614,10 +615,23 @@ impl Partition {
         out: &mut Outbox,
     ) -> Result<FetchedData, ErrorCode> {
         self.check_fetch_epoch(replica, fp)?;
-        if let Some(lfe) = fp.last_fetched_epoch
+        let before_kip101 =
+            ctx.config.semantics.truncation == crate::config::semantics::Truncation::HighWatermark;
+        if let Some(lfe) = fp.last_fetched_epoch.filter(|_| !before_kip101)
             && let Some(div) = self.log.diverging_epoch(lfe, fp.fetch_offset)
         {
             return Ok(self.fetched(Some(div), Vec::new()));
+        }
+        if fp.fetch_offset > self.log.leo() && before_kip101 {
+            // Before KIP-101 a fetch carried no epoch: the leader answers OFFSET_OUT_OF_RANGE and
+            // the follower truncates to the leader's LEO (Kafka 0.10.2
+            // `ReplicaFetcherThread.handleOffsetOutOfRange`, R7.1); the answer carries that LEO,
+            // sparing the ListOffsets round trip.
+            let leo = super::protocol::EpochEndOffset {
+                epoch: super::events::TRUNCATED_TO_LEADER_LEO,
+                end_offset: self.log.leo(),
+            };
+            return Ok(self.fetched(Some(leo), Vec::new()));
         }
         if fp.fetch_offset > self.log.leo() {
             return Err(ErrorCode::OffsetOutOfRange);

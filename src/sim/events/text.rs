@@ -312,6 +312,16 @@ impl fmt::Display for EventKind {
                     join_ids(isr)
                 )
             }
+            Truncated { broker, tp, from, to, diverging_epoch: super::TRUNCATED_TO_HW, .. } => write!(
+                f,
+                "broker {broker} truncated {tp} from LEO {from} to {to}, its own high watermark, before fetching from the new leader (the rule before leader epochs, KIP-101)",
+            ),
+            Truncated { broker, tp, from, to, diverging_epoch: super::TRUNCATED_TO_LEADER_LEO, .. } => {
+                write!(
+                    f,
+                    "broker {broker} truncated {tp} from LEO {from} to {to}, the leader's log end offset: its fetch offset was out of range (the rule before leader epochs, KIP-101)",
+                )
+            }
             Truncated { broker, tp, from, to, diverging_epoch, leader_end_offset }
                 if to == leader_end_offset =>
             {

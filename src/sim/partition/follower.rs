@@ -4,6 +4,9 @@
 //! its fetch backoff after an error.
 
 use super::*;
+use crate::config::semantics::Truncation as TruncationRule;
+use crate::sim::events::TRUNCATED_TO_HW;
+use crate::sim::protocol::EpochEndOffset;
 
 impl Partition {
     /// What this follower asks its leader for, or `None` when it should not fetch now.
@@ -67,38 +70,18 @@ impl Partition {
             return;
         }
         if let Some(div) = data.diverging_epoch {
-            let from_leo = self.log.leo();
+            let to = match ctx.config.semantics.truncation {
+                // Before KIP-101 the leader answers out of range and the follower truncates to
+                // the leader's LEO (Kafka 0.10.2 `ReplicaFetcherThread.handleOffsetOutOfRange`,
+                // which asks it with a ListOffsets request; isrlab's answer carries it).
+                TruncationRule::HighWatermark => div.end_offset.min(self.log.leo()),
+                _ => self.log.truncation_point(div),
+            };
             let epochs_before = self.log.epoch_cache().len();
-            let to = self.log.truncation_point(div);
-            // Kept for the audit ledger and the dashboard before they go; only a truncation
-            // pays for this copy.
-            let removed: Vec<_> =
-                if to < from_leo { self.log.batches_from(to).collect() } else { Vec::new() };
-            self.log.truncate_to(to);
-            if to >= from_leo {
+            if !self.truncate_recorded(ctx, to, div, out) && self.log.epoch_cache().len() == epochs_before {
                 // Only a stale epoch entry went; with nothing changed, wait before asking again.
-                if self.log.epoch_cache().len() == epochs_before {
-                    self.back_off(ctx);
-                }
-                return;
+                self.back_off(ctx);
             }
-            out.emit(EventKind::Truncated {
-                broker: ctx.me,
-                tp: self.tp.clone(),
-                from: from_leo,
-                to,
-                diverging_epoch: div.epoch,
-                leader_end_offset: div.end_offset,
-            });
-            out.touched.push(self.tp.clone());
-            let from = self.log.leo();
-            out.truncations.push(Truncation {
-                broker: ctx.me,
-                tp: self.tp.clone(),
-                from,
-                count: u64::try_from(from_leo - from).unwrap_or(0),
-                removed,
-            });
             return;
         }
         let leo_before = self.log.leo();
@@ -119,6 +102,56 @@ impl Partition {
         self.log.set_hw(data.high_watermark);
         self.log.maybe_increment_log_start(data.log_start_offset);
         self.note_catch_up(ctx, from, leo_before, data.high_watermark, out);
+    }
+
+    /// Truncates this replica's log to `to` after the leader's answer `div` (or the rule before
+    /// KIP-101, `div.epoch` one of [`TRUNCATED_TO_HW`] and [`crate::sim::events::TRUNCATED_TO_LEADER_LEO`]),
+    /// keeping what goes for the audit ledger and the dashboard. Returns whether records went.
+    pub(super) fn truncate_recorded(
+        &mut self,
+        ctx: &Ctx,
+        to: Offset,
+        div: EpochEndOffset,
+        out: &mut Outbox,
+    ) -> bool {
+        let from_leo = self.log.leo();
+        // Kept for the audit ledger and the dashboard before they go; only a truncation
+        // pays for this copy.
+        let removed: Vec<_> = if to < from_leo { self.log.batches_from(to).collect() } else { Vec::new() };
+        self.log.truncate_to(to);
+        if to >= from_leo {
+            return false;
+        }
+        out.emit(EventKind::Truncated {
+            broker: ctx.me,
+            tp: self.tp.clone(),
+            from: from_leo,
+            to,
+            diverging_epoch: div.epoch,
+            leader_end_offset: div.end_offset,
+        });
+        out.touched.push(self.tp.clone());
+        let from = self.log.leo();
+        out.truncations.push(Truncation {
+            broker: ctx.me,
+            tp: self.tp.clone(),
+            from,
+            count: u64::try_from(from_leo - from).unwrap_or(0),
+            removed,
+        });
+        true
+    }
+
+    /// Before KIP-101 (Kafka ≤ 0.10.2), a replica becoming a follower first truncates its log
+    /// to its own high watermark, the checkpointed one after a restart (R7.1;
+    /// `ReplicaManager.makeFollowers` → `logManager.truncateTo(… replica.highWatermark)`). The
+    /// records above it may be committed on the leader: KIP-101's first trace.
+    pub(super) fn truncate_to_hw_on_follow(&mut self, ctx: &Ctx, out: &mut Outbox) {
+        if ctx.config.semantics.truncation != TruncationRule::HighWatermark {
+            return;
+        }
+        let hw = self.log.hw().min(self.log.leo());
+        self.truncate_recorded(ctx, hw, EpochEndOffset { epoch: TRUNCATED_TO_HW, end_offset: hw }, out);
     }
 
     pub(super) fn back_off(&mut self, ctx: &Ctx) {

@@ -140,6 +140,41 @@ fn kcat_lists_the_cluster_and_round_trips_records_across_a_leader_crash() {
     assert_eq!(got, want, "every acknowledged record, in order, once");
 }
 
+/// A producer's Metadata request for a missing topic has the broker create it with
+/// `num.partitions` and `default.replication.factor` (`KafkaApis.handleTopicMetadataRequest`,
+/// `AutoTopicCreationManager`), so kcat can produce to a topic nobody created; with
+/// `auto.create.topics.enable=false` the topic stays unknown and the produce fails.
+#[test]
+fn kcat_produces_to_a_topic_the_broker_creates_and_not_when_creation_is_off() {
+    if !have("kcat") {
+        return;
+    }
+    let served = Served::start(&["--set", "num.partitions=2", "--set", "default.replication.factor=3"]);
+    let boot = served.addrs[0].clone();
+    let records: String = (0..10).map(|i| format!("n-{i}\n")).collect();
+    let (ok, out) = kcat(&["-b", &boot, "-P", "-t", "fresh", "-p", "1", "-X", "acks=all"], &records);
+    assert!(ok, "{out}");
+    let (ok, listing) = kcat(&["-b", &boot, "-L", "-t", "fresh"], "");
+    assert!(ok && listing.contains("with 2 partitions"), "{listing}");
+    assert_eq!(listing.matches("replicas: ").count(), 2, "{listing}");
+    for replicas in listing.split("replicas: ").skip(1) {
+        let list = replicas.split(", isrs").next().unwrap_or_default();
+        assert_eq!(list.split(',').count(), 3, "default.replication.factor=3: {listing}");
+    }
+    let (ok, read) =
+        kcat(&["-b", &boot, "-C", "-t", "fresh", "-p", "1", "-o", "beginning", "-e", "-f", "%s\n"], "");
+    assert!(ok, "{read}");
+    assert_eq!(read.lines().filter(|l| l.starts_with("n-")).count(), 10, "{read}");
+    drop(served);
+
+    let off = Served::start(&["--set", "auto.create.topics.enable=false"]);
+    let (ok, out) =
+        kcat(&["-b", &off.addrs[0], "-P", "-t", "fresh", "-p", "0", "-X", "message.timeout.ms=3000"], "x\n");
+    assert!(!ok || out.contains("Unknown topic"), "{out}");
+    let (_, listing) = kcat(&["-b", &off.addrs[0], "-L", "-t", "fresh"], "");
+    assert!(listing.contains("Unknown topic or partition") || listing.contains("UNKNOWN_TOPIC"), "{listing}");
+}
+
 /// Random and truncated frames close their own connection and nothing else: a connection
 /// opened before them still answers.
 #[test]

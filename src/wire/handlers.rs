@@ -221,12 +221,18 @@ impl Handler {
             None => view.topics.iter().filter(|t| !t.internal).map(|t| t.name.to_string()).collect(),
             Some(names) => names,
         };
+        let missing: Vec<Arc<str>> =
+            names.iter().filter(|n| view.topic(n).is_none()).map(|n| Arc::from(n.as_str())).collect();
+        let errors = self.missing_topics(missing, version < 4 || r.allow_auto_topic_creation).await?;
         for name in names {
             let mut topic = metadata_response::MetadataResponseTopic::default();
             topic.name = Some(topic_name(&name));
             topic.topic_authorized_operations = i32::MIN;
             match view.topic(&name) {
-                None => topic.error_code = error_code(ErrorCode::UnknownTopicOrPartition),
+                None => {
+                    let e = errors.iter().find(|(n, _)| **n == *name).map(|(_, e)| *e);
+                    topic.error_code = error_code(e.unwrap_or(ErrorCode::UnknownTopicOrPartition));
+                }
                 Some(t) => {
                     if version >= 10 {
                         topic.topic_id = uuid(t.id);
@@ -240,6 +246,27 @@ impl Handler {
             resp.topics.push(topic);
         }
         Ok(resp)
+    }
+
+    /// What the broker answers for topics its metadata does not have
+    /// (`Broker::topic_metadata_errors`, through [`Message::TopicMetadata`]): with
+    /// `allowAutoTopicCreation` (always, before Metadata v4) and `auto.create.topics.enable`,
+    /// the broker forwards their creation and answers `LEADER_NOT_AVAILABLE`; otherwise
+    /// `UNKNOWN_TOPIC_OR_PARTITION`.
+    async fn missing_topics(
+        &mut self,
+        topics: Vec<Arc<str>>,
+        allow_auto_topic_creation: bool,
+    ) -> Result<Vec<(Arc<str>, ErrorCode)>, Closed> {
+        if topics.is_empty() {
+            return Ok(Vec::new());
+        }
+        let correlation_id = self.correlation();
+        let request = Message::TopicMetadata { correlation_id, topics, allow_auto_topic_creation };
+        match self.call(vec![request]).await?.remove(&correlation_id) {
+            Some(Message::TopicMetadataResponse { errors, .. }) => Ok(errors),
+            _ => Ok(Vec::new()),
+        }
     }
 
     /// Produce (`KafkaApis.handleProduceRequest`): each partition's batch goes to the simulated

@@ -246,27 +246,9 @@ fn python(script: &str, boot: &str) -> Child {
         .expect("python3 runs")
 }
 
-/// Whether kafka-python can be imported; when not, panics unless missing clients may be skipped.
-fn have_kafka_python() -> bool {
-    let found = Command::new("python3")
-        .args(["-c", "import kafka"])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success());
-    if !found {
-        assert!(
-            std::env::var_os("ISRLAB_SKIP_MISSING_CLIENTS").is_some(),
-            "kafka-python is not installed (.ci/run installs it; set ISRLAB_SKIP_MISSING_CLIENTS=1 to skip)"
-        );
-        eprintln!("skipped: kafka-python is not installed");
-    }
-    found
-}
-
 #[test]
 fn kafka_python_keeps_every_acknowledged_record_through_a_leader_crash() {
-    if !have_kafka_python() {
+    if !have_python_module("kafka", "kafka-python") {
         return;
     }
     let mut served = Served::start(&["--topic", "orders:1:3"]);
@@ -286,7 +268,7 @@ fn kafka_python_keeps_every_acknowledged_record_through_a_leader_crash() {
 
 #[test]
 fn kafka_python_gets_not_enough_replicas_below_min_insync_replicas() {
-    if !have_kafka_python() {
+    if !have_python_module("kafka", "kafka-python") {
         return;
     }
     let mut served = Served::start(&["--topic", "orders:1:3"]);
@@ -300,4 +282,47 @@ fn kafka_python_gets_not_enough_replicas_below_min_insync_replicas() {
     std::thread::sleep(Duration::from_secs(11));
     let refused = python("kafka_python_min_isr.py", &boot).wait_with_output().expect("ends");
     assert_eq!(String::from_utf8_lossy(&refused.stdout).trim(), "NotEnoughReplicasError");
+}
+
+/// Whether the Python module `module` can be imported; when not, panics unless missing
+/// clients may be skipped.
+fn have_python_module(module: &str, package: &str) -> bool {
+    let found = Command::new("python3")
+        .args(["-c", &format!("import {module}")])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    if !found {
+        assert!(
+            std::env::var_os("ISRLAB_SKIP_MISSING_CLIENTS").is_some(),
+            "{package} is not installed (.ci/run installs it; set ISRLAB_SKIP_MISSING_CLIENTS=1 to skip)"
+        );
+        eprintln!("skipped: {package} is not installed");
+    }
+    found
+}
+
+/// confluent-kafka's consumers in one classic group (FindCoordinator, JoinGroup, SyncGroup,
+/// Heartbeat, OffsetCommit, OffsetFetch, LeaveGroup on the simulated coordinator): the two
+/// share the partitions, and when one leaves the other resumes its partition from the
+/// committed offset, reading no record twice.
+#[test]
+fn confluent_kafka_consumers_share_a_group_and_one_takes_over_from_the_committed_offset() {
+    if !have_python_module("confluent_kafka", "confluent-kafka") {
+        return;
+    }
+    // The simulated producer writes to the first topic, so the group's topic has only the
+    // script's records.
+    let served = Served::start(&["--topic", "sim:1:3", "--topic", "orders:2:3"]);
+    let boot = served.addrs.join(",");
+    let out = python("confluent_group.py", &boot).wait_with_output().expect("ends");
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    let lines: Vec<&str> = text.lines().collect();
+    let shared = lines.first().copied().unwrap_or_default();
+    assert!(
+        shared == "shared [0] [1] read 40" || shared == "shared [1] [0] read 40",
+        "one partition each, every record read once: {text}"
+    );
+    assert_eq!(lines.get(1).copied(), Some("took over read 40 duplicates 0"), "{text}");
 }

@@ -17,6 +17,7 @@
 //! not replay.
 
 mod conn;
+mod groups;
 mod handlers;
 pub mod records;
 pub mod versions;

@@ -326,3 +326,39 @@ fn confluent_kafka_consumers_share_a_group_and_one_takes_over_from_the_committed
     );
     assert_eq!(lines.get(1).copied(), Some("took over read 40 duplicates 0"), "{text}");
 }
+
+/// Whether kafkajs is installed in `tests/kafkajs` (with node); when not, panics unless
+/// missing clients may be skipped.
+fn have_kafkajs() -> bool {
+    let found = Command::new("node")
+        .args(["-e", "require('kafkajs')"])
+        .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/kafkajs"))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    if !found {
+        assert!(
+            std::env::var_os("ISRLAB_SKIP_MISSING_CLIENTS").is_some(),
+            "kafkajs is not installed in tests/kafkajs (.ci/run installs it; set ISRLAB_SKIP_MISSING_CLIENTS=1 to skip)"
+        );
+        eprintln!("skipped: kafkajs is not installed");
+    }
+    found
+}
+
+/// kafkajs produces with acks=all and its consumer group reads the records back, in order.
+#[test]
+fn kafkajs_produces_and_consumes() {
+    if !have_kafkajs() {
+        return;
+    }
+    let served = Served::start(&["--topic", "sim:1:3", "--topic", "orders:1:3"]);
+    let out = Command::new("timeout")
+        .args(["120", "node", "produce_consume.js", &served.addrs.join(",")])
+        .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/kafkajs"))
+        .output()
+        .expect("node runs");
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    assert_eq!(text.lines().collect::<Vec<_>>(), ["produced 30 at 0", "consumed 30 in order"], "{text}");
+}

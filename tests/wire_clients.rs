@@ -362,3 +362,69 @@ fn kafkajs_produces_and_consumes() {
     let text = String::from_utf8_lossy(&out.stdout).to_string();
     assert_eq!(text.lines().collect::<Vec<_>>(), ["produced 30 at 0", "consumed 30 in order"], "{text}");
 }
+
+/// Sends DescribeTopicPartitions v0 for `topic` to `addr` and decodes the answer.
+fn describe_topic_partitions(
+    addr: &str,
+    topic: &str,
+) -> kafka_protocol::messages::DescribeTopicPartitionsResponse {
+    use kafka_protocol::messages::{
+        ApiKey, DescribeTopicPartitionsRequest, DescribeTopicPartitionsResponse, RequestHeader, TopicName,
+        describe_topic_partitions_request::TopicRequest,
+    };
+    use kafka_protocol::protocol::{Decodable, Encodable, StrBytes};
+    let mut s = TcpStream::connect(addr).expect("connect");
+    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    let key = ApiKey::DescribeTopicPartitions;
+    let mut header = RequestHeader::default();
+    header.request_api_key = key as i16;
+    header.correlation_id = 5;
+    let mut request = DescribeTopicPartitionsRequest::default();
+    request.response_partition_limit = 2000;
+    let mut t = TopicRequest::default();
+    t.name = TopicName(StrBytes::from_string(topic.to_string()));
+    request.topics.push(t);
+    let mut frame = bytes::BytesMut::new();
+    header.encode(&mut frame, key.request_header_version(0)).unwrap();
+    request.encode(&mut frame, 0).unwrap();
+    s.write_all(&(frame.len() as i32).to_be_bytes()).unwrap();
+    s.write_all(&frame).unwrap();
+    let mut size = [0u8; 4];
+    s.read_exact(&mut size).expect("a response");
+    let mut body = vec![0u8; i32::from_be_bytes(size) as usize];
+    s.read_exact(&mut body).unwrap();
+    let mut buf = bytes::Bytes::from(body);
+    kafka_protocol::messages::ResponseHeader::decode(&mut buf, key.response_header_version(0)).unwrap();
+    DescribeTopicPartitionsResponse::decode(&mut buf, 0).expect("a DescribeTopicPartitions response")
+}
+
+/// DescribeTopicPartitions (KIP-966): with `min.insync.replicas=2`, the two followers
+/// crashed one after the other leave the leader alone in the ISR, and the second one, removed
+/// while the ISR was below min ISR, is in the ELR; both are offline.
+#[test]
+fn describe_topic_partitions_shows_the_elr() {
+    let mut served = Served::start(&["--topic", "orders:1:3", "--set", "min.insync.replicas=2"]);
+    let before = describe_topic_partitions(&served.addrs[0], "orders");
+    let p = &before.topics[0].partitions[0];
+    assert_eq!(p.replica_nodes.len(), 3, "{before:?}");
+    assert_eq!(p.eligible_leader_replicas.as_deref(), Some(&[][..]), "{before:?}");
+    let leader = i32::from(p.leader_id);
+    let followers: Vec<i32> = (0..3).filter(|b| *b != leader).collect();
+    let leader_addr = served.addrs[usize::try_from(leader).unwrap()].clone();
+    for f in &followers {
+        assert!(served.apply(&format!("crash {f}")).starts_with('✔'));
+        // The controller fences it after broker.session.timeout.ms (9 s at 1× speed).
+        std::thread::sleep(Duration::from_secs(11));
+    }
+    let after = describe_topic_partitions(&leader_addr, "orders");
+    let p = &after.topics[0].partitions[0];
+    assert_eq!(after.topics[0].error_code, 0, "{after:?}");
+    assert_eq!(p.isr_nodes.iter().map(|b| i32::from(*b)).collect::<Vec<_>>(), [leader], "{after:?}");
+    let elr: Vec<i32> = p.eligible_leader_replicas.iter().flatten().map(|b| i32::from(*b)).collect();
+    assert_eq!(elr, [followers[1]], "{after:?}");
+    let mut offline: Vec<i32> = p.offline_replicas.iter().map(|b| i32::from(*b)).collect();
+    offline.sort();
+    assert_eq!(offline, followers, "{after:?}");
+    let missing = describe_topic_partitions(&leader_addr, "nothing");
+    assert_eq!(missing.topics[0].error_code, 3, "UNKNOWN_TOPIC_OR_PARTITION");
+}

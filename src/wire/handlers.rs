@@ -182,6 +182,7 @@ impl Handler {
             RequestKind::ListOffsets(r) => Some(self.list_offsets(r, version).await?.into()),
             RequestKind::OffsetForLeaderEpoch(r) => Some(self.offset_for_leader_epoch(r).await?.into()),
             RequestKind::InitProducerId(r) => Some(self.init_producer_id(r).await?.into()),
+            RequestKind::DescribeTopicPartitions(r) => Some(self.describe_topic_partitions(r).await?.into()),
             RequestKind::FindCoordinator(r) => Some(self.find_coordinator(r, version).await?.into()),
             RequestKind::JoinGroup(r) => {
                 let client_id: Arc<str> = Arc::from(header.client_id.as_ref().map_or("", |c| c.as_str()));

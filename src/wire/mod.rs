@@ -17,6 +17,7 @@
 //! not replay.
 
 mod conn;
+mod describe;
 mod groups;
 mod handlers;
 pub mod records;

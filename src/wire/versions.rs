@@ -19,6 +19,7 @@ pub const SUPPORTED: &[(ApiKey, i16, i16)] = &[
     (ApiKey::LeaveGroup, 0, 4),
     (ApiKey::OffsetCommit, 2, 8),
     (ApiKey::OffsetFetch, 1, 7),
+    (ApiKey::DescribeTopicPartitions, 0, 0),
 ];
 
 /// The supported range of `key`, if it is served.

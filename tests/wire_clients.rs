@@ -140,6 +140,41 @@ fn kcat_lists_the_cluster_and_round_trips_records_across_a_leader_crash() {
     assert_eq!(got, want, "every acknowledged record, in order, once");
 }
 
+/// A producer's Metadata request for a missing topic has the broker create it with
+/// `num.partitions` and `default.replication.factor` (`KafkaApis.handleTopicMetadataRequest`,
+/// `AutoTopicCreationManager`), so kcat can produce to a topic nobody created; with
+/// `auto.create.topics.enable=false` the topic stays unknown and the produce fails.
+#[test]
+fn kcat_produces_to_a_topic_the_broker_creates_and_not_when_creation_is_off() {
+    if !have("kcat") {
+        return;
+    }
+    let served = Served::start(&["--set", "num.partitions=2", "--set", "default.replication.factor=3"]);
+    let boot = served.addrs[0].clone();
+    let records: String = (0..10).map(|i| format!("n-{i}\n")).collect();
+    let (ok, out) = kcat(&["-b", &boot, "-P", "-t", "fresh", "-p", "1", "-X", "acks=all"], &records);
+    assert!(ok, "{out}");
+    let (ok, listing) = kcat(&["-b", &boot, "-L", "-t", "fresh"], "");
+    assert!(ok && listing.contains("with 2 partitions"), "{listing}");
+    assert_eq!(listing.matches("replicas: ").count(), 2, "{listing}");
+    for replicas in listing.split("replicas: ").skip(1) {
+        let list = replicas.split(", isrs").next().unwrap_or_default();
+        assert_eq!(list.split(',').count(), 3, "default.replication.factor=3: {listing}");
+    }
+    let (ok, read) =
+        kcat(&["-b", &boot, "-C", "-t", "fresh", "-p", "1", "-o", "beginning", "-e", "-f", "%s\n"], "");
+    assert!(ok, "{read}");
+    assert_eq!(read.lines().filter(|l| l.starts_with("n-")).count(), 10, "{read}");
+    drop(served);
+
+    let off = Served::start(&["--set", "auto.create.topics.enable=false"]);
+    let (ok, out) =
+        kcat(&["-b", &off.addrs[0], "-P", "-t", "fresh", "-p", "0", "-X", "message.timeout.ms=3000"], "x\n");
+    assert!(!ok || out.contains("Unknown topic"), "{out}");
+    let (_, listing) = kcat(&["-b", &off.addrs[0], "-L", "-t", "fresh"], "");
+    assert!(listing.contains("Unknown topic or partition") || listing.contains("UNKNOWN_TOPIC"), "{listing}");
+}
+
 /// Random and truncated frames close their own connection and nothing else: a connection
 /// opened before them still answers.
 #[test]
@@ -211,27 +246,9 @@ fn python(script: &str, boot: &str) -> Child {
         .expect("python3 runs")
 }
 
-/// Whether kafka-python can be imported; when not, panics unless missing clients may be skipped.
-fn have_kafka_python() -> bool {
-    let found = Command::new("python3")
-        .args(["-c", "import kafka"])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success());
-    if !found {
-        assert!(
-            std::env::var_os("ISRLAB_SKIP_MISSING_CLIENTS").is_some(),
-            "kafka-python is not installed (.ci/run installs it; set ISRLAB_SKIP_MISSING_CLIENTS=1 to skip)"
-        );
-        eprintln!("skipped: kafka-python is not installed");
-    }
-    found
-}
-
 #[test]
 fn kafka_python_keeps_every_acknowledged_record_through_a_leader_crash() {
-    if !have_kafka_python() {
+    if !have_python_module("kafka", "kafka-python") {
         return;
     }
     let mut served = Served::start(&["--topic", "orders:1:3"]);
@@ -251,7 +268,7 @@ fn kafka_python_keeps_every_acknowledged_record_through_a_leader_crash() {
 
 #[test]
 fn kafka_python_gets_not_enough_replicas_below_min_insync_replicas() {
-    if !have_kafka_python() {
+    if !have_python_module("kafka", "kafka-python") {
         return;
     }
     let mut served = Served::start(&["--topic", "orders:1:3"]);
@@ -265,4 +282,149 @@ fn kafka_python_gets_not_enough_replicas_below_min_insync_replicas() {
     std::thread::sleep(Duration::from_secs(11));
     let refused = python("kafka_python_min_isr.py", &boot).wait_with_output().expect("ends");
     assert_eq!(String::from_utf8_lossy(&refused.stdout).trim(), "NotEnoughReplicasError");
+}
+
+/// Whether the Python module `module` can be imported; when not, panics unless missing
+/// clients may be skipped.
+fn have_python_module(module: &str, package: &str) -> bool {
+    let found = Command::new("python3")
+        .args(["-c", &format!("import {module}")])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    if !found {
+        assert!(
+            std::env::var_os("ISRLAB_SKIP_MISSING_CLIENTS").is_some(),
+            "{package} is not installed (.ci/run installs it; set ISRLAB_SKIP_MISSING_CLIENTS=1 to skip)"
+        );
+        eprintln!("skipped: {package} is not installed");
+    }
+    found
+}
+
+/// confluent-kafka's consumers in one classic group (FindCoordinator, JoinGroup, SyncGroup,
+/// Heartbeat, OffsetCommit, OffsetFetch, LeaveGroup on the simulated coordinator): the two
+/// share the partitions, and when one leaves the other resumes its partition from the
+/// committed offset, reading no record twice.
+#[test]
+fn confluent_kafka_consumers_share_a_group_and_one_takes_over_from_the_committed_offset() {
+    if !have_python_module("confluent_kafka", "confluent-kafka") {
+        return;
+    }
+    // The simulated producer writes to the first topic, so the group's topic has only the
+    // script's records.
+    let served = Served::start(&["--topic", "sim:1:3", "--topic", "orders:2:3"]);
+    let boot = served.addrs.join(",");
+    let out = python("confluent_group.py", &boot).wait_with_output().expect("ends");
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    let lines: Vec<&str> = text.lines().collect();
+    let shared = lines.first().copied().unwrap_or_default();
+    assert!(
+        shared == "shared [0] [1] read 40" || shared == "shared [1] [0] read 40",
+        "one partition each, every record read once: {text}"
+    );
+    assert_eq!(lines.get(1).copied(), Some("took over read 40 duplicates 0"), "{text}");
+}
+
+/// Whether kafkajs is installed in `tests/kafkajs` (with node); when not, panics unless
+/// missing clients may be skipped.
+fn have_kafkajs() -> bool {
+    let found = Command::new("node")
+        .args(["-e", "require('kafkajs')"])
+        .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/kafkajs"))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    if !found {
+        assert!(
+            std::env::var_os("ISRLAB_SKIP_MISSING_CLIENTS").is_some(),
+            "kafkajs is not installed in tests/kafkajs (.ci/run installs it; set ISRLAB_SKIP_MISSING_CLIENTS=1 to skip)"
+        );
+        eprintln!("skipped: kafkajs is not installed");
+    }
+    found
+}
+
+/// kafkajs produces with acks=all and its consumer group reads the records back, in order.
+#[test]
+fn kafkajs_produces_and_consumes() {
+    if !have_kafkajs() {
+        return;
+    }
+    let served = Served::start(&["--topic", "sim:1:3", "--topic", "orders:1:3"]);
+    let out = Command::new("timeout")
+        .args(["120", "node", "produce_consume.js", &served.addrs.join(",")])
+        .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/kafkajs"))
+        .output()
+        .expect("node runs");
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    assert_eq!(text.lines().collect::<Vec<_>>(), ["produced 30 at 0", "consumed 30 in order"], "{text}");
+}
+
+/// Sends DescribeTopicPartitions v0 for `topic` to `addr` and decodes the answer.
+fn describe_topic_partitions(
+    addr: &str,
+    topic: &str,
+) -> kafka_protocol::messages::DescribeTopicPartitionsResponse {
+    use kafka_protocol::messages::{
+        ApiKey, DescribeTopicPartitionsRequest, DescribeTopicPartitionsResponse, RequestHeader, TopicName,
+        describe_topic_partitions_request::TopicRequest,
+    };
+    use kafka_protocol::protocol::{Decodable, Encodable, StrBytes};
+    let mut s = TcpStream::connect(addr).expect("connect");
+    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    let key = ApiKey::DescribeTopicPartitions;
+    let mut header = RequestHeader::default();
+    header.request_api_key = key as i16;
+    header.correlation_id = 5;
+    let mut request = DescribeTopicPartitionsRequest::default();
+    request.response_partition_limit = 2000;
+    let mut t = TopicRequest::default();
+    t.name = TopicName(StrBytes::from_string(topic.to_string()));
+    request.topics.push(t);
+    let mut frame = bytes::BytesMut::new();
+    header.encode(&mut frame, key.request_header_version(0)).unwrap();
+    request.encode(&mut frame, 0).unwrap();
+    s.write_all(&(frame.len() as i32).to_be_bytes()).unwrap();
+    s.write_all(&frame).unwrap();
+    let mut size = [0u8; 4];
+    s.read_exact(&mut size).expect("a response");
+    let mut body = vec![0u8; i32::from_be_bytes(size) as usize];
+    s.read_exact(&mut body).unwrap();
+    let mut buf = bytes::Bytes::from(body);
+    kafka_protocol::messages::ResponseHeader::decode(&mut buf, key.response_header_version(0)).unwrap();
+    DescribeTopicPartitionsResponse::decode(&mut buf, 0).expect("a DescribeTopicPartitions response")
+}
+
+/// DescribeTopicPartitions (KIP-966): with `min.insync.replicas=2`, the two followers
+/// crashed one after the other leave the leader alone in the ISR, and the second one, removed
+/// while the ISR was below min ISR, is in the ELR; both are offline.
+#[test]
+fn describe_topic_partitions_shows_the_elr() {
+    let mut served = Served::start(&["--topic", "orders:1:3", "--set", "min.insync.replicas=2"]);
+    let before = describe_topic_partitions(&served.addrs[0], "orders");
+    let p = &before.topics[0].partitions[0];
+    assert_eq!(p.replica_nodes.len(), 3, "{before:?}");
+    assert_eq!(p.eligible_leader_replicas.as_deref(), Some(&[][..]), "{before:?}");
+    let leader = i32::from(p.leader_id);
+    let followers: Vec<i32> = (0..3).filter(|b| *b != leader).collect();
+    let leader_addr = served.addrs[usize::try_from(leader).unwrap()].clone();
+    for f in &followers {
+        assert!(served.apply(&format!("crash {f}")).starts_with('✔'));
+        // The controller fences it after broker.session.timeout.ms (9 s at 1× speed).
+        std::thread::sleep(Duration::from_secs(11));
+    }
+    let after = describe_topic_partitions(&leader_addr, "orders");
+    let p = &after.topics[0].partitions[0];
+    assert_eq!(after.topics[0].error_code, 0, "{after:?}");
+    assert_eq!(p.isr_nodes.iter().map(|b| i32::from(*b)).collect::<Vec<_>>(), [leader], "{after:?}");
+    let elr: Vec<i32> = p.eligible_leader_replicas.iter().flatten().map(|b| i32::from(*b)).collect();
+    assert_eq!(elr, [followers[1]], "{after:?}");
+    let mut offline: Vec<i32> = p.offline_replicas.iter().map(|b| i32::from(*b)).collect();
+    offline.sort();
+    assert_eq!(offline, followers, "{after:?}");
+    let missing = describe_topic_partitions(&leader_addr, "nothing");
+    assert_eq!(missing.topics[0].error_code, 3, "UNKNOWN_TOPIC_OR_PARTITION");
 }

@@ -44,6 +44,26 @@ pub fn producer_node(producer: u32) -> NodeId {
     }
 }
 
+/// The node a group coordinator's answer goes to: the simulated consumer with that client
+/// number, or the real client's connection numbered from [`WIRE_PRODUCER_BASE`] (real
+/// clients' connections share one numbering for producing and for group membership).
+pub fn group_client_node(client: u32) -> NodeId {
+    match client.checked_sub(WIRE_PRODUCER_BASE) {
+        Some(connection) => NodeId::Client(connection),
+        None => NodeId::Consumer(client),
+    }
+}
+
+/// The group coordinator's client number of `node` (the inverse of [`group_client_node`]):
+/// `None` for a node that is neither a consumer nor a real client's connection.
+pub fn group_client(node: NodeId) -> Option<u32> {
+    match node {
+        NodeId::Consumer(c) => Some(c),
+        NodeId::Client(c) => Some(WIRE_PRODUCER_BASE + c),
+        _ => None,
+    }
+}
+
 /// The replica id a consumer's Fetch carries (Kafka's `FetchRequest.CONSUMER_REPLICA_ID`):
 /// not a broker, so the leader reads only below the HW and records no follower state.
 pub const CONSUMER_REPLICA_ID: BrokerId = -1;

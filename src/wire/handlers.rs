@@ -37,15 +37,15 @@ pub(crate) struct Closed(pub String);
 
 /// One connection's request handling.
 pub(crate) struct Handler {
-    shared: Arc<Shared>,
-    broker: BrokerId,
-    client: u32,
+    pub(super) shared: Arc<Shared>,
+    pub(super) broker: BrokerId,
+    pub(super) client: u32,
     peer: SocketAddr,
     answers: UnboundedReceiver<(NodeId, Message)>,
     next_correlation: u64,
 }
 
-fn error_code(e: ErrorCode) -> i16 {
+pub(super) fn error_code(e: ErrorCode) -> i16 {
     e.code()
 }
 
@@ -53,7 +53,7 @@ fn uuid(id: TopicId) -> uuid::Uuid {
     uuid::Uuid::from_u128(id.bits())
 }
 
-fn topic_name(name: &str) -> TopicName {
+pub(super) fn topic_name(name: &str) -> TopicName {
     TopicName(StrBytes::from_string(name.to_string()))
 }
 
@@ -97,14 +97,14 @@ impl Handler {
         }
     }
 
-    fn correlation(&mut self) -> u64 {
+    pub(super) fn correlation(&mut self) -> u64 {
         self.next_correlation += 1;
         self.next_correlation
     }
 
     /// Sends `msgs` to the broker and waits for the answer to each that expects one, in any
     /// order. Errors: the connection died meanwhile.
-    async fn call(&mut self, msgs: Vec<Message>) -> Result<BTreeMap<u64, Message>, Closed> {
+    pub(super) async fn call(&mut self, msgs: Vec<Message>) -> Result<BTreeMap<u64, Message>, Closed> {
         let mut waiting: BTreeSet<u64> = msgs.iter().filter_map(Message::correlation_id).collect();
         let (client, broker) = (self.client, self.broker);
         self.shared.port.run(move |w| {
@@ -182,6 +182,17 @@ impl Handler {
             RequestKind::ListOffsets(r) => Some(self.list_offsets(r, version).await?.into()),
             RequestKind::OffsetForLeaderEpoch(r) => Some(self.offset_for_leader_epoch(r).await?.into()),
             RequestKind::InitProducerId(r) => Some(self.init_producer_id(r).await?.into()),
+            RequestKind::DescribeTopicPartitions(r) => Some(self.describe_topic_partitions(r).await?.into()),
+            RequestKind::FindCoordinator(r) => Some(self.find_coordinator(r, version).await?.into()),
+            RequestKind::JoinGroup(r) => {
+                let client_id: Arc<str> = Arc::from(header.client_id.as_ref().map_or("", |c| c.as_str()));
+                Some(self.join_group(r, version, client_id).await?.into())
+            }
+            RequestKind::SyncGroup(r) => Some(self.sync_group(r).await?.into()),
+            RequestKind::Heartbeat(r) => Some(self.heartbeat(r).await?.into()),
+            RequestKind::LeaveGroup(r) => Some(self.leave_group(r, version).await?.into()),
+            RequestKind::OffsetCommit(r) => Some(self.offset_commit(r).await?.into()),
+            RequestKind::OffsetFetch(r) => Some(self.offset_fetch(r).await?.into()),
             _ => return Err(Closed(format!("{key:?} is not served"))),
         };
         match response {
@@ -221,12 +232,18 @@ impl Handler {
             None => view.topics.iter().filter(|t| !t.internal).map(|t| t.name.to_string()).collect(),
             Some(names) => names,
         };
+        let missing: Vec<Arc<str>> =
+            names.iter().filter(|n| view.topic(n).is_none()).map(|n| Arc::from(n.as_str())).collect();
+        let errors = self.missing_topics(missing, version < 4 || r.allow_auto_topic_creation).await?;
         for name in names {
             let mut topic = metadata_response::MetadataResponseTopic::default();
             topic.name = Some(topic_name(&name));
             topic.topic_authorized_operations = i32::MIN;
             match view.topic(&name) {
-                None => topic.error_code = error_code(ErrorCode::UnknownTopicOrPartition),
+                None => {
+                    let e = errors.iter().find(|(n, _)| **n == *name).map(|(_, e)| *e);
+                    topic.error_code = error_code(e.unwrap_or(ErrorCode::UnknownTopicOrPartition));
+                }
                 Some(t) => {
                     if version >= 10 {
                         topic.topic_id = uuid(t.id);
@@ -240,6 +257,27 @@ impl Handler {
             resp.topics.push(topic);
         }
         Ok(resp)
+    }
+
+    /// What the broker answers for topics its metadata does not have
+    /// (`Broker::topic_metadata_errors`, through [`Message::TopicMetadata`]): with
+    /// `allowAutoTopicCreation` (always, before Metadata v4) and `auto.create.topics.enable`,
+    /// the broker forwards their creation and answers `LEADER_NOT_AVAILABLE`; otherwise
+    /// `UNKNOWN_TOPIC_OR_PARTITION`.
+    async fn missing_topics(
+        &mut self,
+        topics: Vec<Arc<str>>,
+        allow_auto_topic_creation: bool,
+    ) -> Result<Vec<(Arc<str>, ErrorCode)>, Closed> {
+        if topics.is_empty() {
+            return Ok(Vec::new());
+        }
+        let correlation_id = self.correlation();
+        let request = Message::TopicMetadata { correlation_id, topics, allow_auto_topic_creation };
+        match self.call(vec![request]).await?.remove(&correlation_id) {
+            Some(Message::TopicMetadataResponse { errors, .. }) => Ok(errors),
+            _ => Ok(Vec::new()),
+        }
     }
 
     /// Produce (`KafkaApis.handleProduceRequest`): each partition's batch goes to the simulated

@@ -17,6 +17,8 @@
 //! not replay.
 
 mod conn;
+mod describe;
+mod groups;
 mod handlers;
 pub mod records;
 pub mod versions;

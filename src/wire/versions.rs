@@ -12,6 +12,14 @@ pub const SUPPORTED: &[(ApiKey, i16, i16)] = &[
     (ApiKey::OffsetForLeaderEpoch, 2, 4),
     (ApiKey::ApiVersions, 0, 4),
     (ApiKey::InitProducerId, 0, 4),
+    (ApiKey::FindCoordinator, 0, 3),
+    (ApiKey::JoinGroup, 0, 5),
+    (ApiKey::SyncGroup, 0, 3),
+    (ApiKey::Heartbeat, 0, 3),
+    (ApiKey::LeaveGroup, 0, 4),
+    (ApiKey::OffsetCommit, 2, 8),
+    (ApiKey::OffsetFetch, 1, 7),
+    (ApiKey::DescribeTopicPartitions, 0, 0),
 ];
 
 /// The supported range of `key`, if it is served.

@@ -117,7 +117,7 @@ impl Broker {
         request: GroupRequest,
         out: &mut Outbox,
     ) {
-        let NodeId::Consumer(client) = from else { return };
+        let Some(client) = crate::sim::protocol::group_client(from) else { return };
         self.groups.correlations.insert((client, request.api_name()), correlation_id);
         if let GroupRequest::FindCoordinator { group } = &request {
             let (error, coordinator) = match self.find_coordinator(now, group, out) {
@@ -260,7 +260,8 @@ impl Broker {
                 let correlation_id =
                     self.groups.correlations.get(&(client, response_api(&response))).copied().unwrap_or(0);
                 let response = Box::new(response);
-                out.send(NodeId::Consumer(client), Message::GroupResponse { correlation_id, response });
+                let to = crate::sim::protocol::group_client_node(client);
+                out.send(to, Message::GroupResponse { correlation_id, response });
             }
             let appends = std::mem::take(&mut g.appends);
             if appends.is_empty() {

@@ -45,8 +45,7 @@ pub fn validate(cli: &Cli) -> Result<(), CliError> {
 /// Runs `isrlab check`. Returns the exit code: 0 when no promised invariant broke, 1 when
 /// one did. Errors: invalid flags or cluster (exit 2).
 pub fn main(cli: &Cli) -> Result<u8, CliError> {
-    let Some(Mode::Check { seeds, seed_start, duration, faults, threads, out, shrink, matrix }) =
-        &cli.mode
+    let Some(Mode::Check { seeds, seed_start, duration, faults, threads, out, shrink, matrix }) = &cli.mode
     else {
         return Err(CliError::Invalid("not a check".into()));
     };

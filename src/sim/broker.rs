@@ -397,7 +397,10 @@ impl Broker {
         // The clean-shutdown file holds the epoch of the incarnation that stopped cleanly; a
         // crash leaves none (`LogManager.readBrokerEpochFromCleanShutdownFiles`).
         let previous_broker_epoch = if self.stopped_cleanly { self.broker_epoch } else { -1 };
-        out.send(NodeId::ActiveController, Message::RegisterBroker { broker: self.id, previous_broker_epoch });
+        out.send(
+            NodeId::ActiveController,
+            Message::RegisterBroker { broker: self.id, previous_broker_epoch },
+        );
     }
 
     /// The active controller this broker knows (node id) and its epoch.

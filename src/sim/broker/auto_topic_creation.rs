@@ -52,7 +52,10 @@ impl Broker {
                 ErrorCode::UnknownTopicOrPartition
             } else {
                 self.auto_creating.insert(topic.clone(), now);
-                out.send(NodeId::ActiveController, Message::AutoCreateTopic(Box::new(self.creatable_topic(topic))));
+                out.send(
+                    NodeId::ActiveController,
+                    Message::AutoCreateTopic(Box::new(self.creatable_topic(topic))),
+                );
                 ErrorCode::LeaderNotAvailable
             };
             errors.push((topic.clone(), error));

@@ -878,4 +878,50 @@ mod tests {
         let header = healthy.iter().find(|r| r.starts_with(" Partition")).unwrap();
         assert!(!header.contains("Replicas"), "{header}");
     }
+
+    /// The screen at `w`×`h` for `snap`, one string per row.
+    fn screen(snap: &Snapshot, w: u16, h: u16) -> Vec<String> {
+        use crate::ui::app::{Model, Msg, update};
+        use ratatui::Terminal;
+        use ratatui::backend::TestBackend;
+        let mut model = Model::new(1.0, Theme::new(false), snap);
+        update(&mut model, Msg::Resize(w, h), snap);
+        let mut terminal = Terminal::new(TestBackend::new(w, h)).unwrap();
+        terminal.draw(|f| crate::ui::view::view(&model, snap, f)).unwrap();
+        let buf = terminal.backend().buffer();
+        (0..h).map(|y| (0..w).map(|x| buf[(x, y)].symbol().to_string()).collect()).collect()
+    }
+
+    /// After the last ISR member dies with ELR on, the partition is offline with an empty ISR,
+    /// broker 1 eligible and the dead leader 0 its LastKnownELR: at 80 columns the State cell
+    /// says `OFFLINE elr 1`; on a wide screen the ELR column says `1 last 0`; the detail pane
+    /// says why broker 1 is eligible. A partition without an ELR shows neither.
+    #[test]
+    fn an_offline_partition_shows_its_eligible_replicas_at_every_width() {
+        let mut snap = crate::ui::fixture::snapshot();
+        let mut p = (*snap.partitions[0]).clone();
+        (p.leader, p.isr, p.elr, p.last_known_elr) = (None, Vec::new(), vec![1], vec![0]);
+        p.health = PartitionHealth::Offline;
+        let name = p.tp.to_string();
+        snap.partitions[0] = std::sync::Arc::new(p);
+        let row = |rows: &[String]| {
+            rows.iter().find(|r| r.trim_start_matches(['▸', ' ']).starts_with(&format!("{name} "))).cloned()
+        };
+        let narrow = screen(&snap, 80, 24);
+        let at_80 = row(&narrow).unwrap_or_else(|| panic!("no row:\n{}", narrow.join("\n")));
+        assert!(at_80.trim_end().ends_with("OFFLINE elr 1"), "{at_80}");
+        let wide = screen(&snap, 160, 48);
+        let header = wide.iter().find(|r| r.starts_with(" Partition")).expect("the header row");
+        assert!(header.contains(" ELR "), "{header}");
+        let at_160 = row(&wide).expect("the row at 160 columns");
+        assert!(at_160.contains(" 1 last 0 "), "{at_160}");
+        assert!(!at_160.contains("elr 1"), "the column says it, the state need not: {at_160}");
+        assert!(wide.iter().any(|r| r.contains("ELR: 1, eligible leader replicas")), "{}", wide.join("\n"));
+        assert!(wide.iter().any(|r| r.contains("LastKnownELR: 0")), "{}", wide.join("\n"));
+        let others = wide.iter().filter(|r| r.contains("test_repli-") && !r.contains(&format!("{name} ")));
+        assert!(others.clone().count() > 0);
+        for r in others {
+            assert!(!r.contains("elr") && !r.contains("last "), "{r}");
+        }
+    }
 }

@@ -440,6 +440,9 @@ fn notes(
         let label = Span::styled(" ISR change pending: ", theme.warn());
         out.extend(text::hanging(label, change, theme.normal(), width, 3));
     }
+    for (label, why) in eligible(p, short) {
+        out.extend(text::hanging(Span::styled(label, theme.warn()), &why, theme.normal(), width, 3));
+    }
     if let Some(why) = leader_unreachable(p, short) {
         let label = Span::styled(if short { " Leader " } else { " Leader unreachable: " }, theme.alarm());
         out.extend(text::hanging(label, &why, theme.normal(), width, 3));
@@ -447,6 +450,51 @@ fn notes(
     if let Some(why) = leader_cut_off(p) {
         let label = Span::styled(" Leader cut off: ", theme.bad());
         out.extend(text::hanging(label, &why, theme.normal(), width, 3));
+    }
+    out
+}
+
+/// The partition's eligible leader replicas and LastKnownELR (KIP-966, R8.3–R8.4) in words,
+/// each with its label; none when both are empty. Why a replica is eligible follows
+/// `PartitionChangeBuilder.maybePopulateTargetElr`: while the target ISR is below
+/// min.insync.replicas, the replicas leaving it (not by an unclean shutdown) join the ELR; the
+/// HW could not advance without them, so each holds every committed record.
+/// `PartitionChangeBuilder.maybeUpdateLastKnownLeader` records the leader in LastKnownELR when
+/// the ISR becomes empty; `canElectLastKnownLeader` may elect it when ISR and ELR are empty.
+fn eligible(p: &PartitionView, short: bool) -> Vec<(&'static str, String)> {
+    let mut out = Vec::new();
+    if !p.elr.is_empty() {
+        let ids = join_ids(&p.elr);
+        out.push((
+            " ELR: ",
+            if short {
+                format!("{ids}: left the ISR under min ISR, so they have every committed record")
+            } else {
+                format!(
+                    "{ids}, eligible leader replicas: {} left the ISR while it was below min.insync.replicas, \
+                     so the HW stopped with {}: {} every committed record, and a clean election may choose {} \
+                     once the ISR is empty",
+                    if p.elr.len() == 1 { "it" } else { "they" },
+                    if p.elr.len() == 1 { "it" } else { "them" },
+                    if p.elr.len() == 1 { "it has" } else { "each has" },
+                    if p.elr.len() == 1 { "it" } else { "one" },
+                )
+            },
+        ));
+    }
+    if !p.last_known_elr.is_empty() {
+        let ids = join_ids(&p.last_known_elr);
+        out.push((
+            " LastKnownELR: ",
+            if short {
+                format!("{ids}: the leader when the ISR became empty")
+            } else {
+                format!(
+                    "{ids}, the leader when the ISR became empty: with no ISR or ELR member left, the \
+                     controller may elect it again when it comes back"
+                )
+            },
+        ));
     }
     out
 }

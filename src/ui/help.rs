@@ -143,6 +143,9 @@ pub fn lines(theme: Theme) -> Vec<Line<'static>> {
     out.push(Line::raw("    leader down, fenced in 7s: the controller fences that leader in 7s"));
     out.push(Line::raw("    HW frozen: <minISR, or waits 2 (a stalled ISR member holds it)"));
     out.push(Line::raw("    URP under-replicated, reassigning, ok"));
+    out.push(Line::raw(
+        "    elr 1 after it: broker 1 is an eligible leader replica (the ELR column when wide)",
+    ));
     out
 }
 
@@ -231,8 +234,10 @@ pub const GLOSSARY: &[(&str, &str)] = &[
     ("lag.max", "replica.lag.time.max.ms: how long a follower may lag before it leaves the ISR"),
     (
         "ELR",
-        "eligible leader replicas (KIP-966): a Kafka 4.x option, off here as by default; with it \
-         off, only ISR members win a clean election",
+        "eligible leader replicas (KIP-966, on by default since Kafka 4.1): replicas that left the \
+         ISR while it was below min.insync.replicas, so they have every committed record and may \
+         win a clean election once the ISR is empty; the table's ELR column (elr 1 after the state \
+         when narrow), last 0 for LastKnownELR, the leader when the ISR became empty",
     ),
     (
         "KRaft",

@@ -3,7 +3,8 @@
 //! ([`crate::ui::partition_filter`]), worked out when the snapshot or the filter changes;
 //! rows are built only for the visible slice. The selected row is marked with `▸` and
 //! highlighted, and the slice scrolls to keep it visible. On a narrow terminal columns give
-//! way in the order of `PRIORITY` (`KEEP_REPLICAS` while a replica is down or out of its ISR)
+//! way in the order of `PRIORITY` (`KEEP_REPLICAS` while a replica is down or out of its ISR;
+//! `ELR_FIRST` before either while a partition has eligible leader replicas)
 //! rather than being cut: state words take their short form,
 //! then columns go; only lag notes end with `…`, between whole notes (a cell is cut, between
 //! values, only when even the barest set is too wide). While a filter narrows the table or internal topics are hidden, a
@@ -123,6 +124,32 @@ const BAREST: &[Column] = &[
     fixed("State", state_short),
 ];
 
+/// [`WIDE`] with the ELR column beside the ISR (see [`elr_first`]).
+const WIDE_ELR: &[Column] = &[
+    fixed("Leader", leader),
+    fixed("Epoch", epoch),
+    fixed("Replicas", replicas),
+    fixed("ISR", isr),
+    fixed("ELR", elr),
+    fixed("HW", hw),
+    fixed("LEO by replica", leos),
+    LAG,
+    fixed("State", state_plain),
+];
+
+/// [`COMPACT`] with the ELR column beside the ISR (see [`elr_first`]).
+const COMPACT_ELR: &[Column] = &[
+    fixed("Ldr", leader),
+    fixed("Ep", epoch),
+    fixed("Replicas", replicas),
+    fixed("ISR", isr),
+    fixed("ELR", elr),
+    fixed("HW", hw),
+    fixed("LEO by replica", leos),
+    LAG,
+    fixed("State", state_plain),
+];
+
 const WIDE: &[Column] = &[
     fixed("Leader", leader),
     fixed("Epoch", epoch),
@@ -171,6 +198,26 @@ const KEEP_REPLICAS: &[(&[Column], usize)] = &[
     (BARE, MIN_LAG),
     (BAREST, 0),
 ];
+
+/// While a shown partition has eligible leader replicas or a last known one (KIP-966), the sets
+/// with an `ELR` column come first: `1,2` and `last 0` (LastKnownELR). Every other set
+/// says the ELR in its State cell instead (`OFFLINE elr 1`), so a narrow table keeps who may
+/// still be elected cleanly; the detail pane says both lists in words.
+const ELR_FIRST: &[(&[Column], usize)] = &[(WIDE_ELR, MIN_FILL), (COMPACT_ELR, MIN_FILL)];
+
+/// Whether `p` has eligible leader replicas or a last known one to show.
+fn has_elr(p: &PartitionView) -> bool {
+    !p.elr.is_empty() || !p.last_known_elr.is_empty()
+}
+
+/// The priority order for `slice`: [`ELR_FIRST`] while a shown partition has an ELR or
+/// LastKnownELR, then [`KEEP_REPLICAS`] while one lists a replica down or out of its ISR,
+/// else [`PRIORITY`].
+fn elr_first(slice: &[(usize, &PartitionView)]) -> Vec<(&'static [Column], usize)> {
+    let rest = if slice.iter().any(|(_, p)| replica_missing(p)) { KEEP_REPLICAS } else { PRIORITY };
+    let elr = if slice.iter().any(|(_, p)| has_elr(p)) { ELR_FIRST } else { &[] };
+    elr.iter().chain(rest).copied().collect()
+}
 
 /// Whether `p` lists a replica that is down or not in its ISR.
 fn replica_missing(p: &PartitionView) -> bool {
@@ -310,9 +357,10 @@ fn note_rows_out_of_view(title: &mut Line<'static>, width: usize, above: usize, 
 /// The first column set of [`PRIORITY`] that fits `width` at full cell widths; when even
 /// the barest does not (a very long topic name, ten replicas), [`BARE`] squeezed, its cells
 /// cut between values with `…`. While a shown partition lists a replica that is down or out
-/// of its ISR, the order is [`KEEP_REPLICAS`].
+/// of its ISR, the order is [`KEEP_REPLICAS`]; either comes after [`ELR_FIRST`] while one has
+/// an ELR (see [`elr_first`]).
 fn fitting(slice: &[(usize, &PartitionView)], selected: usize, theme: Theme, width: usize) -> Sized {
-    let order = if slice.iter().any(|(_, p)| replica_missing(p)) { KEEP_REPLICAS } else { PRIORITY };
+    let order = elr_first(slice);
     let last = order.len() - 1;
     for (n, &(columns, min_lag)) in order.iter().enumerate() {
         let sized = Sized::measure(columns, slice, selected, theme, width);
@@ -534,6 +582,26 @@ fn isr(p: &PartitionView, _theme: Theme) -> Line<'static> {
     Line::raw(join_ids(&p.isr))
 }
 
+/// The ELR column: the eligible leader replicas (`1,2`) and the LastKnownELR (`last 0`), as
+/// `kafka-topics.sh --describe` lists them in `Elr:` and `LastKnownElr:`.
+fn elr(p: &PartitionView, theme: Theme) -> Line<'static> {
+    let mut spans = Vec::new();
+    if !p.elr.is_empty() {
+        spans.push(Span::styled(join_ids(&p.elr), theme.warn()));
+    }
+    if !p.last_known_elr.is_empty() {
+        let gap = if spans.is_empty() { "" } else { " " };
+        spans.push(Span::styled(format!("{gap}last {}", join_ids(&p.last_known_elr)), theme.muted()));
+    }
+    Line::from(spans)
+}
+
+/// ` elr 1,2` after the state word where the table has no ELR column: the replicas a clean
+/// election may still choose once the ISR is empty (KIP-966).
+fn elr_marker(p: &PartitionView, theme: Theme) -> Option<Span<'static>> {
+    (!p.elr.is_empty()).then(|| Span::styled(format!(" elr {}", join_ids(&p.elr)), theme.warn()))
+}
+
 fn hw(p: &PartitionView, _theme: Theme) -> Line<'static> {
     Line::raw(p.hw.to_string())
 }
@@ -583,14 +651,22 @@ pub fn unreachable_word(why: Unreachable) -> &'static str {
     }
 }
 
-/// The state word in its colour.
-fn state(p: &PartitionView, theme: Theme) -> Line<'static> {
+/// The state word in its colour, for a set with an ELR column.
+fn state_plain(p: &PartitionView, theme: Theme) -> Line<'static> {
     Line::from(Span::styled(health_word(p.health), health_style(p.health, theme)))
 }
 
-/// The state in its short form (see [`short_health_word`]), for narrow terminals.
+/// The state word in its colour, then the ELR when there is one ([`elr_marker`]).
+fn state(p: &PartitionView, theme: Theme) -> Line<'static> {
+    let word = Span::styled(health_word(p.health), health_style(p.health, theme));
+    Line::from_iter(std::iter::once(word).chain(elr_marker(p, theme)))
+}
+
+/// The state in its short form (see [`short_health_word`]), for narrow terminals, then the
+/// ELR when there is one ([`elr_marker`]).
 fn state_short(p: &PartitionView, theme: Theme) -> Line<'static> {
-    Line::from(Span::styled(short_health_word(p.health), health_style(p.health, theme)))
+    let word = Span::styled(short_health_word(p.health), health_style(p.health, theme));
+    Line::from_iter(std::iter::once(word).chain(elr_marker(p, theme)))
 }
 
 /// The state in at most 12 columns (for a countdown under 100 s and broker ids under 100),
@@ -801,5 +877,51 @@ mod tests {
         let healthy = table_at_80(&mut snap, 7);
         let header = healthy.iter().find(|r| r.starts_with(" Partition")).unwrap();
         assert!(!header.contains("Replicas"), "{header}");
+    }
+
+    /// The screen at `w`×`h` for `snap`, one string per row.
+    fn screen(snap: &Snapshot, w: u16, h: u16) -> Vec<String> {
+        use crate::ui::app::{Model, Msg, update};
+        use ratatui::Terminal;
+        use ratatui::backend::TestBackend;
+        let mut model = Model::new(1.0, Theme::new(false), snap);
+        update(&mut model, Msg::Resize(w, h), snap);
+        let mut terminal = Terminal::new(TestBackend::new(w, h)).unwrap();
+        terminal.draw(|f| crate::ui::view::view(&model, snap, f)).unwrap();
+        let buf = terminal.backend().buffer();
+        (0..h).map(|y| (0..w).map(|x| buf[(x, y)].symbol().to_string()).collect()).collect()
+    }
+
+    /// After the last ISR member dies with ELR on, the partition is offline with an empty ISR,
+    /// broker 1 eligible and the dead leader 0 its LastKnownELR: at 80 columns the State cell
+    /// says `OFFLINE elr 1`; on a wide screen the ELR column says `1 last 0`; the detail pane
+    /// says why broker 1 is eligible. A partition without an ELR shows neither.
+    #[test]
+    fn an_offline_partition_shows_its_eligible_replicas_at_every_width() {
+        let mut snap = crate::ui::fixture::snapshot();
+        let mut p = (*snap.partitions[0]).clone();
+        (p.leader, p.isr, p.elr, p.last_known_elr) = (None, Vec::new(), vec![1], vec![0]);
+        p.health = PartitionHealth::Offline;
+        let name = p.tp.to_string();
+        snap.partitions[0] = std::sync::Arc::new(p);
+        let row = |rows: &[String]| {
+            rows.iter().find(|r| r.trim_start_matches(['▸', ' ']).starts_with(&format!("{name} "))).cloned()
+        };
+        let narrow = screen(&snap, 80, 24);
+        let at_80 = row(&narrow).unwrap_or_else(|| panic!("no row:\n{}", narrow.join("\n")));
+        assert!(at_80.trim_end().ends_with("OFFLINE elr 1"), "{at_80}");
+        let wide = screen(&snap, 160, 48);
+        let header = wide.iter().find(|r| r.starts_with(" Partition")).expect("the header row");
+        assert!(header.contains(" ELR "), "{header}");
+        let at_160 = row(&wide).expect("the row at 160 columns");
+        assert!(at_160.contains(" 1 last 0 "), "{at_160}");
+        assert!(!at_160.contains("elr 1"), "the column says it, the state need not: {at_160}");
+        assert!(wide.iter().any(|r| r.contains("ELR: 1, eligible leader replicas")), "{}", wide.join("\n"));
+        assert!(wide.iter().any(|r| r.contains("LastKnownELR: 0")), "{}", wide.join("\n"));
+        let others = wide.iter().filter(|r| r.contains("test_repli-") && !r.contains(&format!("{name} ")));
+        assert!(others.clone().count() > 0);
+        for r in others {
+            assert!(!r.contains("elr") && !r.contains("last "), "{r}");
+        }
     }
 }

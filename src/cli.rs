@@ -237,8 +237,8 @@ pub enum Mode {
         /// The fault kinds to mix, separated by commas (crash, shutdown, bounce, cut,
         /// cut-oneway, isolate, pause-fetch, freeze, slow-disk, power-loss), or `all`;
         /// by default all but power-loss.
-        #[arg(long, value_name = "KIND,…", value_parser = parse_faults)]
-        faults: Option<FaultList>,
+        #[arg(long, value_name = "KIND,…")]
+        faults: Option<String>,
         /// Worker threads (default: one per core).
         #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
         threads: Option<u16>,
@@ -409,33 +409,6 @@ fn parse_controllers(s: &str) -> Result<usize, String> {
         Ok(n) if crate::cluster::spec::CONTROLLER_COUNTS.contains(&n) => Ok(n),
         _ => Err(format!("`{s}`: the controller quorum has 1, 3 or 5 voters")),
     }
-}
-
-/// The fault kinds of `--faults`.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct FaultList(pub Vec<crate::check::schedule::FaultKind>);
-
-/// Parses `--faults`: kind names separated by commas, or `all`. Errors: an unknown name,
-/// with the names there are.
-pub fn parse_faults(text: &str) -> Result<FaultList, String> {
-    use crate::check::schedule::FaultKind;
-    if text == "all" {
-        return Ok(FaultList(FaultKind::ALL.to_vec()));
-    }
-    let mut kinds = Vec::new();
-    for name in text.split(',').map(str::trim).filter(|n| !n.is_empty()) {
-        let Some(kind) = FaultKind::ALL.into_iter().find(|k| k.name() == name) else {
-            let names: Vec<&str> = FaultKind::ALL.iter().map(|k| k.name()).collect();
-            return Err(format!("`{name}` is not a fault kind: give {} or all", names.join(", ")));
-        };
-        if !kinds.contains(&kind) {
-            kinds.push(kind);
-        }
-    }
-    if kinds.is_empty() {
-        return Err("give at least one fault kind".into());
-    }
-    Ok(FaultList(kinds))
 }
 
 /// Parses a seed, a whole number from 0 to 18446744073709551615. Errors: the problem in words.

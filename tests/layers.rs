@@ -27,6 +27,7 @@ const LAYERS: &[&str] = &[
     "export",
     "logging",
     "cli",
+    "check",
     "user_config",
     "launch",
     "docs",

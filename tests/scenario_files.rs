@@ -87,7 +87,7 @@ fn a_bad_command_points_at_do() {
 fn an_unknown_field_lists_the_known_ones() {
     assert_eq!(
         invalid("unknown-field.toml"),
-        "tests/invalid/unknown-field.toml:15:1: unknown field `leadr`, expected one of `time`, `partition`, `leader`, `isr`, `replicas`, `adding`, `removing`, `leader_epoch`, `partition_epoch`, `hw`, `leo`, `log_start`, `fetch_requests`, `isr_shrinks`, `isr_expands`, `leader_recovery_state`, `acked_lost`, `unacked_lost`, `duplicates`, `reordered`, `offline_partitions`, `under_replicated`, `producer`, `errors`, `sent`, `acked`, `unacked`, `failed`, `lost`, `consumer`, `position`, `lag`, `seen_erased`, `committed`, `rebalances`, `group`, `coordinator`, `members`, `broker`, `state`, `event`"
+        "tests/invalid/unknown-field.toml:15:1: unknown field `leadr`, expected one of `time`, `partition`, `leader`, `isr`, `replicas`, `adding`, `removing`, `elr`, `last_known_elr`, `leader_epoch`, `partition_epoch`, `hw`, `leo`, `log_start`, `fetch_requests`, `isr_shrinks`, `isr_expands`, `leader_recovery_state`, `acked_lost`, `unacked_lost`, `duplicates`, `reordered`, `offline_partitions`, `active_controller`, `controller_epoch`, `under_replicated`, `producer`, `errors`, `sent`, `acked`, `unacked`, `failed`, `lost`, `consumer`, `position`, `lag`, `seen_erased`, `committed`, `rebalances`, `group`, `coordinator`, `members`, `broker`, `state`, `event`"
     );
 }
 

@@ -34,7 +34,10 @@ pub fn validate(cli: &Cli) -> Result<(), CliError> {
         seeds: 0,
         seed_start: 0,
         duration_ms: duration.as_ms().max(2_000),
-        faults: faults.as_ref().map_or_else(FaultKind::default_mix, |f| f.0.clone()),
+        faults: match faults {
+            Some(text) => super::schedule::parse_faults(text).map_err(CliError::Invalid)?.0,
+            None => FaultKind::default_mix(),
+        },
         threads: 1,
         out: Path::new("."),
         shrink: 0,
@@ -53,7 +56,10 @@ pub fn main(cli: &Cli) -> Result<u8, CliError> {
         seeds: *seeds,
         seed_start: *seed_start,
         duration_ms: duration.as_ms().max(2_000),
-        faults: faults.as_ref().map_or_else(FaultKind::default_mix, |f| f.0.clone()),
+        faults: match faults {
+            Some(text) => super::schedule::parse_faults(text).map_err(CliError::Invalid)?.0,
+            None => FaultKind::default_mix(),
+        },
         threads: threads.map_or_else(parallel::cores, usize::from),
         out,
         shrink: *shrink,
@@ -147,8 +153,7 @@ fn command_line(cli: &Cli, seed: u64) -> String {
         line.push_str(&format!(" --set {}={}", s.key, s.value));
     }
     if let Some(Mode::Check { faults: Some(f), duration, .. }) = &cli.mode {
-        let names: Vec<&str> = f.0.iter().map(|k| k.name()).collect();
-        line.push_str(&format!(" --faults {} --duration {}ms", names.join(","), duration.as_ms()));
+        line.push_str(&format!(" --faults {f} --duration {}ms", duration.as_ms()));
     }
     line
 }

@@ -201,3 +201,29 @@ mod tests {
         assert!(all.iter().all(|f| f.kind == FaultKind::Cut && f.start.line.starts_with("cut ")));
     }
 }
+
+/// The fault kinds of `--faults`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FaultList(pub Vec<FaultKind>);
+
+/// Parses `--faults`: kind names separated by commas, or `all`. Errors: an unknown name,
+/// with the names there are.
+pub fn parse_faults(text: &str) -> Result<FaultList, String> {
+    if text == "all" {
+        return Ok(FaultList(FaultKind::ALL.to_vec()));
+    }
+    let mut kinds = Vec::new();
+    for name in text.split(',').map(str::trim).filter(|n| !n.is_empty()) {
+        let Some(kind) = FaultKind::ALL.into_iter().find(|k| k.name() == name) else {
+            let names: Vec<&str> = FaultKind::ALL.iter().map(|k| k.name()).collect();
+            return Err(format!("`{name}` is not a fault kind: give {} or all", names.join(", ")));
+        };
+        if !kinds.contains(&kind) {
+            kinds.push(kind);
+        }
+    }
+    if kinds.is_empty() {
+        return Err("give at least one fault kind".into());
+    }
+    Ok(FaultList(kinds))
+}
